@@ -1,0 +1,35 @@
+import type { ApprovalDecision, ApprovalRequest, GateContext, Presentation, ToolCall } from './types.ts';
+
+/** A request as a person sees it: the presentation is built, the call attached. */
+export interface PresentedRequest extends Omit<ApprovalRequest, 'presentation'> {
+  presentation: Presentation | undefined;
+  call: ToolCall;
+  context: GateContext;
+}
+
+/**
+ * How a person is asked: a terminal prompt, the web inbox, MCP elicitation
+ * or a callback. It receives the whole request and answers with a decision.
+ * `signal` aborts when the approval times out or the run is cancelled.
+ */
+export interface Approver {
+  ask(request: PresentedRequest, options: { signal: AbortSignal }): Promise<ApprovalDecision>;
+  /** Decides several requests sharing a `groupId` at once (batch approval). */
+  askGroup?(requests: readonly PresentedRequest[], options: { signal: AbortSignal }): Promise<ApprovalDecision>;
+}
+
+/**
+ * The approver for a run with nobody to ask (no terminal, no mode): it denies
+ * and says how to approve instead (seed 003's pipeline mode).
+ *
+ * @example
+ * createGate({ policy, approver: process.stdin.isTTY ? terminalApprover : createNonInteractiveApprover() })
+ */
+export function createNonInteractiveApprover(options: { hint?: string } = {}): Approver {
+  const hint =
+    options.hint ??
+    'no one is here to approve it (no interactive terminal). Run in a terminal, or choose a mode: --approve-all, --strict or --auto-deny, or `mode:` in the policy';
+  return {
+    ask: async (request) => ({ approved: false, scope: 'once', reason: `${request.tool} needs approval, but ${hint}` }),
+  };
+}

@@ -1,0 +1,33 @@
+import type { Authorization, Decision, DecisionSource } from './types.ts';
+
+/** The schema version of audit records; readers accept this and older versions. */
+export const AUDIT_SCHEMA_VERSION = 1;
+
+/**
+ * One line of the audit log. A call that asks produces two: its verdict
+ * (`kind: 'verdict'`, `verdict: 'ask'`) and the decision that followed
+ * (`kind: 'decision'`). Arguments are always redacted.
+ */
+export interface AuditEntry {
+  v: typeof AUDIT_SCHEMA_VERSION;
+  kind: 'verdict' | 'decision';
+  time: string;
+  session: string;
+  chat: string | null;
+  run: string | null;
+  caller: string | null;
+  call_id: string;
+  tool: string;
+  args: unknown;
+  verdict: Decision;
+  decision: Authorization['decision'];
+  source: DecisionSource;
+  rule: string | null;
+  reason: string;
+  latency_ms: number;
+}
+
+/** Where audit entries go. `record` resolves once the entry is durable. */
+export interface AuditSink {
+  record(entry: AuditEntry): Promise<void>;
+}

@@ -1,0 +1,24 @@
+/** Stable codes: callers switch on these, never on messages. */
+export type ToolgateErrorCode =
+  | 'POLICY_INVALID'
+  | 'POLICY_NOT_FOUND'
+  | 'POLICY_EXAMPLE_FAILED'
+  | 'APPROVAL_CHECK_FAILED'
+  | 'APPROVALS_FILE_INVALID'
+  | 'AUDIT_WRITE_FAILED'
+  | 'AUDIT_LOG_INVALID'
+  | 'USAGE';
+
+/**
+ * The base of every error toolgate throws on purpose. `code` is stable;
+ * `message` says what happened and what to do about it.
+ */
+export class ToolgateError extends Error {
+  readonly code: ToolgateErrorCode;
+
+  constructor(options: { code: ToolgateErrorCode; message: string; cause?: unknown }) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ToolgateError';
+    this.code = options.code;
+  }
+}

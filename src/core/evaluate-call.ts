@@ -1,0 +1,163 @@
+import { firstMatch } from './pattern.ts';
+import type { LabelledPattern, Policy, ToolRule } from './policy/policy.ts';
+import { argumentRuleMatches } from './policy/normalize-policy.ts';
+import { declaresApproval, type ToolDeclaration } from './tool-declaration.ts';
+import { defaultRequest, errorMessage, runToolCheck } from './run-tool-check.ts';
+import type { ApprovalRequest, Decision, GateContext, MatchedRule, ToolCall, Verdict } from './types.ts';
+
+/** What a tool's name alone decides; cached per name because names repeat. */
+interface NameFacts {
+  hiddenBy: LabelledPattern | 'not-allowed' | undefined;
+  askWhen: LabelledPattern | undefined;
+}
+
+/** A source that spoke about one call, before precedence is applied. */
+interface Source {
+  decision: Decision;
+  rule: string;
+  reason: string;
+  required: boolean;
+  description?: string | undefined;
+  request?: ApprovalRequest;
+}
+
+export interface CallEvaluator {
+  evaluate(call: ToolCall, context: GateContext, tool: ToolDeclaration | undefined): Promise<Verdict & { dangerous: boolean }>;
+  isHidden(name: string): boolean;
+}
+
+const MAX_CACHED_NAMES = 10_000;
+
+/**
+ * The policy half of the gate: filter → any block → any ask → allow, over
+ * every source that speaks (the policy's tool rule and its argument rules,
+ * `ask_when`, `ask_always`, the tool's own check, and the default for tools
+ * that say nothing). Any error inside blocks the call.
+ */
+export function createCallEvaluator(options: { policy: Policy; openWorld: boolean }): CallEvaluator {
+  const { policy } = options;
+  const names = new Map<string, NameFacts>();
+
+  function factsFor(name: string): NameFacts {
+    let facts = names.get(name);
+    if (facts !== undefined) return facts;
+    const denied = policy.filter.deny[firstMatch(policy.filter.deny, name)];
+    const allowList = policy.filter.allow;
+    const hiddenBy = denied ?? (allowList !== undefined && firstMatch(allowList, name) === -1 ? 'not-allowed' : undefined);
+    facts = { hiddenBy, askWhen: policy.askWhen[firstMatch(policy.askWhen, name)] };
+    if (names.size >= MAX_CACHED_NAMES) names.clear();
+    names.set(name, facts);
+    return facts;
+  }
+
+  async function evaluate(call: ToolCall, context: GateContext, tool: ToolDeclaration | undefined): Promise<Verdict & { dangerous: boolean }> {
+    try {
+      return await evaluateUnguarded(call, context, tool);
+    } catch (error) {
+      const reason = `evaluating ${String(call?.tool)} failed: ${errorMessage(error)}; blocked to fail closed`;
+      return { kind: 'block', rule: null, reason, trace: [{ rule: 'gate', decision: 'block', reason }], dangerous: false };
+    }
+  }
+
+  async function evaluateUnguarded(call: ToolCall, context: GateContext, tool: ToolDeclaration | undefined): Promise<Verdict & { dangerous: boolean }> {
+    const name = call.tool;
+    if (typeof name !== 'string' || name === '') {
+      const reason = 'the call names no tool; blocked';
+      return { kind: 'block', rule: null, reason, trace: [{ rule: 'gate', decision: 'block', reason }], dangerous: false };
+    }
+    const facts = factsFor(name);
+    if (facts.hiddenBy !== undefined) {
+      const rule = facts.hiddenBy === 'not-allowed' ? 'filter.allow' : facts.hiddenBy.label;
+      const reason =
+        facts.hiddenBy === 'not-allowed'
+          ? `${name} is not available: it matches no pattern in filter.allow`
+          : `${name} is not available: it is hidden by ${rule} (${JSON.stringify(facts.hiddenBy.pattern.source)})`;
+      return { kind: 'block', rule, reason, trace: [{ rule, decision: 'hide', reason }], dangerous: false };
+    }
+    if (tool === undefined && !options.openWorld) {
+      const reason = `${name} is not a known tool; blocked`;
+      return { kind: 'block', rule: null, reason, trace: [{ rule: 'gate', decision: 'block', reason }], dangerous: false };
+    }
+
+    const sources: Source[] = [];
+    const toolRule = policy.tools.get(name);
+    if (toolRule !== undefined) sources.push(policySource(name, toolRule, call.args));
+    if (facts.askWhen !== undefined) {
+      sources.push({ decision: 'ask', rule: facts.askWhen.label, reason: `${name} matches ${JSON.stringify(facts.askWhen.pattern.source)}`, required: true });
+    }
+    if (policy.askAlways) sources.push({ decision: 'ask', rule: 'ask_always', reason: 'every call asks (ask_always)', required: true });
+
+    const declared = tool !== undefined && declaresApproval(tool);
+    if (declared) {
+      const outcome = await runToolCheck({ tool: tool!, call, context, timeoutMs: policy.checkTimeoutMs });
+      if (outcome !== undefined) {
+        sources.push({ ...outcome, required: outcome.decision === 'ask' ? outcome.request.required : true });
+      }
+    }
+    let dangerous = false;
+    if (toolRule === undefined && !declared) {
+      const keyword = dangerousKeyword(name, tool?.description, policy.unknownTools.dangerousKeywords);
+      dangerous = keyword !== undefined;
+      const fallback = policy.unknownTools.decision;
+      if (fallback === 'allow' && dangerous) {
+        sources.push({ decision: 'ask', rule: 'unknown_tools.dangerous_keywords', reason: `${name} looks dangerous (mentions ${JSON.stringify(keyword)})`, required: true });
+      } else {
+        const why = dangerous ? ` and looks dangerous (mentions ${JSON.stringify(keyword)})` : '';
+        sources.push({ decision: fallback, rule: 'unknown_tools.decision', reason: `${name} has no rule and declares no approval of its own${why}`, required: true });
+      }
+    }
+    return { ...combine(name, call, tool, sources), dangerous };
+  }
+
+  return { evaluate, isHidden: (name) => factsFor(name).hiddenBy !== undefined };
+}
+
+function policySource(name: string, toolRule: ToolRule, args: unknown): Source {
+  for (const rule of toolRule.rules) {
+    if (argumentRuleMatches(rule, args)) {
+      const conditions = rule.conditions.map((condition) => `${condition.path} ~ ${JSON.stringify(condition.pattern.source)}`).join(', ');
+      return {
+        decision: rule.decision,
+        rule: rule.label,
+        reason: rule.reason ?? `${name} arguments match ${conditions}`,
+        required: rule.required,
+        description: rule.description ?? toolRule.description,
+      };
+    }
+  }
+  return {
+    decision: toolRule.decision,
+    rule: toolRule.label,
+    reason: toolRule.reason ?? `${toolRule.label} is ${toolRule.decision}`,
+    required: toolRule.required,
+    description: toolRule.description,
+  };
+}
+
+/** Precedence: any block blocks, any ask asks, otherwise allow. */
+function combine(name: string, call: ToolCall, tool: ToolDeclaration | undefined, sources: Source[]): Verdict {
+  const trace: MatchedRule[] = sources.map((source) => ({ rule: source.rule, decision: source.decision, reason: source.reason }));
+  const block = sources.find((source) => source.decision === 'block');
+  if (block !== undefined) return { kind: 'block', rule: block.rule, reason: block.reason, trace };
+  const asks = sources.filter((source) => source.decision === 'ask');
+  if (asks.length > 0) {
+    const rich = asks.find((source) => source.request !== undefined)?.request;
+    const description = asks.find((source) => source.description !== undefined)?.description;
+    const base = rich ?? defaultRequest(call, description ?? tool?.description);
+    const request: ApprovalRequest = { ...base, required: asks.some((source) => source.required) };
+    const first = asks[0]!;
+    return { kind: 'ask', request, rule: first.rule, reason: first.reason, trace };
+  }
+  const allow = sources[0];
+  if (allow === undefined) {
+    // Unreachable while the fallback always speaks; kept so a future edit fails closed.
+    return { kind: 'block', rule: null, reason: `nothing decided ${name}; blocked to fail closed`, trace };
+  }
+  return { kind: 'allow', rule: allow.rule, reason: allow.reason, trace };
+}
+
+function dangerousKeyword(name: string, description: string | undefined, keywords: readonly string[] | undefined): string | undefined {
+  if (keywords === undefined) return undefined;
+  const text = `${name}\n${description ?? ''}`.toLowerCase();
+  return keywords.find((keyword) => text.includes(keyword));
+}

@@ -1,0 +1,440 @@
+import { resolveMode } from './approval-controller.ts';
+import { createInMemoryApprovalMemory, memoryKey, type ApprovalMemory } from './approval-memory.ts';
+import type { Approver, PresentedRequest } from './approver.ts';
+import { AUDIT_SCHEMA_VERSION, type AuditEntry, type AuditSink } from './audit-entry.ts';
+import { createCallEvaluator } from './evaluate-call.ts';
+import { fingerprint } from './fingerprint.ts';
+import type { Policy } from './policy/policy.ts';
+import { redact } from './redact.ts';
+import { errorMessage, isPresentation } from './run-tool-check.ts';
+import type { ToolDeclaration } from './tool-declaration.ts';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  Authorization,
+  DecisionSource,
+  GateContext,
+  RunMode,
+  ToolCall,
+  Verdict,
+} from './types.ts';
+
+/** "Approve always": decisions kept across sessions (the approvals file). */
+export interface AlwaysApprovals {
+  has(entry: { tool: string; identity?: string; payload: unknown }): boolean;
+  add(entry: { tool: string; identity?: string; payload: unknown; description: string }): Promise<void>;
+}
+
+/** Sees every authorization; the metrics registry implements it. */
+export interface GateObserver {
+  authorized(event: { call: ToolCall; known: boolean; verdict: Verdict['kind']; authorization: Authorization; dangerous: boolean; durationMs: number }): void;
+}
+
+export interface GateOptions {
+  policy: Policy;
+  /** The tools the gate knows; calls to any other tool are blocked unless `openWorld`. */
+  tools?: Iterable<ToolDeclaration>;
+  /** Treat unregistered tools as tools that declare nothing (the simulator, gateways). */
+  openWorld?: boolean;
+  /** Overrides the policy's mode (CLI flags). */
+  mode?: RunMode;
+  memory?: ApprovalMemory;
+  always?: AlwaysApprovals;
+  approver?: Approver;
+  audit?: AuditSink;
+  observer?: GateObserver;
+  clock?: { now(): number };
+}
+
+export interface AuthorizeOptions {
+  /** Overrides the gate's approver for this call. */
+  approver?: Approver;
+  signal?: AbortSignal;
+}
+
+export interface Gate {
+  readonly policy: Policy;
+  /** The verdict alone: allow, ask (with the request) or block. Never throws. */
+  evaluate(call: ToolCall, context: GateContext): Promise<Verdict>;
+  /** The whole approval path: verdict, memory, mode, person, memory, audit. Never throws. */
+  authorize(call: ToolCall, context: GateContext, options?: AuthorizeOptions): Promise<Authorization>;
+  /** Several calls at once; asks sharing a `groupId` are decided together when the approver can. */
+  authorizeAll(calls: readonly ToolCall[], context: GateContext, options?: AuthorizeOptions): Promise<Authorization[]>;
+  /** False for tools the policy's filter hides: they must never reach the model's tool list. */
+  isVisible(name: string): boolean;
+  register(tool: ToolDeclaration): void;
+  unregister(name: string): void;
+  tool(name: string): ToolDeclaration | undefined;
+}
+
+/**
+ * Creates the gate: the one function every tool call goes through.
+ *
+ * @example
+ * const gate = createGate({ policy, tools: [readFile, writeFile], approver });
+ * const result = await gate.authorize({ tool: 'write_file', args, callId: 'c1' }, { sessionId: 's1' });
+ * if (result.decision === 'allow' || result.decision === 'approved') await writeFile.execute(result.args);
+ */
+export function createGate(options: GateOptions): Gate {
+  const { policy } = options;
+  const registry = new Map<string, ToolDeclaration>();
+  for (const tool of options.tools ?? []) registry.set(tool.name, tool);
+  const evaluator = createCallEvaluator({ policy, openWorld: options.openWorld ?? false });
+  const memory = options.memory ?? createInMemoryApprovalMemory();
+  const clock = options.clock ?? { now: () => performance.now() };
+  const mode = options.mode ?? policy.mode;
+
+  /** A call waiting for a person, with everything needed to finish it. */
+  interface PendingAsk {
+    call: ToolCall;
+    context: GateContext;
+    verdict: Extract<Verdict, { kind: 'ask' }>;
+    key: string;
+    started: number;
+  }
+
+  async function authorize(call: ToolCall, context: GateContext, authorizeOptions: AuthorizeOptions = {}): Promise<Authorization> {
+    const started = clock.now();
+    const step = await startAuthorization(call, context, started);
+    if ('decision' in step) return step;
+    const approver = authorizeOptions.approver ?? options.approver;
+    if (approver === undefined) return finish(step, pendingOutcome(step));
+    const presented = await present(step);
+    if ('decision' in presented) return finish(step, presented);
+    const decision = await askPerson(step.verdict.request, (signal) => approver.ask(presented, { signal }), authorizeOptions.signal);
+    return settle(step, decision);
+  }
+
+  async function authorizeAll(calls: readonly ToolCall[], context: GateContext, authorizeOptions: AuthorizeOptions = {}): Promise<Authorization[]> {
+    const approver = authorizeOptions.approver ?? options.approver;
+    const results: Authorization[] = new Array(calls.length);
+    const groups = new Map<string, { indices: number[]; steps: PendingAsk[] }>();
+    for (const [index, call] of calls.entries()) {
+      const started = clock.now();
+      const step = await startAuthorization(call, context, started);
+      if ('decision' in step) {
+        results[index] = step;
+        continue;
+      }
+      const groupId = step.verdict.request.groupId;
+      if (groupId === undefined || approver?.askGroup === undefined) {
+        results[index] = await authorizeStep(step, approver, authorizeOptions.signal);
+        continue;
+      }
+      const group = groups.get(groupId) ?? { indices: [], steps: [] };
+      group.indices.push(index);
+      group.steps.push(step);
+      groups.set(groupId, group);
+    }
+    for (const group of groups.values()) {
+      if (group.steps.length === 1) {
+        results[group.indices[0]!] = await authorizeStep(group.steps[0]!, approver, authorizeOptions.signal);
+        continue;
+      }
+      const presented: PresentedRequest[] = [];
+      let failed: Authorization | undefined;
+      for (const step of group.steps) {
+        const item = await present(step);
+        if ('decision' in item) failed = item;
+        else presented.push(item);
+      }
+      const request = group.steps[0]!.verdict.request;
+      const decision: Answer =
+        failed !== undefined
+          ? { kind: 'decided', decision: { approved: false, scope: 'once', reason: `${failed.reason} (one request of the group could not be shown)` } }
+          : await askPerson(request, (signal) => approver!.askGroup!(presented, { signal }), authorizeOptions.signal);
+      for (const [position, step] of group.steps.entries()) {
+        // An edit applies to one call; a group decision never carries edited arguments.
+        const groupDecision: Answer =
+          decision.kind === 'decided' && decision.decision.approved ? { kind: 'decided', decision: { ...decision.decision, args: undefined } } : decision;
+        results[group.indices[position]!] = await settle(step, groupDecision);
+      }
+    }
+    return results;
+  }
+
+  async function authorizeStep(step: PendingAsk, approver: Approver | undefined, signal: AbortSignal | undefined): Promise<Authorization> {
+    if (approver === undefined) return finish(step, pendingOutcome(step));
+    const presented = await present(step);
+    if ('decision' in presented) return finish(step, presented);
+    return settle(step, await askPerson(step.verdict.request, (askSignal) => approver.ask(presented, { signal: askSignal }), signal));
+  }
+
+  /** Verdict, audit, and everything short of asking a person. */
+  async function startAuthorization(call: ToolCall, context: GateContext, started: number): Promise<Authorization | PendingAsk> {
+    const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
+    const verdict = await evaluator.evaluate(call, context, tool);
+    const { dangerous } = verdict;
+    const auditFailure = await record(call, context, verdict, verdictOutcome(verdict, call), 'verdict', started);
+    if (verdict.kind !== 'ask' || auditFailure !== undefined) {
+      const outcome = auditFailure ?? verdictOutcome(verdict, call);
+      observe(call, tool !== undefined, verdict.kind, outcome, dangerous, started);
+      return outcome;
+    }
+    const step: PendingAsk = { call, context, verdict, key: '', started };
+    let payloadFingerprint: string;
+    try {
+      payloadFingerprint = fingerprint(verdict.request.payload);
+    } catch (error) {
+      return finish(step, denied(step, 'policy', `the approval payload of ${call.tool} cannot be fingerprinted (${errorMessage(error)}); denied to fail closed`));
+    }
+    step.key = memoryKey({ context, tool: call.tool, identity: tool?.identity, payloadFingerprint });
+    const remembered = memory.lookup(step.key);
+    if (remembered !== undefined) {
+      return finish(
+        step,
+        remembered.approved
+          ? approved(step, 'memory', 'approved earlier for this session', call.args)
+          : denied(step, 'memory', `denied earlier for this session${remembered.reason ? `: ${remembered.reason}` : ''}`),
+      );
+    }
+    if (options.always?.has({ tool: call.tool, identity: tool?.identity, payload: verdict.request.payload }) === true) {
+      return finish(step, approved(step, 'memory', 'approved always (approvals file)', call.args));
+    }
+    const resolution = resolveMode({ request: verdict.request, mode, context, autoApproveInDaemon: policy.autoApproveInDaemon });
+    if (resolution.action === 'approve') return finish(step, approved(step, 'mode', resolution.reason, call.args));
+    if (resolution.action === 'deny') return finish(step, denied(step, 'mode', resolution.reason));
+    return step;
+  }
+
+  /** Builds the presentation lazily, after the memory lookup. A failure denies. */
+  async function present(step: PendingAsk): Promise<PresentedRequest | Authorization> {
+    const { request } = step.verdict;
+    try {
+      const presentation = typeof request.presentation === 'function' ? await request.presentation() : request.presentation;
+      if (presentation !== undefined && !isPresentation(presentation)) throw new Error('the presentation is malformed');
+      const { presentation: _unused, ...rest } = request;
+      return { ...rest, presentation, call: step.call, context: step.context };
+    } catch (error) {
+      return denied(step, 'policy', `the approval prompt for ${step.call.tool} could not be built (${errorMessage(error)}); denied to fail closed`);
+    }
+  }
+
+  /** Applies a person's answer: edits re-checked, memory updated, audit written. */
+  async function settle(step: PendingAsk, answer: Answer): Promise<Authorization> {
+    if (answer.kind === 'timeout') return finish(step, denied(step, 'timeout', 'timed out'));
+    if (answer.kind === 'failed') return finish(step, denied(step, 'policy', answer.reason));
+    const decision = answer.decision;
+    if (!decision.approved) {
+      if (decision.scope === 'session') memory.store(step.key, { approved: false, reason: decision.reason });
+      const reason = decision.reason ? `denied by a person: ${decision.reason}` : 'denied by a person';
+      return finish(step, { ...denied(step, 'person', reason), stop: decision.stop ?? policy.onDeny === 'stop' });
+    }
+    if (decision.args !== undefined && fingerprint(decision.args) !== safeFingerprint(step.call.args)) {
+      // What runs is what was approved: the edited call goes through the policy again.
+      const edited = { ...step.call, args: decision.args };
+      const verdict = await evaluator.evaluate(edited, step.context, registry.get(step.call.tool));
+      if (verdict.kind === 'block') {
+        return finish(step, { ...denied(step, 'person', `the edited arguments are blocked: ${verdict.reason}`), decision: 'block', rule: verdict.rule });
+      }
+      return finish(step, approved(step, 'person', 'approved by a person with edited arguments (once)', decision.args));
+    }
+    if (decision.scope === 'session') memory.store(step.key, { approved: true });
+    if (decision.scope === 'always' && options.always !== undefined) {
+      try {
+        await options.always.add({ tool: step.call.tool, identity: registry.get(step.call.tool)?.identity, payload: step.verdict.request.payload, description: step.verdict.request.description });
+      } catch (error) {
+        return finish(step, approved(step, 'person', `approved by a person (once: saving "always" failed: ${errorMessage(error)})`, step.call.args));
+      }
+    }
+    const scope = decision.scope === 'once' ? '' : decision.scope === 'session' ? ' for this session' : ' always';
+    return finish(step, approved(step, 'person', `approved by a person${scope}${decision.note ? `: ${decision.note}` : ''}`, step.call.args));
+  }
+
+  async function finish(step: PendingAsk, outcome: Authorization): Promise<Authorization> {
+    const failure = await record(step.call, step.context, step.verdict, outcome, 'decision', step.started);
+    const final = failure ?? outcome;
+    observe(step.call, registry.has(step.call.tool), 'ask', final, false, step.started);
+    return final;
+  }
+
+  function pendingOutcome(step: PendingAsk): Authorization {
+    return { decision: 'ask', source: 'policy', rule: step.verdict.rule, reason: `waiting for approval: ${step.verdict.reason}`, args: step.call.args, request: step.verdict.request, stop: false, trace: step.verdict.trace };
+  }
+
+  function approved(step: PendingAsk, source: DecisionSource, reason: string, args: unknown): Authorization {
+    return { decision: 'approved', source, rule: step.verdict.rule, reason, args, request: step.verdict.request, stop: false, trace: step.verdict.trace };
+  }
+
+  function denied(step: PendingAsk, source: DecisionSource, reason: string): Authorization {
+    return { decision: 'denied', source, rule: step.verdict.rule, reason, args: step.call.args, request: step.verdict.request, stop: policy.onDeny === 'stop', trace: step.verdict.trace };
+  }
+
+  /** Writes an audit entry; a failure to write turns the outcome into a denial. */
+  async function record(
+    call: ToolCall,
+    context: GateContext,
+    verdict: Verdict,
+    outcome: Authorization,
+    kind: AuditEntry['kind'],
+    started: number,
+  ): Promise<Authorization | undefined> {
+    if (options.audit === undefined) return undefined;
+    if (kind === 'verdict' && verdict.kind === 'ask') {
+      // The decision record follows; the verdict record says only "ask".
+      outcome = { ...outcome, decision: 'ask' };
+    }
+    try {
+      await options.audit.record({
+        v: AUDIT_SCHEMA_VERSION,
+        kind,
+        time: new Date().toISOString(),
+        session: context?.sessionId ?? '',
+        chat: context?.chatId ?? null,
+        run: context?.runId ?? null,
+        caller: context?.caller ?? null,
+        call_id: String(call?.callId ?? ''),
+        tool: String(call?.tool ?? ''),
+        args: redact(call?.args, policy.redact.keys),
+        verdict: verdict.kind,
+        decision: outcome.decision,
+        source: outcome.source,
+        rule: outcome.rule,
+        reason: outcome.reason,
+        latency_ms: Math.round((clock.now() - started) * 1000) / 1000,
+      });
+      return undefined;
+    } catch (error) {
+      const reason = `the audit log could not record this call (${errorMessage(error)}); denied to fail closed`;
+      return { decision: verdict.kind === 'block' ? 'block' : 'denied', source: 'policy', rule: outcome.rule, reason, args: call?.args, stop: false, trace: verdict.trace };
+    }
+  }
+
+  function observe(call: ToolCall, known: boolean, verdict: Verdict['kind'], authorization: Authorization, dangerous: boolean, started: number): void {
+    if (options.observer === undefined) return;
+    try {
+      options.observer.authorized({ call, known, verdict, authorization, dangerous, durationMs: clock.now() - started });
+    } catch {
+      // Metrics must never change a decision.
+    }
+  }
+
+  return {
+    policy,
+    evaluate: async (call, context) => {
+      const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
+      const { dangerous: _dangerous, ...verdict } = await evaluator.evaluate(call, context, tool);
+      return verdict as Verdict;
+    },
+    authorize: async (call, context, authorizeOptions) => {
+      try {
+        return await authorize(call, context, authorizeOptions);
+      } catch (error) {
+        const reason = `the approval path failed (${errorMessage(error)}); denied to fail closed`;
+        return { decision: 'denied', source: 'policy', rule: null, reason, args: call?.args, stop: false, trace: [{ rule: 'gate', decision: 'block', reason }] };
+      }
+    },
+    authorizeAll: async (calls, context, authorizeOptions) => {
+      try {
+        return await authorizeAll(calls, context, authorizeOptions);
+      } catch (error) {
+        const reason = `the approval path failed (${errorMessage(error)}); denied to fail closed`;
+        return calls.map((call) => ({ decision: 'denied', source: 'policy', rule: null, reason, args: call?.args, stop: false, trace: [] }));
+      }
+    },
+    isVisible: (name) => !evaluator.isHidden(name),
+    register: (tool) => void registry.set(tool.name, tool),
+    unregister: (name) => void registry.delete(name),
+    tool: (name) => registry.get(name),
+  };
+
+  function verdictOutcome(verdict: Verdict, call: ToolCall): Authorization {
+    return {
+      decision: verdict.kind === 'allow' ? 'allow' : verdict.kind === 'block' ? 'block' : 'ask',
+      source: 'policy',
+      rule: verdict.rule,
+      reason: verdict.reason,
+      args: call?.args,
+      stop: false,
+      trace: verdict.trace,
+      ...(verdict.kind === 'ask' ? { request: verdict.request } : {}),
+    };
+  }
+
+  async function askPerson(
+    request: ApprovalRequest,
+    ask: (signal: AbortSignal) => Promise<ApprovalDecision>,
+    outer: AbortSignal | undefined,
+  ): Promise<Answer> {
+    return askWithTimeout({ ask, timeoutMs: policy.approvalTimeoutMs, signal: outer, tool: request.tool });
+  }
+}
+
+type Answer =
+  | { kind: 'decided'; decision: ApprovalDecision }
+  | { kind: 'timeout' }
+  | { kind: 'failed'; reason: string };
+
+/**
+ * Asks with a deadline and a cancellation signal. A timeout is its own
+ * answer ("timed out"), never a person's denial; an approver that throws or
+ * answers nonsense denies.
+ */
+async function askWithTimeout(options: {
+  ask: (signal: AbortSignal) => Promise<ApprovalDecision>;
+  timeoutMs: number | undefined;
+  signal: AbortSignal | undefined;
+  tool: string;
+}): Promise<Answer> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    const racers: Promise<Answer>[] = [
+      Promise.resolve()
+        .then(() => options.ask(controller.signal))
+        .then((decision) => validateDecision(decision, options.tool)),
+    ];
+    if (options.timeoutMs !== undefined) {
+      racers.push(
+        new Promise((resolve) => {
+          timer = setTimeout(() => {
+            controller.abort(new Error('approval timed out'));
+            resolve({ kind: 'timeout' });
+          }, options.timeoutMs);
+        }),
+      );
+    }
+    if (options.signal !== undefined) {
+      const outer = options.signal;
+      racers.push(
+        new Promise((resolve) => {
+          onAbort = () => {
+            controller.abort(outer.reason);
+            resolve({ kind: 'failed', reason: `the approval was cancelled (${errorMessage(outer.reason)})` });
+          };
+          if (outer.aborted) onAbort();
+          else outer.addEventListener('abort', onAbort, { once: true });
+        }),
+      );
+    }
+    return await Promise.race(racers);
+  } catch (error) {
+    return { kind: 'failed', reason: `asking for approval failed (${errorMessage(error)}); denied to fail closed` };
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    if (onAbort !== undefined) options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function validateDecision(value: unknown, tool: string): Answer {
+  const decision = value as Partial<ApprovalDecision> | null | undefined;
+  const valid =
+    typeof decision === 'object' &&
+    decision !== null &&
+    typeof decision.approved === 'boolean' &&
+    (decision.approved
+      ? decision.scope === 'once' || decision.scope === 'session' || decision.scope === 'always'
+      : decision.scope === 'once' || decision.scope === 'session') &&
+    (decision.approved || (decision as { reason?: unknown }).reason === undefined || typeof (decision as { reason?: unknown }).reason === 'string');
+  if (!valid) return { kind: 'failed', reason: `the approver returned a malformed decision for ${tool}; denied to fail closed` };
+  return { kind: 'decided', decision: decision as ApprovalDecision };
+}
+
+function safeFingerprint(value: unknown): string | undefined {
+  try {
+    return fingerprint(value);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,197 @@
+import { z } from 'zod';
+
+/**
+ * The policy file's schema: the one source of both validation and the
+ * published JSON Schema (`toolgate schema`). It describes the file as written;
+ * `normalizePolicy` turns it into the form the gate uses (aliases resolved,
+ * patterns compiled, durations in milliseconds).
+ *
+ * Every object is strict: an unknown key is an error, because a typo such as
+ * `tool:` for `tools:` must never silently weaken a policy.
+ */
+
+const decision = z
+  .enum(['allow', 'ask', 'block', 'preApproved', 'blocked'])
+  .describe('allow: runs at once; ask: a person decides; block: never runs. preApproved and blocked are aliases of allow and block.');
+
+const duration = z
+  .union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/)])
+  .describe('A duration: seconds as a number, or a string such as "500ms", "30s", "5m", "1h".');
+
+const nameExamples = z
+  .strictObject({
+    match: z.array(z.string()).optional().describe('Inputs the pattern must match; checked when the policy loads.'),
+    not_match: z.array(z.string()).optional().describe('Inputs the pattern must not match; checked when the policy loads.'),
+  })
+  .describe('Examples checked when the policy loads: a failing example is a load error.');
+
+const pattern = z
+  .union([
+    z.string(),
+    z.strictObject({
+      pattern: z.string(),
+      examples: nameExamples.optional(),
+    }),
+  ])
+  .describe('An RE2 pattern that must match the whole input (linear-time, no backtracking). `.` matches newlines; prefix (?i) for case-insensitive.');
+
+const argumentRule = z.strictObject({
+  args: z
+    .record(z.string(), z.string())
+    .describe('Argument path (`to`, `options.force`, `files[0]`) to a full-match pattern on its value; strings match as written, other values as JSON. Every listed argument must match.'),
+  decision,
+  reason: z.string().optional(),
+  description: z.string().optional(),
+  required: z.boolean().optional(),
+  examples: z
+    .strictObject({
+      match: z.array(z.record(z.string(), z.unknown())).optional(),
+      not_match: z.array(z.record(z.string(), z.unknown())).optional(),
+    })
+    .optional()
+    .describe('Argument objects this rule must / must not match; checked when the policy loads.'),
+});
+
+const toolEntry = z.union([
+  decision,
+  z.strictObject({
+    decision: decision.optional(),
+    description: z.string().optional().describe('Shown to the person who is asked.'),
+    reason: z.string().optional().describe('Why the tool is blocked (or asks); the model sees it.'),
+    required: z.boolean().optional().describe('false makes the ask soft: strict mode approves it (seed 001).'),
+    preApproved: z.boolean().optional().describe('Alias (seed 000): true is allow, false is ask.'),
+    blocked: z.boolean().optional().describe('Alias (seed 000): true is block.'),
+    blockReason: z.string().optional().describe('Alias (seed 000) of reason for a blocked tool.'),
+    rules: z
+      .array(argumentRule)
+      .optional()
+      .describe('Argument conditions, first match wins; the tool-level decision applies when none matches.'),
+  }),
+]);
+
+const zoneDecision = z.enum(['allow', 'ask', 'block', 'preApproved', 'blocked']);
+
+const zone = z.strictObject({
+  name: z.string().min(1),
+  root: z.string().min(1).describe('Relative to the policy file.'),
+  mode: z.enum(['ro', 'rw']).default('ro'),
+  suffixes: z.array(z.string()).optional().describe('Only files ending with one of these may be touched.'),
+  approval: z
+    .strictObject({
+      read: zoneDecision.optional(),
+      write: zoneDecision.optional(),
+      delete: zoneDecision.optional(),
+    })
+    .optional(),
+});
+
+const shellRule = z.strictObject({
+  match: z.string().min(1).describe('A command prefix, matched on whole words: "git status" covers "git status -s", not "git statusx".'),
+  decision: decision.optional(),
+  allowed: z.boolean().optional().describe('Alias (seed 001): false is block.'),
+  approval: z.boolean().optional().describe('Alias (seed 001): false is allow, true is ask.'),
+  description: z.string().optional(),
+  reason: z.string().optional(),
+  paths_in: z.array(z.string()).optional().describe('Zone names: the rule applies only if every path-like argument resolves inside them.'),
+  examples: nameExamples.optional(),
+});
+
+const mcpServer = z.strictObject({
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  url: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  default: decision.optional().describe('For this server\'s tools that have no rule (ask when absent).'),
+  trust_annotations: z.boolean().optional().describe('Whether readOnlyHint may lower ask to allow for this server.'),
+  tools: z.record(z.string(), toolEntry).optional(),
+  filter: z
+    .strictObject({ allow: z.array(pattern).optional(), deny: z.array(pattern).optional() })
+    .optional(),
+  namespace: z.string().optional().describe('Prefix for this server\'s tool names when they collide.'),
+  redact: z.strictObject({ keys: z.array(z.string()).optional() }).optional(),
+});
+
+export const policySchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    version: z.literal(1).optional().describe('The policy format version.'),
+    mode: z
+      .enum(['interactive', 'approve_all', 'strict', 'auto_deny'])
+      .optional()
+      .describe('How asks are answered. Without a mode and without a terminal, asks are denied.'),
+    on_deny: z.enum(['continue', 'stop']).optional().describe('continue: the model sees the denial and adapts; stop: the run ends.'),
+    approval_timeout: duration.optional().describe('How long a person has to answer; then the call is denied as "timed out".'),
+    check_timeout: duration.optional().describe('How long a tool\'s own approval check may take before the call is blocked (default 10s).'),
+    auto_approve_in_daemon: z.boolean().optional().describe('Daemon runs approve asks automatically (never blocks). Default false.'),
+    tools: z.record(z.string(), toolEntry).optional().describe('Per tool: allow | ask | block, or an object.'),
+    filter: z
+      .strictObject({
+        allow: z.array(pattern).optional().describe('If present, only tools matching one of these are shown to the model.'),
+        deny: z.array(pattern).optional().describe('Tools matching any of these are hidden. Deny wins over allow.'),
+      })
+      .optional()
+      .describe('What the model may see: hidden tools are never listed, and calls to them are blocked.'),
+    ask_when: z.array(pattern).optional().describe('Tools whose name matches any of these always ask (seed 004 conditional).'),
+    ask_always: z.boolean().optional().describe('Every tool call asks unless blocked (seed 004 always).'),
+    unknown_tools: z
+      .strictObject({
+        decision: z.enum(['allow', 'ask', 'block']).optional().describe('For tools with no rule and no declaration of their own (default ask).'),
+        dangerous_keywords: z
+          .union([z.boolean(), z.array(z.string())])
+          .optional()
+          .describe('Seed 003 heuristic: such tools whose name or description contains one of these words ask even when the default is allow. true uses the built-in list.'),
+      })
+      .optional(),
+    redact: z
+      .strictObject({
+        keys: z.array(z.string()).optional().describe('Argument keys (any depth, case-insensitive) whose values are replaced by [REDACTED] in logs, events and prompts.'),
+        outputs: z.boolean().optional().describe('Hide tool outputs from the audit log and events.'),
+      })
+      .optional(),
+    audit: z
+      .strictObject({
+        path: z.string().optional().describe('JSONL audit log, relative to the policy file (default .toolgate/audit.jsonl).'),
+        enabled: z.boolean().optional(),
+      })
+      .optional(),
+    approvals: z
+      .strictObject({
+        path: z.string().optional().describe('The "approve always" file, relative to the policy file (default .toolgate/approvals.json).'),
+      })
+      .optional(),
+    fs: z.strictObject({ zones: z.array(zone).optional() }).optional(),
+    shell: z
+      .strictObject({
+        default: z
+          .union([decision, z.strictObject({ allowed: z.boolean().optional(), approval: z.boolean().optional() })])
+          .optional(),
+        network: z
+          .union([z.boolean(), z.strictObject({ allow_domains: z.array(z.string()) })])
+          .optional(),
+        timeout: duration.optional(),
+        max_output: z.number().int().positive().optional().describe('Bytes of output kept per stream.'),
+        rules: z.array(shellRule).optional(),
+      })
+      .optional(),
+    mcp: z.strictObject({ servers: z.record(z.string(), mcpServer).optional() }).optional(),
+    sandbox: z
+      .strictObject({
+        os: z.enum(['required', 'preferred', 'off']).optional(),
+        fallback: z.enum(['fail_fast', 'refuse_tools']).optional(),
+      })
+      .optional(),
+  })
+  .describe('A toolgate policy: one file that decides which tool calls run, ask or are blocked.');
+
+/** The policy as written in the file, after validation. */
+export type PolicyDocument = z.infer<typeof policySchema>;
+export type ToolEntryDocument = z.infer<typeof toolEntry>;
+export type PatternDocument = z.infer<typeof pattern>;
+
+/** The JSON Schema of the policy file, for editors (`toolgate schema`). */
+export function policyJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(policySchema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+  return { ...schema, $id: 'https://toolgate.dev/schema/policy-v1.json', title: 'toolgate policy' };
+}

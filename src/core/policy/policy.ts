@@ -1,0 +1,62 @@
+import type { Pattern } from '../pattern.ts';
+import type { Decision, RunMode } from '../types.ts';
+import type { PolicyDocument } from './policy-schema.ts';
+
+/**
+ * A loaded policy in the form the gate uses: aliases resolved, patterns
+ * compiled, durations in milliseconds. Built by `parsePolicy` or
+ * `normalizePolicy`, never by hand.
+ */
+export interface Policy {
+  /** The file it came from, or `<inline>`. */
+  readonly source: string;
+  readonly mode: RunMode | undefined;
+  readonly onDeny: 'continue' | 'stop';
+  readonly approvalTimeoutMs: number | undefined;
+  readonly checkTimeoutMs: number;
+  readonly autoApproveInDaemon: boolean;
+  readonly tools: ReadonlyMap<string, ToolRule>;
+  readonly filter: { readonly allow: readonly LabelledPattern[] | undefined; readonly deny: readonly LabelledPattern[] };
+  readonly askWhen: readonly LabelledPattern[];
+  readonly askAlways: boolean;
+  readonly unknownTools: { readonly decision: Decision; readonly dangerousKeywords: readonly string[] | undefined };
+  readonly redact: { readonly keys: ReadonlySet<string>; readonly outputs: boolean };
+  /** The validated document, for the sections later parts read (fs, shell, mcp, sandbox). */
+  readonly document: PolicyDocument;
+}
+
+export interface LabelledPattern {
+  /** Where it was written: `filter.deny[1]`. */
+  readonly label: string;
+  readonly pattern: Pattern;
+}
+
+export interface ToolRule {
+  readonly label: string;
+  readonly decision: Decision;
+  readonly description: string | undefined;
+  readonly reason: string | undefined;
+  readonly required: boolean;
+  readonly rules: readonly ArgumentRule[];
+}
+
+export interface ArgumentRule {
+  readonly label: string;
+  readonly conditions: readonly ArgumentCondition[];
+  readonly decision: Decision;
+  readonly description: string | undefined;
+  readonly reason: string | undefined;
+  readonly required: boolean;
+}
+
+export interface ArgumentCondition {
+  /** As written: `options.force`. */
+  readonly path: string;
+  readonly segments: readonly (string | number)[];
+  readonly pattern: Pattern;
+}
+
+/** The seed-003 keywords, used when `unknown_tools.dangerous_keywords: true`. */
+export const DEFAULT_DANGEROUS_KEYWORDS: readonly string[] = ['execute', 'command', 'delete', 'remove', 'write', 'shell'];
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;

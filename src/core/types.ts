@@ -1,0 +1,103 @@
+/**
+ * The shapes every part of toolgate speaks: a tool call, the context it is
+ * made in, the gate's verdict, the approval request a person sees, and the
+ * decision they give. This file has no behaviour.
+ */
+
+/** A tool call as proposed by a model. `args` is whatever the model sent. */
+export interface ToolCall {
+  tool: string;
+  args: unknown;
+  callId: string;
+}
+
+/** Where a call is made. Session decisions are scoped by `sessionId` + `chatId`. */
+export interface GateContext {
+  sessionId: string;
+  chatId?: string;
+  runId?: string;
+  /** Which agent or worker made the call (sub-agents share the parent's memory). */
+  caller?: string;
+  tags?: readonly string[];
+  /** Daemon runs may auto-approve asks where the policy says `auto_approve_in_daemon`. */
+  daemon?: boolean;
+}
+
+export type Decision = 'allow' | 'ask' | 'block';
+
+export type PresentationType = 'text' | 'diff' | 'file_content' | 'command' | 'structured';
+
+/** How a request is shown to a person. Built lazily, after the memory lookup. */
+export interface Presentation {
+  type: PresentationType;
+  content: string;
+  language?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * What a person is asked to decide. `payload` is the fingerprint for
+ * "approve for session": the tool chooses what goes in.
+ */
+export interface ApprovalRequest {
+  tool: string;
+  description: string;
+  payload: unknown;
+  /** A value, or a function that builds it (called only if a person is asked). */
+  presentation?: Presentation | (() => Presentation | Promise<Presentation>);
+  groupId?: string;
+  /** `false` marks a soft ask: strict mode approves it (seed 001). */
+  required: boolean;
+}
+
+/** Which part of the policy produced a verdict, for `--explain` and the audit log. */
+export interface MatchedRule {
+  /** A stable label: `tools.send_email`, `filter.deny[0]`, `ask_when[1]`, `tool:needsApproval`... */
+  rule: string;
+  decision: Decision | 'hide';
+  reason: string;
+}
+
+export type Verdict =
+  | { kind: 'allow'; rule: string | null; reason: string; trace: MatchedRule[] }
+  | { kind: 'ask'; request: ApprovalRequest; rule: string | null; reason: string; trace: MatchedRule[] }
+  | { kind: 'block'; rule: string | null; reason: string; trace: MatchedRule[] };
+
+export type ApprovalScope = 'once' | 'session' | 'always';
+
+/** A person's (or a mode's) answer to an approval request. */
+export type ApprovalDecision =
+  | {
+      approved: true;
+      scope: ApprovalScope;
+      /** Edited arguments: what runs is what was approved. Always once-only. */
+      args?: unknown;
+      note?: string;
+    }
+  | {
+      approved: false;
+      scope: 'once' | 'session';
+      reason?: string;
+      /** Stop the whole run rather than letting the model adapt (seed 004). */
+      stop?: boolean;
+    };
+
+/** Where a final decision came from. `timeout` is never a person's denial. */
+export type DecisionSource = 'policy' | 'memory' | 'person' | 'mode' | 'timeout';
+
+/** The final outcome of a call through the whole approval path. */
+export interface Authorization {
+  /** `ask` only when nobody could be asked yet (deferred runs, the simulator). */
+  decision: 'allow' | 'block' | 'approved' | 'denied' | 'ask';
+  source: DecisionSource;
+  rule: string | null;
+  reason: string;
+  /** The arguments that may run: the model's, or the person's edit. */
+  args: unknown;
+  request?: ApprovalRequest;
+  /** Whether a denial should stop the run (`on_deny: stop` or the decision's own `stop`). */
+  stop: boolean;
+  trace: MatchedRule[];
+}
+
+export type RunMode = 'interactive' | 'approve_all' | 'strict' | 'auto_deny';
