@@ -1,3 +1,4 @@
+import { isPresentation } from './run-tool-check.ts';
 import type { ApprovalDecision, ApprovalRequest, GateContext, Presentation, ToolCall } from './types.ts';
 
 /** A request as a person sees it: the presentation is built, the call attached. */
@@ -32,4 +33,19 @@ export function createNonInteractiveApprover(options: { hint?: string } = {}): A
   return {
     ask: async (request) => ({ approved: false, scope: 'once', reason: `${request.tool} needs approval, but ${hint}` }),
   };
+}
+
+/**
+ * Builds a request's presentation (it may be lazy) and attaches the call.
+ * Throws when the presentation cannot be built or is malformed: callers deny.
+ *
+ * @example
+ * const presented = await presentRequest({ request: authorization.request, call, context });
+ */
+export async function presentRequest(options: { request: ApprovalRequest; call: ToolCall; context: GateContext }): Promise<PresentedRequest> {
+  const { request } = options;
+  const presentation = typeof request.presentation === 'function' ? await request.presentation() : request.presentation;
+  if (presentation !== undefined && !isPresentation(presentation)) throw new Error('the presentation is malformed');
+  const { presentation: _unused, ...rest } = request;
+  return { ...rest, presentation, call: options.call, context: options.context };
 }

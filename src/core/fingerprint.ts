@@ -18,9 +18,7 @@
  * fingerprint({ a: 1 }) === fingerprint({ a: '1' })               // false
  */
 export function fingerprint(value: unknown): string {
-  const parts: string[] = [];
-  write(value, parts, new Set());
-  return parts.join('');
+  return write(value, []);
 }
 
 /** Thrown for values that have no stable meaning as data: functions, symbols, cycles. */
@@ -33,94 +31,86 @@ export class FingerprintError extends TypeError {
 
 const MAX_DEPTH = 256;
 
-function write(value: unknown, parts: string[], seen: Set<object>): void {
+// Strings are built by concatenation: V8 joins them as ropes, which measured
+// faster here than collecting parts and joining them.
+function write(value: unknown, ancestors: object[]): string {
   switch (typeof value) {
     case 'string':
-      parts.push(JSON.stringify(value));
-      return;
+      return JSON.stringify(value);
     case 'number':
-      if (Number.isFinite(value)) parts.push(Object.is(value, -0) ? '!-0' : String(value));
-      else parts.push(`!${String(value)}`);
-      return;
+      if (Number.isFinite(value)) return Object.is(value, -0) ? '!-0' : String(value);
+      return `!${String(value)}`;
     case 'boolean':
-      parts.push(value ? 'true' : 'false');
-      return;
+      return value ? 'true' : 'false';
     case 'undefined':
-      parts.push('!undefined');
-      return;
+      return '!undefined';
     case 'bigint':
-      parts.push(`!bigint:${value.toString()}`);
-      return;
+      return `!bigint:${value.toString()}`;
     case 'function':
     case 'symbol':
       throw new FingerprintError(`a ${typeof value} cannot be part of an approval payload`);
   }
-  if (value === null) {
-    parts.push('null');
-    return;
-  }
+  if (value === null) return 'null';
   const object = value as object;
-  if (seen.has(object)) throw new FingerprintError('an approval payload cannot contain a cycle');
-  if (seen.size >= MAX_DEPTH) throw new FingerprintError(`an approval payload cannot nest deeper than ${MAX_DEPTH}`);
-  seen.add(object);
+  // Ancestors, not every object seen: a value shared by two branches is no cycle.
+  if (ancestors.includes(object)) throw new FingerprintError('an approval payload cannot contain a cycle');
+  if (ancestors.length >= MAX_DEPTH) throw new FingerprintError(`an approval payload cannot nest deeper than ${MAX_DEPTH}`);
+  ancestors.push(object);
   try {
-    writeObject(object, parts, seen);
+    return Object.getPrototypeOf(object) === Object.prototype ? writeProperties(object, '{', ancestors) : writeObject(object, ancestors);
   } finally {
-    seen.delete(object);
+    ancestors.pop();
   }
 }
 
-function writeObject(object: object, parts: string[], seen: Set<object>): void {
+function writeObject(object: object, seen: object[]): string {
   if (Array.isArray(object)) {
-    parts.push('[');
+    let text = '[';
     for (let index = 0; index < object.length; index++) {
-      if (index > 0) parts.push(',');
-      // Holes and undefined differ from null, and from each other only in ways no tool sees.
-      write(object[index], parts, seen);
+      if (index > 0) text += ',';
+      // Holes read as undefined, which differs from null.
+      text += write(object[index], seen);
     }
-    parts.push(']');
-    return;
+    return `${text}]`;
   }
   if (object instanceof Date) {
-    parts.push(`!Date:${Number.isNaN(object.getTime()) ? 'invalid' : object.toISOString()}`);
-    return;
+    return `!Date:${Number.isNaN(object.getTime()) ? 'invalid' : object.toISOString()}`;
   }
   if (ArrayBuffer.isView(object)) {
     const bytes = new Uint8Array(object.buffer, object.byteOffset, object.byteLength);
-    parts.push(`!${object.constructor.name}:`);
-    for (const byte of bytes) parts.push(byte.toString(16).padStart(2, '0'));
-    return;
+    let text = `!${object.constructor.name}:`;
+    for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
+    return text;
   }
   if (object instanceof Map) {
-    const entries = [...object.entries()].map(([key, member]) => [fingerprint(key), member] as const);
+    const entries = [...object.entries()].map(([key, member]) => [write(key, seen), member] as const);
     entries.sort((left, right) => compare(left[0], right[0]));
-    parts.push('!Map{');
+    let text = '!Map{';
     entries.forEach(([key, member], index) => {
-      if (index > 0) parts.push(',');
-      parts.push(key, ':');
-      write(member, parts, seen);
+      if (index > 0) text += ',';
+      text += `${key}:${write(member, seen)}`;
     });
-    parts.push('}');
-    return;
+    return `${text}}`;
   }
   if (object instanceof Set) {
-    const members = [...object].map((member) => fingerprint(member)).sort(compare);
-    parts.push('!Set[', members.join(','), ']');
-    return;
+    const members = [...object].map((member) => write(member, seen)).sort(compare);
+    return `!Set[${members.join(',')}]`;
   }
   const prototype = Object.getPrototypeOf(object);
-  if (prototype !== Object.prototype && prototype !== null) {
-    // A class instance: its class is part of what it is.
-    parts.push(`!${String(prototype?.constructor?.name ?? 'Object')}`);
+  // A class instance: its class is part of what it is.
+  return writeProperties(object, prototype === null ? '{' : `!${String(prototype?.constructor?.name ?? 'Object')}{`, seen);
+}
+
+function writeProperties(object: object, opening: string, seen: object[]): string {
+  let text = opening;
+  const keys = Object.keys(object);
+  if (keys.length > 1) keys.sort(compare);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    if (index > 0) text += ',';
+    text += `${JSON.stringify(key)}:${write((object as Record<string, unknown>)[key], seen)}`;
   }
-  const keys = Object.keys(object).sort(compare);
-  parts.push('{');
-  keys.forEach((key, index) => {
-    if (index > 0) parts.push(',');
-    parts.push(JSON.stringify(key), ':');
-    write((object as Record<string, unknown>)[key], parts, seen);
-  });
-  parts.push('}');
+  return `${text}}`;
 }
 
 /** Code-unit order: the same on every machine and locale. */

@@ -1,12 +1,12 @@
 import { resolveMode } from './approval-controller.ts';
 import { createInMemoryApprovalMemory, memoryKey, type ApprovalMemory } from './approval-memory.ts';
-import type { Approver, PresentedRequest } from './approver.ts';
+import { presentRequest, type Approver, type PresentedRequest } from './approver.ts';
 import { AUDIT_SCHEMA_VERSION, type AuditEntry, type AuditSink } from './audit-entry.ts';
 import { createCallEvaluator } from './evaluate-call.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { Policy } from './policy/policy.ts';
 import { redact } from './redact.ts';
-import { errorMessage, isPresentation } from './run-tool-check.ts';
+import { errorMessage } from './run-tool-check.ts';
 import type { ToolDeclaration } from './tool-declaration.ts';
 import type {
   ApprovalDecision,
@@ -91,6 +91,7 @@ export function createGate(options: GateOptions): Gate {
     verdict: Extract<Verdict, { kind: 'ask' }>;
     key: string;
     started: number;
+    dangerous: boolean;
   }
 
   async function authorize(call: ToolCall, context: GateContext, authorizeOptions: AuthorizeOptions = {}): Promise<Authorization> {
@@ -171,7 +172,7 @@ export function createGate(options: GateOptions): Gate {
       observe(call, tool !== undefined, verdict.kind, outcome, dangerous, started);
       return outcome;
     }
-    const step: PendingAsk = { call, context, verdict, key: '', started };
+    const step: PendingAsk = { call, context, verdict, key: '', started, dangerous };
     let payloadFingerprint: string;
     try {
       payloadFingerprint = fingerprint(verdict.request.payload);
@@ -199,12 +200,8 @@ export function createGate(options: GateOptions): Gate {
 
   /** Builds the presentation lazily, after the memory lookup. A failure denies. */
   async function present(step: PendingAsk): Promise<PresentedRequest | Authorization> {
-    const { request } = step.verdict;
     try {
-      const presentation = typeof request.presentation === 'function' ? await request.presentation() : request.presentation;
-      if (presentation !== undefined && !isPresentation(presentation)) throw new Error('the presentation is malformed');
-      const { presentation: _unused, ...rest } = request;
-      return { ...rest, presentation, call: step.call, context: step.context };
+      return await presentRequest({ request: step.verdict.request, call: step.call, context: step.context });
     } catch (error) {
       return denied(step, 'policy', `the approval prompt for ${step.call.tool} could not be built (${errorMessage(error)}); denied to fail closed`);
     }
@@ -244,7 +241,7 @@ export function createGate(options: GateOptions): Gate {
   async function finish(step: PendingAsk, outcome: Authorization): Promise<Authorization> {
     const failure = await record(step.call, step.context, step.verdict, outcome, 'decision', step.started);
     const final = failure ?? outcome;
-    observe(step.call, registry.has(step.call.tool), 'ask', final, false, step.started);
+    observe(step.call, registry.has(step.call.tool), 'ask', final, step.dangerous, step.started);
     return final;
   }
 

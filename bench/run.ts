@@ -1,0 +1,75 @@
+/**
+ * `npm run bench [-- --quick] [-- --only SUITE,...]`: runs every benchmark suite,
+ * prints one table, and writes it as markdown and JSON under bench/results/
+ * (latest.* and a dated copy) with the Node version, CPU and date.
+ * Benchmarks are never tests: nothing here fails the build on a missed target.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { BenchRow, BenchSuite } from './harness.ts';
+
+/** Loaded one at a time, so a suite's dependencies (Cedar, SQLite...) load only when it runs. */
+const SUITES: { name: string; load: () => Promise<BenchSuite> }[] = [
+  { name: 'decisions', load: async () => (await import('./suites/decisions-bench.ts')).decisionsSuite },
+  { name: 'fingerprint', load: async () => (await import('./suites/fingerprint-bench.ts')).fingerprintSuite },
+  { name: 'audit', load: async () => (await import('./suites/audit-bench.ts')).auditSuite },
+];
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { quick: { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' } },
+});
+const quick = values.quick === true;
+const only = values.only?.split(',');
+const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
+const scratch = mkdtempSync(path.join(root, '.bench-scratch-'));
+const rows: BenchRow[] = [];
+const started = Date.now();
+try {
+  for (const entry of SUITES) {
+    if (only !== undefined && !only.includes(entry.name)) continue;
+    const suite = await entry.load();
+    process.stderr.write(`bench: ${suite.name}...\n`);
+    const suiteStarted = Date.now();
+    rows.push(...(await suite.run({ quick, scratch })));
+    process.stderr.write(`bench: ${suite.name} done in ${((Date.now() - suiteStarted) / 1000).toFixed(1)} s\n`);
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+const machine = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpu: `${os.cpus()[0]?.model ?? 'unknown'} x ${os.cpus().length}`,
+  platform: `${os.platform()} ${os.release()}`,
+  quick,
+  seconds: Math.round((Date.now() - started) / 100) / 10,
+};
+const markdown = toMarkdown(rows, machine);
+process.stdout.write(`${markdown}\n`);
+const out = values.out ?? path.join(root, 'bench', 'results');
+mkdirSync(out, { recursive: true });
+const stamp = machine.date.slice(0, 10);
+for (const name of ['latest', stamp]) {
+  writeFileSync(path.join(out, `${name}${quick ? '-quick' : ''}.md`), `${markdown}\n`);
+  writeFileSync(path.join(out, `${name}${quick ? '-quick' : ''}.json`), `${JSON.stringify({ machine, rows }, null, 2)}\n`);
+}
+
+function toMarkdown(table: BenchRow[], info: typeof machine): string {
+  const format = (value: number | null | undefined) => (value === null || value === undefined ? '' : value >= 1000 ? Math.round(value).toLocaleString('en-US') : String(value));
+  const lines = [
+    `toolgate benchmarks — ${info.date} — Node ${info.node} — ${info.cpu} — ${info.platform}${info.quick ? ' — quick' : ''}`,
+    '',
+    '| suite | case | p50 µs | p99 µs | ops/s | ratio | vs (same run) | target | met |',
+    '|---|---|---:|---:|---:|---:|---|---|---|',
+  ];
+  for (const row of table) {
+    const met = row.met === undefined || row.met === null ? '' : row.met ? 'yes' : 'no';
+    const ratio = row.ratio === null ? '' : `${row.ratio}${row.ratio_meaning ? ` (${row.ratio_meaning})` : ''}`;
+    lines.push(`| ${row.suite} | ${row.case}${row.note ? ` — ${row.note}` : ''} | ${format(row.p50_us)} | ${format(row.p99_us)} | ${format(row.ops_per_s)} | ${ratio} | ${row.baseline ?? ''} | ${row.target ?? ''} | ${met} |`);
+  }
+  return lines.join('\n');
+}

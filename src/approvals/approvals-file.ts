@@ -1,0 +1,176 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { toolKey } from '../core/approval-memory.ts';
+import { ToolgateError } from '../core/errors/toolgate-error.ts';
+import type { AlwaysApprovals } from '../core/gate.ts';
+import { redact } from '../core/redact.ts';
+
+/** The schema version of the approvals file. */
+export const APPROVALS_SCHEMA_VERSION = 1;
+
+const approvalRecord = z.strictObject({
+  id: z.string(),
+  tool: z.string(),
+  identity: z.string().nullable(),
+  /** sha256 of the tool identity and the canonical payload fingerprint. */
+  fingerprint: z.string(),
+  description: z.string(),
+  /** A redacted, possibly shortened copy of the payload, for people to read. */
+  payload_preview: z.string(),
+  created_at: z.string(),
+});
+
+const approvalsDocument = z.strictObject({
+  v: z.literal(APPROVALS_SCHEMA_VERSION),
+  approvals: z.array(approvalRecord),
+});
+
+export type ApprovalRecord = z.infer<typeof approvalRecord>;
+
+export interface ApprovalsFile extends AlwaysApprovals {
+  readonly path: string;
+  list(): ApprovalRecord[];
+  /** Removes approvals by id (or id prefix of at least 6 characters); returns the removed ones. */
+  revoke(ids: readonly string[]): ApprovalRecord[];
+  revokeAll(): ApprovalRecord[];
+}
+
+/**
+ * "Approve always", kept in a file of its own beside the policy (never inside
+ * it: the policy is the user's, and a prompt must never edit it). The file is
+ * re-read whenever it changes on disk, so a revoke from another terminal takes
+ * effect at the next call; every write is atomic (temporary file, fsync,
+ * rename), so a crash leaves the old file or the new one, never half of one.
+ *
+ * @example
+ * const approvals = openApprovalsFile({ path: '.toolgate/approvals.json', redactKeys: policy.redact.keys });
+ * const gate = createGate({ policy, always: approvals });
+ */
+export function openApprovalsFile(options: { path: string; redactKeys?: ReadonlySet<string>; clock?: () => Date }): ApprovalsFile {
+  const file = options.path;
+  const clock = options.clock ?? (() => new Date());
+  let records: ApprovalRecord[] = [];
+  let fingerprints = new Set<string>();
+  let loadedStamp = '';
+
+  function stamp(): string {
+    try {
+      const stats = statSync(file);
+      return `${stats.mtimeMs}:${stats.size}:${stats.ino}`;
+    } catch {
+      return 'missing';
+    }
+  }
+
+  function load(): void {
+    const current = stamp();
+    if (current === loadedStamp) return;
+    records = current === 'missing' ? [] : readRecords(file);
+    fingerprints = new Set(records.map((record) => record.fingerprint));
+    loadedStamp = current;
+  }
+
+  function save(next: ApprovalRecord[]): void {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const descriptor = openSync(temporary, 'wx', 0o600);
+    try {
+      writeSync(descriptor, `${JSON.stringify({ v: APPROVALS_SCHEMA_VERSION, approvals: next }, null, 2)}\n`);
+      fsyncSync(descriptor);
+    } finally {
+      closeSync(descriptor);
+    }
+    renameSync(temporary, file);
+    syncDirectory(path.dirname(file));
+    loadedStamp = '';
+    load();
+  }
+
+  load();
+
+  return {
+    path: file,
+    has(entry) {
+      try {
+        load();
+      } catch {
+        // A damaged file approves nothing: asking again is the safe direction.
+        return false;
+      }
+      return fingerprints.has(hashKey(entry));
+    },
+    async add(entry) {
+      load();
+      const fingerprint = hashKey(entry);
+      if (fingerprints.has(fingerprint)) return;
+      const preview = JSON.stringify(redact(entry.payload, options.redactKeys ?? new Set())) ?? 'null';
+      const record: ApprovalRecord = {
+        id: fingerprint.slice('sha256:'.length, 'sha256:'.length + 12),
+        tool: entry.tool,
+        identity: entry.identity ?? null,
+        fingerprint,
+        description: entry.description,
+        payload_preview: preview.length > 500 ? `${preview.slice(0, 497)}...` : preview,
+        created_at: clock().toISOString(),
+      };
+      save([...records, record]);
+    },
+    list() {
+      load();
+      return [...records];
+    },
+    revoke(ids) {
+      load();
+      const matches = (record: ApprovalRecord) => ids.some((id) => id.length >= 6 && record.id.startsWith(id));
+      const removed = records.filter(matches);
+      if (removed.length > 0) save(records.filter((record) => !matches(record)));
+      return removed;
+    },
+    revokeAll() {
+      load();
+      const removed = [...records];
+      if (removed.length > 0) save([]);
+      return removed;
+    },
+  };
+}
+
+function hashKey(entry: { tool: string; identity?: string; payload: unknown }): string {
+  return `sha256:${createHash('sha256').update(toolKey(entry)).digest('hex')}`;
+}
+
+function readRecords(file: string): ApprovalRecord[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ToolgateError({
+      code: 'APPROVALS_FILE_INVALID',
+      message: `${file}: not valid JSON (${(error as Error).message}). Fix it, or delete it to forget every "approve always".`,
+    });
+  }
+  const parsed = approvalsDocument.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ToolgateError({
+      code: 'APPROVALS_FILE_INVALID',
+      message: `${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}. Fix it, or delete it to forget every "approve always".`,
+    });
+  }
+  return parsed.data.approvals;
+}
+
+function syncDirectory(directory: string): void {
+  try {
+    const descriptor = openSync(directory, 'r');
+    try {
+      fsyncSync(descriptor);
+    } finally {
+      closeSync(descriptor);
+    }
+  } catch {
+    // Some file systems cannot fsync a directory; the rename is still atomic.
+  }
+}

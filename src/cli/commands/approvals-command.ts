@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { openApprovalsFile } from '../../approvals/approvals-file.ts';
+import { resolvePolicyPath } from '../../config/load-policy-file.ts';
+import { sanitizeTerminalText } from '../../approvers/terminal/sanitize-terminal-text.ts';
+import { EXIT, type CliIo } from '../cli-io.ts';
+import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
+
+export const APPROVALS_HELP = `Usage:
+  toolgate approvals list [--policy FILE] [--json]
+  toolgate approvals revoke ID... [--policy FILE]
+  toolgate approvals revoke --all [--policy FILE]
+
+"Approve always" decisions live in .toolgate/approvals.json beside the policy
+(or where the policy's approvals.path says), never in the policy itself.
+list shows them; revoke forgets them (an id prefix of 6+ characters is
+enough). A running agent sees a revoke at its next call.
+
+Exit codes: 0 done, 1 revoke found nothing to revoke, 2 usage, 3 policy invalid.
+`;
+
+/** `toolgate approvals list | revoke`. */
+export async function runApprovalsCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      policy: { type: 'string' },
+      json: { type: 'boolean' },
+      all: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [action, ...ids] = positionals;
+  if (values.help || action === undefined) {
+    io.stdout.write(APPROVALS_HELP);
+    return values.help ? EXIT.ok : EXIT.usage;
+  }
+  const loaded = await loadPolicyOrExplain({ policy: values.policy, io });
+  const file = openApprovalsFile({
+    path: resolvePolicyPath({ loaded, value: loaded.policy.document.approvals?.path, fallback: 'approvals.json' }),
+    redactKeys: loaded.policy.redact.keys,
+  });
+  if (action === 'list') {
+    if (ids.length > 0) throw new UsageError('list takes no ids');
+    const records = file.list();
+    if (values.json) {
+      for (const record of records) io.stdout.write(`${JSON.stringify(record)}\n`);
+      return EXIT.ok;
+    }
+    if (records.length === 0) {
+      io.stdout.write(`no "approve always" decisions in ${file.path}\n`);
+      return EXIT.ok;
+    }
+    for (const record of records) {
+      const safe = (text: string) => sanitizeTerminalText(text);
+      io.stdout.write(`${record.id}  ${record.created_at}  ${safe(record.tool)}${record.identity === null ? '' : ` [${safe(record.identity)}]`}\n`);
+      io.stdout.write(`    ${safe(record.description)}\n    payload: ${safe(record.payload_preview)}\n`);
+    }
+    return EXIT.ok;
+  }
+  if (action === 'revoke') {
+    if (values.all === true && ids.length > 0) throw new UsageError('give ids or --all, not both');
+    if (values.all !== true && ids.length === 0) throw new UsageError('revoke needs at least one id (see `toolgate approvals list`) or --all');
+    const short = ids.find((id) => id.length < 6);
+    if (short !== undefined) throw new UsageError(`id ${JSON.stringify(short)} is too short: give at least 6 characters`);
+    const removed = values.all === true ? file.revokeAll() : file.revoke(ids);
+    for (const record of removed) io.stdout.write(`revoked ${record.id}  ${sanitizeTerminalText(record.tool)}: ${sanitizeTerminalText(record.description)}\n`);
+    if (removed.length === 0) {
+      io.stderr.write('nothing matched: no approval was revoked\n');
+      return EXIT.blockedOrDenied;
+    }
+    return EXIT.ok;
+  }
+  throw new UsageError(`unknown action ${JSON.stringify(action)}: use list or revoke`);
+}

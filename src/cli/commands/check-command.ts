@@ -1,0 +1,269 @@
+import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { createInMemoryApprovalMemory } from '../../core/approval-memory.ts';
+import { presentRequest, type Approver } from '../../core/approver.ts';
+import type { Gate } from '../../core/gate.ts';
+import type { ApprovalDecision, Authorization, GateContext, RunMode } from '../../core/types.ts';
+import { renderApproval } from '../../approvers/terminal/render-approval.ts';
+import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
+import { EXIT, type CliIo } from '../cli-io.ts';
+import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
+
+export const CHECK_HELP = `Usage:
+  toolgate check [--policy FILE] --tool NAME [--args JSON] [options]
+  toolgate check [--policy FILE] --batch FILE.jsonl|- [options]
+
+What the policy does with a tool call, through the very same code path as a
+real call, short of running the tool.
+
+Options:
+  --policy FILE     the policy (default: ./toolgate.yaml, .yml or .json)
+  --tool NAME       the tool to call
+  --args JSON       its arguments as a JSON object (default {})
+  --session ID      session of the call (default "check")
+  --chat ID         chat of the call
+  --mode MODE       interactive | approve_all | strict | auto_deny (overrides the policy)
+  --answer ANSWER   what a person would answer if asked: once | session | deny
+  --batch FILE      one call per line: {"tool", "args", "session"?, "chat"?, "answer"?};
+                    "-" reads stdin. Lines share one memory, so an "approve for
+                    session" on one line applies to later lines. An audit log is
+                    accepted too: its calls are replayed against this policy, with
+                    the answers people gave then.
+  --explain         say which rules matched and why
+  --show            print the approval prompt exactly as the terminal shows it
+  --json            one JSON object per call (always on with --batch)
+  -h, --help        this help
+
+Output (--json and --batch), one line per call:
+  {"decision": "allow"|"ask"|"block"|"approved"|"denied",
+   "source": "policy"|"memory"|"person"|"mode"|"timeout",
+   "rule": string|null, "reason": string}
+  With --explain, a "trace" list of every rule that spoke. A malformed batch
+  line prints {"line": N, "error": "..."} and the rest still run.
+
+Exit codes:
+  0  allowed or approved (batch: every line was read)
+  1  blocked or denied
+  2  usage error
+  3  the policy file is missing or invalid
+  4  batch: some lines were malformed
+  5  a person would be asked (and no --answer was given)
+`;
+
+const ANSWERS: Record<string, ApprovalDecision> = {
+  once: { approved: true, scope: 'once' },
+  session: { approved: true, scope: 'session' },
+  deny: { approved: false, scope: 'once', reason: 'denied in the simulator' },
+};
+
+interface SimulatedCall {
+  tool: string;
+  args: unknown;
+  session?: string;
+  chat?: string;
+  answer?: string;
+}
+
+/**
+ * `toolgate check`: the policy simulator.
+ *
+ * @example
+ * await runCheckCommand(['--policy', 'toolgate.yaml', '--tool', 'read_file', '--args', '{"path":"a"}'], processIo());
+ */
+export async function runCheckCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      policy: { type: 'string' },
+      tool: { type: 'string' },
+      args: { type: 'string' },
+      session: { type: 'string' },
+      chat: { type: 'string' },
+      mode: { type: 'string' },
+      answer: { type: 'string' },
+      batch: { type: 'string' },
+      explain: { type: 'boolean' },
+      show: { type: 'boolean' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(CHECK_HELP);
+    return EXIT.ok;
+  }
+  if ((values.tool === undefined) === (values.batch === undefined)) throw new UsageError('give either --tool NAME or --batch FILE');
+  if (values.batch !== undefined && (values.args !== undefined || values.answer !== undefined)) {
+    throw new UsageError('--args and --answer go with --tool; in --batch files each line carries its own');
+  }
+  const mode = parseMode(values.mode);
+  if (values.answer !== undefined && ANSWERS[values.answer] === undefined) {
+    throw new UsageError(`--answer must be once, session or deny, not ${JSON.stringify(values.answer)}`);
+  }
+  const loaded = await loadPolicyOrExplain({ policy: values.policy, io });
+  const gate = createRuntimeGate({ loaded, mode, simulate: true, memory: createInMemoryApprovalMemory() });
+  const color = io.env.NO_COLOR === undefined && io.stdout.isTTY === true;
+  const options = { gate, io, explain: values.explain === true, show: values.show === true, color };
+
+  if (values.tool !== undefined) {
+    let args: unknown = {};
+    if (values.args !== undefined) {
+      try {
+        args = JSON.parse(values.args);
+      } catch (error) {
+        throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
+      }
+    }
+    const call: SimulatedCall = { tool: values.tool, args, session: values.session, chat: values.chat, answer: values.answer };
+    const result = await simulate(call, 1, options);
+    if (values.json === true) io.stdout.write(`${JSON.stringify(outputOf(result, options.explain))}\n`);
+    else io.stdout.write(humanOutput(result, options.explain));
+    if (result.decision === 'allow' || result.decision === 'approved') return EXIT.ok;
+    return result.decision === 'ask' ? EXIT.asks : EXIT.blockedOrDenied;
+  }
+
+  const source = values.batch!;
+  let lines: string[];
+  try {
+    lines = await readLines(source === '-' ? io.stdin : createReadStream(path.resolve(io.cwd, source)));
+  } catch (error) {
+    throw new UsageError(`cannot read the batch file ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const replay = replayAnswers(lines);
+  let malformed = 0;
+  for (const [index, text] of lines.entries()) {
+    const lineNumber = index + 1;
+    if (text.trim() === '') continue;
+    const parsed = parseBatchLine(text, replay);
+    if ('skip' in parsed) continue;
+    if ('error' in parsed) {
+      malformed++;
+      io.stderr.write(`${source === '-' ? '<stdin>' : source}:${lineNumber}: ${parsed.error}\n`);
+      io.stdout.write(`${JSON.stringify({ line: lineNumber, error: parsed.error })}\n`);
+      continue;
+    }
+    const result = await simulate({ ...parsed, session: parsed.session ?? values.session, chat: parsed.chat ?? values.chat }, lineNumber, options);
+    io.stdout.write(`${JSON.stringify(outputOf(result, options.explain))}\n`);
+  }
+  return malformed > 0 ? EXIT.badInput : EXIT.ok;
+}
+
+async function simulate(
+  call: SimulatedCall,
+  lineNumber: number,
+  options: { gate: Gate; io: CliIo; show: boolean; color: boolean },
+): Promise<Authorization> {
+  const context: GateContext = { sessionId: call.session ?? 'check', ...(call.chat === undefined ? {} : { chatId: call.chat }) };
+  const toolCall = { tool: call.tool, args: call.args, callId: `check-${lineNumber}` };
+  const answer = call.answer === undefined ? undefined : ANSWERS[call.answer];
+  const width = Math.max(40, Math.min(options.io.stdout.columns ?? 80, 120));
+  const approver: Approver | undefined =
+    answer === undefined
+      ? undefined
+      : {
+          ask: async (request) => {
+            if (options.show) options.io.stdout.write(`${renderApproval({ request, color: options.color, width }).text}\n`);
+            return answer;
+          },
+        };
+  const result = await options.gate.authorize(toolCall, context, { approver });
+  if (options.show && result.decision === 'ask' && result.request !== undefined) {
+    try {
+      const presented = await presentRequest({ request: result.request, call: toolCall, context });
+      options.io.stdout.write(`${renderApproval({ request: presented, color: options.color, width }).text}\n`);
+    } catch (error) {
+      options.io.stderr.write(`the prompt for ${call.tool} could not be built: ${(error as Error).message}\n`);
+    }
+  }
+  return result;
+}
+
+function outputOf(result: Authorization, explain: boolean): Record<string, unknown> {
+  const output: Record<string, unknown> = { decision: result.decision, source: result.source, rule: result.rule, reason: result.reason };
+  if (explain) output.trace = result.trace;
+  return output;
+}
+
+function humanOutput(result: Authorization, explain: boolean): string {
+  const lines = [`${result.decision} (${result.source}${result.rule === null ? '' : `: ${result.rule}`})`, `  ${result.reason}`];
+  if (explain) {
+    lines.push('  rules that spoke:');
+    if (result.trace.length === 0) lines.push('    (none)');
+    for (const entry of result.trace) lines.push(`    ${entry.rule}: ${entry.decision} — ${entry.reason}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function parseMode(value: string | undefined): RunMode | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'interactive' || value === 'approve_all' || value === 'strict' || value === 'auto_deny') return value;
+  throw new UsageError(`--mode must be interactive, approve_all, strict or auto_deny, not ${JSON.stringify(value)}`);
+}
+
+type BatchLine = SimulatedCall | { error: string } | { skip: true };
+
+/** In an audit log, what the person answered for each call id, to replay it. */
+function replayAnswers(lines: readonly string[]): Map<string, string> {
+  const answers = new Map<string, string>();
+  for (const text of lines) {
+    try {
+      const entry = JSON.parse(text) as Record<string, unknown>;
+      if (entry.kind !== 'decision' || entry.source !== 'person') continue;
+      answers.set(`${String(entry.session)}\u0000${String(entry.call_id)}`, entry.decision === 'approved' ? 'once' : 'deny');
+    } catch {
+      // Reported when the line itself is read.
+    }
+  }
+  return answers;
+}
+
+function parseBatchLine(text: string, replay: Map<string, string>): BatchLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { error: `not valid JSON: ${(error as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'expected a JSON object with "tool" and "args"' };
+  const line = value as Record<string, unknown>;
+  if (line.v !== undefined && (line.kind === 'verdict' || line.kind === 'decision')) {
+    // An audit record: replay its call; decision records only supply answers.
+    if (line.kind === 'decision') return { skip: true };
+    if (typeof line.tool !== 'string') return { error: 'audit record without a tool' };
+    return {
+      tool: line.tool,
+      args: line.args ?? {},
+      session: typeof line.session === 'string' ? line.session : undefined,
+      chat: typeof line.chat === 'string' ? line.chat : undefined,
+      answer: replay.get(`${String(line.session)}\u0000${String(line.call_id)}`),
+    };
+  }
+  const known = new Set(['tool', 'args', 'session', 'chat', 'answer']);
+  const unknown = Object.keys(line).filter((key) => !known.has(key));
+  if (unknown.length > 0) return { error: `unknown key ${JSON.stringify(unknown[0])} (expected tool, args, session, chat, answer)` };
+  if (typeof line.tool !== 'string' || line.tool === '') return { error: '"tool" must be a non-empty string' };
+  for (const key of ['session', 'chat'] as const) {
+    if (line[key] !== undefined && typeof line[key] !== 'string') return { error: `"${key}" must be a string` };
+  }
+  if (line.answer !== undefined && (typeof line.answer !== 'string' || ANSWERS[line.answer] === undefined)) {
+    return { error: '"answer" must be "once", "session" or "deny"' };
+  }
+  return {
+    tool: line.tool,
+    args: line.args ?? {},
+    session: line.session as string | undefined,
+    chat: line.chat as string | undefined,
+    answer: line.answer as string | undefined,
+  };
+}
+
+async function readLines(stream: NodeJS.ReadableStream): Promise<string[]> {
+  const lines: string[] = [];
+  const reader = createInterface({ input: stream, crlfDelay: Infinity });
+  for await (const line of reader) lines.push(line);
+  return lines;
+}

@@ -1,0 +1,21 @@
+import { parseArgs } from 'node:util';
+import { policyJsonSchema } from '../../core/policy/policy-schema.ts';
+import { EXIT, type CliIo } from '../cli-io.ts';
+
+export const SCHEMA_HELP = `Usage: toolgate schema
+
+Prints the JSON Schema of the policy file. Point your editor at it for
+completion and checking, e.g. with the YAML language server:
+  # yaml-language-server: $schema=./toolgate.schema.json
+`;
+
+/** `toolgate schema`: the policy file's JSON Schema on stdout. */
+export async function runSchemaCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args: argv, strict: true, options: { help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    io.stdout.write(SCHEMA_HELP);
+    return EXIT.ok;
+  }
+  io.stdout.write(`${JSON.stringify(policyJsonSchema(), null, 2)}\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { PolicyError } from '../core/errors/policy-error.ts';
+import { ToolgateError } from '../core/errors/toolgate-error.ts';
+import { EXIT, processIo, type CliIo } from './cli-io.ts';
+import { UsageError } from './cli-support.ts';
+import { runApprovalsCommand } from './commands/approvals-command.ts';
+import { runAuditCommand } from './commands/audit-command.ts';
+import { runCheckCommand } from './commands/check-command.ts';
+import { runSchemaCommand } from './commands/schema-command.ts';
+
+const COMMANDS: Record<string, { run: (argv: string[], io: CliIo) => Promise<number>; summary: string }> = {
+  check: { run: runCheckCommand, summary: 'what the policy does with a tool call (the simulator)' },
+  audit: { run: runAuditCommand, summary: 'read the audit log' },
+  approvals: { run: runApprovalsCommand, summary: 'list or revoke "approve always" decisions' },
+  schema: { run: runSchemaCommand, summary: 'print the policy file\'s JSON Schema' },
+};
+
+export const MAIN_HELP = `toolgate — human-in-the-loop approval for the tools that LLM agents call
+
+Usage: toolgate <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}`)
+  .join('\n')}
+
+Run 'toolgate <command> --help' for a command's options and exit codes.
+
+Exit codes common to every command:
+  0  success          2  usage error (unknown flag, bad value)
+  3  the policy file is missing or invalid (file:line:column: key: problem)
+`;
+
+/**
+ * Runs the CLI with `argv` (without node and script) and returns the exit code.
+ *
+ * @example
+ * process.exitCode = await main(process.argv.slice(2));
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    io.stdout.write(MAIN_HELP);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(`${version()}\n`);
+    return EXIT.ok;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    io.stderr.write(`toolgate: unknown command ${JSON.stringify(name)}\n\n${MAIN_HELP}`);
+    return EXIT.usage;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    return reportError(error, name, io);
+  }
+}
+
+function reportError(error: unknown, command: string, io: CliIo): number {
+  if (error instanceof UsageError || (error as NodeJS.ErrnoException)?.code?.startsWith?.('ERR_PARSE_ARGS')) {
+    io.stderr.write(`toolgate ${command}: ${(error as Error).message}\nRun 'toolgate ${command} --help' for usage.\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof PolicyError) {
+    io.stderr.write(`toolgate ${command}: ${error.message}\n`);
+    return EXIT.policy;
+  }
+  if (error instanceof ToolgateError) {
+    io.stderr.write(`toolgate ${command}: ${error.message} [${error.code}]\n`);
+    return 1;
+  }
+  io.stderr.write(`toolgate ${command}: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+  return 1;
+}
+
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { PolicyError } from '../core/errors/policy-error.ts';
+import { parsePolicy } from '../core/policy/parse-policy.ts';
+import type { Policy } from '../core/policy/policy.ts';
+
+/** A policy together with where it lives: relative paths in it resolve against `directory`. */
+export interface LoadedPolicy {
+  policy: Policy;
+  /** Absolute path of the file. */
+  path: string;
+  directory: string;
+}
+
+/** The names looked for in the working directory when no `--policy` is given. */
+export const DEFAULT_POLICY_NAMES = ['toolgate.yaml', 'toolgate.yml', 'toolgate.json'] as const;
+
+/**
+ * Reads and parses a policy file (YAML or JSON). Throws `PolicyError` with
+ * file, line and column for anything wrong, including a missing file.
+ *
+ * @example
+ * const { policy, directory } = await loadPolicyFile('toolgate.yaml');
+ */
+export async function loadPolicyFile(file: string, options: { cwd?: string } = {}): Promise<LoadedPolicy> {
+  const absolute = path.resolve(options.cwd ?? process.cwd(), file);
+  let text: string;
+  try {
+    text = await readFile(absolute, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const message =
+      code === 'ENOENT'
+        ? 'no such file: create it (see README "The policy file") or pass --policy with the right path'
+        : code === 'EISDIR'
+          ? 'this is a directory, not a policy file'
+          : `cannot read the policy file (${code ?? (error as Error).message})`;
+    throw new PolicyError({ file: absolute, issues: [{ path: '', message }], code: 'POLICY_NOT_FOUND' });
+  }
+  return { policy: parsePolicy({ text, source: absolute }), path: absolute, directory: path.dirname(absolute) };
+}
+
+/** The first default policy file in `cwd`, if any. */
+export function findPolicyFile(cwd: string): string | undefined {
+  for (const name of DEFAULT_POLICY_NAMES) {
+    const candidate = path.join(cwd, name);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Where toolgate keeps its state for a policy: `.toolgate/` beside the file. */
+export function stateDirectory(policyDirectory: string): string {
+  return path.join(policyDirectory, '.toolgate');
+}
+
+/** A path from the policy (`audit.path`, `approvals.path`) resolved against the policy's directory. */
+export function resolvePolicyPath(options: { loaded: LoadedPolicy; value: string | undefined; fallback: string }): string {
+  return path.resolve(options.loaded.directory, options.value ?? path.join('.toolgate', options.fallback));
+}

@@ -1,0 +1,24 @@
+import { Readable } from 'node:stream';
+import type { CliIo } from '../src/cli/cli-io.ts';
+import { main } from '../src/cli/main.ts';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in-process with captured output and an optional stdin. */
+export async function runCli(argv: string[], options: { cwd?: string; stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: { write: (text: string) => (stdout += text), isTTY: false, columns: 80 },
+    stderr: { write: (text: string) => (stderr += text), isTTY: false },
+    stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]) as unknown as CliIo['stdin'],
+    env: { NO_COLOR: '1', ...options.env },
+    cwd: options.cwd ?? process.cwd(),
+  };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
+}
