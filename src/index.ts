@@ -14,6 +14,7 @@ export { blockCall, requiresApproval } from './core/tool-declaration.ts';
 export type {
   ApprovalCheckContext,
   ApprovalCheckResult,
+  ApprovalRequestInit,
   BlockResult,
   RequiresApprovalOptions,
   ToolDeclaration,

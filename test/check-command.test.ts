@@ -58,7 +58,7 @@ describe('toolgate check, one call', () => {
     const result = await runCli(['check', '--policy', example, '--tool', 'write_file', '--args', args, '--show']);
     expect(result.code).toBe(5);
     expect(result.stdout).toContain('write_file');
-    expect(result.stdout).toContain('\\x1b[2K');
+    expect(result.stdout).toMatch(/\\(x1b|u001b)\[2K/);
     expect(result.stdout).toContain('\\u202e');
     expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
   });
@@ -93,7 +93,7 @@ describe('toolgate check, one call', () => {
 });
 
 describe('toolgate check --batch', () => {
-  it('runs lines in order through one memory and reports malformed lines with their numbers', async () => {
+  it('runs lines in order through one memory', async () => {
     const result = await runCli(['check', '--policy', example, '--batch', path.join(root, 'examples', 'calls.jsonl')]);
     const output = lines(result.stdout);
     expect(output.map((line) => line.decision ?? 'error')).toEqual([
@@ -106,12 +106,9 @@ describe('toolgate check --batch', () => {
       'block', // delete_file: hidden by the filter
       'block', // format_disk
       'approved', // execute_query: dangerous, answered once
-      'error', // line 10 is not JSON
     ]);
     expect(output[4]).toMatchObject({ source: 'memory' });
-    expect(output[9]).toMatchObject({ line: 10 });
-    expect(result.stderr).toContain('calls.jsonl:10: not valid JSON');
-    expect(result.code).toBe(4);
+    expect(result.code).toBe(0);
   });
 
   it('reads stdin and validates each line', async () => {
@@ -120,16 +117,19 @@ describe('toolgate check --batch', () => {
       '{"tool":"read_file","args":{},"answr":"once"}',
       '{"tool":"write_file","args":{},"answer":"maybe"}',
       '[1,2]',
+      'this line is not JSON',
       '',
       '{"tool":"write_file","args":{},"answer":"deny"}',
     ].join('\n');
     const result = await runCli(['check', '--policy', example, '--batch', '-'], { stdin });
     const output = lines(result.stdout);
-    expect(output).toHaveLength(5);
+    expect(output).toHaveLength(6);
     expect(output[1]).toEqual({ line: 2, error: 'unknown key "answr" (expected tool, args, session, chat, answer)' });
     expect(output[2]).toMatchObject({ line: 3 });
     expect(output[3]).toMatchObject({ line: 4 });
-    expect(output[4]).toMatchObject({ decision: 'denied', source: 'person' });
+    expect(output[4]).toEqual({ line: 5, error: expect.stringContaining('not valid JSON') });
+    expect(result.stderr).toContain('<stdin>:5: not valid JSON');
+    expect(output[5]).toMatchObject({ decision: 'denied', source: 'person' });
     expect(result.code).toBe(4);
   });
 

@@ -7,6 +7,7 @@ import { fingerprint } from './fingerprint.ts';
 import type { Policy } from './policy/policy.ts';
 import { redact } from './redact.ts';
 import { errorMessage } from './run-tool-check.ts';
+import { askWithTimeout, type Answer } from './ask-with-timeout.ts';
 import type { ToolDeclaration } from './tool-declaration.ts';
 import type {
   ApprovalDecision,
@@ -14,6 +15,7 @@ import type {
   Authorization,
   DecisionSource,
   GateContext,
+  Presentation,
   RunMode,
   ToolCall,
   Verdict,
@@ -92,6 +94,8 @@ export function createGate(options: GateOptions): Gate {
     key: string;
     started: number;
     dangerous: boolean;
+    /** Set once a person has been shown the request. */
+    presentation?: Presentation;
   }
 
   async function authorize(call: ToolCall, context: GateContext, authorizeOptions: AuthorizeOptions = {}): Promise<Authorization> {
@@ -201,21 +205,23 @@ export function createGate(options: GateOptions): Gate {
   /** Builds the presentation lazily, after the memory lookup. A failure denies. */
   async function present(step: PendingAsk): Promise<PresentedRequest | Authorization> {
     try {
-      return await presentRequest({ request: step.verdict.request, call: step.call, context: step.context });
+      const presented = await presentRequest({ request: step.verdict.request, call: step.call, context: step.context });
+      step.presentation = presented.presentation;
+      return presented;
     } catch (error) {
       return denied(step, 'policy', `the approval prompt for ${step.call.tool} could not be built (${errorMessage(error)}); denied to fail closed`);
     }
   }
 
-  /** Applies a person's answer: edits re-checked, memory updated, audit written. */
+  /** Applies a person's answer: edits re-checked, audit written, then memory updated. */
   async function settle(step: PendingAsk, answer: Answer): Promise<Authorization> {
     if (answer.kind === 'timeout') return finish(step, denied(step, 'timeout', 'timed out'));
     if (answer.kind === 'failed') return finish(step, denied(step, 'policy', answer.reason));
     const decision = answer.decision;
     if (!decision.approved) {
-      if (decision.scope === 'session') memory.store(step.key, { approved: false, reason: decision.reason });
       const reason = decision.reason ? `denied by a person: ${decision.reason}` : 'denied by a person';
-      return finish(step, { ...denied(step, 'person', reason), stop: decision.stop ?? policy.onDeny === 'stop' });
+      const remember = decision.scope === 'session' ? () => memory.store(step.key, { approved: false, reason: decision.reason }) : undefined;
+      return finish(step, { ...denied(step, 'person', reason), stop: decision.stop ?? policy.onDeny === 'stop' }, remember);
     }
     if (decision.args !== undefined && fingerprint(decision.args) !== safeFingerprint(step.call.args)) {
       // What runs is what was approved: the edited call goes through the policy again.
@@ -226,21 +232,32 @@ export function createGate(options: GateOptions): Gate {
       }
       return finish(step, approved(step, 'person', 'approved by a person with edited arguments (once)', decision.args));
     }
-    if (decision.scope === 'session') memory.store(step.key, { approved: true });
-    if (decision.scope === 'always' && options.always !== undefined) {
-      try {
-        await options.always.add({ tool: step.call.tool, identity: registry.get(step.call.tool)?.identity, payload: step.verdict.request.payload, description: step.verdict.request.description });
-      } catch (error) {
-        return finish(step, approved(step, 'person', `approved by a person (once: saving "always" failed: ${errorMessage(error)})`, step.call.args));
-      }
-    }
     const scope = decision.scope === 'once' ? '' : decision.scope === 'session' ? ' for this session' : ' always';
-    return finish(step, approved(step, 'person', `approved by a person${scope}${decision.note ? `: ${decision.note}` : ''}`, step.call.args));
+    const outcome = approved(step, 'person', `approved by a person${scope}${decision.note ? `: ${decision.note}` : ''}`, step.call.args);
+    if (decision.scope === 'session') return finish(step, outcome, () => memory.store(step.key, { approved: true }));
+    if (decision.scope === 'always' && options.always !== undefined) {
+      const always = options.always;
+      const entry = { tool: step.call.tool, identity: registry.get(step.call.tool)?.identity, payload: step.verdict.request.payload, description: step.verdict.request.description };
+      // A failure to save only means asking again next time: the safe direction.
+      return finish(step, outcome, () => always.add(entry));
+    }
+    return finish(step, outcome);
   }
 
-  async function finish(step: PendingAsk, outcome: Authorization): Promise<Authorization> {
+  /**
+   * Records the decision, then remembers it: a decision the audit log could
+   * not record is denied and never remembered.
+   */
+  async function finish(step: PendingAsk, outcome: Authorization, remember?: () => void | Promise<void>): Promise<Authorization> {
     const failure = await record(step.call, step.context, step.verdict, outcome, 'decision', step.started);
     const final = failure ?? outcome;
+    if (failure === undefined && remember !== undefined) {
+      try {
+        await remember();
+      } catch {
+        // Not remembered: the next equal call asks again.
+      }
+    }
     observe(step.call, registry.has(step.call.tool), 'ask', final, step.dangerous, step.started);
     return final;
   }
@@ -250,7 +267,9 @@ export function createGate(options: GateOptions): Gate {
   }
 
   function approved(step: PendingAsk, source: DecisionSource, reason: string, args: unknown): Authorization {
-    return { decision: 'approved', source, rule: step.verdict.rule, reason, args, request: step.verdict.request, stop: false, trace: step.verdict.trace };
+    const authorization: Authorization = { decision: 'approved', source, rule: step.verdict.rule, reason, args, request: step.verdict.request, stop: false, trace: step.verdict.trace };
+    if (source === 'person' && step.presentation !== undefined) authorization.presentation = step.presentation;
+    return authorization;
   }
 
   function denied(step: PendingAsk, source: DecisionSource, reason: string): Authorization {
@@ -282,7 +301,7 @@ export function createGate(options: GateOptions): Gate {
         caller: context?.caller ?? null,
         call_id: String(call?.callId ?? ''),
         tool: String(call?.tool ?? ''),
-        args: redact(call?.args, policy.redact.keys),
+        args: auditableArgs(call?.args, policy.redact.keys),
         verdict: verdict.kind,
         decision: outcome.decision,
         source: outcome.source,
@@ -357,81 +376,25 @@ export function createGate(options: GateOptions): Gate {
   }
 }
 
-type Answer =
-  | { kind: 'decided'; decision: ApprovalDecision }
-  | { kind: 'timeout' }
-  | { kind: 'failed'; reason: string };
-
-/**
- * Asks with a deadline and a cancellation signal. A timeout is its own
- * answer ("timed out"), never a person's denial; an approver that throws or
- * answers nonsense denies.
- */
-async function askWithTimeout(options: {
-  ask: (signal: AbortSignal) => Promise<ApprovalDecision>;
-  timeoutMs: number | undefined;
-  signal: AbortSignal | undefined;
-  tool: string;
-}): Promise<Answer> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  try {
-    const racers: Promise<Answer>[] = [
-      Promise.resolve()
-        .then(() => options.ask(controller.signal))
-        .then((decision) => validateDecision(decision, options.tool)),
-    ];
-    if (options.timeoutMs !== undefined) {
-      racers.push(
-        new Promise((resolve) => {
-          timer = setTimeout(() => {
-            controller.abort(new Error('approval timed out'));
-            resolve({ kind: 'timeout' });
-          }, options.timeoutMs);
-        }),
-      );
-    }
-    if (options.signal !== undefined) {
-      const outer = options.signal;
-      racers.push(
-        new Promise((resolve) => {
-          onAbort = () => {
-            controller.abort(outer.reason);
-            resolve({ kind: 'failed', reason: `the approval was cancelled (${errorMessage(outer.reason)})` });
-          };
-          if (outer.aborted) onAbort();
-          else outer.addEventListener('abort', onAbort, { once: true });
-        }),
-      );
-    }
-    return await Promise.race(racers);
-  } catch (error) {
-    return { kind: 'failed', reason: `asking for approval failed (${errorMessage(error)}); denied to fail closed` };
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    if (onAbort !== undefined) options.signal?.removeEventListener('abort', onAbort);
-  }
-}
-
-function validateDecision(value: unknown, tool: string): Answer {
-  const decision = value as Partial<ApprovalDecision> | null | undefined;
-  const valid =
-    typeof decision === 'object' &&
-    decision !== null &&
-    typeof decision.approved === 'boolean' &&
-    (decision.approved
-      ? decision.scope === 'once' || decision.scope === 'session' || decision.scope === 'always'
-      : decision.scope === 'once' || decision.scope === 'session') &&
-    (decision.approved || (decision as { reason?: unknown }).reason === undefined || typeof (decision as { reason?: unknown }).reason === 'string');
-  if (!valid) return { kind: 'failed', reason: `the approver returned a malformed decision for ${tool}; denied to fail closed` };
-  return { kind: 'decided', decision: decision as ApprovalDecision };
-}
-
 function safeFingerprint(value: unknown): string | undefined {
   try {
     return fingerprint(value);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The arguments as the audit log stores them: redacted, and always JSON. A
+ * value JSON cannot hold (a cycle, a BigInt) is recorded as a description
+ * rather than failing the record, which would deny the call.
+ */
+function auditableArgs(args: unknown, keys: ReadonlySet<string>): unknown {
+  const redacted = redact(args, keys);
+  try {
+    const text = JSON.stringify(redacted);
+    return text === undefined ? null : redacted;
+  } catch (error) {
+    return `[arguments not representable as JSON: ${errorMessage(error)}]`;
   }
 }

@@ -6,8 +6,11 @@ export interface BlockResult {
   reason: string;
 }
 
+/** A request as a tool writes it: `required` may be left out (it defaults to true). */
+export type ApprovalRequestInit = Omit<ApprovalRequest, 'required'> & { required?: boolean };
+
 /** What `checkApproval` returns: nothing to ask, a rich request, or a block. */
-export type ApprovalCheckResult = ApprovalRequest | BlockResult | null | undefined;
+export type ApprovalCheckResult = ApprovalRequestInit | BlockResult | null | undefined;
 
 /** The context a tool's check receives. `signal` aborts when the check times out. */
 export interface ApprovalCheckContext extends GateContext {

@@ -95,6 +95,8 @@ export interface Authorization {
   /** The arguments that may run: the model's, or the person's edit. */
   args: unknown;
   request?: ApprovalRequest;
+  /** What the person was shown, when a person decided: what they approved is what must run. */
+  presentation?: Presentation;
   /** Whether a denial should stop the run (`on_deny: stop` or the decision's own `stop`). */
   stop: boolean;
   trace: MatchedRule[];

@@ -1,4 +1,5 @@
 import { openApprovalsFile, type ApprovalsFile } from '../approvals/approvals-file.ts';
+import { createAuditLog } from '../audit/audit-log.ts';
 import { createGate, type AlwaysApprovals, type Gate } from '../core/gate.ts';
 import type { Approver } from '../core/approver.ts';
 import type { AuditSink } from '../core/audit-entry.ts';
@@ -8,17 +9,24 @@ import type { RunMode } from '../core/types.ts';
 import { resolvePolicyPath, type LoadedPolicy } from '../config/load-policy-file.ts';
 import type { GateObserver } from '../core/gate.ts';
 
+export interface RuntimeGate extends Gate {
+  /** Flushes and closes the audit log; call when the run ends. */
+  close(): Promise<void>;
+}
+
 export interface RuntimeGateOptions {
   loaded: LoadedPolicy;
   tools?: Iterable<ToolDeclaration>;
   mode?: RunMode;
   approver?: Approver;
+  /** Where audit records go; by default the policy's audit log (`audit.path`), unless `audit.enabled: false`. */
   audit?: AuditSink;
   observer?: GateObserver;
   memory?: ApprovalMemory;
   /**
-   * The simulator's view: "approve always" is read but never written, and
-   * tools the gate does not know are judged as tools that declare nothing.
+   * The simulator's view: "approve always" is read but never written, nothing
+   * is audited, and tools the gate does not know are judged as tools that
+   * declare nothing.
    */
   simulate?: boolean;
 }
@@ -30,21 +38,27 @@ export interface RuntimeGateOptions {
  * @example
  * const gate = createRuntimeGate({ loaded: await loadPolicyFile('toolgate.yaml'), approver });
  */
-export function createRuntimeGate(options: RuntimeGateOptions): Gate {
+export function createRuntimeGate(options: RuntimeGateOptions): RuntimeGate {
   const { loaded } = options;
+  const simulate = options.simulate === true;
+  const auditLog =
+    simulate || options.audit !== undefined || loaded.policy.document.audit?.enabled === false
+      ? undefined
+      : createAuditLog({ path: resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' }) });
   const approvalsPath = resolvePolicyPath({ loaded, value: loaded.policy.document.approvals?.path, fallback: 'approvals.json' });
   const file = openApprovalsFile({ path: approvalsPath, redactKeys: loaded.policy.redact.keys });
-  return createGate({
+  const gate = createGate({
     policy: loaded.policy,
     tools: options.tools,
-    openWorld: options.simulate === true,
+    openWorld: simulate,
     mode: options.mode,
     approver: options.approver,
-    audit: options.audit,
+    audit: simulate ? undefined : (options.audit ?? auditLog),
     observer: options.observer,
     memory: options.memory,
-    always: options.simulate === true ? readOnly(file) : file,
+    always: simulate ? readOnly(file) : file,
   });
+  return { ...gate, close: async () => auditLog?.close() };
 }
 
 /** Reads the file's approvals; remembers new ones only in memory. */

@@ -7,7 +7,14 @@ export type ToolgateErrorCode =
   | 'APPROVALS_FILE_INVALID'
   | 'AUDIT_WRITE_FAILED'
   | 'AUDIT_LOG_INVALID'
-  | 'USAGE';
+  | 'USAGE'
+  | 'FS_PATH_REJECTED'
+  | 'FS_CHANGED_SINCE_APPROVAL'
+  | 'FS_EDIT_NOT_APPLICABLE'
+  | 'FS_OPERATION_FAILED'
+  | 'FS_INVALID_ARGUMENTS'
+  | 'SANDBOX_UNAVAILABLE'
+  | 'SANDBOX_PROFILE_INVALID';
 
 /**
  * The base of every error toolgate throws on purpose. `code` is stable;

@@ -1,0 +1,42 @@
+/**
+ * Makes sure the system packages the test suite uses for real (bubblewrap
+ * for the OS sandbox, ...) are present. As root it installs the missing ones
+ * with apt-get; otherwise it fails and says exactly what to install.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+
+const REQUIRED: { binary: string; aptPackage: string; why: string }[] = [
+  { binary: 'bwrap', aptPackage: 'bubblewrap', why: 'the OS sandbox tests run commands in a real bubblewrap sandbox' },
+];
+
+function has(binary: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore' }).status === 0;
+}
+
+const missing = REQUIRED.filter((entry) => !has(entry.binary));
+if (missing.length > 0) {
+  const packages = missing.map((entry) => entry.aptPackage);
+  const isRoot = process.getuid?.() === 0;
+  const hasApt = has('apt-get');
+  if (!isRoot || !hasApt) {
+    process.stderr.write(
+      `The tests need these system packages:\n${missing.map((entry) => `  ${entry.aptPackage} (${entry.binary}): ${entry.why}`).join('\n')}\n` +
+        `Install them with: sudo apt-get install -y ${packages.join(' ')}\n`,
+    );
+    process.exit(1);
+  }
+  process.stderr.write(`installing ${packages.join(' ')} for the tests...\n`);
+  const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  if (install().status !== 0) {
+    execFileSync('apt-get', ['update'], { stdio: 'inherit' });
+    if (install().status !== 0) {
+      process.stderr.write(`apt-get could not install ${packages.join(' ')}\n`);
+      process.exit(1);
+    }
+  }
+  const still = missing.filter((entry) => !has(entry.binary));
+  if (still.length > 0) {
+    process.stderr.write(`still missing after install: ${still.map((entry) => entry.binary).join(', ')}\n`);
+    process.exit(1);
+  }
+}

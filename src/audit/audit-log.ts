@@ -1,0 +1,254 @@
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { AuditEntry, AuditSink } from '../core/audit-entry.ts';
+import { ToolgateError } from '../core/errors/toolgate-error.ts';
+import { errorMessage } from '../core/run-tool-check.ts';
+
+/** The audit log: a sink whose `record` resolves once the entry is on disk. */
+export interface AuditLog extends AuditSink {
+  /** Resolves once every entry recorded before the call is durable; rejects if one of them could not be written. */
+  flush(): Promise<void>;
+  /** Flushes, then closes the file (closed either way). Recording afterwards rejects. */
+  close(): Promise<void>;
+}
+
+/**
+ * The file operations the log uses. Tests and benchmarks inject their own to
+ * count syncs or make a write fail; everything else uses `node:fs/promises`.
+ */
+export interface AuditLogFileSystem {
+  open(path: string, flags: string, mode?: number): Promise<FileHandle>;
+  mkdir(path: string, options: { recursive: true; mode?: number }): Promise<unknown>;
+}
+
+export interface AuditLogOptions {
+  path: string;
+  /** fdatasync each batch before resolving its records (default true). Off only for throwaway logs. */
+  fsync?: boolean;
+  fileSystem?: AuditLogFileSystem;
+}
+
+interface PendingRecord {
+  line: string;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+interface Batch {
+  records: PendingRecord[];
+  /** Settles with the batch's write error, or undefined; never rejects, so nobody has to await it. */
+  settled: Promise<ToolgateError | undefined>;
+  settle(error: ToolgateError | undefined): void;
+}
+
+const defaultFileSystem: AuditLogFileSystem = { open, mkdir };
+
+/** Writes go out in pieces of about this many characters, each ending on a line boundary. */
+const CHUNK_CHARACTERS = 1 << 20;
+
+const NEWLINE = 0x0a;
+
+/**
+ * Opens (lazily) a durable, append-only JSONL audit log.
+ *
+ * Group commit: `record` queues the entry's line; one batch at a time is
+ * written and fdatasync'ed, and every entry that arrives meanwhile waits for
+ * the next batch. N concurrent callers therefore cost about one sync, not N,
+ * and each caller's promise resolves only once its own line is durable.
+ *
+ * @example
+ * const audit = createAuditLog({ path: '.toolgate/audit.jsonl' });
+ * const gate = createGate({ policy, audit });
+ * // ...
+ * await audit.close();
+ */
+export function createAuditLog(options: AuditLogOptions): AuditLog {
+  const logPath = path.resolve(options.path);
+  const fsync = options.fsync ?? true;
+  const fileSystem = options.fileSystem ?? defaultFileSystem;
+  let file: { handle: FileHandle; sync: boolean } | undefined;
+  let queued = createBatch();
+  let writing: Batch | undefined;
+  let startScheduled = false;
+  let closing: Promise<void> | undefined;
+
+  function record(entry: AuditEntry): Promise<void> {
+    if (closing !== undefined) {
+      return Promise.reject(
+        new ToolgateError({ code: 'AUDIT_WRITE_FAILED', message: `the audit log ${logPath} is closed; open a new one with createAuditLog to keep recording` }),
+      );
+    }
+    // Serialised now, not at write time: the caller may mutate the entry after
+    // `record` returns, and a bad entry must fail alone, not take its batch down.
+    let line: string | undefined;
+    try {
+      line = JSON.stringify(entry);
+    } catch (error) {
+      // V8 explains a cycle over several lines; an audit reason must stay one line.
+      return Promise.reject(unserialisable(entry, errorMessage(error).replace(/\s*\n\s*/g, ' ')));
+    }
+    if (typeof line !== 'string' || !line.startsWith('{')) {
+      return Promise.reject(unserialisable(entry, 'it does not serialise to a JSON object'));
+    }
+    const text = `${line}\n`;
+    return new Promise<void>((resolve, reject) => {
+      queued.records.push({ line: text, resolve, reject });
+      scheduleBatch();
+    });
+  }
+
+  function scheduleBatch(): void {
+    if (writing !== undefined || startScheduled || queued.records.length === 0) return;
+    startScheduled = true;
+    // A microtask, so callers recording in the same tick share the first batch.
+    queueMicrotask(startBatch);
+  }
+
+  function startBatch(): void {
+    startScheduled = false;
+    if (writing !== undefined || queued.records.length === 0) return;
+    const batch = queued;
+    queued = createBatch();
+    writing = batch;
+    void commit(batch).then(() => {
+      writing = undefined;
+      scheduleBatch();
+    });
+  }
+
+  async function commit(batch: Batch): Promise<void> {
+    let failure: ToolgateError | undefined;
+    try {
+      const current = await openFile();
+      for (const chunk of chunks(batch.records)) await writeFully(current.handle, Buffer.from(chunk));
+      if (fsync && current.sync) await current.handle.datasync();
+    } catch (error) {
+      failure = writeFailed(error);
+      // The next batch reopens, which also repairs a line this one may have torn.
+      await discardFile();
+    }
+    for (const pending of batch.records) {
+      if (failure === undefined) pending.resolve();
+      else pending.reject(failure);
+    }
+    batch.settle(failure);
+  }
+
+  async function openFile(): Promise<{ handle: FileHandle; sync: boolean }> {
+    if (file !== undefined) return file;
+    await fileSystem.mkdir(path.dirname(logPath), { recursive: true, mode: 0o700 });
+    const handle = await fileSystem.open(logPath, 'a', 0o600);
+    try {
+      const stats = await handle.stat();
+      // /dev/stderr or a pipe: nothing to repair, and fdatasync would fail with EINVAL.
+      const regular = stats.isFile();
+      if (regular && stats.size > 0 && (await lastByte(stats.size)) !== NEWLINE) {
+        // A crash tore the last line: start ours on a fresh line, so the torn
+        // one stays a single invalid line that readers skip.
+        await writeFully(handle, Buffer.from('\n'));
+      }
+      file = { handle, sync: regular };
+      return file;
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async function lastByte(size: number): Promise<number | undefined> {
+    // The append handle is write-only ('a'), so the tail is read through its own handle.
+    const reader = await fileSystem.open(logPath, 'r');
+    try {
+      const buffer = Buffer.alloc(1);
+      const { bytesRead } = await reader.read(buffer, 0, 1, size - 1);
+      return bytesRead === 1 ? buffer[0] : undefined;
+    } finally {
+      await reader.close();
+    }
+  }
+
+  async function discardFile(): Promise<void> {
+    const current = file;
+    file = undefined;
+    await current?.handle.close().catch(() => undefined);
+  }
+
+  async function flush(): Promise<void> {
+    // The queued batch runs after the one being written, so waiting for it covers both.
+    const batch = queued.records.length > 0 ? queued : writing;
+    if (batch === undefined) return;
+    const failure = await batch.settled;
+    if (failure !== undefined) throw failure;
+  }
+
+  function close(): Promise<void> {
+    closing ??= (async () => {
+      try {
+        await flush();
+      } finally {
+        const current = file;
+        file = undefined;
+        await current?.handle.close();
+      }
+    })();
+    return closing;
+  }
+
+  function writeFailed(error: unknown): ToolgateError {
+    const code = (error as { code?: unknown } | null)?.code;
+    const osError = typeof code === 'string' && !errorMessage(error).startsWith(code) ? `${code}: ${errorMessage(error)}` : errorMessage(error);
+    return new ToolgateError({
+      code: 'AUDIT_WRITE_FAILED',
+      message:
+        `could not write the audit log ${logPath} (${osError}). ` +
+        'Check that its directory exists and is writable, that the path is not a directory, and that the disk is not full, ' +
+        'or set audit.path in the policy to a writable file; until it can be written, calls are denied (fail closed)',
+      cause: error,
+    });
+  }
+
+  function unserialisable(entry: AuditEntry, why: string): ToolgateError {
+    let which = '';
+    try {
+      which = ` for ${String(entry.tool)} (call ${String(entry.call_id)})`;
+    } catch {
+      // An entry whose fields cannot even be read is described without them.
+    }
+    return new ToolgateError({ code: 'AUDIT_WRITE_FAILED', message: `the audit entry${which} cannot be serialised to JSON (${why}); it was not written to ${logPath}` });
+  }
+
+  return { record, flush, close };
+}
+
+function createBatch(): Batch {
+  let settle!: (error: ToolgateError | undefined) => void;
+  const settled = new Promise<ToolgateError | undefined>((resolve) => {
+    settle = resolve;
+  });
+  return { records: [], settled, settle };
+}
+
+/** Joins lines into pieces that end on a line boundary, so a huge batch is not one huge buffer. */
+function* chunks(records: readonly PendingRecord[]): Generator<string> {
+  let parts: string[] = [];
+  let length = 0;
+  for (const pending of records) {
+    if (length > 0 && length + pending.line.length > CHUNK_CHARACTERS) {
+      yield parts.join('');
+      parts = [];
+      length = 0;
+    }
+    parts.push(pending.line);
+    length += pending.line.length;
+  }
+  if (length > 0) yield parts.join('');
+}
+
+async function writeFully(handle: FileHandle, buffer: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < buffer.length) {
+    const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset);
+    if (bytesWritten <= 0) throw new Error('the write made no progress');
+    offset += bytesWritten;
+  }
+}

@@ -1,0 +1,364 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { auditEntryPredicate, readAuditLog, type AuditFilter } from '../../audit/read-audit-log.ts';
+import { findPolicyFile, loadPolicyFile, resolvePolicyPath } from '../../config/load-policy-file.ts';
+import type { AuditEntry } from '../../core/audit-entry.ts';
+import { PolicyError } from '../../core/errors/policy-error.ts';
+import { ToolgateError } from '../../core/errors/toolgate-error.ts';
+import { errorMessage } from '../../core/run-tool-check.ts';
+import type { DecisionSource } from '../../core/types.ts';
+import { EXIT, type CliIo } from '../cli-io.ts';
+import { UsageError } from '../cli-support.ts';
+
+/** `toolgate audit --help`: every flag and the exit codes. */
+export const AUDIT_HELP = `Usage:
+  toolgate audit [--log FILE | --policy FILE] [filters] [--limit N] [--json]
+
+Reads the audit log: every verdict and decision the gate recorded, oldest
+first. Filters combine: an entry is shown when it passes all of them.
+
+Options:
+  --log FILE        the audit log to read
+  --policy FILE     read this policy's log: its audit.path, or
+                    .toolgate/audit.jsonl beside it. Without --log or --policy:
+                    the policy in this directory (toolgate.yaml, .yml, .json)
+                    if there is one, else ./.toolgate/audit.jsonl
+  --session ID      only this session
+  --chat ID         only this chat
+  --tool NAME       only this tool (the exact name)
+  --decision D      only this decision: allow | ask | block | approved | denied
+  --source S        only decisions from: policy | memory | person | mode | timeout
+  --since TIME      only entries at or after TIME
+  --until TIME      only entries at or before TIME
+                    TIME is an ISO date or time (2025-01-31, 2025-01-31T14:00,
+                    2025-01-31T14:00:00Z; without an offset it is local time)
+                    or how long ago: 90s, 30m, 2h, 7d, 2w
+  --limit N         only the last N matching entries
+  --json            print each matching record as stored, one JSON object per line
+  -h, --help        this help
+
+Table columns: time, session, tool, verdict→decision, source, rule, reason.
+Long fields are cut short and control characters are shown escaped (\\x1b),
+so a log cannot drive the terminal. Invalid lines (the torn last line a crash
+leaves, records from a newer toolgate) are skipped and reported on stderr as
+FILE:LINE: skipped: why.
+
+Exit codes:
+  0  done (also when nothing matched)
+  2  usage error, or the log does not exist or cannot be read
+  3  the policy file is missing or invalid
+  4  some lines of the log were invalid and skipped (the others were shown)
+`;
+
+const DECISIONS: readonly AuditEntry['decision'][] = ['allow', 'ask', 'block', 'approved', 'denied'];
+const SOURCES: readonly DecisionSource[] = ['policy', 'memory', 'person', 'mode', 'timeout'];
+
+/**
+ * `toolgate audit`: reads, filters and prints the audit log.
+ *
+ * @example
+ * process.exitCode = await runAuditCommand(['--tool', 'shell', '--since', '2h'], processIo());
+ */
+export async function runAuditCommand(argv: string[], io: CliIo): Promise<number> {
+  let request: AuditRequest;
+  try {
+    request = parseAuditArguments(argv, Date.now());
+  } catch (error) {
+    io.stderr.write(`toolgate audit: ${escapeControlCharacters(errorMessage(error))}\nRun 'toolgate audit --help' for usage.\n`);
+    return EXIT.usage;
+  }
+  if (request.help) {
+    io.stdout.write(AUDIT_HELP);
+    return EXIT.ok;
+  }
+  let logPath: string;
+  try {
+    logPath = await resolveLogPath(request, io);
+  } catch (error) {
+    if (error instanceof PolicyError) {
+      io.stderr.write(`toolgate audit: ${error.message}\n`);
+      return EXIT.policy;
+    }
+    throw error;
+  }
+  try {
+    return await printLog({ request, logPath, io });
+  } catch (error) {
+    if (error instanceof ToolgateError && error.code === 'AUDIT_LOG_INVALID') {
+      io.stderr.write(`toolgate audit: ${escapeControlCharacters(error.message)}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+}
+
+/** A parsed `toolgate audit` command line. */
+export interface AuditRequest {
+  help: boolean;
+  log: string | undefined;
+  policy: string | undefined;
+  filter: AuditFilter;
+  limit: number | undefined;
+  json: boolean;
+}
+
+/**
+ * Turns the command line into a request. Throws on anything malformed;
+ * relative times count back from `now`.
+ *
+ * @example
+ * parseAuditArguments(['--decision', 'denied', '--since', '1h'], Date.now()).filter
+ * // { decision: 'denied', since: <an hour ago> }
+ */
+export function parseAuditArguments(argv: string[], now: number): AuditRequest {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      log: { type: 'string' },
+      policy: { type: 'string' },
+      session: { type: 'string' },
+      chat: { type: 'string' },
+      tool: { type: 'string' },
+      decision: { type: 'string' },
+      source: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.log !== undefined && values.policy !== undefined) {
+    throw new UsageError('give --log or --policy, not both (--log names the log file itself)');
+  }
+  const filter: AuditFilter = {};
+  if (values.session !== undefined) filter.session = values.session;
+  if (values.chat !== undefined) filter.chat = values.chat;
+  if (values.tool !== undefined) filter.tool = values.tool;
+  if (values.decision !== undefined) filter.decision = oneOf({ flag: '--decision', value: values.decision, allowed: DECISIONS });
+  if (values.source !== undefined) filter.source = oneOf({ flag: '--source', value: values.source, allowed: SOURCES });
+  if (values.since !== undefined) filter.since = parseAuditTime(values.since, now);
+  if (values.until !== undefined) filter.until = parseAuditTime(values.until, now);
+  if (filter.since !== undefined && filter.until !== undefined && filter.since > filter.until) {
+    throw new UsageError('--since is later than --until: nothing could match');
+  }
+  let limit: number | undefined;
+  if (values.limit !== undefined) {
+    if (!/^\d+$/.test(values.limit) || Number(values.limit) < 1 || !Number.isSafeInteger(Number(values.limit))) {
+      throw new UsageError(`--limit must be a whole number of at least 1, not ${JSON.stringify(values.limit)}`);
+    }
+    limit = Number(values.limit);
+  }
+  return { help: values.help === true, log: values.log, policy: values.policy, filter, limit, json: values.json === true };
+}
+
+function oneOf<Value extends string>(options: { flag: string; value: string; allowed: readonly Value[] }): Value {
+  const { flag, value, allowed } = options;
+  if ((allowed as readonly string[]).includes(value)) return value as Value;
+  throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * A --since/--until value in epoch milliseconds: an ISO date or time, or a
+ * duration ago (`30m`, `2h`, `7d`). Only these shapes: `Date.parse` alone
+ * would accept "March 7" or "1" and silently mean something else.
+ *
+ * @example
+ * parseAuditTime('2h', Date.parse('2025-01-31T12:00:00Z')) // Date.parse('2025-01-31T10:00:00Z')
+ * parseAuditTime('2025-01-31T12:00:00Z', Date.now())      // 1738324800000
+ */
+export function parseAuditTime(text: string, now: number): number {
+  const trimmed = text.trim();
+  const duration = /^(\d+(?:\.\d+)?)\s*([smhdw])$/.exec(trimmed);
+  if (duration !== null) return now - Number(duration[1]) * DURATION_UNITS[duration[2]!]!;
+  if (ISO_TIME.test(trimmed)) {
+    // A bare date would be UTC midnight to Date.parse; people mean their own midnight.
+    const time = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(trimmed) ? `${trimmed}T00:00` : trimmed.replace(' ', 'T'));
+    if (Number.isFinite(time)) return time;
+  }
+  throw new UsageError(
+    `${JSON.stringify(text)} is not a time: use an ISO date or time (2025-01-31, 2025-01-31T14:00:00Z) or how long ago (30m, 2h, 7d)`,
+  );
+}
+
+async function resolveLogPath(request: AuditRequest, io: CliIo): Promise<string> {
+  if (request.log !== undefined) return path.resolve(io.cwd, request.log);
+  if (request.policy !== undefined) return logOfPolicy(await loadPolicyFile(request.policy, { cwd: io.cwd }));
+  const fallback = path.resolve(io.cwd, '.toolgate', 'audit.jsonl');
+  const defaultPolicy = findPolicyFile(io.cwd);
+  if (defaultPolicy === undefined) return fallback;
+  try {
+    return logOfPolicy(await loadPolicyFile(defaultPolicy, { cwd: io.cwd }));
+  } catch (error) {
+    // Reading the log must not depend on the policy being valid today.
+    const firstLine = errorMessage(error).split('\n')[0] ?? '';
+    io.stderr.write(`toolgate audit: warning: ignoring ${path.basename(defaultPolicy)} (${escapeControlCharacters(firstLine)}); reading ${displayPath(fallback, io.cwd)}\n`);
+    return fallback;
+  }
+}
+
+function logOfPolicy(loaded: Awaited<ReturnType<typeof loadPolicyFile>>): string {
+  return resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' });
+}
+
+async function printLog(options: { request: AuditRequest; logPath: string; io: CliIo }): Promise<number> {
+  const { request, logPath, io } = options;
+  const matches = auditEntryPredicate(request.filter);
+  const shownPath = displayPath(logPath, io.cwd);
+  const output = createOutput(io);
+  const format = request.json ? formatJson : createTableFormatter(io);
+  const { limit } = request;
+  // With --limit only the last N matches are kept, in a ring: memory stays bounded by N.
+  const kept: AuditEntry[] = [];
+  let keptStart = 0;
+  let skipped = 0;
+  let shown = 0;
+  for await (const item of readAuditLog({ path: logPath })) {
+    if ('error' in item) {
+      skipped += 1;
+      io.stderr.write(`${escapeControlCharacters(shownPath)}:${item.line}: skipped: ${escapeControlCharacters(item.error)}\n`);
+      continue;
+    }
+    if (!matches(item.entry)) continue;
+    if (limit !== undefined) {
+      if (kept.length < limit) kept.push(item.entry);
+      else {
+        kept[keptStart] = item.entry;
+        keptStart = (keptStart + 1) % limit;
+      }
+      continue;
+    }
+    if (shown === 0 && !request.json) await output.write(tableHeader(io));
+    shown += 1;
+    await output.write(format(item.entry));
+  }
+  for (let index = 0; index < kept.length; index++) {
+    const entry = kept[(keptStart + index) % kept.length]!;
+    if (shown === 0 && !request.json) await output.write(tableHeader(io));
+    shown += 1;
+    await output.write(format(entry));
+  }
+  await output.end();
+  if (shown === 0 && !request.json) io.stderr.write(`no matching entries in ${escapeControlCharacters(shownPath)}\n`);
+  return skipped > 0 ? EXIT.badInput : EXIT.ok;
+}
+
+/** JSON keeps C0 controls escaped already; DEL, C1 and bidi controls are escaped too (still the same JSON value). */
+function formatJson(entry: AuditEntry): string {
+  return `${JSON.stringify(entry).replace(JSON_UNSAFE, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
+}
+
+const JSON_UNSAFE = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Makes text safe to print: control characters (escape sequences, carriage
+ * returns, C1 controls) and bidirectional overrides become visible escapes,
+ * so a tool name or reason from a log cannot clear the screen or disguise itself.
+ *
+ * @example
+ * escapeControlCharacters('rm\u001b[2J') // 'rm\\x1b[2J'
+ */
+export function escapeControlCharacters(text: string): string {
+  return text.replace(TERMINAL_UNSAFE, (character) => {
+    const code = character.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+const COLUMNS = { time: 20, session: 10, tool: 18, outcome: 16, source: 7, rule: 16 } as const;
+const SEPARATOR = '  ';
+/** Where the reason stops when the output is not a terminal of known width. */
+const REASON_WIDTH_UNBOUNDED = 200;
+const REASON_WIDTH_MINIMUM = 20;
+
+function reasonWidth(io: CliIo): number {
+  const fixed = Object.values(COLUMNS).reduce((sum, width) => sum + width + SEPARATOR.length, 0);
+  const columns = io.stdout.isTTY === true ? io.stdout.columns : undefined;
+  return columns === undefined || columns <= 0 ? REASON_WIDTH_UNBOUNDED : Math.max(REASON_WIDTH_MINIMUM, columns - fixed);
+}
+
+function tableHeader(io: CliIo): string {
+  return tableRow(['TIME', 'SESSION', 'TOOL', 'VERDICT→DECISION', 'SOURCE', 'RULE', 'REASON'], reasonWidth(io));
+}
+
+function createTableFormatter(io: CliIo): (entry: AuditEntry) => string {
+  const width = reasonWidth(io);
+  return (entry) =>
+    tableRow(
+      [shortTime(entry.time), entry.session || '-', entry.tool, `${entry.verdict}→${entry.decision}`, entry.source, entry.rule ?? '-', entry.reason],
+      width,
+    );
+}
+
+/** UTC to the second: the milliseconds stay in --json. */
+function shortTime(time: string): string {
+  const parsed = Date.parse(time);
+  return Number.isFinite(parsed) ? new Date(parsed).toISOString().replace(/\.\d{3}Z$/, 'Z') : time;
+}
+
+function tableRow(cells: readonly string[], reasonCellWidth: number): string {
+  const widths = [...Object.values(COLUMNS), reasonCellWidth];
+  const parts = cells.map((cell, index) => {
+    const width = widths[index]!;
+    const fitted = fit(escapeControlCharacters(String(cell)), width);
+    return index === cells.length - 1 ? fitted : padEnd(fitted, width);
+  });
+  return `${parts.join(SEPARATOR)}\n`;
+}
+
+/** Cuts by code point, never through a surrogate pair, and marks the cut. */
+function fit(text: string, width: number): string {
+  const characters = Array.from(text);
+  return characters.length <= width ? text : `${characters.slice(0, width - 1).join('')}…`;
+}
+
+function padEnd(text: string, width: number): string {
+  const length = Array.from(text).length;
+  return length >= width ? text : text + ' '.repeat(width - length);
+}
+
+function displayPath(file: string, cwd: string): string {
+  const relative = path.relative(cwd, file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}
+
+/** Batches writes and waits for the stream to drain, so a huge log piped into a pager does not pile up in memory. */
+function createOutput(io: CliIo): { write(text: string): Promise<void>; end(): Promise<void> } {
+  const HIGH_WATER = 64 * 1024;
+  let pending: string[] = [];
+  let size = 0;
+  const stream = io.stdout as CliIo['stdout'] & {
+    once?: (event: string, listener: () => void) => unknown;
+    off?: (event: string, listener: () => void) => unknown;
+    destroyed?: boolean;
+  };
+  async function drain(): Promise<void> {
+    const text = pending.join('');
+    pending = [];
+    size = 0;
+    if (text === '') return;
+    const accepted = stream.write(text);
+    if (accepted !== false || typeof stream.once !== 'function' || stream.destroyed === true) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        for (const event of ['drain', 'close', 'error']) stream.off?.(event, done);
+        resolve();
+      };
+      for (const event of ['drain', 'close', 'error']) stream.once!(event, done);
+    });
+  }
+  return {
+    async write(text) {
+      pending.push(text);
+      size += text.length;
+      if (size >= HIGH_WATER) await drain();
+    },
+    end: drain,
+  };
+}
