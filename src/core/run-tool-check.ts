@@ -169,10 +169,27 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
+/** Pretty JSON for a person to read; BigInts, cycles and other non-JSON values are spelled out, never `[object Object]`. */
 function safeJson(value: unknown): string {
+  const ancestors: object[] = [];
   try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
+    const text = JSON.stringify(
+      value,
+      function replace(this: unknown, _key, member: unknown) {
+        if (typeof member === 'bigint') return `${member}n`;
+        if (typeof member === 'function' || typeof member === 'symbol') return `[${typeof member}]`;
+        if (member === undefined) return '[undefined]';
+        if (typeof member === 'object' && member !== null) {
+          while (ancestors.length > 0 && ancestors.at(-1) !== this) ancestors.pop();
+          if (ancestors.includes(member)) return '[cycle]';
+          ancestors.push(member);
+        }
+        return member;
+      },
+      2,
+    );
+    return text ?? String(value);
+  } catch (error) {
+    return `[arguments that cannot be shown: ${errorMessage(error)}]`;
   }
 }
