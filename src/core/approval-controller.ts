@@ -42,5 +42,8 @@ export function resolveMode(options: {
         return { action: 'approve', reason: 'approved automatically: daemon run with auto_approve_in_daemon' };
       }
       return { action: 'ask-person' };
+    default:
+      // A mode no one defined (a typo in a flag that slipped past validation) denies.
+      return { action: 'deny', reason: `denied: unknown mode ${JSON.stringify(String(mode))}` };
   }
 }

@@ -31,7 +31,7 @@ export function createNonInteractiveApprover(options: { hint?: string } = {}): A
     options.hint ??
     'no one is here to approve it (no interactive terminal). Run in a terminal, or choose a mode: --approve-all, --strict or --auto-deny, or `mode:` in the policy';
   return {
-    ask: async (request) => ({ approved: false, scope: 'once', reason: `${request.tool} needs approval, but ${hint}` }),
+    ask: async (request) => ({ approved: false, scope: 'once', automatic: true, reason: `${request.tool} needs approval, but ${hint}` }),
   };
 }
 

@@ -1,4 +1,5 @@
 import { errorMessage } from './run-tool-check.ts';
+import { setLongTimeout } from './long-timeout.ts';
 import type { ApprovalDecision } from './types.ts';
 
 /** What came back from asking a person. */
@@ -19,7 +20,7 @@ export async function askWithTimeout(options: {
   tool: string;
 }): Promise<Answer> {
   const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancelTimer: (() => void) | undefined;
   let onAbort: (() => void) | undefined;
   try {
     const racers: Promise<Answer>[] = [
@@ -30,10 +31,10 @@ export async function askWithTimeout(options: {
     if (options.timeoutMs !== undefined) {
       racers.push(
         new Promise((resolve) => {
-          timer = setTimeout(() => {
+          cancelTimer = setLongTimeout(() => {
             controller.abort(new Error('approval timed out'));
             resolve({ kind: 'timeout' });
-          }, options.timeoutMs);
+          }, options.timeoutMs!);
         }),
       );
     }
@@ -54,7 +55,7 @@ export async function askWithTimeout(options: {
   } catch (error) {
     return { kind: 'failed', reason: `asking for approval failed (${errorMessage(error)}); denied to fail closed` };
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
+    cancelTimer?.();
     if (onAbort !== undefined) options.signal?.removeEventListener('abort', onAbort);
   }
 }

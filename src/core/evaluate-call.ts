@@ -2,7 +2,7 @@ import { firstMatch } from './pattern.ts';
 import type { LabelledPattern, Policy, ToolRule } from './policy/policy.ts';
 import { argumentRuleMatches } from './policy/normalize-policy.ts';
 import { declaresApproval, type ToolDeclaration } from './tool-declaration.ts';
-import { defaultRequest, errorMessage, runToolCheck } from './run-tool-check.ts';
+import { defaultRequest, errorMessage, runToolChecks } from './run-tool-check.ts';
 import type { ApprovalRequest, Decision, GateContext, MatchedRule, ToolCall, Verdict } from './types.ts';
 
 /** What a tool's name alone decides; cached per name because names repeat. */
@@ -89,10 +89,8 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
 
     const declared = tool !== undefined && declaresApproval(tool);
     if (declared) {
-      const outcome = await runToolCheck({ tool: tool!, call, context, timeoutMs: policy.checkTimeoutMs });
-      if (outcome !== undefined) {
-        sources.push({ ...outcome, required: outcome.decision === 'ask' ? outcome.request.required : true });
-      }
+      const outcomes = await runToolChecks({ tool: tool!, call, context, timeoutMs: policy.checkTimeoutMs, redactKeys: policy.redact.keys });
+      for (const outcome of outcomes) sources.push({ ...outcome, required: outcome.decision === 'ask' ? outcome.request.required : true });
     }
     let dangerous = false;
     if (toolRule === undefined && !declared) {
@@ -106,7 +104,7 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
         sources.push({ decision: fallback, rule: 'unknown_tools.decision', reason: `${name} has no rule and declares no approval of its own${why}`, required: true });
       }
     }
-    return { ...combine(name, call, tool, sources), dangerous };
+    return { ...combine({ name, call, tool, sources, redactKeys: policy.redact.keys }), dangerous };
   }
 
   return { evaluate, isHidden: (name) => factsFor(name).hiddenBy !== undefined };
@@ -135,7 +133,8 @@ function policySource(name: string, toolRule: ToolRule, args: unknown): Source {
 }
 
 /** Precedence: any block blocks, any ask asks, otherwise allow. */
-function combine(name: string, call: ToolCall, tool: ToolDeclaration | undefined, sources: Source[]): Verdict {
+function combine(options: { name: string; call: ToolCall; tool: ToolDeclaration | undefined; sources: Source[]; redactKeys: ReadonlySet<string> }): Verdict {
+  const { name, call, tool, sources } = options;
   const trace: MatchedRule[] = sources.map((source) => ({ rule: source.rule, decision: source.decision, reason: source.reason }));
   const block = sources.find((source) => source.decision === 'block');
   if (block !== undefined) return { kind: 'block', rule: block.rule, reason: block.reason, trace };
@@ -143,7 +142,7 @@ function combine(name: string, call: ToolCall, tool: ToolDeclaration | undefined
   if (asks.length > 0) {
     const rich = asks.find((source) => source.request !== undefined)?.request;
     const description = asks.find((source) => source.description !== undefined)?.description;
-    const base = rich ?? defaultRequest(call, description ?? tool?.description);
+    const base = rich ?? defaultRequest({ call, description: description ?? tool?.description, redactKeys: options.redactKeys });
     const request: ApprovalRequest = { ...base, required: asks.some((source) => source.required) };
     const first = asks[0]!;
     return { kind: 'ask', request, rule: first.rule, reason: first.reason, trace };

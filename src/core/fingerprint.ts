@@ -77,10 +77,7 @@ function writeObject(object: object, seen: object[]): string {
     return `!Date:${Number.isNaN(object.getTime()) ? 'invalid' : object.toISOString()}`;
   }
   if (ArrayBuffer.isView(object)) {
-    const bytes = new Uint8Array(object.buffer, object.byteOffset, object.byteLength);
-    let text = `!${object.constructor.name}:`;
-    for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
-    return text;
+    return `!${object.constructor.name}:${hex(new Uint8Array(object.buffer, object.byteOffset, object.byteLength))}`;
   }
   if (object instanceof Map) {
     const entries = [...object.entries()].map(([key, member]) => [write(key, seen), member] as const);
@@ -96,9 +93,24 @@ function writeObject(object: object, seen: object[]): string {
     const members = [...object].map((member) => write(member, seen)).sort(compare);
     return `!Set[${members.join(',')}]`;
   }
-  const prototype = Object.getPrototypeOf(object);
-  // A class instance: its class is part of what it is.
-  return writeProperties(object, prototype === null ? '{' : `!${String(prototype?.constructor?.name ?? 'Object')}{`, seen);
+  if (object instanceof ArrayBuffer) return `!ArrayBuffer:${hex(new Uint8Array(object))}`;
+  if (object instanceof RegExp) return `!RegExp:${JSON.stringify(object.source)}/${object.flags}`;
+  if (typeof URL !== 'undefined' && object instanceof URL) return `!URL:${JSON.stringify(object.href)}`;
+  if (object instanceof Number || object instanceof String || object instanceof Boolean) {
+    return `!${object.constructor.name}(${write(object.valueOf(), seen)})`;
+  }
+  if (Object.getPrototypeOf(object) === null) return writeProperties(object, '!null{', seen);
+  // Any other class instance may keep its state where keys cannot see it
+  // (internal slots, private fields): two different ones could look equal.
+  throw new FingerprintError(
+    `a ${object.constructor?.name ?? 'class instance'} cannot be part of an approval payload: use plain data (objects, arrays, strings, numbers)`,
+  );
+}
+
+function hex(bytes: Uint8Array): string {
+  let text = '';
+  for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
+  return text;
 }
 
 function writeProperties(object: object, opening: string, seen: object[]): string {

@@ -8,6 +8,7 @@ import type { Policy } from './policy/policy.ts';
 import { redact } from './redact.ts';
 import { errorMessage } from './run-tool-check.ts';
 import { askWithTimeout, type Answer } from './ask-with-timeout.ts';
+import { setLongTimeout } from './long-timeout.ts';
 import type { ToolDeclaration } from './tool-declaration.ts';
 import type {
   ApprovalDecision,
@@ -146,7 +147,7 @@ export function createGate(options: GateOptions): Gate {
       const request = group.steps[0]!.verdict.request;
       const decision: Answer =
         failed !== undefined
-          ? { kind: 'decided', decision: { approved: false, scope: 'once', reason: `${failed.reason} (one request of the group could not be shown)` } }
+          ? { kind: 'failed', reason: `${failed.reason} (one request of the group could not be shown, so the group is denied)` }
           : await askPerson(request, (signal) => approver!.askGroup!(presented, { signal }), authorizeOptions.signal);
       for (const [position, step] of group.steps.entries()) {
         // An edit applies to one call; a group decision never carries edited arguments.
@@ -204,12 +205,22 @@ export function createGate(options: GateOptions): Gate {
 
   /** Builds the presentation lazily, after the memory lookup. A failure denies. */
   async function present(step: PendingAsk): Promise<PresentedRequest | Authorization> {
+    // A presentation is tool code too: it gets the same deadline as a check.
+    const deadline = new AbortController();
+    const cancel = setLongTimeout(() => deadline.abort(), policy.checkTimeoutMs);
     try {
-      const presented = await presentRequest({ request: step.verdict.request, call: step.call, context: step.context });
+      const presented = await Promise.race([
+        presentRequest({ request: step.verdict.request, call: step.call, context: step.context }),
+        new Promise<never>((_resolve, reject) => {
+          deadline.signal.addEventListener('abort', () => reject(new Error(`it took longer than ${policy.checkTimeoutMs} ms`)), { once: true });
+        }),
+      ]);
       step.presentation = presented.presentation;
       return presented;
     } catch (error) {
       return denied(step, 'policy', `the approval prompt for ${step.call.tool} could not be built (${errorMessage(error)}); denied to fail closed`);
+    } finally {
+      cancel();
     }
   }
 
@@ -219,6 +230,7 @@ export function createGate(options: GateOptions): Gate {
     if (answer.kind === 'failed') return finish(step, denied(step, 'policy', answer.reason));
     const decision = answer.decision;
     if (!decision.approved) {
+      if (decision.automatic === true) return finish(step, denied(step, 'mode', decision.reason ?? 'denied: nobody can approve it here'));
       const reason = decision.reason ? `denied by a person: ${decision.reason}` : 'denied by a person';
       const remember = decision.scope === 'session' ? () => memory.store(step.key, { approved: false, reason: decision.reason }) : undefined;
       return finish(step, { ...denied(step, 'person', reason), stop: decision.stop ?? policy.onDeny === 'stop' }, remember);
@@ -301,7 +313,8 @@ export function createGate(options: GateOptions): Gate {
         caller: context?.caller ?? null,
         call_id: String(call?.callId ?? ''),
         tool: String(call?.tool ?? ''),
-        args: auditableArgs(call?.args, policy.redact.keys),
+        // A decision record shows what will run: the person's edit, if any.
+        args: auditableArgs(kind === 'decision' ? outcome.args : call?.args, policy.redact.keys),
         verdict: verdict.kind,
         decision: outcome.decision,
         source: outcome.source,

@@ -3,23 +3,40 @@ export const REDACTED = '[REDACTED]';
 
 /**
  * A copy of `value` with the values of sensitive keys replaced, at any depth.
- * `keys` are lower-case; a key matches when it equals one of them or
- * contains it after removing `-` and `_` (`X-Api-Key` matches `api_key`).
+ * A key matches when, compared without case, `-` and `_`, it equals or
+ * contains one of `keys` (`X-Api-Key` matches `api_key`).
  * Never mutates its input.
  *
  * @example
  * redact({ user: 'a', password: 'p' }, new Set(['password'])) // { user: 'a', password: '[REDACTED]' }
  */
-export function redact(value: unknown, keys: ReadonlySet<string>, depth = 0): unknown {
+export function redact(value: unknown, keys: ReadonlySet<string>): unknown {
   if (keys.size === 0 || value === null || typeof value !== 'object') return value;
+  return redactDeep(value, normalizedKeys(keys), 0);
+}
+
+const normalized = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
+/** Keys compare case-insensitively and without `-`/`_`, however the caller spelled them. */
+function normalizedKeys(keys: ReadonlySet<string>): ReadonlySet<string> {
+  let result = normalized.get(keys);
+  if (result === undefined) {
+    result = new Set([...keys].map((key) => key.toLowerCase().replace(/[-_]/g, '')));
+    normalized.set(keys, result);
+  }
+  return result;
+}
+
+function redactDeep(value: unknown, keys: ReadonlySet<string>, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
   if (depth > 64) return REDACTED;
-  if (Array.isArray(value)) return value.map((member) => redact(member, keys, depth + 1));
+  if (Array.isArray(value)) return value.map((member) => redactDeep(member, keys, depth + 1));
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const member = (value as Record<string, unknown>)[key];
     // defineProperty, not assignment: a `__proto__` key stays data.
     Object.defineProperty(result, key, {
-      value: isSensitive(key, keys) ? REDACTED : redact(member, keys, depth + 1),
+      value: isSensitive(key, keys) ? REDACTED : redactDeep(member, keys, depth + 1),
       enumerable: true,
       writable: true,
       configurable: true,
@@ -29,11 +46,10 @@ export function redact(value: unknown, keys: ReadonlySet<string>, depth = 0): un
 }
 
 function isSensitive(key: string, keys: ReadonlySet<string>): boolean {
-  const lower = key.toLowerCase();
-  if (keys.has(lower)) return true;
-  const squashed = lower.replace(/[-_]/g, '');
+  const squashed = key.toLowerCase().replace(/[-_]/g, '');
+  if (keys.has(squashed)) return true;
   for (const sensitive of keys) {
-    if (squashed.includes(sensitive.replace(/[-_]/g, ''))) return true;
+    if (squashed.includes(sensitive)) return true;
   }
   return false;
 }

@@ -1,3 +1,5 @@
+import { setLongTimeout } from './long-timeout.ts';
+import { redact } from './redact.ts';
 import { requiresApprovalOptions, type ApprovalCheckContext, type ToolDeclaration } from './tool-declaration.ts';
 import type { ApprovalRequest, GateContext, ToolCall } from './types.ts';
 
@@ -8,98 +10,103 @@ export type ToolCheckOutcome =
   | { decision: 'block'; rule: string; reason: string };
 
 /**
- * Runs a tool's own approval check (`checkApproval`, `needsApproval` or the
- * `requiresApproval` marker) and fails closed: a throw, a rejected promise, a
- * timeout or a malformed return blocks the call, with a reason that says which.
- * Returns undefined when the tool declares nothing.
+ * Runs every approval declaration a tool makes (`checkApproval`,
+ * `needsApproval`, the `requiresApproval` marker) — the gate combines them
+ * most-restrictively, so a tool that declares two cannot be allowed by the
+ * laxer one. Each fails closed: a throw, a rejected promise, a timeout or a
+ * malformed return blocks the call, with a reason that says which.
+ * Returns an empty list when the tool declares nothing.
  */
-export async function runToolCheck(options: {
+export async function runToolChecks(options: {
   tool: ToolDeclaration;
   call: ToolCall;
   context: GateContext;
   timeoutMs: number;
-}): Promise<ToolCheckOutcome | undefined> {
-  const { tool, call, context } = options;
-  const marker = requiresApprovalOptions(tool) ?? requiresApprovalOptions(tool.execute);
+  redactKeys: ReadonlySet<string>;
+}): Promise<ToolCheckOutcome[]> {
+  const { tool, call, context, redactKeys } = options;
+  const outcomes: ToolCheckOutcome[] = [];
   if (tool.checkApproval !== undefined) {
     const rule = 'tool:checkApproval';
-    const result = await guarded(rule, options.timeoutMs, context, (checkContext) => tool.checkApproval!(call, checkContext));
-    if ('failure' in result) return { decision: 'block', rule, reason: result.failure };
-    return fromCheckResult(result.value, call, rule);
+    const checkApproval = tool.checkApproval;
+    const result = await guarded(rule, options.timeoutMs, context, (checkContext) => checkApproval.call(tool, call, checkContext));
+    outcomes.push('failure' in result ? { decision: 'block', rule, reason: result.failure } : fromCheckResult(result.value, call, rule));
   }
   if (tool.needsApproval !== undefined) {
     const rule = 'tool:needsApproval';
     const needsApproval = tool.needsApproval;
     const result = await guarded(rule, options.timeoutMs, context, (checkContext) =>
-      typeof needsApproval === 'function' ? needsApproval(call.args, checkContext) : needsApproval,
+      typeof needsApproval === 'function' ? needsApproval.call(tool, call.args, checkContext) : needsApproval,
     );
-    if ('failure' in result) return { decision: 'block', rule, reason: result.failure };
-    if (typeof result.value !== 'boolean') {
-      return { decision: 'block', rule, reason: `needsApproval of ${call.tool} returned ${describe(result.value)} instead of a boolean` };
-    }
-    if (!result.value) return { decision: 'allow', rule, reason: `${call.tool} says no approval is needed` };
-    return { decision: 'ask', rule, reason: `${call.tool} needs approval`, request: defaultRequest(call, tool.description) };
+    if ('failure' in result) outcomes.push({ decision: 'block', rule, reason: result.failure });
+    else if (typeof result.value !== 'boolean') {
+      outcomes.push({ decision: 'block', rule, reason: `needsApproval of ${call.tool} returned ${describe(result.value)} instead of a boolean; blocked to fail closed` });
+    } else if (!result.value) outcomes.push({ decision: 'allow', rule, reason: `${call.tool} says no approval is needed` });
+    else outcomes.push({ decision: 'ask', rule, reason: `${call.tool} needs approval`, request: defaultRequest({ call, description: tool.description, redactKeys }) });
   }
+  const marker = requiresApprovalOptions(tool) ?? requiresApprovalOptions(tool.execute);
   if (marker !== undefined) {
     const rule = 'tool:requiresApproval';
     const result = await guarded(rule, options.timeoutMs, context, () => ({
       description: marker.description?.(call.args),
       payload: marker.payload?.(call.args),
     }));
-    if ('failure' in result) return { decision: 'block', rule, reason: result.failure };
-    const { description, payload } = result.value;
-    if (description !== undefined && typeof description !== 'string') {
-      return { decision: 'block', rule, reason: `the description function of ${call.tool} returned ${describe(description)} instead of a string` };
+    if ('failure' in result) outcomes.push({ decision: 'block', rule, reason: result.failure });
+    else if (result.value.description !== undefined && typeof result.value.description !== 'string') {
+      outcomes.push({ decision: 'block', rule, reason: `the description function of ${call.tool} returned ${describe(result.value.description)} instead of a string; blocked to fail closed` });
+    } else {
+      const { description, payload } = result.value;
+      const request = defaultRequest({ call, description: tool.description, redactKeys });
+      outcomes.push({
+        decision: 'ask',
+        rule,
+        reason: `${call.tool} requires approval`,
+        request: { ...request, description: description ?? request.description, payload: payload === undefined ? request.payload : payload },
+      });
     }
-    const request = defaultRequest(call, tool.description);
-    return {
-      decision: 'ask',
-      rule,
-      reason: `${call.tool} requires approval`,
-      request: { ...request, description: description ?? request.description, payload: payload === undefined ? request.payload : payload },
-    };
   }
-  return undefined;
+  return outcomes;
 }
 
-/** The request for a tool that gives only a yes/no: all arguments are the fingerprint. */
-export function defaultRequest(call: ToolCall, description?: string): ApprovalRequest {
+/**
+ * The request for a tool that gives only a yes/no: all arguments are the
+ * fingerprint, and the person sees them with `redact.keys` hidden.
+ */
+export function defaultRequest(options: { call: ToolCall; description?: string | undefined; redactKeys: ReadonlySet<string> }): ApprovalRequest {
+  const { call, description } = options;
   return {
     tool: call.tool,
     description: description === undefined || description === '' ? `Call ${call.tool}` : description,
     payload: call.args ?? null,
-    presentation: () => ({ type: 'structured', content: safeJson(call.args) }),
+    presentation: () => ({ type: 'structured', content: safeJson(redact(call.args, options.redactKeys)) }),
     required: true,
   };
 }
 
 function fromCheckResult(value: unknown, call: ToolCall, rule: string): ToolCheckOutcome {
   if (value === null || value === undefined) return { decision: 'allow', rule, reason: `${call.tool} says no approval is needed` };
-  if (typeof value !== 'object') return malformed(value, call, rule);
-  const candidate = value as Record<string, unknown>;
-  if (candidate.kind === 'block') {
-    if (typeof candidate.reason !== 'string' || candidate.reason === '') return malformed(value, call, rule);
-    return { decision: 'block', rule, reason: candidate.reason };
+  if (typeof value !== 'object' || Array.isArray(value)) return malformed(value, call, rule);
+  // Each field is read exactly once: a getter must not show one value to the
+  // check and another to the person.
+  const { kind, reason, tool, description, payload, required, groupId, presentation } = value as Record<string, unknown>;
+  if (kind === 'block') {
+    if (typeof reason !== 'string' || reason === '') return malformed(value, call, rule);
+    return { decision: 'block', rule, reason };
   }
   const problems: string[] = [];
-  if (candidate.tool !== call.tool) problems.push(`tool is ${describe(candidate.tool)}, not ${JSON.stringify(call.tool)}`);
-  if (typeof candidate.description !== 'string') problems.push('description is not a string');
-  if (!('payload' in candidate) || candidate.payload === undefined) problems.push('payload is missing');
-  if (candidate.required !== undefined && typeof candidate.required !== 'boolean') problems.push('required is not a boolean');
-  if (candidate.groupId !== undefined && typeof candidate.groupId !== 'string') problems.push('groupId is not a string');
-  const presentation = candidate.presentation;
+  if (kind !== undefined) problems.push(`kind is ${describe(kind)}`);
+  if (tool !== call.tool) problems.push(`tool is ${describe(tool)}, not ${JSON.stringify(call.tool)}`);
+  if (typeof description !== 'string') problems.push('description is not a string');
+  if (payload === undefined) problems.push('payload is missing');
+  if (required !== undefined && typeof required !== 'boolean') problems.push('required is not a boolean');
+  if (groupId !== undefined && typeof groupId !== 'string') problems.push('groupId is not a string');
   if (presentation !== undefined && typeof presentation !== 'function' && !isPresentation(presentation)) problems.push('presentation is malformed');
   if (problems.length > 0) {
     return { decision: 'block', rule, reason: `the approval check of ${call.tool} returned a malformed request (${problems.join('; ')}); blocked to fail closed` };
   }
-  const request: ApprovalRequest = {
-    tool: call.tool,
-    description: candidate.description as string,
-    payload: candidate.payload,
-    required: (candidate.required as boolean | undefined) ?? true,
-  };
+  const request: ApprovalRequest = { tool: call.tool, description: description as string, payload, required: (required as boolean | undefined) ?? true };
   if (presentation !== undefined) request.presentation = presentation as ApprovalRequest['presentation'];
-  if (candidate.groupId !== undefined) request.groupId = candidate.groupId as string;
+  if (groupId !== undefined) request.groupId = groupId as string;
   return { decision: 'ask', rule, reason: `${call.tool} asks: ${request.description}`, request };
 }
 
@@ -131,12 +138,12 @@ async function guarded<Value>(
   check: (context: ApprovalCheckContext) => Value | Promise<Value>,
 ): Promise<Guarded<Awaited<Value>>> {
   const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancelTimer: (() => void) | undefined;
   try {
     const result = check({ ...context, signal: controller.signal });
     if (!isThenable(result)) return { value: result as Awaited<Value> };
     const deadline = new Promise<{ failure: string }>((resolve) => {
-      timer = setTimeout(() => {
+      cancelTimer = setLongTimeout(() => {
         controller.abort(new Error('approval check timed out'));
         resolve({ failure: `the approval check (${rule}) did not answer within ${timeoutMs} ms; blocked to fail closed` });
       }, timeoutMs);
@@ -145,7 +152,7 @@ async function guarded<Value>(
   } catch (error) {
     return { failure: `the approval check (${rule}) failed: ${errorMessage(error)}; blocked to fail closed` };
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
+    cancelTimer?.();
   }
 }
 

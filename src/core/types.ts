@@ -80,6 +80,11 @@ export type ApprovalDecision =
       reason?: string;
       /** Stop the whole run rather than letting the model adapt (seed 004). */
       stop?: boolean;
+      /**
+       * Set by approvers that answer without a person (nobody at the
+       * terminal): recorded with source `mode`, never as a person's denial.
+       */
+      automatic?: boolean;
     };
 
 /** Where a final decision came from. `timeout` is never a person's denial. */

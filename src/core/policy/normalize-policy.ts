@@ -36,6 +36,8 @@ export function normalizePolicy(
 ): Policy {
   const source = options.source ?? '<inline>';
   const locate = options.locate ?? ((issue: PathIssue) => ({ ...issue, path: formatPath(issue.path) }));
+  const prototypeKeys = findPrototypeKeys(data);
+  if (prototypeKeys.length > 0) throw new PolicyError({ file: source, issues: prototypeKeys.map(locate) });
   const parsed = policySchema.safeParse(data ?? {});
   if (!parsed.success) {
     throw new PolicyError({ file: source, issues: sortIssues(zodIssuesToPolicyIssues(parsed.error.issues, data).map(locate)) });
@@ -51,6 +53,25 @@ export function normalizePolicy(
     });
   }
   return policy;
+}
+
+/**
+ * `__proto__` cannot be told apart from JavaScript's prototype by every
+ * library on the way (zod drops it from records), so a rule under that name
+ * could vanish and leave a policy weaker than written. Refuse it outright.
+ */
+function findPrototypeKeys(data: unknown, path: (string | number)[] = [], found: PathIssue[] = []): PathIssue[] {
+  if (data === null || typeof data !== 'object' || path.length > 64) return found;
+  for (const key of Object.getOwnPropertyNames(data)) {
+    const segment = Array.isArray(data) && /^\d+$/.test(key) ? Number(key) : key;
+    if (key === '__proto__') {
+      found.push({ path: [...path, key], atKey: true, message: 'the key "__proto__" cannot be used in a policy', expected: 'another name', found: '"__proto__"' });
+      continue;
+    }
+    if (Array.isArray(data) && key === 'length') continue;
+    findPrototypeKeys((data as Record<string, unknown>)[key], [...path, segment], found);
+  }
+  return found;
 }
 
 function build(document: PolicyDocument, source: string, issues: PathIssue[]): Policy {
@@ -111,8 +132,9 @@ export function toolRule(name: string, entry: ToolEntryDocument, path: (string |
   if (distinct.size > 1) {
     issues.push({
       path,
-      message: `contradictory decisions for tool ${JSON.stringify(name)}: ${stated.map((item) => `${item.key} means ${item.decision}`).join(', ')}`,
+      message: `contradictory decisions for tool ${JSON.stringify(name)}: ${stated.map((item) => item.key).join(' and ')} disagree`,
       expected: 'one decision',
+      found: stated.map((item) => `${item.key} means ${item.decision}`).join(', '),
     });
     return undefined;
   }
@@ -133,6 +155,11 @@ function argumentRule(
   issues: PathIssue[],
 ): ArgumentRule | undefined {
   const conditions: ArgumentCondition[] = [];
+  if (Object.keys(rule.args).length === 0) {
+    // An empty condition would match every call: almost certainly a mistake.
+    issues.push({ path: [...path, 'args'], message: 'an argument rule needs at least one condition', expected: 'a mapping of argument paths to patterns', found: 'an empty mapping' });
+    return undefined;
+  }
   for (const [argumentPath, source] of Object.entries(rule.args)) {
     const segments = parseArgumentPath(argumentPath);
     if (segments === undefined) {

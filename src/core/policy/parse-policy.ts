@@ -17,19 +17,57 @@ export function parsePolicy(options: { text: string; source?: string }): Policy 
   const lineCounter = new LineCounter();
   const document = parseDocument(options.text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
   if (document.errors.length > 0) {
+    const duplicates = document.errors.some((error) => error.code === 'DUPLICATE_KEY') ? duplicateKeyIssues(options.text, lineCounter) : [];
     throw new PolicyError({
       file: source,
-      issues: document.errors.map((error) => {
-        const position = lineCounter.linePos(error.pos[0]);
-        return { path: '', message: firstLine(error.message), line: position.line, column: position.col };
-      }),
+      issues: [
+        ...duplicates,
+        ...document.errors
+          .filter((error) => error.code !== 'DUPLICATE_KEY' || duplicates.length === 0)
+          .map((error) => {
+            const position = lineCounter.linePos(error.pos[0]);
+            return { path: '', message: firstLine(error.message), line: position.line, column: position.col };
+          }),
+      ],
     });
   }
-  const data: unknown = document.toJS({ maxAliasCount: 100 });
+  let data: unknown;
+  try {
+    data = document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // An alias bomb (aliases of aliases, expanding exponentially) ends here.
+    throw new PolicyError({ file: source, issues: [{ path: '', message: `cannot expand the YAML: ${(error as Error).message}`, expected: 'at most 100 alias expansions' }] });
+  }
   return normalizePolicy(data, {
     source,
     locate: (issue) => locateIssue(issue, document, lineCounter),
   });
+}
+
+/** Every duplicated key with its key path; parsed again with duplicates allowed so they can be walked. */
+function duplicateKeyIssues(text: string, lineCounter: LineCounter): PolicyIssue[] {
+  const document = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
+  const issues: PolicyIssue[] = [];
+  const walk = (node: unknown, path: (string | number)[]): void => {
+    if (isMap(node)) {
+      const seen = new Set<string>();
+      for (const item of node.items) {
+        if (!isPair(item)) continue;
+        const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
+        if (seen.has(key)) {
+          const offset = rangeStart(item.key);
+          const position = offset === undefined ? undefined : lineCounter.linePos(offset);
+          issues.push({ path: formatPath([...path, key]), message: `duplicate key ${JSON.stringify(key)}: a key may appear only once`, expected: 'each key once', found: `${JSON.stringify(key)} again`, ...(position === undefined ? {} : { line: position.line, column: position.col }) });
+        }
+        seen.add(key);
+        walk(item.value, [...path, key]);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, index) => walk(item, [...path, index]));
+    }
+  };
+  walk(document.contents, []);
+  return issues;
 }
 
 function locateIssue(issue: PathIssue, document: Document, lineCounter: LineCounter): PolicyIssue {
