@@ -15,6 +15,7 @@ const SUITES: { name: string; load: () => Promise<BenchSuite> }[] = [
   { name: 'decisions', load: async () => (await import('./suites/decisions-bench.ts')).decisionsSuite },
   { name: 'fingerprint', load: async () => (await import('./suites/fingerprint-bench.ts')).fingerprintSuite },
   { name: 'audit', load: async () => (await import('./suites/audit-bench.ts')).auditSuite },
+  { name: 'fs', load: async () => (await import('./suites/fs-bench.ts')).fsSuite },
 ];
 
 const { values } = parseArgs({

@@ -242,7 +242,10 @@ export function createGate(options: GateOptions): Gate {
       if (verdict.kind === 'block') {
         return finish(step, { ...denied(step, 'person', `the edited arguments are blocked: ${verdict.reason}`), decision: 'block', rule: verdict.rule });
       }
-      return finish(step, approved(step, 'person', 'approved by a person with edited arguments (once)', decision.args));
+      // The person approved the arguments they typed, not the prompt built
+      // for the model's: that prompt must not vouch for the edited call.
+      const { presentation: _shown, ...outcome } = approved(step, 'person', 'approved by a person with edited arguments (once)', decision.args);
+      return finish(step, outcome);
     }
     const scope = decision.scope === 'once' ? '' : decision.scope === 'session' ? ' for this session' : ' always';
     const outcome = approved(step, 'person', `approved by a person${scope}${decision.note ? `: ${decision.note}` : ''}`, step.call.args);

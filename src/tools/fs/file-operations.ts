@@ -1,0 +1,292 @@
+/**
+ * The file operations the tools run, each inside a verified directory and
+ * never following a symlink at the last component: read a snapshot, replace
+ * a file (temp file + rename), create one (O_EXCL), remove one, move one
+ * (link + unlink). Each re-checks the device and inode it was given, so a
+ * file swapped between the snapshot and the change is left alone.
+ */
+import { constants } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { link, lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { FsChangedSinceApprovalError } from './errors/fs-changed-since-approval-error.ts';
+import { FsOperationError } from './errors/fs-operation-error.ts';
+import { FsPathRejectedError } from './errors/fs-path-rejected-error.ts';
+import { NO_FOLLOW, type VerifiedDirectory } from './verified-directory.ts';
+
+/** The state of one directory entry, as read through a descriptor. */
+export type FileSnapshot =
+  | { kind: 'missing' }
+  | { kind: 'directory' | 'other'; dev: number; ino: number }
+  | {
+      kind: 'file';
+      dev: number;
+      ino: number;
+      mode: number;
+      size: number;
+      sha256: string;
+      /** The bytes, or undefined when the file is larger than the snapshot's limit (only hashed). */
+      content: Buffer | undefined;
+    };
+
+/** Where an operation happens: a verified directory, a name in it, and how the path is shown. */
+export interface EntryLocation {
+  directory: VerifiedDirectory;
+  name: string;
+  shown: string;
+}
+
+const HASH_CHUNK_BYTES = 1 << 20;
+
+/**
+ * Reads an entry without following a symlink at its name (a symlink there
+ * now means it changed since it was resolved: refused) and without blocking
+ * on a FIFO. Regular files are hashed, and read whole up to `contentLimit`.
+ *
+ * @example
+ * const snapshot = await readSnapshot({ directory, name: 'a.txt', shown: 'ws/a.txt', contentLimit: 1 << 20 });
+ */
+export async function readSnapshot(options: EntryLocation & { contentLimit: number }): Promise<FileSnapshot> {
+  const opened = await openForReading(options);
+  if (!('handle' in opened)) return opened;
+  const { handle, status } = opened;
+  try {
+    const hash = createHash('sha256');
+    let content: Buffer | undefined;
+    if (status.size <= options.contentLimit) {
+      content = await handle.readFile();
+      hash.update(content);
+    } else {
+      const chunk = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
+      for (;;) {
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+        if (bytesRead === 0) break;
+        hash.update(chunk.subarray(0, bytesRead));
+      }
+    }
+    return { kind: 'file', dev: status.dev, ino: status.ino, mode: status.mode, size: content?.length ?? status.size, sha256: hash.digest('hex'), content };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads at most `limit` bytes from the start of a regular file, with the
+ * same no-follow rules as `readSnapshot` and without hashing the rest.
+ *
+ * @example
+ * const head = await readFileHead({ directory, name: 'big.log', shown: 'ws/big.log', limit: 1 << 20 });
+ */
+export async function readFileHead(
+  options: EntryLocation & { limit: number },
+): Promise<Exclude<FileSnapshot, { kind: 'file' }> | { kind: 'file'; size: number; content: Buffer }> {
+  const opened = await openForReading(options);
+  if (!('handle' in opened)) return opened;
+  const { handle, status } = opened;
+  try {
+    const buffer = Buffer.alloc(Math.min(options.limit, status.size));
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return { kind: 'file', size: status.size, content: buffer.subarray(0, filled) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Opens an entry for reading (no follow, no blocking on a FIFO); non-files are described, not opened. */
+async function openForReading(
+  options: EntryLocation,
+): Promise<Exclude<FileSnapshot, { kind: 'file' }> | { handle: FileHandle; status: Stats }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(options.directory.entry(options.name), constants.O_RDONLY | NO_FOLLOW | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    if (code === 'ELOOP') throw symlinkAppeared(options.shown);
+    if (code === 'ENXIO' || code === 'EOPNOTSUPP') {
+      const entry = await lstat(options.directory.entry(options.name));
+      return { kind: 'other', dev: entry.dev, ino: entry.ino };
+    }
+    throw error;
+  }
+  let status: Stats;
+  try {
+    status = await handle.stat();
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  if (status.isFile()) return { handle, status };
+  await handle.close();
+  return { kind: status.isDirectory() ? 'directory' : 'other', dev: status.dev, ino: status.ino };
+}
+
+/**
+ * Replaces an existing file atomically: writes a temp file in the same
+ * directory (O_EXCL, no follow), then renames it over the entry, but only if
+ * the entry is still the file that was read (`expected`). Rename replaces
+ * the entry itself, never what a symlink points to, and leaves other hard
+ * links to the old file untouched.
+ *
+ * @example
+ * await replaceFile({ directory, name: 'a.txt', shown: 'ws/a.txt', tool: 'write_file', content, expected: snapshot });
+ */
+export async function replaceFile(options: EntryLocation & { tool: string; content: Buffer; expected: { dev: number; ino: number; mode: number } }): Promise<void> {
+  const { directory, name, shown } = options;
+  const temporary = temporaryName();
+  const permissions = options.expected.mode & 0o777;
+  const handle = await open(directory.entry(temporary), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, permissions);
+  try {
+    try {
+      await handle.writeFile(options.content);
+      // The umask may have removed bits at creation; the replacement keeps the old permissions.
+      await handle.chmod(permissions);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await assertSameEntry({ ...options, expected: options.expected });
+    await rename(directory.entry(temporary), directory.entry(name));
+  } catch (error) {
+    await unlink(directory.entry(temporary)).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Creates a new file; fails if anything (a file, a symlink) appeared at the
+ * name since it was checked, because O_EXCL never follows or overwrites.
+ *
+ * @example
+ * await createFile({ directory, name: 'new.txt', shown: 'ws/new.txt', tool: 'write_file', content });
+ */
+export async function createFile(options: EntryLocation & { tool: string; content: Buffer }): Promise<void> {
+  const { directory, name, shown } = options;
+  let handle: FileHandle;
+  try {
+    handle = await open(directory.entry(name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, 0o666);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new FsChangedSinceApprovalError({ path: shown, tool: options.tool, detail: 'it did not exist when checked and exists now' });
+    }
+    throw error;
+  }
+  try {
+    await handle.writeFile(options.content);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(directory.entry(name)).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+}
+
+/**
+ * Removes a file, only if the entry is still the file that was read.
+ *
+ * @example
+ * await removeFile({ directory, name: 'a.txt', shown: 'ws/a.txt', tool: 'delete_file', expected: snapshot });
+ */
+export async function removeFile(options: EntryLocation & { tool: string; expected: { dev: number; ino: number } }): Promise<void> {
+  await assertSameEntry(options);
+  await unlink(options.directory.entry(options.name));
+}
+
+/**
+ * Moves a file without ever replacing the destination: a hard link at the
+ * destination (fails if it exists), then the source is removed. Across
+ * filesystems it copies through descriptors instead.
+ *
+ * @example
+ * await moveFile({ source, destination, tool: 'move_file', expected: snapshot });
+ */
+export async function moveFile(options: {
+  source: EntryLocation;
+  destination: EntryLocation;
+  tool: string;
+  expected: { dev: number; ino: number; mode: number };
+}): Promise<void> {
+  const { source, destination, tool, expected } = options;
+  const target = destination.directory.entry(destination.name);
+  try {
+    await link(source.directory.entry(source.name), target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw destinationExists(destination.shown);
+    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EMLINK') throw error;
+    await copyFile({ source, destination, tool, expected });
+    await removeFile({ ...source, tool, expected });
+    return;
+  }
+  const linked = await lstat(target);
+  if (linked.dev !== expected.dev || linked.ino !== expected.ino) {
+    // The source was swapped after it was read: undo, change nothing.
+    await unlink(target).catch(() => undefined);
+    throw new FsChangedSinceApprovalError({ path: source.shown, tool, detail: 'it was replaced while being moved' });
+  }
+  try {
+    await removeFile({ ...source, tool, expected });
+  } catch (error) {
+    await unlink(target).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function copyFile(options: { source: EntryLocation; destination: EntryLocation; tool: string; expected: { dev: number; ino: number; mode: number } }): Promise<void> {
+  const { source, destination, tool, expected } = options;
+  const input = await open(source.directory.entry(source.name), constants.O_RDONLY | NO_FOLLOW).catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'ELOOP' ? symlinkAppeared(source.shown) : error;
+  });
+  let content: Buffer;
+  try {
+    const status = await input.stat();
+    if (status.dev !== expected.dev || status.ino !== expected.ino) {
+      throw new FsChangedSinceApprovalError({ path: source.shown, tool, detail: 'it was replaced while being moved' });
+    }
+    content = await input.readFile();
+  } finally {
+    await input.close();
+  }
+  try {
+    await createFile({ ...destination, tool, content });
+  } catch (error) {
+    if (error instanceof FsChangedSinceApprovalError) throw destinationExists(destination.shown);
+    throw error;
+  }
+  const output = await open(destination.directory.entry(destination.name), constants.O_RDONLY | NO_FOLLOW);
+  try {
+    await output.chmod(expected.mode & 0o777);
+  } finally {
+    await output.close();
+  }
+}
+
+async function assertSameEntry(options: EntryLocation & { tool: string; expected: { dev: number; ino: number } }): Promise<void> {
+  let current;
+  try {
+    current = await lstat(options.directory.entry(options.name));
+  } catch {
+    throw new FsChangedSinceApprovalError({ path: options.shown, tool: options.tool, detail: 'it was removed while the change was being made' });
+  }
+  if (current.dev !== options.expected.dev || current.ino !== options.expected.ino) {
+    throw new FsChangedSinceApprovalError({ path: options.shown, tool: options.tool, detail: 'it was replaced while the change was being made' });
+  }
+}
+
+function temporaryName(): string {
+  return `.toolgate-${randomBytes(8).toString('hex')}.tmp`;
+}
+
+function symlinkAppeared(shown: string): FsPathRejectedError {
+  return new FsPathRejectedError({ path: shown, reason: `${shown} became a symlink after it was checked; symlinks are never followed at execution` });
+}
+
+function destinationExists(shown: string): FsOperationError {
+  return new FsOperationError({ path: shown, message: `${shown} already exists; move_file never replaces a file. Delete it first or choose another destination` });
+}

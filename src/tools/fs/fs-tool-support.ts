@@ -1,0 +1,210 @@
+/**
+ * What every filesystem tool shares: argument parsing, resolution (a block
+ * at check time, an error at execution), the zone's decision, and opening
+ * the verified directory a file lives in.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { z } from 'zod';
+import { blockCall, type ApprovalCheckResult } from '../../core/tool-declaration.ts';
+import type { ApprovalRequest, Decision } from '../../core/types.ts';
+import { FsInvalidArgumentsError } from './errors/fs-invalid-arguments-error.ts';
+import { FsOperationError } from './errors/fs-operation-error.ts';
+import { FsPathRejectedError } from './errors/fs-path-rejected-error.ts';
+import { readSnapshot, type EntryLocation, type FileSnapshot } from './file-operations.ts';
+import { displayPath, isInsideDirectory, resolveZonePath, type ZoneOperation } from './resolve-zone-path.ts';
+import { openVerifiedDirectory, type VerifiedDirectory } from './verified-directory.ts';
+import type { Zone } from './zones.ts';
+
+/** What the tools are created with. `cwd` is realpath'ed once by `createFsTools`. */
+export interface FsToolContext {
+  zones: readonly Zone[];
+  cwd: string;
+  maxReadBytes: number;
+}
+
+/** A path that resolved inside a zone, with how it is shown to people and models. */
+export interface ResolvedPath {
+  zone: Zone;
+  absolute: string;
+  relative: string;
+  exists: boolean;
+  shown: string;
+}
+
+/** The largest file an edit, a diff or a stale-approval hash reads into memory. */
+export const CONTENT_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Validates arguments against a tool's strict schema.
+ *
+ * @example
+ * const parsed = parseArguments({ tool: 'read_file', schema, args: call.args });
+ */
+export function parseArguments<Args>(options: { tool: string; schema: z.ZodType<Args>; args: unknown }): { ok: true; args: Args } | { ok: false; problems: string[] } {
+  const result = options.schema.safeParse(options.args);
+  if (result.success) return { ok: true, args: result.data };
+  return { ok: false, problems: result.error.issues.map((issue) => `${issue.path.length === 0 ? 'arguments' : issue.path.join('.')}: ${issue.message}`) };
+}
+
+/**
+ * Like `parseArguments`, for `execute`: throws `FsInvalidArgumentsError`.
+ *
+ * @example
+ * const { path } = argumentsOrThrow({ tool: 'read_file', schema: readFileSchema, args });
+ */
+export function argumentsOrThrow<Args>(options: { tool: string; schema: z.ZodType<Args>; args: unknown }): Args {
+  const parsed = parseArguments(options);
+  if (!parsed.ok) throw new FsInvalidArgumentsError({ tool: options.tool, problems: parsed.problems });
+  return parsed.args;
+}
+
+/**
+ * Resolves for `checkApproval`: a rejected path is a reason, never an exception.
+ *
+ * @example
+ * const resolved = await resolveForCheck({ context, path: 'ws/a.txt', operation: 'write' });
+ * if ('reason' in resolved) return blockCall(resolved.reason);
+ */
+export async function resolveForCheck(options: { context: FsToolContext; path: string; operation: ZoneOperation }): Promise<ResolvedPath | { reason: string }> {
+  const { context } = options;
+  const resolved = await resolveZonePath({ zones: context.zones, path: options.path, cwd: context.cwd, operation: options.operation });
+  if (!resolved.ok) return { reason: resolved.reason };
+  return { ...resolved, shown: displayPath({ cwd: context.cwd, absolute: resolved.absolute }) };
+}
+
+/**
+ * Resolves again at execution (the check may be stale): throws `FsPathRejectedError`, also for a zone that blocks.
+ *
+ * @example
+ * const resolved = await resolveForExecution({ context, path: args.path, operation: 'delete' });
+ */
+export async function resolveForExecution(options: { context: FsToolContext; path: string; operation: ZoneOperation }): Promise<ResolvedPath> {
+  const resolved = await resolveForCheck(options);
+  if ('reason' in resolved) throw new FsPathRejectedError({ path: options.path, reason: resolved.reason });
+  if (resolved.zone.approval[options.operation] === 'block') {
+    throw new FsPathRejectedError({ path: resolved.shown, reason: blockedReason({ zone: resolved.zone, operation: options.operation, shown: resolved.shown }) });
+  }
+  return resolved;
+}
+
+/**
+ * Turns a zone's decision into what `checkApproval` returns: null (allow),
+ * a block, or the request built by `request`.
+ *
+ * @example
+ * return decide({ decision: zone.approval.write, blocked: () => blockedReason(...), request: () => ({ ... }) });
+ */
+export function decide(options: { decision: Decision; blocked: () => string; request: () => ApprovalRequest }): ApprovalCheckResult {
+  if (options.decision === 'allow') return null;
+  if (options.decision === 'block') return blockCall(options.blocked());
+  return options.request();
+}
+
+/**
+ * `deleting ws/a.txt is blocked: zone workspace has approval.delete: block`.
+ *
+ * @example
+ * blockCall(blockedReason({ zone, operation: 'delete', shown: 'archive/old.txt' }))
+ */
+export function blockedReason(options: { zone: Zone; operation: ZoneOperation; shown: string }): string {
+  const verb = { read: 'reading', write: 'writing', delete: 'deleting' }[options.operation];
+  return `${verb} ${options.shown} is blocked: zone ${options.zone.name} has approval.${options.operation}: block`;
+}
+
+/**
+ * The approve-for-session fingerprint (seed 001): zone name and zone-relative path.
+ *
+ * @example
+ * zonePayload(resolved) // { zone: 'workspace', path: 'notes.txt' }
+ */
+export function zonePayload(resolved: ResolvedPath): { zone: string; path: string } {
+  return { zone: resolved.zone.name, path: resolved.relative };
+}
+
+/**
+ * Opens the verified directory that holds `resolved` and runs `use` with
+ * the entry's location; the directory is closed afterwards. With
+ * `createMissing`, missing parent directories inside the zone are created
+ * one at a time, each verified before the next.
+ *
+ * @example
+ * await atEntry({ resolved, createMissing: false }, (location) => readSnapshot({ ...location, contentLimit }));
+ */
+export async function atEntry<Result>(
+  options: { resolved: ResolvedPath; createMissing: boolean },
+  use: (location: EntryLocation) => Promise<Result>,
+): Promise<Result> {
+  const { resolved } = options;
+  const parent = path.dirname(resolved.absolute);
+  const directory = await openParent({ parent, resolved, createMissing: options.createMissing });
+  try {
+    return await use({ directory, name: path.basename(resolved.absolute), shown: resolved.shown });
+  } finally {
+    await directory.close();
+  }
+}
+
+/**
+ * The current state of the file at `resolved`; missing when it or its
+ * parent directory does not exist.
+ *
+ * @example
+ * const snapshot = await snapshotOf(resolved);
+ */
+export async function snapshotOf(resolved: ResolvedPath): Promise<FileSnapshot> {
+  try {
+    return await atEntry({ resolved, createMissing: false }, (location) => readSnapshot({ ...location, contentLimit: CONTENT_LIMIT_BYTES }));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    throw error;
+  }
+}
+
+/**
+ * A file snapshot or a clear error for anything that is not a regular file.
+ *
+ * @example
+ * const file = requireFile({ snapshot, shown: 'ws/a.txt', missingHint: 'use write_file to create it' });
+ */
+export function requireFile<Snapshot extends { kind: string }>(options: { snapshot: Snapshot; shown: string; missingHint: string }): Extract<Snapshot, { kind: 'file' }> {
+  const { snapshot, shown } = options;
+  if (snapshot.kind === 'missing') throw new FsOperationError({ path: shown, message: `${shown} does not exist; ${options.missingHint}` });
+  if (snapshot.kind === 'directory') throw new FsOperationError({ path: shown, message: `${shown} is a directory; this tool works on files (use list_dir to see what it holds)` });
+  if (snapshot.kind !== 'file') throw new FsOperationError({ path: shown, message: `${shown} is not a regular file (a device, socket or FIFO); it is not touched` });
+  return snapshot as Extract<Snapshot, { kind: 'file' }>;
+}
+
+async function openParent(options: { parent: string; resolved: ResolvedPath; createMissing: boolean }): Promise<VerifiedDirectory> {
+  const { resolved } = options;
+  const missing: string[] = [];
+  let current = options.parent;
+  let directory: VerifiedDirectory;
+  for (;;) {
+    try {
+      directory = await openVerifiedDirectory({ absolute: current, shown: resolved.shown });
+      break;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const canCreate = options.createMissing && code === 'ENOENT' && current !== resolved.zone.root && isInsideDirectory({ root: resolved.zone.root, candidate: current });
+      if (code === 'ENOTDIR') throw new FsOperationError({ path: resolved.shown, message: `a parent of ${resolved.shown} is a file, not a directory`, cause: error });
+      if (!canCreate) throw error;
+      missing.unshift(path.basename(current));
+      current = path.dirname(current);
+    }
+  }
+  for (const name of missing) {
+    try {
+      await mkdir(directory.entry(name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        await directory.close();
+        throw error;
+      }
+    }
+    // Opened by its expected real path and verified, so a symlink planted meanwhile is refused.
+    const next = await openVerifiedDirectory({ absolute: path.join(directory.absolute, name), shown: resolved.shown }).finally(() => directory.close());
+    directory = next;
+  }
+  return directory;
+}

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { blockCall, type ApprovalCheckResult } from '../../core/tool-declaration.ts';
+import type { Decision } from '../../core/types.ts';
+import type { BuiltinTool } from '../builtin-tool.ts';
+import { approvedStateMetadata, assertStillApproved } from './approved-state.ts';
+import { moveFile, readSnapshot } from './file-operations.ts';
+import {
+  CONTENT_LIMIT_BYTES,
+  atEntry,
+  argumentsOrThrow,
+  blockedReason,
+  parseArguments,
+  requireFile,
+  resolveForCheck,
+  resolveForExecution,
+  snapshotOf,
+  zonePayload,
+  type FsToolContext,
+  type ResolvedPath,
+} from './fs-tool-support.ts';
+import { describeBytes } from './render-file-change.ts';
+
+export const moveFileSchema = z.strictObject({
+  source: z.string().min(1).describe('The file to move, relative to the project root or absolute.'),
+  destination: z.string().min(1).describe('Where it goes, including the new file name; it must not exist yet.'),
+});
+
+export type MoveFileArguments = z.infer<typeof moveFileSchema>;
+
+export interface MoveFileResult {
+  source: string;
+  destination: string;
+  sourceZone: string;
+  destinationZone: string;
+}
+
+const STRICTNESS: Record<Decision, number> = { allow: 0, ask: 1, block: 2 };
+
+/**
+ * `move_file`: moves one file. It is a delete at the source and a write at
+ * the destination: both zones must permit it, the stricter approval wins,
+ * read-only zones refuse either end, and an existing destination is never
+ * replaced.
+ *
+ * @example
+ * await moveFile.execute({ source: 'ws/draft.md', destination: 'ws/final.md' });
+ */
+export function createMoveFileTool(context: FsToolContext): BuiltinTool<MoveFileArguments, MoveFileResult> {
+  const name = 'move_file';
+  return {
+    name,
+    description: 'Move or rename one file between or within writable zones. The destination must not exist.',
+    inputSchema: moveFileSchema,
+    async checkApproval(call): Promise<ApprovalCheckResult> {
+      const parsed = parseArguments({ tool: name, schema: moveFileSchema, args: call.args });
+      if (!parsed.ok) return blockCall(`invalid arguments for ${name}: ${parsed.problems.join('; ')}`);
+      const source = await resolveForCheck({ context, path: parsed.args.source, operation: 'delete' });
+      if ('reason' in source) return blockCall(`source: ${source.reason}`);
+      const destination = await resolveForCheck({ context, path: parsed.args.destination, operation: 'write' });
+      if ('reason' in destination) return blockCall(`destination: ${destination.reason}`);
+      if (!source.exists) return blockCall(`${source.shown} does not exist; nothing to move`);
+      if (source.absolute === destination.absolute) return blockCall(`${source.shown} and ${destination.shown} are the same file`);
+      if (destination.exists) return blockCall(`${destination.shown} already exists; move_file never replaces a file. Delete it first or choose another destination`);
+      const sourceDecision = source.zone.approval.delete;
+      const destinationDecision = destination.zone.approval.write;
+      if (sourceDecision === 'block') return blockCall(`moving needs a delete at the source: ${blockedReason({ zone: source.zone, operation: 'delete', shown: source.shown })}`);
+      if (destinationDecision === 'block') return blockCall(`moving needs a write at the destination: ${blockedReason({ zone: destination.zone, operation: 'write', shown: destination.shown })}`);
+      if (Math.max(STRICTNESS[sourceDecision], STRICTNESS[destinationDecision]) === STRICTNESS.allow) return null;
+      return {
+        tool: name,
+        description: `Move ${source.shown} → ${destination.shown} (${zones(source, destination)})`,
+        payload: { source: zonePayload(source), destination: zonePayload(destination) },
+        required: true,
+        presentation: async () => {
+          const before = requireFile({ snapshot: await snapshotOf(source), shown: source.shown, missingHint: 'nothing to move' });
+          return {
+            type: 'text',
+            content: `Move ${source.shown} → ${destination.shown}\n${zones(source, destination)}, ${describeBytes(before.size)}`,
+            metadata: approvedStateMetadata({
+              operation: 'move',
+              zone: source.zone.name,
+              path: source.relative,
+              sha256: before.sha256,
+              destination: zonePayload(destination),
+            }),
+          };
+        },
+      };
+    },
+    async execute(args, options) {
+      options?.signal?.throwIfAborted();
+      const parsed = argumentsOrThrow({ tool: name, schema: moveFileSchema, args });
+      const source = await resolveForExecution({ context, path: parsed.source, operation: 'delete' });
+      const destination = await resolveForExecution({ context, path: parsed.destination, operation: 'write' });
+      await atEntry({ resolved: source, createMissing: false }, async (sourceLocation) => {
+        const file = requireFile({ snapshot: await readSnapshot({ ...sourceLocation, contentLimit: CONTENT_LIMIT_BYTES }), shown: source.shown, missingHint: 'nothing to move' });
+        assertStillApproved({
+          approvedPresentation: options?.approvedPresentation,
+          current: { operation: 'move', zone: source.zone.name, path: source.relative, sha256: file.sha256, destination: zonePayload(destination) },
+          tool: name,
+          shown: source.shown,
+        });
+        await atEntry({ resolved: destination, createMissing: true }, (destinationLocation) =>
+          moveFile({ source: sourceLocation, destination: destinationLocation, tool: name, expected: file }),
+        );
+      });
+      return { source: source.shown, destination: destination.shown, sourceZone: source.zone.name, destinationZone: destination.zone.name };
+    },
+  };
+}
+
+function zones(source: ResolvedPath, destination: ResolvedPath): string {
+  return source.zone === destination.zone ? `zone ${source.zone.name}` : `zone ${source.zone.name} → zone ${destination.zone.name}`;
+}

@@ -1,0 +1,361 @@
+/**
+ * Containment on the real filesystem. A path is resolved the way the kernel
+ * will resolve it (every symlink followed, `..` applied after the symlink it
+ * follows), and only the resulting real path is compared with the zone roots.
+ * Lexical checks alone are what every symlink and `..` bypass defeats.
+ *
+ * The resolution itself uses the synchronous native calls: on a local disk
+ * `realpath(3)` takes a few microseconds, while the promise version spends
+ * 25-35 µs on the thread-pool round trip, which would dominate every
+ * decision. Only rejection messages (rare) use the asynchronous calls.
+ */
+import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import type { Zone } from './zones.ts';
+
+export type ZoneOperation = 'read' | 'write' | 'delete';
+
+export type ZonePathResolution =
+  | { ok: true; zone: Zone; absolute: string; relative: string; exists: boolean }
+  | { ok: false; reason: string };
+
+/**
+ * Control characters (C0, DEL, C1), text-direction controls and invisible
+ * characters: a name with these can read differently in an approval prompt
+ * ("evil\u202Etxt.sh" shows as "evilhs.txt") than the name that is used.
+ */
+const DECEPTIVE_CHARACTERS = /[\u0001-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+
+const DECEPTIVE_CHARACTERS_GLOBAL = new RegExp(DECEPTIVE_CHARACTERS.source, 'g');
+
+/** How many symlink hops a rejection message follows before it gives up. */
+const MAX_CHAIN_SHOWN = 8;
+
+/**
+ * Resolves `path` against `cwd`, follows every symlink with `realpath`
+ * (only the deepest existing ancestor when the path does not exist yet),
+ * refuses dangling symlinks, picks the most specific zone whose root contains
+ * the real path (separator-aware), then applies the operation's rules: mode,
+ * zone root, trailing separator, suffixes. Never throws for a bad path.
+ *
+ * @example
+ * const resolved = await resolveZonePath({ zones, path: 'ws/a.txt', cwd, operation: 'read' });
+ */
+export async function resolveZonePath(options: {
+  zones: readonly Zone[];
+  path: string;
+  cwd: string;
+  operation: ZoneOperation;
+}): Promise<ZonePathResolution> {
+  const { zones, operation } = options;
+  const cwd = path.resolve(options.cwd);
+  const input = options.path;
+  if (typeof input !== 'string' || input === '') return { ok: false, reason: 'the path is empty; give a path inside a zone' };
+  if (input.includes('\0')) return { ok: false, reason: `the path ${quotePath(input)} contains a NUL byte; paths with NUL bytes are refused` };
+  if (DECEPTIVE_CHARACTERS.test(input)) {
+    return {
+      ok: false,
+      reason: `the path ${quotePath(input)} contains a control, invisible or text-direction character; such paths are refused because they can make a prompt show a different name than the one used`,
+    };
+  }
+  if (input.startsWith('~')) {
+    return { ok: false, reason: `the path ${quotePath(input)} starts with "~", which is not expanded; give a path relative to the project or an absolute path inside a zone` };
+  }
+  // Joined by hand: path.resolve would apply ".." before symlinks are followed; the kernel applies it after.
+  const joined = path.isAbsolute(input) ? input : `${cwd}${path.sep}${input}`;
+  const lexical = path.resolve(joined);
+  const walked = hasParentReference(joined) ? await resolveStepwise({ input, joined, cwd, zones }) : await resolveWhole({ input, lexical, cwd, zones });
+  if (!walked.ok) return walked;
+  const { real, exists } = walked;
+
+  const zone = zoneContaining(zones, real);
+  if (zone === undefined) return { ok: false, reason: await explainOutside({ input, joined, real, cwd, zones }) };
+
+  const shown = quotePath(input);
+  if ((operation === 'write' || operation === 'delete') && zone.mode === 'ro') {
+    return { ok: false, reason: `${shown} is in zone ${zone.name}, which is read-only; ${operation === 'write' ? 'writing' : 'deleting or moving'} there is not allowed` };
+  }
+  if ((operation === 'write' || operation === 'delete') && real === zone.root) {
+    return { ok: false, reason: `${shown} is the root of zone ${zone.name}; a zone root cannot be ${operation === 'write' ? 'written' : 'deleted or moved'}` };
+  }
+  if ((operation === 'write' || operation === 'delete') && /(^|[\\/])\.?$/.test(input)) {
+    return { ok: false, reason: `${shown} ends with a path separator, so it names a directory; give a file path without the trailing "/"` };
+  }
+  if (zone.suffixes !== undefined) {
+    // Directories are exempt for reads only, so a suffix-restricted zone can still be listed.
+    const listable = operation === 'read' && exists && isDirectory(real);
+    const name = path.basename(real);
+    if (!listable && !zone.suffixes.some((suffix) => name.endsWith(suffix))) {
+      const via = path.basename(lexical) === name ? '' : ` (it resolves to ${name})`;
+      return { ok: false, reason: `${shown}${via} does not end with a suffix zone ${zone.name} admits (${zone.suffixes.join(', ')})` };
+    }
+  }
+  const relative = path.relative(zone.root, real);
+  if (DECEPTIVE_CHARACTERS.test(relative)) {
+    // A tidy name can be a symlink to an untidy one; the prompt shows the resolved name.
+    return { ok: false, reason: `${shown} resolves to ${quotePath(relative)} in zone ${zone.name}, which contains a control, invisible or text-direction character; such paths are refused` };
+  }
+  return { ok: true, zone, absolute: real, relative: relative === '' ? '.' : relative, exists };
+}
+
+/**
+ * True when `candidate` is `root` or lies below it. Separator-aware: the
+ * zone `/p/ws` does not contain `/p/ws-evil`.
+ *
+ * @example
+ * isInsideDirectory({ root: '/p/ws', candidate: '/p/ws-evil/x' }) // false
+ */
+export function isInsideDirectory(options: { root: string; candidate: string }): boolean {
+  const { root, candidate } = options;
+  if (candidate === root) return true;
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  return candidate.startsWith(prefix);
+}
+
+/**
+ * The zone with the longest root containing `real`: nested zones override their parents.
+ *
+ * @example
+ * zoneContaining(zones, '/p/ws/vendor/lib.js') // the vendor zone, not the workspace around it
+ */
+export function zoneContaining(zones: readonly Zone[], real: string): Zone | undefined {
+  let best: Zone | undefined;
+  for (const zone of zones) {
+    if (isInsideDirectory({ root: zone.root, candidate: real }) && (best === undefined || zone.root.length > best.root.length)) best = zone;
+  }
+  return best;
+}
+
+/**
+ * A path for messages: relative to the working directory when inside it.
+ *
+ * @example
+ * displayPath({ cwd: '/p', absolute: '/p/ws/a.txt' }) // 'ws/a.txt'
+ */
+export function displayPath(options: { cwd: string; absolute: string }): string {
+  const relative = path.relative(options.cwd, options.absolute);
+  if (relative === '') return '.';
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return options.absolute;
+  return relative;
+}
+
+type Walked = { ok: true; real: string; exists: boolean } | { ok: false; reason: string };
+
+/** The common case, a path without "..": one realpath call. */
+async function resolveWhole(options: { input: string; lexical: string; cwd: string; zones: readonly Zone[] }): Promise<Walked> {
+  try {
+    return { ok: true, real: realpathSync.native(options.lexical), exists: true };
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== 'ENOENT') return { ok: false, reason: describeResolutionFailure({ input: options.input, code }) };
+  }
+  const partial = await resolveMissing(options);
+  return partial.ok ? { ok: true, real: partial.real, exists: false } : partial;
+}
+
+/**
+ * A path with "..": resolved one component at a time the way the kernel
+ * does, so `ws/link/../x` means the parent of the link's target, not `ws/x`.
+ * Checking the lexical form would approve a path the kernel reads otherwise.
+ */
+async function resolveStepwise(options: { input: string; joined: string; cwd: string; zones: readonly Zone[] }): Promise<Walked> {
+  const { input } = options;
+  const parsed = path.parse(options.joined);
+  const components = options.joined.slice(parsed.root.length).split(path.sep).filter((part) => part !== '' && part !== '.');
+  let current: string;
+  try {
+    current = realpathSync.native(parsed.root);
+  } catch (error) {
+    return { ok: false, reason: describeResolutionFailure({ input, code: errorCode(error) }) };
+  }
+  for (const [index, component] of components.entries()) {
+    if (component === '..') {
+      current = path.dirname(current);
+      continue;
+    }
+    const next = path.join(current, component);
+    try {
+      current = realpathSync.native(next);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code !== 'ENOENT') return { ok: false, reason: describeResolutionFailure({ input, code }) };
+      const dangling = await danglingSymlink({ input, candidate: next, cwd: options.cwd });
+      if (dangling !== undefined) return { ok: false, reason: dangling };
+      const rest = components.slice(index);
+      if (rest.includes('..')) return { ok: false, reason: `${quotePath(input)} uses ".." after ${displayPath({ cwd: options.cwd, absolute: next })}, which does not exist` };
+      return { ok: true, real: path.join(current, ...rest), exists: false };
+    }
+  }
+  return { ok: true, real: current, exists: true };
+}
+
+/** A refusal when `candidate` exists as a symlink whose target does not; undefined when it does not exist at all. */
+async function danglingSymlink(options: { input: string; candidate: string; cwd: string }): Promise<string | undefined> {
+  try {
+    const entry = await lstat(options.candidate);
+    if (!entry.isSymbolicLink()) return `${quotePath(options.input)} changed while it was being resolved; try again`;
+  } catch {
+    return undefined;
+  }
+  const chain = await symlinkChain(options.candidate, options.cwd);
+  return `${quotePath(options.input)} goes through the dangling symlink ${chain}; symlinks whose target does not exist are never followed (writing through one could create a file outside its zone)`;
+}
+
+function hasParentReference(joined: string): boolean {
+  return joined.split(path.sep).includes('..');
+}
+
+/**
+ * The real path of a path that does not exist (yet): the realpath of its
+ * deepest existing ancestor plus the missing names. Any component that
+ * exists but cannot be resolved is a dangling symlink: refused, because
+ * writing through it would create its target wherever it points.
+ */
+async function resolveMissing(options: {
+  input: string;
+  lexical: string;
+  cwd: string;
+  zones: readonly Zone[];
+}): Promise<{ ok: true; real: string } | { ok: false; reason: string }> {
+  const missing: string[] = [];
+  let current = options.lexical;
+  for (;;) {
+    let present: boolean;
+    try {
+      lstatSync(current);
+      present = true;
+    } catch (error) {
+      const code = errorCode(error);
+      if (code !== 'ENOENT') return { ok: false, reason: describeResolutionFailure({ input: options.input, code }) };
+      present = false;
+    }
+    if (present) {
+      // It exists but realpath said it did not: a dangling symlink (or it changed under us).
+      const dangling = await danglingSymlink({ input: options.input, candidate: current, cwd: options.cwd });
+      return { ok: false, reason: dangling ?? `${quotePath(options.input)} changed while it was being resolved; try again` };
+    }
+    missing.unshift(path.basename(current));
+    const parent = path.dirname(current);
+    if (parent === current) return { ok: false, reason: `${quotePath(options.input)} cannot be resolved` };
+    current = parent;
+    try {
+      const realParent = realpathSync.native(current);
+      return { ok: true, real: path.join(realParent, ...missing) };
+    } catch (error) {
+      const code = errorCode(error);
+      if (code !== 'ENOENT') return { ok: false, reason: describeResolutionFailure({ input: options.input, code }) };
+    }
+  }
+}
+
+function describeResolutionFailure(options: { input: string; code: string }): string {
+  const shown = quotePath(options.input);
+  if (options.code === 'ELOOP') return `${shown} goes through a symlink loop; it cannot be resolved`;
+  if (options.code === 'ENOTDIR') return `${shown} treats a file as a directory; a component of the path is not a directory`;
+  if (options.code === 'EACCES' || options.code === 'EPERM') return `${shown} cannot be resolved: permission denied`;
+  if (options.code === 'ENAMETOOLONG') return `${shown} is too long`;
+  return `${shown} cannot be resolved (${options.code})`;
+}
+
+/**
+ * Why a real path lies outside every zone. Walks the path as the kernel
+ * does and names the first symlink inside a zone whose target leaves every
+ * zone, so the model learns what to avoid:
+ * `"ws/link/passwd" escapes zone workspace via symlink ws/link → /etc`.
+ */
+async function explainOutside(options: { input: string; joined: string; real: string; cwd: string; zones: readonly Zone[] }): Promise<string> {
+  const { input, joined, real, cwd, zones } = options;
+  const shown = quotePath(input);
+  const parsed = path.parse(joined);
+  const components = joined.slice(parsed.root.length).split(path.sep).filter((part) => part !== '' && part !== '.');
+  let current = parsed.root;
+  for (const component of components) {
+    if (component === '..') {
+      current = path.dirname(current);
+      continue;
+    }
+    const candidate = path.join(current, component);
+    let isLink: boolean;
+    try {
+      isLink = (await lstat(candidate)).isSymbolicLink();
+    } catch {
+      break;
+    }
+    let target: string | undefined;
+    try {
+      target = await realpath(candidate);
+    } catch {
+      target = undefined;
+    }
+    if (isLink) {
+      // `current` is real, so the zone of the link's own location is exact.
+      const location = zoneContaining(zones, candidate);
+      if (location !== undefined && (target === undefined || zoneContaining(zones, target) === undefined)) {
+        return `${shown} escapes zone ${location.name} via symlink ${await symlinkChain(candidate, cwd)}; symlinks may not lead out of their zone`;
+      }
+    }
+    if (target === undefined) break;
+    current = target;
+  }
+  let realCwd = cwd;
+  try {
+    realCwd = await realpath(cwd);
+  } catch {
+    // Messages only: the lexical working directory will do.
+  }
+  const roots = zones.map((zone) => `${zone.name} (${displayPath({ cwd: realCwd, absolute: zone.root })})`).join(', ');
+  const resolvedNote = real === path.resolve(joined) ? '' : ` resolves to ${real}, which`;
+  return `${shown}${resolvedNote} is outside every zone; the zones are ${roots === '' ? 'none' : roots}`;
+}
+
+/** `ws/a → ws/b → /etc`: each hop as the link says it, ending in the real target when there is one. */
+async function symlinkChain(link: string, cwd: string): Promise<string> {
+  const hops = [escapeForMessage(displayPath({ cwd, absolute: link }))];
+  let current = link;
+  for (let step = 0; step < MAX_CHAIN_SHOWN; step++) {
+    let target: string;
+    try {
+      target = await readlink(current);
+    } catch {
+      return hops.join(' → ');
+    }
+    current = path.resolve(path.dirname(current), target);
+    hops.push(escapeForMessage(path.isAbsolute(target) ? target : displayPath({ cwd, absolute: current })));
+    try {
+      if (!(await lstat(current)).isSymbolicLink()) return hops.join(' → ');
+    } catch {
+      return `${hops.join(' → ')} (missing)`;
+    }
+  }
+  return `${hops.join(' → ')} → ...`;
+}
+
+/**
+ * A path in quotes for a message, with control, invisible and
+ * text-direction characters written as `\uXXXX` so the message cannot be
+ * made to read differently than it is.
+ *
+ * @example
+ * quotePath('a\u202etxt.sh') // '"a\\u202etxt.sh"'
+ */
+export function quotePath(text: string): string {
+  return JSON.stringify(text).replace(DECEPTIVE_CHARACTERS_GLOBAL, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function escapeForMessage(text: string): string {
+  return quotePath(text).slice(1, -1);
+}
+
+function isDirectory(real: string): boolean {
+  try {
+    return statSync(real).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : 'EUNKNOWN';
+}

@@ -1,0 +1,122 @@
+/**
+ * A directory opened once and proven to be the one that was checked, so the
+ * operations that follow cannot be redirected by swapping a parent directory
+ * for a symlink between the check and the use.
+ *
+ * On Linux the proof is exact and the window is closed: the kernel reports
+ * the path of an open descriptor (`/proc/self/fd/N`), and every later
+ * operation names its entry through that descriptor
+ * (`/proc/self/fd/N/name`), which resolves to the opened directory whatever
+ * happens to its path meanwhile (Node has no `openat`; this is the same
+ * thing). Elsewhere the proof compares device and inode numbers and the
+ * real path, and entries are named by path: a narrow window remains there,
+ * which the OS sandbox is for.
+ */
+import { constants, existsSync } from 'node:fs';
+import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { FsPathRejectedError } from './errors/fs-path-rejected-error.ts';
+
+/** Undefined on platforms without them (Windows); 0 then adds nothing. */
+export const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+const DIRECTORY = constants.O_DIRECTORY ?? 0;
+
+export interface VerifiedDirectory {
+  /** The real path the directory was verified at. */
+  readonly absolute: string;
+  /** A path that names `name` inside exactly this directory; open it with `NO_FOLLOW`. */
+  entry(name: string): string;
+  /** A path for `readdir` of exactly this directory. */
+  readonly listing: string;
+  close(): Promise<void>;
+}
+
+let procAvailable: boolean | undefined;
+
+/**
+ * Whether `/proc/self/fd` can name open descriptors (Linux). Checked once.
+ *
+ * @example
+ * const exact = descriptorPathsAvailable(); // true on Linux
+ */
+export function descriptorPathsAvailable(): boolean {
+  procAvailable ??= process.platform === 'linux' && existsSync('/proc/self/fd');
+  return procAvailable;
+}
+
+/**
+ * Opens `absolute` (a real path, already checked to lie in a zone) without
+ * following a symlink at its last component, and verifies that the opened
+ * directory is the one at `absolute`. Throws `FsPathRejectedError` when it
+ * is not (something was swapped), and the underlying error (ENOENT,
+ * ENOTDIR) when it cannot be opened.
+ *
+ * @example
+ * const directory = await openVerifiedDirectory({ absolute: '/p/ws/sub', shown: 'ws/sub' });
+ * try { await open(directory.entry('a.txt'), O_RDONLY | NO_FOLLOW) } finally { await directory.close() }
+ */
+export async function openVerifiedDirectory(options: { absolute: string; shown: string }): Promise<VerifiedDirectory> {
+  const { absolute, shown } = options;
+  let handle: FileHandle;
+  try {
+    handle = await open(absolute, constants.O_RDONLY | DIRECTORY | NO_FOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // With O_DIRECTORY, Linux reports a symlink at the last component as ENOTDIR rather than ELOOP.
+    if (code === 'ELOOP' || (code === 'ENOTDIR' && (await isSymlink(absolute)))) {
+      throw new FsPathRejectedError({ path: shown, reason: `${shown} became a symlink after it was checked; nothing was changed` });
+    }
+    throw error;
+  }
+  try {
+    await verifyHandleAt({ handle, absolute, shown });
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  const byDescriptor = descriptorPathsAvailable();
+  const base = byDescriptor ? `/proc/self/fd/${handle.fd}` : absolute;
+  return {
+    absolute,
+    listing: base,
+    entry: (name) => {
+      if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes(path.sep) || name.includes('\0')) {
+        throw new FsPathRejectedError({ path: shown, reason: `${JSON.stringify(name)} is not a single file name` });
+      }
+      return `${base}/${name}`;
+    },
+    close: () => handle.close(),
+  };
+}
+
+/**
+ * Proves that an open descriptor is the file or directory at `absolute`.
+ * Throws `FsPathRejectedError` when it is somewhere else.
+ *
+ * @example
+ * await verifyHandleAt({ handle, absolute: '/p/ws/a.txt', shown: 'ws/a.txt' });
+ */
+export async function verifyHandleAt(options: { handle: FileHandle; absolute: string; shown: string }): Promise<void> {
+  const { handle, absolute, shown } = options;
+  const moved = () => new FsPathRejectedError({ path: shown, reason: `${shown} was moved or swapped for a symlink after it was checked; nothing was changed` });
+  if (descriptorPathsAvailable()) {
+    let actual: string;
+    try {
+      actual = await readlink(`/proc/self/fd/${handle.fd}`);
+    } catch {
+      throw moved();
+    }
+    if (actual !== absolute) throw moved();
+    return;
+  }
+  const [opened, current, real] = await Promise.all([handle.stat(), stat(absolute).catch(() => undefined), realpath(absolute).catch(() => undefined)]);
+  if (current === undefined || real !== absolute || current.dev !== opened.dev || current.ino !== opened.ino) throw moved();
+}
+
+async function isSymlink(absolute: string): Promise<boolean> {
+  try {
+    return (await lstat(absolute)).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
