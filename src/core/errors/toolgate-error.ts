@@ -14,7 +14,13 @@ export type ToolgateErrorCode =
   | 'FS_OPERATION_FAILED'
   | 'FS_INVALID_ARGUMENTS'
   | 'SANDBOX_UNAVAILABLE'
-  | 'SANDBOX_PROFILE_INVALID';
+  | 'SANDBOX_PROFILE_INVALID'
+  | 'SHELL_INVALID_ARGUMENTS'
+  | 'SHELL_COMMAND_REFUSED'
+  | 'SCRIPT_INVALID'
+  | 'SCRIPT_NOT_FOUND'
+  | 'SCRIPT_EXHAUSTED'
+  | 'MODEL_CONFIG_INVALID';
 
 /**
  * The base of every error toolgate throws on purpose. `code` is stable;

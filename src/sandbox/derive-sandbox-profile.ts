@@ -1,0 +1,169 @@
+import os from 'node:os';
+import path from 'node:path';
+import type { Zone } from '../tools/fs/zones.ts';
+import { intersectProfiles } from './intersect-profiles.ts';
+import { accessOf, normalizeSandboxPath, type SandboxNetwork, type SandboxPathRule, type SandboxProfile } from './sandbox-profile.ts';
+
+/**
+ * What a program needs to start on Linux, read-only: the system trees and a
+ * minimal `/etc` (the dynamic linker's cache, user and host name lookups,
+ * time zone, DNS and TLS trust). Deliberately not `/etc` as a whole: it holds
+ * `/etc/npmrc`, `/etc/pip.conf`, `/etc/ssl/private` and other places tokens
+ * and keys end up. Paths that do not exist on a host are skipped by the
+ * backend.
+ */
+export const LINUX_SYSTEM_READ_ONLY_PATHS: readonly string[] = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/alternatives',
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/nsswitch.conf',
+  '/etc/localtime',
+  '/etc/timezone',
+  '/etc/hosts',
+  '/etc/host.conf',
+  '/etc/resolv.conf',
+  '/etc/gai.conf',
+  '/etc/services',
+  '/etc/protocols',
+  '/etc/mime.types',
+  '/etc/ssl/certs',
+  '/etc/ssl/openssl.cnf',
+  '/etc/ca-certificates',
+  '/etc/pki/tls/certs',
+  '/etc/pki/ca-trust/extracted',
+];
+
+/** The macOS counterpart, for the Seatbelt profile. */
+export const MACOS_SYSTEM_READ_ONLY_PATHS: readonly string[] = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/System',
+  '/Library/Apple',
+  '/Library/Frameworks',
+  '/opt/homebrew',
+  '/private/etc/hosts',
+  '/private/etc/resolv.conf',
+  '/private/etc/services',
+  '/private/etc/protocols',
+  '/private/etc/passwd',
+  '/private/etc/group',
+  '/private/etc/localtime',
+  '/private/etc/ssl',
+  '/private/var/db/timezone',
+  '/private/var/db/dyld',
+];
+
+/**
+ * Credential files and directories hidden wherever a zone would otherwise
+ * expose them (directly under a zone root, and under the home directory when
+ * a zone contains it): a zone on `~` must not hand out `~/.ssh`. Stricter than
+ * the file tools on purpose; the sandbox may be stricter, never weaker.
+ */
+export const SECRET_NAMES: readonly string[] = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.kube',
+  '.docker',
+  '.netrc',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+  '.password-store',
+  '.vault-token',
+];
+
+export interface DeriveSandboxProfileOptions {
+  /** The policy's zones (`zonesFromPolicy`): rw zones become writable, ro zones read-only. */
+  zones: readonly Zone[];
+  /** The policy's `shell.network`: false (the default) is no network at all. */
+  network: boolean | { allowDomains: string[] };
+  /** More read-only paths (absolute), e.g. a toolchain under `/opt`. A path that is also a zone becomes read-only. */
+  extraReadOnly?: string[];
+  /**
+   * Paths (absolute) that must stay invisible even inside a zone: the policy
+   * file and toolgate's state directory (`.toolgate/`, with the approvals file
+   * a sandboxed command must never rewrite), anything else the caller knows.
+   */
+  hidden?: string[];
+  /** Whose home's credentials to hide when a zone contains it; defaults to `os.homedir()`. */
+  homeDirectory?: string;
+  /** Which system paths to start from; defaults to `process.platform`. */
+  platform?: NodeJS.Platform;
+  /** An operator's explicit profile: the result is the intersection, so it can only remove permissions. */
+  operatorProfile?: SandboxProfile;
+}
+
+/**
+ * Derives the OS sandbox profile from the same policy the gate applies
+ * (seed 001: "never weaker"): rw zones writable, ro zones read-only, the
+ * system paths needed to run programs read-only, a private `/tmp`, and
+ * nothing else at all — the home directory, `/root`, other users' files,
+ * `/var`, `/run` and the rest of `/etc` are not in the sandbox unless a zone
+ * covers them. Network follows `shell.network`. Pure: it reads no files, so
+ * it can be shown (`toolgate doctor`) and tested as data.
+ *
+ * @example
+ * const profile = deriveSandboxProfile({ zones, network: false, hidden: [policyFile, stateDirectory] });
+ * const wrapped = wrapWithBwrap({ profile, command: 'sh', args: ['-c', 'make'], cwd: zones[0].root });
+ */
+export function deriveSandboxProfile(options: DeriveSandboxProfileOptions): SandboxProfile {
+  const platform = options.platform ?? process.platform;
+  const systemPaths = platform === 'darwin' ? MACOS_SYSTEM_READ_ONLY_PATHS : LINUX_SYSTEM_READ_ONLY_PATHS;
+  const writable: SandboxPathRule[] = [];
+  const readOnly: SandboxPathRule[] = systemPaths.map((systemPath) => ({ path: systemPath, source: 'system' }));
+  for (const zone of options.zones) {
+    const rule: SandboxPathRule = { path: normalizeSandboxPath(zone.root), source: `zone ${zone.name}` };
+    if (zone.mode === 'rw') writable.push(zone.suffixes === undefined ? rule : { ...rule, suffixes: [...zone.suffixes] });
+    else readOnly.push(rule);
+  }
+  for (const extra of options.extraReadOnly ?? []) readOnly.push({ path: normalizeSandboxPath(extra), source: 'extra read-only' });
+
+  const visible: SandboxProfile = { writable, readOnly, hidden: [], network: { mode: 'none' }, privateTemporaryDirectory: true };
+  const candidates: SandboxPathRule[] = [];
+  const home = options.homeDirectory === undefined ? os.homedir() : options.homeDirectory;
+  const secretParents = options.zones.map((zone) => normalizeSandboxPath(zone.root));
+  if (home !== '' && path.isAbsolute(home)) secretParents.push(normalizeSandboxPath(home));
+  for (const parent of new Set(secretParents)) {
+    for (const name of SECRET_NAMES) candidates.push({ path: path.join(parent, name), source: 'credentials' });
+  }
+  for (const protectedPath of options.hidden ?? []) candidates.push({ path: normalizeSandboxPath(protectedPath), source: 'protected' });
+  // A path nothing makes visible is hidden already; listing it would only clutter the profile.
+  const hidden = dedupeByPath(candidates.filter((candidate) => accessOf(visible, candidate.path).access !== 'none'));
+
+  const derived: SandboxProfile = { writable, readOnly, hidden, network: networkFromPolicy(options.network), privateTemporaryDirectory: true };
+  return options.operatorProfile === undefined ? derived : intersectProfiles(derived, options.operatorProfile);
+}
+
+/**
+ * The policy's `shell.network` as a sandbox network setting: absent or false
+ * is none, true is all, a domain list is those domains (an empty list is none).
+ *
+ * @example
+ * networkFromPolicy({ allowDomains: ['registry.npmjs.org'] }) // { mode: 'domains', allowDomains: ['registry.npmjs.org'] }
+ */
+export function networkFromPolicy(network: boolean | { allowDomains: string[] } | undefined): SandboxNetwork {
+  if (network === undefined || network === false) return { mode: 'none' };
+  if (network === true) return { mode: 'all' };
+  const domains = [...new Set(network.allowDomains.map((domain) => domain.trim().toLowerCase()).filter((domain) => domain !== ''))].sort();
+  return domains.length === 0 ? { mode: 'none' } : { mode: 'domains', allowDomains: domains };
+}
+
+function dedupeByPath(rules: readonly SandboxPathRule[]): SandboxPathRule[] {
+  const seen = new Map<string, SandboxPathRule>();
+  for (const rule of rules) if (!seen.has(rule.path)) seen.set(rule.path, rule);
+  return [...seen.values()];
+}
