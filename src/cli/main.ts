@@ -6,6 +6,7 @@ import { UsageError } from './cli-support.ts';
 import { runApprovalsCommand } from './commands/approvals-command.ts';
 import { runAuditCommand } from './commands/audit-command.ts';
 import { runCheckCommand } from './commands/check-command.ts';
+import { runDoctorCommand } from './commands/doctor-command.ts';
 import { runSchemaCommand } from './commands/schema-command.ts';
 
 const COMMANDS: Record<string, { run: (argv: string[], io: CliIo) => Promise<number>; summary: string }> = {
@@ -13,6 +14,7 @@ const COMMANDS: Record<string, { run: (argv: string[], io: CliIo) => Promise<num
   audit: { run: runAuditCommand, summary: 'read the audit log' },
   approvals: { run: runApprovalsCommand, summary: 'list or revoke "approve always" decisions' },
   schema: { run: runSchemaCommand, summary: 'print the policy file\'s JSON Schema' },
+  doctor: { run: (argv, io) => runDoctorCommand(argv, io), summary: 'what the OS sandbox can do here, and what the policy needs' },
 };
 
 export const MAIN_HELP = `toolgate — human-in-the-loop approval for the tools that LLM agents call

@@ -32,7 +32,7 @@ it('runs as a Vercel AI SDK tool inside generateText', async () => {
       };
     },
   });
-  const readFile = createReadFileTool({ zones: fixture.zones, cwd: fixture.project, maxReadBytes: 1024 });
+  const readFile = createReadFileTool({ zones: fixture.zones, cwd: fixture.project, maxReadBytes: 1024, protectedPaths: [] });
   // The parts the AI SDK needs, as they are: description, the zod schema, execute.
   const aiTool = tool({ description: readFile.description, inputSchema: readFileSchema, execute: (input) => readFile.execute(input) });
   const result = await generateText({ model, prompt: 'read', tools: { read_file: aiTool }, stopWhen: stepCountIs(3) });

@@ -22,9 +22,9 @@ export const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
  *
  * @example
  * const zones = zonesFromPolicy({ policy, policyDirectory });
- * const gate = createGate({ policy, tools: createFsTools({ zones, cwd: projectRoot }) });
+ * const gate = createGate({ policy, tools: createFsTools({ zones, cwd: projectRoot, protectedPaths: [policyFile, '.toolgate'] }) });
  */
-export function createFsTools(options: { zones: readonly Zone[]; cwd: string; maxReadBytes?: number }): BuiltinTool[] {
+export function createFsTools(options: { zones: readonly Zone[]; cwd: string; maxReadBytes?: number; protectedPaths?: readonly string[] }): BuiltinTool[] {
   const absolute = path.resolve(options.cwd);
   let cwd: string;
   try {
@@ -35,7 +35,8 @@ export function createFsTools(options: { zones: readonly Zone[]; cwd: string; ma
   }
   const maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
   if (!Number.isSafeInteger(maxReadBytes) || maxReadBytes <= 0) throw new ToolgateError({ code: 'USAGE', message: `maxReadBytes must be a positive integer, got ${maxReadBytes}` });
-  const context: FsToolContext = { zones: options.zones, cwd, maxReadBytes };
+  const protectedPaths = (options.protectedPaths ?? []).map(realPathOrSelf);
+  const context: FsToolContext = { zones: options.zones, cwd, maxReadBytes, protectedPaths };
   return [
     createReadFileTool(context),
     createWriteFileTool(context),
@@ -44,4 +45,15 @@ export function createFsTools(options: { zones: readonly Zone[]; cwd: string; ma
     createMoveFileTool(context),
     createListDirTool(context),
   ];
+}
+
+/** The real path of `file`, or of its deepest existing ancestor joined with the rest. */
+function realPathOrSelf(file: string): string {
+  const absolute = path.resolve(file);
+  try {
+    return realpathSync.native(absolute);
+  } catch {
+    const parent = path.dirname(absolute);
+    return parent === absolute ? absolute : path.join(realPathOrSelf(parent), path.basename(absolute));
+  }
 }

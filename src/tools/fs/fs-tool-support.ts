@@ -21,6 +21,8 @@ export interface FsToolContext {
   zones: readonly Zone[];
   cwd: string;
   maxReadBytes: number;
+  /** toolgate's own files (the policy, `.toolgate/`): never written, moved or deleted by a tool. Absolute, real. */
+  protectedPaths: readonly string[];
 }
 
 /** A path that resolved inside a zone, with how it is shown to people and models. */
@@ -70,7 +72,13 @@ export async function resolveForCheck(options: { context: FsToolContext; path: s
   const { context } = options;
   const resolved = await resolveZonePath({ zones: context.zones, path: options.path, cwd: context.cwd, operation: options.operation });
   if (!resolved.ok) return { reason: resolved.reason };
-  return { ...resolved, shown: displayPath({ cwd: context.cwd, absolute: resolved.absolute }) };
+  const shown = displayPath({ cwd: context.cwd, absolute: resolved.absolute });
+  if (options.operation !== 'read') {
+    // An agent that could edit its own policy or approvals would approve itself.
+    const guarded = context.protectedPaths.find((root) => isInsideDirectory({ root, candidate: resolved.absolute }));
+    if (guarded !== undefined) return { reason: `${shown} is one of toolgate's own files (${guarded}); no tool may change it` };
+  }
+  return { ...resolved, shown };
 }
 
 /**
