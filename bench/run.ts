@@ -16,6 +16,7 @@ const SUITES: { name: string; load: () => Promise<BenchSuite> }[] = [
   { name: 'fingerprint', load: async () => (await import('./suites/fingerprint-bench.ts')).fingerprintSuite },
   { name: 'audit', load: async () => (await import('./suites/audit-bench.ts')).auditSuite },
   { name: 'fs', load: async () => (await import('./suites/fs-bench.ts')).fsSuite },
+  { name: 'shell', load: async () => (await import('./suites/shell-bench.ts')).shellSuite },
 ];
 
 const { values } = parseArgs({

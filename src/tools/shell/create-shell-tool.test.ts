@@ -1,0 +1,128 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PolicyError } from '../../core/errors/policy-error.ts';
+import { createGate } from '../../core/gate.ts';
+import { normalizePolicy } from '../../core/policy/normalize-policy.ts';
+import type { ApprovalRequest, Presentation } from '../../core/types.ts';
+import { zonesFromPolicy } from '../fs/zones.ts';
+import { createShellTool } from './create-shell-tool.ts';
+import { ShellCommandRefusedError } from './errors/shell-command-refused-error.ts';
+import { createShellFixture, TEST_RULES, type ShellFixture } from '../../../test/shell-fixture.ts';
+
+let fixture: ShellFixture;
+beforeAll(() => {
+  fixture = createShellFixture({ shell: { rules: TEST_RULES, timeout: '2s', max_output: 64 } });
+});
+afterAll(() => fixture.remove());
+
+const call = (args: unknown) => ({ tool: 'shell', args, callId: 'c1' });
+const context = { sessionId: 's1', signal: new AbortController().signal };
+
+describe('createShellTool', () => {
+  it('is the `shell` tool with a strict input schema', () => {
+    expect(fixture.tool.name).toBe('shell');
+    expect(fixture.tool.inputSchema.safeParse({ command: 'ls' }).success).toBe(true);
+    expect(fixture.tool.inputSchema.safeParse({ command: 'ls', extra: 1 }).success).toBe(false);
+    expect(fixture.tool.inputSchema.safeParse({ command: '' }).success).toBe(false);
+  });
+
+  it('pre-approves, blocks, and asks with the command as presentation and {command, cwd} as payload', async () => {
+    expect(await fixture.tool.checkApproval(call({ command: 'git status' }), context)).toBeNull();
+    expect(await fixture.tool.checkApproval(call({ command: 'ls; rm -rf x' }), context)).toMatchObject({ kind: 'block', reason: expect.stringContaining('rm -rf x') });
+    const request = (await fixture.tool.checkApproval(call({ command: 'ls > out.txt' }), context)) as ApprovalRequest;
+    const cwd = path.join(fixture.root, 'ws');
+    expect(request).toMatchObject({ tool: 'shell', required: true, payload: { command: 'ls > out.txt', cwd } });
+    expect(request.description).toContain('> out.txt');
+    const presentation = request.presentation as Presentation;
+    expect(presentation).toMatchObject({ type: 'command', content: 'ls > out.txt', metadata: { cwd } });
+    expect((presentation.metadata as { reasons: string[] }).reasons[0]).toContain('writes ws:out.txt');
+  });
+
+  it('blocks invalid arguments and working directories outside the zones', async () => {
+    expect(await fixture.tool.checkApproval(call({ command: 1 }), context)).toMatchObject({ kind: 'block' });
+    expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: '/etc' }), context)).toMatchObject({ kind: 'block', reason: expect.stringContaining('outside every zone') });
+    expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: 'ws/link-out' }), context)).toMatchObject({ kind: 'block' });
+    expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: 'ws/notes.txt' }), context)).toMatchObject({ kind: 'block', reason: expect.stringContaining('not an existing directory') });
+    expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: 'docs' }), context)).toBeNull();
+  });
+
+  it('uses the rule description when one rule asks', async () => {
+    const policy = normalizePolicy({ fs: { zones: [{ name: 'ws', root: 'ws', mode: 'rw' }] }, shell: { rules: [{ match: 'git add', approval: true, description: 'Stage files for commit' }] } });
+    const tool = createShellTool({ policy, zones: zonesFromPolicy({ policy, policyDirectory: fixture.root }), cwd: fixture.root });
+    const request = (await tool.checkApproval(call({ command: 'git add x' }), context)) as ApprovalRequest;
+    expect(request.description).toMatch(/^Stage files for commit/);
+  });
+
+  it('runs in the first writable zone by default, or in the given one', async () => {
+    expect((await fixture.tool.execute({ command: 'pwd' })).stdout).toBe(`${path.join(fixture.root, 'ws')}\n`);
+    expect((await fixture.tool.execute({ command: 'pwd', cwd: 'ws/src' })).stdout).toBe(`${path.join(fixture.root, 'ws', 'src')}\n`);
+    expect((await fixture.tool.execute({ command: 'pwd', cwd: 'docs' })).stdout).toBe(`${path.join(fixture.root, 'docs')}\n`);
+  });
+
+  it('applies shell.timeout and shell.max_output from the policy', async () => {
+    const capped = await fixture.tool.execute({ command: "printf '%0100d' 0" });
+    expect(capped).toMatchObject({ truncated: true, stdout: '0'.repeat(64) });
+    const slow = await fixture.tool.execute({ command: 'sleep 30' });
+    expect(slow.timed_out).toBe(true);
+  });
+
+  it('refuses to run a blocked command, or one other than the approved presentation', async () => {
+    const marker = path.join(fixture.root, 'ws', 'marker');
+    await expect(fixture.tool.execute({ command: `touch ${marker}; rm -f ${marker}` })).rejects.toBeInstanceOf(ShellCommandRefusedError);
+    await expect(fixture.tool.execute({ command: `touch ${marker}` }, { approvedPresentation: { type: 'command', content: 'ls' } })).rejects.toMatchObject({ code: 'SHELL_COMMAND_REFUSED' });
+    expect(existsSync(marker)).toBe(false);
+    await expect(fixture.tool.execute({ command: 'ls', cwd: '/etc' })).rejects.toMatchObject({ code: 'SHELL_COMMAND_REFUSED' });
+    await expect(fixture.tool.execute({ command: 42 } as never)).rejects.toMatchObject({ code: 'SHELL_INVALID_ARGUMENTS' });
+  });
+
+  it('runs an asked command once approved (the gate decided)', async () => {
+    const result = await fixture.tool.execute({ command: 'echo hi > approved.txt && cat approved.txt' }, { approvedPresentation: { type: 'command', content: 'echo hi > approved.txt && cat approved.txt' } });
+    expect(result.stdout).toBe('hi\n');
+  });
+
+  it('cancels a running command', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('cancelled')), 200);
+    await expect(fixture.tool.execute({ command: 'sleep 5' }, { signal: controller.signal })).rejects.toThrow('cancelled');
+  });
+
+  it('refuses to build from a policy whose examples fail', () => {
+    const policy = normalizePolicy({ shell: { rules: [{ match: 'git status', decision: 'allow', examples: { match: ['git statusx'] } }] } });
+    expect(() => createShellTool({ policy, zones: [], cwd: fixture.root })).toThrow(PolicyError);
+  });
+
+  it('blocks everything when there are no zones', async () => {
+    const policy = normalizePolicy({ shell: { default: 'allow' } });
+    const tool = createShellTool({ policy, zones: [], cwd: fixture.root });
+    expect(await tool.checkApproval(call({ command: 'ls' }), context)).toMatchObject({ kind: 'block', reason: expect.stringContaining('no zones') });
+  });
+});
+
+describe('through the gate', () => {
+  it('gives allow, ask and block verdicts with the tool as the deciding source', async () => {
+    const gate = createGate({ policy: fixture.policy, tools: [fixture.tool] });
+    const session = { sessionId: 's1' };
+    expect((await gate.evaluate(call({ command: 'git status && ls -la' }), session)).kind).toBe('allow');
+    const blocked = await gate.evaluate(call({ command: 'git status; rm -rf ~' }), session);
+    expect(blocked).toMatchObject({ kind: 'block', rule: 'tool:checkApproval' });
+    expect(blocked.reason).toContain('rm -rf ~');
+    const asked = await gate.evaluate(call({ command: 'npm test' }), session);
+    expect(asked.kind).toBe('ask');
+    if (asked.kind === 'ask') expect(asked.request.payload).toEqual({ command: 'npm test', cwd: path.join(fixture.root, 'ws') });
+  });
+
+  it('remembers an approval for the session for the exact command text only', async () => {
+    const gate = createGate({ policy: fixture.policy, tools: [fixture.tool], approver: { ask: async () => ({ approved: true, scope: 'session' }) } });
+    const session = { sessionId: 's2' };
+    expect((await gate.authorize(call({ command: 'npm test' }), session)).source).toBe('person');
+    expect((await gate.authorize(call({ command: 'npm test' }), session)).source).toBe('memory');
+    expect((await gate.authorize(call({ command: 'npm test ' }), session)).source).toBe('person');
+  });
+
+  it('creates no file for a blocked redirection', async () => {
+    const gate = createGate({ policy: fixture.policy, tools: [fixture.tool] });
+    const verdict = await gate.evaluate(call({ command: 'echo x > ../docs/new.md' }), { sessionId: 's3' });
+    expect(verdict.kind).toBe('block');
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The `shell` built-in tool: runs a command line with bash in a zone, after
+ * the gate has decided it from the policy's `shell` rules.
+ */
+import { realpathSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { durationMs } from '../../core/policy/normalize-policy.ts';
+import type { Policy } from '../../core/policy/policy.ts';
+import { blockCall } from '../../core/tool-declaration.ts';
+import type { ApprovalRequest } from '../../core/types.ts';
+import type { BuiltinTool } from '../builtin-tool.ts';
+import { resolveInZones, type Zone } from '../fs/zones.ts';
+import { decideShellCommand, type ShellVerdict } from './decide-shell-command.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_SHELL_TIMEOUT_MS, runShellCommand, type ShellCommandResult, type WrapCommand } from './run-shell-command.ts';
+import { ShellCommandRefusedError } from './errors/shell-command-refused-error.ts';
+import { ShellInvalidArgumentsError } from './errors/shell-invalid-arguments-error.ts';
+import { shellRulesFromPolicy } from './shell-rules.ts';
+
+export const shellSchema = z.strictObject({
+  command: z.string().min(1).describe('The command line, run with bash -c.'),
+  cwd: z.string().min(1).optional().describe('The working directory, inside a zone (default: the first writable zone).'),
+});
+
+export type ShellArguments = z.infer<typeof shellSchema>;
+
+/** The shell tool, plus `decide` for `--explain` and the simulator. */
+export interface ShellTool extends BuiltinTool<ShellArguments, ShellCommandResult> {
+  /** The verdict with every finding, without running anything. */
+  decide(args: ShellArguments): Promise<ShellVerdict & { cwd: string | undefined }>;
+}
+
+const NAME = 'shell';
+const MAX_DESCRIPTION_COMMAND = 120;
+/** The full reasons are in the presentation's metadata; the description carries the start. */
+const MAX_DESCRIPTION_REASONS = 600;
+
+/**
+ * Creates the `shell` tool from the policy's `shell` section and the zones.
+ * Throws `PolicyError` when the section is invalid or a rule's example
+ * fails. `cwd` is the directory relative `cwd` arguments resolve against
+ * (the project root); commands run in a zone.
+ *
+ * @example
+ * const zones = zonesFromPolicy({ policy, policyDirectory });
+ * const shell = createShellTool({ policy, zones, cwd: projectRoot });
+ * const gate = createGate({ policy, tools: [shell] });
+ */
+export function createShellTool(options: { policy: Policy; zones: readonly Zone[]; cwd: string; wrapCommand?: WrapCommand }): ShellTool {
+  const { zones } = options;
+  const rules = shellRulesFromPolicy({ policy: options.policy, zones });
+  const section = options.policy.document.shell ?? {};
+  const timeoutMs = durationMs(section.timeout) ?? DEFAULT_SHELL_TIMEOUT_MS;
+  const maxOutputBytes = section.max_output ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const base = realOrAbsolute(options.cwd);
+  const defaultZone = zones.find((zone) => zone.mode === 'rw') ?? zones[0];
+
+  /** The working directory: inside a zone and an existing directory, or the reason it is not. */
+  async function workingDirectory(requested: string | undefined): Promise<{ ok: true; cwd: string } | { ok: false; reason: string }> {
+    if (defaultZone === undefined) return { ok: false, reason: 'no zones are configured (fs.zones), so the shell has nowhere to run' };
+    // A zone root is real and checked to be a directory when the zones load; execution checks it again.
+    if (requested === undefined) return { ok: true, cwd: defaultZone.root };
+    const resolved = await resolveInZones({ zones, path: requested, cwd: base, operation: 'read' });
+    if (!resolved.ok) return { ok: false, reason: `the working directory ${JSON.stringify(requested)} is not usable: ${resolved.reason}` };
+    const isDirectory = await stat(resolved.absolute).then((status) => status.isDirectory(), () => false);
+    if (!isDirectory) return { ok: false, reason: `the working directory ${JSON.stringify(requested)} is not an existing directory` };
+    return { ok: true, cwd: resolved.absolute };
+  }
+
+  async function decide(args: ShellArguments): Promise<ShellVerdict & { cwd: string | undefined }> {
+    const directory = await workingDirectory(args.cwd);
+    if (!directory.ok) {
+      return { decision: 'block', findings: [{ decision: 'block', subject: args.cwd ?? '', reason: directory.reason, rule: null, via: undefined }], reasons: [directory.reason], rule: undefined, cwd: undefined };
+    }
+    return { ...(await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones })), cwd: directory.cwd };
+  }
+
+  return {
+    name: NAME,
+    description: 'Run a shell command line with bash in a project zone. Returns exit_code, stdout, stderr (each cut at a size limit, marked truncated) and timed_out.',
+    inputSchema: shellSchema,
+    decide,
+    async checkApproval(call) {
+      const parsed = shellSchema.safeParse(call.args);
+      if (!parsed.success) return blockCall(new ShellInvalidArgumentsError({ problems: problemsOf(parsed.error) }).message);
+      const verdict = await decide(parsed.data);
+      if (verdict.decision === 'block') return blockCall(verdict.reasons.join('\n'));
+      if (verdict.decision === 'allow') return null;
+      return approvalRequest({ tool: call.tool, command: parsed.data.command, cwd: verdict.cwd!, verdict });
+    },
+    async execute(args, executionOptions = {}) {
+      const parsed = shellSchema.safeParse(args);
+      if (!parsed.success) throw new ShellInvalidArgumentsError({ problems: problemsOf(parsed.error) });
+      const { command } = parsed.data;
+      const approved = executionOptions.approvedPresentation;
+      if (approved !== undefined && (approved.type !== 'command' || approved.content !== command)) {
+        throw new ShellCommandRefusedError({ command, reasons: ['it is not the command that was approved'] });
+      }
+      // Decided again here, so that a caller skipping the gate still cannot run a blocked command.
+      const verdict = await decide({ ...parsed.data, cwd: parsed.data.cwd ?? defaultZone?.root });
+      if (verdict.decision === 'block' || verdict.cwd === undefined) throw new ShellCommandRefusedError({ command, reasons: verdict.reasons });
+      return runShellCommand({ command, cwd: verdict.cwd, timeoutMs, maxOutputBytes, signal: executionOptions.signal, wrapCommand: options.wrapCommand });
+    },
+  };
+}
+
+function approvalRequest(options: { tool: string; command: string; cwd: string; verdict: ShellVerdict }): ApprovalRequest {
+  const { tool, command, cwd, verdict } = options;
+  const shown = command.length > MAX_DESCRIPTION_COMMAND ? `${command.slice(0, MAX_DESCRIPTION_COMMAND - 3)}...` : command;
+  const joined = verdict.reasons.join('; ');
+  const why = joined === '' ? '' : ` — ${joined.length > MAX_DESCRIPTION_REASONS ? `${joined.slice(0, MAX_DESCRIPTION_REASONS - 3)}...` : joined}`;
+  return {
+    // The name the tool was registered under, which the gate checks the request against.
+    tool,
+    description: `${verdict.rule?.description ?? `Run: ${shown.replace(/\s+/g, ' ')}`}${why}`,
+    // The exact text: approving for the session approves this command line in this directory, nothing else.
+    payload: { command, cwd },
+    presentation: { type: 'command', content: command, metadata: { cwd, reasons: verdict.reasons } },
+    required: true,
+  };
+}
+
+function problemsOf(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`);
+}
+
+function realOrAbsolute(directory: string): string {
+  const absolute = path.resolve(directory);
+  try {
+    return realpathSync.native(absolute);
+  } catch {
+    return absolute;
+  }
+}

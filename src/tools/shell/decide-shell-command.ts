@@ -1,0 +1,203 @@
+/**
+ * The shell tool's verdict on one command line: every simple command,
+ * redirection and construct the analysis found is decided on its own, then
+ * any block blocks, any ask asks, and the line is allowed only when every
+ * part is. Each finding says which part decided what and why (`--explain`).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { resolveInZones, type Zone } from '../fs/zones.ts';
+import type { Decision } from '../../core/types.ts';
+import { analyzeCommand, type AnalyzedCommand, type AnalyzedRedirection } from './analyze-command.ts';
+import type { Hazard } from './hazard.ts';
+import { checkPathsIn, effectiveCwd, wordPath, type PathsVerdict } from './shell-paths.ts';
+import { matchRule, type ShellRule, type ShellRules } from './shell-rules.ts';
+
+export interface ShellFinding {
+  decision: Decision;
+  /** The simple command, redirection or construct it is about, as written. */
+  subject: string;
+  reason: string;
+  /** `shell.rules[2]`, `shell.default`, or null when the analysis itself decided. */
+  rule: string | null;
+  /** Where the subject sits: `inside $(…)`, `run by sudo`... */
+  via: string | undefined;
+}
+
+export interface ShellVerdict {
+  decision: Decision;
+  findings: ShellFinding[];
+  /** The findings that made the line ask or block, as sentences. */
+  reasons: string[];
+  /** The rule that decided when a single rule did (its `description` is shown to the person). */
+  rule: ShellRule | undefined;
+}
+
+/** Longer command lines are not analysed: they ask. */
+export const MAX_COMMAND_LENGTH = 256 * 1024;
+
+/** Directories whose programs are the ones a bare name finds; a path elsewhere is another program. */
+const SYSTEM_DIRECTORIES = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/bin', '/opt/homebrew/sbin', '/run/current-system/sw/bin']);
+
+/** Characters that make what a person reads differ from what bash runs. */
+const INVISIBLE = /[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/;
+/** Spaces that bash does not treat as spaces. */
+const UNICODE_SPACE = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
+
+const TERMINAL_TARGETS = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/[0-9]+)$/;
+
+/**
+ * Decides a command line against the rules and zones. Never throws: an
+ * analysis failure asks.
+ *
+ * @example
+ * const verdict = await decideShellCommand({ command: 'git status && rm -rf x', cwd, rules, zones });
+ * verdict.decision // 'block' when a rule blocks rm
+ * verdict.reasons  // ['rm -rf x: ...']
+ */
+export async function decideShellCommand(options: { command: string; cwd: string; rules: ShellRules; zones: readonly Zone[]; home?: string }): Promise<ShellVerdict> {
+  const findings: ShellFinding[] = [];
+  try {
+    const { command } = options;
+    if (command.length > MAX_COMMAND_LENGTH) return verdictOf([ask(command.slice(0, 80), `the command line is longer than ${MAX_COMMAND_LENGTH} characters and is not analysed`)], options.rules);
+    if (INVISIBLE.test(command)) findings.push(ask(command, 'the command line has control or invisible characters, so what is shown may not be what runs'));
+    if (UNICODE_SPACE.test(command)) findings.push(ask(command, 'the command line has Unicode spaces, which bash treats as part of a word, not as a separator'));
+    const analysis = analyzeCommand(command);
+    for (const concern of analysis.concerns) findings.push({ decision: 'ask', subject: concern.subject, reason: concern.reason, rule: null, via: concern.via });
+    const context = { ...options, home: options.home ?? os.homedir() };
+    for (const simple of analysis.commands) findings.push(await decideSimpleCommand(simple, context));
+    for (const redirection of analysis.redirections) {
+      const finding = await decideRedirection(redirection, context);
+      if (finding !== undefined) findings.push(finding);
+    }
+    // Blank and comment-only lines ask: there is nothing a person meant to run. Assignments and tests alone are harmless.
+    if (analysis.statements === 0 && findings.length === 0) findings.push(ask(command, 'the command line has no command in it'));
+  } catch (error) {
+    findings.push(ask(options.command, `the command line could not be decided (${error instanceof Error ? error.message : String(error)})`));
+  }
+  return verdictOf(findings, options.rules);
+}
+
+interface DecisionContext {
+  cwd: string;
+  rules: ShellRules;
+  zones: readonly Zone[];
+  home: string;
+}
+
+async function decideSimpleCommand(command: AnalyzedCommand, context: DecisionContext): Promise<ShellFinding> {
+  const finding = (decision: Decision, reason: string, rule: string | null): ShellFinding => ({ decision, subject: command.text, reason, rule, via: command.via });
+  if (command.name === undefined) return finding('ask', reasonsOf(command.hazards), null);
+
+  const paths = new Map<ShellRule, Promise<PathsVerdict>>();
+  const pathsFor = (rule: ShellRule): Promise<PathsVerdict> => {
+    let verdict = paths.get(rule);
+    if (verdict === undefined) {
+      verdict = rule.pathsIn === undefined ? Promise.resolve({ kind: 'inside' }) : checkPathsIn({ command, skip: rule.words.length, zones: rule.pathsIn, cwd: context.cwd, home: context.home });
+      paths.set(rule, verdict);
+    }
+    return verdict;
+  };
+
+  const possibleBlocks: string[] = [];
+  const skipped: string[] = [];
+  const candidates: ShellRule[] = [];
+  for (const rule of context.rules.rules) {
+    const match = matchRule(rule, command);
+    if (match === 'no') continue;
+    if (rule.decision === 'block') {
+      if (match === 'maybe') {
+        possibleBlocks.push(`it could turn out to be ${JSON.stringify(rule.match)}, which ${rule.label} blocks`);
+        continue;
+      }
+      const where = await pathsFor(rule);
+      if (where.kind === 'inside') return finding('block', rule.reason ?? `${JSON.stringify(rule.match)} is blocked (${rule.label})`, rule.label);
+      if (where.kind === 'unsure') possibleBlocks.push(`${rule.label} blocks ${JSON.stringify(rule.match)} in ${zoneNames(rule)} and ${where.reason}`);
+      continue;
+    }
+    if (match !== 'yes') continue;
+    const where = await pathsFor(rule);
+    if (where.kind === 'inside') candidates.push(rule);
+    else skipped.push(`${rule.label} (${JSON.stringify(rule.match)}) applies only in ${zoneNames(rule)}: ${where.reason}`);
+  }
+  if (possibleBlocks.length > 0) return finding('ask', possibleBlocks.join('; '), null);
+
+  // The most specific rule decides; on a tie, ask wins over allow.
+  const chosen = candidates.reduce<ShellRule | undefined>((best, rule) => {
+    if (best === undefined || rule.words.length > best.words.length) return rule;
+    if (rule.words.length === best.words.length && rule.decision === 'ask' && best.decision === 'allow') return rule;
+    return best;
+  }, undefined);
+  const notes = skipped.length > 0 ? `; ${skipped.join('; ')}` : '';
+  let decision: Decision;
+  let reason: string;
+  let label: string | null = null;
+  if (chosen !== undefined) {
+    label = chosen.label;
+    decision = chosen.decision;
+    reason = chosen.reason ?? `matches ${JSON.stringify(chosen.match)} (${chosen.label}: ${chosen.decision})`;
+  } else if (command.role !== 'plain') {
+    decision = 'ask';
+    reason = `${command.roleReason ?? `${command.name} runs other code`}, and no rule names it${notes}`;
+  } else if (command.explicitOnly) {
+    decision = 'ask';
+    reason = `no rule matches this command, and inside a substitution only a rule can allow a command${notes}`;
+  } else {
+    decision = context.rules.defaultDecision;
+    label = 'shell.default';
+    reason = `no rule matches this command, so shell.default applies (${decision})${notes}`;
+  }
+  const uncovered = command.hazards.filter((hazard) => !covers(chosen, hazard));
+  if (command.written!.includes('/') && chosen?.pathQualified !== true && !SYSTEM_DIRECTORIES.has(path.posix.dirname(path.posix.normalize(command.written!)))) {
+    uncovered.push({ index: undefined, kind: 'exec', reason: `${command.written} is run by its path, so it is not necessarily the ${command.name} the rules mean` });
+  }
+  if (decision === 'allow' && uncovered.length > 0) return finding('ask', `${reasonsOf(uncovered)} (${reason})`, label);
+  if (decision === 'ask' && uncovered.length > 0) reason = `${reason}; ${reasonsOf(uncovered)}`;
+  return finding(decision, reason, label);
+}
+
+/** A rule covers a hazard on a word its own words reach (`git -c` covers `git -c x=y status`). */
+function covers(rule: ShellRule | undefined, hazard: Hazard): boolean {
+  return rule !== undefined && hazard.index !== undefined && hazard.index < rule.words.length;
+}
+
+async function decideRedirection(redirection: AnalyzedRedirection, context: DecisionContext): Promise<ShellFinding | undefined> {
+  const base = { subject: redirection.text, via: redirection.via, rule: null };
+  const target = redirection.target;
+  if (target.kind !== 'static') return { ...base, decision: 'ask', reason: `the redirection target ${target.text} is only known at run time` };
+  const file = wordPath(target, context.home);
+  if (file === undefined) return { ...base, decision: 'ask', reason: `the redirection target ${target.text} expands to a directory only known at run time` };
+  if (/^\/dev\/(tcp|udp)\//.test(file)) return { ...base, decision: 'ask', reason: 'the redirection opens a network connection' };
+  if (redirection.operation === 'read' || TERMINAL_TARGETS.test(file)) return undefined;
+  const cwd = effectiveCwd({ state: redirection.cwd, cwd: context.cwd });
+  if (cwd === undefined && !path.isAbsolute(file)) return { ...base, decision: 'ask', reason: `writes ${file} in a directory only known at run time (after cd)` };
+  const resolved = await resolveInZones({ zones: context.zones, path: file, cwd: cwd ?? context.cwd, operation: 'write' });
+  if (!resolved.ok) return { ...base, decision: 'block', reason: `writes a file outside the writable zones: ${resolved.reason}` };
+  const zone = resolved.zone;
+  const decision = zone.approval.write;
+  const shown = `${zone.name}:${resolved.relative}`;
+  if (decision === 'allow') return { ...base, decision, reason: `writes ${shown}; zone ${zone.name} allows writes` };
+  if (decision === 'block') return { ...base, decision, reason: `writes ${shown}; zone ${zone.name} blocks writes` };
+  return { ...base, decision: 'ask', reason: `writes ${shown}; zone ${zone.name} asks before writes` };
+}
+
+function verdictOf(findings: ShellFinding[], rules: ShellRules): ShellVerdict {
+  const decision: Decision = findings.some((finding) => finding.decision === 'block') ? 'block' : findings.some((finding) => finding.decision === 'ask') ? 'ask' : 'allow';
+  const deciding = findings.filter((finding) => finding.decision === decision);
+  const reasons = decision === 'allow' ? [] : deciding.map((finding) => `${finding.subject}${finding.via === undefined ? '' : ` (${finding.via})`}: ${finding.reason}`);
+  const labels = new Set(deciding.map((finding) => finding.rule));
+  const only = labels.size === 1 ? [...labels][0] : undefined;
+  return { decision, findings, reasons, rule: only === undefined || only === null ? undefined : rules.rules.find((rule) => rule.label === only) };
+}
+
+function ask(subject: string, reason: string): ShellFinding {
+  return { decision: 'ask', subject, reason, rule: null, via: undefined };
+}
+
+function reasonsOf(hazards: readonly Hazard[]): string {
+  return hazards.map((hazard) => hazard.reason).join('; ');
+}
+
+function zoneNames(rule: ShellRule): string {
+  return (rule.pathsIn ?? []).map((zone) => zone.name).join(', ');
+}

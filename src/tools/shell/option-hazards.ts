@@ -1,0 +1,393 @@
+/**
+ * Options that make otherwise harmless programs run other programs or write
+ * files: `git -c core.pager=sh`, `rg --pre`, `tar -I`, `sort -o`, `sed -i`,
+ * `awk 'BEGIN{system(...)}'`, `less +!cmd`... A rule that allows `git` does
+ * not allow these; a rule must name the option itself (`git -c`).
+ */
+import { awkProgramHazard } from './awk-program-hazard.ts';
+import { gitHazards } from './git-hazards.ts';
+import { hazardAt, type Hazard } from './hazard.ts';
+import { scanOptions, type OptionHazardRule } from './option-scan.ts';
+import { sedScriptHazard, type ScriptHazard } from './sed-script-hazard.ts';
+import type { ShellWord } from './shell-word.ts';
+
+type CustomCheck = (words: readonly ShellWord[]) => Hazard[];
+
+interface CommandOptions {
+  rules: readonly OptionHazardRule[];
+  custom?: CustomCheck;
+}
+
+const exec = (what: string, names: Omit<OptionHazardRule, 'kind' | 'what'>): OptionHazardRule => ({ ...names, kind: 'exec', what });
+const write = (what: string, names: Omit<OptionHazardRule, 'kind' | 'what'>): OptionHazardRule => ({ ...names, kind: 'write', what });
+
+const LESS: CommandOptions = {
+  rules: [
+    write('writes a log file', { short: 'oO', long: ['log-file', 'LOG-FILE'] }),
+    exec('reads key bindings that can run commands', { short: 'k', long: ['lesskey-file', 'lesskey-src', 'lesskey-content'] }),
+  ],
+  custom: (words) => [...initialCommands(words), ...bangs(words)],
+};
+const AWK: CommandOptions = { rules: [], custom: (words) => awkHazards(words) };
+const SED: CommandOptions = { rules: [], custom: (words) => sedHazards(words) };
+const SSH_CONFIG = exec('reads a configuration or provider that can run programs', { short: 'FI' });
+const SSH: CommandOptions = { rules: [SSH_CONFIG], custom: (words) => sshOptionHazards(words) };
+const SCP: CommandOptions = { rules: [SSH_CONFIG, exec('runs a program as the transport', { short: 'SD' })], custom: (words) => sshOptionHazards(words) };
+const VIM: CommandOptions = { rules: [exec('runs editor commands (which can run programs)', { short: 'cSs', long: ['cmd'] })], custom: (words) => initialCommands(words) };
+const COMPILER: CommandOptions = { rules: [exec('runs or loads another program', { single: ['wrapper', 'fplugin', 'specs'] })] };
+
+const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOptions>([
+  ['git', { rules: [], custom: gitHazards }],
+  ['rg', { rules: [exec('runs a program on every file searched', { long: ['pre'] })] }],
+  [
+    'sort',
+    {
+      rules: [
+        exec('runs a program to compress temporary files', { long: ['compress-program'] }),
+        write('writes the result to a file', { short: 'o', long: ['output'] }),
+      ],
+    },
+  ],
+  ['shuf', { rules: [write('writes the result to a file', { short: 'o', long: ['output'] })] }],
+  ['uniq', { rules: [], custom: (words) => secondOperandWrites(words, 'uniq') }],
+  [
+    'tar',
+    {
+      rules: [
+        exec('runs a program (compressor, command, script or remote shell)', {
+          short: 'IF',
+          long: ['to-command', 'use-compress-program', 'checkpoint-action', 'info-script', 'new-volume-script', 'rsh-command', 'rmt-command'],
+        }),
+      ],
+      custom: tarHazards,
+    },
+  ],
+  ['zip', { rules: [exec('runs a program to test the archive', { single: ['TT'], long: ['unzip-command'] })] }],
+  ['less', LESS],
+  ['more', LESS],
+  ['most', LESS],
+  [
+    'man',
+    {
+      rules: [exec('runs a pager, browser or configured program', { short: 'PHC', long: ['pager', 'html', 'config-file', 'browser'] })],
+      custom: (words) => bangs(words),
+    },
+  ],
+  ['awk', AWK],
+  ['gawk', AWK],
+  ['mawk', AWK],
+  ['nawk', AWK],
+  ['sed', SED],
+  ['gsed', SED],
+  [
+    'find',
+    {
+      rules: [
+        write('deletes files', { single: ['delete'] }),
+        write('writes a file', { single: ['fprint', 'fprint0', 'fprintf', 'fls'] }),
+      ],
+    },
+  ],
+  ['ssh', SSH],
+  ['slogin', SSH],
+  ['scp', SCP],
+  ['sftp', SCP],
+  ['rsync', { rules: [exec('runs a program as the remote shell', { short: 'e', long: ['rsh', 'rsync-path'] })] }],
+  [
+    'curl',
+    {
+      rules: [
+        write('writes a file', {
+          short: 'oODcK',
+          long: ['output', 'remote-name', 'remote-name-all', 'output-dir', 'dump-header', 'cookie-jar', 'config', 'trace', 'trace-ascii', 'stderr', 'libcurl', 'etag-save', 'hsts', 'alt-svc'],
+        }),
+      ],
+    },
+  ],
+  [
+    'wget',
+    {
+      rules: [
+        exec('runs commands or programs', { short: 'e', long: ['execute', 'use-askpass'] }),
+        write('writes a file', { short: 'oOaP', long: ['output-document', 'output-file', 'append-output', 'directory-prefix'] }),
+      ],
+    },
+  ],
+  ['time', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],
+  ['strace', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],
+  ['ltrace', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],
+  ['vim', VIM],
+  ['vi', VIM],
+  ['nvim', VIM],
+  ['view', VIM],
+  ['ex', VIM],
+  ['vimdiff', VIM],
+  ['emacs', { rules: [exec('evaluates Lisp (which can run programs)', { short: 'lf', long: ['eval', 'load', 'funcall', 'script'] })] }],
+  ['sqlite3', { rules: [exec('runs dot-commands (which can run programs)', { single: ['cmd', 'init'] })], custom: sqliteHazards }],
+  ['tcpdump', { rules: [exec('runs a program or writes a capture', { short: 'zw' })] }],
+  ['go', { rules: [exec('runs a program around the build or the binary', { single: ['exec', 'toolexec'] })], custom: goHazards }],
+  ['gcc', COMPILER],
+  ['g++', COMPILER],
+  ['cc', COMPILER],
+  ['c++', COMPILER],
+  ['clang', COMPILER],
+  ['clang++', COMPILER],
+  ['hg', { rules: [exec('sets configuration (hooks run programs)', { long: ['config'] })] }],
+  ['svn', { rules: [exec('runs a configured program', { long: ['config-option', 'diff-cmd', 'diff3-cmd', 'editor-cmd'] })] }],
+  ['bat', { rules: [exec('runs a pager', { long: ['pager'] })] }],
+  ['fzf', { rules: [exec('runs commands', { long: ['preview', 'bind', 'with-shell', 'listen'] })] }],
+  ['prettier', { rules: [write('rewrites files', { short: 'w', long: ['write'] })] }],
+  ['eslint', { rules: [write('rewrites or writes files', { short: 'o', long: ['fix', 'output-file'] })] }],
+  ['yq', { rules: [write('rewrites files in place', { short: 'i', long: ['inplace'] })] }],
+  ['dd', { rules: [], custom: ddHazards }],
+]);
+
+/**
+ * Whether the command has options that can run programs or write files (so
+ * unknown arguments are a hazard).
+ *
+ * @example
+ * hasOptionHazards('git') // true
+ * hasOptionHazards('ls')  // false
+ */
+export function hasOptionHazards(name: string): boolean {
+  return TABLE.has(name);
+}
+
+/**
+ * The option hazards of one simple command: `words[0]` is the normalised
+ * name, `end` (exclusive) stops before a wrapped command's words.
+ *
+ * @example
+ * optionHazards({ name: 'rg', words: [rg, --pre, sh, x] }) // [{ index: 1, kind: 'exec', ... }]
+ */
+export function optionHazards(options: { name: string; words: readonly ShellWord[]; end?: number }): Hazard[] {
+  const entry = TABLE.get(options.name);
+  if (entry === undefined) return [];
+  const words = options.end === undefined ? options.words : options.words.slice(0, options.end);
+  const hazards = scanOptions({ command: options.name, words, rules: entry.rules });
+  if (entry.custom !== undefined) hazards.push(...entry.custom(words));
+  return hazards;
+}
+
+/** `less +!cmd`, `vim +cmd`: initial commands. */
+function initialCommands(words: readonly ShellWord[]): Hazard[] {
+  return indexesOf(words, (value) => value.startsWith('+') && value !== '+').map((index) =>
+    hazardAt({ index, kind: 'exec', reason: `${words[0]!.value} ${words[index]!.value}: runs a command at start (which can run programs)` }),
+  );
+}
+
+/** `!` runs a shell command in less and man. */
+function bangs(words: readonly ShellWord[]): Hazard[] {
+  return indexesOf(words, (value) => value.includes('!')).map((index) =>
+    hazardAt({ index, kind: 'exec', reason: `${words[0]!.value}: the argument ${words[index]!.value} contains "!", which can run a shell command` }),
+  );
+}
+
+function indexesOf(words: readonly ShellWord[], test: (value: string) => boolean): number[] {
+  const indexes: number[] = [];
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index]!;
+    if (word.kind !== 'dynamic' && test(word.value)) indexes.push(index);
+  }
+  return indexes;
+}
+
+/** `-o` values naming ssh options that run programs (ProxyCommand, LocalCommand, providers, Match exec). */
+function sshOptionHazards(words: readonly ShellWord[]): Hazard[] {
+  const hazards: Hazard[] = [];
+  for (let index = 1; index < words.length; index++) {
+    const value = words[index]!.value;
+    if (value === '--') break;
+    if (!value.startsWith('-') || value.startsWith('--') || !value.slice(1).includes('o')) continue;
+    const attached = value.slice(value.indexOf('o') + 1);
+    const option = attached !== '' ? attached : words[index + 1]?.value ?? '';
+    if (/command|provider|match|include|proxyuse/i.test(option) || words[index + 1]?.kind === 'dynamic') {
+      hazards.push(hazardAt({ index, kind: 'exec', reason: `${words[0]!.value} -o ${option}: this ssh option runs a program` }));
+    }
+  }
+  return hazards;
+}
+
+function tarHazards(words: readonly ShellWord[]): Hazard[] {
+  const hazards: Hazard[] = [];
+  const first = words[1];
+  // Old-style first argument without a dash: `tar xIf sh archive`.
+  if (first !== undefined && first.kind === 'static' && !first.value.startsWith('-') && /[IF]/.test(first.value)) {
+    hazards.push(hazardAt({ index: 1, kind: 'exec', reason: `tar ${first.value}: runs a program (compressor or volume script)` }));
+  }
+  const local = words.some((word) => word.value === '--force-local');
+  if (!local) {
+    for (let index = 1; index < words.length; index++) {
+      if (words[index]!.value.includes(':')) {
+        hazards.push(hazardAt({ index, kind: 'exec', reason: `tar ${words[index]!.value}: an archive name with ":" is opened through a remote shell` }));
+      }
+    }
+  }
+  return hazards;
+}
+
+/** `uniq input output` writes its second operand. */
+function secondOperandWrites(words: readonly ShellWord[], name: string): Hazard[] {
+  let operands = 0;
+  for (let index = 1; index < words.length; index++) {
+    const value = words[index]!.value;
+    if (value.startsWith('-') && value !== '-') continue;
+    operands++;
+    if (operands === 2) return [hazardAt({ index, kind: 'write', reason: `${name} writes its output to ${value}` })];
+  }
+  return [];
+}
+
+function ddHazards(words: readonly ShellWord[]): Hazard[] {
+  return indexesOf(words, (value) => value.startsWith('of=')).map((index) => hazardAt({ index, kind: 'write', reason: `dd ${words[index]!.value}: writes a file` }));
+}
+
+function goHazards(words: readonly ShellWord[]): Hazard[] {
+  const subcommand = words[1];
+  if (subcommand?.value === 'generate') return [hazardAt({ index: 1, kind: 'exec', reason: 'go generate runs the commands written in source files' })];
+  return [];
+}
+
+/** Dot-commands after the database name: `.shell`, `.system`, `.output`, `.load`... */
+function sqliteHazards(words: readonly ShellWord[]): Hazard[] {
+  const hazards: Hazard[] = [];
+  let operands = 0;
+  for (let index = 1; index < words.length; index++) {
+    const value = words[index]!.value;
+    if (value.startsWith('-')) continue;
+    operands++;
+    if (operands >= 2 && value.trimStart().startsWith('.')) hazards.push(hazardAt({ index, kind: 'exec', reason: `sqlite3 ${value.split(/\s/)[0]}: dot-commands can run programs and write files` }));
+  }
+  return hazards;
+}
+
+const AWK_SAFE_LONG = ['posix', 'traditional', 'lint', 'sandbox', 'characters-as-bytes', 're-interval', 'non-decimal-data', 'optimize', 'no-optimize', 'bignum', 'use-lc-numeric', 'version', 'help', 'copyright'];
+
+/**
+ * The program texts (`-e`/`--source`, or the first operand) are read;
+ * options that run code from files or load extensions are hazards, gawk's
+ * options that write files (`-d`, `-o`, `-p`) too. An option this reader
+ * does not know is a hazard.
+ */
+function awkHazards(words: readonly ShellWord[]): Hazard[] {
+  const name = words[0]!.value;
+  const hazards: Hazard[] = [];
+  const programs: { index: number; text: string }[] = [];
+  const fromFile = (index: number) => [hazardAt({ index, kind: 'exec', reason: `${name} ${words[index]!.value}: runs awk code from a file or loads an extension` })];
+  let index = 1;
+  options: for (; index < words.length; index++) {
+    const value = words[index]!.value;
+    if (value === '--') {
+      index++;
+      break;
+    }
+    if (!value.startsWith('-') || value === '-') break;
+    if (value.startsWith('--')) {
+      const option = value.slice(2).split('=')[0]!;
+      const attached = value.includes('=') ? value.slice(value.indexOf('=') + 1) : undefined;
+      const is = (...names: string[]) => option !== '' && names.some((candidate) => candidate.startsWith(option));
+      if (is('file', 'exec', 'include', 'load')) return fromFile(index);
+      if (is('source')) {
+        if (attached !== undefined) programs.push({ index, text: attached });
+        else if (index + 1 < words.length) programs.push({ index: ++index, text: words[index]!.value });
+      } else if (is('field-separator', 'assign')) {
+        if (attached === undefined) index++;
+      } else if (!is(...AWK_SAFE_LONG)) {
+        return [...hazards, hazardAt({ index, kind: 'unknown', reason: `${name} ${value}: an option this check does not know (it may write files or run code)` })];
+      }
+      continue;
+    }
+    for (let position = 1; position < value.length; position++) {
+      const letter = value[position]!;
+      const rest = value.slice(position + 1);
+      if ('fEil'.includes(letter)) return fromFile(index);
+      if (letter === 'W') return [...hazards, hazardAt({ index, kind: 'unknown', reason: `${name} ${value}: -W options are not checked (they may run code)` })];
+      if ('dop'.includes(letter)) hazards.push(hazardAt({ index, kind: 'write', reason: `${name} ${value}: writes a file (dump, pretty-print or profile)` }));
+      if ('Fve'.includes(letter)) {
+        if (rest === '') index++;
+        if (letter === 'e') programs.push(rest === '' ? { index, text: words[index]?.value ?? '' } : { index, text: rest });
+        continue options;
+      }
+    }
+  }
+  if (programs.length === 0) {
+    const program = words[index];
+    if (program === undefined) return [...hazards, hazardAt({ index: undefined, kind: 'unknown', reason: `${name} has no program text to check` })];
+    programs.push({ index, text: program.value });
+  }
+  return [...hazards, ...programs.flatMap((program) => fromScript(program.index, awkProgramHazard(program.text), name, words))];
+}
+
+/**
+ * The scripts (`-e`, `--expression`, or the first operand) are read for
+ * e/w/r commands; `-f` (a script from a file) is a hazard, `-i` writes, and
+ * `--sandbox` makes sed itself refuse e/w/r. GNU sed permutes options, so
+ * options after operands count too.
+ */
+function sedHazards(words: readonly ShellWord[]): Hazard[] {
+  const name = words[0]!.value;
+  const hazards: Hazard[] = [];
+  const scripts: { index: number; text: string }[] = [];
+  const operands: number[] = [];
+  let sandboxed = false;
+  for (let index = 1; index < words.length; index++) {
+    const value = words[index]!.value;
+    if (value === '--') {
+      for (let operand = index + 1; operand < words.length; operand++) operands.push(operand);
+      break;
+    }
+    if (!value.startsWith('-') || value === '-') {
+      operands.push(index);
+      continue;
+    }
+    if (value.startsWith('--')) {
+      const option = value.slice(2).split('=')[0]!;
+      const attached = value.includes('=') ? value.slice(value.indexOf('=') + 1) : undefined;
+      if (option === '') continue;
+      if ('sandbox'.startsWith(option) && option.length >= 2) sandboxed = true;
+      if ('in-place'.startsWith(option)) hazards.push(hazardAt({ index, kind: 'write', reason: `${name} ${value}: edits files in place` }));
+      else if ('file'.startsWith(option)) hazards.push(hazardAt({ index, kind: 'exec', reason: `${name} ${value}: reads its script from a file` }));
+      else if ('expression'.startsWith(option)) {
+        if (attached !== undefined) scripts.push({ index, text: attached });
+        else if (index + 1 < words.length) scripts.push({ index: ++index, text: words[index]!.value });
+      } else if ('line-length'.startsWith(option) && attached === undefined) index++;
+      continue;
+    }
+    for (let position = 1; position < value.length; position++) {
+      const letter = value[position];
+      const rest = value.slice(position + 1);
+      if (letter === 'i') {
+        hazards.push(hazardAt({ index, kind: 'write', reason: `${name} ${value}: edits files in place` }));
+        break;
+      }
+      if (letter === 'f') {
+        hazards.push(hazardAt({ index, kind: 'exec', reason: `${name} ${value}: reads its script from a file` }));
+        break;
+      }
+      if (letter === 'e') {
+        if (rest !== '') scripts.push({ index, text: rest });
+        else if (index + 1 < words.length) scripts.push({ index: ++index, text: words[index]!.value });
+        break;
+      }
+      if (letter === 'l') {
+        if (rest === '') index++;
+        break;
+      }
+    }
+  }
+  if (scripts.length === 0) {
+    const first = operands[0];
+    if (first === undefined) return [...hazards, hazardAt({ index: undefined, kind: 'unknown', reason: `${name} has no script to check` })];
+    scripts.push({ index: first, text: words[first]!.value });
+  }
+  if (sandboxed) return hazards;
+  for (const script of scripts) hazards.push(...fromScript(script.index, sedScriptHazard(script.text), name, words));
+  return hazards;
+}
+
+function fromScript(index: number, hazard: ScriptHazard | undefined, name: string, words: readonly ShellWord[]): Hazard[] {
+  if (words[index]?.kind === 'dynamic') return [hazardAt({ index: undefined, kind: 'unknown', reason: `${name}: the program ${words[index]!.text} is only known at run time` })];
+  if (hazard === undefined) return [];
+  return [hazardAt({ index, kind: hazard.kind, reason: `${name}: ${hazard.reason}` })];
+}
