@@ -7,6 +7,7 @@ import { presentRequest, type Approver } from '../../core/approver.ts';
 import type { Gate } from '../../core/gate.ts';
 import type { ApprovalDecision, Authorization, GateContext, RunMode } from '../../core/types.ts';
 import { renderApproval } from '../../approvers/terminal/render-approval.ts';
+import { createBuiltinTools } from '../../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
@@ -16,7 +17,8 @@ export const CHECK_HELP = `Usage:
   toolgate check [--policy FILE] --batch FILE.jsonl|- [options]
 
 What the policy does with a tool call, through the very same code path as a
-real call, short of running the tool.
+real call, short of running the tool. The built-in file and shell tools (when
+the policy has fs and shell sections) check the real filesystem.
 
 Options:
   --policy FILE     the policy (default: ./toolgate.yaml, .yml or .json)
@@ -105,7 +107,9 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
     throw new UsageError(`--answer must be once, session or deny, not ${JSON.stringify(values.answer)}`);
   }
   const loaded = await loadPolicyOrExplain({ policy: values.policy, io });
-  const gate = createRuntimeGate({ loaded, mode, simulate: true, memory: createInMemoryApprovalMemory() });
+  // The built-in tools' own checks run on the real filesystem, as in a real call.
+  const { tools } = await createBuiltinTools({ loaded, cwd: io.cwd });
+  const gate = createRuntimeGate({ loaded, tools, mode, simulate: true, memory: createInMemoryApprovalMemory() });
   const color = io.env.NO_COLOR === undefined && io.stdout.isTTY === true;
   const options = { gate, io, explain: values.explain === true, show: values.show === true, color };
 
