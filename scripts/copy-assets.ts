@@ -1,0 +1,25 @@
+/**
+ * After `tsc`, copies the files the compiled package reads at run time (the
+ * demo script, the embedded policies) next to the compiled modules.
+ */
+import { cpSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const source = path.join(root, 'src');
+const target = path.join(root, 'dist', 'src');
+
+function copyAssets(directory: string): number {
+  let copied = 0;
+  for (const name of readdirSync(directory)) {
+    const file = path.join(directory, name);
+    if (statSync(file).isDirectory()) copied += copyAssets(file);
+    else if (/\.(ya?ml|json|html|css)$/.test(name)) {
+      cpSync(file, path.join(target, path.relative(source, file)));
+      copied++;
+    }
+  }
+  return copied;
+}
+
+process.stdout.write(`copied ${copyAssets(source)} asset files to dist/src\n`);
