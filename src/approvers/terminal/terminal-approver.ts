@@ -1,0 +1,318 @@
+/**
+ * The terminal approver: seed 001's box on the person's terminal, answered
+ * with one keypress. Everything shown from a request goes through the
+ * renderer or `sanitizeTerminalText`; answers are only ever read from a
+ * terminal, never from a pipe (a pipe could carry a model's own output).
+ */
+import { styleText } from 'node:util';
+import { createNonInteractiveApprover, type Approver, type PresentedRequest } from '../../core/approver.ts';
+import type { ApprovalDecision, ApprovalScope } from '../../core/types.ts';
+import { editArguments, type EditText, type ValidateArguments } from './edit-arguments.ts';
+import { editInEditor } from './edit-in-editor.ts';
+import { openPromptInput, type KeyPress, type PromptInput, type TerminalInput, type TerminalOutput } from './prompt-input.ts';
+import { renderApproval, renderApprovalGroup } from './render-approval.ts';
+import { renderDecisionLine } from './render-decision-line.ts';
+import { sanitizeTerminalText } from './sanitize-terminal-text.ts';
+import { showInPager } from './show-in-pager.ts';
+import { TerminalPromptError } from './terminal-prompt-error.ts';
+
+export interface TerminalApproverOptions {
+  /** Where answers come from; anything but a TTY makes every ask an automatic denial. */
+  input: TerminalInput;
+  output: TerminalOutput;
+  /** Read for NO_COLOR, TERM, VISUAL/EDITOR and PAGER. */
+  env: NodeJS.ProcessEnv;
+  /** Checks edited arguments against the tool's schema. Without it, any valid JSON is accepted. */
+  validateArgs?: ValidateArguments;
+  /** Edits text; default: $VISUAL or $EDITOR on a temporary file, with the terminal handed over. */
+  editor?: EditText;
+  /** Called (after the terminal is restored) when the person presses Ctrl-C at a prompt; the denial still goes back to the gate. */
+  onInterrupt?: () => void;
+}
+
+/** The key line of a single request. */
+export const TERMINAL_APPROVAL_KEYS = '[y] approve once  [s] approve for session  [a] approve always  [n] deny  [v] view full  [e] edit  [?] help';
+/** The key line of a batch: one answer for every request in it. */
+export const TERMINAL_GROUP_APPROVAL_KEYS = '[y] approve all once  [s] approve all for session  [n] deny all  [v] view full  [?] help';
+
+/** The box never grows past this many columns: long lines are easier to read wrapped. */
+const MAX_WIDTH = 120;
+/** Rows kept for the box's frame, description, key line and prompt around the content. */
+const ROWS_MARGIN = 12;
+const MIN_CONTENT_LINES = 10;
+const MAX_REASON_LENGTH = 1000;
+
+type Action = 'once' | 'session' | 'always' | 'deny' | 'view' | 'edit' | 'help';
+
+interface Layout {
+  color: boolean;
+  width: number;
+  rows: number;
+  maxLines: number;
+}
+
+/** What differs between asking about one request and about a batch. */
+interface PromptPlan {
+  subject: string;
+  actions: ReadonlyMap<string, Action>;
+  render(options: { layout: Layout; full: boolean }): string;
+  help: readonly string[];
+  edit?: (prompt: PromptInput, layout: Layout) => Promise<{ args: unknown } | undefined>;
+}
+
+/**
+ * Creates the approver for a person at a terminal. Single keys in raw mode
+ * (whole lines when the terminal cannot go raw): `y` once, `s` session, `a`
+ * always, `n` deny with an optional reason, `v` view all, `e` edit the
+ * arguments, `?` help. Ctrl-C denies and stops the run. Prompts never
+ * overlap: a second ask waits for the first. When `input` is not a TTY,
+ * every ask is denied at once (`automatic: true`) with a message saying how
+ * to approve.
+ *
+ * @example
+ * const approver = createTerminalApprover({ input: process.stdin, output: process.stdout, env: process.env, onInterrupt: () => (process.exitCode = 130) });
+ * const gate = createGate({ policy, approver });
+ */
+export function createTerminalApprover(options: TerminalApproverOptions): Approver {
+  const { output } = options;
+  const editor: EditText = options.editor ?? ((text, signal) => editInEditor({ text, env: options.env, signal }));
+  const nonInteractive = createNonInteractiveApprover();
+  let queue: Promise<void> = Promise.resolve();
+
+  function layout(): Layout {
+    const env = options.env;
+    const color = output.isTTY === true && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+    const columns = positiveInteger(output.columns) ?? 80;
+    const rows = positiveInteger(output.rows) ?? 24;
+    return { color, width: Math.min(columns, MAX_WIDTH), rows, maxLines: Math.max(MIN_CONTENT_LINES, rows - ROWS_MARGIN) };
+  }
+
+  async function decide(plan: PromptPlan, first: PresentedRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    if (options.input.isTTY !== true) {
+      // Never read answers from a pipe: whatever feeds it may be the model's own output.
+      const decision = await nonInteractive.ask({ ...first, tool: plan.subject }, { signal });
+      output.write(renderDecisionLine({ outcome: decision, color: layout().color }));
+      return decision;
+    }
+    return exclusive(signal, () => converseSafely(plan, signal));
+  }
+
+  /** One prompt at a time on one terminal; a later ask waits, and gives up waiting if its signal aborts. */
+  async function exclusive<T>(signal: AbortSignal, run: () => Promise<T>): Promise<T> {
+    const previous = queue;
+    let finished!: () => void;
+    const mine = new Promise<void>((resolve) => (finished = resolve));
+    queue = previous.then(() => mine);
+    try {
+      await untilAborted(previous, signal);
+      return await run();
+    } finally {
+      finished();
+    }
+  }
+
+  async function converseSafely(plan: PromptPlan, signal: AbortSignal): Promise<ApprovalDecision> {
+    const prompt = openPromptInput({ input: options.input, output, signal });
+    try {
+      return await converse(plan, prompt);
+    } catch (error) {
+      // The terminal comes back first: the interrupt handler may exit the process.
+      prompt.close();
+      const { color } = layout();
+      if (error instanceof TerminalPromptError && error.code === 'TERMINAL_INTERRUPTED') {
+        const decision: ApprovalDecision = { approved: false, scope: 'once', reason: 'interrupted', stop: true };
+        output.write(`\n${renderDecisionLine({ outcome: decision, subject: plan.subject, color })}`);
+        try {
+          options.onInterrupt?.();
+        } catch {
+          // The denial stands whatever the handler does.
+        }
+        return decision;
+      }
+      if (signal.aborted) {
+        output.write(`\n${renderDecisionLine({ outcome: isTimeout(signal.reason) ? 'timed out' : 'cancelled', subject: plan.subject, color })}`);
+        throw new TerminalPromptError({ code: 'TERMINAL_ABORTED', message: 'the approval prompt was aborted before an answer', cause: signal.reason });
+      }
+      throw error;
+    } finally {
+      prompt.close();
+    }
+  }
+
+  async function converse(plan: PromptPlan, prompt: PromptInput): Promise<ApprovalDecision> {
+    const finish = (decision: ApprovalDecision): ApprovalDecision => {
+      output.write(renderDecisionLine({ outcome: decision, subject: plan.subject, color: layout().color }));
+      return decision;
+    };
+    const letters = [...plan.actions.keys()];
+    const answers = letters.filter((letter) => plan.actions.get(letter) !== 'help');
+    const choices = `${answers.slice(0, -1).join(', ')} or ${answers[answers.length - 1]}`;
+    output.write(plan.render({ layout: layout(), full: false }));
+    for (;;) {
+      const { color } = layout();
+      output.write(`${color ? styleText('bold', 'approve?', { validateStream: false }) : 'approve?'} [${letters.join('/')}] `);
+      const key = await prompt.readKey();
+      const letter = key.kind === 'character' ? key.character.toLowerCase() : undefined;
+      const action = letter === undefined ? undefined : plan.actions.get(letter);
+      // Raw mode echoes nothing; show the key that was taken (an unknown one is named in the hint).
+      if (prompt.raw) output.write(action === undefined ? '\n' : `${letter}\n`);
+      switch (action) {
+        case 'once':
+        case 'session':
+        case 'always':
+          return finish({ approved: true, scope: action satisfies ApprovalScope });
+        case 'deny': {
+          const decision = await askReason(prompt);
+          if (decision !== undefined) return finish(decision);
+          break;
+        }
+        case 'view':
+          await showInPager({ text: plan.render({ layout: layout(), full: true }), env: options.env, output, prompt, rows: layout().rows });
+          output.write(plan.render({ layout: layout(), full: false }));
+          break;
+        case 'edit': {
+          const edited = await plan.edit?.(prompt, layout());
+          if (edited !== undefined) return finish({ approved: true, scope: 'once', args: edited.args });
+          // An editor may have taken over the screen: show what is being decided again.
+          output.write(plan.render({ layout: layout(), full: false }));
+          break;
+        }
+        case 'help':
+          output.write(`${plan.help.join('\n')}\n`);
+          break;
+        default:
+          output.write(`${hint({ key, letter, raw: prompt.raw, choices })}\n`);
+      }
+    }
+  }
+
+  async function askReason(prompt: PromptInput): Promise<ApprovalDecision | undefined> {
+    output.write(prompt.raw ? 'reason for the model (Enter for none, Esc to go back): ' : 'reason for the model (Enter for none): ');
+    const typed = await prompt.readLine({ maxLength: MAX_REASON_LENGTH });
+    if (typed === undefined) {
+      output.write('not denied: choose again\n');
+      return undefined;
+    }
+    const reason = typed.trim();
+    return reason === '' ? { approved: false, scope: 'once' } : { approved: false, scope: 'once', reason };
+  }
+
+  return {
+    ask: async (request, { signal }) => {
+      const plan: PromptPlan = {
+        subject: request.tool,
+        actions: SINGLE_ACTIONS,
+        render: ({ layout, full }) =>
+          renderApproval({ request: full ? withFullContent(request) : request, color: layout.color, width: layout.width, maxLines: layout.maxLines, full, keys: TERMINAL_APPROVAL_KEYS }).text,
+        help: SINGLE_HELP,
+        edit: (prompt, layout) =>
+          editArguments({ tool: request.call.tool, args: request.call.args, prompt, output, editor, validateArgs: options.validateArgs, color: layout.color }),
+      };
+      return decide(plan, request, signal);
+    },
+    askGroup: async (requests, { signal }) => {
+      if (requests.length === 0) return { approved: false, scope: 'once', reason: 'the batch had no requests to approve' };
+      const plan: PromptPlan = {
+        subject: `${requests.length} ${requests.length === 1 ? 'request' : 'requests'} (${requests.map((request) => request.tool).join(', ')})`,
+        actions: GROUP_ACTIONS,
+        render: ({ layout, full }) =>
+          renderApprovalGroup({
+            requests: full ? requests.map(withFullContent) : requests,
+            color: layout.color,
+            width: layout.width,
+            maxLines: layout.maxLines,
+            full,
+            keys: TERMINAL_GROUP_APPROVAL_KEYS,
+          }).text,
+        help: GROUP_HELP,
+      };
+      return decide(plan, requests[0]!, signal);
+    },
+  };
+}
+
+const SINGLE_ACTIONS: ReadonlyMap<string, Action> = new Map([
+  ['y', 'once'],
+  ['s', 'session'],
+  ['a', 'always'],
+  ['n', 'deny'],
+  ['v', 'view'],
+  ['e', 'edit'],
+  ['?', 'help'],
+]);
+
+const GROUP_ACTIONS: ReadonlyMap<string, Action> = new Map([
+  ['y', 'once'],
+  ['s', 'session'],
+  ['n', 'deny'],
+  ['v', 'view'],
+  ['?', 'help'],
+]);
+
+const SINGLE_HELP = [
+  'keys:',
+  '  y       approve this call once',
+  '  s       approve for this session: equal calls are not asked again',
+  '  a       approve always: remembered across sessions',
+  '  n       deny; then type a reason the model will see (Enter for none, Esc to go back)',
+  '  v       view the whole request (in $PAGER, or here: space/Enter next page, q return)',
+  '  e       edit the arguments in $VISUAL/$EDITOR, then approve them once',
+  '  ?       this help',
+  '  Ctrl-C  deny and stop the run',
+];
+
+const GROUP_HELP = [
+  'keys (one answer for every request in the batch):',
+  '  y       approve them all once',
+  '  s       approve them all for this session',
+  '  n       deny them all; then type a reason the model will see (Enter for none, Esc to go back)',
+  '  v       view every request in full (in $PAGER, or here: space/Enter next page, q return)',
+  '  ?       this help',
+  '  Ctrl-C  deny and stop the run',
+];
+
+function hint(options: { key: KeyPress; letter: string | undefined; raw: boolean; choices: string }): string {
+  const { key, choices } = options;
+  if (key.kind === 'text') return options.raw ? `pasted text is ignored: press a single key (${choices})` : `type one letter, then Enter (${choices})`;
+  if (options.letter !== undefined) return `unknown key "${sanitizeTerminalText(options.letter)}": press ${choices} (? for help)`;
+  return `press ${choices} (? for help)`;
+}
+
+/**
+ * The request with `metadata.full_content` (seed 001's convention for text
+ * cut from the prompt) as its content, for the full view. It is rendered,
+ * and so sanitized, like any other content.
+ */
+function withFullContent(request: PresentedRequest): PresentedRequest {
+  const presentation = request.presentation;
+  const metadata = presentation?.metadata;
+  const full = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>).full_content : undefined;
+  if (presentation === undefined || typeof full !== 'string' || full === presentation.content) return request;
+  return { ...request, presentation: { ...presentation, content: full } };
+}
+
+async function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  const aborted = (): TerminalPromptError =>
+    new TerminalPromptError({ code: 'TERMINAL_ABORTED', message: 'the approval was aborted while another prompt was open', cause: signal.reason });
+  if (signal.aborted) throw aborted();
+  let onAbort: (() => void) | undefined;
+  try {
+    await Promise.race([
+      promise,
+      new Promise<never>((_resolve, reject) => {
+        onAbort = () => reject(aborted());
+        signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function isTimeout(reason: unknown): boolean {
+  return reason instanceof Error && (reason.name === 'TimeoutError' || /timed out|timeout/i.test(reason.message));
+}
+
+function positiveInteger(value: number | undefined): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 1 ? Math.floor(value) : undefined;
+}
