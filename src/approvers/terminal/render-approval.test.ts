@@ -505,3 +505,15 @@ describe('renderApprovalGroup', () => {
     expectAligned(text, 40);
   });
 });
+
+describe('renderApproval: the full view', () => {
+  it('shows metadata.full_content where the tool cut its content short, and only in the full view', () => {
+    const full = Array.from({ length: 80 }, (_, index) => `line ${index + 1}`).join('\n');
+    const presentation: Presentation = { type: 'file_content', content: 'line 1\nline 2\n[… 78 more lines]', metadata: { full_content: full } };
+    const compact = renderApproval({ request: request({ presentation }), color: false, width: 80 });
+    expect(compact.text).not.toContain('line 80');
+    const complete = renderApproval({ request: request({ presentation }), color: false, width: 80, full: true });
+    expect(complete.text).toContain('line 80');
+    expect(complete.truncated).toBe(false);
+  });
+});

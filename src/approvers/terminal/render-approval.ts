@@ -282,7 +282,9 @@ function presentationBody(context: RenderContext, request: PresentedRequest): { 
     return { label: undefined, lines: structuredLines(context, safeJson(request.payload)) };
   }
   const metadata = isRecord(presentation.metadata) ? presentation.metadata : {};
-  const content = typeof presentation.content === 'string' ? presentation.content : safeJson(presentation.content);
+  // The full view shows the whole content where the tool kept it (seed 001's `metadata.full_content`).
+  const fullContent = context.full && typeof metadata.full_content === 'string' ? metadata.full_content : undefined;
+  const content = fullContent ?? (typeof presentation.content === 'string' ? presentation.content : safeJson(presentation.content));
   const path = metadataString(metadata, ['path', 'filePath', 'file', 'filename']);
   const language = typeof presentation.language === 'string' && presentation.language !== '' ? presentation.language : undefined;
   switch (presentation.type) {
