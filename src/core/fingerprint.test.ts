@@ -281,7 +281,9 @@ describe('fingerprint: tagged non-JSON values never collide with JSON', () => {
 
   it('no JSON value, alone or nested, fingerprints like a tagged value (property)', () => {
     fc.assert(
-      fc.property(json, fc.constantFrom(...tagged), (jsonValue, [, make]) => {
+      fc.property(json, fc.constantFrom(...tagged), (jsonValue, [label, make]) => {
+        // -0 is a JSON value too (JSON.parse('-0')), and it is the tagged -0.
+        fc.pre(!(label === '-0' && Object.is(jsonValue, -0)));
         const value = make();
         expect(fingerprint(jsonValue)).not.toBe(fingerprint(value));
         expect(fingerprint([jsonValue])).not.toBe(fingerprint([value]));
