@@ -1,0 +1,107 @@
+/**
+ * What the gate decided for each tool call, by tool call id. A wrapped
+ * `execute` runs only against one of these records: the decision, the
+ * arguments the gate judged, the arguments that may run (the person's edit),
+ * and the presentation the person approved.
+ */
+import { fingerprint } from '../../core/fingerprint.ts';
+import type { Authorization, Presentation } from '../../core/types.ts';
+
+/** The gate's decision for one tool call. */
+export interface CallRecord {
+  toolCallId: string;
+  tool: string;
+  /** The arguments the model sent, as the gate judged them. */
+  modelArgs: unknown;
+  authorization: Authorization;
+  /** Deferred asks: the presentation built when the run paused (what the person is shown). */
+  presentation?: Presentation;
+}
+
+export interface CallRecords {
+  set(record: CallRecord): void;
+  get(toolCallId: string): CallRecord | undefined;
+  /**
+   * Removes a record as its call starts running, so an approval runs at most
+   * once; remembers the edited arguments it ran with, for the model's output.
+   * True when the call runs edited arguments.
+   */
+  consume(toolCallId: string): boolean;
+  /** The person's edited arguments a consumed call ran with, if any. */
+  editOf(toolCallId: string): { args: unknown } | undefined;
+  /** Whether a call with this id already started running (so a resumed approval must not run it again). */
+  hasRun(toolCallId: string): boolean;
+}
+
+/** Past this many open records the oldest are forgotten: a forgotten record only means refusing. */
+const DEFAULT_MAX_RECORDS = 10_000;
+
+/**
+ * The records of one gated tool set, bounded in size.
+ *
+ * @example
+ * const records = createCallRecords();
+ * records.set({ toolCallId: 'call-1', tool: 'send_email', modelArgs: args, authorization });
+ */
+export function createCallRecords(options: { maxEntries?: number } = {}): CallRecords {
+  const maxEntries = options.maxEntries ?? DEFAULT_MAX_RECORDS;
+  const open = new Map<string, CallRecord>();
+  const edits = new Map<string, { args: unknown }>();
+  const ran = new Map<string, true>();
+
+  function bounded<Value>(map: Map<string, Value>, key: string, value: Value): void {
+    map.delete(key);
+    map.set(key, value);
+    if (map.size > maxEntries) map.delete(map.keys().next().value as string);
+  }
+
+  return {
+    set: (record) => {
+      edits.delete(record.toolCallId);
+      bounded(open, record.toolCallId, record);
+    },
+    get: (toolCallId) => open.get(toolCallId),
+    consume(toolCallId) {
+      const record = open.get(toolCallId);
+      if (record === undefined) return false;
+      open.delete(toolCallId);
+      bounded(ran, toolCallId, true);
+      if (sameArguments(record.authorization.args, record.modelArgs)) return false;
+      bounded(edits, toolCallId, { args: record.authorization.args });
+      return true;
+    },
+    editOf: (toolCallId) => edits.get(toolCallId),
+    hasRun: (toolCallId) => ran.has(toolCallId),
+  };
+}
+
+/**
+ * Whether a decision lets its call run.
+ *
+ * @example
+ * if (!permitsRun(record.authorization)) refuse(record.authorization.reason);
+ */
+export function permitsRun(authorization: Authorization): boolean {
+  return authorization.decision === 'allow' || authorization.decision === 'approved';
+}
+
+/**
+ * Equal arguments: the same value, or the same canonical fingerprint. A value
+ * that cannot be fingerprinted is never equal to anything else (fail closed).
+ *
+ * @example
+ * if (!sameArguments(record.modelArgs, input)) refuse('the arguments differ from the ones the gate judged');
+ */
+export function sameArguments(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  const leftPrint = safeFingerprint(left);
+  return leftPrint !== undefined && leftPrint === safeFingerprint(right);
+}
+
+function safeFingerprint(value: unknown): string | undefined {
+  try {
+    return fingerprint(value);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,78 @@
+import type { ApprovalDecision, ApprovalScope } from '../../core/types.ts';
+import { AiSdkDecisionError } from './errors/ai-sdk-decision-error.ts';
+
+/**
+ * A person's answer to one pending approval, as a server receives it
+ * (seed 004's `POST /runs/:id/approve` body, plus the tool call it answers).
+ */
+export interface RunDecision {
+  toolCallId: string;
+  approved: boolean;
+  reason?: string;
+  /** `session` remembers the decision for equal calls in the session; `always` (approvals only) across sessions. Default `once`. */
+  scope?: ApprovalScope;
+  /** Approvals only: edited arguments to run instead (re-checked by the gate; once only). */
+  args?: unknown;
+  /** Denials only: stop the run instead of letting the model adapt. */
+  stop?: boolean;
+}
+
+/**
+ * Checks decisions against the pending tool call ids: each pending call
+ * decided exactly once, nothing else. Throws `AiSdkDecisionError` naming the
+ * field (an HTTP layer answers 400 with it).
+ *
+ * @example
+ * const byCall = validateDecisions({ decisions: body.decisions, pending: ['call-1'] });
+ */
+export function validateDecisions(options: { decisions: unknown; pending: readonly string[] }): Map<string, RunDecision> {
+  const { decisions, pending } = options;
+  if (!Array.isArray(decisions)) throw new AiSdkDecisionError({ field: 'decisions', problem: 'must be a list' });
+  const open = new Set(pending);
+  const byCall = new Map<string, RunDecision>();
+  for (const [index, value] of decisions.entries()) {
+    const field = `decisions[${index}]`;
+    if (typeof value !== 'object' || value === null) throw new AiSdkDecisionError({ field, problem: 'must be an object' });
+    const decision = value as Record<string, unknown>;
+    if (typeof decision.toolCallId !== 'string') throw new AiSdkDecisionError({ field: `${field}.toolCallId`, problem: 'is required (a string)' });
+    if (!open.has(decision.toolCallId)) throw new AiSdkDecisionError({ field: `${field}.toolCallId`, problem: `${JSON.stringify(decision.toolCallId)} is not waiting for approval` });
+    if (byCall.has(decision.toolCallId)) throw new AiSdkDecisionError({ field: `${field}.toolCallId`, problem: `decides ${JSON.stringify(decision.toolCallId)} a second time` });
+    if (typeof decision.approved !== 'boolean') throw new AiSdkDecisionError({ field: `${field}.approved`, problem: 'is required (true or false)' });
+    if (decision.reason !== undefined && typeof decision.reason !== 'string') throw new AiSdkDecisionError({ field: `${field}.reason`, problem: 'must be a string' });
+    const scopes = decision.approved ? ['once', 'session', 'always'] : ['once', 'session'];
+    if (decision.scope !== undefined && !scopes.includes(decision.scope as string)) {
+      throw new AiSdkDecisionError({ field: `${field}.scope`, problem: `must be one of ${scopes.join(', ')}` });
+    }
+    if (decision.stop !== undefined && (typeof decision.stop !== 'boolean' || decision.approved)) {
+      throw new AiSdkDecisionError({ field: `${field}.stop`, problem: 'is a boolean, for denials only' });
+    }
+    if (decision.args !== undefined && !decision.approved) throw new AiSdkDecisionError({ field: `${field}.args`, problem: 'edits the arguments of an approval; a denial has none' });
+    byCall.set(decision.toolCallId, decision as unknown as RunDecision);
+  }
+  const missing = pending.find((toolCallId) => !byCall.has(toolCallId));
+  if (missing !== undefined) throw new AiSdkDecisionError({ field: 'decisions', problem: `leave ${JSON.stringify(missing)} undecided; decide every pending approval` });
+  return byCall;
+}
+
+/**
+ * The gate's decision shape for a validated decision.
+ *
+ * @example
+ * approver.ask = async () => toApprovalDecision(decision);
+ */
+export function toApprovalDecision(decision: RunDecision): ApprovalDecision {
+  if (decision.approved) {
+    return {
+      approved: true,
+      scope: decision.scope ?? 'once',
+      ...(decision.args === undefined ? {} : { args: decision.args }),
+      ...(decision.reason === undefined ? {} : { note: decision.reason }),
+    };
+  }
+  return {
+    approved: false,
+    scope: decision.scope === 'session' ? 'session' : 'once',
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    ...(decision.stop === undefined ? {} : { stop: decision.stop }),
+  };
+}
