@@ -61,7 +61,7 @@ export async function askWithTimeout(options: {
 }
 
 function validateDecision(value: unknown, tool: string): Answer {
-  const decision = value as Partial<ApprovalDecision> | null | undefined;
+  const decision = value as Record<string, unknown> | null | undefined;
   const valid =
     typeof decision === 'object' &&
     decision !== null &&
@@ -69,8 +69,11 @@ function validateDecision(value: unknown, tool: string): Answer {
     (decision.approved
       ? decision.scope === 'once' || decision.scope === 'session' || decision.scope === 'always'
       : decision.scope === 'once' || decision.scope === 'session') &&
-    (decision.approved || (decision as { reason?: unknown }).reason === undefined || typeof (decision as { reason?: unknown }).reason === 'string');
+    (decision.reason === undefined || typeof decision.reason === 'string') &&
+    (decision.note === undefined || typeof decision.note === 'string') &&
+    (decision.stop === undefined || typeof decision.stop === 'boolean') &&
+    (decision.automatic === undefined || typeof decision.automatic === 'boolean') &&
+    (decision.approved || decision.args === undefined);
   if (!valid) return { kind: 'failed', reason: `the approver returned a malformed decision for ${tool}; denied to fail closed` };
-  return { kind: 'decided', decision: decision as ApprovalDecision };
+  return { kind: 'decided', decision: decision as unknown as ApprovalDecision };
 }
-

@@ -50,8 +50,11 @@ export interface GateOptions {
 }
 
 export interface AuthorizeOptions {
-  /** Overrides the gate's approver for this call. */
-  approver?: Approver;
+  /**
+   * Overrides the gate's approver for this call; `null` asks nobody, so an
+   * ask that memory and the mode leave open comes back as `ask` (deferred runs).
+   */
+  approver?: Approver | null;
   signal?: AbortSignal;
 }
 
@@ -103,7 +106,7 @@ export function createGate(options: GateOptions): Gate {
     const started = clock.now();
     const step = await startAuthorization(call, context, started);
     if ('decision' in step) return step;
-    const approver = authorizeOptions.approver ?? options.approver;
+    const approver = authorizeOptions.approver === undefined ? options.approver : (authorizeOptions.approver ?? undefined);
     if (approver === undefined) return finish(step, pendingOutcome(step));
     const presented = await present(step);
     if ('decision' in presented) return finish(step, presented);
@@ -112,7 +115,7 @@ export function createGate(options: GateOptions): Gate {
   }
 
   async function authorizeAll(calls: readonly ToolCall[], context: GateContext, authorizeOptions: AuthorizeOptions = {}): Promise<Authorization[]> {
-    const approver = authorizeOptions.approver ?? options.approver;
+    const approver = authorizeOptions.approver === undefined ? options.approver : (authorizeOptions.approver ?? undefined);
     const results: Authorization[] = new Array(calls.length);
     const groups = new Map<string, { indices: number[]; steps: PendingAsk[] }>();
     for (const [index, call] of calls.entries()) {

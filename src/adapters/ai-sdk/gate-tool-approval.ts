@@ -1,5 +1,5 @@
 import type { ToolApprovalStatus } from 'ai';
-import { presentRequest } from '../../core/approver.ts';
+import { createNonInteractiveApprover, presentRequest } from '../../core/approver.ts';
 import type { Authorization, Presentation, ToolCall } from '../../core/types.ts';
 import { permitsRun, sameArguments } from './call-records.ts';
 import type { ApprovalToolCall, GatedToolsState, GateToolApproval } from './gated-tools-state.ts';
@@ -24,8 +24,11 @@ import { isReplayedApproval } from './replayed-approval.ts';
  */
 export function createGateToolApproval(state: GatedToolsState): GateToolApproval {
   const blocking = state.resolve === 'blocking';
-  // Deferred runs pass no approver: the gate answers `ask` (unless it has one of its own).
-  const authorizeOptions = blocking ? { approver: state.approver, signal: state.signal } : { signal: state.signal };
+  // Deferred runs ask nobody: the gate answers `ask`. Blocking runs with
+  // nobody to ask deny through the gate, so the audit log records why.
+  const authorizeOptions = blocking
+    ? { approver: state.approver ?? createNonInteractiveApprover(), signal: state.signal }
+    : { approver: null, signal: state.signal };
   return async ({ toolCall, messages }) => {
     const { toolCallId, toolName, input } = toolCall;
     if (isReplayedApproval({ messages, toolCallId })) return confirmReplayedApproval(state, toolCall);
