@@ -1,0 +1,168 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { createTerminalApprover } from '../../approvers/terminal/terminal-approver.ts';
+import type { Approver } from '../../core/approver.ts';
+import { durationMs } from '../../core/policy/normalize-policy.ts';
+import type { RunMode } from '../../core/types.ts';
+import { createMcpGateway, type McpGateway } from '../../mcp/create-mcp-gateway.ts';
+import { GatewayStdioTransport } from '../../mcp/gateway-stdio-transport.ts';
+import { DEFAULT_CALL_TIMEOUT_MS } from '../../mcp/mcp-gateway-options.ts';
+import { generateGatewayToken, MIN_TOKEN_LENGTH, startHttpGateway, type HttpGateway } from '../../mcp/http-gateway.ts';
+import type { NamespacingMode } from '../../mcp/assign-client-names.ts';
+import { EXIT, type CliIo } from '../cli-io.ts';
+import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
+import { openControllingTerminal, type ControllingTerminal } from '../open-controlling-terminal.ts';
+
+export const MCP_HELP = `Usage:
+  toolgate mcp [--policy FILE] [options]
+
+An MCP server in front of the MCP servers named in the policy (mcp.servers).
+Clients see their tools; every tools/call goes through the policy, and asks
+a person when the policy says so. Resources, prompts and logging pass through.
+
+Options:
+  --policy FILE            the policy (default: ./toolgate.yaml, .yml or .json)
+  --http PORT              serve Streamable HTTP on http://127.0.0.1:PORT/mcp instead
+                           of stdio (0: any free port). Requests need the bearer token.
+  --token TOKEN            the bearer token for --http (default: $TOOLGATE_MCP_TOKEN;
+                           else one is generated and printed to stderr). At least
+                           ${MIN_TOKEN_LENGTH} characters; prefer the variable (argv is visible in ps).
+  --namespace MODE         collisions (default): a tool keeps its name unless two servers
+                           offer that name, then both are listed as <namespace>__<name>;
+                           always: every tool is <namespace>__<name>. The namespace is the
+                           server's \`namespace\`, else its name under mcp.servers.
+  --call-timeout DURATION  deadline of each forwarded call, e.g. 30s, 2m (default ${DEFAULT_CALL_TIMEOUT_MS / 1000}s);
+                           the call is then cancelled on the server
+  --mode MODE              interactive | approve_all | strict | auto_deny (overrides the policy)
+  --no-terminal            never ask in the terminal (/dev/tty)
+  --stats-file FILE        on exit, write call statistics as JSON (benchmarks)
+  -h, --help               this help
+
+How a person is asked, first available wins: MCP elicitation (when the client
+supports it), the terminal the gateway was started from (/dev/tty), else the
+call is denied with a message saying how to approve.
+
+Runs until stdin closes (stdio) or SIGINT/SIGTERM.
+
+Exit codes:
+  0  stopped normally     2  usage error
+  3  the policy file is missing or invalid, or names no MCP servers
+`;
+
+const MODES = new Set(['interactive', 'approve_all', 'strict', 'auto_deny']);
+
+/**
+ * \`toolgate mcp\`: the MCP gateway on stdio or Streamable HTTP.
+ *
+ * @example
+ * process.exitCode = await runMcpCommand(['--policy', 'toolgate.yaml'], processIo());
+ */
+export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    allowNegative: true,
+    options: {
+      policy: { type: 'string' },
+      http: { type: 'string' },
+      token: { type: 'string' },
+      namespace: { type: 'string' },
+      'call-timeout': { type: 'string' },
+      mode: { type: 'string' },
+      terminal: { type: 'boolean', default: true },
+      'stats-file': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help === true) {
+    io.stdout.write(MCP_HELP);
+    return EXIT.ok;
+  }
+  if (values.mode !== undefined && !MODES.has(values.mode)) throw new UsageError(`--mode must be one of ${[...MODES].join(', ')}, not ${JSON.stringify(values.mode)}`);
+  const namespacing = values.namespace ?? 'collisions';
+  if (namespacing !== 'collisions' && namespacing !== 'always') throw new UsageError(`--namespace must be collisions or always, not ${JSON.stringify(namespacing)}`);
+  const callTimeoutMs = values['call-timeout'] === undefined ? DEFAULT_CALL_TIMEOUT_MS : parseDuration(values['call-timeout']);
+  const port = values.http === undefined ? undefined : parsePort(values.http);
+  const token = port === undefined ? undefined : (values.token ?? io.env.TOOLGATE_MCP_TOKEN);
+  if (token !== undefined && token.length < MIN_TOKEN_LENGTH) throw new UsageError(`the token must have at least ${MIN_TOKEN_LENGTH} characters`);
+  if (port === undefined && values.token !== undefined) throw new UsageError('--token applies only with --http');
+
+  const loaded = await loadPolicyOrExplain({ policy: values.policy, io });
+  const log = (line: string) => void io.stderr.write(`toolgate mcp: ${line}\n`);
+  if (Object.keys(loaded.policy.document.mcp?.servers ?? {}).length === 0) {
+    io.stderr.write(`toolgate mcp: ${loaded.path} names no MCP servers: add them under mcp.servers (command + args, or url)\n`);
+    return EXIT.policy;
+  }
+  const terminal: ControllingTerminal | undefined = values.terminal ? openControllingTerminal() : undefined;
+  const terminalApprover: Approver | undefined =
+    terminal === undefined ? undefined : createTerminalApprover({ input: terminal.input, output: terminal.output, env: io.env });
+  let gateway: McpGateway | undefined;
+  let http: HttpGateway | undefined;
+  const stopped = waitForStop({ io, stdio: port === undefined });
+  try {
+    gateway = createMcpGateway({ loaded, mode: values.mode as RunMode | undefined, namespacing: namespacing as NamespacingMode, callTimeoutMs, terminalApprover, log });
+    await gateway.start();
+    const upstreams = gateway.upstreams();
+    const down = upstreams.filter((upstream) => upstream.state !== 'ready').map((upstream) => upstream.name);
+    log(
+      `serving ${gateway.tools().length} tools from ${upstreams.length - down.length} of ${upstreams.length} servers` +
+        `${down.length > 0 ? ` (not running yet: ${down.join(', ')})` : ''}; approvals by ${terminal === undefined ? 'MCP elicitation only' : 'MCP elicitation or this terminal'}`,
+    );
+    if (port !== undefined) {
+      const effectiveToken = token ?? generateGatewayToken();
+      http = await startHttpGateway({ gateway, port, token: effectiveToken, log });
+      log(`listening on ${http.url}`);
+      if (token === undefined) log(`bearer token (send "Authorization: Bearer <token>"): ${effectiveToken}`);
+    } else {
+      // The protocol needs the real streams, not just something with write().
+      await gateway.connect(new GatewayStdioTransport({ input: io.stdin as unknown as Readable, output: io.stdout as unknown as Writable }));
+    }
+    await stopped.promise;
+    return EXIT.ok;
+  } finally {
+    stopped.dispose();
+    await http?.close();
+    if (values['stats-file'] !== undefined && gateway !== undefined) {
+      writeFileSync(path.resolve(io.cwd, values['stats-file']), `${JSON.stringify({ stats: gateway.stats(), upstreams: gateway.upstreams() }, null, 2)}\n`);
+    }
+    await gateway?.close();
+    terminal?.close();
+  }
+}
+
+/** Resolves on SIGINT/SIGTERM, and for stdio when stdin ends (the client went away). */
+function waitForStop(options: { io: CliIo; stdio: boolean }): { promise: Promise<void>; dispose(): void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  const stop = () => resolve();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  if (options.stdio) {
+    options.io.stdin.once('end', stop);
+    options.io.stdin.once('close', stop);
+  }
+  return {
+    promise,
+    dispose() {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      options.io.stdin.off('end', stop);
+      options.io.stdin.off('close', stop);
+    },
+  };
+}
+
+function parseDuration(text: string): number {
+  const value = /^\d+(\.\d+)?$/.test(text) ? durationMs(Number(text)) : durationMs(text);
+  if (value === undefined || value <= 0) throw new UsageError(`--call-timeout must be a duration such as 30s, 500ms or 2m, not ${JSON.stringify(text)}`);
+  return value;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--http must be a port number (0-65535), not ${JSON.stringify(text)}`);
+  return port;
+}

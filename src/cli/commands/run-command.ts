@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { parseArgs, styleText } from 'node:util';
+import { createNonInteractiveApprover, type Approver } from '../../core/approver.ts';
+import { parsePolicy } from '../../core/policy/parse-policy.ts';
+import type { RunMode } from '../../core/types.ts';
+import { findPolicyFile, loadPolicyFile, type LoadedPolicy } from '../../config/load-policy-file.ts';
+import { createTerminalApprover } from '../../approvers/terminal/terminal-approver.ts';
+import { sanitizeTerminalText } from '../../approvers/terminal/sanitize-terminal-text.ts';
+import { resolveModel } from '../../models/resolve-model.ts';
+import { createBuiltinTools } from '../../runtime/create-builtin-tools.ts';
+import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
+import { combineObservers, createDecisionTally } from '../../runtime/decision-tally.ts';
+import { createDemoWorkspace, defaultPolicyText } from '../../runtime/demo-workspace.ts';
+import { runAgent } from '../../runtime/run-agent.ts';
+import { createWorkerTool, WORKER_TOOL_NAME } from '../../runtime/worker-tool.ts';
+import type { BuiltinTool } from '../../tools/builtin-tool.ts';
+import { EXIT, type CliIo } from '../cli-io.ts';
+import { UsageError } from '../cli-support.ts';
+import { createSpinner } from '../spinner.ts';
+
+export const RUN_HELP = `Usage: toolgate run "TASK" [options]
+       toolgate run --demo
+
+Runs an agent in this terminal with the built-in file and shell tools. Every
+tool call goes through the policy; when a person must decide, the call is
+shown (a diff for edits, the command and where it runs) and answered with one
+key: [y] once, [s] for the session, [a] always, [n] deny (with a reason the
+model sees), [v] view all, [e] edit the arguments.
+
+Options:
+  --policy FILE      the policy (default: ./toolgate.yaml, else a built-in policy
+                     that confines the agent to this directory and asks before
+                     every write and shell command)
+  --model ID         openai:MODEL | anthropic:MODEL | openai-compatible:MODEL |
+                     script:FILE | script:demo (default: $TOOLGATE_MODEL or script:demo)
+  --base-url URL     the server of an openai-compatible model (Ollama, vLLM, LM Studio)
+  --approve-all      approve every ask (blocks still block)
+  --strict           deny every required ask
+  --auto-deny        deny every ask
+  --session ID       the session that "approve for session" applies to
+  --max-steps N      stop after N model steps (default 30)
+  --demo             run the demo agent in a fresh workspace (no key needed)
+  -h, --help         this help
+
+Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, TOOLGATE_BASE_URL (or
+OPENAI_COMPATIBLE_BASE_URL), NO_COLOR. Without a terminal and without a
+mode flag, every ask is denied with a message saying how to approve.
+
+Exit codes:
+  0    the agent finished
+  1    the run was stopped by a denial, or failed
+  2    usage error
+  3    the policy file is missing or invalid
+  130  interrupted (Ctrl-C)
+`;
+
+/**
+ * `toolgate run`: an agent in the terminal, every tool call gated.
+ *
+ * @example
+ * process.exitCode = await runRunCommand(['--demo'], processIo());
+ */
+export async function runRunCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      policy: { type: 'string' },
+      model: { type: 'string' },
+      'base-url': { type: 'string' },
+      'approve-all': { type: 'boolean' },
+      strict: { type: 'boolean' },
+      'auto-deny': { type: 'boolean' },
+      session: { type: 'string' },
+      'max-steps': { type: 'string' },
+      demo: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(RUN_HELP);
+    return EXIT.ok;
+  }
+  const modes = (['approve-all', 'strict', 'auto-deny'] as const).filter((flag) => values[flag] === true);
+  if (modes.length > 1) throw new UsageError(`choose one of --approve-all, --strict and --auto-deny, not ${modes.map((flag) => `--${flag}`).join(' and ')}`);
+  const mode: RunMode | undefined = modes[0] === undefined ? undefined : ({ 'approve-all': 'approve_all', strict: 'strict', 'auto-deny': 'auto_deny' } as const)[modes[0]];
+  const maxSteps = values['max-steps'] === undefined ? 30 : Number(values['max-steps']);
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new UsageError(`--max-steps must be a positive integer, not ${JSON.stringify(values['max-steps'])}`);
+  if (positionals.length > 1) throw new UsageError('give the task as one argument, in quotes');
+  if (values.demo === true && values.policy !== undefined) throw new UsageError('--demo brings its own workspace and policy; leave out --policy');
+
+  let cwd = io.cwd;
+  let loaded: LoadedPolicy;
+  let task = positionals[0];
+  if (values.demo === true) {
+    const workspace = createDemoWorkspace();
+    cwd = workspace.root;
+    loaded = await loadPolicyFile(workspace.policyFile);
+    task ??= 'Work through the open tasks in ws/notes.txt.';
+    io.stderr.write(`toolgate demo: a fresh workspace in ${workspace.root}\n`);
+  } else {
+    if (task === undefined || task.trim() === '') throw new UsageError('give a task: toolgate run "what the agent should do" (or --demo)');
+    loaded = await policyFor({ policy: values.policy, cwd });
+  }
+
+  const interactive = io.stdin.isTTY === true;
+  const color = io.stderr.isTTY === true && io.env.NO_COLOR === undefined;
+  const say = (text: string, style?: Parameters<typeof styleText>[0]) => io.stderr.write(color && style !== undefined ? styleText(style, text) : text);
+
+  const builtins = await createBuiltinTools({ loaded, cwd });
+  if (builtins.sandbox.mode !== 'sandboxed') say(`note: ${builtins.sandbox.reason}\n`, 'yellow');
+  const model = await resolveModel({ id: values.model, env: io.env, cwd, ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }) });
+
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+    controller.abort(new Error('interrupted'));
+  };
+  process.once('SIGINT', onSignal);
+  const spinner = createSpinner({ output: io.stderr, enabled: io.stderr.isTTY === true && color });
+  const tools = builtins.tools.filter((tool): tool is BuiltinTool => 'execute' in tool && typeof tool.execute === 'function');
+  const approver = withSpinnerPaused(
+    interactive
+      ? createTerminalApprover({
+          input: io.stdin as never,
+          output: io.stderr as never,
+          env: io.env,
+          validateArgs: (name, args) => validateWith([...tools, worker], name, args),
+          onInterrupt: () => {
+            interrupted = true;
+          },
+        })
+      : createNonInteractiveApprover(),
+    spinner,
+  );
+  const tally = createDecisionTally();
+  // Why each call that did not run was stopped, to show next to it.
+  const refusals = new Map<string, string>();
+  const observer = combineObservers(tally, {
+    authorized: ({ call, authorization }) => {
+      if (authorization.decision === 'block' || authorization.decision === 'denied') {
+        refusals.set(call.callId, `${authorization.decision === 'block' ? 'blocked' : 'denied'}: ${authorization.reason}`);
+      }
+    },
+  });
+  const gate = createRuntimeGate({ loaded, tools: builtins.tools, approver, observer, ...(mode === undefined ? {} : { mode }) });
+  const context = { sessionId: values.session ?? `run-${randomUUID()}`, runId: randomUUID() };
+  const worker = createWorkerTool({
+    askFirst: loaded.policy.tools.get(WORKER_TOOL_NAME)?.decision !== 'allow',
+    runChild: async (childTask, signal) =>
+      (
+        await runAgent({
+          model,
+          task: childTask,
+          gate,
+          tools,
+          context: { ...context, caller: WORKER_TOOL_NAME },
+          approver,
+          maxSteps,
+          ...(signal === undefined ? {} : { signal }),
+        })
+      ).text,
+  });
+
+  let wroteText = false;
+  try {
+    const summary = await runAgent({
+      model,
+      task,
+      gate,
+      tools: [...tools, worker],
+      context,
+      approver,
+      maxSteps,
+      signal: controller.signal,
+      onThinking: () => spinner.start('thinking'),
+      onText: (delta) => {
+        spinner.stop();
+        wroteText = true;
+        io.stdout.write(sanitizeTerminalText(delta, { keepNewlines: true, keepTabs: true }));
+      },
+      onStepEnd: () => {
+        if (wroteText) io.stdout.write('\n');
+        wroteText = false;
+      },
+      onToolCall: ({ tool, args }) => {
+        spinner.stop();
+        say(`\n→ ${sanitizeTerminalText(tool)} ${sanitizeTerminalText(brief(args))}\n`, 'cyan');
+      },
+      onToolResult: ({ toolCallId, tool, outcome, detail }) => {
+        spinner.stop();
+        if (outcome === 'ran') say(`  ✓ ${sanitizeTerminalText(tool)} ran\n`, 'green');
+        else if (outcome === 'failed') say(`  ✗ ${sanitizeTerminalText(tool)} failed: ${sanitizeTerminalText(detail)}\n`, 'red');
+        else say(`  ✗ ${sanitizeTerminalText(tool)} ${sanitizeTerminalText(refusals.get(toolCallId) ?? 'did not run')}\n`, 'red');
+      },
+    });
+    spinner.stop();
+    const { counts } = tally;
+    io.stdout.write('\n');
+    say(
+      `\n${summary.toolCalls} tool calls: ${counts.allowed} allowed, ${counts.approved} approved, ${counts.denied} denied${counts.timedOut > 0 ? ` (${counts.timedOut} timed out)` : ''}, ${counts.blocked} blocked\n`,
+      'bold',
+    );
+    if (values.demo === true) {
+      say(`every decision is in the audit log: toolgate audit --policy ${loaded.path}\n`);
+    }
+    if (summary.stoppedBy !== undefined) {
+      say(`stopped by the denial of ${sanitizeTerminalText(summary.stoppedBy.tool)}: ${sanitizeTerminalText(summary.stoppedBy.reason)}\n`, 'red');
+      return interrupted ? EXIT.interrupted : EXIT.blockedOrDenied;
+    }
+    return interrupted ? EXIT.interrupted : EXIT.ok;
+  } catch (error) {
+    spinner.stop();
+    if (interrupted || controller.signal.aborted) {
+      say('\ninterrupted\n', 'red');
+      return EXIT.interrupted;
+    }
+    throw error;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    await gate.close();
+  }
+}
+
+/** `--policy`, else `toolgate.yaml` here, else the built-in default policy for this directory. */
+async function policyFor(options: { policy: string | undefined; cwd: string }): Promise<LoadedPolicy> {
+  const file = options.policy ?? findPolicyFile(options.cwd);
+  if (file !== undefined) return loadPolicyFile(file, { cwd: options.cwd });
+  const virtualPath = path.join(options.cwd, 'toolgate.yaml');
+  return { policy: parsePolicy({ text: defaultPolicyText(), source: '<built-in default policy>' }), path: virtualPath, directory: options.cwd };
+}
+
+function validateWith(tools: readonly BuiltinTool[], name: string, args: unknown): { ok: true; args: unknown } | { ok: false; error: string } {
+  const tool = tools.find((candidate) => candidate.name === name);
+  if (tool === undefined) return { ok: true, args };
+  const parsed = tool.inputSchema.safeParse(args);
+  if (parsed.success) return { ok: true, args: parsed.data };
+  return { ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`).join('; ') };
+}
+
+function withSpinnerPaused(approver: Approver, spinner: { stop(): void }): Approver {
+  return {
+    ask: (request, options) => {
+      spinner.stop();
+      return approver.ask(request, options);
+    },
+    ...(approver.askGroup === undefined
+      ? {}
+      : {
+          askGroup: (requests, options) => {
+            spinner.stop();
+            return approver.askGroup!(requests, options);
+          },
+        }),
+  };
+}
+
+function brief(args: unknown): string {
+  const text = JSON.stringify(args) ?? '';
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
