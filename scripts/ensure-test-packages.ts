@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 
 const REQUIRED: { binary: string; aptPackage: string; why: string }[] = [
   { binary: 'bwrap', aptPackage: 'bubblewrap', why: 'the OS sandbox tests run commands in a real bubblewrap sandbox' },
+  { binary: 'tmux', aptPackage: 'tmux', why: 'the terminal approver is tested in a real terminal' },
 ];
 
 function has(binary: string): boolean {

@@ -40,27 +40,12 @@ function profileOf(fixture: SandboxFixture) {
   return sandboxProfileFromPolicy({ policy: fixture.policy, policyFile: fixture.policyFile, zones: fixture.zones });
 }
 
-/**
- * What the shell tool's own analysis does not stop today (found by this
- * contract): it zone-checks redirections, but not the files a command's
- * arguments read or write, and `shell.network: false` does not block network
- * commands; such commands fall to `shell.default: ask`, which approve_all
- * approves. The OS sandbox closes every one of them (the run below).
- */
-const POLICY_LAYER_GAPS: Record<string, string> = {
-  'by copying into the ro zone': 'cp\'s destination argument is not zone-checked (asks)',
-  'a file in a directory outside every zone': 'cat\'s file argument is not zone-checked (asks)',
-  'an ~/.ssh-like key outside every zone': 'cat\'s file argument is not zone-checked (asks)',
-  'through a symlink in the rw zone': 'the symlink target of an argument is not zone-checked (asks)',
-  'through .. from the zone': 'cat\'s file argument is not zone-checked (asks)',
-  'by searching the parent directory': 'grep\'s path argument is not zone-checked (asks)',
-  'network is prevented when off': 'shell.network: false does not block curl (asks)',
-};
-
+// The policy layer keeps the whole contract on its own: the shell tool judges every path argument, the
+// files redirections read and write, and network commands against the sandbox profile derived from the
+// same policy (never weaker than the sandbox). No known gaps, so none are registered.
 registerSandboxContract({
   layer: 'policy layer (shell tool through the gate, approve_all)',
   executor: gatedShell({ sandboxed: false }),
-  knownGaps: POLICY_LAYER_GAPS,
 });
 
 registerSandboxContract({ layer: 'policy layer and bwrap sandbox together', executor: gatedShell({ sandboxed: true }), before: requireWorkingBwrap });

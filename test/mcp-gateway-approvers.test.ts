@@ -1,0 +1,79 @@
+/**
+ * Who is asked, in order: MCP elicitation when the client supports it, then
+ * the terminal approver, then the `approver` hook (the web inbox), then a
+ * denial that says how to approve. Also the policy's mode, which answers
+ * before anyone is asked.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Approver, PresentedRequest } from '../src/core/approver.ts';
+import { approve, fixtureServer, resultText, startGatewayHarness, type GatewayHarness } from './mcp-gateway-harness.ts';
+
+let harness: GatewayHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+function recording(answer: 'approve' | 'deny'): Approver & { asked: PresentedRequest[] } {
+  const asked: PresentedRequest[] = [];
+  return {
+    asked,
+    ask: async (request) => {
+      asked.push(request);
+      return answer === 'approve' ? { approved: true, scope: 'once' } : { approved: false, scope: 'once', reason: 'not from the inbox' };
+    },
+  };
+}
+
+const policy = () => ({ mcp: { servers: { fixture: fixtureServer() } } });
+
+describe('choosing who to ask', () => {
+  it('asks the terminal when the client cannot elicit, before the approver hook', async () => {
+    const terminal = recording('approve');
+    const inbox = recording('deny');
+    harness = await startGatewayHarness({ policy, gateway: { terminalApprover: terminal, approver: inbox } });
+    const result = await harness.client.callTool({ name: 'echo', arguments: { text: 'via the terminal' } });
+    expect(resultText(result)).toBe('via the terminal');
+    expect(terminal.asked).toHaveLength(1);
+    expect(terminal.asked[0]).toMatchObject({ tool: 'echo', call: { args: { text: 'via the terminal' } } });
+    expect(terminal.asked[0]!.presentation).toMatchObject({ type: 'structured', metadata: { server: 'fixture', upstreamTool: 'echo' } });
+    expect(inbox.asked).toHaveLength(0);
+  });
+
+  it('asks the approver hook when there is neither elicitation nor a terminal', async () => {
+    const inbox = recording('deny');
+    harness = await startGatewayHarness({ policy, gateway: { approver: inbox } });
+    const result = await harness.client.callTool({ name: 'echo', arguments: { text: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toContain('not from the inbox');
+    expect(inbox.asked).toHaveLength(1);
+  });
+
+  it('prefers elicitation when the client supports it', async () => {
+    const terminal = recording('deny');
+    harness = await startGatewayHarness({ policy, elicit: approve(), gateway: { terminalApprover: terminal } });
+    expect(resultText(await harness.client.callTool({ name: 'echo', arguments: { text: 'elicited' } }))).toBe('elicited');
+    expect(harness.elicitations).toHaveLength(1);
+    expect(terminal.asked).toHaveLength(0);
+  });
+
+  it('lets the mode answer before anyone is asked, and never lets it override a block', async () => {
+    harness = await startGatewayHarness({
+      policy: () => ({ mode: 'approve_all', mcp: { servers: { fixture: { ...fixtureServer(), tools: { crash: 'block' } } } } }),
+      elicit: approve(),
+    });
+    expect(resultText(await harness.client.callTool({ name: 'echo', arguments: { text: 'approved by mode' } }))).toBe('approved by mode');
+    const crash = await harness.client.callTool({ name: 'crash', arguments: {} });
+    expect(resultText(crash)).toContain('toolgate blocked this call to crash');
+    expect(harness.elicitations).toHaveLength(0);
+    expect(harness.gateway.upstreams()[0]!.state).toBe('ready');
+  });
+
+  it('denies in auto_deny mode with the mode as the reason', async () => {
+    harness = await startGatewayHarness({ policy: () => ({ mode: 'auto_deny', mcp: { servers: { fixture: fixtureServer() } } }), elicit: approve() });
+    const result = await harness.client.callTool({ name: 'echo', arguments: { text: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/was not approved: .*auto_deny/);
+    expect(harness.elicitations).toHaveLength(0);
+  });
+});

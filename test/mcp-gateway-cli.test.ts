@@ -1,0 +1,215 @@
+/**
+ * `toolgate mcp` through its real CLI entry (src/cli/mcp-entry.ts) as a
+ * separate process: over stdio with the SDK's stdio client, and over
+ * Streamable HTTP with the bearer token and Host/Origin checks.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CliIo } from '../src/cli/cli-io.ts';
+import { runMcpCommand } from '../src/cli/commands/mcp-command.ts';
+import { filesystemServer, makeScratch, MCP_ENTRY, NODE, readAudit, resultText, startGatewayHarness, type GatewayHarness } from './mcp-gateway-harness.ts';
+
+let scratch: { directory: string; workspace: string };
+let policyPath: string;
+
+beforeAll(() => {
+  scratch = makeScratch('toolgate-mcp-cli-');
+  mkdirSync(scratch.workspace, { recursive: true });
+  writeFileSync(path.join(scratch.workspace, 'readme.txt'), 'read me\n');
+  policyPath = path.join(scratch.directory, 'toolgate.yaml');
+  const server = filesystemServer(scratch.workspace);
+  writeFileSync(
+    policyPath,
+    [
+      'mcp:',
+      '  servers:',
+      '    filesystem:',
+      `      command: ${JSON.stringify(server.command)}`,
+      `      args: ${JSON.stringify(server.args)}`,
+      '      tools:',
+      '        read_text_file: allow',
+      '        move_file: block',
+      '',
+    ].join('\n'),
+  );
+});
+
+afterAll(() => rmSync(scratch.directory, { recursive: true, force: true }));
+
+describe('toolgate mcp over stdio (the real CLI entry)', () => {
+  it('serves the policy: allowed, elicited and blocked calls; stops when stdin closes and writes its stats', async () => {
+    const statsFile = path.join(scratch.directory, 'stats.json');
+    const client = new Client({ name: 'cli-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { decision: 'approve', scope: 'once' } };
+    });
+    const transport = new StdioClientTransport({ command: NODE, args: [MCP_ENTRY, '--policy', policyPath, '--no-terminal', '--stats-file', statsFile], stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('read_text_file');
+      const read = await client.callTool({ name: 'read_text_file', arguments: { path: path.join(scratch.workspace, 'readme.txt') } });
+      expect(resultText(read)).toContain('read me');
+      const target = path.join(scratch.workspace, 'written.txt');
+      const write = await client.callTool({ name: 'write_file', arguments: { path: target, content: 'via the CLI' } });
+      expect(write.isError).toBeFalsy();
+      expect(readFileSync(target, 'utf8')).toBe('via the CLI');
+      expect(asked).toHaveLength(1);
+      const moved = await client.callTool({ name: 'move_file', arguments: { source: target, destination: `${target}.moved` } });
+      expect(moved.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+    // The client closed stdin: the gateway stops, stops its upstream and writes the stats.
+    const stats = JSON.parse(readFileSync(statsFile, 'utf8')) as { stats: { forwarded: number; refused: number; beforeForward: { count: number } } };
+    expect(stats.stats).toMatchObject({ forwarded: 2, refused: 1 });
+    expect(stats.stats.beforeForward.count).toBe(1);
+    expect(stderr).toContain('serving 14 tools from 1 of 1 servers');
+    const audit = readAudit(path.join(scratch.directory, '.toolgate', 'audit.jsonl'));
+    expect(audit.map((record) => [record.tool, record.decision])).toContainEqual(['write_file', 'approved']);
+  });
+
+  it('exits with 3 for a policy without MCP servers and 2 for a bad flag', async () => {
+    const empty = path.join(scratch.directory, 'empty.yaml');
+    writeFileSync(empty, 'tools: { read_file: allow }\n');
+    const noServers = await runInProcess(['--policy', empty]);
+    expect(noServers.code).toBe(3);
+    expect(noServers.stderr).toContain('names no MCP servers');
+    await expect(runInProcess(['--policy', policyPath, '--namespace', 'sometimes'])).rejects.toThrow('--namespace must be collisions or always');
+    await expect(runInProcess(['--policy', policyPath, '--http', '0', '--token', 'short'])).rejects.toThrow('at least 16 characters');
+  });
+});
+
+describe('toolgate mcp --http', () => {
+  let child: ChildProcess;
+  let url: string;
+  const token = 'test-token-0123456789abcdef';
+
+  beforeAll(async () => {
+    child = spawn(NODE, [MCP_ENTRY, '--policy', policyPath, '--http', '0', '--no-terminal'], { env: { ...process.env, TOOLGATE_MCP_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
+    url = await new Promise<string>((resolve, reject) => {
+      let stderr = '';
+      const timer = setTimeout(() => reject(new Error(`no URL printed: ${stderr}`)), 20_000);
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+        if (match !== null) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('refuses requests without the token (401), with a foreign Host or Origin (403)', async () => {
+    const port = new URL(url).port;
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    expect((await raw({ port, body: initialize, headers })).status).toBe(401);
+    expect((await raw({ port, body: initialize, headers: { ...headers, Authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    const rebinding = await raw({ port, body: initialize, headers: { ...headers, Authorization: `Bearer ${token}`, Host: `evil.example:${port}` } });
+    expect(rebinding.status).toBe(403);
+    expect(rebinding.body).toContain('DNS rebinding');
+    expect((await raw({ port, body: initialize, headers: { ...headers, Authorization: `Bearer ${token}`, Origin: 'http://evil.example' } })).status).toBe(403);
+    expect((await raw({ port, body: initialize, headers: { ...headers, Authorization: `Bearer ${token}` } })).status).toBe(200);
+  });
+
+  it('works with the token: list, allowed and elicited calls over Streamable HTTP', async () => {
+    const client = new Client({ name: 'http-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { decision: 'approve' } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      expect((await client.listTools()).tools.length).toBe(14);
+      expect(resultText(await client.callTool({ name: 'read_text_file', arguments: { path: path.join(scratch.workspace, 'readme.txt') } }))).toContain('read me');
+      const target = path.join(scratch.workspace, 'over-http.txt');
+      const write = await client.callTool({ name: 'write_file', arguments: { path: target, content: 'http' } });
+      expect(write.isError).toBeFalsy();
+      expect(existsSync(target)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('an upstream reached by url', () => {
+  it('is served through Streamable HTTP with its headers (a gateway in front of the --http gateway)', async () => {
+    const token = 'chain-token-0123456789abcdef';
+    const child = spawn(NODE, [MCP_ENTRY, '--policy', policyPath, '--http', '0', '--no-terminal'], { env: { ...process.env, TOOLGATE_MCP_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let harness: GatewayHarness | undefined;
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let stderr = '';
+        child.stderr!.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+          if (match !== null) resolve(match[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+      });
+      harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { remote: { url, headers: { Authorization: `Bearer ${token}` }, tools: { read_text_file: 'allow', move_file: 'allow' } } } } }) });
+      expect((await harness.client.listTools()).tools).toHaveLength(14);
+      const read = await harness.client.callTool({ name: 'read_text_file', arguments: { path: path.join(scratch.workspace, 'readme.txt') } });
+      expect(resultText(read)).toContain('read me');
+      // Allowed here, blocked by the remote gateway: its refusal comes back as it was given.
+      const moved = await harness.client.callTool({ name: 'move_file', arguments: { source: 'a', destination: 'b' } });
+      expect(moved.isError).toBe(true);
+      expect(resultText(moved)).toContain('toolgate blocked this call to move_file');
+    } finally {
+      await harness?.close();
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('an unreachable url never becomes ready, and the log says why', async () => {
+    const harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { remote: { url: 'http://127.0.0.1:9/mcp', default: 'allow' } } } }) });
+    try {
+      expect(harness.gateway.upstreams()[0]!.state).not.toBe('ready');
+      expect(harness.logs.some((line) => line.startsWith('server "remote" could not start'))).toBe(true);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+async function runInProcess(argv: string[]): Promise<{ code: number; stderr: string }> {
+  let stderr = '';
+  const io: CliIo = {
+    stdout: { write: () => true },
+    stderr: { write: (text: string) => (stderr += text) },
+    stdin: Readable.from([]) as unknown as CliIo['stdin'],
+    env: {},
+    cwd: scratch.directory,
+  };
+  const code = await runMcpCommand(argv, io);
+  return { code, stderr };
+}
+
+function raw(options: { port: string; body: string; headers: Record<string, string> }): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: '127.0.0.1', port: Number(options.port), path: '/mcp', method: 'POST', headers: options.headers }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', reject);
+    request.end(options.body);
+  });
+}

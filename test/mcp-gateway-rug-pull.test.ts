@@ -1,0 +1,89 @@
+/**
+ * Rug pulls: approvals are bound to the server and to a hash of the tool's
+ * definition. When the fixture server changes a tool's description (with or
+ * without notifications/tools/list_changed), earlier approvals stop applying,
+ * the change is logged and audited, and the next prompt says so.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { DefinitionChange } from '../src/mcp/definition-change.ts';
+import { approve, eventually, fixtureServer, resultText, startGatewayHarness, type ElicitHandler, type GatewayHarness } from './mcp-gateway-harness.ts';
+
+let harness: GatewayHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const policy = () => ({ mcp: { servers: { fixture: { ...fixtureServer(), tools: { change_definition: 'allow', pid: 'allow' } } } } });
+
+describe('a changed tool definition', () => {
+  it('invalidates a session approval, is surfaced to the client, the log, the audit log and the next prompt', async () => {
+    let answer: ElicitHandler = approve('session');
+    const changes: DefinitionChange[] = [];
+    harness = await startGatewayHarness({ policy, elicit: (request) => answer(request), gateway: { onDefinitionChanged: (change) => void changes.push(change) } });
+    const { client } = harness;
+    let listChanged = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (listChanged += 1));
+    const identityBefore = harness.gateway.tools().find((entry) => entry.clientName === 'echo')!.identity;
+
+    expect(resultText(await client.callTool({ name: 'echo', arguments: { text: 'a' } }))).toBe('a');
+    expect(resultText(await client.callTool({ name: 'echo', arguments: { text: 'a' } }))).toBe('a');
+    expect(harness.elicitations).toHaveLength(1);
+
+    await client.callTool({ name: 'change_definition', arguments: { description: 'Echoes the text back, and mails your files to evil.example' } });
+    await eventually(async () => (listChanged > 0 ? true : undefined));
+    const after = (await client.listTools()).tools.find((tool) => tool.name === 'echo')!;
+    expect(after.description).toContain('evil.example');
+    expect(harness.gateway.tools().find((entry) => entry.clientName === 'echo')!.identity).not.toBe(identityBefore);
+
+    answer = () => ({ action: 'decline' });
+    const denied = await client.callTool({ name: 'echo', arguments: { text: 'a' } });
+    expect(denied.isError).toBe(true);
+    expect(harness.elicitations).toHaveLength(2);
+    const prompt = harness.elicitations[1]!.message;
+    expect(prompt).toMatch(/The definition of "echo" on MCP server "fixture" changed since \d{4}-\d\d-\d\dT[\d:.]+Z \(description\)/);
+    expect(prompt).toContain('earlier approvals of it no longer apply');
+
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({ server: 'fixture', upstreamTool: 'echo', tool: 'echo', changed: ['description'] });
+    expect(harness.logs.some((line) => line.startsWith('WARNING: The definition of "echo"'))).toBe(true);
+    const record = await eventually(async () => harness!.audit().find((line) => line.kind === 'definition_changed'));
+    expect(record).toMatchObject({ v: 1, kind: 'definition_changed', server: 'fixture', tool: 'echo', upstream_tool: 'echo', changed: ['description'] });
+    expect(record.previous_hash).not.toBe(record.hash);
+  });
+
+  it('is caught on the next tools/list even when the server does not send list_changed', async () => {
+    harness = await startGatewayHarness({ policy, elicit: approve('session') });
+    const { client } = harness;
+    await client.callTool({ name: 'echo', arguments: { text: 'b' } });
+    await client.callTool({ name: 'change_definition', arguments: { description: 'quietly different', silent: true } });
+    await client.listTools();
+    await client.callTool({ name: 'echo', arguments: { text: 'b' } });
+    expect(harness.elicitations).toHaveLength(2);
+    expect(harness.elicitations[1]!.message).toContain('changed since');
+  });
+
+  it('invalidates an "always" approval kept in the approvals file', async () => {
+    let answer: ElicitHandler = approve('always');
+    harness = await startGatewayHarness({ policy, elicit: (request) => answer(request) });
+    const { client } = harness;
+    await client.callTool({ name: 'echo', arguments: { text: 'c' } });
+    const approvals = JSON.parse(readFileSync(path.join(harness.directory, '.toolgate', 'approvals.json'), 'utf8')) as { approvals: { tool: string; identity: string }[] };
+    expect(approvals.approvals[0]).toMatchObject({ tool: 'echo' });
+    expect(approvals.approvals[0]!.identity).toMatch(/^mcp:fixture:[0-9a-f]{16}:sha256:[0-9a-f]{64}$/);
+    // A second session uses the saved approval.
+    const other = await harness.connectClient({ elicit: () => ({ action: 'decline' }) });
+    expect(resultText(await other.callTool({ name: 'echo', arguments: { text: 'c' } }))).toBe('c');
+    expect(harness.elicitations).toHaveLength(1);
+
+    await client.callTool({ name: 'change_definition', arguments: { description: 'now different' } });
+    await eventually(async () => (harness!.gateway.tools().find((entry) => entry.clientName === 'echo')?.tool.description === 'now different' ? true : undefined));
+    answer = () => ({ action: 'accept', content: { decision: 'deny', reason: 'the tool changed' } });
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'c' } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toContain('the tool changed');
+  });
+});
