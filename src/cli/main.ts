@@ -80,9 +80,17 @@ function reportError(error: unknown, command: string, io: CliIo): number {
   return 1;
 }
 
+/** The package version: two levels up from src/cli, three from the compiled dist/src/cli. */
 function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
+  for (const candidate of ['../../package.json', '../../../package.json']) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'toolgate' && typeof manifest.version === 'string') return manifest.version;
+    } catch {
+      // Not there: try the next.
+    }
+  }
+  return 'unknown';
 }
 
 if (import.meta.main) {
