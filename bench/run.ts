@@ -16,7 +16,9 @@ const SUITES: { name: string; load: () => Promise<BenchSuite> }[] = [
   { name: 'fingerprint', load: async () => (await import('./suites/fingerprint-bench.ts')).fingerprintSuite },
   { name: 'audit', load: async () => (await import('./suites/audit-bench.ts')).auditSuite },
   { name: 'fs', load: async () => (await import('./suites/fs-bench.ts')).fsSuite },
+  { name: 'mcp', load: async () => (await import('./suites/mcp-bench.ts')).mcpSuite },
   { name: 'shell', load: async () => (await import('./suites/shell-bench.ts')).shellSuite },
+  { name: 'ai-sdk', load: async () => (await import('./suites/ai-sdk-bench.ts')).aiSdkSuite },
 ];
 
 const { values } = parseArgs({

@@ -133,4 +133,14 @@ describe('pass-through', () => {
     expect(await eventually(async () => updated.find((each) => each === uri), 8000)).toBe(uri);
     await harness.client.unsubscribeResource({ uri });
   });
+
+  it('forwards progress notifications of a call to the client that asked for them', async () => {
+    harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { everything: { ...everythingServer(), tools: { 'trigger-long-running-operation': 'allow' } } } } }) });
+    const progress: number[] = [];
+    const result = await harness.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, {
+      onprogress: (update) => void progress.push(update.progress),
+    });
+    expect(result.isError).toBeFalsy();
+    expect(progress).toEqual([1, 2, 3]);
+  });
 });

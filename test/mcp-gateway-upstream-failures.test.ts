@@ -56,6 +56,17 @@ describe('upstream failures', () => {
     expect(resultText(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('still here');
   });
 
+  it('passes a cancellation from the client on to the server, and keeps serving', async () => {
+    harness = await startGatewayHarness({ policy });
+    const { client } = harness;
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'hang', arguments: {} }, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('the user gave up')), 200);
+    await expect(call).rejects.toThrow('the user gave up');
+    expect(resultText(await client.callTool({ name: 'echo', arguments: { text: 'next' } }))).toBe('next');
+    expect(harness.gateway.stats()).toMatchObject({ failed: 0 });
+  });
+
   it('keeps retrying a server that cannot start, with backoff, and lists its tools once it can', async () => {
     const { writeFileSync, rmSync } = await import('node:fs');
     const path = await import('node:path');

@@ -176,7 +176,7 @@ describe('createAuditLog', () => {
     await log.record(entry(4));
     await log.close();
     const items = await readAll(file);
-    expect(items.map((item) => ('error' in item ? `error@${item.line}` : `${item.entry.call_id}@${item.line}`))).toEqual([
+    expect(items.map((item) => ('error' in item ? `error@${item.line}` : 'entry' in item ? `${item.entry.call_id}@${item.line}` : 'event'))).toEqual([
       'call-0@1',
       'error@2',
       'call-2@3',
@@ -283,7 +283,7 @@ describe('createAuditLog', () => {
     await log.record(entry(4));
     await log.close();
     const items = await readAll(file);
-    expect(items.map((item) => ('error' in item ? 'torn' : item.entry.call_id))).toEqual(['call-1', 'call-2', 'torn', 'call-4']);
+    expect(items.map((item) => ('error' in item ? 'torn' : 'entry' in item ? item.entry.call_id : 'event'))).toEqual(['call-1', 'call-2', 'torn', 'call-4']);
   });
 
   it('close flushes what is queued; recording after close rejects; close is idempotent', async () => {

@@ -46,7 +46,7 @@ async function readAll(file: string): Promise<AuditLogItem[]> {
 }
 
 function describeItems(items: readonly AuditLogItem[]): string[] {
-  return items.map((item) => ('error' in item ? `${item.line}: error` : `${item.line}: ${item.entry.call_id}`));
+  return items.map((item) => ('error' in item ? `${item.line}: error` : 'entry' in item ? `${item.line}: ${item.entry.call_id}` : `${item.line}: event`));
 }
 
 describe('readAuditLog', () => {

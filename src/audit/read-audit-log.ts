@@ -6,7 +6,21 @@ import { errorMessage } from '../core/run-tool-check.ts';
 import type { DecisionSource } from '../core/types.ts';
 
 /** One non-empty line of the log: the entry, or why it was not one. `line` counts from 1. */
-export type AuditLogItem = { line: number; entry: AuditEntry } | { line: number; error: string };
+/**
+ * A record that is not a verdict or a decision: the MCP gateway notes that a
+ * server changed a tool's definition (a possible rug pull).
+ */
+export interface AuditEvent {
+  v: number;
+  kind: 'definition_changed';
+  time: string;
+  tool: string;
+  server?: string;
+  reason?: string;
+  [field: string]: unknown;
+}
+
+export type AuditLogItem = { line: number; entry: AuditEntry } | { line: number; event: AuditEvent } | { line: number; error: string };
 
 /** Where the log is when the policy does not say: beside the policy file. */
 export const DEFAULT_AUDIT_LOG_PATH = '.toolgate/audit.jsonl';
@@ -75,7 +89,7 @@ async function openLog(logPath: string): Promise<FileHandle> {
  */
 function parseWithRecovery(text: string, line: number): AuditLogItem[] {
   const item = parseAuditLine(text, line);
-  if ('entry' in item || !item.error.startsWith(NOT_JSON)) return [item];
+  if (!('error' in item) || !item.error.startsWith(NOT_JSON)) return [item];
   // Inside JSON strings quotes are escaped, so an unescaped {"v": starts an object:
   // a record, or an object in args (whose suffix then does not parse).
   for (let start = text.indexOf(RECORD_START, 1); start > 0; start = text.indexOf(RECORD_START, start + 1)) {
@@ -106,8 +120,19 @@ export function parseAuditLine(text: string, line: number): AuditLogItem {
   } catch (error) {
     return { line, error: `${NOT_JSON} (${errorMessage(error)}); a crash or a failed write leaves a torn line` };
   }
+  const event = eventOf(value);
+  if (event !== undefined) return { line, event };
   const problem = entryProblem(value);
   return problem === undefined ? { line, entry: value as AuditEntry } : { line, error: problem };
+}
+
+function eventOf(value: unknown): AuditEvent | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  const version = record['v'];
+  if (record['kind'] !== 'definition_changed' || typeof version !== 'number' || version < 1 || version > AUDIT_SCHEMA_VERSION) return undefined;
+  if (typeof record['time'] !== 'string' || typeof record['tool'] !== 'string') return undefined;
+  return record as AuditEvent;
 }
 
 /** Why `value` is not an audit entry this version can read, or undefined if it is one. */

@@ -7,12 +7,14 @@ import { runApprovalsCommand } from './commands/approvals-command.ts';
 import { runAuditCommand } from './commands/audit-command.ts';
 import { runCheckCommand } from './commands/check-command.ts';
 import { runDoctorCommand } from './commands/doctor-command.ts';
+import { runMcpCommand } from './commands/mcp-command.ts';
 import { runRunCommand } from './commands/run-command.ts';
 import { runSchemaCommand } from './commands/schema-command.ts';
 
 const COMMANDS: Record<string, { run: (argv: string[], io: CliIo) => Promise<number>; summary: string }> = {
   run: { run: runRunCommand, summary: 'run an agent in this terminal, every tool call gated (--demo: no key needed)' },
   check: { run: runCheckCommand, summary: 'what the policy does with a tool call (the simulator)' },
+  mcp: { run: runMcpCommand, summary: "an MCP gateway: one policy in front of the policy's MCP servers" },
   audit: { run: runAuditCommand, summary: 'read the audit log' },
   approvals: { run: runApprovalsCommand, summary: 'list or revoke "approve always" decisions' },
   schema: { run: runSchemaCommand, summary: 'print the policy file\'s JSON Schema' },

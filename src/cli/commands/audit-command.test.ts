@@ -305,3 +305,19 @@ describe('parseAuditTime', () => {
     }
   });
 });
+
+describe('toolgate audit: gateway events', () => {
+  it('shows a definition_changed record, and leaves it out under decision filters', async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-audit-event-'));
+    const log = path.join(directory, 'audit.jsonl');
+    const event = { v: 1, kind: 'definition_changed', time: '2026-11-01T10:00:00.000Z', server: 'files', tool: 'write_file', reason: 'description changed' };
+    fs.writeFileSync(log, `${JSON.stringify(event)}\n`);
+    const plain = await run(['--log', log]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain('definition changed: files/write_file — description changed');
+    const json = await run(['--log', log, '--json']);
+    expect(JSON.parse(json.stdout)).toEqual(event);
+    const filtered = await run(['--log', log, '--decision', 'denied', '--json']);
+    expect(filtered.stdout).toBe('');
+  });
+});

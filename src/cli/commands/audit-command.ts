@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { auditEntryPredicate, readAuditLog, type AuditFilter } from '../../audit/read-audit-log.ts';
+import { auditEntryPredicate, readAuditLog, type AuditEvent, type AuditFilter } from '../../audit/read-audit-log.ts';
 import { findPolicyFile, loadPolicyFile, resolvePolicyPath } from '../../config/load-policy-file.ts';
 import type { AuditEntry } from '../../core/audit-entry.ts';
 import { PolicyError } from '../../core/errors/policy-error.ts';
@@ -214,7 +214,8 @@ async function printLog(options: { request: AuditRequest; logPath: string; io: C
   const format = request.json ? formatJson : createTableFormatter(io);
   const { limit } = request;
   // With --limit only the last N matches are kept, in a ring: memory stays bounded by N.
-  const kept: AuditEntry[] = [];
+  const kept: (AuditEntry | AuditEvent)[] = [];
+  const show = (record: AuditEntry | AuditEvent) => (isEvent(record) ? formatEvent(record, request.json) : format(record));
   let keptStart = 0;
   let skipped = 0;
   let shown = 0;
@@ -224,28 +225,49 @@ async function printLog(options: { request: AuditRequest; logPath: string; io: C
       io.stderr.write(`${escapeControlCharacters(shownPath)}:${item.line}: skipped: ${escapeControlCharacters(item.error)}\n`);
       continue;
     }
-    if (!matches(item.entry)) continue;
+    const record = 'event' in item ? item.event : item.entry;
+    if ('event' in item ? !eventMatches(item.event, request.filter) : !matches(item.entry)) continue;
     if (limit !== undefined) {
-      if (kept.length < limit) kept.push(item.entry);
+      if (kept.length < limit) kept.push(record);
       else {
-        kept[keptStart] = item.entry;
+        kept[keptStart] = record;
         keptStart = (keptStart + 1) % limit;
       }
       continue;
     }
     if (shown === 0 && !request.json) await output.write(tableHeader(io));
     shown += 1;
-    await output.write(format(item.entry));
+    await output.write(show(record));
   }
   for (let index = 0; index < kept.length; index++) {
-    const entry = kept[(keptStart + index) % kept.length]!;
+    const record = kept[(keptStart + index) % kept.length]!;
     if (shown === 0 && !request.json) await output.write(tableHeader(io));
     shown += 1;
-    await output.write(format(entry));
+    await output.write(show(record));
   }
   await output.end();
   if (shown === 0 && !request.json) io.stderr.write(`no matching entries in ${escapeControlCharacters(shownPath)}\n`);
   return skipped > 0 ? EXIT.badInput : EXIT.ok;
+}
+
+function isEvent(record: AuditEntry | AuditEvent): record is AuditEvent {
+  return record.kind === 'definition_changed';
+}
+
+/** Events carry no decision: filters on decisions, sources or sessions leave them out. */
+function eventMatches(event: AuditEvent, filter: AuditFilter): boolean {
+  if (filter.decision !== undefined || filter.source !== undefined || filter.session !== undefined || filter.chat !== undefined) return false;
+  if (filter.tool !== undefined && filter.tool !== event.tool) return false;
+  const time = Date.parse(event.time);
+  if (filter.since !== undefined && !(time >= filter.since)) return false;
+  if (filter.until !== undefined && !(time <= filter.until)) return false;
+  return true;
+}
+
+function formatEvent(event: AuditEvent, json: boolean): string {
+  if (json) return formatJson(event as unknown as AuditEntry);
+  const server = typeof event.server === 'string' ? `${event.server}/` : '';
+  return `${escapeControlCharacters(event.time)}  definition changed: ${escapeControlCharacters(server + event.tool)}${typeof event.reason === 'string' ? ` — ${escapeControlCharacters(event.reason)}` : ''}\n`;
 }
 
 /** JSON keeps C0 controls escaped already; DEL, C1 and bidi controls are escaped too (still the same JSON value). */

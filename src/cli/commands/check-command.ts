@@ -234,9 +234,9 @@ function parseBatchLine(text: string, replay: Map<string, string>): BatchLine {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'expected a JSON object with "tool" and "args"' };
   const line = value as Record<string, unknown>;
-  if (line.v !== undefined && (line.kind === 'verdict' || line.kind === 'decision')) {
-    // An audit record: replay its call; decision records only supply answers.
-    if (line.kind === 'decision') return { skip: true };
+  if (line.v !== undefined && (line.kind === 'verdict' || line.kind === 'decision' || line.kind === 'definition_changed')) {
+    // An audit record: replay its call; decision records only supply answers, other records no call.
+    if (line.kind !== 'verdict') return { skip: true };
     if (typeof line.tool !== 'string') return { error: 'audit record without a tool' };
     return {
       tool: line.tool,

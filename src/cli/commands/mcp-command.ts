@@ -40,6 +40,21 @@ Options:
   --stats-file FILE        on exit, write call statistics as JSON (benchmarks)
   -h, --help               this help
 
+Which rule decides a call (then the most restrictive of all that speak wins):
+  mcp.servers.<server>.tools.<tool>  keyed by the tool's name on its server;
+                                     its argument rules first
+  tools.<name>                       keyed by the name clients see; when the
+                                     server has no rule, the server default is
+                                     not applied
+  mcp.servers.<server>.default       for tools with no rule anywhere (ask when
+                                     absent); trust_annotations: true lets a
+                                     readOnlyHint tool be allowed (never a
+                                     destructiveHint one); the policy's
+                                     unknown_tools.dangerous_keywords raise it
+                                     back to ask
+  filter, ask_when                   apply to the names clients see; a server's
+                                     own filter to the names on that server
+
 How a person is asked, first available wins: MCP elicitation (when the client
 supports it), the terminal the gateway was started from (/dev/tty), else the
 call is denied with a message saying how to approve.

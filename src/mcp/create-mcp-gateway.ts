@@ -1,0 +1,366 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { createAuditLog, type AuditLog } from '../audit/audit-log.ts';
+import { createNonInteractiveApprover, type Approver } from '../core/approver.ts';
+import type { AuditSink } from '../core/audit-entry.ts';
+import type { Gate } from '../core/gate.ts';
+import { firstMatch } from '../core/pattern.ts';
+import { redact } from '../core/redact.ts';
+import { errorMessage } from '../core/run-tool-check.ts';
+import { resolvePolicyPath } from '../config/load-policy-file.ts';
+import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
+import { sanitizeTerminalText } from '../approvers/terminal/sanitize-terminal-text.ts';
+import { approvalMessage } from './approval-message.ts';
+import { assignClientNames, type NamespacingMode } from './assign-client-names.ts';
+import { definitionChangeNote, recordDefinitionChanges, type DefinitionChange } from './definition-change.ts';
+import { createDownstreamServer, type GatewayCore, type GatewaySession } from './downstream-server.ts';
+import { createElicitationApprover } from './elicitation-approver.ts';
+import { buildGatewayRoutes, clientUrisFor, type GatewayRoutes } from './gateway-routes.ts';
+import { createGatewayStats, type GatewayStatsSnapshot } from './gateway-stats.ts';
+import { DEFAULT_CALL_TIMEOUT_MS, type McpGatewayOptions } from './mcp-gateway-options.ts';
+import { createMcpToolDeclaration, type McpToolEntry } from './mcp-tool-declaration.ts';
+import { changedFields, toolDefinitionHash, toolIdentity } from './tool-definition.ts';
+import { createUpstreamConnection, type UpstreamConnection, type UpstreamEvents } from './upstream-connection.ts';
+import { readUpstreamServers, type UpstreamServerConfig } from './upstream-server-config.ts';
+
+export interface McpGateway {
+  /** The gate every tools/call goes through. */
+  readonly gate: Gate;
+  /** Connects every upstream server (each failure is retried in the background). */
+  start(): Promise<void>;
+  /** Serves one client over `transport` (stdio, in-memory, one HTTP session). */
+  connect(transport: Transport): Promise<McpGatewayConnection>;
+  /** A server for one client session, not yet connected (the HTTP mode makes one per session). */
+  openSession(options?: { sessionId?: string }): McpGatewayConnection;
+  /** The tools clients see now, with their servers and identities. */
+  tools(): readonly McpToolEntry[];
+  /** Re-reads every upstream tool list, comparing definitions. */
+  refresh(): Promise<void>;
+  /** Upstream servers and their state. */
+  upstreams(): readonly { name: string; state: UpstreamConnection['state']; tools: number }[];
+  stats(): GatewayStatsSnapshot;
+  /** Disconnects clients, stops upstream servers (their whole process groups) and flushes the audit log. */
+  close(): Promise<void>;
+}
+
+export interface McpGatewayConnection {
+  readonly sessionId: string;
+  readonly server: Server;
+  /** Serves the client on `transport` (use this rather than `server.connect`: it installs the tools/call path). */
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+}
+
+const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+/** Tool lists are re-read when a client lists tools; a slow server must not hold the list up longer than this. */
+const LIST_REFRESH_WAIT_MS = 5000;
+
+/**
+ * The MCP gateway: one MCP server in front of the upstream servers named in
+ * the policy's `mcp.servers`. It lists their tools (namespaced on collision,
+ * filtered by the policy), sends every tools/call through the gate (asking the
+ * person by MCP elicitation, a terminal or another approver), binds approvals
+ * to each tool's definition so a changed definition is asked about again,
+ * passes resources, prompts, logging and list changes through, and restarts
+ * upstream servers that stop.
+ *
+ * @example
+ * const gateway = createMcpGateway({ loaded: await loadPolicyFile('toolgate.yaml') });
+ * await gateway.start();
+ * await gateway.connect(new GatewayStdioTransport({ input: process.stdin, output: process.stdout }));
+ */
+export function createMcpGateway(options: McpGatewayOptions): McpGateway {
+  const { loaded } = options;
+  const { policy } = loaded;
+  const write = options.log ?? ((line: string) => void process.stderr.write(`toolgate mcp: ${line}\n`));
+  // Lines carry what servers send (stderr, tool names): nothing in them may drive the terminal.
+  const log = (line: string) => write(sanitizeTerminalText(line));
+  const mode: NamespacingMode = options.namespacing ?? 'collisions';
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const serverInfo = options.serverInfo ?? { name: 'toolgate', version: packageVersion() };
+  const configs = readUpstreamServers({ policy, directory: loaded.directory });
+  const everyServersKeys: ReadonlySet<string> = new Set(configs.flatMap((config) => [...config.redactKeys]));
+  const stats = createGatewayStats();
+  const sessions = new Set<GatewaySession>();
+
+  let entries = new Map<string, McpToolEntry>();
+  let routes: GatewayRoutes = buildGatewayRoutes({ sources: [], mode });
+  let toolsSignature = '';
+  let promptsSignature = '';
+  let resourcesSignature = '';
+  const definitions = new Map<string, { hash: string; identity: string; tool: McpToolEntry['tool']; seenAt: string }>();
+  const notes = new Map<string, string>();
+  const reportedDrops = new Set<string>();
+  const subscriptions = new Map<string, number>();
+
+  const ownAuditLog: AuditLog | undefined =
+    options.audit === undefined && policy.document.audit?.enabled !== false
+      ? createAuditLog({ path: resolvePolicyPath({ loaded, value: policy.document.audit?.path, fallback: 'audit.jsonl' }) })
+      : undefined;
+  const auditSink = options.audit ?? ownAuditLog;
+  const recordChange = ownAuditLog === undefined ? undefined : recordDefinitionChanges(ownAuditLog);
+  const gate = createRuntimeGate({
+    loaded,
+    mode: options.mode,
+    // A call to a tool no client can see is redacted with every server's keys: its server is not known.
+    audit: auditSink === undefined ? undefined : redactingSink(auditSink, (tool) => entries.get(tool)?.server.redactKeys ?? everyServersKeys),
+    memory: options.memory,
+    observer: options.observer,
+  });
+
+  const events: UpstreamEvents = {
+    toolsChanged: () => rebuildTools(),
+    promptsChanged: () => rebuildRoutes(),
+    resourcesChanged: () => rebuildRoutes(),
+    resourceUpdated: (server, uri) => {
+      for (const clientUri of clientUrisFor(routes, server, uri)) {
+        for (const session of sessions) {
+          if (session.subscriptions.has(clientUri)) void session.server.sendResourceUpdated({ uri: clientUri }).catch(() => undefined);
+        }
+      }
+    },
+    logMessage: (server, params) => {
+      const logger = params.logger === undefined ? server : `${server}/${params.logger}`;
+      for (const session of sessions) {
+        if (session.logLevel !== undefined && LEVELS.indexOf(params.level) < LEVELS.indexOf(session.logLevel)) continue;
+        void session.server.sendLoggingMessage({ ...params, logger }).catch(() => undefined);
+      }
+    },
+  };
+  const connections: UpstreamConnection[] = configs.map((config) =>
+    createUpstreamConnection({
+      config,
+      events,
+      clientInfo: serverInfo,
+      callTimeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs,
+      restart: options.restart,
+      log,
+      createTransport: options.createTransport,
+    }),
+  );
+  const byName = new Map(connections.map((connection) => [connection.name, connection]));
+
+  function rebuildTools(): void {
+    const now = new Date().toISOString();
+    const items = connections.flatMap((connection) =>
+      connection.snapshot.tools
+        .filter((tool) => !hiddenByServer(connection.config, tool.name))
+        .map((tool) => ({ server: connection.name, namespace: connection.config.namespace, name: tool.name, item: { tool, config: connection.config } })),
+    );
+    const { assigned, dropped } = assignClientNames({ items, mode });
+    for (const drop of dropped) {
+      const key = `${drop.server}\u0000${drop.name}\u0000${drop.reason}`;
+      if (!reportedDrops.has(key)) log(`not listing ${JSON.stringify(drop.name)} of server ${JSON.stringify(drop.server)}: ${drop.reason}`);
+      reportedDrops.add(key);
+    }
+    const next = new Map<string, McpToolEntry>();
+    for (const named of assigned) {
+      const { tool, config } = named.item;
+      const definitionHash = toolDefinitionHash(tool);
+      const entry: McpToolEntry = { clientName: named.clientName, server: config, tool, definitionHash, identity: toolIdentity({ server: config.name, serverIdentity: config.identity, definitionHash }) };
+      track(entry, now);
+      if (gate.isVisible(entry.clientName)) next.set(entry.clientName, entry);
+    }
+    for (const name of entries.keys()) if (!next.has(name)) gate.unregister(name);
+    for (const entry of next.values()) {
+      const previous = entries.get(entry.clientName);
+      if (previous?.identity === entry.identity && previous.server === entry.server && previous.tool === entry.tool) continue;
+      const key = pairKey(entry.server.name, entry.tool.name);
+      gate.register(createMcpToolDeclaration({ entry, policy, changeNote: () => notes.get(key) }));
+    }
+    entries = next;
+    const signature = JSON.stringify([...next.values()].map((entry) => [entry.clientName, entry.definitionHash, entry.tool.outputSchema ?? null]));
+    if (signature === toolsSignature) return;
+    const first = toolsSignature === '';
+    toolsSignature = signature;
+    if (!first) for (const session of sessions) void session.server.sendToolListChanged().catch(() => undefined);
+  }
+
+  /** Compares a tool's definition with the one first seen: a change is logged, audited and shown at the next approval. */
+  function track(entry: McpToolEntry, now: string): void {
+    const key = pairKey(entry.server.name, entry.tool.name);
+    const known = definitions.get(key);
+    definitions.set(key, { hash: entry.definitionHash, identity: entry.identity, tool: entry.tool, seenAt: known?.hash === entry.definitionHash ? known.seenAt : now });
+    if (known === undefined || known.hash === entry.definitionHash) return;
+    const change: DefinitionChange = {
+      server: entry.server.name,
+      upstreamTool: entry.tool.name,
+      tool: entry.clientName,
+      changed: changedFields(known.tool, entry.tool),
+      previousHash: known.hash,
+      hash: entry.definitionHash,
+      previousIdentity: known.identity,
+      identity: entry.identity,
+      previousSeenAt: known.seenAt,
+      time: now,
+    };
+    const note = definitionChangeNote(change);
+    notes.set(key, note);
+    log(note.replace(/^⚠ /, 'WARNING: '));
+    for (const hook of [recordChange, options.onDefinitionChanged]) {
+      if (hook === undefined) continue;
+      Promise.resolve()
+        .then(() => hook(change))
+        .catch((error: unknown) => log(`could not record the definition change of ${entry.tool.name}: ${errorMessage(error)}`));
+    }
+  }
+
+  function rebuildRoutes(): void {
+    routes = buildGatewayRoutes({
+      mode,
+      sources: connections.map((connection) => ({
+        server: connection.name,
+        namespace: connection.config.namespace,
+        prompts: connection.snapshot.prompts,
+        resources: connection.snapshot.resources,
+        resourceTemplates: connection.snapshot.resourceTemplates,
+        hasResources: connection.snapshot.capabilities?.resources !== undefined,
+      })),
+    });
+    const prompts = JSON.stringify([...routes.prompts.values()].map((route) => [route.clientName, route.prompt]));
+    const resources = JSON.stringify([[...routes.resources.keys()], routes.templates.map((route) => route.template.uriTemplate)]);
+    const promptsChanged = promptsSignature !== '' && prompts !== promptsSignature;
+    const resourcesChanged = resourcesSignature !== '' && resources !== resourcesSignature;
+    promptsSignature = prompts;
+    resourcesSignature = resources;
+    for (const session of sessions) {
+      if (promptsChanged) void session.server.sendPromptListChanged().catch(() => undefined);
+      if (resourcesChanged) void session.server.sendResourceListChanged().catch(() => undefined);
+    }
+  }
+
+  const nonInteractive = createNonInteractiveApprover({
+    hint:
+      'this MCP client cannot show an approval dialog (it does not support elicitation) and no terminal is attached. ' +
+      'Approve with an MCP client that supports elicitation, run `toolgate mcp` from a terminal, ' +
+      'or decide in the policy: a rule such as `mcp.servers.<server>.tools.<tool>: allow`, or `mode:`',
+  });
+
+  const core: GatewayCore = {
+    policy,
+    gate,
+    stats,
+    callTimeoutMs,
+    connection: (name) => byName.get(name),
+    connections: () => connections,
+    toolEntry: (name) => entries.get(name),
+    tools: () => [...entries.values()],
+    routes: () => routes,
+    refreshTools,
+    acknowledgeChange: (entry) => void notes.delete(pairKey(entry.server.name, entry.tool.name)),
+    approverFor(session, relatedRequestId): Approver {
+      if (session.server.getClientCapabilities()?.elicitation?.form !== undefined) {
+        const approvalTimeoutMs = policy.approvalTimeoutMs;
+        return createElicitationApprover({
+          // The gate's own timer fires first and aborts; the SDK's is only a backstop.
+          elicit: (params, { signal }) =>
+            session.server.elicitInput(params, { signal, relatedRequestId, timeout: approvalTimeoutMs === undefined ? 2_147_483_647 : Math.min(approvalTimeoutMs + 5000, 2_147_483_647) }),
+          message: (request) => {
+            const entry = entries.get(request.tool);
+            const context = entry === undefined ? undefined : { server: entry.server.name, upstreamName: entry.tool.name, changeNote: notes.get(pairKey(entry.server.name, entry.tool.name)), redactKeys: entry.server.redactKeys };
+            return approvalMessage({ request, context });
+          },
+          allowAlways: true,
+        });
+      }
+      return options.terminalApprover ?? options.approver ?? nonInteractive;
+    },
+    async subscribe(server, uri) {
+      const key = pairKey(server, uri);
+      const count = subscriptions.get(key) ?? 0;
+      if (count === 0) await byName.get(server)?.request('resources/subscribe', { uri });
+      subscriptions.set(key, count + 1);
+    },
+    async unsubscribe(server, uri) {
+      const key = pairKey(server, uri);
+      const count = subscriptions.get(key) ?? 0;
+      if (count <= 1) {
+        subscriptions.delete(key);
+        if (count === 1) await byName.get(server)?.request('resources/unsubscribe', { uri });
+      } else subscriptions.set(key, count - 1);
+    },
+  };
+
+  async function refreshTools(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        Promise.allSettled(connections.map((connection) => connection.refreshTools())),
+        new Promise((resolve) => (timer = setTimeout(resolve, LIST_REFRESH_WAIT_MS))),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function openSession(sessionOptions: { sessionId?: string } = {}): McpGatewayConnection {
+    const instructions = connections
+      .filter((connection) => connection.snapshot.instructions !== undefined)
+      .map((connection) => `## MCP server ${connection.name}\n${connection.snapshot.instructions}`)
+      .join('\n\n');
+    const session = createDownstreamServer({ core, serverInfo, sessionId: sessionOptions.sessionId ?? `mcp-${randomUUID()}`, instructions: instructions === '' ? undefined : instructions });
+    sessions.add(session);
+    session.server.onclose = () => {
+      sessions.delete(session);
+      session.abortCalls(new Error('the client disconnected'));
+      for (const clientUri of session.subscriptions) void session.release(clientUri).catch(() => undefined);
+    };
+    return { sessionId: session.id, server: session.server, connect: (transport) => session.attach(transport), close: () => session.server.close() };
+  }
+
+  return {
+    gate,
+    async start() {
+      await Promise.all(connections.map((connection) => connection.start()));
+      rebuildTools();
+      rebuildRoutes();
+    },
+    async connect(transport) {
+      const connection = openSession();
+      await connection.connect(transport);
+      return connection;
+    },
+    openSession,
+    tools: () => [...entries.values()],
+    refresh: refreshTools,
+    upstreams: () => connections.map((connection) => ({ name: connection.name, state: connection.state, tools: connection.snapshot.tools.length })),
+    stats: () => stats.snapshot(),
+    async close() {
+      await Promise.allSettled([...sessions].map((session) => session.server.close()));
+      await Promise.allSettled(connections.map((connection) => connection.close()));
+      await gate.close();
+      await ownAuditLog?.close().catch((error: unknown) => log(`could not flush the audit log: ${errorMessage(error)}`));
+    },
+  };
+}
+
+function hiddenByServer(config: UpstreamServerConfig, name: string): boolean {
+  if (firstMatch(config.filter.deny, name) !== -1) return true;
+  return config.filter.allow !== undefined && firstMatch(config.filter.allow, name) === -1;
+}
+
+function pairKey(server: string, name: string): string {
+  return `${server}\u0000${name}`;
+}
+
+/** The gate redacts with the policy's keys; a server's own `redact.keys` apply to its tools' audit lines too. */
+function redactingSink(sink: AuditSink, keysFor: (tool: string) => ReadonlySet<string> | undefined): AuditSink {
+  return {
+    record(entry) {
+      const keys = keysFor(entry.tool);
+      return sink.record(keys === undefined || keys.size === 0 ? entry : { ...entry, args: redact(entry.args, keys) });
+    },
+  };
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}

@@ -1,0 +1,215 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type Implementation,
+  type CallToolRequest,
+  type LoggingLevel,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Approver } from '../core/approver.ts';
+import type { McpToolEntry } from './mcp-tool-declaration.ts';
+import { resolveResource, type GatewayRoutes } from './gateway-routes.ts';
+import { handleToolCall, type ToolCallCore } from './gateway-tool-call.ts';
+import { interceptToolCalls, type InterceptedCall, type ToolCallInterception } from './intercept-tool-calls.ts';
+import { forwardedRequestError, notFoundError } from './mcp-results.ts';
+import type { UpstreamConnection } from './upstream-connection.ts';
+
+/** One client connected to the gateway. */
+export interface GatewaySession {
+  readonly id: string;
+  readonly server: Server;
+  /** The level the client asked for with logging/setLevel. */
+  logLevel: LoggingLevel | undefined;
+  /** Client URIs this client subscribed to. */
+  readonly subscriptions: Set<string>;
+  /** Drops one subscription (on unsubscribe, or when the client goes). */
+  release(clientUri: string): Promise<void>;
+  /** Connects the server to the client's transport, taking tools/call off it (`interceptToolCalls`). */
+  attach(transport: Transport): Promise<void>;
+  /** Aborts the calls still running (the client went away). */
+  abortCalls(reason: unknown): void;
+}
+
+/** The gateway as one client's server sees it. */
+export interface GatewayCore extends ToolCallCore {
+  callTimeoutMs: number;
+  connections(): readonly UpstreamConnection[];
+  tools(): McpToolEntry[];
+  routes(): GatewayRoutes;
+  refreshTools(): Promise<void>;
+  approverFor(session: GatewaySession, relatedRequestId: RequestId): Approver;
+  /** Subscriptions are counted across clients: the upstream is subscribed once. */
+  subscribe(server: string, uri: string): Promise<void>;
+  unsubscribe(server: string, uri: string): Promise<void>;
+}
+
+/**
+ * The MCP server one client talks to. It uses the SDK's low-level `Server`
+ * because it forwards definitions it did not write (JSON Schemas as the
+ * upstream sent them). Every capability is declared up front (lists may be
+ * empty): upstream servers can come and go while the client is connected.
+ *
+ * @example
+ * const session = createDownstreamServer({ core, serverInfo, sessionId: 'mcp-1', instructions: undefined });
+ * await session.server.connect(transport);
+ */
+export function createDownstreamServer(options: { core: GatewayCore; serverInfo: Implementation; sessionId: string; instructions: string | undefined }): GatewaySession {
+  const { core } = options;
+  const server = new Server(options.serverInfo, {
+    capabilities: {
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      logging: {},
+      completions: {},
+    },
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+  });
+  let interception: ToolCallInterception | undefined;
+  const session: GatewaySession = {
+    id: options.sessionId,
+    server,
+    logLevel: undefined,
+    subscriptions: new Set(),
+    async release(clientUri) {
+      if (!session.subscriptions.delete(clientUri)) return;
+      const target = resolveResource(core.routes(), clientUri);
+      if (target !== undefined) await core.unsubscribe(target.server, target.uri);
+    },
+    async attach(transport) {
+      await server.connect(transport);
+      interception = interceptToolCalls({ transport, handle: callTool });
+    },
+    abortCalls: (reason) => interception?.abortAll(reason),
+  };
+
+  function callTool(request: CallToolRequest, call: InterceptedCall) {
+    return handleToolCall({
+      core,
+      request,
+      call: {
+        context: { sessionId: session.id, ...callerOf(server) },
+        requestId: call.requestId,
+        signal: call.signal,
+        // Built only when a person has to be asked: most calls never need it.
+        approver: { ask: (presented, askOptions) => core.approverFor(session, call.requestId).ask(presented, askOptions) },
+        sendNotification: call.sendNotification,
+      },
+    });
+  }
+
+  const forward = async (server: string, method: Parameters<UpstreamConnection['request']>[0], params: Record<string, unknown>, signal: AbortSignal) => {
+    const connection = core.connection(server);
+    if (connection === undefined) throw notFoundError(`MCP server ${JSON.stringify(server)}`);
+    try {
+      return await connection.request(method, params, signal);
+    } catch (error) {
+      throw forwardedRequestError(error);
+    }
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    // Re-reading on every list is how a server that changes a definition without saying so is still caught.
+    await core.refreshTools();
+    return { tools: core.tools().map((entry) => ({ ...entry.tool, name: entry.clientName })) };
+  });
+
+  // Tool calls are taken off the transport before they get here (attach); this handler serves one that
+  // is not, e.g. a call sent before the interception was installed.
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    callTool(request, { requestId: extra.requestId, signal: extra.signal, sendNotification: extra.sendNotification }),
+  );
+
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: [...core.routes().prompts.values()].map((route) => ({ ...route.prompt, name: route.clientName })),
+  }));
+
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    const route = core.routes().prompts.get(request.params.name);
+    if (route === undefined) throw notFoundError(`Prompt ${request.params.name}`);
+    return forward(route.server, 'prompts/get', { ...request.params, name: route.prompt.name }, extra.signal);
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [...core.routes().resources.values()].map((route) => ({ ...route.resource, uri: route.clientUri })),
+  }));
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: core.routes().templates.map((route) => route.template),
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const target = resolveResource(core.routes(), request.params.uri);
+    if (target === undefined) throw notFoundError(`Resource ${request.params.uri}`);
+    const result = await forward(target.server, 'resources/read', { ...request.params, uri: target.uri }, extra.signal);
+    if (target.uri === request.params.uri || !Array.isArray(result.contents)) return result;
+    // A collided URI is read under the client's name for it, and answered under that name too.
+    const contents = (result.contents as { uri?: unknown }[]).map((content) => (content.uri === target.uri ? { ...content, uri: request.params.uri } : content));
+    return { ...result, contents };
+  });
+
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const target = resolveResource(core.routes(), request.params.uri);
+    if (target === undefined) throw notFoundError(`Resource ${request.params.uri}`);
+    if (session.subscriptions.has(request.params.uri)) return {};
+    try {
+      await core.subscribe(target.server, target.uri);
+    } catch (error) {
+      throw forwardedRequestError(error);
+    }
+    session.subscriptions.add(request.params.uri);
+    return {};
+  });
+
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    try {
+      await session.release(request.params.uri);
+    } catch (error) {
+      throw forwardedRequestError(error);
+    }
+    return {};
+  });
+
+  server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
+    session.logLevel = request.params.level;
+    // Upstream servers filter at the source; the gateway filters again per client.
+    await Promise.allSettled(
+      core
+        .connections()
+        .filter((connection) => connection.state === 'ready' && connection.snapshot.capabilities?.logging !== undefined)
+        .map((connection) => connection.request('logging/setLevel', { level: request.params.level }, extra.signal)),
+    );
+    return {};
+  });
+
+  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+    const { ref } = request.params;
+    const routes = core.routes();
+    if (ref.type === 'ref/prompt') {
+      const route = routes.prompts.get(ref.name);
+      if (route === undefined) throw notFoundError(`Prompt ${ref.name}`);
+      return forward(route.server, 'completion/complete', { ...request.params, ref: { ...ref, name: route.prompt.name } }, extra.signal);
+    }
+    const owner = routes.templates.find((route) => route.template.uriTemplate === ref.uri)?.server ?? resolveResource(routes, ref.uri)?.server;
+    if (owner === undefined) return { completion: { values: [] } };
+    return forward(owner, 'completion/complete', request.params, extra.signal);
+  });
+
+  return session;
+}
+
+function callerOf(server: Server): { caller?: string } {
+  const client = server.getClientVersion();
+  return client === undefined ? {} : { caller: `mcp:${client.name}` };
+}

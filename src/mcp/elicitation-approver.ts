@@ -1,0 +1,94 @@
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Approver, PresentedRequest } from '../core/approver.ts';
+import type { ApprovalDecision } from '../core/types.ts';
+
+/** The form an MCP client shows for an approval (`elicitation/create`, form mode). */
+export type ApprovalElicitationSchema = ElicitRequestFormParams['requestedSchema'];
+
+/**
+ * The requested schema: a required approve/deny choice, how long an approval
+ * holds (this call, this session, or always when an approvals file is kept),
+ * and an optional reason that the model is told on a denial.
+ * Enums carry `enumNames` so older clients label the choices too.
+ *
+ * @example
+ * approvalElicitationSchema({ allowAlways: false }).required // ['decision']
+ */
+export function approvalElicitationSchema(options: { allowAlways: boolean }): ApprovalElicitationSchema {
+  const scopes = options.allowAlways ? ['once', 'session', 'always'] : ['once', 'session'];
+  const scopeNames = options.allowAlways
+    ? ['This call only', 'For the rest of this session', 'Always (saved until revoked with `toolgate approvals`)']
+    : ['This call only', 'For the rest of this session'];
+  return {
+    type: 'object',
+    properties: {
+      decision: { type: 'string', title: 'Decision', description: 'Run this tool call, or refuse it', enum: ['approve', 'deny'], enumNames: ['Approve', 'Deny'] },
+      scope: {
+        type: 'string',
+        title: 'Remember approval',
+        description: 'How long an approval of this exact call holds; it stops holding if the tool definition changes',
+        enum: scopes,
+        enumNames: scopeNames,
+        default: 'once',
+      },
+      reason: { type: 'string', title: 'Reason (optional)', description: 'Told to the model when you deny', maxLength: 1000 },
+    },
+    required: ['decision'],
+  };
+}
+
+/**
+ * Turns a client's answer into a decision, failing closed: only an explicit
+ * `accept` with `decision: "approve"` approves; decline, cancel, and anything
+ * malformed deny (with the person's reason, when they gave one).
+ *
+ * @example
+ * decisionFromElicitation({ result: { action: 'accept', content: { decision: 'approve', scope: 'session' } }, allowAlways: false })
+ * // { approved: true, scope: 'session' }
+ */
+export function decisionFromElicitation(options: { result: ElicitResult; allowAlways: boolean }): ApprovalDecision {
+  const { result } = options;
+  const content = result.content ?? {};
+  const reason = typeof content.reason === 'string' && content.reason.trim() !== '' ? content.reason.trim() : undefined;
+  if (result.action === 'decline') return { approved: false, scope: 'once', reason: reason ?? 'declined in the MCP client' };
+  if (result.action === 'cancel') return { approved: false, scope: 'once', reason: reason ?? 'the approval dialog was dismissed' };
+  if (result.action !== 'accept') return { approved: false, scope: 'once', reason: 'the MCP client gave an unknown answer' };
+  if (content.decision === 'deny') return reason === undefined ? { approved: false, scope: 'once' } : { approved: false, scope: 'once', reason };
+  if (content.decision !== 'approve') return { approved: false, scope: 'once', reason: 'the approval form came back without "approve"' };
+  const scope = content.scope ?? 'once';
+  if (scope === 'once' || scope === 'session' || (scope === 'always' && options.allowAlways)) {
+    return reason === undefined ? { approved: true, scope } : { approved: true, scope, note: reason };
+  }
+  return { approved: false, scope: 'once', reason: `the approval form came back with an unknown scope ${JSON.stringify(scope)}` };
+}
+
+export interface ElicitationApproverOptions {
+  /** Sends `elicitation/create` to the client; `signal` aborts when the approval times out or the call is cancelled. */
+  elicit: (params: ElicitRequestFormParams, options: { signal: AbortSignal }) => Promise<ElicitResult>;
+  /** The text shown to the person. */
+  message: (request: PresentedRequest) => string;
+  /** Offer "always" (the gateway keeps an approvals file). */
+  allowAlways: boolean;
+}
+
+/**
+ * An approver that asks the person through the MCP client itself, with
+ * `elicitation/create`: the client shows the message and a small form
+ * (`approvalElicitationSchema`) and answers accept, decline or cancel.
+ *
+ * @example
+ * const approver = createElicitationApprover({
+ *   elicit: (params, { signal }) => server.elicitInput(params, { signal, relatedRequestId }),
+ *   message: (request) => approvalMessage({ request, context }),
+ *   allowAlways: true,
+ * });
+ */
+export function createElicitationApprover(options: ElicitationApproverOptions): Approver {
+  const requestedSchema = approvalElicitationSchema({ allowAlways: options.allowAlways });
+  return {
+    async ask(request, { signal }) {
+      const result = await options.elicit({ mode: 'form', message: options.message(request), requestedSchema }, { signal });
+      return decisionFromElicitation({ result, allowAlways: options.allowAlways });
+    },
+  };
+}

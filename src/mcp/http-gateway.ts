@@ -1,0 +1,164 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { errorMessage } from '../core/run-tool-check.ts';
+import type { McpGateway, McpGatewayConnection } from './create-mcp-gateway.ts';
+
+export interface HttpGatewayOptions {
+  gateway: McpGateway;
+  /** 0 picks a free port. The gateway only ever listens on 127.0.0.1. */
+  port: number;
+  /** Every request must carry `Authorization: Bearer <token>`. */
+  token: string;
+  /** Open client sessions at most (default 64); more are refused with 503. */
+  maxSessions?: number;
+  log?: (line: string) => void;
+}
+
+export interface HttpGateway {
+  /** `http://127.0.0.1:<port>/mcp` */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** The path MCP clients connect to. */
+export const MCP_HTTP_PATH = '/mcp';
+
+/** The shortest token accepted: anything shorter can be guessed. */
+export const MIN_TOKEN_LENGTH = 16;
+
+/**
+ * A token for `--http` when none is given: 32 random bytes, base64url.
+ *
+ * @example
+ * const token = generateGatewayToken(); // 'q3Vf…' (43 characters)
+ */
+export function generateGatewayToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Serves the gateway over Streamable HTTP on 127.0.0.1 only. Before anything
+ * reaches the MCP transport, each request must name this server in `Host`
+ * (and in `Origin`, when a browser sends one) — so a web page cannot reach it
+ * through DNS rebinding — and carry the bearer token, compared in constant
+ * time. Each client session gets its own MCP server (its own elicitation
+ * channel and session approvals); all share the gateway's upstreams and gate.
+ *
+ * @example
+ * const http = await startHttpGateway({ gateway, port: 8808, token: generateGatewayToken() });
+ * console.error(`MCP endpoint: ${http.url}`);
+ */
+export async function startHttpGateway(options: HttpGatewayOptions): Promise<HttpGateway> {
+  const { gateway } = options;
+  const maxSessions = options.maxSessions ?? 64;
+  const log = options.log ?? (() => undefined);
+  const expected = digest(options.token);
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; connection: McpGatewayConnection }>();
+  let port = options.port;
+
+  const server = http.createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => {
+      log(`HTTP request failed: ${errorMessage(error)}`);
+      if (!response.headersSent) reply(response, 500, 'internal error');
+      else response.end();
+    });
+  });
+
+  async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const refusal = refuse(request);
+    if (refusal !== undefined) {
+      reply(response, refusal.status, refusal.message, refusal.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="toolgate"' } : {});
+      return;
+    }
+    const sessionHeader = request.headers['mcp-session-id'];
+    if (typeof sessionHeader === 'string') {
+      const session = sessions.get(sessionHeader);
+      if (session === undefined) {
+        reply(response, 404, 'unknown or expired session: initialize a new one');
+        return;
+      }
+      await session.transport.handleRequest(request, response);
+      return;
+    }
+    if (request.method !== 'POST') {
+      reply(response, 400, 'no session: start one with an initialize request (POST)');
+      return;
+    }
+    if (sessions.size >= maxSessions) {
+      reply(response, 503, `too many open sessions (${maxSessions}); close one first`);
+      return;
+    }
+    const connection = gateway.openSession();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, connection }),
+      onsessionclosed: (id) => void sessions.delete(id),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await connection.connect(transport);
+    await transport.handleRequest(request, response);
+    // Anything but an initialize request leaves no session behind.
+    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await connection.close();
+  }
+
+  function refuse(request: http.IncomingMessage): { status: number; message: string } | undefined {
+    const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
+    const host = request.headers.host?.toLowerCase();
+    if (host === undefined || !allowedHosts.includes(host)) {
+      return { status: 403, message: `the Host header must be one of ${allowedHosts.join(', ')} (DNS rebinding protection)` };
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && !allowedHosts.some((allowed) => origin.toLowerCase() === `http://${allowed}`)) {
+      return { status: 403, message: 'requests from web pages of other origins are refused' };
+    }
+    const authorization = request.headers.authorization;
+    const presented = typeof authorization === 'string' && /^Bearer\s+/i.test(authorization) ? authorization.replace(/^Bearer\s+/i, '').trim() : undefined;
+    if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+      return { status: 401, message: 'missing or wrong bearer token: send Authorization: Bearer <token> (printed by toolgate mcp --http, or set with --token / TOOLGATE_MCP_TOKEN)' };
+    }
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    if (path !== MCP_HTTP_PATH) return { status: 404, message: `not found: the MCP endpoint is ${MCP_HTTP_PATH}` };
+    return undefined;
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}${MCP_HTTP_PATH}`,
+    port,
+    async close() {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled(open.map(async (session) => {
+        await session.transport.close();
+        await session.connection.close();
+      }));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** Equal-length digests, so the comparison takes the same time whatever was sent. */
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+function reply(response: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
