@@ -23,8 +23,7 @@ export interface GateToolsOptions<TOOLS extends ToolSet> {
   /**
    * `blocking`: a person is asked inline and the run goes on (seed 002).
    * `deferred`: asks pause the run with approval requests; `resumeRun` continues it (seed 004).
-   * Deferred needs a gate created without an approver: the gate asks its own
-   * approver whenever it has one, and there is no way to tell it not to.
+   * Deferred runs ask nobody inline, even when the gate has an approver of its own.
    */
   resolve: ResolveMode;
   /** Blocking runs: who is asked (defaults to the gate's own approver). Unused when deferred. */
