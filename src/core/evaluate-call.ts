@@ -21,8 +21,14 @@ interface Source {
   request?: ApprovalRequest;
 }
 
+export type EvaluatedVerdict = Verdict & { dangerous: boolean };
+
 export interface CallEvaluator {
-  evaluate(call: ToolCall, context: GateContext, tool: ToolDeclaration | undefined): Promise<Verdict & { dangerous: boolean }>;
+  /**
+   * The verdict, synchronously when nothing asynchronous spoke (no tool
+   * check): the hot path of allowed calls then costs no promise at all.
+   */
+  evaluate(call: ToolCall, context: GateContext, tool: ToolDeclaration | undefined): EvaluatedVerdict | Promise<EvaluatedVerdict>;
   isHidden(name: string): boolean;
 }
 
@@ -50,16 +56,20 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     return facts;
   }
 
-  async function evaluate(call: ToolCall, context: GateContext, tool: ToolDeclaration | undefined): Promise<Verdict & { dangerous: boolean }> {
-    try {
-      return await evaluateUnguarded(call, context, tool);
-    } catch (error) {
+  function evaluate(call: ToolCall, context: GateContext, tool: ToolDeclaration | undefined): EvaluatedVerdict | Promise<EvaluatedVerdict> {
+    const failed = (error: unknown): EvaluatedVerdict => {
       const reason = `evaluating ${String(call?.tool)} failed: ${errorMessage(error)}; blocked to fail closed`;
       return { kind: 'block', rule: null, reason, trace: [{ rule: 'gate', decision: 'block', reason }], dangerous: false };
+    };
+    try {
+      const verdict = evaluateUnguarded(call, context, tool);
+      return verdict instanceof Promise ? verdict.catch(failed) : verdict;
+    } catch (error) {
+      return failed(error);
     }
   }
 
-  async function evaluateUnguarded(call: ToolCall, context: GateContext, tool: ToolDeclaration | undefined): Promise<Verdict & { dangerous: boolean }> {
+  function evaluateUnguarded(call: ToolCall, context: GateContext, tool: ToolDeclaration | undefined): EvaluatedVerdict | Promise<EvaluatedVerdict> {
     const name = call.tool;
     if (typeof name !== 'string' || name === '') {
       const reason = 'the call names no tool; blocked';
@@ -88,23 +98,26 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     if (policy.askAlways) sources.push({ decision: 'ask', rule: 'ask_always', reason: 'every call asks (ask_always)', required: true });
 
     const declared = tool !== undefined && declaresApproval(tool);
-    if (declared) {
-      const outcomes = await runToolChecks({ tool: tool!, call, context, timeoutMs: policy.checkTimeoutMs, redactKeys: policy.redact.keys });
-      for (const outcome of outcomes) sources.push({ ...outcome, required: outcome.decision === 'ask' ? outcome.request.required : true });
-    }
-    let dangerous = false;
-    if (toolRule === undefined && !declared) {
-      const keyword = dangerousKeyword(name, tool?.description, policy.unknownTools.dangerousKeywords);
-      dangerous = keyword !== undefined;
-      const fallback = policy.unknownTools.decision;
-      if (fallback === 'allow' && dangerous) {
-        sources.push({ decision: 'ask', rule: 'unknown_tools.dangerous_keywords', reason: `${name} looks dangerous (mentions ${JSON.stringify(keyword)})`, required: true });
-      } else {
-        const why = dangerous ? ` and looks dangerous (mentions ${JSON.stringify(keyword)})` : '';
-        sources.push({ decision: fallback, rule: 'unknown_tools.decision', reason: `${name} has no rule and declares no approval of its own${why}`, required: true });
+    const conclude = (): EvaluatedVerdict => {
+      let dangerous = false;
+      if (toolRule === undefined && !declared) {
+        const keyword = dangerousKeyword(name, tool?.description, policy.unknownTools.dangerousKeywords);
+        dangerous = keyword !== undefined;
+        const fallback = policy.unknownTools.decision;
+        if (fallback === 'allow' && dangerous) {
+          sources.push({ decision: 'ask', rule: 'unknown_tools.dangerous_keywords', reason: `${name} looks dangerous (mentions ${JSON.stringify(keyword)})`, required: true });
+        } else {
+          const why = dangerous ? ` and looks dangerous (mentions ${JSON.stringify(keyword)})` : '';
+          sources.push({ decision: fallback, rule: 'unknown_tools.decision', reason: `${name} has no rule and declares no approval of its own${why}`, required: true });
+        }
       }
-    }
-    return { ...combine({ name, call, tool, sources, redactKeys: policy.redact.keys }), dangerous };
+      return { ...combine({ name, call, tool, sources, redactKeys: policy.redact.keys }), dangerous };
+    };
+    if (!declared) return conclude();
+    return runToolChecks({ tool: tool!, call, context, timeoutMs: policy.checkTimeoutMs, redactKeys: policy.redact.keys }).then((outcomes) => {
+      for (const outcome of outcomes) sources.push({ ...outcome, required: outcome.decision === 'ask' ? outcome.request.required : true });
+      return conclude();
+    });
   }
 
   return { evaluate, isHidden: (name) => factsFor(name).hiddenBy !== undefined };

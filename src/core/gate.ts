@@ -2,7 +2,7 @@ import { resolveMode } from './approval-controller.ts';
 import { createInMemoryApprovalMemory, memoryKey, type ApprovalMemory } from './approval-memory.ts';
 import { presentRequest, type Approver, type PresentedRequest } from './approver.ts';
 import { AUDIT_SCHEMA_VERSION, type AuditEntry, type AuditSink } from './audit-entry.ts';
-import { createCallEvaluator } from './evaluate-call.ts';
+import { createCallEvaluator, type EvaluatedVerdict } from './evaluate-call.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { Policy } from './policy/policy.ts';
 import { redact } from './redact.ts';
@@ -102,9 +102,29 @@ export function createGate(options: GateOptions): Gate {
     presentation?: Presentation;
   }
 
-  async function authorize(call: ToolCall, context: GateContext, authorizeOptions: AuthorizeOptions = {}): Promise<Authorization> {
+  /**
+   * The hot path: a verdict reached without I/O (no tool check, no audit log)
+   * that is not an ask is returned without a single promise.
+   */
+  function authorizeNow(call: ToolCall, context: GateContext, authorizeOptions: AuthorizeOptions): Authorization | Promise<Authorization> {
+    if (options.audit !== undefined) return authorize(call, context, authorizeOptions);
     const started = clock.now();
-    const step = await startAuthorization(call, context, started);
+    const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
+    const verdict = evaluator.evaluate(call, context, tool);
+    if (verdict instanceof Promise || verdict.kind === 'ask') return authorize(call, context, authorizeOptions, { started, verdict });
+    const outcome = verdictOutcome(verdict, call);
+    observe(call, tool !== undefined, verdict.kind, outcome, verdict.dangerous, started);
+    return outcome;
+  }
+
+  async function authorize(
+    call: ToolCall,
+    context: GateContext,
+    authorizeOptions: AuthorizeOptions = {},
+    evaluated?: { started: number; verdict: EvaluatedVerdict | Promise<EvaluatedVerdict> },
+  ): Promise<Authorization> {
+    const started = evaluated?.started ?? clock.now();
+    const step = await startAuthorization(call, context, started, evaluated?.verdict);
     if ('decision' in step) return step;
     const approver = authorizeOptions.approver === undefined ? options.approver : (authorizeOptions.approver ?? undefined);
     if (approver === undefined) return finish(step, pendingOutcome(step));
@@ -170,9 +190,14 @@ export function createGate(options: GateOptions): Gate {
   }
 
   /** Verdict, audit, and everything short of asking a person. */
-  async function startAuthorization(call: ToolCall, context: GateContext, started: number): Promise<Authorization | PendingAsk> {
+  async function startAuthorization(
+    call: ToolCall,
+    context: GateContext,
+    started: number,
+    evaluated?: EvaluatedVerdict | Promise<EvaluatedVerdict>,
+  ): Promise<Authorization | PendingAsk> {
     const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
-    const verdict = await evaluator.evaluate(call, context, tool);
+    const verdict = await (evaluated ?? evaluator.evaluate(call, context, tool));
     const { dangerous } = verdict;
     const auditFailure = await record(call, context, verdict, verdictOutcome(verdict, call), 'verdict', started);
     if (verdict.kind !== 'ask' || auditFailure !== undefined) {
@@ -351,12 +376,16 @@ export function createGate(options: GateOptions): Gate {
       const { dangerous: _dangerous, ...verdict } = await evaluator.evaluate(call, context, tool);
       return verdict as Verdict;
     },
-    authorize: async (call, context, authorizeOptions) => {
-      try {
-        return await authorize(call, context, authorizeOptions);
-      } catch (error) {
+    authorize: (call, context, authorizeOptions = {}) => {
+      const failed = (error: unknown): Authorization => {
         const reason = `the approval path failed (${errorMessage(error)}); denied to fail closed`;
         return { decision: 'denied', source: 'policy', rule: null, reason, args: call?.args, stop: false, trace: [{ rule: 'gate', decision: 'block', reason }] };
+      };
+      try {
+        const result = authorizeNow(call, context, authorizeOptions);
+        return result instanceof Promise ? result.catch(failed) : Promise.resolve(result);
+      } catch (error) {
+        return Promise.resolve(failed(error));
       }
     },
     authorizeAll: async (calls, context, authorizeOptions) => {
