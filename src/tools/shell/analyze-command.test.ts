@@ -9,6 +9,28 @@ import { sedScriptHazard } from './sed-script-hazard.ts';
 
 const names = (command: string) => analyzeCommand(command).commands.map((simple) => simple.name ?? '<dynamic>');
 
+describe('analyzeCommand: where appended arguments come from', () => {
+  const inner = (line: string) => analyzeCommand(line).commands.find((command) => command.appendsArguments)!;
+  it('is the find whose matches -exec appends', () => {
+    expect(inner("find . -name x -exec grep -l y {} +").appendedFrom).toMatchObject({ name: 'find' });
+  });
+  it('is the simple command piped into xargs', () => {
+    expect(inner('find . -type f | xargs grep foo').appendedFrom).toMatchObject({ name: 'find' });
+    expect(inner('echo /etc/shadow | xargs cat').appendedFrom).toMatchObject({ name: 'echo' });
+    expect(inner('ls | grep x | xargs cat').appendedFrom).toMatchObject({ name: 'grep' });
+  });
+  it('is the tool\'s empty input for a bare xargs', () => {
+    expect(inner('xargs cat').appendedFrom).toBe('empty-input');
+  });
+  it('is unknown for compound stages, files and here-strings', () => {
+    expect(inner('{ echo x; } | xargs cat').appendedFrom).toBeUndefined();
+    expect(inner('xargs cat < list').appendedFrom).toBeUndefined();
+    expect(inner('xargs -a list cat').appendedFrom).toBeUndefined();
+    expect(inner('xargs cat <<< /etc/shadow').appendedFrom).toBeUndefined();
+    expect(inner('while read f; do xargs cat; done < list').appendedFrom).toBeUndefined();
+  });
+});
+
 describe('analyzeCommand', () => {
   it('finds every simple command of lists, pipelines and compound commands', () => {
     expect(names('a; b && c || d | e & f\ng')).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g']);

@@ -37,6 +37,12 @@ export interface AnalyzedCommand {
   explicitOnly: boolean;
   /** It receives arguments not written in the command line (xargs, find -exec). */
   appendsArguments: boolean;
+  /**
+   * Where those arguments come from, when the analysis can tell: the `find`
+   * whose matches `-exec` appends, the simple command piped into `xargs`, or
+   * `empty-input` for an `xargs` reading the tool's own (empty) standard input.
+   */
+  appendedFrom: AnalyzedCommand | 'empty-input' | undefined;
   /** Targets of its `<` redirections, which count as its paths for `paths_in`. */
   inputs: ShellWord[];
   cwd: CwdState;
@@ -80,6 +86,12 @@ interface Frame {
   depth: number;
   /** Set for the commands a wrapper runs in another directory. */
   cwdOverride?: CwdState;
+  /**
+   * This part's standard input: the simple command piped into it, `unknown`
+   * (a compound stage, a redirected loop), or, when absent, the tool's own
+   * standard input, which is empty (`/dev/null`).
+   */
+  stdinFrom?: AnalyzedCommand | 'unknown';
 }
 
 const INTEGER = /^(0[xX][0-9a-fA-F]+|[0-9]+|[0-9]+#[0-9A-Za-z@_]+)$/;
@@ -144,8 +156,20 @@ class Analyzer {
       case 'Command':
         this.simpleCommand(node, frame);
         return;
+      case 'Pipeline': {
+        // Each stage reads the one before it; the first reads whatever the pipeline reads.
+        let producer = frame.stdinFrom;
+        for (const stage of node.commands) {
+          const start = this.commands.length;
+          this.walk(stage, producer === frame.stdinFrom ? frame : { ...frame, stdinFrom: producer });
+          const text = slice(frame, stage);
+          producer = (stage.type === 'Command' ? this.commands.slice(start).find((command) => command.text === text && command.via === frame.via) : undefined) ?? 'unknown';
+        }
+        return;
+      }
       case 'Redirected':
-        this.walk(node.command, frame);
+        // `while read f; do xargs cat; done < list`: the body reads the file.
+        this.walk(node.command, node.redirects.some(readsStandardInput) ? { ...frame, stdinFrom: 'unknown' } : frame);
         for (const redirect of node.redirects) this.redirection(redirect, frame, slice(frame, node), []);
         return;
       case 'Function':
@@ -216,9 +240,11 @@ class Analyzer {
     }
   }
 
-  simpleCommand(node: Command, frame: Frame): void {
-    const text = slice(frame, node);
+  simpleCommand(node: Command, outer: Frame): void {
+    const text = slice(outer, node);
     const inputs: ShellWord[] = [];
+    // `xargs cat <<< /etc/shadow`: its input is the here-string, not the pipe.
+    const frame = node.redirects.some(readsStandardInput) ? { ...outer, stdinFrom: 'unknown' as const } : outer;
     for (const item of node.prefix) {
       if (item.type === 'Assignment') this.assignment(item, frame, text);
       else this.redirection(item, frame, text, inputs);
@@ -239,7 +265,7 @@ class Analyzer {
         this.redirection(item, frame, text, inputs);
       }
     }
-    if (words.length > 0) this.command({ text, words, frame, inputs, appendsArguments: false });
+    if (words.length > 0) this.command({ text, words, frame, inputs, appendsArguments: false, appendedFrom: undefined });
   }
 
   assignment(item: Assignment, frame: Frame, command: string): void {
@@ -280,14 +306,14 @@ class Analyzer {
     this.redirections.push({ text: slice(frame, item), command, operation, target, cwd: frame.cwdOverride ?? this.cwd, via: frame.via });
   }
 
-  command(options: { text: string; words: ShellWord[]; frame: Frame; inputs: ShellWord[]; appendsArguments: boolean }): void {
+  command(options: { text: string; words: ShellWord[]; frame: Frame; inputs: ShellWord[]; appendsArguments: boolean; appendedFrom: AnalyzedCommand | 'empty-input' | undefined }): void {
     const { words, frame } = options;
     if (this.commands.length >= MAX_COMMANDS) {
       this.stopped = true;
       this.concern({ subject: options.text, reason: `the command line has more than ${MAX_COMMANDS} commands; not analysed further`, via: frame.via });
       return;
     }
-    const base = { text: options.text, words, via: frame.via, explicitOnly: frame.explicitOnly, appendsArguments: options.appendsArguments, inputs: options.inputs, cwd: frame.cwdOverride ?? this.cwd };
+    const base = { text: options.text, words, via: frame.via, explicitOnly: frame.explicitOnly, appendsArguments: options.appendsArguments, appendedFrom: options.appendedFrom, inputs: options.inputs, cwd: frame.cwdOverride ?? this.cwd };
     const nameWord = words[0]!;
     if (nameWord.kind !== 'static') {
       const reason = `the command name ${nameWord.text} is only known at run time`;
@@ -305,13 +331,26 @@ class Analyzer {
     if (!/^[\x21-\x7e]+$/.test(written)) {
       hazards.unshift(hazardAt({ index: undefined, kind: 'unknown', reason: `the command name ${JSON.stringify(written)} has characters outside printable ASCII (look-alike or invisible characters)` }));
     }
-    this.commands.push({ ...base, name, written, role: semantics.role, roleReason: semantics.roleReason, hazards });
+    const analyzed: AnalyzedCommand = { ...base, name, written, role: semantics.role, roleReason: semantics.roleReason, hazards };
+    this.commands.push(analyzed);
+    // find -exec appends find's matches; xargs appends its input, which is the piped command unless it reads a file (`< file`, `-a file`).
+    const own = semantics.inner.length === 0 ? words : words.slice(0, words.length - semantics.inner[0]!.words.length);
+    const readsFile = options.inputs.length > 0 || own.some((word) => /^-[^-]*a/.test(word.value) || word.value.startsWith('--a'));
+    const stdin = frame.stdinFrom ?? 'empty-input';
+    const source = name === 'find' ? analyzed : name === 'xargs' && !readsFile && stdin !== 'unknown' ? stdin : undefined;
     for (const defined of semantics.defines) this.defined.add(defined);
     if (semantics.cwd !== undefined && frame.cwdOverride === undefined) this.cwd = nextCwd(this.cwd, semantics.cwd);
     for (const inner of semantics.inner) {
       const innerFrame: Frame = { ...frame, via: chain(inner.via, frame.via) };
       if (inner.changesDirectory) innerFrame.cwdOverride = { kind: 'unknown' };
-      this.command({ text: inner.words.map((word) => word.text).join(' '), words: inner.words, frame: innerFrame, inputs: [], appendsArguments: inner.appendsArguments || options.appendsArguments });
+      this.command({
+        text: inner.words.map((word) => word.text).join(' '),
+        words: inner.words,
+        frame: innerFrame,
+        inputs: [],
+        appendsArguments: inner.appendsArguments || options.appendsArguments,
+        appendedFrom: inner.appendsArguments ? source : options.appendedFrom,
+      });
     }
     for (const payload of semantics.payloads) this.payload(payload.source, { ...frame, via: chain(`in ${payload.via}`, frame.via), depth: frame.depth + 1 });
   }
@@ -323,6 +362,11 @@ class Analyzer {
     }
     this.script(parse(source), { ...frame, source });
   }
+}
+
+/** Any redirection that can feed standard input (conservatively, on any descriptor). */
+function readsStandardInput(redirection: Redirection): boolean {
+  return redirection.type !== 'Redirect' || redirection.operator === '<' || redirection.operator === '<>' || redirection.operator === '<&';
 }
 
 function nextCwd(current: CwdState, change: { kind: 'changed'; path: string } | { kind: 'unknown' }): CwdState {

@@ -10,6 +10,9 @@ import { durationMs } from '../../core/policy/normalize-policy.ts';
 import type { Policy } from '../../core/policy/policy.ts';
 import { blockCall } from '../../core/tool-declaration.ts';
 import type { ApprovalRequest } from '../../core/types.ts';
+import { deriveSandboxProfile } from '../../sandbox/derive-sandbox-profile.ts';
+import { sandboxProfileFromPolicy } from '../../sandbox/sandbox-profile-from-policy.ts';
+import type { SandboxProfile } from '../../sandbox/sandbox-profile.ts';
 import type { BuiltinTool } from '../builtin-tool.ts';
 import { resolveInZones, type Zone } from '../fs/zones.ts';
 import { decideShellCommand, type ShellVerdict } from './decide-shell-command.ts';
@@ -40,7 +43,9 @@ const MAX_DESCRIPTION_REASONS = 600;
  * Creates the `shell` tool from the policy's `shell` section and the zones.
  * Throws `PolicyError` when the section is invalid or a rule's example
  * fails. `cwd` is the directory relative `cwd` arguments resolve against
- * (the project root); commands run in a zone.
+ * (the project root); commands run in a zone. Commands are also judged
+ * against the OS sandbox profile derived from the same policy (what it lets
+ * a command read, write and reach), whether or not a sandbox runs them.
  *
  * @example
  * const zones = zonesFromPolicy({ policy, policyDirectory });
@@ -55,6 +60,7 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
   const maxOutputBytes = section.max_output ?? DEFAULT_MAX_OUTPUT_BYTES;
   const base = realOrAbsolute(options.cwd);
   const defaultZone = zones.find((zone) => zone.mode === 'rw') ?? zones[0];
+  const profile = sandboxProfileOf(options.policy, zones);
 
   /** The working directory: inside a zone and an existing directory, or the reason it is not. */
   async function workingDirectory(requested: string | undefined): Promise<{ ok: true; cwd: string } | { ok: false; reason: string }> {
@@ -73,7 +79,7 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     if (!directory.ok) {
       return { decision: 'block', findings: [{ decision: 'block', subject: args.cwd ?? '', reason: directory.reason, rule: null, via: undefined }], reasons: [directory.reason], rule: undefined, cwd: undefined };
     }
-    return { ...(await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones })), cwd: directory.cwd };
+    return { ...(await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile, network: profile.network })), cwd: directory.cwd };
   }
 
   return {
@@ -119,6 +125,17 @@ function approvalRequest(options: { tool: string; command: string; cwd: string; 
     presentation: { type: 'command', content: command, metadata: { cwd, reasons: verdict.reasons } },
     required: true,
   };
+}
+
+/**
+ * The profile the OS sandbox gets from this policy: with toolgate's own
+ * files hidden when the policy came from a file (`Policy.source` is then its
+ * absolute path), from the zones and `shell.network` alone otherwise.
+ */
+function sandboxProfileOf(policy: Policy, zones: readonly Zone[]): SandboxProfile {
+  if (path.isAbsolute(policy.source)) return sandboxProfileFromPolicy({ policy, policyFile: policy.source, zones });
+  const network = policy.document.shell?.network;
+  return deriveSandboxProfile({ zones, network: network === undefined ? false : typeof network === 'boolean' ? network : { allowDomains: [...network.allow_domains] } });
 }
 
 function problemsOf(error: z.ZodError): string[] {

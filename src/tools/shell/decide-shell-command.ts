@@ -6,10 +6,15 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { deriveSandboxProfile } from '../../sandbox/derive-sandbox-profile.ts';
+import type { SandboxNetwork, SandboxProfile } from '../../sandbox/sandbox-profile.ts';
 import { resolveInZones, type Zone } from '../fs/zones.ts';
 import type { Decision } from '../../core/types.ts';
 import { analyzeCommand, type AnalyzedCommand, type AnalyzedRedirection } from './analyze-command.ts';
+import { decideCommandPaths } from './decide-command-paths.ts';
 import type { Hazard } from './hazard.ts';
+import { judgePath } from './judge-path.ts';
+import { profileAccessOfFile } from './profile-access.ts';
 import { checkPathsIn, effectiveCwd, wordPath, type PathsVerdict } from './shell-paths.ts';
 import { matchRule, type ShellRule, type ShellRules } from './shell-rules.ts';
 
@@ -47,15 +52,29 @@ const UNICODE_SPACE = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
 const TERMINAL_TARGETS = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/[0-9]+)$/;
 
 /**
- * Decides a command line against the rules and zones. Never throws: an
- * analysis failure asks.
+ * Decides a command line against the rules and zones, and against what the
+ * OS sandbox derived from the same policy would allow (`profile`: the
+ * paths a command may read and write; `network`: `shell.network`), so the
+ * policy layer is never weaker than the sandbox: a path outside it, or the
+ * network when it is off, blocks. Never throws: an analysis failure asks.
+ * Without `profile`, the one derived from `zones` alone is used; without
+ * `network`, the network is off (the policy's default). `cwd` is a real
+ * path (a zone root, or a directory the zone resolver resolved).
  *
  * @example
- * const verdict = await decideShellCommand({ command: 'git status && rm -rf x', cwd, rules, zones });
+ * const verdict = await decideShellCommand({ command: 'git status && rm -rf x', cwd, rules, zones, profile, network });
  * verdict.decision // 'block' when a rule blocks rm
  * verdict.reasons  // ['rm -rf x: ...']
  */
-export async function decideShellCommand(options: { command: string; cwd: string; rules: ShellRules; zones: readonly Zone[]; home?: string }): Promise<ShellVerdict> {
+export async function decideShellCommand(options: {
+  command: string;
+  cwd: string;
+  rules: ShellRules;
+  zones: readonly Zone[];
+  home?: string;
+  profile?: SandboxProfile;
+  network?: SandboxNetwork;
+}): Promise<ShellVerdict> {
   const findings: ShellFinding[] = [];
   try {
     const { command } = options;
@@ -64,8 +83,15 @@ export async function decideShellCommand(options: { command: string; cwd: string
     if (UNICODE_SPACE.test(command)) findings.push(ask(command, 'the command line has Unicode spaces, which bash treats as part of a word, not as a separator'));
     const analysis = analyzeCommand(command);
     for (const concern of analysis.concerns) findings.push({ decision: 'ask', subject: concern.subject, reason: concern.reason, rule: null, via: concern.via });
-    const context = { ...options, home: options.home ?? os.homedir() };
-    for (const simple of analysis.commands) findings.push(await decideSimpleCommand(simple, context));
+    const home = options.home ?? os.homedir();
+    const profile = options.profile ?? deriveSandboxProfile({ zones: options.zones, network: false, homeDirectory: home });
+    const context: DecisionContext = { cwd: options.cwd, rules: options.rules, zones: options.zones, home, profile, network: options.network ?? { mode: 'none' }, realDirectories: new Map([[options.cwd, options.cwd]]) };
+    for (const simple of analysis.commands) {
+      const finding = await decideSimpleCommand(simple, context);
+      findings.push(finding);
+      // A blocked command is blocked; what else it would touch only adds noise to the reasons.
+      if (finding.decision !== 'block') findings.push(...(await decideCommandPaths({ command: simple, context })));
+    }
     for (const redirection of analysis.redirections) {
       const finding = await decideRedirection(redirection, context);
       if (finding !== undefined) findings.push(finding);
@@ -83,6 +109,10 @@ interface DecisionContext {
   rules: ShellRules;
   zones: readonly Zone[];
   home: string;
+  profile: SandboxProfile;
+  network: SandboxNetwork;
+  /** Real paths of working directories, for this decision only. */
+  realDirectories: Map<string, string | undefined>;
 }
 
 async function decideSimpleCommand(command: AnalyzedCommand, context: DecisionContext): Promise<ShellFinding> {
@@ -93,7 +123,7 @@ async function decideSimpleCommand(command: AnalyzedCommand, context: DecisionCo
   const pathsFor = (rule: ShellRule): Promise<PathsVerdict> => {
     let verdict = paths.get(rule);
     if (verdict === undefined) {
-      verdict = rule.pathsIn === undefined ? Promise.resolve({ kind: 'inside' }) : checkPathsIn({ command, skip: rule.words.length, zones: rule.pathsIn, cwd: context.cwd, home: context.home });
+      verdict = rule.pathsIn === undefined ? Promise.resolve({ kind: 'inside' }) : checkPathsIn({ command, skip: rule.words.length, zones: rule.pathsIn, cwd: context.cwd, home: context.home, realDirectories: context.realDirectories });
       paths.set(rule, verdict);
     }
     return verdict;
@@ -167,15 +197,25 @@ async function decideRedirection(redirection: AnalyzedRedirection, context: Deci
   if (target.kind !== 'static') return { ...base, decision: 'ask', reason: `the redirection target ${target.text} is only known at run time` };
   const file = wordPath(target, context.home);
   if (file === undefined) return { ...base, decision: 'ask', reason: `the redirection target ${target.text} expands to a directory only known at run time` };
-  if (/^\/dev\/(tcp|udp)\//.test(file)) return { ...base, decision: 'ask', reason: 'the redirection opens a network connection' };
-  if (redirection.operation === 'read' || TERMINAL_TARGETS.test(file)) return undefined;
+  if (/^\/dev\/(tcp|udp)\//.test(file)) {
+    if (context.network.mode !== 'all') return { ...base, decision: 'block', reason: 'the redirection opens a network connection, and network is off in this policy (shell.network)' };
+    return { ...base, decision: 'ask', reason: 'the redirection opens a network connection' };
+  }
+  if (TERMINAL_TARGETS.test(file)) return undefined;
   const cwd = effectiveCwd({ state: redirection.cwd, cwd: context.cwd });
+  if (redirection.operation === 'read') {
+    if (cwd === undefined && !path.isAbsolute(file)) return { ...base, decision: 'ask', reason: `reads ${file} in a directory only known at run time (after cd)` };
+    const judgement = await judgePath({ path: file, cwd: cwd ?? context.cwd, operation: 'read', subject: 'the redirection', context });
+    return judgement.decision === 'allow' ? undefined : { ...base, decision: judgement.decision, reason: judgement.reason };
+  }
   if (cwd === undefined && !path.isAbsolute(file)) return { ...base, decision: 'ask', reason: `writes ${file} in a directory only known at run time (after cd)` };
   const resolved = await resolveInZones({ zones: context.zones, path: file, cwd: cwd ?? context.cwd, operation: 'write' });
   if (!resolved.ok) return { ...base, decision: 'block', reason: `writes a file outside the writable zones: ${resolved.reason}` };
   const zone = resolved.zone;
-  const decision = zone.approval.write;
   const shown = `${zone.name}:${resolved.relative}`;
+  // Credentials and toolgate's own files are hidden from the sandbox even inside a zone.
+  if (profileAccessOfFile(context.profile, resolved.absolute) !== 'read-write') return { ...base, decision: 'block', reason: `writes ${shown}, which the sandbox keeps hidden or read-only (credentials or toolgate's own files)` };
+  const decision = zone.approval.write;
   if (decision === 'allow') return { ...base, decision, reason: `writes ${shown}; zone ${zone.name} allows writes` };
   if (decision === 'block') return { ...base, decision, reason: `writes ${shown}; zone ${zone.name} blocks writes` };
   return { ...base, decision: 'ask', reason: `writes ${shown}; zone ${zone.name} asks before writes` };

@@ -6,8 +6,10 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { zoneContaining } from '../fs/resolve-zone-path.ts';
 import { resolveInZones, type Zone } from '../fs/zones.ts';
 import type { AnalyzedCommand, CwdState } from './analyze-command.ts';
+import { plainRealPath } from './judge-path.ts';
 import type { ShellWord } from './shell-word.ts';
 
 /** `outside` and `unsure` both keep a `paths_in` rule from applying; `unsure` also makes a block rule ask. */
@@ -55,8 +57,8 @@ export function wordPath(word: ShellWord, home: string): string | undefined {
  * @example
  * await checkPathsIn({ command, skip: 1, zones: [workspace], cwd, home }) // { kind: 'inside' }
  */
-export async function checkPathsIn(options: { command: AnalyzedCommand; skip: number; zones: readonly Zone[]; cwd: string; home: string }): Promise<PathsVerdict> {
-  const { command, zones, home } = options;
+export async function checkPathsIn(options: { command: AnalyzedCommand; skip: number; zones: readonly Zone[]; cwd: string; home: string; realDirectories?: Map<string, string | undefined> }): Promise<PathsVerdict> {
+  const { command, zones, home, realDirectories } = options;
   const cwd = effectiveCwd({ state: command.cwd, cwd: options.cwd });
   if (cwd === undefined) return { kind: 'unsure', reason: 'an earlier cd went to a directory only known at run time' };
   if (command.appendsArguments) return { kind: 'unsure', reason: `${command.name} receives arguments that are not written here` };
@@ -73,7 +75,7 @@ export async function checkPathsIn(options: { command: AnalyzedCommand; skip: nu
     candidates.push(word);
   }
   for (const candidate of candidates) {
-    const verdict = candidate.kind === 'pattern' ? await globInside({ word: candidate, zones, cwd, home }) : await pathInside({ word: candidate, zones, cwd, home });
+    const verdict = candidate.kind === 'pattern' ? await globInside({ word: candidate, zones, cwd, home }) : await pathInside({ word: candidate, zones, cwd, home, realDirectories });
     if (verdict.kind !== 'inside') return verdict;
   }
   return { kind: 'inside' };
@@ -88,9 +90,12 @@ function optionPath(value: string): string | undefined {
   return slash === -1 ? undefined : value.slice(slash);
 }
 
-async function pathInside(options: { word: ShellWord; zones: readonly Zone[]; cwd: string; home: string }): Promise<PathsVerdict> {
+async function pathInside(options: { word: ShellWord; zones: readonly Zone[]; cwd: string; home: string; realDirectories?: Map<string, string | undefined> }): Promise<PathsVerdict> {
   const resolvedPath = wordPath(options.word, options.home);
   if (resolvedPath === undefined) return { kind: 'unsure', reason: `${options.word.text} expands to a directory only known at run time` };
+  // The zone resolver's answer, without its cost, for plain names in a zone without suffix limits.
+  const plain = plainRealPath({ path: resolvedPath, cwd: options.cwd, ...(options.realDirectories === undefined ? {} : { realDirectories: options.realDirectories }) });
+  if (plain !== undefined && /^[\x20-\x7e]*$/.test(plain) && zoneContaining(options.zones, plain)?.suffixes === undefined && zoneContaining(options.zones, plain) !== undefined) return { kind: 'inside' };
   const resolved = await resolveInZones({ zones: options.zones, path: resolvedPath, cwd: options.cwd, operation: 'read' });
   return resolved.ok ? { kind: 'inside' } : { kind: 'outside', reason: resolved.reason };
 }

@@ -1,0 +1,198 @@
+/**
+ * The policy layer's answer to "would the OS sandbox let this command do
+ * that?" for one simple command: the network when the policy turns it off,
+ * the program it runs by path, the directory it runs in, and every path its
+ * arguments name (read, written, deleted; globs expanded; symlinks and `..`
+ * followed), judged against the zones and the sandbox profile derived from
+ * the same policy. What cannot be known from the words asks.
+ */
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import type { Decision } from '../../core/types.ts';
+import type { SandboxNetwork, SandboxProfile } from '../../sandbox/sandbox-profile.ts';
+import type { Zone } from '../fs/zones.ts';
+import type { AnalyzedCommand } from './analyze-command.ts';
+import type { ShellFinding } from './decide-shell-command.ts';
+import { expandGlob } from './expand-glob.ts';
+import { judgePath, type PathOperation } from './judge-path.ts';
+import { networkUse } from './network-commands.ts';
+import type { PathArgument } from './path-argument.ts';
+import { commandPaths, findStartPoints, takesNoPaths } from './path-arguments.ts';
+import { effectiveCwd, wordPath } from './shell-paths.ts';
+import type { ShellWord } from './shell-word.ts';
+
+export interface CommandPathContext {
+  /** Where the command line starts. */
+  cwd: string;
+  home: string;
+  zones: readonly Zone[];
+  /** The sandbox profile derived from the same policy. */
+  profile: SandboxProfile;
+  /** The policy's `shell.network`, as the sandbox reads it. */
+  network: SandboxNetwork;
+  /** Real paths of working directories, for this decision only. */
+  realDirectories?: Map<string, string | undefined>;
+}
+
+/** Producers whose output names only files under the paths they were given (which are judged themselves). */
+const LISTERS = new Set(['find', 'fd', 'fdfind', 'ls']);
+
+/** Stands for the arguments xargs or find -exec will append, to see what the command would do with them. */
+const APPENDED: ShellWord = { text: '<appended>', value: '\u0000appended', kind: 'static', tilde: false };
+
+/**
+ * The findings for one simple command's network use and paths: at most one
+ * per decision (block, ask, allow), each listing its reasons. The command's
+ * rules are decided elsewhere; these add to them (any block blocks).
+ *
+ * @example
+ * await decideCommandPaths({ command: analyzeCommand('cat ../secret').commands[0], context })
+ * // [{ decision: 'block', reason: 'cat reads "../secret" (/p/secret), outside every zone ...' }]
+ */
+export async function decideCommandPaths(options: { command: AnalyzedCommand; context: CommandPathContext }): Promise<ShellFinding[]> {
+  const { command, context } = options;
+  const name = command.name;
+  const collected: Record<Decision, string[]> = { block: [], ask: [], allow: [] };
+  const findings = (): ShellFinding[] =>
+    (['block', 'ask', 'allow'] as const).filter((decision) => collected[decision].length > 0).map((decision) => ({ decision, subject: command.text, reason: [...new Set(collected[decision])].join('; '), rule: null, via: command.via }));
+  if (name === undefined) return [];
+
+  if (context.network.mode !== 'all') {
+    const use = networkUse({ name, words: command.words });
+    const domains = context.network.mode === 'domains' ? '; its allow_domains list is enforced only by an OS sandbox with a domain filter, so here it counts as off' : '';
+    if (use !== undefined) collected.block.push(`${use}, and network is off in this policy (shell.network${domains})`);
+  }
+  if (takesNoPaths(name)) return findings();
+
+  const cwd = effectiveCwd({ state: command.cwd, cwd: context.cwd });
+  if (cwd === undefined) {
+    collected.ask.push(`${name} runs in a directory only known at run time (after cd), so the files it touches cannot be checked`);
+    return findings();
+  }
+  const judge = async (entry: { path: string; operation: PathOperation; into?: boolean; writableOnly?: boolean; action?: string; from?: string }): Promise<void> => {
+    const judgement = await judgePath({ path: entry.path, cwd: entry.from ?? cwd, operation: entry.operation, subject: name, context, ...(entry.into === true ? { into: true } : {}), ...(entry.action === undefined ? {} : { action: entry.action }) });
+    // A read inside a zone that allows reads, or of a system path, says nothing worth showing.
+    if (judgement.decision === 'allow' && entry.operation === 'read') return;
+    collected[entry.writableOnly === true && judgement.decision !== 'block' ? 'allow' : judgement.decision].push(judgement.reason);
+  };
+
+  if (command.cwd.kind === 'changed') await judge({ path: cwd, operation: 'read', action: 'runs in' });
+  if (command.written!.includes('/')) {
+    const program = wordPath(command.words[0]!, context.home);
+    if (program === undefined) collected.ask.push(`the program ${command.words[0]!.text} is in a directory only known at run time`);
+    else await judge({ path: program, operation: 'read', action: 'runs' });
+  }
+  const dynamic = command.words.slice(1).find((word) => word.kind === 'dynamic');
+  if (dynamic !== undefined) collected.ask.push(`the argument ${dynamic.text} is only known at run time, so it could name a file outside the zones (or be an option that does)`);
+  if (command.appendsArguments) await appended({ command, ask: collected.ask, judge, home: context.home });
+
+  const { paths, unsure } = commandPaths({ name, words: command.words });
+  collected.ask.push(...unsure.map((reason) => `${name}: ${reason}`));
+  for (const entry of paths) {
+    // find -exec's and xargs -I's `{}` stands for the appended arguments, judged above.
+    if (command.appendsArguments && entry.word.value === '{}') continue;
+    await judgeArgument({ entry, cwd, context, judge, ask: collected.ask });
+  }
+  return findings();
+}
+
+type Judge = (entry: { path: string; operation: PathOperation; into?: boolean; writableOnly?: boolean; action?: string; from?: string }) => Promise<void>;
+
+/** One path argument: its base directory, a glob's matches, a directory destination's files, a symlink's target. */
+async function judgeArgument(options: { entry: PathArgument; cwd: string; context: CommandPathContext; judge: Judge; ask: string[] }): Promise<void> {
+  const { entry, context, judge, ask } = options;
+  const word = entry.word;
+  if (word.kind === 'dynamic' || word.value === '' || word.value === '-') return;
+  let cwd = options.cwd;
+  if (entry.base !== undefined) {
+    const base = entry.base.kind === 'static' ? wordPath(entry.base, context.home) : undefined;
+    if (base === undefined) {
+      ask.push(`${word.text} is relative to ${entry.base.text}, which is only known at run time`);
+      return;
+    }
+    cwd = path.isAbsolute(base) ? base : `${cwd}${path.sep}${base}`;
+  }
+  const common = { operation: entry.use, from: cwd, ...(entry.into === true ? { into: true } : {}), ...(entry.writableOnly === true ? { writableOnly: true } : {}) };
+  if (word.kind === 'pattern') {
+    const expansion = await expandGlob({ word, cwd, home: context.home });
+    if (expansion.kind === 'unsure') {
+      ask.push(expansion.reason);
+      return;
+    }
+    await judge({ path: expansion.directory, operation: 'read', from: cwd });
+    for (const match of expansion.matches) await judge({ ...common, path: match });
+    return;
+  }
+  const target = wordPath(word, context.home);
+  if (target === undefined) {
+    ask.push(`${word.text} expands to a directory only known at run time`);
+    return;
+  }
+  const sources = entry.sources ?? [];
+  if (entry.use === 'write' && sources.length > 0 && (sources.length > 1 || target.endsWith('/') || isDirectory(target, cwd))) {
+    // `cp a b dir/`: the files written are dir/a and dir/b (or unknown names for globs).
+    for (const source of sources) {
+      const name = source.kind === 'static' ? path.basename(source.value) : undefined;
+      await judge(name === undefined || name === '' || name === '.' || name === '..' ? { ...common, path: target, into: true } : { ...common, path: `${target.replace(/\/+$/, '')}/${name}` });
+    }
+    return;
+  }
+  if (entry.linkedFrom === undefined || path.isAbsolute(target)) {
+    await judge({ ...common, path: target, ...(entry.linkedFrom === undefined ? {} : { action: 'links to' }) });
+    return;
+  }
+  // The kernel resolves a relative symlink target from the link's directory, not from here.
+  const link = entry.linkedFrom.kind === 'static' ? wordPath(entry.linkedFrom, context.home) : undefined;
+  if (link === undefined) ask.push(`the symlink ${entry.linkedFrom.text} is only known at run time, and its target ${word.text} is relative to it`);
+  else await judge({ ...common, path: `${isDirectory(link, cwd) ? link : path.dirname(link)}/${target}`, action: 'links to' });
+}
+
+/**
+ * xargs and find -exec add arguments that are not in the command line. A
+ * command that reads them asks unless they come from a lister of paths that
+ * are judged themselves (`find . | xargs grep`, `find . -exec grep {} +`)
+ * or from nothing at all. One that writes or deletes them is judged on
+ * find's start points, under which they all lie (`find ../docs | xargs rm`
+ * blocks on a read-only zone), and asks when they come from anything else.
+ */
+async function appended(options: { command: AnalyzedCommand; ask: string[]; judge: Judge; home: string }): Promise<void> {
+  const { command, ask } = options;
+  // The tool runs commands with an empty standard input: a bare `xargs cmd` appends nothing.
+  if (command.appendedFrom === 'empty-input') return;
+  const name = command.name!;
+  const use = commandPaths({ name, words: [...command.words, APPENDED] }).paths.find((entry) => entry.word === APPENDED)?.use;
+  if (use === undefined) return;
+  const producer = command.appendedFrom;
+  if (use !== 'read') {
+    if (producer?.name !== 'find') {
+      ask.push(`${name} ${use === 'write' ? 'writes' : 'deletes'} files named by its input (xargs or find -exec), which this check cannot see`);
+      return;
+    }
+    for (const start of findStartPoints(producer.words).starts) {
+      const directory = start.kind === 'static' ? wordPath(start, options.home) : undefined;
+      if (directory === undefined) ask.push(`${name} ${use === 'write' ? 'writes' : 'deletes'} files find finds under ${start.text}, which is only known at run time`);
+      else await options.judge({ path: directory, operation: use, into: true });
+    }
+    return;
+  }
+  if (!isLister(producer)) ask.push(`${name} reads files named by its input, which this check cannot see (only find, fd, ls and git ls-files are followed)`);
+}
+
+function isLister(producer: AnalyzedCommand | 'empty-input' | undefined): boolean {
+  if (producer === 'empty-input') return true;
+  if (producer?.name === undefined) return false;
+  if (LISTERS.has(producer.name)) return true;
+  const values = producer.words.map((word) => word.value);
+  if (producer.name === 'git') return values.includes('ls-files');
+  if (producer.name === 'rg') return values.some((value) => value === '--files' || value === '--files-with-matches' || /^-[a-zA-Z]*l/.test(value));
+  if (producer.name === 'grep') return values.some((value) => /^--files-with/.test(value) || /^-[a-zA-Z]*[lL]/.test(value));
+  return false;
+}
+
+function isDirectory(target: string, cwd: string): boolean {
+  try {
+    return statSync(path.isAbsolute(target) ? target : `${cwd}${path.sep}${target}`, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * Whether a shell command may touch one path, judged the way the OS sandbox
+ * derived from the same policy would judge it, so that the policy layer is
+ * never weaker than the sandbox: the path is resolved with the zone resolver
+ * (symlinks, `..`, absolute), then looked up in the sandbox profile. A read
+ * must land in a zone or in the system paths the sandbox exposes read-only;
+ * a write in a rw zone whose approval is not block; neither may land on
+ * something the sandbox hides (credentials, toolgate's own files).
+ */
+import { lstatSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import type { Decision } from '../../core/types.ts';
+import type { SandboxProfile } from '../../sandbox/sandbox-profile.ts';
+import { quotePath, zoneContaining } from '../fs/resolve-zone-path.ts';
+import { resolveInZones, type Zone } from '../fs/zones.ts';
+import { profileAccess, profileAccessOfFile } from './profile-access.ts';
+
+export type PathOperation = 'read' | 'write' | 'delete';
+
+/** What the sandbox would do with the path, turned into the policy layer's decision. */
+export type PathJudgement =
+  | { decision: Decision; reason: string; zone: Zone; absolute: string }
+  | { decision: 'allow'; reason: string; zone: undefined; absolute: string | undefined }
+  | { decision: 'block'; reason: string; zone: undefined; absolute: undefined };
+
+export interface PathJudgeContext {
+  zones: readonly Zone[];
+  /** The sandbox profile derived from the same policy: its system paths and hidden paths are the yardstick. */
+  profile: SandboxProfile;
+  /** Real paths of working directories, for one decision (the filesystem may change between decisions). */
+  realDirectories?: Map<string, string | undefined>;
+}
+
+/**
+ * Devices every program uses, which the sandbox provides too (its own
+ * minimal `/dev`). Matched as written: `/dev/stdin` resolves to a pipe or a
+ * terminal that no zone contains.
+ */
+const DEVICES = /^\/dev\/(null|zero|full|random|urandom|tty|stdin|stdout|stderr|fd\/[0-9]+)$/;
+
+/**
+ * Judges one path (already tilde-expanded; relative to `cwd`) for one
+ * operation. `into` means the command writes files it names itself into
+ * this directory (`tar -x -C dir`, `wget -P dir`), so the directory must
+ * take any file. `subject` names the command in reasons: "cat reads ...".
+ *
+ * @example
+ * await judgePath({ path: '../secret', cwd: '/p/ws', operation: 'read', subject: 'cat', context })
+ * // { decision: 'block', reason: 'cat reads "../secret" (/p/secret), outside every zone...' }
+ */
+export async function judgePath(options: { path: string; cwd: string; operation: PathOperation; into?: boolean; subject: string; action?: string; context: PathJudgeContext }): Promise<PathJudgement> {
+  const { cwd, operation, subject, context } = options;
+  // resolveInZones refuses a leading `~` (not expanded); here it is a literal directory named `~`.
+  const input = options.path.startsWith('~') ? `./${options.path}` : options.path;
+  const shown = quotePath(options.path);
+  const verb = options.action ?? (operation === 'read' ? 'reads' : operation === 'write' ? (options.into === true ? 'writes into' : 'writes') : 'deletes');
+  const block = (why: string): PathJudgement => ({ decision: 'block', reason: `${subject} ${verb} ${why}`, zone: undefined, absolute: undefined });
+
+  if (DEVICES.test(input)) return { decision: 'allow', reason: `${subject} ${verb} the device ${input}`, zone: undefined, absolute: input };
+  const real = await realPathOf({ input, cwd, operation, context });
+  if (!real.ok) return block(`${shown}: ${real.reason}`);
+  const absolute = real.absolute;
+  // No sandbox can express these (normalizeSandboxPath refuses them), so neither is judged.
+  if (/[\0\n\r]/.test(absolute)) return block(`${shown}, a path with a NUL byte or a line break`);
+  const where = absolute === input ? shown : `${shown} (${quotePath(absolute)})`;
+  const zone = zoneContaining(context.zones, absolute);
+  const visible = profileAccess(context.profile, absolute);
+  if (visible.access === 'none') {
+    if (zone === undefined) return block(`${where}, outside every zone (and not a system path the sandbox would expose)`);
+    return block(`${where}, which the sandbox hides even inside zone ${zone.name} (${visible.rule?.source ?? 'hidden'}: ${visible.rule?.path ?? absolute})`);
+  }
+  if (operation === 'read') {
+    if (zone === undefined) return { decision: 'allow', reason: `${subject} ${verb} ${where}, a system path`, zone: undefined, absolute };
+    // Most reads are allowed and their reason is never shown: not worth a path.relative each.
+    const reason = zone.approval.read === 'allow' ? `${subject} ${verb} ${where} in zone ${zone.name}` : `${subject} ${verb} ${zone.name}:${path.relative(zone.root, absolute) || '.'}; zone ${zone.name} ${verbOf(zone.approval.read)} reads`;
+    return { decision: zone.approval.read, reason, zone, absolute };
+  }
+  if (zone === undefined) return block(`${where}, outside the writable zones`);
+  if (zone.mode === 'ro') return block(`${where}, in zone ${zone.name}, which is read-only`);
+  if (operation === 'delete' && options.into !== true && absolute === zone.root) return block(`${where}, the root of zone ${zone.name}`);
+  const writable = options.into === true ? (zone.suffixes === undefined ? visible.access : 'read-only') : profileAccessOfFile(context.profile, absolute);
+  if (writable !== 'read-write') {
+    const limit = zone.suffixes === undefined ? 'which the sandbox keeps read-only' : `but zone ${zone.name} admits only ${zone.suffixes.join(', ')}${options.into === true ? ' and the names are not known here' : ''}`;
+    return block(`${where}, ${limit}`);
+  }
+  const decision = operation === 'write' ? zone.approval.write : zone.approval.delete;
+  const shownInZone = `${zone.name}:${path.relative(zone.root, absolute) || '.'}`;
+  if (decision === 'block') return block(`${shownInZone}; zone ${zone.name} blocks ${operation === 'write' ? 'writes' : 'deletes'}`);
+  return { decision, reason: `${subject} ${verb} ${shownInZone}; zone ${zone.name} ${verbOf(decision)} ${operation === 'write' ? 'writes' : 'deletes'}`, zone, absolute };
+}
+
+function verbOf(decision: Decision): string {
+  return decision === 'allow' ? 'allows' : decision === 'ask' ? 'asks before' : 'blocks';
+}
+
+type RealPath = { ok: true; absolute: string } | { ok: false; reason: string };
+
+/**
+ * Where the path really leads. Reads and writes follow every symlink (the
+ * zone resolver, then the kernel's own `realpath` for paths outside every
+ * zone); a delete acts on the last component itself, so only its directory
+ * is followed (`rm ws/link` removes the link, not what it points to).
+ */
+async function realPathOf(options: { input: string; cwd: string; operation: PathOperation; context: PathJudgeContext }): Promise<RealPath> {
+  const { input, cwd, operation, context } = options;
+  const base = path.basename(input);
+  if (operation === 'delete' && !/[\\/]$/.test(input) && base !== '.' && base !== '..') {
+    const parent = await realPathOf({ input: path.dirname(input), cwd, operation: 'read', context });
+    return parent.ok ? { ok: true, absolute: path.join(parent.absolute, base) } : parent;
+  }
+  const plain = plainRealPath({ path: input, cwd, realDirectories: context.realDirectories });
+  if (plain !== undefined) return { ok: true, absolute: plain };
+  const resolved = await resolveInZones({ zones: context.zones, path: input, cwd, operation: 'read' });
+  if (resolved.ok) return { ok: true, absolute: resolved.absolute };
+  // Outside every zone, or refused by the zone resolver for a reason that is not about zones (a suffix).
+  const kernel = kernelRealPath(input, cwd);
+  return kernel === undefined ? { ok: false, reason: resolved.reason } : { ok: true, absolute: kernel };
+}
+
+/**
+ * The real path of a relative path without `..` none of whose components
+ * is a symlink: the working directory's real path joined with it, existing
+ * or not. Undefined (the zone resolver decides) at the first symlink, `..`
+ * or error. Most words of a command line are such paths, and many do not
+ * exist (`npm test` names `test`); `lstat` that does not throw for a
+ * missing name keeps them cheap, where a thrown error costs tens of µs.
+ *
+ * @example
+ * plainRealPath({ path: 'src/new.ts', cwd: '/p/ws' }) // '/p/ws/src/new.ts' (when src is not a symlink)
+ */
+export function plainRealPath(options: { path: string; cwd: string; realDirectories?: Map<string, string | undefined> }): string | undefined {
+  const { path: input, cwd, realDirectories } = options;
+  if (path.isAbsolute(input) || input.startsWith('~')) return undefined;
+  const components = input.split(path.sep).filter((part) => part !== '' && part !== '.');
+  if (components.includes('..')) return undefined;
+  let current = realDirectories?.get(cwd);
+  try {
+    if (current === undefined) {
+      current = realpathSync.native(cwd);
+      realDirectories?.set(cwd, current);
+    }
+    for (const [index, component] of components.entries()) {
+      current = `${current}${path.sep}${component}`;
+      const entry = lstatSync(current, { throwIfNoEntry: false });
+      if (entry === undefined) return path.join(current, ...components.slice(index + 1));
+      if (entry.isSymbolicLink()) return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  return current;
+}
+
+/**
+ * `realpath(3)` of the path, symlinks followed before `..` as the kernel
+ * does; for a path that does not exist, the real path of its deepest
+ * existing directory plus the missing names. Undefined when that cannot be
+ * known (a dangling symlink, `..` after a missing name, a loop).
+ */
+function kernelRealPath(input: string, cwd: string): string | undefined {
+  const joined = path.isAbsolute(input) ? input : `${cwd}${path.sep}${input}`;
+  try {
+    return realpathSync.native(joined);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+  }
+  const parsed = path.parse(joined);
+  const components = joined.slice(parsed.root.length).split(path.sep).filter((part) => part !== '' && part !== '.');
+  for (let keep = components.length - 1; keep >= 0; keep--) {
+    const missing = components.slice(keep);
+    if (missing.includes('..')) return undefined;
+    let existing: string;
+    try {
+      existing = realpathSync.native(path.join(parsed.root, ...components.slice(0, keep)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      return undefined;
+    }
+    // A dangling symlink exists but does not resolve: writing through it would create its target anywhere.
+    return isDanglingSymlink(path.join(existing, missing[0]!)) ? undefined : path.join(existing, ...missing);
+  }
+  return undefined;
+}
+
+/** It exists (lstat) but does not resolve (realpath): a dangling symlink. */
+function isDanglingSymlink(candidate: string): boolean {
+  try {
+    lstatSync(candidate);
+  } catch {
+    return false;
+  }
+  try {
+    realpathSync.native(candidate);
+    return false;
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The commands known to use the network: clients (curl, wget, ssh, nc...),
+ * the network subcommands of git and of package managers (`npm install`,
+ * `pip install`, `git fetch`), and package runners that download what they
+ * run (npx). When the policy turns the network off, the OS sandbox cuts it;
+ * the shell tool blocks these commands so the policy layer is not weaker.
+ */
+import type { ShellWord } from './shell-word.ts';
+
+/** Programs whose whole purpose is talking to other machines (or that fetch what they run). */
+const CLIENTS = new Set([
+  'curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ssh', 'slogin', 'scp', 'sftp', 'ftp', 'lftp', 'tftp', 'ping', 'ping6', 'dig', 'nslookup', 'host',
+  'whois', 'traceroute', 'tracepath', 'mtr', 'nmap', 'http', 'https', 'xh', 'aria2c', 'mosh', 'smbclient', 'rsh', 'rlogin', 'npx', 'bunx', 'pnpx', 'uvx',
+]);
+
+/** Subcommands (the first word after the program's options) that use the network. */
+const SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['npm', new Set(['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isnta', 'isntal', 'isntall', 'add', 'ci', 'clean-install', 'ic', 'install-clean', 'install-test', 'it', 'install-ci-test', 'cit', 'publish', 'update', 'up', 'upgrade', 'udpate', 'audit', 'outdated', 'view', 'v', 'info', 'show', 'search', 'find', 's', 'se', 'login', 'logout', 'adduser', 'add-user', 'ping', 'dist-tag', 'deprecate', 'owner', 'access', 'create', 'exec', 'x', 'doctor', 'unpublish', 'star', 'stars', 'token', 'team', 'org'])],
+  ['pnpm', new Set(['install', 'i', 'add', 'update', 'up', 'upgrade', 'publish', 'fetch', 'dlx', 'create', 'outdated', 'audit', 'install-test', 'it', 'login', 'view', 'info'])],
+  ['yarn', new Set(['install', 'add', 'up', 'upgrade', 'upgrade-interactive', 'publish', 'npm', 'dlx', 'create', 'info', 'outdated', 'audit', 'login', 'import'])],
+  ['bun', new Set(['install', 'i', 'add', 'a', 'update', 'upgrade', 'publish', 'create', 'x', 'outdated'])],
+  ['pip', new Set(['install', 'download', 'wheel', 'index', 'search'])],
+  ['pip3', new Set(['install', 'download', 'wheel', 'index', 'search'])],
+  ['pipx', new Set(['install', 'upgrade', 'upgrade-all', 'reinstall', 'reinstall-all', 'run', 'inject'])],
+  ['uv', new Set(['add', 'sync', 'lock', 'pip', 'tool', 'run', 'python', 'publish'])],
+  ['poetry', new Set(['install', 'add', 'update', 'lock', 'publish', 'search'])],
+  ['apt', new Set(['install', 'update', 'upgrade', 'dist-upgrade', 'full-upgrade', 'download', 'source', 'build-dep', 'reinstall'])],
+  ['apt-get', new Set(['install', 'update', 'upgrade', 'dist-upgrade', 'full-upgrade', 'download', 'source', 'build-dep', 'reinstall'])],
+  ['apk', new Set(['add', 'update', 'upgrade', 'fetch'])],
+  ['dnf', new Set(['install', 'update', 'upgrade', 'makecache', 'download', 'reinstall'])],
+  ['yum', new Set(['install', 'update', 'upgrade', 'makecache', 'download', 'reinstall'])],
+  ['zypper', new Set(['install', 'in', 'refresh', 'ref', 'update', 'up', 'dist-upgrade', 'dup'])],
+  ['brew', new Set(['install', 'reinstall', 'update', 'upgrade', 'fetch', 'tap', 'search'])],
+  ['gem', new Set(['install', 'update', 'fetch', 'push', 'search', 'sources'])],
+  ['bundle', new Set(['install', 'update', 'add', 'outdated'])],
+  ['composer', new Set(['install', 'require', 'update', 'create-project', 'outdated'])],
+  ['cargo', new Set(['install', 'fetch', 'update', 'search', 'publish', 'add', 'login', 'yank', 'owner'])],
+  ['go', new Set(['get', 'install'])],
+  ['docker', new Set(['pull', 'push', 'login', 'search'])],
+  ['podman', new Set(['pull', 'push', 'login', 'search'])],
+]);
+
+const GIT_NETWORK = new Set(['fetch', 'pull', 'push', 'ls-remote', 'send-email', 'request-pull']);
+const GIT_GLOBAL_VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--attr-source', '--list-cmds']);
+
+/**
+ * Why the command uses the network, or undefined when it is not known to.
+ * A subcommand only known at run time counts as one that might.
+ *
+ * @example
+ * networkUse({ name: 'npm', words: [npm, install] }) // 'npm install uses the network'
+ * networkUse({ name: 'npm', words: [npm, test] })    // undefined
+ */
+export function networkUse(options: { name: string; words: readonly ShellWord[] }): string | undefined {
+  const { name, words } = options;
+  if (CLIENTS.has(name)) return `${name} uses the network`;
+  if (name === 'rsync') {
+    const remote = words.slice(1).find((word) => !word.value.startsWith('-') && isRemotePath(word.value));
+    if (remote !== undefined) return `rsync to or from ${remote.value} uses the network`;
+    if (words.some((word) => /^(-[a-zA-Z]*e|--rsh)/.test(word.value))) return 'rsync with a remote shell uses the network';
+    return undefined;
+  }
+  if (name === 'git') return gitNetwork(words);
+  if (/^python[0-9.]*$/.test(name) && words[1]?.value === '-m' && /^pip[0-9]*$/.test(words[2]?.value ?? '')) return subcommandNetwork('pip', words.slice(2));
+  if (name === 'yarn' && words.slice(1).every((word) => word.value.startsWith('-'))) return 'yarn (install) uses the network';
+  if (name === 'pacman' && words.slice(1).some((word) => /^-[a-zA-Z]*[SU]/.test(word.value) || /^--(sync|upgrade)/.test(word.value))) return 'pacman -S/-U uses the network';
+  return SUBCOMMANDS.has(name) ? subcommandNetwork(name, words) : undefined;
+}
+
+/**
+ * `host:path`, `user@host:path`, `rsync://...`: another machine's path, not a local one.
+ *
+ * @example
+ * isRemotePath('me@host:/srv') // true
+ * isRemotePath('./a:b')        // false
+ */
+export function isRemotePath(value: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^[^/]*:/.test(value);
+}
+
+function subcommandNetwork(name: string, words: readonly ShellWord[]): string | undefined {
+  const subcommand = words.slice(1).find((word) => word.kind === 'dynamic' || !word.value.startsWith('-'));
+  if (subcommand === undefined) return undefined;
+  if (subcommand.kind === 'dynamic') return `${name} ${subcommand.text}: the subcommand is only known at run time, and ${name} has subcommands that use the network`;
+  if (name === 'go' && subcommand.value === 'mod') return ['download', 'tidy', 'graph', 'why', 'verify'].includes(words[words.indexOf(subcommand) + 1]?.value ?? '') ? 'go mod downloads modules over the network' : undefined;
+  return SUBCOMMANDS.get(name)!.has(subcommand.value) ? `${name} ${subcommand.value} uses the network` : undefined;
+}
+
+function gitNetwork(words: readonly ShellWord[]): string | undefined {
+  let index = 1;
+  for (; index < words.length && words[index]!.value.startsWith('-'); index++) if (GIT_GLOBAL_VALUED.has(words[index]!.value)) index++;
+  const subcommand = words[index];
+  if (subcommand === undefined) return undefined;
+  if (subcommand.kind === 'dynamic') return `git ${subcommand.text}: the subcommand is only known at run time, and git has subcommands that use the network`;
+  const rest = words.slice(index + 1);
+  const value = subcommand.value;
+  if (GIT_NETWORK.has(value)) return `git ${value} uses the network`;
+  if (value === 'clone') {
+    const source = rest.find((word) => !word.value.startsWith('-'));
+    return source === undefined || source.kind === 'dynamic' || isRemotePath(source.value) ? 'git clone of a remote repository uses the network' : undefined;
+  }
+  if (value === 'submodule' && rest.some((word) => ['update', 'add', 'sync'].includes(word.value))) return 'git submodule update/add uses the network';
+  if (value === 'remote' && rest.some((word) => ['update', 'prune', 'show', 'set-head'].includes(word.value))) return `git remote ${rest.find((word) => !word.value.startsWith('-'))?.value ?? ''} uses the network`;
+  if (value === 'archive' && rest.some((word) => word.value.startsWith('--remote'))) return 'git archive --remote uses the network';
+  if ((value === 'svn' || value === 'lfs') && rest.some((word) => ['fetch', 'pull', 'push', 'clone', 'dcommit', 'rebase', 'init'].includes(word.value))) return `git ${value} uses the network`;
+  return undefined;
+}

@@ -1,0 +1,131 @@
+/**
+ * One path argument of a shell command and what the command does with it,
+ * plus the helpers every command's grammar shares: reading words as paths
+ * the conservative way (every operand, every option value with a `/` in it,
+ * `@file`, `name=/path`).
+ */
+import type { ScannedArguments } from './argument-scan.ts';
+import type { ShellWord } from './shell-word.ts';
+
+export type PathUse = 'read' | 'write' | 'delete';
+
+export interface PathArgument {
+  word: ShellWord;
+  use: PathUse;
+  /** A directory the command writes (or deletes) files in whose names are not in the command line. */
+  into?: boolean;
+  /** The words it copies, moves or links here when this path is a directory (`cp a b dir`): the files written are `dir/a`, `dir/b`. */
+  sources?: readonly ShellWord[];
+  /** Only whether the path may be written at all is judged; the rules decide the rest (an archiver's own archive). */
+  writableOnly?: boolean;
+  /** Relative to this directory (itself relative to the working directory) instead: `tar -C dir`, `git -C dir`. */
+  base?: ShellWord;
+  /** A symlink target: a relative one is also resolved from the link's directory, where the kernel will resolve it. */
+  linkedFrom?: ShellWord;
+}
+
+export interface CommandPaths {
+  paths: PathArgument[];
+  /** Why what the command touches cannot be known from its words: it asks. */
+  unsure: string[];
+}
+
+export type PathHandler = (words: readonly ShellWord[]) => CommandPaths;
+
+/**
+ * Every word from `from` to `to` read as a path: operands, the values of
+ * options (`--file=/x`, `-I/usr/include`), and the path inside `@file` and
+ * `name=/path` words.
+ *
+ * @example
+ * genericReads([cc, -I/usr/include, main.c]) // reads /usr/include and main.c
+ */
+export function genericReads(words: readonly ShellWord[], from = 1, to = words.length): PathArgument[] {
+  const paths: PathArgument[] = [];
+  for (let index = from; index < to; index++) {
+    const word = words[index]!;
+    if (word.value === '--' || word.value === '-' || word.value === '') continue;
+    if (word.kind !== 'dynamic' && word.value.startsWith('-')) {
+      const attached = optionAttachedPath(word.value);
+      if (attached !== undefined) paths.push(...reads(derivedWords({ ...word, text: attached, value: attached, tilde: false }, true)));
+      continue;
+    }
+    paths.push(...reads(derivedWords(word, false)));
+  }
+  return paths;
+}
+
+/**
+ * A word and the paths hidden in it: `@file` (curl, gcc response files),
+ * `name=value` (`if=/dev/sda`, `--file=x`, `-F f=@x`). Derived paths count
+ * only when they look like one (a `/`, or a leading `~` or `.`); the word
+ * itself counts unless `derivedOnly`.
+ *
+ * @example
+ * derivedWords(word('if=/etc/shadow'), false) // ['if=/etc/shadow', '/etc/shadow']
+ */
+export function derivedWords(word: ShellWord, derivedOnly: boolean): ShellWord[] {
+  const words: ShellWord[] = [];
+  if (!derivedOnly || looksLikePath(word.value)) words.push(word);
+  if (word.kind === 'dynamic') return words;
+  const seen = new Set([word.value]);
+  let rest = word.value;
+  for (let step = 0; step < 3; step++) {
+    const equals = rest.indexOf('=');
+    const next = rest.startsWith('@') || rest.startsWith('<') ? rest.slice(1) : equals > 0 ? rest.slice(equals + 1) : undefined;
+    if (next === undefined || next === '') break;
+    rest = next;
+    if (looksLikePath(rest) && !seen.has(rest)) {
+      seen.add(rest);
+      words.push({ ...word, text: rest, value: rest, tilde: false });
+    }
+  }
+  return words;
+}
+
+/**
+ * Reads of each word.
+ *
+ * @example
+ * reads([src, docs]) // [{ word: src, use: 'read' }, { word: docs, use: 'read' }]
+ */
+export function reads(words: readonly ShellWord[]): PathArgument[] {
+  return words.map((word) => ({ word, use: 'read' }));
+}
+
+/**
+ * No paths, nothing unsure.
+ *
+ * @example
+ * none() // { paths: [], unsure: [] }
+ */
+export function none(): CommandPaths {
+  return { paths: [], unsure: [] };
+}
+
+/**
+ * The values of every option the grammar does not name, read as paths the
+ * generic way, so that an option this check does not know cannot hide a
+ * file (`--ignore-file=/etc/shadow`).
+ *
+ * @example
+ * unknownOptionReads(words, scanned) // reads of the paths in unknown option words
+ */
+export function unknownOptionReads(words: readonly ShellWord[], scanned: ScannedArguments): PathArgument[] {
+  if (!scanned.unknownOption) return [];
+  const indexes = new Set(scanned.options.map((option) => option.index));
+  return [...indexes].flatMap((index) => genericReads(words, index, index + 1));
+}
+
+function looksLikePath(value: string): boolean {
+  return value.includes('/') || value.startsWith('~') || value.startsWith('.');
+}
+
+/** `--file=/etc/x` → `/etc/x`, `-I/usr/include` → `/usr/include`; undefined when the option carries no path. */
+function optionAttachedPath(value: string): string | undefined {
+  const equals = value.indexOf('=');
+  if (equals !== -1) return value.slice(equals + 1) || undefined;
+  const slash = value.search(/[/~]/);
+  return slash === -1 ? undefined : value.slice(slash);
+}
+

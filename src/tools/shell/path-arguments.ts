@@ -1,0 +1,347 @@
+/**
+ * Which words of a simple command name files, and what the command does
+ * with them: reads, writes or deletes. Conservative on purpose: any word
+ * that could be a path is one (every operand, every option value with a `/`
+ * in it, `@file` and `name=/path`), except where a command's own grammar
+ * says a word is a pattern, a script or a mode (`grep PATTERN`, `sed
+ * SCRIPT`, `chmod MODE`), and then only when every option was understood.
+ * Commands that write their arguments come from `write-arguments.ts`.
+ * Pure: words in, path uses out; the filesystem is judged elsewhere.
+ */
+import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
+import { derivedWords, genericReads, none, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
+import type { ShellWord } from './shell-word.ts';
+import { isWrapper, unwrap } from './wrapper-commands.ts';
+import { writeArguments } from './write-arguments.ts';
+
+/** Commands whose arguments are never files: strings, numbers, names. */
+const NO_PATHS = new Set([
+  'echo', 'printf', 'true', 'false', ':', 'tr', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'kill', 'exit', 'return', 'break',
+  'continue', 'shift', 'wait', 'which', 'type', 'whoami', 'id', 'uname', 'hostname', 'nproc', 'pwd', 'clear', 'jobs', 'fg', 'bg', 'times',
+  'umask', 'logname', 'groups', 'arch', 'tty', 'eval', 'trap', 'alias', 'unalias', 'export', 'declare', 'typeset', 'local', 'readonly',
+  'unset', 'set', 'shopt', 'let', 'bind', 'complete', 'compgen', 'read', 'getopts', 'mapfile', 'readarray', 'watch', 'history', 'builtin',
+]);
+
+/**
+ * Tools whose first operand is a subcommand from a fixed vocabulary (and
+ * npm's `run SCRIPT`, a script name): those words are not paths; the rest are.
+ */
+const SUBCOMMAND_TOOLS = new Set(['npm', 'pnpm', 'yarn', 'bun', 'cargo', 'go', 'docker', 'podman', 'kubectl', 'pip', 'pip3', 'uv', 'poetry', 'apt', 'apt-get', 'brew', 'gem', 'bundle', 'composer', 'dotnet', 'helm', 'terraform', 'systemctl', 'rustup', 'deno']);
+const RUN_SCRIPT = new Set(['run', 'run-script', 'rum', 'urn']);
+
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash', 'rbash', 'fish', 'csh', 'tcsh', 'oksh', 'loksh']);
+
+/**
+ * The path arguments of one simple command (`words[0]` is its name as
+ * written; `name` is the normalised name). Commands without paths give none.
+ *
+ * @example
+ * commandPaths({ name: 'cp', words: [cp, a.txt, ../ro/x] }).paths
+ * // [{ word: a.txt, use: 'read' }, { word: ../ro/x, use: 'write', sources: [a.txt] }]
+ */
+export function commandPaths(options: { name: string; words: readonly ShellWord[] }): CommandPaths {
+  const { name, words } = options;
+  if (NO_PATHS.has(name)) return none();
+  const writer = writeArguments({ name, words });
+  if (writer !== undefined) return writer;
+  const reader = READERS.get(name);
+  if (reader !== undefined) return reader(words);
+  if (SHELLS.has(name)) return shellScript(words);
+  if (isWrapper(name)) return wrapperOptions(name, words);
+  if (SUBCOMMAND_TOOLS.has(name)) return { paths: subcommandTool(name, words), unsure: [] };
+  return { paths: genericReads(words), unsure: [] };
+}
+
+/**
+ * `npm run build -- --out=/x`: every word read the generic way except the
+ * subcommand (and the script `run` names), and only when it comes first
+ * and is a bare name: after an option it could be that option's value
+ * (`npm --prefix /x install`).
+ */
+function subcommandTool(name: string, words: readonly ShellWord[]): PathArgument[] {
+  const bare = (word: ShellWord | undefined) => word?.kind === 'static' && /^[A-Za-z][\w:.-]*$/.test(word.value) && !word.value.includes('..');
+  if (!bare(words[1])) return genericReads(words);
+  const script = ['npm', 'pnpm', 'yarn', 'bun'].includes(name) && RUN_SCRIPT.has(words[1]!.value) && bare(words[2]) ? 1 : 0;
+  return genericReads(words, 2 + script);
+}
+
+/**
+ * Whether `name` never takes files as arguments (its words need no checks).
+ *
+ * @example
+ * takesNoPaths('echo') // true
+ */
+export function takesNoPaths(name: string): boolean {
+  return NO_PATHS.has(name);
+}
+
+/** The pattern (or script, or program) is the first operand unless an option gave it, and only when every option is understood. */
+function patternFirst(options: { words: readonly ShellWord[]; grammar: ArgumentGrammar; given: readonly string[]; files: readonly string[]; follows?: { names: readonly string[]; reason: string } }): CommandPaths {
+  const { words } = options;
+  const scanned = scanArguments({ words, grammar: options.grammar });
+  const operands = hasOption(scanned, options.given) || scanned.unknownOption || scanned.dynamic ? scanned.operands : scanned.operands.slice(1);
+  const paths = [...operands.flatMap((word) => reads(derivedWords(word, false))), ...reads(optionValues(scanned, options.files)), ...unknownOptionReads(words, scanned)];
+  const unsure = options.follows !== undefined && hasOption(scanned, options.follows.names) ? [options.follows.reason] : [];
+  return { paths, unsure };
+}
+
+const FOLLOWS = 'follows symlinks while walking directories, and any of them can lead out of the zones';
+
+const GREP: ArgumentGrammar = {
+  shortValued: 'efmABCdD',
+  shortFlags: 'EFGPiyvwxcLloqsbHhnTZzaIrRUV',
+  longValued: ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'directories', 'devices', 'exclude', 'exclude-from', 'exclude-dir', 'include', 'label', 'binary-files', 'group-separator'],
+  longOptional: ['color', 'colour'],
+  longFlags: [
+    'extended-regexp', 'fixed-strings', 'basic-regexp', 'perl-regexp', 'ignore-case', 'no-ignore-case', 'invert-match', 'word-regexp', 'line-regexp', 'count',
+    'files-without-match', 'files-with-matches', 'only-matching', 'quiet', 'silent', 'no-messages', 'byte-offset', 'with-filename', 'no-filename', 'line-number',
+    'initial-tab', 'null', 'null-data', 'text', 'recursive', 'dereference-recursive', 'binary', 'line-buffered', 'help', 'version', 'no-group-separator',
+  ],
+};
+
+const RIPGREP: ArgumentGrammar = {
+  shortValued: 'efgtTmABCMjdErV',
+  shortFlags: 'iISsFwxvcClLnNoqHhpPuUzab0.',
+  longValued: [
+    'regexp', 'file', 'glob', 'iglob', 'type', 'type-not', 'type-add', 'type-clear', 'max-count', 'after-context', 'before-context', 'context', 'max-columns',
+    'threads', 'max-depth', 'max-filesize', 'color', 'colors', 'sort', 'sortr', 'replace', 'encoding', 'engine', 'ignore-file', 'pre', 'pre-glob', 'path-separator',
+    'context-separator', 'field-context-separator', 'field-match-separator', 'dfa-size-limit', 'regex-size-limit', 'hostname-bin', 'hyperlink-format', 'generate',
+  ],
+  longFlags: [
+    'ignore-case', 'smart-case', 'case-sensitive', 'fixed-strings', 'word-regexp', 'line-regexp', 'invert-match', 'count', 'count-matches', 'files', 'files-with-matches',
+    'files-without-match', 'line-number', 'no-line-number', 'only-matching', 'quiet', 'hidden', 'no-hidden', 'no-ignore', 'no-ignore-vcs', 'no-ignore-parent', 'no-ignore-dot',
+    'no-ignore-global', 'no-ignore-exclude', 'no-ignore-files', 'follow', 'no-follow', 'heading', 'no-heading', 'with-filename', 'no-filename', 'pretty', 'json', 'vimgrep',
+    'column', 'no-column', 'byte-offset', 'trim', 'multiline', 'multiline-dotall', 'pcre2', 'text', 'binary', 'search-zip', 'null', 'null-data', 'unrestricted', 'stats',
+    'debug', 'trace', 'crlf', 'passthru', 'one-file-system', 'no-messages', 'no-config', 'help', 'version', 'type-list', 'max-columns-preview', 'sort-files', 'auto-hybrid-regex',
+  ],
+};
+
+const SED: ArgumentGrammar = {
+  shortValued: 'efl',
+  shortOptional: 'i',
+  shortFlags: 'nrEsuzb',
+  longValued: ['expression', 'file', 'line-length'],
+  longOptional: ['in-place'],
+  longFlags: ['quiet', 'silent', 'regexp-extended', 'separate', 'unbuffered', 'null-data', 'zero-terminated', 'posix', 'debug', 'sandbox', 'follow-symlinks', 'binary', 'help', 'version'],
+};
+
+const AWK: ArgumentGrammar = {
+  shortValued: 'fvFeilE',
+  shortOptional: 'odpL',
+  shortFlags: 'bcCghMNnOPrsStV',
+  longValued: ['file', 'assign', 'field-separator', 'source', 'include', 'load', 'exec'],
+  longOptional: ['dump-variables', 'pretty-print', 'profile', 'lint'],
+  longFlags: ['characters-as-bytes', 'traditional', 'copyright', 'gen-pot', 'help', 'bignum', 'non-decimal-data', 'use-lc-numeric', 'optimize', 'no-optimize', 'posix', 're-interval', 'sandbox', 'version', 'debug'],
+};
+
+function grep(words: readonly ShellWord[]): CommandPaths {
+  const follows = { names: ['-R', '--dereference-recursive'], reason: `grep -R ${FOLLOWS}` };
+  return patternFirst({ words, grammar: GREP, given: ['-e', '--regexp', '-f', '--file'], files: ['-f', '--file', '--exclude-from'], follows });
+}
+
+function ripgrep(words: readonly ShellWord[]): CommandPaths {
+  const follows = { names: ['-L', '--follow'], reason: `rg -L ${FOLLOWS}` };
+  return patternFirst({ words, grammar: RIPGREP, given: ['-e', '--regexp', '-f', '--file', '--files', '--type-list'], files: ['-f', '--file', '--ignore-file'], follows });
+}
+
+/** sed: the script is not a file; with -i the files are rewritten. */
+function sed(words: readonly ShellWord[]): CommandPaths {
+  const found = patternFirst({ words, grammar: SED, given: ['-e', '--expression', '-f', '--file'], files: ['-f', '--file'] });
+  const scanned = scanArguments({ words, grammar: SED });
+  if (!hasOption(scanned, ['-i', '--in-place'])) return found;
+  const scripts = new Set(optionValues(scanned, ['-f', '--file']));
+  return { paths: found.paths.map((entry) => (scripts.has(entry.word) ? entry : { ...entry, use: 'write' })), unsure: found.unsure };
+}
+
+/** awk: the program is not a file; gawk's -o/-d/-p write a file (a default name in the working directory without a value). */
+function awk(words: readonly ShellWord[]): CommandPaths {
+  const found = patternFirst({ words, grammar: AWK, given: ['-f', '--file', '-e', '--source', '-E', '--exec'], files: ['-f', '--file', '-E', '--exec', '-i', '--include', '-l', '--load'] });
+  const scanned = scanArguments({ words, grammar: AWK });
+  const defaults: Record<string, string> = { '-o': 'awkprof.out', '--pretty-print': 'awkprof.out', '-p': 'awkprof.out', '--profile': 'awkprof.out', '-d': 'awkvars.out', '--dump-variables': 'awkvars.out' };
+  for (const option of scanned.options) {
+    const fallback = defaults[option.name];
+    if (fallback === undefined) continue;
+    const word = option.value ?? { text: fallback, value: fallback, kind: 'static', tilde: false };
+    found.paths.push({ word, use: 'write' });
+  }
+  return found;
+}
+
+/** jq FILTER [FILES]: `--arg name value` takes two words, `--slurpfile name file` reads the second. */
+function jq(words: readonly ShellWord[]): CommandPaths {
+  const paths: PathArgument[] = [];
+  const operands: ShellWord[] = [];
+  let filterGiven = false;
+  let unknown = false;
+  let dynamic = false;
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index]!;
+    const value = word.value;
+    if (word.kind === 'dynamic') dynamic = true;
+    if (value === '--') {
+      operands.push(...words.slice(index + 1));
+      break;
+    }
+    if (word.kind === 'dynamic' || !value.startsWith('-') || value === '-') operands.push(word);
+    else if (value === '--arg' || value === '--argjson') index += 2;
+    else if (value === '--slurpfile' || value === '--rawfile') {
+      if (words[index + 2] !== undefined) paths.push({ word: words[index + 2]!, use: 'read' });
+      index += 2;
+    } else if (value === '-f' || value === '--from-file' || value === '-L') {
+      filterGiven ||= value !== '-L';
+      if (words[index + 1] !== undefined) paths.push({ word: words[index + 1]!, use: 'read' });
+      index++;
+    } else if (value === '--indent') index++;
+    else if (value.startsWith('-L')) paths.push(...genericReads(words, index, index + 1));
+    else if (!/^-[nrjascCMSeh0V]+$/.test(value) && !/^--(seq|stream|stream-errors|raw-input|slurp|compact-output|null-input|raw-output|raw-output0|join-output|ascii-output|sort-keys|color-output|monochrome-output|tab|exit-status|unbuffered|args|jsonargs|help|version)$/.test(value)) {
+      unknown = true;
+      paths.push(...genericReads(words, index, index + 1));
+    }
+  }
+  const files = filterGiven || unknown || dynamic ? operands : operands.slice(1);
+  return { paths: [...paths, ...files.flatMap((word) => reads(derivedWords(word, false)))], unsure: [] };
+}
+
+const FIND_PATTERNS = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-lname', '-ilname']);
+const FIND_VALUES = new Set(['-type', '-xtype', '-perm', '-user', '-group', '-uid', '-gid', '-size', '-mtime', '-atime', '-ctime', '-mmin', '-amin', '-cmin', '-links', '-inum', '-maxdepth', '-mindepth', '-used', '-printf', '-fstype', '-context', '-regextype', '-newermt', '-newerat', '-newerct', '-newerBt']);
+const FIND_FILES = new Set(['-newer', '-anewer', '-cnewer', '-samefile', '-files0-from', '-newerma', '-newermm', '-newermc', '-neweram', '-newerac', '-newercm', '-newerca', '-newercc', '-newermB', '-neweraB', '-newercB', '-newerBm', '-newerBa', '-newerBc', '-newerBB']);
+const FIND_WRITES = new Set(['-fprint', '-fprint0', '-fls', '-fprintf']);
+
+/**
+ * The start points of a `find` command (`.` when it names none), and where
+ * its expression begins. Everything find reports lies under them.
+ *
+ * @example
+ * findStartPoints([find, -L, src, docs, -name, x]).starts // [src, docs]
+ */
+export function findStartPoints(words: readonly ShellWord[]): { starts: ShellWord[]; expression: number; follows: boolean } {
+  let index = 1;
+  let follows = false;
+  for (; index < words.length && /^-[HLP]+$|^-D$|^-O[0-9]*$/.test(words[index]!.value); index++) {
+    if (words[index]!.value.includes('L')) follows = true;
+    if (words[index]!.value === '-D') index++;
+  }
+  const starts: ShellWord[] = [];
+  for (; index < words.length && (words[index]!.kind === 'dynamic' || !/^[-(!),]/.test(words[index]!.value)); index++) starts.push(words[index]!);
+  return { starts: starts.length === 0 ? [{ text: '.', value: '.', kind: 'static', tilde: false }] : starts, expression: index, follows };
+}
+
+/** find: start points are read (deleted under with -delete); -exec commands are judged on their own. */
+function find(words: readonly ShellWord[]): CommandPaths {
+  const paths: PathArgument[] = [];
+  const unsure: string[] = [];
+  const { starts, expression, follows } = findStartPoints(words);
+  if (follows) unsure.push(`find -L ${FOLLOWS}`);
+  let index = expression;
+  const deletes = words.slice(index).some((word) => word.value === '-delete');
+  paths.push(...starts.map((word): PathArgument => ({ word, use: deletes ? 'delete' : 'read', into: deletes })));
+  for (; index < words.length; index++) {
+    const value = words[index]!.value;
+    if (['-exec', '-execdir', '-ok', '-okdir'].includes(value)) {
+      while (index + 1 < words.length && !(words[index + 1]!.kind === 'static' && (words[index + 1]!.value === ';' || words[index + 1]!.value === '+'))) index++;
+      index++;
+    } else if (value === '-follow') unsure.push(`find -follow ${FOLLOWS}`);
+    else if (FIND_PATTERNS.has(value) || FIND_VALUES.has(value)) index++;
+    else if (FIND_FILES.has(value) && words[index + 1] !== undefined) paths.push({ word: words[++index]!, use: 'read' });
+    else if (FIND_WRITES.has(value) && words[index + 1] !== undefined) {
+      paths.push({ word: words[++index]!, use: 'write' });
+      if (value === '-fprintf') index++;
+    } else if (words[index]!.kind === 'dynamic' || !/^[-(!),]/.test(value)) paths.push(...reads(derivedWords(words[index]!, false)));
+  }
+  return { paths, unsure };
+}
+
+const TEST_FILE_OPERATORS = new Set(['-a', '-b', '-c', '-d', '-e', '-f', '-g', '-h', '-k', '-p', '-r', '-s', '-u', '-w', '-x', '-G', '-L', '-N', '-O', '-S']);
+
+/** test / [: only the operands of file tests are paths; the rest are strings. */
+function test(words: readonly ShellWord[]): CommandPaths {
+  const paths: PathArgument[] = [];
+  for (let index = 1; index < words.length; index++) {
+    const value = words[index]!.value;
+    if (TEST_FILE_OPERATORS.has(value) && words[index + 1] !== undefined) paths.push({ word: words[index + 1]!, use: 'read' });
+    if (['-nt', '-ot', '-ef'].includes(value)) paths.push(...reads([words[index - 1], words[index + 1]].filter((word) => word !== undefined)));
+  }
+  return { paths, unsure: [] };
+}
+
+/** Text tools whose separators (`cut -d/`) are not paths. */
+function separated(grammar: ArgumentGrammar): PathHandler {
+  return (words) => {
+    const scanned = scanArguments({ words, grammar });
+    return { paths: [...scanned.operands.flatMap((word) => reads(derivedWords(word, false))), ...unknownOptionReads(words, scanned)], unsure: [] };
+  };
+}
+
+/** `bash script.sh` reads the script; `bash -c CODE` runs code that is analysed on its own. */
+function shellScript(words: readonly ShellWord[]): CommandPaths {
+  const paths: PathArgument[] = [];
+  let command = false;
+  let index = 1;
+  for (; index < words.length; index++) {
+    const value = words[index]!.value;
+    if (words[index]!.kind === 'dynamic') break;
+    if (value === '--' || value === '-') {
+      index++;
+      break;
+    }
+    if (value === '--rcfile' || value === '--init-file') {
+      if (words[index + 1] !== undefined) paths.push({ word: words[++index]!, use: 'read' });
+      continue;
+    }
+    if (value.startsWith('--')) continue;
+    if (!value.startsWith('-') && !value.startsWith('+')) break;
+    if (value.includes('c')) command = true;
+    if (/[oO]/.test(value)) index++;
+  }
+  if (command) index++;
+  return { paths: [...paths, ...genericReads(words, index)], unsure: [] };
+}
+
+const XARGS: ArgumentGrammar = { shortValued: 'adEILnPs', longValued: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], longOptional: ['eof', 'replace', 'max-lines'], shortOptional: 'eil' };
+
+/** A wrapper's own words (up to the command it runs): `xargs -a FILE`, `env -C DIR`, `chroot DIR`. */
+function wrapperOptions(name: string, words: readonly ShellWord[]): CommandPaths {
+  const end = unwrap({ name, words })?.start ?? words.length;
+  if (name === 'xargs') return { paths: reads(optionValues(scanArguments({ words, grammar: XARGS, end }), ['-a', '--arg-file'])), unsure: [] };
+  if (name === 'env') {
+    const scanned = scanArguments({ words, grammar: { shortValued: 'uCSa', longValued: ['unset', 'chdir', 'split-string', 'argv0'] }, end });
+    return { paths: reads(optionValues(scanned, ['-C', '--chdir'])), unsure: [] };
+  }
+  const paths = genericReads(words, 1, end);
+  if (['time', 'strace', 'ltrace'].includes(name)) {
+    const scanned = scanArguments({ words, grammar: { shortValued: 'oefpsuEabIOSXP', longValued: ['output', 'format'] }, end });
+    paths.push(...optionValues(scanned, ['-o', '--output']).map((word): PathArgument => ({ word, use: 'write' })));
+  }
+  return { paths, unsure: [] };
+}
+
+/** parallel: the command part is shell code (analysed on its own); the arguments after `:::` are passed to it, `::::` names files it reads. */
+function parallel(words: readonly ShellWord[]): CommandPaths {
+  const separator = words.findIndex((word) => /^::::?\+?$/.test(word.value));
+  return { paths: separator === -1 ? [] : genericReads(words, separator + 1).filter((entry) => !/^::::?\+?$/.test(entry.word.value)), unsure: [] };
+}
+
+const READERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
+  ['grep', grep],
+  ['egrep', grep],
+  ['fgrep', grep],
+  ['zgrep', grep],
+  ['rg', ripgrep],
+  ['sed', sed],
+  ['gsed', sed],
+  ['awk', awk],
+  ['gawk', awk],
+  ['mawk', awk],
+  ['nawk', awk],
+  ['jq', jq],
+  ['find', find],
+  ['test', test],
+  ['[', test],
+  ['parallel', parallel],
+  ['cut', separated({ shortValued: 'bcdf', longValued: ['bytes', 'characters', 'delimiter', 'fields', 'output-delimiter'] })],
+  ['paste', separated({ shortValued: 'd', longValued: ['delimiters'] })],
+  ['join', separated({ shortValued: 'aeotjv12', longValued: [] })],
+  ['column', separated({ shortValued: 'cstoNlRHWdr', longValued: ['separator', 'output-separator', 'table-columns', 'table-name', 'output-width'] })],
+  ['numfmt', separated({ shortValued: 'd', longValued: ['delimiter', 'field', 'format', 'from', 'to', 'from-unit', 'to-unit', 'padding', 'round', 'suffix', 'invalid'] })],
+  ['date', separated({ shortValued: 'dIs', longValued: ['date', 'iso-8601', 'set', 'rfc-3339'], shortOptional: '' })],
+]);

@@ -1,0 +1,394 @@
+/**
+ * The commands known to write or delete the files their arguments name:
+ * `cp`/`mv`/`install`/`ln` destinations, `rm`/`touch`/`mkdir`/`chmod`...
+ * targets, `tee` files, `dd of=`, `sort -o`, `patch`, `rsync`, `tar -x -C`,
+ * `unzip -d`, `git clone DIR`, `curl -o`, `wget -O`, compressors. Each
+ * returns what it reads and writes; undefined for any other command.
+ */
+import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
+import { derivedWords, genericReads, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
+import { isRemotePath } from './network-commands.ts';
+import type { ShellWord } from './shell-word.ts';
+
+const FOLLOWS = 'follows symlinks while walking directories, and any of them can lead out of the zones';
+const CURRENT_DIRECTORY: ShellWord = { text: '.', value: '.', kind: 'static', tilde: false };
+
+/**
+ * The paths a writing command touches, or undefined when `name` is not one.
+ *
+ * @example
+ * writeArguments({ name: 'tee', words: [tee, -a, log.txt] }) // { paths: [{ word: log.txt, use: 'write' }], unsure: [] }
+ */
+export function writeArguments(options: { name: string; words: readonly ShellWord[] }): CommandPaths | undefined {
+  return WRITERS.get(options.name)?.(options.words);
+}
+
+function uses(words: readonly ShellWord[], use: PathUse): PathArgument[] {
+  return words.map((word) => ({ word, use }));
+}
+
+/** Operands all written (or deleted); the values of `readOptions` read; unknown options read the generic way. */
+function targets(grammar: ArgumentGrammar, use: PathUse, readOptions: readonly string[] = []): PathHandler {
+  return (words) => {
+    const scanned = scanArguments({ words, grammar });
+    return { paths: [...uses(scanned.operands, use), ...reads(optionValues(scanned, readOptions)), ...unknownOptionReads(words, scanned)], unsure: [] };
+  };
+}
+
+const COPY: ArgumentGrammar = { shortValued: 'St', longValued: ['suffix', 'target-directory', 'sparse', 'no-preserve'], longOptional: ['backup', 'preserve', 'reflink', 'context', 'update'] };
+const INSTALL: ArgumentGrammar = { shortValued: 'Stmog', longValued: ['suffix', 'target-directory', 'mode', 'owner', 'group', 'strip-program'], longOptional: ['backup', 'preserve-context', 'context'] };
+
+/**
+ * cp, mv, install, ln: the last operand (or `-t DIR`) is written, and when
+ * it is a directory the files written are in it; the sources are read (mv:
+ * removed; a hard link: written through, so they must be writable too).
+ */
+function copyLike(name: 'cp' | 'mv' | 'install' | 'ln'): PathHandler {
+  return (words) => {
+    const scanned = scanArguments({ words, grammar: name === 'install' ? INSTALL : COPY });
+    const unsure: string[] = [];
+    if (name === 'install' && hasOption(scanned, ['-d', '--directory'])) return { paths: uses(scanned.operands, 'write'), unsure };
+    if (name === 'cp' && hasOption(scanned, ['-L', '--dereference']) && hasOption(scanned, ['-r', '-R', '--recursive', '-a', '--archive'])) unsure.push(`cp -L ${FOLLOWS}`);
+    const directory = optionValues(scanned, ['-t', '--target-directory'])[0];
+    const operands = scanned.operands;
+    let sources = operands;
+    let destination = directory;
+    if (destination === undefined) {
+      // `ln -s TARGET` alone makes the link in the working directory.
+      if (operands.length >= 2 || name !== 'ln') {
+        sources = operands.slice(0, -1);
+        destination = operands.at(-1);
+      } else destination = CURRENT_DIRECTORY;
+    }
+    const symbolic = name === 'ln' && hasOption(scanned, ['-s', '--symbolic']);
+    const sourceUse: PathUse = name === 'mv' ? 'delete' : name === 'ln' && !symbolic ? 'write' : 'read';
+    const paths: PathArgument[] = sources.map((word) => ({ word, use: sourceUse, ...(symbolic && destination !== undefined ? { linkedFrom: destination } : {}) }));
+    if (destination !== undefined) paths.push({ word: destination, use: 'write', sources });
+    paths.push(...reads(optionValues(scanned, ['--reference'])), ...unknownOptionReads(words, scanned));
+    return { paths, unsure };
+  };
+}
+
+/** A symbolic mode written like an option (`chmod -x file`) takes the mode's place. */
+const MODE_AS_OPTION = /^-[rwxXstugoa,+=0-7-]+$/;
+
+/** chmod MODE FILE..., chown OWNER FILE..., chgrp GROUP FILE... (none with --reference). */
+function ownership(name: string): PathHandler {
+  return (words) => {
+    const scanned = scanArguments({ words, grammar: { longValued: ['reference', 'from'] } });
+    const modeGiven = hasOption(scanned, ['--reference']) || (name === 'chmod' && words.some((word) => MODE_AS_OPTION.test(word.value)));
+    const files = modeGiven ? scanned.operands : scanned.operands.slice(1);
+    const unsure = hasOption(scanned, ['-L']) && hasOption(scanned, ['-R', '--recursive']) ? [`${name} -RL ${FOLLOWS}`] : [];
+    return { paths: [...uses(files, 'write'), ...reads(optionValues(scanned, ['--reference']))], unsure };
+  };
+}
+
+/** dd: `if=` is read, `of=` written. */
+function dd(words: readonly ShellWord[]): CommandPaths {
+  const paths: PathArgument[] = [];
+  for (const word of words.slice(1)) {
+    const match = /^(if|of)=(.*)$/.exec(word.value);
+    if (match === null || word.kind === 'dynamic') {
+      if (word.kind === 'dynamic') paths.push({ word, use: 'read' });
+      continue;
+    }
+    paths.push({ word: { ...word, text: match[2]!, value: match[2]!, tilde: false }, use: match[1] === 'of' ? 'write' : 'read' });
+  }
+  return { paths, unsure: [] };
+}
+
+/** Operands read; the values of `writeOptions` written. */
+function withOutput(grammar: ArgumentGrammar, writeOptions: readonly string[], readOptions: readonly string[] = [], intoOptions: readonly string[] = []): PathHandler {
+  return (words) => {
+    const scanned = scanArguments({ words, grammar });
+    const paths: PathArgument[] = [
+      ...scanned.operands.flatMap((word) => reads(derivedWords(word, false))),
+      ...uses(optionValues(scanned, writeOptions), 'write'),
+      ...optionValues(scanned, intoOptions).map((word): PathArgument => ({ word, use: 'write', into: true })),
+      ...reads(optionValues(scanned, readOptions)),
+      ...unknownOptionReads(words, scanned),
+    ];
+    return { paths, unsure: [] };
+  };
+}
+
+/** uniq INPUT OUTPUT. */
+function uniq(words: readonly ShellWord[]): CommandPaths {
+  const scanned = scanArguments({ words, grammar: { shortValued: 'fsw', longValued: ['skip-fields', 'skip-chars', 'check-chars'], longOptional: ['all-repeated', 'group'] } });
+  const [input, output] = scanned.operands;
+  return { paths: [...reads(input === undefined ? [] : [input]), ...uses(output === undefined ? [] : [output], 'write'), ...unknownOptionReads(words, scanned)], unsure: [] };
+}
+
+const PATCH: ArgumentGrammar = {
+  shortValued: 'BDFgioprYzdV',
+  longValued: ['prefix', 'ifdef', 'fuzz', 'get', 'input', 'output', 'strip', 'reject-file', 'basename-prefix', 'suffix', 'directory', 'version-control', 'quoting-style', 'reject-format', 'read-only'],
+  longOptional: ['merge'],
+};
+
+/** patch [ORIGINAL [PATCHFILE]]: without ORIGINAL it writes the files the patch names, in its directory. */
+function patch(words: readonly ShellWord[]): CommandPaths {
+  const scanned = scanArguments({ words, grammar: PATCH });
+  const [original, patchFile] = scanned.operands;
+  const output = optionValues(scanned, ['-o', '--output']);
+  const directory = optionValues(scanned, ['-d', '--directory'])[0];
+  const paths: PathArgument[] = [...reads(optionValues(scanned, ['-i', '--input'])), ...uses(optionValues(scanned, ['-r', '--reject-file']), 'write'), ...uses(output, 'write'), ...unknownOptionReads(words, scanned)];
+  const base = directory === undefined ? {} : { base: directory };
+  if (patchFile !== undefined) paths.push({ word: patchFile, use: 'read' });
+  if (original !== undefined) paths.push({ word: original, use: output.length > 0 ? 'read' : 'write', ...base });
+  else if (output.length === 0) paths.push({ word: directory ?? CURRENT_DIRECTORY, use: 'write', into: true });
+  return { paths, unsure: [] };
+}
+
+const RSYNC: ArgumentGrammar = {
+  shortValued: 'efBMT',
+  longValued: [
+    'rsh', 'rsync-path', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'temp-dir', 'partial-dir', 'backup-dir', 'log-file', 'log-file-format',
+    'password-file', 'compare-dest', 'copy-dest', 'link-dest', 'chmod', 'chown', 'usermap', 'groupmap', 'block-size', 'max-size', 'min-size', 'timeout', 'contimeout', 'port',
+    'bwlimit', 'suffix', 'out-format', 'info', 'debug', 'remote-option', 'address', 'sockopts', 'iconv', 'protocol', 'checksum-choice', 'compress-choice', 'compress-level',
+    'skip-compress', 'modify-window', 'max-delete', 'outbuf', 'stop-after', 'stop-at', 'write-batch', 'only-write-batch', 'read-batch', 'max-alloc', 'checksum-seed', 'mkpath',
+  ],
+};
+
+/** rsync / scp SOURCE... DEST: local sources read, a local destination written; remote ones are the network's business. */
+function remoteCopy(name: 'rsync' | 'scp'): PathHandler {
+  return (words) => {
+    const scanned = scanArguments({ words, grammar: name === 'rsync' ? RSYNC : { shortValued: 'cFiJlosPSDX' } });
+    const local = (word: ShellWord) => word.kind === 'dynamic' || !isRemotePath(word.value);
+    const sources = scanned.operands.slice(0, -1).filter(local);
+    const destination = scanned.operands.at(-1);
+    const paths: PathArgument[] = sources.map((word) => ({ word, use: 'read' }));
+    if (destination !== undefined && local(destination)) {
+      paths.push({ word: destination, use: 'write', sources });
+      if (scanned.options.some((option) => option.name.startsWith('--del'))) paths.push({ word: destination, use: 'delete', into: true });
+    }
+    paths.push(
+      ...reads(optionValues(scanned, ['--exclude-from', '--include-from', '--files-from', '--password-file', '--compare-dest', '--copy-dest', '--link-dest', '--read-batch', '-F', '-i'])),
+      ...uses(optionValues(scanned, ['--log-file', '--write-batch', '--only-write-batch']), 'write'),
+      ...optionValues(scanned, ['--backup-dir', '-T', '--temp-dir']).map((word): PathArgument => ({ word, use: 'write', into: true })),
+      ...unknownOptionReads(words, scanned),
+    );
+    const follows = ['-L', '--copy-links', '--copy-unsafe-links', '-k', '--copy-dirlinks'];
+    return { paths, unsure: name === 'rsync' && hasOption(scanned, follows) ? [`rsync -L ${FOLLOWS}`] : [] };
+  };
+}
+
+const TAR_VALUED = 'fCTXbgHKLNVI';
+const TAR_LONG: ArgumentGrammar['longValued'] = ['file', 'directory', 'files-from', 'exclude-from', 'blocking-factor', 'listed-incremental', 'format', 'starting-file', 'newer', 'after-date', 'label', 'use-compress-program', 'to-command', 'exclude', 'transform', 'xform', 'owner', 'group', 'mode', 'mtime', 'checkpoint-action', 'info-script', 'new-volume-script', 'rsh-command', 'rmt-command', 'tape-length', 'record-size', 'volno-file', 'index-file', 'level', 'strip-components', 'suffix', 'backup', 'occurrence', 'quoting-style'];
+
+/**
+ * tar: creating writes the archive (`-f`), extracting writes under `-C DIR`
+ * (or the working directory), listing only reads. Old-style `tar xzf a.tar`
+ * is read like `tar -xzf a.tar`. Members to archive are read relative to the
+ * `-C` in force; members to extract are names inside the archive.
+ */
+function tar(words: readonly ShellWord[]): CommandPaths {
+  const normalised = oldStyleTar(words);
+  const scanned = scanArguments({ words: normalised, grammar: { shortValued: TAR_VALUED, longValued: TAR_LONG } });
+  const has = (short: string, long: string) => scanned.options.some((option) => option.name === `-${short}` || option.name === `--${long}`);
+  const extract = has('x', 'extract') || has('x', 'get');
+  const create = has('c', 'create') || has('r', 'append') || has('u', 'update') || has('A', 'catenate') || has('A', 'concatenate');
+  const paths: PathArgument[] = [];
+  const unsure: string[] = [];
+  for (const archive of optionValues(scanned, ['-f', '--file'])) {
+    if (archive.value === '-') continue;
+    paths.push(create || hasOption(scanned, ['--delete']) ? { word: archive, use: 'write', writableOnly: true } : { word: archive, use: 'read' });
+  }
+  paths.push(...reads(optionValues(scanned, ['-T', '--files-from', '-X', '--exclude-from'])), ...unknownOptionReads(normalised, scanned));
+  const directories = optionValues(scanned, ['-C', '--directory']);
+  if (extract) {
+    for (const directory of directories.length === 0 ? [CURRENT_DIRECTORY] : directories) paths.push({ word: directory, use: 'write', into: true });
+    if (has('P', 'absolute-names')) unsure.push('tar -P extracts members with absolute names and "..", which can land anywhere');
+  } else if (create) {
+    const base = directories.at(-1);
+    for (const member of scanned.operands) paths.push({ word: member, use: 'read', ...(base === undefined ? {} : { base }) });
+    paths.push(...reads(directories));
+    if (has('h', 'dereference')) unsure.push(`tar -h ${FOLLOWS}`);
+  } else paths.push(...reads(directories));
+  return { paths, unsure };
+}
+
+/** `tar czfC out.tgz dir src` is `tar -c -z -f out.tgz -C dir src`: each letter that takes a value takes the next word. */
+function oldStyleTar(words: readonly ShellWord[]): readonly ShellWord[] {
+  const first = words[1];
+  if (first === undefined || first.kind !== 'static' || !/^[A-Za-z]+$/.test(first.value)) return words;
+  const expanded: ShellWord[] = [words[0]!];
+  let next = 2;
+  for (const letter of first.value) {
+    expanded.push({ ...first, text: `-${letter}`, value: `-${letter}` });
+    if (TAR_VALUED.includes(letter) && next < words.length) expanded.push(words[next++]!);
+  }
+  return [...expanded, ...words.slice(next)];
+}
+
+/** unzip ARCHIVE [MEMBERS] [-x MEMBERS] [-d DIR]: options may follow the archive. */
+function unzip(words: readonly ShellWord[]): CommandPaths {
+  const paths: PathArgument[] = [];
+  let archive: ShellWord | undefined;
+  let directory: ShellWord | undefined;
+  let listing = false;
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index]!;
+    const value = word.value;
+    if (word.kind !== 'dynamic' && value.startsWith('-') && value !== '-') {
+      if (/^-[a-zA-Z]*d$/.test(value)) directory = words[++index];
+      else if (/^-d./.test(value)) directory = { ...word, text: value.slice(2), value: value.slice(2), tilde: false };
+      else if (/^-[a-zA-Z]*P$/.test(value)) index++;
+      if (/^-[a-zA-Z]*[pcltvzZ]/.test(value)) listing = true;
+      continue;
+    }
+    // Members (and -x exclusions) are names inside the archive, not paths here; a word known only at run time could be an option.
+    if (archive === undefined) archive = word;
+    else if (word.kind === 'dynamic') paths.push({ word, use: 'read' });
+  }
+  if (archive !== undefined) paths.push({ word: archive, use: 'read' });
+  if (!listing) paths.push({ word: directory ?? CURRENT_DIRECTORY, use: 'write', into: true });
+  else if (directory !== undefined) paths.push({ word: directory, use: 'read' });
+  return { paths, unsure: [] };
+}
+
+/** zip ARCHIVE FILES...: the archive is written, the files read; `-r` follows symlinks unless `-y`. */
+function zip(words: readonly ShellWord[]): CommandPaths {
+  const scanned = scanArguments({ words, grammar: { shortValued: 'bnOPstZ', longValued: ['temp-path', 'suffixes', 'output-file', 'password', 'from-date', 'compression-method', 'split-size', 'unzip-command'] } });
+  const [archive, ...files] = scanned.operands;
+  const paths: PathArgument[] = [...reads(files), ...uses(optionValues(scanned, ['-O', '--output-file']), 'write'), ...unknownOptionReads(words, scanned)];
+  if (archive !== undefined) paths.push({ word: archive, use: 'write', writableOnly: true });
+  const recursive = hasOption(scanned, ['-r', '-R', '--recurse-paths', '--recurse-patterns']);
+  return { paths, unsure: recursive && !hasOption(scanned, ['-y', '--symlinks']) ? [`zip -r ${FOLLOWS} (without -y)`] : [] };
+}
+
+/** gzip, xz, zstd...: each file is replaced by its (de)compressed form unless the output goes to stdout. */
+function compressor(words: readonly ShellWord[]): CommandPaths {
+  const scanned = scanArguments({ words, grammar: { shortValued: 'SoTbDM', longValued: ['suffix', 'output', 'threads', 'memlimit', 'format', 'block-size', 'files', 'files0'] } });
+  const readOnly = hasOption(scanned, ['-c', '--stdout', '--to-stdout', '-t', '--test', '-l', '--list']);
+  return { paths: [...uses(scanned.operands, readOnly ? 'read' : 'write'), ...uses(optionValues(scanned, ['-o', '--output']), 'write'), ...unknownOptionReads(words, scanned)], unsure: [] };
+}
+
+const GIT_GLOBAL_VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--attr-source', '--list-cmds']);
+const GIT_MESSAGE = new Set(['commit', 'tag', 'merge', 'stash', 'notes', 'revert', 'cherry-pick']);
+const CLONE: ArgumentGrammar = { shortValued: 'objuc', longValued: ['origin', 'branch', 'upload-pack', 'reference', 'reference-if-able', 'separate-git-dir', 'depth', 'shallow-since', 'shallow-exclude', 'config', 'template', 'jobs', 'filter', 'server-option', 'bundle-uri', 'ref-format', 'recurse-submodules'] };
+
+/** git: `-C DIR` moves the command; `clone REPO [DIR]` writes DIR (or a new directory here); other subcommands read their paths. */
+function git(words: readonly ShellWord[]): CommandPaths {
+  const paths: PathArgument[] = [];
+  let base: ShellWord | undefined;
+  let index = 1;
+  for (; index < words.length && words[index]!.kind !== 'dynamic' && words[index]!.value.startsWith('-'); index++) {
+    const value = words[index]!.value;
+    const equals = value.indexOf('=');
+    const option = equals === -1 ? value : value.slice(0, equals);
+    if (!GIT_GLOBAL_VALUED.has(option)) continue;
+    const word = equals === -1 ? words[++index] : { ...words[index]!, text: value.slice(equals + 1), value: value.slice(equals + 1), tilde: false };
+    if (word === undefined) break;
+    // `git -C a -C b` works in a/b.
+    if (option === '-C') base = base === undefined || word.value.startsWith('/') ? word : { ...word, text: `${base.value}/${word.value}`, value: `${base.value}/${word.value}` };
+    if (['-C', '--git-dir', '--work-tree', '--exec-path'].includes(option)) paths.push({ word, use: 'read' });
+    else paths.push(...genericReads([words[0]!, word]));
+  }
+  const subcommand = words[index]?.value;
+  const at = (entry: PathArgument): PathArgument => (base === undefined ? entry : { ...entry, base });
+  if (subcommand === 'clone') {
+    const scanned = scanArguments({ words, grammar: CLONE, start: index + 1 });
+    const [repository, directory] = scanned.operands;
+    if (repository !== undefined && !isRemotePath(repository.value)) paths.push(at({ word: repository, use: 'read' }));
+    paths.push(at(directory === undefined ? { word: CURRENT_DIRECTORY, use: 'write', into: true } : { word: directory, use: 'write', into: true }));
+    paths.push(...reads(optionValues(scanned, ['--reference', '--reference-if-able', '--template'])).map(at));
+    paths.push(...optionValues(scanned, ['--separate-git-dir']).map((word) => at({ word, use: 'write', into: true })), ...unknownOptionReads(words, scanned));
+    return { paths, unsure: [] };
+  }
+  for (let next = index + 1; next < words.length; next++) {
+    const value = words[next]!.value;
+    if (GIT_MESSAGE.has(subcommand ?? '') && ['-m', '--message'].includes(value)) {
+      next++;
+      continue;
+    }
+    if (GIT_MESSAGE.has(subcommand ?? '') && /^(-m.|--message=)/.test(value)) continue;
+    paths.push(...genericReads(words, next, next + 1).map(at));
+  }
+  return { paths, unsure: [] };
+}
+
+const CURL: ArgumentGrammar = {
+  shortValued: 'AbcCdDeEFHKmoPQrtTuUwxXyYz',
+  longValued: [
+    'output', 'output-dir', 'dump-header', 'cookie-jar', 'trace', 'trace-ascii', 'stderr', 'libcurl', 'etag-save', 'etag-compare', 'hsts', 'alt-svc', 'config', 'upload-file',
+    'cert', 'key', 'cacert', 'capath', 'crlfile', 'netrc-file', 'time-cond', 'cookie', 'data', 'data-binary', 'data-raw', 'data-urlencode', 'data-ascii', 'json', 'form',
+    'form-string', 'header', 'proxy-header', 'user-agent', 'referer', 'request', 'user', 'proxy', 'proxy-user', 'max-time', 'connect-timeout', 'range', 'write-out', 'url',
+    'retry', 'limit-rate', 'resolve', 'connect-to', 'interface', 'variable', 'expand-url', 'url-query', 'oauth2-bearer', 'aws-sigv4', 'proxy-cacert', 'proxy-cert', 'proxy-key',
+  ],
+};
+
+/** curl: `-o` and friends write, `-O` writes in the working directory (or `--output-dir`), `-T`/`-K`/`@file` read, `file://` URLs read. */
+function curl(words: readonly ShellWord[]): CommandPaths {
+  const scanned = scanArguments({ words, grammar: CURL });
+  const paths: PathArgument[] = [];
+  const writes = ['-o', '--output', '-D', '--dump-header', '-c', '--cookie-jar', '--trace', '--trace-ascii', '--stderr', '--libcurl', '--etag-save', '--hsts', '--alt-svc'];
+  paths.push(...uses(optionValues(scanned, writes).filter((word) => word.value !== '-'), 'write'));
+  paths.push(...reads(optionValues(scanned, ['-K', '--config', '-T', '--upload-file', '-E', '--cert', '--key', '--cacert', '--capath', '--crlfile', '--netrc-file', '--etag-compare'])));
+  for (const option of scanned.options) if (option.value !== undefined && !writes.includes(option.name)) paths.push(...reads(derivedWords(option.value, true)));
+  const cookies = optionValues(scanned, ['-b', '--cookie']).filter((word) => !word.value.includes('='));
+  paths.push(...reads(cookies), ...unknownOptionReads(words, scanned));
+  if (hasOption(scanned, ['-O', '--remote-name', '--remote-name-all', '-J', '--remote-header-name'])) {
+    paths.push({ word: optionValues(scanned, ['--output-dir'])[0] ?? CURRENT_DIRECTORY, use: 'write', into: true });
+  }
+  for (const url of [...scanned.operands, ...optionValues(scanned, ['--url'])]) {
+    const local = /^file:\/\/[^/]*(\/.*)$/i.exec(url.value);
+    if (local !== null) paths.push({ word: { ...url, text: local[1]!, value: local[1]!, tilde: false }, use: 'read' });
+    else if (url.kind === 'dynamic') paths.push({ word: url, use: 'read' });
+  }
+  return { paths, unsure: [] };
+}
+
+const WGET: ArgumentGrammar = {
+  shortValued: 'oaiBtOTwQPUelARDXI',
+  longValued: ['output-document', 'output-file', 'append-output', 'input-file', 'base', 'tries', 'timeout', 'wait', 'quota', 'directory-prefix', 'user-agent', 'execute', 'level', 'accept', 'reject', 'domains', 'exclude-directories', 'include-directories', 'load-cookies', 'save-cookies', 'post-file', 'body-file', 'config', 'ca-certificate', 'ca-directory', 'certificate', 'private-key', 'header', 'post-data', 'user', 'password', 'use-askpass', 'method', 'body-data', 'referer'],
+};
+
+/** wget: writes `-O FILE`, or a file named after the URL under `-P DIR` (or the working directory). */
+function wget(words: readonly ShellWord[]): CommandPaths {
+  const scanned = scanArguments({ words, grammar: WGET });
+  const documents = optionValues(scanned, ['-O', '--output-document']);
+  const paths: PathArgument[] = [
+    ...uses(documents.filter((word) => word.value !== '-'), 'write'),
+    ...uses(optionValues(scanned, ['-o', '--output-file', '-a', '--append-output', '--save-cookies']), 'write'),
+    ...reads(optionValues(scanned, ['-i', '--input-file', '--load-cookies', '--post-file', '--body-file', '--config', '--ca-certificate', '--ca-directory', '--certificate', '--private-key'])),
+    ...unknownOptionReads(words, scanned),
+  ];
+  if (documents.length === 0) paths.push({ word: optionValues(scanned, ['-P', '--directory-prefix'])[0] ?? CURRENT_DIRECTORY, use: 'write', into: true });
+  return { paths, unsure: [] };
+}
+
+const SORT: ArgumentGrammar = { shortValued: 'kotST', longValued: ['key', 'output', 'field-separator', 'buffer-size', 'temporary-directory', 'parallel', 'batch-size', 'compress-program', 'random-source', 'sort', 'files0-from'] };
+
+const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
+  ['cp', copyLike('cp')],
+  ['mv', copyLike('mv')],
+  ['install', copyLike('install')],
+  ['ln', copyLike('ln')],
+  ['rm', targets({ longOptional: ['interactive', 'preserve-root'] }, 'delete')],
+  ['rmdir', targets({}, 'delete')],
+  ['unlink', targets({}, 'delete')],
+  ['shred', targets({ shortValued: 'ns', longValued: ['iterations', 'size', 'random-source'], longOptional: ['remove'] }, 'write', ['--random-source'])],
+  ['truncate', targets({ shortValued: 'sr', longValued: ['size', 'reference'] }, 'write', ['-r', '--reference'])],
+  ['touch', targets({ shortValued: 'drt', longValued: ['date', 'reference', 'time'] }, 'write', ['-r', '--reference'])],
+  ['mkdir', targets({ shortValued: 'm', longValued: ['mode'], longOptional: ['context'] }, 'write')],
+  ['mkfifo', targets({ shortValued: 'm', longValued: ['mode'], longOptional: ['context'] }, 'write')],
+  ['chmod', ownership('chmod')],
+  ['chown', ownership('chown')],
+  ['chgrp', ownership('chgrp')],
+  ['setfacl', targets({ shortValued: 'mxMX', longValued: ['modify', 'remove', 'set', 'modify-file', 'remove-file', 'set-file', 'restore'] }, 'write', ['-M', '-X', '--modify-file', '--remove-file', '--set-file', '--restore'])],
+  ['tee', targets({ longOptional: ['output-error'] }, 'write')],
+  ['dd', dd],
+  ['sort', withOutput(SORT, ['-o', '--output'], ['--random-source', '--files0-from'], ['-T', '--temporary-directory'])],
+  ['shuf', withOutput({ shortValued: 'noi', longValued: ['output', 'head-count', 'input-range', 'random-source'] }, ['-o', '--output'], ['--random-source'])],
+  ['uniq', uniq],
+  ['patch', patch],
+  ['rsync', remoteCopy('rsync')],
+  ['scp', remoteCopy('scp')],
+  ['tar', tar],
+  ['unzip', unzip],
+  ['zip', zip],
+  ['git', git],
+  ['curl', curl],
+  ['wget', wget],
+  ...['gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz'].map((name): [string, PathHandler] => [name, compressor]),
+]);
