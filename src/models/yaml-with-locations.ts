@@ -1,4 +1,5 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
+import { yamlOffsetOf } from '../core/policy/yaml-offset.ts';
 
 export type KeyPath = readonly (string | number)[];
 
@@ -43,7 +44,7 @@ export function parseYamlWithLocations(text: string): YamlWithLocations {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
   };
-  const locate = (path: KeyPath, options: { atKey?: boolean } = {}) => position(offsetOf(document, path, options.atKey === true));
+  const locate = (path: KeyPath, options: { atKey?: boolean } = {}) => position(yamlOffsetOf({ document, path, atKey: options.atKey === true }));
   if (document.errors.length > 0) {
     const problems: YamlProblem[] = document.errors.map((error) => ({
       path: [],
@@ -75,32 +76,6 @@ export function formatKeyPath(path: KeyPath): string {
 
 function optionalPosition(position: SourcePosition | undefined): { position?: SourcePosition } {
   return position === undefined ? {} : { position };
-}
-
-function offsetOf(document: Document, path: KeyPath, atKey: boolean): number | undefined {
-  let node: unknown = document.contents;
-  let offset = rangeStart(node);
-  for (const [index, segment] of path.entries()) {
-    const last = index === path.length - 1;
-    if (isMap(node)) {
-      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment));
-      if (pair === undefined) return offset;
-      if (last && atKey) return rangeStart(pair.key) ?? offset;
-      node = pair.value;
-      offset = rangeStart(node) ?? rangeStart(pair.key) ?? offset;
-    } else if (isSeq(node) && typeof segment === 'number') {
-      node = node.items[segment];
-      offset = rangeStart(node) ?? offset;
-    } else {
-      return offset;
-    }
-  }
-  return offset;
-}
-
-function rangeStart(node: unknown): number | undefined {
-  const range = (node as Node | null | undefined)?.range;
-  return range === undefined || range === null ? undefined : range[0];
 }
 
 function firstLine(message: string): string {

@@ -1,4 +1,5 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { yamlOffsetOf, yamlRangeStart } from './yaml-offset.ts';
 import { PolicyError, type PolicyIssue } from '../errors/policy-error.ts';
 import type { Policy } from './policy.ts';
 import { formatPath, normalizePolicy, type PathIssue } from './normalize-policy.ts';
@@ -55,7 +56,7 @@ function duplicateKeyIssues(text: string, lineCounter: LineCounter): PolicyIssue
         if (!isPair(item)) continue;
         const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
         if (seen.has(key)) {
-          const offset = rangeStart(item.key);
+          const offset = yamlRangeStart(item.key);
           const position = offset === undefined ? undefined : lineCounter.linePos(offset);
           issues.push({ path: formatPath([...path, key]), message: `duplicate key ${JSON.stringify(key)}: a key may appear only once`, expected: 'each key once', found: `${JSON.stringify(key)} again`, ...(position === undefined ? {} : { line: position.line, column: position.col }) });
         }
@@ -72,40 +73,13 @@ function duplicateKeyIssues(text: string, lineCounter: LineCounter): PolicyIssue
 
 function locateIssue(issue: PathIssue, document: Document, lineCounter: LineCounter): PolicyIssue {
   const { atKey, path, ...rest } = issue;
-  const offset = offsetOf(document, path, atKey === true);
+  const offset = yamlOffsetOf({ document, path, atKey: atKey === true });
   if (offset === undefined) return { ...rest, path: formatPath(path) };
   const position = lineCounter.linePos(offset);
   return { ...rest, path: formatPath(path), line: position.line, column: position.col };
 }
 
 /** The source offset of the node at `path`, or of its nearest existing ancestor. */
-function offsetOf(document: Document, path: readonly (string | number)[], atKey: boolean): number | undefined {
-  let node: unknown = document.contents;
-  let offset = rangeStart(node);
-  for (let index = 0; index < path.length; index++) {
-    const segment = path[index];
-    const last = index === path.length - 1;
-    if (isMap(node)) {
-      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment));
-      if (pair === undefined) return offset;
-      if (last && atKey) return rangeStart(pair.key) ?? offset;
-      node = pair.value;
-      offset = rangeStart(node) ?? rangeStart(pair.key) ?? offset;
-    } else if (isSeq(node) && typeof segment === 'number') {
-      node = node.items[segment];
-      offset = rangeStart(node) ?? offset;
-    } else {
-      return offset;
-    }
-  }
-  return offset;
-}
-
-function rangeStart(node: unknown): number | undefined {
-  const range = (node as Node | null | undefined)?.range;
-  return range === undefined || range === null ? undefined : range[0];
-}
-
 function firstLine(message: string): string {
   return message.split('\n')[0] ?? message;
 }
