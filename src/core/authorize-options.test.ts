@@ -30,3 +30,37 @@ describe('authorize options', () => {
     }
   });
 });
+
+describe('approvals bind to what the person was asked about', () => {
+  it('"approve always" is saved under the definition the request was made with, not one registered while the prompt was open', async () => {
+    const policy = normalizePolicy({});
+    const saved: { identity?: string }[] = [];
+    const gate = createGate({
+      policy,
+      tools: [{ name: 'mcp_tool', identity: 'srv#v1' }],
+      always: { has: () => false, add: async (entry) => void saved.push(entry) },
+      approver: {
+        ask: async () => {
+          gate.register({ name: 'mcp_tool', identity: 'srv#v2-changed' });
+          return { approved: true, scope: 'always' };
+        },
+      },
+    });
+    expect(await gate.authorize({ tool: 'mcp_tool', args: {}, callId: 'c' }, { sessionId: 's' })).toMatchObject({ decision: 'approved' });
+    expect(saved.map((entry) => entry.identity)).toEqual(['srv#v1']);
+  });
+
+  it('edited arguments that are not plain data are denied, and the decision is audited', async () => {
+    const records: string[] = [];
+    const gate = createGate({
+      policy: normalizePolicy({ tools: { deploy: 'ask' } }),
+      tools: [{ name: 'deploy' }],
+      audit: { record: async (entry) => void records.push(`${entry.kind}:${entry.decision}`) },
+      approver: { ask: async () => ({ approved: true, scope: 'once', args: new (class Odd {})() }) },
+    });
+    const result = await gate.authorize({ tool: 'deploy', args: { env: 'dev' }, callId: 'c' }, { sessionId: 's' });
+    expect(result).toMatchObject({ decision: 'denied' });
+    expect(result.reason).toContain('not plain data');
+    expect(records).toEqual(['verdict:ask', 'decision:denied']);
+  });
+});

@@ -56,6 +56,12 @@ export interface AuthorizeOptions {
    */
   approver?: Approver | null;
   signal?: AbortSignal;
+  /**
+   * The call was already put to a person (a deferred run resuming), whose
+   * answer comes through `approver`: session memory, "approve always" and the
+   * mode do not answer for them. Blocks still block.
+   */
+  personDecides?: boolean;
 }
 
 export interface Gate {
@@ -98,6 +104,8 @@ export function createGate(options: GateOptions): Gate {
     key: string;
     started: number;
     dangerous: boolean;
+    /** The declaration the verdict was reached with: approvals bind to its identity, not to a later one. */
+    tool: ToolDeclaration | undefined;
     /** Set once a person has been shown the request. */
     presentation?: Presentation;
   }
@@ -124,7 +132,7 @@ export function createGate(options: GateOptions): Gate {
     evaluated?: { started: number; verdict: EvaluatedVerdict | Promise<EvaluatedVerdict> },
   ): Promise<Authorization> {
     const started = evaluated?.started ?? clock.now();
-    const step = await startAuthorization(call, context, started, evaluated?.verdict);
+    const step = await startAuthorization(call, context, started, evaluated?.verdict, authorizeOptions.personDecides === true);
     if ('decision' in step) return step;
     const approver = authorizeOptions.approver === undefined ? options.approver : (authorizeOptions.approver ?? undefined);
     if (approver === undefined) return finish(step, pendingOutcome(step));
@@ -195,6 +203,7 @@ export function createGate(options: GateOptions): Gate {
     context: GateContext,
     started: number,
     evaluated?: EvaluatedVerdict | Promise<EvaluatedVerdict>,
+    personDecides = false,
   ): Promise<Authorization | PendingAsk> {
     const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
     const verdict = await (evaluated ?? evaluator.evaluate(call, context, tool));
@@ -205,7 +214,7 @@ export function createGate(options: GateOptions): Gate {
       observe(call, tool !== undefined, verdict.kind, outcome, dangerous, started);
       return outcome;
     }
-    const step: PendingAsk = { call, context, verdict, key: '', started, dangerous };
+    const step: PendingAsk = { call, context, verdict, key: '', started, dangerous, tool };
     let payloadFingerprint: string;
     try {
       payloadFingerprint = fingerprint(verdict.request.payload);
@@ -213,6 +222,7 @@ export function createGate(options: GateOptions): Gate {
       return finish(step, denied(step, 'policy', `the approval payload of ${call.tool} cannot be fingerprinted (${errorMessage(error)}); denied to fail closed`));
     }
     step.key = memoryKey({ context, tool: call.tool, identity: tool?.identity, payloadFingerprint });
+    if (personDecides) return step;
     const remembered = memory.lookup(step.key);
     if (remembered !== undefined) {
       return finish(
@@ -263,10 +273,14 @@ export function createGate(options: GateOptions): Gate {
       const remember = decision.scope === 'session' ? () => memory.store(step.key, { approved: false, reason: decision.reason }) : undefined;
       return finish(step, { ...denied(step, 'person', reason), stop: decision.stop ?? policy.onDeny === 'stop' }, remember);
     }
-    if (decision.args !== undefined && fingerprint(decision.args) !== safeFingerprint(step.call.args)) {
+    const editedPrint = decision.args === undefined ? undefined : safeFingerprint(decision.args);
+    if (decision.args !== undefined && editedPrint === undefined) {
+      return finish(step, denied(step, 'policy', 'the edited arguments are not plain data (they cannot be fingerprinted); denied to fail closed'));
+    }
+    if (decision.args !== undefined && editedPrint !== safeFingerprint(step.call.args)) {
       // What runs is what was approved: the edited call goes through the policy again.
       const edited = { ...step.call, args: decision.args };
-      const verdict = await evaluator.evaluate(edited, step.context, registry.get(step.call.tool));
+      const verdict = await evaluator.evaluate(edited, step.context, step.tool);
       if (verdict.kind === 'block') {
         return finish(step, { ...denied(step, 'person', `the edited arguments are blocked: ${verdict.reason}`), decision: 'block', rule: verdict.rule });
       }
@@ -275,12 +289,13 @@ export function createGate(options: GateOptions): Gate {
       const { presentation: _shown, ...outcome } = approved(step, 'person', 'approved by a person with edited arguments (once)', decision.args);
       return finish(step, outcome);
     }
-    const scope = decision.scope === 'once' ? '' : decision.scope === 'session' ? ' for this session' : ' always';
+    const scope =
+      decision.scope === 'once' ? '' : decision.scope === 'session' ? ' for this session' : options.always === undefined ? ' (once: no approvals file to keep "always" in)' : ' always';
     const outcome = approved(step, 'person', `approved by a person${scope}${decision.note ? `: ${decision.note}` : ''}`, step.call.args);
     if (decision.scope === 'session') return finish(step, outcome, () => memory.store(step.key, { approved: true }));
     if (decision.scope === 'always' && options.always !== undefined) {
       const always = options.always;
-      const entry = { tool: step.call.tool, identity: registry.get(step.call.tool)?.identity, payload: step.verdict.request.payload, description: step.verdict.request.description };
+      const entry = { tool: step.call.tool, identity: step.tool?.identity, payload: step.verdict.request.payload, description: step.verdict.request.description };
       // A failure to save only means asking again next time: the safe direction.
       return finish(step, outcome, () => always.add(entry));
     }

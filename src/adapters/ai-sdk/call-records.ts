@@ -57,6 +57,8 @@ export function createCallRecords(options: { maxEntries?: number } = {}): CallRe
 
   return {
     set: (record) => {
+      // A call that ran is never armed again (a retried resume racing the first).
+      if (ran.has(record.toolCallId)) return;
       edits.delete(record.toolCallId);
       bounded(open, record.toolCallId, record);
     },

@@ -18,6 +18,15 @@ import { toApprovalDecision, type RunDecision } from './run-decision.ts';
 export function createDecisionApprover(options: { decision: RunDecision; shown: Presentation | undefined }): Approver {
   return {
     ask: async (request) => {
+      if (options.decision.approved && options.shown === undefined && request.presentation !== undefined) {
+        // Nothing was recorded as shown, so nothing proves the person saw what would run.
+        return {
+          approved: false,
+          scope: 'once',
+          automatic: true,
+          reason: `${request.tool} has a prompt that was never recorded as shown to the person, so their approval does not cover it; nothing ran, ask again`,
+        };
+      }
       if (options.decision.approved && options.shown !== undefined && !samePresentation(options.shown, request.presentation)) {
         return {
           approved: false,

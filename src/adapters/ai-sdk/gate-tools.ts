@@ -81,8 +81,17 @@ export function gateTools<TOOLS extends ToolSet>(options: GateToolsOptions<TOOLS
       throw new ToolgateError({ code: 'USAGE', message: `${name} is executed by the provider, where toolgate cannot stop it; remove it from the gated tools` });
     }
     const registered = gate.tool(name);
-    if (registered === undefined) gate.register(builtin ? (entry as BuiltinTool) : declarationOf({ name, tool: entry as Tool, redactKeys: gate.policy.redact.keys }));
-    else if (builtin && registered !== entry) {
+    if (registered === undefined) {
+      const declaration = builtin ? (entry as BuiltinTool) : declarationOf({ name, tool: entry as Tool, redactKeys: gate.policy.redact.keys });
+      declarationSources.set(declaration, entry);
+      gate.register(declaration);
+    } else if (!builtin && declarationSources.get(registered) !== entry && (entry as Tool).needsApproval !== undefined) {
+      // The gate would judge this tool by another declaration and its own needsApproval would be lost.
+      throw new ToolgateError({
+        code: 'USAGE',
+        message: `the gate already knows another tool named ${name}, so this tool's own needsApproval would be ignored; use one gate per tool set, or declare the approval once, on the gate`,
+      });
+    } else if (builtin && registered !== entry) {
       // A built-in tool's own checks (its zones, its rules) must be the ones the gate runs.
       throw new ToolgateError({ code: 'USAGE', message: `the gate already knows another tool named ${name}; give gateTools the same tool objects the gate was created with` });
     }
@@ -100,6 +109,9 @@ export function gateTools<TOOLS extends ToolSet>(options: GateToolsOptions<TOOLS
   attachState(gated, state);
   return gated;
 }
+
+/** Which tool object each declaration registered by `gateTools` came from. */
+const declarationSources = new WeakMap<object, unknown>();
 
 function toolEntries(tools: ToolSet | readonly BuiltinTool[]): [string, Tool | BuiltinTool][] {
   if (Array.isArray(tools)) return (tools as readonly BuiltinTool[]).map((tool) => [tool.name, tool]);

@@ -80,8 +80,14 @@ export async function resumeRun(options: { gated: GatedTools<any>; state: RunSta
     const stopped = state.stoppedBy;
     // After a stopping denial the rest is denied too, through the gate so the audit says why.
     const approver: Approver = stopped === undefined ? createDecisionApprover({ decision: decisions.get(approval.toolCallId)!, shown }) : stoppedApprover(stopped);
-    let authorization = await state.gate.authorize(call, state.context, { approver, signal: options.signal });
+    // The person decided this very call: their answer, not memory or the mode, decides it.
+    let authorization = await state.gate.authorize(call, state.context, { approver, signal: options.signal, personDecides: true });
     if (stopped !== undefined && permitsRun(authorization)) authorization = { ...authorization, decision: 'denied', reason: stoppedReason(stopped) };
+    // Checked again after the await: a concurrent resume of the same state may have decided (or run) it meanwhile.
+    const meanwhile = state.records.get(approval.toolCallId);
+    if (state.records.hasRun(approval.toolCallId) || (meanwhile !== undefined && meanwhile.authorization.decision !== 'ask')) {
+      throw new AiSdkDecisionError({ field: 'decisions', problem: `cannot decide ${JSON.stringify(approval.toolCallId)} again: it was decided concurrently` });
+    }
     state.records.set({ toolCallId: approval.toolCallId, tool: approval.tool, modelArgs: approval.input, authorization });
     decided.push({ toolCallId: approval.toolCallId, tool: approval.tool, authorization });
     const approved = permitsRun(authorization);

@@ -9,6 +9,7 @@ import type { ApprovalDecision, Authorization, GateContext, RunMode } from '../.
 import { renderApproval } from '../../approvers/terminal/render-approval.ts';
 import { createBuiltinTools } from '../../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
+import { createWorkerTool, WORKER_TOOL_NAME } from '../../runtime/worker-tool.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
 
@@ -109,7 +110,9 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
   const loaded = await loadPolicyOrExplain({ policy: values.policy, io });
   // The built-in tools' own checks run on the real filesystem, as in a real call.
   const { tools } = await createBuiltinTools({ loaded, cwd: io.cwd });
-  const gate = createRuntimeGate({ loaded, tools, mode, simulate: true, memory: createInMemoryApprovalMemory() });
+  // call_worker is judged as `toolgate run` declares it (it never runs here).
+  const worker = createWorkerTool({ askFirst: loaded.policy.tools.get(WORKER_TOOL_NAME)?.decision !== 'allow', runChild: async () => '' });
+  const gate = createRuntimeGate({ loaded, tools: [...tools, worker], mode, simulate: true, memory: createInMemoryApprovalMemory() });
   const color = io.env.NO_COLOR === undefined && io.stdout.isTTY === true;
   const options = { gate, io, explain: values.explain === true, show: values.show === true, color };
 

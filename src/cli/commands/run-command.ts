@@ -13,6 +13,7 @@ import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
 import { combineObservers, createDecisionTally } from '../../runtime/decision-tally.ts';
 import { createDemoWorkspace, defaultPolicyText } from '../../runtime/demo-workspace.ts';
 import { runAgent } from '../../runtime/run-agent.ts';
+import type { StoppedBy } from '../../adapters/ai-sdk/gated-tools-state.ts';
 import { createWorkerTool, WORKER_TOOL_NAME } from '../../runtime/worker-tool.ts';
 import type { BuiltinTool } from '../../tools/builtin-tool.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
@@ -115,6 +116,7 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
 
   const controller = new AbortController();
   let interrupted = false;
+  let stoppedInWorker: StoppedBy | undefined;
   const onSignal = () => {
     interrupted = true;
     controller.abort(new Error('interrupted'));
@@ -150,19 +152,24 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
   const context = { sessionId: values.session ?? `run-${randomUUID()}`, runId: randomUUID() };
   const worker = createWorkerTool({
     askFirst: loaded.policy.tools.get(WORKER_TOOL_NAME)?.decision !== 'allow',
-    runChild: async (childTask, signal) =>
-      (
-        await runAgent({
-          model,
-          task: childTask,
-          gate,
-          tools,
-          context: { ...context, caller: WORKER_TOOL_NAME },
-          approver,
-          maxSteps,
-          ...(signal === undefined ? {} : { signal }),
-        })
-      ).text,
+    runChild: async (childTask, signal) => {
+      const child = await runAgent({
+        model,
+        task: childTask,
+        gate,
+        tools,
+        context: { ...context, caller: WORKER_TOOL_NAME },
+        approver,
+        maxSteps,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      if (child.stoppedBy !== undefined) {
+        // A denial that stops the run stops it all, not just the worker.
+        stoppedInWorker = child.stoppedBy;
+        controller.abort(new Error('stopped by a denial in a worker'));
+      }
+      return child.text;
+    },
   });
 
   let wroteText = false;
@@ -214,6 +221,10 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
     return interrupted ? EXIT.interrupted : EXIT.ok;
   } catch (error) {
     spinner.stop();
+    if (stoppedInWorker !== undefined) {
+      say(`\nstopped by the denial of ${sanitizeTerminalText(stoppedInWorker.tool)} in a worker: ${sanitizeTerminalText(stoppedInWorker.reason)}\n`, 'red');
+      return EXIT.blockedOrDenied;
+    }
     if (interrupted || controller.signal.aborted) {
       say('\ninterrupted\n', 'red');
       return EXIT.interrupted;
