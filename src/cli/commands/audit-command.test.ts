@@ -201,8 +201,8 @@ describe('toolgate audit', () => {
     const everything = result.stdout + result.stderr;
     expect(everything).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
     expect(result.stdout).toContain('evil\\x1b[2J');
-    expect(result.stdout).toContain('line\\x0dover\\x9b31mwritten\\u202egnp.exe');
-    expect(result.stdout).toContain('s\\x0a2');
+    expect(result.stdout).toContain('line\\rover\\x9b31mwritten\\u202egnp.exe');
+    expect(result.stdout).toContain('s\\n2');
     const json = await run(['--log', file, '--json']);
     expect(json.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
     expect((JSON.parse(json.rows[0]!) as AuditEntry).reason).toBe('line\rover\u009b31mwritten\u202egnp.exe');

@@ -7,6 +7,7 @@ import { PolicyError } from '../../core/errors/policy-error.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import { errorMessage } from '../../core/run-tool-check.ts';
 import type { DecisionSource } from '../../core/types.ts';
+import { sanitizeTerminalText } from '../../approvers/terminal/sanitize-terminal-text.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
 
@@ -276,7 +277,6 @@ function formatJson(entry: AuditEntry): string {
 }
 
 const JSON_UNSAFE = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * Makes text safe to print: control characters (escape sequences, carriage
@@ -287,10 +287,7 @@ const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u20
  * escapeControlCharacters('rm\u001b[2J') // 'rm\\x1b[2J'
  */
 export function escapeControlCharacters(text: string): string {
-  return text.replace(TERMINAL_UNSAFE, (character) => {
-    const code = character.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return sanitizeTerminalText(text);
 }
 
 const COLUMNS = { time: 20, session: 10, tool: 18, outcome: 16, source: 7, rule: 16 } as const;
