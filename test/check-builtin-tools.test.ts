@@ -59,8 +59,29 @@ describe('toolgate check with the built-in tools, on the real filesystem', () =>
       expect(result.output, target).toMatchObject({ decision: 'block' });
       expect(String(result.output.reason)).toContain("toolgate's own files");
     }
-    expect((await check(root, 'read_file', { path: 'toolgate.yaml' })).output).toMatchObject({ decision: 'allow' });
+    // Reading is refused too: the policy may hold MCP tokens, which the sandbox hides from the shell.
+    expect((await check(root, 'read_file', { path: 'toolgate.yaml' })).output).toMatchObject({ decision: 'block' });
+    // A second policy file beside the first would take over the next run: planting one is refused.
+    for (const planted of ['toolgate.json', 'toolgate.yml']) {
+      expect((await check(root, 'write_file', { path: planted, content: '{"mode": "approve_all"}' })).output, planted).toMatchObject({ decision: 'block' });
+    }
     expect(readFileSync(path.join(root, 'toolgate.yaml'), 'utf8')).not.toContain('approve_all');
+  });
+
+  it('refuses two policy files in one directory, which is how a planted one would take over', async () => {
+    const { root } = project();
+    writeFileSync(path.join(root, 'toolgate.json'), '{"mode": "approve_all"}');
+    const result = await runCli(['check', '--tool', 'read_file', '--args', '{"path":"ws/notes.txt"}'], { cwd: root });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('several policy files');
+  });
+
+  it('refuses a policy reached through a symlink inside a writable zone', async () => {
+    const { root } = project();
+    symlinkSync(path.join(root, 'toolgate.yaml'), path.join(root, 'link-policy.yaml'));
+    const result = await runCli(['check', '--policy', 'link-policy.yaml', '--tool', 'read_file', '--args', '{"path":"ws/notes.txt"}'], { cwd: root });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('is a symlink inside the writable zone project');
   });
 
   it('shows the diff a person would approve', async () => {

@@ -41,13 +41,38 @@ export async function loadPolicyFile(file: string, options: { cwd?: string } = {
   return { policy: parsePolicy({ text, source: absolute }), path: absolute, directory: path.dirname(absolute) };
 }
 
-/** The first default policy file in `cwd`, if any. */
+/**
+ * The default policy file in `cwd`, if any. Two of them is an error, not a
+ * choice: a second one is how a planted policy would take over the next run.
+ */
 export function findPolicyFile(cwd: string): string | undefined {
-  for (const name of DEFAULT_POLICY_NAMES) {
-    const candidate = path.join(cwd, name);
-    if (existsSync(candidate)) return candidate;
+  const found = DEFAULT_POLICY_NAMES.map((name) => path.join(cwd, name)).filter((candidate) => existsSync(candidate));
+  if (found.length > 1) {
+    throw new PolicyError({
+      file: found[0]!,
+      code: 'POLICY_INVALID',
+      issues: [{ path: '', message: `several policy files in ${cwd} (${found.map((file) => path.basename(file)).join(', ')}): keep one, or pass --policy` }],
+    });
   }
-  return undefined;
+  return found[0];
+}
+
+/**
+ * toolgate's own files for a policy: the policy itself, every name a default
+ * policy could have beside it, `.toolgate/`, and the audit log and approvals
+ * file where the policy moved them. No tool may read or change them, and the
+ * OS sandbox hides them.
+ *
+ * @example
+ * ownPaths({ loaded }) // ['/p/toolgate.yaml', '/p/toolgate.yml', '/p/toolgate.json', '/p/.toolgate', ...]
+ */
+export function ownPaths(options: { policy: LoadedPolicy['policy']; policyFile: string }): string[] {
+  const directory = path.dirname(options.policyFile);
+  const document = options.policy.document;
+  const paths = [options.policyFile, ...DEFAULT_POLICY_NAMES.map((name) => path.join(directory, name)), stateDirectory(directory)];
+  if (document.audit?.path !== undefined) paths.push(path.resolve(directory, document.audit.path));
+  if (document.approvals?.path !== undefined) paths.push(path.resolve(directory, document.approvals.path));
+  return [...new Set(paths)];
 }
 
 /** Where toolgate keeps its state for a policy: `.toolgate/` beside the file. */

@@ -1,5 +1,8 @@
 import path from 'node:path';
-import { stateDirectory, type LoadedPolicy } from '../config/load-policy-file.ts';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, realpathSync, writeSync } from 'node:fs';
+import { DEFAULT_POLICY_NAMES, ownPaths, resolvePolicyPath, stateDirectory, type LoadedPolicy } from '../config/load-policy-file.ts';
+import { ToolgateError } from '../core/errors/toolgate-error.ts';
+import { APPROVALS_SCHEMA_VERSION } from '../approvals/approvals-file.ts';
 import { blockCall, type ToolDeclaration } from '../core/tool-declaration.ts';
 import { createBwrapWrapper } from '../sandbox/bwrap-sandbox.ts';
 import { detectSandbox, type SandboxDetection } from '../sandbox/detect-sandbox.ts';
@@ -59,10 +62,10 @@ export async function createBuiltinTools(options: {
     const refused = (name: string): ToolDeclaration => ({ name, description: `refused: ${sandbox.reason}`, checkApproval: () => blockCall(sandbox.reason) });
     return { tools: [...(wantsFs ? FS_TOOL_NAMES.map(refused) : []), ...(wantsShell ? [refused(SHELL_TOOL_NAME)] : [])], zones, sandbox };
   }
-  const document = policy.document;
-  const protectedPaths = [loaded.path, stateDirectory(loaded.directory)];
-  if (document.audit?.path !== undefined) protectedPaths.push(path.resolve(loaded.directory, document.audit.path));
-  if (document.approvals?.path !== undefined) protectedPaths.push(path.resolve(loaded.directory, document.approvals.path));
+  // toolgate's own files, beside the policy and beside the project root.
+  const protectedPaths = [...ownPaths({ policy, policyFile: loaded.path }), ...DEFAULT_POLICY_NAMES.map((name) => path.join(cwd, name))];
+  refuseSymlinkedOwnPaths({ paths: protectedPaths, zones });
+  if (sandbox.mode === 'sandboxed') prepareOwnState({ loaded });
   const fsTools = wantsFs ? createFsTools({ zones, cwd, protectedPaths }) : [];
   let wrapCommand: WrapCommand | undefined;
   if (sandbox.mode === 'sandboxed') {
@@ -71,4 +74,61 @@ export async function createBuiltinTools(options: {
   }
   const shell = wantsShell ? [createShellTool({ policy, zones, cwd, ...(wrapCommand === undefined ? {} : { wrapCommand }) })] : [];
   return { tools: [...fsTools, ...shell], zones, sandbox };
+}
+
+/**
+ * A protected path reached through a symlink inside a writable zone can be
+ * swapped by the agent (remove the link, write a file in its place), and no
+ * mount can cover a link itself: refuse to start rather than guard it weakly.
+ */
+function refuseSymlinkedOwnPaths(options: { paths: readonly string[]; zones: readonly Zone[] }): void {
+  for (const file of options.paths) {
+    let isLink = false;
+    try {
+      isLink = lstatSync(file).isSymbolicLink();
+    } catch {
+      continue;
+    }
+    // Zone roots are real paths: compare with the link's real parent directory.
+    const real = path.join(realpathSync.native(path.dirname(file)), path.basename(file));
+    const writableZone = options.zones.find((zone) => zone.mode === 'rw' && (real === zone.root || real.startsWith(zone.root + path.sep)));
+    if (isLink && writableZone !== undefined) {
+      throw new ToolgateError({
+        code: 'POLICY_INVALID',
+        message: `${file} is a symlink inside the writable zone ${writableZone.name}: a tool could replace it. Point --policy (or audit.path, approvals.path) at the real file.`,
+      });
+    }
+  }
+}
+
+/**
+ * Creates toolgate's state before any sandboxed command runs, so the OS
+ * sandbox has something to hide: a mount cannot cover a path that does not
+ * exist yet, and a command could otherwise create `.toolgate/approvals.json`
+ * and approve itself.
+ */
+function prepareOwnState(options: { loaded: LoadedPolicy }): void {
+  const { loaded } = options;
+  const document = loaded.policy.document;
+  mkdirSync(stateDirectory(loaded.directory), { recursive: true, mode: 0o700 });
+  const approvals = resolvePolicyPath({ loaded, value: document.approvals?.path, fallback: 'approvals.json' });
+  createIfMissing(approvals, `${JSON.stringify({ v: APPROVALS_SCHEMA_VERSION, approvals: [] }, null, 2)}\n`);
+  if (document.audit?.enabled !== false) createIfMissing(resolvePolicyPath({ loaded, value: document.audit?.path, fallback: 'audit.jsonl' }), '');
+}
+
+function createIfMissing(file: string, content: string): void {
+  if (existsSync(file)) return;
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  let descriptor: number;
+  try {
+    descriptor = openSync(file, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  try {
+    if (content !== '') writeSync(descriptor, content);
+  } finally {
+    closeSync(descriptor);
+  }
 }

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { stateDirectory } from '../config/load-policy-file.ts';
+import { ownPaths } from '../config/load-policy-file.ts';
 import type { Policy } from '../core/policy/policy.ts';
 import { zonesFromPolicy, type Zone } from '../tools/fs/zones.ts';
 import { deriveSandboxProfile, type DeriveSandboxProfileOptions } from './derive-sandbox-profile.ts';
@@ -24,9 +24,7 @@ export function sandboxProfileFromPolicy(
   const policyDirectory = path.dirname(options.policyFile);
   const zones = options.zones ?? zonesFromPolicy({ policy: options.policy, policyDirectory });
   const document = options.policy.document;
-  const written = [options.policyFile, stateDirectory(policyDirectory)];
-  if (document.audit?.path !== undefined) written.push(path.resolve(policyDirectory, document.audit.path));
-  if (document.approvals?.path !== undefined) written.push(path.resolve(policyDirectory, document.approvals.path));
+  const written = ownPaths({ policy: options.policy, policyFile: options.policyFile });
   // Zone roots are real paths, so these must be too, or a symlinked directory (macOS /tmp) would slip past the masks.
   const hidden = [...new Set(written.flatMap((entry) => [entry, realPathOf(entry)]))];
   const shellNetwork = document.shell?.network;

@@ -21,7 +21,7 @@ export interface FsToolContext {
   zones: readonly Zone[];
   cwd: string;
   maxReadBytes: number;
-  /** toolgate's own files (the policy, `.toolgate/`): never written, moved or deleted by a tool. Absolute, real. */
+  /** toolgate's own files (the policy, `.toolgate/`): never read, written, moved or deleted by a tool. Absolute, real. */
   protectedPaths: readonly string[];
 }
 
@@ -73,11 +73,10 @@ export async function resolveForCheck(options: { context: FsToolContext; path: s
   const resolved = await resolveZonePath({ zones: context.zones, path: options.path, cwd: context.cwd, operation: options.operation });
   if (!resolved.ok) return { reason: resolved.reason };
   const shown = displayPath({ cwd: context.cwd, absolute: resolved.absolute });
-  if (options.operation !== 'read') {
-    // An agent that could edit its own policy or approvals would approve itself.
-    const guarded = context.protectedPaths.find((root) => isInsideDirectory({ root, candidate: resolved.absolute }));
-    if (guarded !== undefined) return { reason: `${shown} is one of toolgate's own files (${guarded}); no tool may change it` };
-  }
+  // An agent that could edit its own policy or approvals would approve itself; and
+  // the policy may hold MCP tokens, which the OS sandbox hides from the shell too.
+  const guarded = context.protectedPaths.find((root) => isInsideDirectory({ root, candidate: resolved.absolute }));
+  if (guarded !== undefined) return { reason: `${shown} is one of toolgate's own files (${guarded}); no tool may read or change it` };
   return { ...resolved, shown };
 }
 
