@@ -29,7 +29,7 @@ export interface CallEvaluator {
    * check): the hot path of allowed calls then costs no promise at all.
    */
   evaluate(call: ToolCall, context: GateContext, tool: ToolDeclaration | undefined): EvaluatedVerdict | Promise<EvaluatedVerdict>;
-  isHidden(name: string): boolean;
+  isHidden(name: string, aliases?: readonly string[]): boolean;
 }
 
 const MAX_CACHED_NAMES = 10_000;
@@ -75,7 +75,10 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
       const reason = 'the call names no tool; blocked';
       return { kind: 'block', rule: null, reason, trace: [{ rule: 'gate', decision: 'block', reason }], dangerous: false };
     }
-    const facts = factsFor(name);
+    // A tool's other names (aliases) are judged by the same name rules: hidden
+    // if any is denied, and each one's tool rule and ask_when speak.
+    const aliases = tool?.aliases?.filter((alias) => typeof alias === 'string' && alias !== name) ?? [];
+    const facts = aliases.length === 0 ? factsFor(name) : combinedFacts(name, aliases);
     if (facts.hiddenBy !== undefined) {
       const rule = facts.hiddenBy === 'not-allowed' ? 'filter.allow' : facts.hiddenBy.label;
       const reason =
@@ -92,6 +95,10 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     const sources: Source[] = [];
     const toolRule = policy.tools.get(name);
     if (toolRule !== undefined) sources.push(policySource(name, toolRule, call.args));
+    for (const alias of aliases) {
+      const aliasRule = policy.tools.get(alias);
+      if (aliasRule !== undefined) sources.push(policySource(name, aliasRule, call.args));
+    }
     if (facts.askWhen !== undefined) {
       sources.push({ decision: 'ask', rule: facts.askWhen.label, reason: `${name} matches ${JSON.stringify(facts.askWhen.pattern.source)}`, required: true });
     }
@@ -100,7 +107,7 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     const declared = tool !== undefined && declaresApproval(tool);
     const conclude = (): EvaluatedVerdict => {
       let dangerous = false;
-      if (toolRule === undefined && !declared) {
+      if (toolRule === undefined && !declared && aliases.every((alias) => !policy.tools.has(alias))) {
         const keyword = dangerousKeyword(name, tool?.description, policy.unknownTools.dangerousKeywords);
         dangerous = keyword !== undefined;
         const fallback = policy.unknownTools.decision;
@@ -120,7 +127,18 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     });
   }
 
-  return { evaluate, isHidden: (name) => factsFor(name).hiddenBy !== undefined };
+  /** Hidden when any name is denied, or when the allow list admits none of them. */
+  function combinedFacts(name: string, aliases: readonly string[]): NameFacts {
+    const all = [name, ...aliases].map(factsFor);
+    const denied = all.find((facts) => facts.hiddenBy !== undefined && facts.hiddenBy !== 'not-allowed')?.hiddenBy;
+    const hiddenBy = denied ?? (all.every((facts) => facts.hiddenBy === 'not-allowed') ? 'not-allowed' : undefined);
+    return { hiddenBy, askWhen: all.find((facts) => facts.askWhen !== undefined)?.askWhen };
+  }
+
+  return {
+    evaluate,
+    isHidden: (name, aliases = []) => (aliases.length === 0 ? factsFor(name) : combinedFacts(name, aliases)).hiddenBy !== undefined,
+  };
 }
 
 function policySource(name: string, toolRule: ToolRule, args: unknown): Source {

@@ -72,8 +72,11 @@ export interface Gate {
   authorize(call: ToolCall, context: GateContext, options?: AuthorizeOptions): Promise<Authorization>;
   /** Several calls at once; asks sharing a `groupId` are decided together when the approver can. */
   authorizeAll(calls: readonly ToolCall[], context: GateContext, options?: AuthorizeOptions): Promise<Authorization[]>;
-  /** False for tools the policy's filter hides: they must never reach the model's tool list. */
-  isVisible(name: string): boolean;
+  /**
+   * False for tools the policy's filter hides: they must never reach the
+   * model's tool list. `aliases` (default: the registered tool's) are judged too.
+   */
+  isVisible(name: string, aliases?: readonly string[]): boolean;
   register(tool: ToolDeclaration): void;
   unregister(name: string): void;
   tool(name: string): ToolDeclaration | undefined;
@@ -411,7 +414,7 @@ export function createGate(options: GateOptions): Gate {
         return calls.map((call) => ({ decision: 'denied', source: 'policy', rule: null, reason, args: call?.args, stop: false, trace: [] }));
       }
     },
-    isVisible: (name) => !evaluator.isHidden(name),
+    isVisible: (name, aliases) => !evaluator.isHidden(name, aliases ?? registry.get(name)?.aliases ?? []),
     register: (tool) => void registry.set(tool.name, tool),
     unregister: (name) => void registry.delete(name),
     tool: (name) => registry.get(name),

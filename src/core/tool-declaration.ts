@@ -34,6 +34,12 @@ export interface ToolDeclaration {
    * the tool's definition: when it changes, earlier approvals stop applying.
    */
   identity?: string;
+  /**
+   * Other names the tool is known by (an MCP tool's name on its server when
+   * clients see it namespaced): the policy's name rules judge these too, and
+   * the most restrictive outcome wins.
+   */
+  aliases?: readonly string[];
   execute?: (...args: any[]) => unknown;
 }
 

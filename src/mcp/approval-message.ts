@@ -31,9 +31,11 @@ export function approvalMessage(options: { request: PresentedRequest; context: A
   const lines = ['toolgate: approve this tool call?', ''];
   const where = context === undefined ? '' : ` (${JSON.stringify(context.upstreamName)} on MCP server ${JSON.stringify(context.server)})`;
   lines.push(`Tool: ${request.tool}${where}`);
-  const description = request.description.trim();
-  if (description !== '') lines.push(`About: ${cut(description, MAX_DESCRIPTION)}`);
-  if (context?.changeNote !== undefined && !description.includes(context.changeNote)) lines.push('', context.changeNote);
+  // The change note goes first, on its own lines: a changed description (as long as it likes) must not push it out of view.
+  if (context?.changeNote !== undefined) lines.push('', context.changeNote);
+  const note = context?.changeNote;
+  const description = (note === undefined ? request.description : request.description.replace(note, '')).trim();
+  if (description !== '') lines.push('', `About: ${cut(description, MAX_DESCRIPTION)}`);
   lines.push('', 'Arguments (secrets redacted):', cut(formatArguments(request.call.args, context?.redactKeys ?? new Set()), MAX_ARGUMENTS));
   return sanitizeTerminalText(lines.join('\n'), { keepNewlines: true, keepTabs: true });
 }

@@ -163,7 +163,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
       const definitionHash = toolDefinitionHash(tool);
       const entry: McpToolEntry = { clientName: named.clientName, server: config, tool, definitionHash, identity: toolIdentity({ server: config.name, serverIdentity: config.identity, definitionHash }) };
       track(entry, now);
-      if (gate.isVisible(entry.clientName)) next.set(entry.clientName, entry);
+      if (gate.isVisible(entry.clientName, tool.name === entry.clientName ? [] : [tool.name])) next.set(entry.clientName, entry);
     }
     for (const name of entries.keys()) if (!next.has(name)) gate.unregister(name);
     for (const entry of next.values()) {

@@ -68,3 +68,26 @@ describe('the declaration in the gate: most restrictive wins', () => {
     expect(await verdict({}, { name: 't' })).toBe('ask');
   });
 });
+
+describe('review fixes: a rename or a top-level rule never sheds a block', () => {
+  it('a server that blocks by default still blocks a tool a top-level rule allows', async () => {
+    expect(decide({ tools: { read_file: 'allow' }, server: { default: 'block' } }, { name: 'read_file' })).toBe('block');
+    const { policy, entry } = setup({ tools: { read_file: 'allow' }, server: { default: 'block' } }, { name: 'read_file' });
+    const gate = createGate({ policy, tools: [createMcpToolDeclaration({ entry, policy, changeNote: () => undefined })] });
+    expect(await gate.authorize({ tool: 'read_file', args: {}, callId: 'c' }, { sessionId: 's' })).toMatchObject({ decision: 'block' });
+  });
+
+  it('a tool renamed by a name collision is still hidden by a filter and blocked by a rule that name its server name', async () => {
+    for (const document of [{ filter: { deny: ['delete_file'] } }, { tools: { delete_file: 'block' } }, { ask_when: ['delete_file'], mode: 'auto_deny' }]) {
+      const { policy, entry } = setup({ ...document, server: { default: 'allow' } }, { name: 'delete_file' }, 's__delete_file');
+      const gate = createGate({ policy, tools: [createMcpToolDeclaration({ entry, policy, changeNote: () => undefined })] });
+      const result = await gate.authorize({ tool: 's__delete_file', args: {}, callId: 'c' }, { sessionId: 's' });
+      expect(result.decision, JSON.stringify(document)).not.toMatch(/^(allow|approved)$/);
+      if ('filter' in document) expect(gate.isVisible('s__delete_file')).toBe(false);
+    }
+    // The allow list admits a tool when any of its names is allowed.
+    const { policy, entry } = setup({ filter: { allow: ['s__.*'] }, server: { default: 'allow' } }, { name: 'delete_file' }, 's__delete_file');
+    const gate = createGate({ policy, tools: [createMcpToolDeclaration({ entry, policy, changeNote: () => undefined })] });
+    expect(gate.isVisible('s__delete_file')).toBe(true);
+  });
+});

@@ -63,7 +63,9 @@ export function evaluateServerRule(options: { entry: McpToolEntry; policy: Polic
     }
     return { decision: rule.decision, label: rule.label, reason: rule.reason ?? `${rule.label} is ${rule.decision}`, description: rule.description, required: rule.required };
   }
-  if (policy.tools.has(entry.clientName)) return undefined;
+  // A top-level rule for the name decides instead of the server's default, but
+  // never instead of a server that blocks by default: any block blocks.
+  if (server.defaultDecision !== 'block' && (policy.tools.has(entry.clientName) || policy.tools.has(tool.name))) return undefined;
 
   const keyword = dangerousKeyword(tool, policy.unknownTools.dangerousKeywords);
   const annotations = tool.annotations;
@@ -94,6 +96,9 @@ export function createMcpToolDeclaration(options: { entry: McpToolEntry; policy:
   const { entry, policy } = options;
   const declaration: ToolDeclaration = {
     name: entry.clientName,
+    // The policy's name rules (filter, tools.<name>, ask_when) also judge the
+    // tool's own name on its server: a collision that renames it must not shed them.
+    ...(entry.tool.name === entry.clientName ? {} : { aliases: [entry.tool.name] }),
     identity: entry.identity,
     checkApproval: (call: ToolCall): ApprovalCheckResult => {
       const outcome = evaluateServerRule({ entry, policy, args: call.args });
