@@ -11,6 +11,12 @@ export interface ToolExecutionOptions {
    * other than what was shown: a file that changed since its diff was shown.
    */
   approvedPresentation?: Presentation;
+  /**
+   * How the gate let this call through: by the policy alone (`allow`), or
+   * approved for `payload` (a person, memory or a mode). Tools re-check it at
+   * execution, so a path swapped after the check cannot slip past an ask.
+   */
+  authorization?: { decision: 'allow' | 'approved'; payload?: unknown };
 }
 
 /**

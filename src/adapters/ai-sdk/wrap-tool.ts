@@ -42,9 +42,12 @@ export function wrapTool(options: { name: string; tool: Tool | BuiltinTool; buil
     }
     // Installed on the first edit only: until then the SDK's own (hot) default path shapes outputs.
     if (state.records.consume(toolCallId) && wrapped.toModelOutput !== toModelOutput) wrapped.toModelOutput = toModelOutput as Tool['toModelOutput'];
-    const { args, presentation } = record.authorization;
+    const { args, presentation, decision, request } = record.authorization;
     if (options.builtin) {
-      return originalExecute.call(source, args, { signal: executionOptions.abortSignal, approvedPresentation: presentation });
+      // An edited call was approved as the person typed it: the request's payload describes the model's arguments.
+      const edited = !sameArguments(record.modelArgs, args);
+      const authorization = decision === 'approved' ? (edited ? { decision } : { decision, payload: request?.payload }) : { decision: 'allow' as const };
+      return originalExecute.call(source, args, { signal: executionOptions.abortSignal, approvedPresentation: presentation, authorization });
     }
     // Returned as is: a streaming tool's async iterable must reach the SDK unwrapped.
     return originalExecute.call(source, args, executionOptions);

@@ -74,7 +74,7 @@ export function createDeleteFileTool(context: FsToolContext): BuiltinTool<Delete
     async execute(args, options) {
       options?.signal?.throwIfAborted();
       const { path } = argumentsOrThrow({ tool: name, schema: deleteFileSchema, args });
-      const resolved = await resolveForExecution({ context, path, operation: 'delete' });
+      const resolved = await resolveForExecution({ context, path, operation: 'delete', authorization: options?.authorization });
       await atEntry({ resolved, createMissing: false }, async (location) => {
         const file = requireFile({ snapshot: await readSnapshot({ ...location, contentLimit: CONTENT_LIMIT_BYTES }), shown: resolved.shown, missingHint: 'nothing to delete' });
         assertStillApproved({

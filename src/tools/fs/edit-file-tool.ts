@@ -63,7 +63,7 @@ export function createEditFileTool(context: FsToolContext): BuiltinTool<EditFile
     async execute(args, options) {
       options?.signal?.throwIfAborted();
       const { path, old_string: oldString, new_string: newString } = argumentsOrThrow({ tool: name, schema: editFileSchema, args });
-      const resolved = await resolveForExecution({ context, path, operation: 'write' });
+      const resolved = await resolveForExecution({ context, path, operation: 'write', authorization: options?.authorization });
       const before = await snapshotOf(resolved);
       const file = requireFile({ snapshot: before, shown: resolved.shown, missingHint: 'use write_file to create it' });
       assertStillApproved({

@@ -15,6 +15,7 @@ import { readSnapshot, type EntryLocation, type FileSnapshot } from './file-oper
 import { displayPath, isInsideDirectory, resolveZonePath, type ZoneOperation } from './resolve-zone-path.ts';
 import { openVerifiedDirectory, type VerifiedDirectory } from './verified-directory.ts';
 import type { Zone } from './zones.ts';
+import type { ToolExecutionOptions } from '../builtin-tool.ts';
 
 /** What the tools are created with. `cwd` is realpath'ed once by `createFsTools`. */
 export interface FsToolContext {
@@ -86,13 +87,40 @@ export async function resolveForCheck(options: { context: FsToolContext; path: s
  * @example
  * const resolved = await resolveForExecution({ context, path: args.path, operation: 'delete' });
  */
-export async function resolveForExecution(options: { context: FsToolContext; path: string; operation: ZoneOperation }): Promise<ResolvedPath> {
+export async function resolveForExecution(options: {
+  context: FsToolContext;
+  path: string;
+  operation: ZoneOperation;
+  /** How the gate let the call through; the path must still resolve to what that covered. */
+  authorization?: ToolExecutionOptions['authorization'];
+}): Promise<ResolvedPath> {
   const resolved = await resolveForCheck(options);
   if ('reason' in resolved) throw new FsPathRejectedError({ path: options.path, reason: resolved.reason });
-  if (resolved.zone.approval[options.operation] === 'block') {
+  const decision = resolved.zone.approval[options.operation];
+  if (decision === 'block') {
     throw new FsPathRejectedError({ path: resolved.shown, reason: blockedReason({ zone: resolved.zone, operation: options.operation, shown: resolved.shown }) });
   }
+  const { authorization } = options;
+  if (authorization?.decision === 'allow' && decision !== 'allow') {
+    // Allowed without asking when checked, but the path now leads where a person must decide.
+    throw new FsPathRejectedError({ path: resolved.shown, reason: `${resolved.shown} now resolves into zone ${resolved.zone.name}, where this needs approval; nothing was done, call again` });
+  }
+  if (authorization?.decision === 'approved' && isZonePath(authorization.payload)) {
+    const now = zonePayload(resolved);
+    if (now.zone !== authorization.payload.zone || now.path !== authorization.payload.path) {
+      throw new FsPathRejectedError({
+        path: resolved.shown,
+        reason: `${resolved.shown} is not what was approved (${authorization.payload.zone}:${authorization.payload.path}): the path changed since; nothing was done, call again`,
+      });
+    }
+  }
   return resolved;
+}
+
+function isZonePath(value: unknown): value is { zone: string; path: string } {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return typeof candidate.zone === 'string' && typeof candidate.path === 'string' && Object.keys(candidate).length === 2;
 }
 
 /**

@@ -64,7 +64,7 @@ export function createListDirTool(context: FsToolContext): BuiltinTool<ListDirAr
     async execute(args, options) {
       options?.signal?.throwIfAborted();
       const { path } = argumentsOrThrow({ tool: name, schema: listDirSchema, args });
-      const resolved = await resolveForExecution({ context, path, operation: 'read' });
+      const resolved = await resolveForExecution({ context, path, operation: 'read', authorization: options?.authorization });
       const directory = await openVerifiedDirectory({ absolute: resolved.absolute, shown: resolved.shown }).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOTDIR') throw new FsOperationError({ path: resolved.shown, message: `${resolved.shown} is a file, not a directory; use read_file`, cause: error });
         if (error.code === 'ENOENT') throw new FsOperationError({ path: resolved.shown, message: `${resolved.shown} does not exist`, cause: error });

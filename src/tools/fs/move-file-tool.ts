@@ -90,8 +90,8 @@ export function createMoveFileTool(context: FsToolContext): BuiltinTool<MoveFile
     async execute(args, options) {
       options?.signal?.throwIfAborted();
       const parsed = argumentsOrThrow({ tool: name, schema: moveFileSchema, args });
-      const source = await resolveForExecution({ context, path: parsed.source, operation: 'delete' });
-      const destination = await resolveForExecution({ context, path: parsed.destination, operation: 'write' });
+      const source = await resolveForExecution({ context, path: parsed.source, operation: 'delete', authorization: options?.authorization });
+      const destination = await resolveForExecution({ context, path: parsed.destination, operation: 'write', authorization: options?.authorization });
       await atEntry({ resolved: source, createMissing: false }, async (sourceLocation) => {
         const file = requireFile({ snapshot: await readSnapshot({ ...sourceLocation, contentLimit: CONTENT_LIMIT_BYTES }), shown: source.shown, missingHint: 'nothing to move' });
         assertStillApproved({

@@ -60,7 +60,7 @@ export function createReadFileTool(context: FsToolContext): BuiltinTool<ReadFile
     async execute(args, options) {
       options?.signal?.throwIfAborted();
       const { path } = argumentsOrThrow({ tool: name, schema: readFileSchema, args });
-      const resolved = await resolveForExecution({ context, path, operation: 'read' });
+      const resolved = await resolveForExecution({ context, path, operation: 'read', authorization: options?.authorization });
       const head = await atEntry({ resolved, createMissing: false }, (location) => readFileHead({ ...location, limit: context.maxReadBytes })).catch((error) => {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' as const };
         throw error;

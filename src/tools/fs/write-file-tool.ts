@@ -73,7 +73,7 @@ export function createWriteFileTool(context: FsToolContext): BuiltinTool<WriteFi
     async execute(args, options) {
       options?.signal?.throwIfAborted();
       const { path, content } = argumentsOrThrow({ tool: name, schema: writeFileSchema, args });
-      const resolved = await resolveForExecution({ context, path, operation: 'write' });
+      const resolved = await resolveForExecution({ context, path, operation: 'write', authorization: options?.authorization });
       const after = Buffer.from(content, 'utf8');
       const before = await snapshotOf(resolved);
       if (before.kind !== 'missing') requireFile({ snapshot: before, shown: resolved.shown, missingHint: '' });
