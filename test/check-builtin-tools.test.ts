@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -50,6 +50,8 @@ describe('toolgate check with the built-in tools, on the real filesystem', () =>
     expect(String(escaped.output.reason)).toMatch(/outside|escape/);
     expect((await check(root, 'read_file', { path: 'ws/../../etc/passwd' })).output).toMatchObject({ decision: 'block' });
     expect((await check(root, 'read_file', { path: 'ws/notes.txt', extra: 1 })).output).toMatchObject({ decision: 'block' });
+    // The simulator writes nothing: no state, no audit log.
+    expect(existsSync(path.join(root, '.toolgate'))).toBe(false);
   });
 
   it("never lets a tool change toolgate's own files, even inside a rw zone", async () => {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { closestName } from '../core/closest-name.ts';
 import type { z } from 'zod';
 import { ScriptError, type ScriptIssue } from './errors/script-error.ts';
 import { scriptKeys, scriptSchema, type Script, type ScriptCondition, type ScriptDocument, type ScriptStep } from './script-schema.ts';
@@ -123,7 +124,7 @@ function toPathIssues(issue: z.core.$ZodIssue, prefix: KeyPath, data: unknown): 
     case 'unrecognized_keys':
       return issue.keys.map((key) => {
         const known = knownKeysAt(at);
-        const suggestion = closest(key, known);
+        const suggestion = closestName(key, known);
         return {
           path: [...at, key],
           atKey: true,
@@ -156,33 +157,6 @@ function knownKeysAt(path: KeyPath): readonly string[] {
   if (path[2] === 'when') return scriptKeys.condition;
   if (path[2] === 'tool_calls') return scriptKeys.toolCall;
   return [];
-}
-
-/** The known key within edit distance 2 of a typo. */
-function closest(key: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of known) {
-    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(left: string, right: string): number {
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let row = 1; row <= left.length; row++) {
-    const current = [row];
-    for (let column = 1; column <= right.length; column++) {
-      const cost = left[row - 1] === right[column - 1] ? 0 : 1;
-      current.push(Math.min(previous[column]! + 1, current[column - 1]! + 1, previous[column - 1]! + cost));
-    }
-    previous = current;
-  }
-  return previous[right.length]!;
 }
 
 function valueAt(data: unknown, path: KeyPath): unknown {

@@ -65,12 +65,17 @@ export async function createBuiltinTools(options: {
   // toolgate's own files, beside the policy and beside the project root.
   const protectedPaths = [...ownPaths({ policy, policyFile: loaded.path }), ...DEFAULT_POLICY_NAMES.map((name) => path.join(cwd, name))];
   refuseSymlinkedOwnPaths({ paths: protectedPaths, zones });
-  if (sandbox.mode === 'sandboxed') prepareOwnState({ loaded });
   const fsTools = wantsFs ? createFsTools({ zones, cwd, protectedPaths }) : [];
   let wrapCommand: WrapCommand | undefined;
   if (sandbox.mode === 'sandboxed') {
     const profile = sandboxProfileFromPolicy({ policy, policyFile: loaded.path, zones });
-    wrapCommand = sandbox.kind === 'bwrap' ? createBwrapWrapper({ profile }) : (input) => wrapWithSeatbelt({ profile, ...input });
+    const wrap: WrapCommand = sandbox.kind === 'bwrap' ? createBwrapWrapper({ profile }) : (input) => wrapWithSeatbelt({ profile, ...input });
+    // Just before a sandboxed command runs, not at start-up: the simulator
+    // (`toolgate check`) builds these tools too and must write nothing.
+    wrapCommand = (input) => {
+      prepareOwnState({ loaded });
+      return wrap(input);
+    };
   }
   const shell = wantsShell ? [createShellTool({ policy, zones, cwd, ...(wrapCommand === undefined ? {} : { wrapCommand }) })] : [];
   return { tools: [...fsTools, ...shell], zones, sandbox };

@@ -108,12 +108,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
   return summary;
 }
 
-function brief(value: unknown): string {
+/** A value as one short line of JSON (or text), for status lines and logs. */
+export function brief(value: unknown, limit = 200): string {
   let text: string;
   try {
     text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   } catch {
     text = String(value);
   }
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  return text.length > limit ? `${text.slice(0, limit - 3)}...` : text;
 }

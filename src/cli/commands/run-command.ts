@@ -12,7 +12,7 @@ import { createBuiltinTools } from '../../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
 import { combineObservers, createDecisionTally } from '../../runtime/decision-tally.ts';
 import { createDemoWorkspace, defaultPolicyText } from '../../runtime/demo-workspace.ts';
-import { runAgent } from '../../runtime/run-agent.ts';
+import { brief, runAgent } from '../../runtime/run-agent.ts';
 import type { StoppedBy } from '../../adapters/ai-sdk/gated-tools-state.ts';
 import { createWorkerTool, WORKER_TOOL_NAME } from '../../runtime/worker-tool.ts';
 import type { BuiltinTool } from '../../tools/builtin-tool.ts';
@@ -195,7 +195,7 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
       },
       onToolCall: ({ tool, args }) => {
         spinner.stop();
-        say(`\n→ ${sanitizeTerminalText(tool)} ${sanitizeTerminalText(brief(args))}\n`, 'cyan');
+        say(`\n→ ${sanitizeTerminalText(tool)} ${sanitizeTerminalText(brief(args, 120))}\n`, 'cyan');
       },
       onToolResult: ({ toolCallId, tool, outcome, detail }) => {
         spinner.stop();
@@ -267,9 +267,4 @@ function withSpinnerPaused(approver: Approver, spinner: { stop(): void }): Appro
           },
         }),
   };
-}
-
-function brief(args: unknown): string {
-  const text = JSON.stringify(args) ?? '';
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }

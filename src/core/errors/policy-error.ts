@@ -32,6 +32,18 @@ export class PolicyError extends ToolgateError {
 }
 
 export function formatPolicyIssues(file: string, issues: readonly PolicyIssue[]): string {
+  return formatSourceIssues({ what: 'policy', file, issues });
+}
+
+/**
+ * Issues in a source file (a policy, a model script) as
+ * `file:line:column: key.path: message (expected X, found Y)`, one a line.
+ *
+ * @example
+ * formatSourceIssues({ what: 'model script', file: 'demo.yaml', issues })
+ */
+export function formatSourceIssues(options: { what: string; file: string; issues: readonly PolicyIssue[] }): string {
+  const { file, issues } = options;
   const lines = issues.map((issue) => {
     const location = issue.line === undefined ? file : `${file}:${issue.line}:${issue.column ?? 1}`;
     const where = issue.path === '' ? '' : ` ${issue.path}:`;
@@ -42,5 +54,5 @@ export function formatPolicyIssues(file: string, issues: readonly PolicyIssue[])
     return `${location}:${where} ${issue.message}${detail}`;
   });
   const count = issues.length === 1 ? 'an error' : `${issues.length} errors`;
-  return `invalid policy, ${count}:\n  ${lines.join('\n  ')}`;
+  return `invalid ${options.what}, ${count}:\n  ${lines.join('\n  ')}`;
 }

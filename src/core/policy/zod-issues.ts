@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { closestName } from '../closest-name.ts';
 import type { PathIssue } from './normalize-policy.ts';
 import { policyJsonSchema } from './policy-schema.ts';
 
@@ -21,7 +22,7 @@ function collect(issue: z.core.$ZodIssue, prefix: PropertyKey[], data: unknown, 
     case 'unrecognized_keys':
       for (const key of issue.keys) {
         const known = knownKeys(path);
-        const suggestion = closest(key, known);
+        const suggestion = closestName(key, known);
         result.push({
           path: [...path, key],
           atKey: true,
@@ -89,33 +90,6 @@ function knownKeys(path: readonly (string | number)[]): string[] {
   }
   const keys = nodes.flatMap((node) => [node, ...(node.anyOf ?? [])]).flatMap((node) => Object.keys(node.properties ?? {}));
   return [...new Set(keys)].filter((key) => key !== '$schema');
-}
-
-/** The known key within edit distance 2 of a typo, if exactly one is that close. */
-function closest(key: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of known) {
-    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(left: string, right: string): number {
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let row = 1; row <= left.length; row++) {
-    const current = [row];
-    for (let column = 1; column <= right.length; column++) {
-      const cost = left[row - 1] === right[column - 1] ? 0 : 1;
-      current.push(Math.min(previous[column]! + 1, current[column - 1]! + 1, previous[column - 1]! + cost));
-    }
-    previous = current;
-  }
-  return previous[right.length]!;
 }
 
 function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {

@@ -1,3 +1,4 @@
+import { formatSourceIssues } from '../../core/errors/policy-error.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 
 /** One problem in a script file, located as precisely as the source allows. */
@@ -27,23 +28,9 @@ export class ScriptError extends ToolgateError {
   readonly issues: readonly ScriptIssue[];
 
   constructor(options: { file: string; issues: ScriptIssue[]; code?: 'SCRIPT_INVALID' | 'SCRIPT_NOT_FOUND' }) {
-    super({ code: options.code ?? 'SCRIPT_INVALID', message: formatScriptIssues(options.file, options.issues) });
+    super({ code: options.code ?? 'SCRIPT_INVALID', message: formatSourceIssues({ what: 'model script', file: options.file, issues: options.issues }) });
     this.name = 'ScriptError';
     this.file = options.file;
     this.issues = options.issues;
   }
-}
-
-function formatScriptIssues(file: string, issues: readonly ScriptIssue[]): string {
-  const lines = issues.map((issue) => {
-    const location = issue.line === undefined ? file : `${file}:${issue.line}:${issue.column ?? 1}`;
-    const where = issue.path === '' ? '' : ` ${issue.path}:`;
-    const detail =
-      issue.expected !== undefined || issue.found !== undefined
-        ? ` (expected ${issue.expected ?? 'a valid value'}, found ${issue.found ?? 'nothing'})`
-        : '';
-    return `${location}:${where} ${issue.message}${detail}`;
-  });
-  const count = issues.length === 1 ? 'an error' : `${issues.length} errors`;
-  return `invalid model script, ${count}:\n  ${lines.join('\n  ')}`;
 }
