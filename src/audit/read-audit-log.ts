@@ -52,7 +52,13 @@ export async function* readAuditLog(options: { path: string }): AsyncGenerator<A
   } finally {
     lines.close();
     // Also runs when the consumer stops early (break, --limit): the file must not stay open.
-    input.destroy();
+    // The stream owns the handle and closes it on destroy; wait for that, or
+    // the descriptor can outlive this generator by a few ticks.
+    if (!input.closed) {
+      const closed = new Promise((resolve) => input.once('close', resolve));
+      input.destroy();
+      await closed;
+    }
     await handle.close().catch(() => undefined);
   }
 }
