@@ -92,6 +92,28 @@ describe('toolgate check, one call', () => {
   });
 });
 
+describe('toolgate check on a policy that is not plain YAML 1.2', () => {
+  it('refuses a merge key that would turn the decision the file shows into another, with file:line:column and exit code 3', async () => {
+    const directory = workspace('tools:\n  format_disk: &strict { decision: block }\n  send_email:\n    decision: allow\n    <<: *strict\n');
+    const result = await runCli(['check', '--tool', 'send_email', '--json'], { cwd: directory });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`${path.join(directory, 'toolgate.yaml')}:5:5: tools.send_email["<<"]: a YAML merge key`);
+  });
+
+  it('refuses %YAML 1.1 and tags the same way', async () => {
+    const directory = workspace('%YAML 1.1\n---\ntools:\n  read_file: allow\n');
+    const versioned = await runCli(['check', '--tool', 'read_file'], { cwd: directory });
+    expect(versioned.code).toBe(3);
+    expect(versioned.stderr).toContain(`${path.join(directory, 'toolgate.yaml')}:1:1:`);
+    writeFileSync(path.join(directory, 'toolgate.yaml'), 'tools:\n  read_file: !allow block\n');
+    const tagged = await runCli(['check', '--tool', 'read_file'], { cwd: directory });
+    expect(tagged.code).toBe(3);
+    expect(tagged.stderr).toContain(`${path.join(directory, 'toolgate.yaml')}:2:`);
+    expect(tagged.stderr).toContain('core schema');
+  });
+});
+
 describe('toolgate check --batch', () => {
   it('runs lines in order through one memory', async () => {
     const result = await runCli(['check', '--policy', example, '--batch', path.join(root, 'examples', 'calls.jsonl')]);

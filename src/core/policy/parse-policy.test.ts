@@ -359,6 +359,49 @@ describe('YAML-level errors', () => {
   });
 });
 
+describe('YAML 1.2 core schema only: the file means what it shows', () => {
+  it('a merge key is a load error at the key, even where it would only add a stricter decision', () => {
+    const text = 'templates:\n  strict: &strict { decision: block }\ntools:\n  send_email:\n    <<: *strict\n    decision: allow\n';
+    const error = loadError(text);
+    expectLocated(error, { path: 'tools.send_email["<<"]', line: 5, column: 5, found: /<</, message: /merge key/ });
+  });
+
+  it('a merge key where any name is a key (a tool named "<<") is refused, not read as a tool', () => {
+    const error = loadError('base: &base { read_file: allow }\ntools:\n  <<: *base\n');
+    expectLocated(error, { path: 'tools["<<"]', line: 3, column: 3, message: /merge key/ });
+    expect(() => load('tools:\n  "<<": allow\n')).toThrow(/merge key/);
+  });
+
+  it('%YAML 1.1 is refused at line 1 (yes/no would become booleans, << would merge)', () => {
+    const error = loadError('%YAML 1.1\n---\nmode: strict\ntools:\n  read_file: allow\n');
+    expect(error.issues).toEqual([expect.objectContaining({ path: '', line: 1, column: 1, found: '%YAML 1.1', message: expect.stringMatching(/YAML 1\.2/) })]);
+    expect(error.message).toContain(`${FILE}:1:1:`);
+    expect(load('%YAML 1.2\n---\nmode: strict\n').mode).toBe('strict');
+  });
+
+  it.each([
+    ['!!binary', 'tools:\n  read_file: !!binary YWxsb3c=\n', 'tools.read_file', 2],
+    ['!!set', 'filter:\n  allow: !!set { read_file, shell }\n', 'filter.allow', 2],
+    ['!!omap', 'tools: !!omap\n  - read_file: allow\n', 'tools', 2],
+    ['!!timestamp', 'tools:\n  read_file:\n    decision: ask\n    description: !!timestamp 2001-12-14\n', 'tools.read_file.description', 4],
+    ['a custom tag', 'tools:\n  read_file: !allow block\n', 'tools.read_file', 2],
+    ['a verbatim tag', 'tools:\n  read_file: !<tag:example.com,2000:decision> allow\n', 'tools.read_file', 2],
+  ])('%s is a load error at the tagged value', (_name, text, path, line) => {
+    const error = loadError(text);
+    expectLocated(error, { path, line, message: /core schema/ });
+  });
+
+  it('core-schema tags and plain anchors still load, with the meaning they show', () => {
+    const policy = load('tools:\n  read_file: !!str allow\n  edit_file: &ask ask\n  write_file: *ask\n');
+    expect(policy.document.tools).toEqual({ read_file: 'allow', edit_file: 'ask', write_file: 'ask' });
+  });
+
+  it('yes, no, on and off are strings, as YAML 1.2 reads them, so a decision of yes is refused rather than read as true', () => {
+    const error = loadError('tools:\n  read_file: yes\n');
+    expect(error.issues.some((issue) => issue.path === 'tools.read_file')).toBe(true);
+  });
+});
+
 describe('rule examples', () => {
   it('passing examples on ask_when, filter patterns and argument rules load', () => {
     const policy = load(

@@ -1,4 +1,5 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { yamlCoreSchemaIssues, YAML_CORE_SCHEMA_OPTIONS } from './yaml-core-schema-issues.ts';
 import { yamlOffsetOf, yamlRangeStart } from './yaml-offset.ts';
 import { PolicyError, type PolicyIssue } from '../errors/policy-error.ts';
 import type { Policy } from './policy.ts';
@@ -7,8 +8,9 @@ import { formatPath, normalizePolicy, type PathIssue } from './normalize-policy.
 /**
  * Parses a policy from YAML or JSON text (JSON is read as YAML, so both get
  * the same line and column numbers). Duplicate keys are errors, as are
- * unknown keys, wrong types and failing rule examples; every error names the
- * file, line, column and key path.
+ * unknown keys, wrong types and failing rule examples; so is anything outside
+ * YAML 1.2's core schema (merge keys, tags, `%YAML 1.1`). Every error names
+ * the file, line, column and key path.
  *
  * @example
  * const policy = parsePolicy({ text: 'tools:\n  read_file: allow\n', source: 'toolgate.yaml' });
@@ -16,7 +18,7 @@ import { formatPath, normalizePolicy, type PathIssue } from './normalize-policy.
 export function parsePolicy(options: { text: string; source?: string }): Policy {
   const source = options.source ?? '<inline>';
   const lineCounter = new LineCounter();
-  const document = parseDocument(options.text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  const document = parseDocument(options.text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, ...YAML_CORE_SCHEMA_OPTIONS });
   if (document.errors.length > 0) {
     const duplicates = document.errors.some((error) => error.code === 'DUPLICATE_KEY') ? duplicateKeyIssues(options.text, lineCounter) : [];
     throw new PolicyError({
@@ -32,6 +34,14 @@ export function parsePolicy(options: { text: string; source?: string }): Policy 
       ],
     });
   }
+  const schemaIssues = yamlCoreSchemaIssues({ document, text: options.text, lineCounter });
+  // Anything else the parser warns about is not read the way it looks either.
+  for (const warning of document.warnings) {
+    if (warning.code === 'TAG_RESOLVE_FAILED') continue;
+    const position = lineCounter.linePos(warning.pos[0]);
+    schemaIssues.push({ path: '', message: firstLine(warning.message), line: position.line, column: position.col });
+  }
+  if (schemaIssues.length > 0) throw new PolicyError({ file: source, issues: schemaIssues });
   let data: unknown;
   try {
     data = document.toJS({ maxAliasCount: 100 });
