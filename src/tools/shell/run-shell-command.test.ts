@@ -90,11 +90,12 @@ describe('runShellCommand', () => {
     expect(await eventuallyDead(Number(result.stdout.trim()))).toBe(true);
   });
 
-  it('drops environment variables that make bash run other code', async () => {
+  it('drops environment variables that make bash run other code, and every variable not on the allow-list', async () => {
     const hook = path.join(directory, 'hook.sh');
     await runShellCommand({ command: `echo 'echo HOOKED' > ${hook}`, cwd: directory, timeoutMs: 5000, maxOutputBytes: 1000 });
-    const result = await run('echo $FOO; echo ok', { environment: { ...process.env, BASH_ENV: hook, ENV: hook, FOO: 'kept', 'BASH_FUNC_echo%%': '() { builtin echo HOOKED; }' } });
-    expect(result.stdout).toBe('kept\nok\n');
+    const environment = { ...process.env, BASH_ENV: hook, ENV: hook, FOO: 'dropped', LC_ALL: 'C', 'BASH_FUNC_echo%%': '() { builtin echo HOOKED; }', TERM: '() { builtin echo HOOKED; }' };
+    const result = await run('echo "[$FOO]"; echo "$LC_ALL"; echo ok', { environment });
+    expect(result.stdout).toBe('[]\nC\nok\n');
   });
 
   it('lets a sandbox wrap the invocation', async () => {

@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { shellEnvironment } from './shell-environment.ts';
 
 export interface ShellCommandResult {
   exit_code: number;
@@ -33,13 +34,8 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 100 * 1024;
 const DRAIN_GRACE_MS = 1000;
 
 /**
- * Variables dropped from the environment the command runs with: each makes
- * bash run code or read the command differently from what was analysed.
- */
-const UNSAFE_ENVIRONMENT = /^(BASH_ENV|ENV|CDPATH|GLOBIGNORE|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|BASH_FUNC_.*|BASH_XTRACEFD|EXECIGNORE)$/;
-
-/**
- * Runs `command` with `bash -c` in `cwd`. Resolves with the exit code (128
+ * Runs `command` with `bash -c` in `cwd`, with the environment cleared to
+ * `shellEnvironment` (of `environment`, default `process.env`). Resolves with the exit code (128
  * plus the signal number when a signal ended it) and the captured output;
  * rejects with the signal's reason when `signal` aborts (after killing the
  * process group).
@@ -63,7 +59,8 @@ export async function runShellCommand(options: {
   const wrapped = options.wrapCommand === undefined ? invocation : options.wrapCommand(invocation);
   const child = spawn(wrapped.command, wrapped.args, {
     cwd: options.cwd,
-    env: safeEnvironment(options.environment ?? process.env),
+    // Cleared to an allow-list with or without a sandbox: secrets in the parent's environment never reach the command.
+    env: shellEnvironment(options.environment ?? process.env),
     // Its own process group, so that the group can be killed as one.
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -127,14 +124,6 @@ export async function runShellCommand(options: {
     signal?.removeEventListener('abort', onAbort);
     killGroup();
   }
-}
-
-function safeEnvironment(environment: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const safe: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(environment)) {
-    if (!UNSAFE_ENVIRONMENT.test(name)) safe[name] = value;
-  }
-  return safe;
 }
 
 /** Keeps the first `limit` bytes of a stream and drops (but counts) the rest, so the child never blocks on a full pipe. */
