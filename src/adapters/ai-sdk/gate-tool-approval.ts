@@ -4,6 +4,7 @@ import type { Authorization, Presentation, ToolCall } from '../../core/types.ts'
 import { permitsRun, sameArguments } from './call-records.ts';
 import type { ApprovalToolCall, GatedToolsState, GateToolApproval } from './gated-tools-state.ts';
 import { isReplayedApproval } from './replayed-approval.ts';
+import { withSdkApprovalInput } from './sdk-approval-input.ts';
 
 /**
  * The gate as the SDK's generic `toolApproval` function. Every call the
@@ -29,7 +30,7 @@ export function createGateToolApproval(state: GatedToolsState): GateToolApproval
   const authorizeOptions = blocking
     ? { approver: state.approver ?? createNonInteractiveApprover(), signal: state.signal }
     : { approver: null, signal: state.signal };
-  return async ({ toolCall, messages }) => {
+  return async ({ toolCall, messages, toolsContext }) => {
     const { toolCallId, toolName, input } = toolCall;
     if (isReplayedApproval({ messages, toolCallId })) return confirmReplayedApproval(state, toolCall);
     if (state.stoppedBy !== undefined) {
@@ -37,7 +38,9 @@ export function createGateToolApproval(state: GatedToolsState): GateToolApproval
       return { type: 'denied', reason: `not run: the run was stopped after ${state.stoppedBy.tool} was denied` };
     }
     const call: ToolCall = { tool: toolName, args: input, callId: toolCallId };
-    const authorization = await state.gate.authorize(call, state.context, authorizeOptions);
+    // A tool's own needsApproval is asked with what the SDK would have given it (messages, tool context).
+    const context = withSdkApprovalInput(state.context, { kind: 'asked', messages, toolsContext, signal: state.signal });
+    const authorization = await state.gate.authorize(call, context, authorizeOptions);
     const record = { toolCallId, tool: toolName, modelArgs: input, authorization };
     switch (authorization.decision) {
       case 'allow':

@@ -3,11 +3,10 @@ import type { Approver } from '../../core/approver.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import type { Gate } from '../../core/gate.ts';
 import type { Policy } from '../../core/policy/policy.ts';
-import { defaultRequest } from '../../core/run-tool-check.ts';
-import type { ToolDeclaration } from '../../core/tool-declaration.ts';
 import type { GateContext } from '../../core/types.ts';
 import type { BuiltinTool } from '../../tools/builtin-tool.ts';
 import { createCallRecords } from './call-records.ts';
+import { declarationOf } from './declaration-of.ts';
 import { createGateToolApproval } from './gate-tool-approval.ts';
 import { attachState, type GatedTools, type GatedToolsState, type ResolveMode } from './gated-tools-state.ts';
 import { randomSecret, SECRET_BYTES } from './random-secret.ts';
@@ -133,27 +132,6 @@ function isBuiltinTool(tool: unknown): tool is BuiltinTool {
 function blockedOutright(policy: Policy, name: string): boolean {
   const rule = policy.tools.get(name);
   return rule !== undefined && rule.decision === 'block' && rule.rules.every((argumentRule) => argumentRule.decision === 'block');
-}
-
-/**
- * How the gate sees an AI SDK tool: its name, its description, and its
- * `needsApproval` (the SDK ignores it once `toolApproval` is set, so the
- * gate must honour it). A function gets the tool call id it expects.
- */
-function declarationOf(options: { name: string; tool: Tool; redactKeys: ReadonlySet<string> }): ToolDeclaration {
-  const { name, tool, redactKeys } = options;
-  const description = typeof tool.description === 'string' ? tool.description : undefined;
-  const needsApproval = tool.needsApproval;
-  const declaration: ToolDeclaration = { name, ...(description === undefined ? {} : { description }) };
-  if (typeof needsApproval === 'boolean') declaration.needsApproval = needsApproval;
-  else if (typeof needsApproval === 'function') {
-    declaration.checkApproval = async (call, context) => {
-      const needs: unknown = await needsApproval(call.args as never, { toolCallId: call.callId, messages: [], context: undefined, ...({ abortSignal: context.signal } as object) } as never);
-      if (typeof needs !== 'boolean') throw new TypeError(`needsApproval of ${name} returned ${typeof needs} instead of a boolean`);
-      return needs ? defaultRequest({ call, description, redactKeys }) : null;
-    };
-  }
-  return declaration;
 }
 
 function checkedSecret(secret: string | Uint8Array | undefined): string | Uint8Array {

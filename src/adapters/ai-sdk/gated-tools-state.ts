@@ -29,7 +29,7 @@ export interface ApprovalToolCall {
 }
 
 /** toolgate's gate as the SDK's `toolApproval` function. */
-export type GateToolApproval = (options: { toolCall: ApprovalToolCall; messages: ModelMessage[] }) => Promise<ToolApprovalStatus>;
+export type GateToolApproval = (options: { toolCall: ApprovalToolCall; messages: ModelMessage[]; toolsContext?: unknown }) => Promise<ToolApprovalStatus>;
 
 /**
  * What `gateTools` returns: exactly the settings to spread into

@@ -10,6 +10,7 @@ import { denialReason } from './gate-tool-approval.ts';
 import { stateOf, type GatedTools, type StoppedBy } from './gated-tools-state.ts';
 import { validateDecisions, type RunDecision } from './run-decision.ts';
 import { validateRunState, type RunState } from './run-state.ts';
+import { withSdkApprovalInput } from './sdk-approval-input.ts';
 
 /** One pending call after its decision went through the gate. */
 export interface DecidedCall {
@@ -79,10 +80,17 @@ export async function resumeRun(options: { gated: GatedTools<any>; state: RunSta
     const shown = runState.pending.find((pending) => pending.toolCallId === approval.toolCallId)?.presentation;
     const stopped = state.stoppedBy;
     // After a stopping denial the rest is denied too, through the gate so the audit says why.
-    const approver: Approver = stopped === undefined ? createDecisionApprover({ decision: decisions.get(approval.toolCallId)!, shown }) : stoppedApprover(stopped);
+    const decision = decisions.get(approval.toolCallId)!;
+    const approver: Approver = stopped === undefined ? createDecisionApprover({ decision, shown }) : stoppedApprover(stopped);
     // The person decided this very call: their answer, not memory or the mode, decides it.
-    let authorization = await state.gate.authorize(call, state.context, { approver, signal: options.signal, personDecides: true });
+    // A tool's own needsApproval is not asked again: as in the SDK, it cannot lower a person's answer.
+    const context = withSdkApprovalInput(state.context, { kind: 'resumed' });
+    let authorization = await state.gate.authorize(call, context, { approver, signal: options.signal, personDecides: true });
     if (stopped !== undefined && permitsRun(authorization)) authorization = { ...authorization, decision: 'denied', reason: stoppedReason(stopped) };
+    else if (!decision.approved && permitsRun(authorization)) {
+      // The policy may allow the call by now (a rule changed since the pause), but a person said no to it: it does not run.
+      authorization = { ...authorization, decision: 'denied', source: 'person', reason: denialOf(decision), stop: decision.stop ?? state.gate.policy.onDeny === 'stop' };
+    }
     // Checked again after the await: a concurrent resume of the same state may have decided (or run) it meanwhile.
     const meanwhile = state.records.get(approval.toolCallId);
     if (state.records.hasRun(approval.toolCallId) || (meanwhile !== undefined && meanwhile.authorization.decision !== 'ask')) {
@@ -107,6 +115,10 @@ export async function resumeRun(options: { gated: GatedTools<any>; state: RunSta
     content.push({ type: 'tool-result', toolCallId: approval.toolCallId, toolName: approval.tool, output: { type: 'execution-denied', reason: finalReason } });
   }
   return { messages: [...runState.messages, { role: 'tool', content }], stoppedBy, decided };
+}
+
+function denialOf(decision: RunDecision): string {
+  return decision.reason ? `denied by a person: ${decision.reason}` : 'denied by a person';
 }
 
 function stoppedReason(stopped: StoppedBy): string {
