@@ -89,6 +89,8 @@ function check(options: EditArgumentsOptions, text: string): { args: unknown } |
 
 async function askEditAgain(prompt: PromptInput, output: TerminalOutput): Promise<boolean> {
   for (;;) {
+    // The editor had the terminal: keys typed there or since must not answer this question.
+    if (!prompt.settled) await prompt.settle();
     output.write(`[e] edit again  [c] cancel${prompt.raw ? '' : ' (then Enter)'}: `);
     const key = await prompt.readKey();
     const letter = key.kind === 'character' ? key.character.toLowerCase() : undefined;

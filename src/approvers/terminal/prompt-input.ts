@@ -33,6 +33,17 @@ export type KeyPress =
 export interface PromptInput {
   /** Whether keys arrive one by one (raw mode) rather than as lines. */
   readonly raw: boolean;
+  /**
+   * Waits out the settle time and drops every key that arrived before it
+   * ended: keys typed before the prompt was drawn (queued by the terminal
+   * while nothing was reading, even before the process started) and in the
+   * moment after. Call it after drawing the question and before showing
+   * where to answer; returns how many keys were dropped, to say so on screen.
+   * Resolves at once when the prompt is already settled.
+   */
+  settle(): Promise<{ dropped: number }>;
+  /** Whether `settle` has finished since reading last (re)started; when true, a read needs no wait. */
+  readonly settled: boolean;
   /** Aborts when the prompt stops (Ctrl-C, SIGINT, the approval's signal, the input closing). */
   readonly stopSignal: AbortSignal;
   /** The next key (raw mode) or the next line read as a key (line mode). */
@@ -56,8 +67,9 @@ export interface PromptInput {
  * const prompt = openPromptInput({ input: process.stdin, output: process.stdout, signal });
  * try { const key = await prompt.readKey(); } finally { prompt.close(); }
  */
-export function openPromptInput(options: { input: TerminalInput; output: TerminalOutput; signal: AbortSignal }): PromptInput {
+export function openPromptInput(options: OpenPromptInputOptions): PromptInput {
   const { input, output, signal } = options;
+  const settleMilliseconds = nonNegative(options.settleMilliseconds, DEFAULT_SETTLE_MILLISECONDS);
   const raw = typeof input.setRawMode === 'function';
   const wasRaw = input.isRaw === true;
   const wasFlowing = (input as { readableFlowing?: boolean | null }).readableFlowing === true;
@@ -69,6 +81,10 @@ export function openPromptInput(options: { input: TerminalInput; output: Termina
   let reading = false;
   let rawOn = false;
   let closed = false;
+  // Until settled, nothing typed is an answer: it was typed before the person could see the question.
+  let settled = false;
+  let dropped = 0;
+  let settling: Promise<{ dropped: number }> | undefined;
 
   const stop = (error: TerminalPromptError): void => {
     if (stopController.signal.aborted) return;
@@ -89,6 +105,10 @@ export function openPromptInput(options: { input: TerminalInput; output: Termina
     if (chunk === '') return;
     // Ctrl-C wins wherever it is in a chunk: the person wants out, whatever else was typed.
     if (chunk.includes('\x03')) return stop(interrupted());
+    if (!settled) {
+      dropped += countKeys(chunk);
+      return;
+    }
     if (raw) {
       // A key pressed while nothing is asked is dropped: it was not an answer to the next question.
       waiter?.feed(chunk);
@@ -110,6 +130,9 @@ export function openPromptInput(options: { input: TerminalInput; output: Termina
 
   function startReading(): void {
     if (reading || closed) return;
+    // Whatever was typed while this prompt was not reading (an editor, a pager, before it opened) must wait out a new settle time.
+    settled = false;
+    settling = undefined;
     discardTypeahead();
     input.on('data', onData);
     if (raw) {
@@ -139,16 +162,18 @@ export function openPromptInput(options: { input: TerminalInput; output: Termina
   function discardTypeahead(): void {
     if ((input as { readableFlowing?: boolean | null }).readableFlowing === true) return;
     try {
-      while (input.read() !== null) {
-        // Discarded on purpose.
+      for (let chunk = input.read(); chunk !== null; chunk = input.read()) {
+        dropped += countKeys(typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer));
       }
     } catch {
       // Nothing buffered that could be read.
     }
   }
 
-  function wait<T>(makeFeed: (done: (value: T) => void) => (chunk: string) => void): Promise<T> {
-    if (stopController.signal.aborted) return Promise.reject(stopController.signal.reason);
+  async function wait<T>(makeFeed: (done: (value: T) => void) => (chunk: string) => void): Promise<T> {
+    // A read nobody settled first (a question asked right after an editor closed) settles now: typed-ahead keys never answer.
+    if (!settled) await settle();
+    if (stopController.signal.aborted) throw stopController.signal.reason;
     if (waiter !== undefined) return Promise.reject(new Error('the prompt reads one answer at a time'));
     return new Promise<T>((resolve, reject) => {
       const feed = makeFeed((value) => {
@@ -164,8 +189,47 @@ export function openPromptInput(options: { input: TerminalInput; output: Termina
     if (width > 0) output.write(`${'\b'.repeat(width)}${' '.repeat(width)}${'\b'.repeat(width)}`);
   }
 
+  function settle(): Promise<{ dropped: number }> {
+    if (stopController.signal.aborted) return Promise.reject(stopController.signal.reason);
+    if (settled) return Promise.resolve({ dropped: 0 });
+    settling ??= new Promise<{ dropped: number }>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let immediate: ReturnType<typeof setImmediate> | undefined;
+      const onStop = (): void => {
+        clearTimeout(timer);
+        if (immediate !== undefined) clearImmediate(immediate);
+        reject(stopController.signal.reason);
+      };
+      stopController.signal.addEventListener('abort', onStop, { once: true });
+      timer = setTimeout(() => {
+        // One more turn of the event loop: keys the terminal queued while the loop was busy are read (and dropped) in its poll phase, before this runs.
+        immediate = setImmediate(() => {
+          stopController.signal.removeEventListener('abort', onStop);
+          if (!reading) {
+            // Handed to an editor or pager meanwhile: the next read starts a new settle time.
+            settling = undefined;
+            resolve(settle());
+            return;
+          }
+          settled = true;
+          settling = undefined;
+          lineBuffer = '';
+          const count = dropped;
+          dropped = 0;
+          if (count > 0) output.write(`${droppedNotice(count)}\n`);
+          resolve({ dropped: count });
+        });
+      }, settleMilliseconds);
+    });
+    return settling;
+  }
+
   const prompt: PromptInput = {
     raw,
+    settle,
+    get settled() {
+      return settled;
+    },
     stopSignal: stopController.signal,
     readKey: () => wait<KeyPress>((done) => (chunk) => done(raw ? parseKey(chunk) : parseLineAsKey(chunk))),
     readLine: ({ maxLength }) =>
@@ -236,6 +300,41 @@ export function openPromptInput(options: { input: TerminalInput; output: Termina
   if ((input as { readableEnded?: boolean }).readableEnded === true) onEnd();
   else startReading();
   return prompt;
+}
+
+export interface OpenPromptInputOptions {
+  input: TerminalInput;
+  output: TerminalOutput;
+  signal: AbortSignal;
+  /** How long after the prompt is drawn keys are still dropped (see `settle`). Default 300. */
+  settleMilliseconds?: number | undefined;
+}
+
+/**
+ * Long enough to swallow a double press (`yy`) and keys queued while the
+ * question was drawn, short enough that nobody reads a box that fast.
+ */
+export const DEFAULT_SETTLE_MILLISECONDS = 300;
+
+function nonNegative(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
+}
+
+/**
+ * What the person is told when keys were dropped, so a `y` they pressed
+ * early is not mistaken for an answer that was taken.
+ *
+ * @example
+ * droppedNotice(2) // '⚠ 2 keys typed before this question appeared were ignored: answer now'
+ */
+export function droppedNotice(count: number): string {
+  return `⚠ ${count} ${count === 1 ? 'key' : 'keys'} typed before this question appeared ${count === 1 ? 'was' : 'were'} ignored: answer now`;
+}
+
+/** Keys in a chunk: an escape sequence (an arrow key) counts as one, every other character as one. */
+function countKeys(chunk: string): number {
+  const withoutSequences = chunk.replace(/\x1b\[[0-?]*[ -\/]*[@-~]|\x1bO./g, '\x1b');
+  return Array.from(withoutSequences).length;
 }
 
 /** C0 controls, DEL and C1 controls: never part of a typed answer. */

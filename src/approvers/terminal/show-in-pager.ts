@@ -61,6 +61,8 @@ async function pageText(options: ShowInPagerOptions): Promise<void> {
       : `-- lines ${start + 1}–${end} of ${lines.length} · ${next} · b: back · ${back} --`;
     let action: 'next' | 'back' | 'return' | undefined;
     while (action === undefined) {
+      // After a pager that failed to start, keys typed meanwhile must not turn the page.
+      if (!prompt.settled) await prompt.settle();
       output.write(status);
       const key = await prompt.readKey();
       // In raw mode nothing was echoed: blank the status line so the next page starts clean.

@@ -28,6 +28,12 @@ export interface TerminalApproverOptions {
   editor?: EditText;
   /** Called (after the terminal is restored) when the person presses Ctrl-C at a prompt; the denial still goes back to the gate. */
   onInterrupt?: () => void;
+  /**
+   * How long after a question is drawn keys are still dropped, so a key typed
+   * ahead (a double `y`, a key pressed before the process started) never
+   * answers a question nobody saw. Default 300.
+   */
+  settleMilliseconds?: number;
 }
 
 /** The key line of a single request. */
@@ -112,7 +118,7 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
   }
 
   async function converseSafely(plan: PromptPlan, signal: AbortSignal): Promise<ApprovalDecision> {
-    const prompt = openPromptInput({ input: options.input, output, signal });
+    const prompt = openPromptInput({ input: options.input, output, signal, settleMilliseconds: options.settleMilliseconds });
     try {
       return await converse(plan, prompt);
     } catch (error) {
@@ -149,6 +155,8 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
     const choices = `${answers.slice(0, -1).join(', ')} or ${answers[answers.length - 1]}`;
     output.write(plan.render({ layout: layout(), full: false }));
     for (;;) {
+      // Only keys pressed after the question is on screen answer it; the prompt says so when it dropped any.
+      if (!prompt.settled) await prompt.settle();
       const { color } = layout();
       output.write(`${color ? styleText('bold', 'approve?', { validateStream: false }) : 'approve?'} [${letters.join('/')}] `);
       const key = await prompt.readKey();
