@@ -9,6 +9,7 @@
 import { hazardAt, type Hazard } from './hazard.ts';
 import { optionHazards } from './option-hazards.ts';
 import type { ShellWord } from './shell-word.ts';
+import { workspaceCode } from './workspace-code-commands.ts';
 import { isWrapper, unwrap } from './wrapper-commands.ts';
 
 export type CommandRole = 'plain' | 'wrapper' | 'code';
@@ -93,6 +94,13 @@ export function commandSemantics(options: { name: string; words: readonly ShellW
   }
   if (INTERPRETER.test(name)) {
     code(`${name} runs code`);
+    return semantics;
+  }
+  const workspace = workspaceCode({ name, words });
+  if (workspace !== undefined) {
+    code(workspace.reason);
+    // On the subcommand's word: a rule naming only the tool (`npm`) does not reach `npm install`.
+    semantics.hazards.push(hazardAt({ index: workspace.index, kind: 'exec', reason: workspace.reason }), ...optionHazards({ name, words }));
     return semantics;
   }
   if (PACKAGE_RUNNERS.has(name) || PACKAGE_RUN_SUBCOMMANDS.get(name)?.has(words[1]?.value ?? '') === true) {

@@ -48,7 +48,8 @@ describe('createShellTool', () => {
   });
 
   it('uses the rule description when one rule asks', async () => {
-    const policy = normalizePolicy({ fs: { zones: [{ name: 'ws', root: 'ws', mode: 'rw' }] }, shell: { rules: [{ match: 'git add', approval: true, description: 'Stage files for commit' }] } });
+    // Writes are pre-approved in the zone, so the rule is the only thing that asks (git add writes the index).
+    const policy = normalizePolicy({ fs: { zones: [{ name: 'ws', root: 'ws', mode: 'rw', approval: { write: 'allow' } }] }, shell: { rules: [{ match: 'git add', approval: true, description: 'Stage files for commit' }] } });
     const tool = createShellTool({ policy, zones: zonesFromPolicy({ policy, policyDirectory: fixture.root }), cwd: fixture.root });
     const request = (await tool.checkApproval(call({ command: 'git add x' }), context)) as ApprovalRequest;
     expect(request.description).toMatch(/^Stage files for commit/);

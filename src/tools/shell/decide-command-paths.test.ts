@@ -14,7 +14,7 @@ import { zonesFromPolicy } from '../fs/zones.ts';
 import { createShellFixture, verdictSuite, type ShellFixture, type VerdictCase } from '../../../test/shell-fixture.ts';
 import { createShellTool, type ShellTool } from './create-shell-tool.ts';
 
-const ALLOWED = ['cat', 'cp', 'mv', 'ln', 'grep', 'tar', 'sed', 'tee', 'dd', 'sort', 'rsync', 'unzip', 'git', 'curl', 'wget', 'touch', 'mkdir', 'chmod', 'ls', 'xargs', 'find', 'echo', 'wc', 'patch', 'rm', 'gzip', 'install', 'truncate', 'zip', 'cd', 'npm', 'ssh', 'nc'];
+const ALLOWED = ['cat', 'cp', 'mv', 'ln', 'grep', 'tar', 'sed', 'tee', 'dd', 'sort', 'rsync', 'unzip', 'git', 'curl', 'wget', 'touch', 'mkdir', 'chmod', 'ls', 'xargs', 'find', 'echo', 'wc', 'patch', 'rm', 'gzip', 'install', 'truncate', 'zip', 'cd', 'npm', 'npm install', 'npm test', 'ssh', 'nc'];
 const rules = ALLOWED.map((match) => ({ match, decision: 'allow' }));
 
 let fixture: ShellFixture;
@@ -168,7 +168,9 @@ suite('with shell.network off (absent), network commands block', [
 suite('with shell.network: true, network commands follow the rules', [
   ['curl http://127.0.0.1:1', 'allow'],
   ['npm install', 'allow'],
-  ['git fetch', 'allow'],
+  ['git ls-remote origin', 'allow'],
+  // It also writes the repository, and zone ws asks before writes.
+  ['git fetch', 'ask'],
   ['curl -o ../docs/x https://example.com', 'block'],
   ['wget -P ../docs https://example.com', 'block'],
   ['git clone https://example.com/x.git ../docs/x', 'block'],

@@ -14,6 +14,7 @@ import type { Zone } from '../fs/zones.ts';
 import type { AnalyzedCommand } from './analyze-command.ts';
 import type { ShellFinding } from './decide-shell-command.ts';
 import { expandGlob } from './expand-glob.ts';
+import { gitCommandConcerns } from './git-command-concerns.ts';
 import { judgePath, type PathOperation } from './judge-path.ts';
 import { networkUse } from './network-commands.ts';
 import type { PathArgument } from './path-argument.ts';
@@ -93,6 +94,8 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
     if (command.appendsArguments && entry.word.value === '{}') continue;
     await judgeArgument({ entry, cwd, context, judge, ask: collected.ask });
   }
+  // What the repository makes git run (config keys, hooks), and the whole work tree a writing subcommand changes.
+  if (name === 'git') collected.ask.push(...(await gitCommandConcerns({ words: command.words, cwd, home: context.home, judge })));
   return findings();
 }
 

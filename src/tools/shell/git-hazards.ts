@@ -5,12 +5,11 @@
  * programs (`--upload-pack`), and the subcommands built to run commands
  * (`rebase --exec`, `bisect run`, `submodule foreach`, `config`...).
  */
+import { GIT_GLOBAL_VALUED, isKnownGitSubcommand } from './git-subcommands.ts';
 import { hazardAt, type Hazard } from './hazard.ts';
 import { optionMatches, scanOptions, type OptionHazardRule } from './option-scan.ts';
 import type { ShellWord } from './shell-word.ts';
 
-/** Global options that take their value as the next word. */
-const GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--attr-source', '--list-cmds']);
 
 const GLOBAL_HAZARDS: readonly OptionHazardRule[] = [
   { short: 'c', kind: 'exec', what: 'sets configuration, which can name programs to run (core.pager, core.sshCommand, alias.*, core.fsmonitor)' },
@@ -51,6 +50,12 @@ const RUNNING_SUBCOMMANDS: ReadonlyMap<string, string> = new Map([
   ['instaweb', 'git instaweb starts a web server and a browser'],
   ['web--browse', 'git web--browse starts a browser'],
   ['mergetool', 'git mergetool runs a merge program'],
+  ['hook', 'git hook runs the repository\'s hooks'],
+  ['daemon', 'git daemon starts a server that runs hooks'],
+  ['shell', 'git shell runs commands'],
+  ['http-backend', 'git http-backend serves the repository and runs hooks'],
+  ['remote-ext', 'git remote-ext runs a command as the transport'],
+  ['remote-fd', 'git remote-fd talks to a program over file descriptors'],
 ]);
 
 /** Read-only forms of `git config`; every other form can set a program to run. */
@@ -75,11 +80,14 @@ export function gitHazards(words: readonly ShellWord[]): Hazard[] {
     if (!value.startsWith('-')) break;
     const global = GLOBAL_HAZARDS.find((candidate) => optionMatches(candidate, value));
     if (global !== undefined) hazards.push(hazardAt({ index, kind: global.kind, reason: `git ${value}: ${global.what}` }));
-    if (GLOBAL_WITH_VALUE.has(value)) index++;
+    if (GIT_GLOBAL_VALUED.has(value)) index++;
   }
   const subcommand = words[index];
   if (subcommand === undefined) return hazards;
   const name = subcommand.value;
+  if (!isKnownGitSubcommand(name)) {
+    hazards.push(hazardAt({ index, kind: 'exec', reason: `git ${name} is not a subcommand toolgate knows: an alias or a git-${name} program on the PATH could run anything` }));
+  }
   const running = RUNNING_SUBCOMMANDS.get(name);
   if (running !== undefined) hazards.push(hazardAt({ index, kind: 'exec', reason: running }));
   if (name === 'bisect' && words[index + 1]?.value === 'run') hazards.push(hazardAt({ index: index + 1, kind: 'exec', reason: 'git bisect run runs a command for every step' }));

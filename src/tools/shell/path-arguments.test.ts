@@ -146,7 +146,7 @@ describe('commandPaths: writers', () => {
     expect(uses('git clone https://x/y.git dir')).toEqual(['write-into:dir']);
     expect(uses('git clone https://x/y.git')).toEqual(['write-into:.']);
     expect(uses('git -C /x log src')).toEqual(['read:/x', 'read:src']);
-    expect(uses('git commit -m "a/../../b" x')).toEqual(['read:x']);
+    expect(uses('git commit -m "a/../../b" x')).toEqual(['write-into:.', 'read:x']);
   });
 
   it('curl and wget write their output files, and read what they upload', () => {

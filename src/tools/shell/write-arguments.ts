@@ -5,7 +5,8 @@
  * `unzip -d`, `git clone DIR`, `curl -o`, `wget -O`, compressors. Each
  * returns what it reads and writes; undefined for any other command.
  */
-import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
+import { attachedWord, hasOption, optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
+import { GIT_GLOBAL_VALUED, gitSubcommand } from './git-subcommands.ts';
 import { derivedWords, genericReads, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
 import { isRemotePath } from './network-commands.ts';
 import type { ShellWord } from './shell-word.ts';
@@ -61,7 +62,9 @@ function copyLike(name: 'cp' | 'mv' | 'install' | 'ln'): PathHandler {
       } else destination = CURRENT_DIRECTORY;
     }
     const symbolic = name === 'ln' && hasOption(scanned, ['-s', '--symbolic']);
-    const sourceUse: PathUse = name === 'mv' ? 'delete' : name === 'ln' && !symbolic ? 'write' : 'read';
+    // `cp -l` (`--link`, or any abbreviation of it) makes hard links like ln: each a write-capable alias of its source.
+    const hardLink = (name === 'ln' && !symbolic) || (name === 'cp' && scanned.options.some((option) => option.name === '-l' || (option.name.startsWith('--l') && '--link'.startsWith(option.name))));
+    const sourceUse: PathUse = name === 'mv' ? 'delete' : hardLink ? 'write' : 'read';
     const paths: PathArgument[] = sources.map((word) => ({ word, use: sourceUse, ...(symbolic && destination !== undefined ? { linkedFrom: destination } : {}) }));
     if (destination !== undefined) paths.push({ word: destination, use: 'write', sources });
     paths.push(...reads(optionValues(scanned, ['--reference'])), ...unknownOptionReads(words, scanned));
@@ -263,13 +266,28 @@ function compressor(words: readonly ShellWord[]): CommandPaths {
   return { paths: [...uses(scanned.operands, readOnly ? 'read' : 'write'), ...uses(optionValues(scanned, ['-o', '--output']), 'write'), ...unknownOptionReads(words, scanned)], unsure: [] };
 }
 
-const GIT_GLOBAL_VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--attr-source', '--list-cmds']);
 const GIT_MESSAGE = new Set(['commit', 'tag', 'merge', 'stash', 'notes', 'revert', 'cherry-pick']);
 const CLONE: ArgumentGrammar = { shortValued: 'objuc', longValued: ['origin', 'branch', 'upload-pack', 'reference', 'reference-if-able', 'separate-git-dir', 'depth', 'shallow-since', 'shallow-exclude', 'config', 'template', 'jobs', 'filter', 'server-option', 'bundle-uri', 'ref-format', 'recurse-submodules'] };
+/** Options whose value git writes, by subcommand (`-o` elsewhere is a flag: `ls-files -o`, `commit -o`). */
+const GIT_OUTPUT: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  [
+    ...['diff', 'log', 'show', 'whatchanged', 'range-diff', 'diff-tree', 'diff-index', 'diff-files'].map((name): [string, Set<string>] => [name, new Set(['--output'])]),
+    ['format-patch', new Set(['-o', '--output-directory'])],
+    ['archive', new Set(['-o', '--output'])],
+  ],
+);
 
-/** git: `-C DIR` moves the command; `clone REPO [DIR]` writes DIR (or a new directory here); other subcommands read their paths. */
+/**
+ * git: `-C DIR` moves the command; `clone REPO [DIR]` writes DIR (or a new
+ * directory here). Every other subcommand is judged by what it does
+ * (`git-subcommands.ts`): one that writes the repository or the work tree
+ * writes into the working directory, one that can remove files also
+ * deletes there, and its operands are read, written (`checkout -- a`) or
+ * deleted (`rm a`). Lists of paths read from a file are not judged: unsure.
+ */
 function git(words: readonly ShellWord[]): CommandPaths {
   const paths: PathArgument[] = [];
+  const unsure: string[] = [];
   let base: ShellWord | undefined;
   let index = 1;
   for (; index < words.length && words[index]!.kind !== 'dynamic' && words[index]!.value.startsWith('-'); index++) {
@@ -293,18 +311,44 @@ function git(words: readonly ShellWord[]): CommandPaths {
     paths.push(at(directory === undefined ? { word: CURRENT_DIRECTORY, use: 'write', into: true } : { word: directory, use: 'write', into: true }));
     paths.push(...reads(optionValues(scanned, ['--reference', '--reference-if-able', '--template'])).map(at));
     paths.push(...optionValues(scanned, ['--separate-git-dir']).map((word) => at({ word, use: 'write', into: true })), ...unknownOptionReads(words, scanned));
-    return { paths, unsure: [] };
+    return { paths, unsure };
   }
+  const effect = gitSubcommand(words);
+  const shown = `git ${subcommand ?? ''}`.trim();
+  if (effect.effect !== 'read') paths.push(at({ word: CURRENT_DIRECTORY, use: 'write', into: true }));
+  if (effect.effect === 'delete') paths.push(at({ word: CURRENT_DIRECTORY, use: 'delete', into: true }));
+  let operandsOver = false;
   for (let next = index + 1; next < words.length; next++) {
-    const value = words[next]!.value;
+    const word = words[next]!;
+    const value = word.value;
     if (GIT_MESSAGE.has(subcommand ?? '') && ['-m', '--message'].includes(value)) {
       next++;
       continue;
     }
     if (GIT_MESSAGE.has(subcommand ?? '') && /^(-m.|--message=)/.test(value)) continue;
-    paths.push(...genericReads(words, next, next + 1).map(at));
+    if (word.kind !== 'dynamic' && !operandsOver && /^--pathspec-from-file(=|$)/.test(value)) {
+      unsure.push(`${shown} ${value}: reads the paths it works on from a file, which this check cannot see`);
+      if (value === '--pathspec-from-file') next++;
+      continue;
+    }
+    const outputs = GIT_OUTPUT.get(subcommand ?? '');
+    if (outputs !== undefined && word.kind !== 'dynamic' && !operandsOver && outputs.has(value) && words[next + 1] !== undefined) {
+      paths.push(at({ word: words[++next]!, use: 'write' }));
+      continue;
+    }
+    const equals = value.indexOf('=');
+    if (outputs !== undefined && word.kind !== 'dynamic' && !operandsOver && equals > 0 && outputs.has(value.slice(0, equals))) {
+      paths.push(at({ word: attachedWord(word, value.slice(equals + 1)), use: 'write' }));
+      continue;
+    }
+    if (value === '--' && word.kind !== 'dynamic') {
+      operandsOver = true;
+      continue;
+    }
+    const isOption = word.kind !== 'dynamic' && !operandsOver && value.startsWith('-');
+    paths.push(...genericReads(words, next, next + 1).map((entry) => at(isOption || effect.operands === 'read' ? entry : { ...entry, use: effect.operands })));
   }
-  return { paths, unsure: [] };
+  return { paths, unsure };
 }
 
 const CURL: ArgumentGrammar = {

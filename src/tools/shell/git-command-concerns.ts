@@ -1,0 +1,55 @@
+/**
+ * The repository side of one `git` command: where it runs (`-C`,
+ * `--git-dir`), what that repository makes git run (its configuration and
+ * hooks), and, for a subcommand that writes the work tree, the whole work
+ * tree, which reaches above the directory it runs in.
+ */
+import path from 'node:path';
+import { GIT_GLOBAL_VALUED, gitSubcommand, isKnownGitSubcommand } from './git-subcommands.ts';
+import { gitRepositoryHazards } from './git-repository-hazards.ts';
+import type { PathOperation } from './judge-path.ts';
+import { wordPath } from './shell-paths.ts';
+import type { ShellWord } from './shell-word.ts';
+
+/** Judges one path the way the command's other paths are judged (the finding lands with theirs). */
+export type JudgeWorkTree = (entry: { path: string; operation: PathOperation; into: true }) => Promise<void>;
+
+/**
+ * Reasons to ask for one `git` command (`words[0]` is `git`) run in `cwd`,
+ * and the work tree's top judged through `judge` when the subcommand writes
+ * files and the top is not where it runs. A `-C` or `--git-dir` known only
+ * at run time is left to the checks that already ask for it.
+ *
+ * @example
+ * await gitCommandConcerns({ words: [git, status], cwd: '/p/ws', home, judge })
+ * // ['/p/ws/.git/config sets core.fsmonitor, which names a program git runs']
+ */
+export async function gitCommandConcerns(options: { words: readonly ShellWord[]; cwd: string; home: string; judge: JudgeWorkTree }): Promise<string[]> {
+  const { words, cwd, home } = options;
+  let directory = cwd;
+  let gitDirectory: string | undefined;
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index]!;
+    if (word.kind === 'dynamic' || !word.value.startsWith('-')) break;
+    const equals = word.value.indexOf('=');
+    const option = equals === -1 ? word.value : word.value.slice(0, equals);
+    if (!GIT_GLOBAL_VALUED.has(option)) continue;
+    const valueWord = equals === -1 ? words[++index] : { ...word, text: word.value.slice(equals + 1), value: word.value.slice(equals + 1), tilde: false };
+    if (valueWord === undefined || valueWord.kind === 'dynamic') return [];
+    const value = wordPath(valueWord, home);
+    if (value === undefined) return [];
+    if (option === '-C') directory = path.resolve(directory, value);
+    if (option === '--git-dir') gitDirectory = path.resolve(directory, value);
+  }
+  const subcommand = gitSubcommand(words);
+  const known = subcommand.name === undefined || isKnownGitSubcommand(subcommand.name);
+  const { reasons, repository } = gitRepositoryHazards({ directory, ...(gitDirectory === undefined ? {} : { gitDirectory }), knownSubcommand: known });
+  const concerns = reasons.map((reason) => `git runs programs its repository names: ${reason}`);
+  const top = repository?.top;
+  if (top !== undefined && top !== directory && subcommand.effect !== 'read' && subcommand.name !== 'clone') {
+    // `git checkout` in a subdirectory rewrites the whole work tree; `git commit` there writes the top's `.git`.
+    await options.judge({ path: top, operation: 'write', into: true });
+    if (subcommand.effect === 'delete') await options.judge({ path: top, operation: 'delete', into: true });
+  }
+  return concerns;
+}

@@ -1,0 +1,266 @@
+/**
+ * What a repository makes git run, before any git command runs in it.
+ * `git status` and `git diff` run `core.fsmonitor`, `diff.external`,
+ * textconv and filter drivers from the repository's own `.git/config`,
+ * and git commands run the hooks in `.git/hooks`: code that a vendored
+ * repository already carries, or that an earlier command wrote. So a git
+ * command in a repository whose configuration names a program, or that has
+ * hooks, asks, with a reason naming the key or the hook.
+ *
+ * The repository is found the way git finds it: `--git-dir`, else from the
+ * directory the command runs in (`cwd`, moved by `-C`) upward, through
+ * `.git` directories, `gitdir:` files (worktrees, submodules; a worktree's
+ * shared `commondir` too) and bare repositories. Submodules' own
+ * configurations are read when `.gitmodules` exists, since git runs in them
+ * too. Files are read only when their `stat` changed since the last look.
+ */
+import { readdirSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
+import path from 'node:path';
+
+/** The configuration keys that name a program git runs (section and key lower-cased; subsections kept). */
+const PROGRAM_KEYS: readonly { pattern: RegExp; what: string }[] = [
+  { pattern: /^core\.(fsmonitor|pager|editor|sshcommand|askpass|gitproxy|alternaterefscommand)$/, what: 'names a program git runs' },
+  { pattern: /^core\.hookspath$/, what: 'points git at hooks it runs' },
+  { pattern: /^core\.worktree$/, what: 'puts the work tree somewhere else, whose files this check does not see' },
+  { pattern: /^diff\.external$/, what: 'names a program git diff runs' },
+  { pattern: /^diff\..+\.(textconv|command)$/, what: 'names a program git runs on file contents (diff, log, blame)' },
+  { pattern: /^(diff|merge)tool\..+\.(cmd|path)$/, what: 'names a program git runs' },
+  { pattern: /^merge\..+\.driver$/, what: 'names a program git merge runs' },
+  { pattern: /^filter\..+\.(clean|smudge|process)$/, what: 'names a filter program git runs on checkout, add and status' },
+  { pattern: /^credential(\..+)?\.helper$/, what: 'names a program git runs for credentials' },
+  { pattern: /^gpg(\..+)?\.program$/, what: 'names a program git runs to sign or verify' },
+  { pattern: /^sequence\.editor$/, what: 'names a program git rebase runs' },
+  { pattern: /^uploadpack\.packobjectshook$/, what: 'names a program git runs when serving objects' },
+  { pattern: /^(include\.path|includeif\..+\.path)$/, what: 'includes another configuration file, which this check does not read' },
+  { pattern: /^pager\..+$/, what: 'names a pager git runs' },
+  { pattern: /^interactive\.difffilter$/, what: 'names a program git runs' },
+  { pattern: /^(web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path))$/, what: 'names a program git runs' },
+  { pattern: /^remote\..+\.(uploadpack|receivepack)$/, what: 'names a program git runs for the remote' },
+  { pattern: /^sendemail\.(.+\.)?(smtpserver|sendmailcmd|tocmd|cccmd|headercmd)$/, what: 'names a program git send-email runs' },
+  { pattern: /^imap\.tunnel$/, what: 'names a program git imap-send runs' },
+  { pattern: /^trailer\..+\.(cmd|command)$/, what: 'names a command git runs for trailers' },
+  { pattern: /^ssh\.variant$/, what: 'changes how git runs ssh' },
+];
+
+/** `core.fsmonitor = true` uses git's own daemon; only a path or command runs something else. */
+const BOOLEAN = /^(true|false|yes|no|on|off|1|0|)$/i;
+
+/** Larger configuration files are not read: they ask. */
+const MAX_CONFIG_BYTES = 256 * 1024;
+/** More submodules than this are not all read: they ask. */
+const MAX_SUBMODULES = 64;
+
+interface CachedConfig {
+  key: string;
+  /** Why it asks, one per key; `alias.*` keys apart, since they matter only for subcommands git does not know. */
+  reasons: string[];
+  aliases: string[];
+}
+
+interface CachedHooks {
+  key: string;
+  /** Entries that are not `*.sample`: each is checked for being an executable file on every look. */
+  candidates: string[];
+}
+
+const configCache = new Map<string, CachedConfig>();
+const hooksCache = new Map<string, CachedHooks>();
+
+export interface GitRepository {
+  /** The repository's own directory (`.git`), real or as found. */
+  gitDirectory: string;
+  /** The shared directory of a linked worktree (its config and hooks), or the same as `gitDirectory`. */
+  commonDirectory: string;
+  /** The top of the work tree; undefined for a bare repository. */
+  top: string | undefined;
+}
+
+/**
+ * The reasons a git command in `directory` needs a person because of what
+ * its repository makes git run: configuration keys that name programs,
+ * hooks, a `.git` file that cannot be followed. `knownSubcommand` false
+ * (an alias, if anything) also counts `alias.*` keys. Empty outside any
+ * repository. Never throws: what cannot be read is a reason.
+ *
+ * @example
+ * gitRepositoryHazards({ directory: '/p/ws' })
+ * // ['/p/ws/.git/config sets core.fsmonitor, which names a program git runs']
+ */
+export function gitRepositoryHazards(options: { directory: string; gitDirectory?: string; knownSubcommand?: boolean }): { reasons: string[]; repository: GitRepository | undefined } {
+  const reasons: string[] = [];
+  let repository: GitRepository | undefined;
+  try {
+    const found = options.gitDirectory === undefined ? findRepository(options.directory) : openGitDirectory(path.resolve(options.directory, options.gitDirectory), undefined);
+    if (found === undefined) return { reasons, repository: undefined };
+    if ('reason' in found) return { reasons: [found.reason], repository: undefined };
+    repository = found;
+    const directories = new Set([repository.gitDirectory, repository.commonDirectory]);
+    for (const gitDirectory of directories) {
+      for (const file of ['config', 'config.worktree']) {
+        const config = configHazards(path.join(gitDirectory, file));
+        reasons.push(...config.reasons);
+        if (options.knownSubcommand === false) reasons.push(...config.aliases);
+      }
+    }
+    reasons.push(...hookHazards(path.join(repository.commonDirectory, 'hooks')));
+    if (repository.top !== undefined && exists(path.join(repository.top, '.gitmodules'))) reasons.push(...submoduleHazards(path.join(repository.commonDirectory, 'modules'), 0, { count: 0 }));
+  } catch (error) {
+    reasons.push(`the repository around ${options.directory} could not be checked for programs git would run (${error instanceof Error ? error.message : String(error)})`);
+  }
+  return { reasons: [...new Set(reasons)], repository };
+}
+
+type Found = GitRepository | { reason: string } | undefined;
+
+/** git's discovery: from `directory` up, a `.git` (directory or `gitdir:` file), or the directory itself when it is a repository. */
+function findRepository(directory: string): Found {
+  for (let current = path.resolve(directory); ; current = path.dirname(current)) {
+    const dotGit = path.join(current, '.git');
+    const status = statSync(dotGit, { throwIfNoEntry: false });
+    if (status?.isDirectory() === true) return openGitDirectory(dotGit, current);
+    if (status?.isFile() === true) return followGitFile(dotGit, current);
+    if (looksLikeGitDirectory(current)) return openGitDirectory(current, undefined);
+    if (current === path.dirname(current)) return undefined;
+  }
+}
+
+/** A bare repository (or a `.git` directory entered directly): HEAD, objects and refs, as git checks. */
+function looksLikeGitDirectory(directory: string): boolean {
+  if (statSync(path.join(directory, 'HEAD'), { throwIfNoEntry: false })?.isFile() !== true) return false;
+  return statSync(path.join(directory, 'objects'), { throwIfNoEntry: false })?.isDirectory() === true && statSync(path.join(directory, 'refs'), { throwIfNoEntry: false }) !== undefined;
+}
+
+/** `.git` as a file: `gitdir: PATH`, relative to the file's directory. */
+function followGitFile(file: string, top: string): Found {
+  const text = readFileSync(file, 'utf8').slice(0, 4096);
+  const match = /^gitdir: (.+)$/m.exec(text);
+  if (match === null) return { reason: `${file} is a file that does not say where its repository is, so what git would run there cannot be checked` };
+  const target = path.resolve(top, match[1]!.trim());
+  if (statSync(target, { throwIfNoEntry: false })?.isDirectory() !== true) return { reason: `${file} points to ${target}, which is not a directory, so what git would run there cannot be checked` };
+  return openGitDirectory(target, top);
+}
+
+function openGitDirectory(gitDirectory: string, top: string | undefined): Found {
+  let commonDirectory = gitDirectory;
+  const common = statSync(path.join(gitDirectory, 'commondir'), { throwIfNoEntry: false });
+  if (common?.isFile() === true) {
+    const written = readFileSync(path.join(gitDirectory, 'commondir'), 'utf8').trim();
+    commonDirectory = path.resolve(gitDirectory, written);
+  }
+  return { gitDirectory, commonDirectory, top };
+}
+
+/** The keys in one configuration file that name programs (cached by the file's identity and times). */
+function configHazards(file: string): CachedConfig {
+  const status = statSync(file, { bigint: true, throwIfNoEntry: false });
+  if (status === undefined) return { key: '', reasons: [], aliases: [] };
+  const key = identity(status);
+  const cached = configCache.get(file);
+  if (cached !== undefined && cached.key === key) return cached;
+  const result: CachedConfig = { key, reasons: [], aliases: [] };
+  if (!status.isFile()) result.reasons.push(`${file} is not a regular file, so what git would run cannot be checked`);
+  else if (status.size > BigInt(MAX_CONFIG_BYTES)) result.reasons.push(`${file} is larger than ${MAX_CONFIG_BYTES} bytes and is not read, so what git would run cannot be checked`);
+  else scanConfig(file, readFileSync(file, 'utf8'), result);
+  configCache.set(file, result);
+  return result;
+}
+
+/**
+ * Reads git's configuration syntax just enough to name every key:
+ * `[section]`, `[section "sub"]`, `[section.sub]`, `key = value`, a bare
+ * `key`, comments. A line this reader cannot make sense of asks, since git
+ * might read a key in it.
+ */
+function scanConfig(file: string, text: string, result: CachedConfig): void {
+  let section = '';
+  const lines = text.split('\n');
+  for (let index = 0; index < lines.length; index++) {
+    let line = lines[index]!.trim();
+    // A value continued on the next line with a trailing backslash.
+    while (line.endsWith('\\') && index + 1 < lines.length) line = `${line.slice(0, -1)}${lines[++index]!.trim()}`;
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    if (line.startsWith('[')) {
+      const header = /^\[\s*([A-Za-z0-9.-]+)\s*(?:"((?:[^"\\]|\\.)*)")?\s*\](.*)$/.exec(line);
+      if (header === null) {
+        result.reasons.push(`${file} has a line git may read that this check cannot (${JSON.stringify(line.slice(0, 60))})`);
+        section = '\u0000';
+        continue;
+      }
+      const [, name, subsection] = header;
+      const dot = name!.indexOf('.');
+      section = subsection !== undefined ? `${name!.toLowerCase()}.${subsection.replace(/\\(.)/g, '$1')}` : dot === -1 ? name!.toLowerCase() : `${name!.slice(0, dot).toLowerCase()}.${name!.slice(dot + 1)}`;
+      line = header[3]!.trim();
+      if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    }
+    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+    if (entry === null) {
+      result.reasons.push(`${file} has a line git may read that this check cannot (${JSON.stringify(line.slice(0, 60))})`);
+      continue;
+    }
+    const key = `${section}.${entry[1]!.toLowerCase()}`;
+    const value = (entry[2] ?? '').replace(/\s[#;].*$/, '').replace(/^"(.*)"$/, '$1').trim();
+    if (section.startsWith('alias.') || section === 'alias') {
+      result.aliases.push(`${file} defines the alias ${entry[1]}, which can run any command`);
+      continue;
+    }
+    if (key === 'core.fsmonitor' && BOOLEAN.test(value)) continue;
+    if (/^submodule\..+\.update$/.test(key) && !value.startsWith('!')) continue;
+    if (/^submodule\..+\.update$/.test(key)) {
+      result.reasons.push(`${file} sets ${key} to a command, which git submodule update runs`);
+      continue;
+    }
+    if (/^remote\..+\.(url|pushurl)$/.test(key) && value.startsWith('ext::')) {
+      result.reasons.push(`${file} sets ${key} to an ext:: URL, which runs a command`);
+      continue;
+    }
+    const program = PROGRAM_KEYS.find((candidate) => candidate.pattern.test(key));
+    if (program !== undefined) result.reasons.push(`${file} sets ${key}, which ${program.what}`);
+  }
+}
+
+/** Executable hooks (anything but the `*.sample` files `git init` writes) in `hooks`. */
+function hookHazards(hooks: string): string[] {
+  const status = statSync(hooks, { bigint: true, throwIfNoEntry: false });
+  if (status === undefined) return [];
+  if (!status.isDirectory()) return [`${hooks} is not a directory, so the hooks git would run cannot be checked`];
+  const key = identity(status);
+  let cached = hooksCache.get(hooks);
+  if (cached === undefined || cached.key !== key) {
+    cached = { key, candidates: readdirSync(hooks).filter((name) => !name.endsWith('.sample')) };
+    hooksCache.set(hooks, cached);
+  }
+  const found: string[] = [];
+  // Checked every time: `chmod +x` on an existing entry does not change the directory.
+  for (const name of cached.candidates) {
+    const hook = statSync(path.join(hooks, name), { throwIfNoEntry: false });
+    if (hook === undefined) continue;
+    if (hook.isDirectory() || (hook.mode & 0o111) !== 0) found.push(name);
+  }
+  return found.length === 0 ? [] : [`${hooks} has hooks that git runs (${found.slice(0, 5).join(', ')}${found.length > 5 ? ', ...' : ''})`];
+}
+
+/** Submodules' repositories under `.git/modules` (nested ones under their own `modules`): git runs in them too. */
+function submoduleHazards(modules: string, depth: number, seen: { count: number }): string[] {
+  if (depth > 3 || statSync(modules, { throwIfNoEntry: false })?.isDirectory() !== true) return [];
+  const reasons: string[] = [];
+  for (const entry of readdirSync(modules, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const directory = path.join(modules, entry.name);
+    if (++seen.count > MAX_SUBMODULES) return [...reasons, `${modules} holds more than ${MAX_SUBMODULES} submodule repositories, which are not all checked for programs git would run`];
+    if (exists(path.join(directory, 'config'))) {
+      reasons.push(...configHazards(path.join(directory, 'config')).reasons, ...hookHazards(path.join(directory, 'hooks')));
+    }
+    // A submodule's name may hold slashes (`modules/a/b`), and nested submodules live in its own `modules`.
+    reasons.push(...submoduleHazards(exists(path.join(directory, 'config')) ? path.join(directory, 'modules') : directory, depth + 1, seen));
+  }
+  return reasons;
+}
+
+function exists(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false }) !== undefined;
+}
+
+/** What changes whenever the file's content does: its inode, size and change times (nanoseconds). */
+function identity(status: BigIntStats): string {
+  return `${status.dev}:${status.ino}:${status.size}:${status.mtimeNs}:${status.ctimeNs}`;
+}

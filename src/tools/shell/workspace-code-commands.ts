@@ -1,0 +1,102 @@
+/**
+ * Package managers, build tools, test runners and linters run code that
+ * lives in the project: lifecycle scripts (`npm install`, `npm test`),
+ * `setup.py`, `build.rs`, Makefiles, `conftest.py`, `vite.config.ts`,
+ * `eslint.config.js`. Any file an agent can write is then code that runs.
+ * Such a command is `code`: only a rule that names it allows it, and a
+ * rule naming only the tool (`npm`) does not reach a subcommand that runs
+ * code (`npm install`): the hazard sits on the subcommand's word. What
+ * these tools do without running project code (`npm ls`, `cargo tree`,
+ * `pip list`) stays plain. A subcommand not listed as plain counts as
+ * code: `yarn NAME` and `pnpm NAME` run the script NAME.
+ */
+import type { ShellWord } from './shell-word.ts';
+
+export interface WorkspaceCode {
+  /** The word a rule must reach to allow it: the subcommand, or 0 for tools that are code whatever they are asked. */
+  index: number;
+  reason: string;
+}
+
+/** Tools whose every run executes project code or configuration that is code. */
+const ALWAYS: ReadonlyMap<string, string> = new Map([
+  ...['make', 'gmake', 'bmake', 'just', 'rake', 'ninja', 'scons', 'invoke', 'task', 'mage', 'cmake', 'ctest', 'meson'].map((name): [string, string] => [name, 'runs the commands of the project\'s build file']),
+  ...['mvn', 'mvnw', 'gradle', 'gradlew', 'ant', 'sbt', 'lein', 'bazel', 'bazelisk', 'buck', 'buck2', 'pants', 'xcodebuild'].map((name): [string, string] => [name, 'runs the project\'s build (plugins and build scripts are code)']),
+  ...['jest', 'vitest', 'mocha', 'ava', 'karma', 'playwright', 'cypress', 'jasmine', 'tap', 'c8', 'nyc', 'pytest', 'py.test', 'tox', 'nox', 'behave', 'rspec', 'cucumber', 'phpunit', 'pest'].map((name): [string, string] => [name, 'runs the project\'s tests and their configuration, which are code']),
+  ...['vite', 'webpack', 'webpack-cli', 'rollup', 'parcel', 'next', 'nuxt', 'nuxi', 'astro', 'remix', 'ng', 'vue-cli-service', 'storybook', 'gulp', 'grunt', 'nx', 'turbo', 'lerna', 'rush', 'babel', 'postcss', 'tailwindcss', 'svelte-kit', 'expo', 'react-native', 'electron-builder', 'sphinx-build', 'mkdocs', 'jupyter', 'pre-commit', 'lint-staged', 'husky', 'rails', 'hardhat', 'truffle', 'terraform', 'terragrunt', 'pulumi', 'mix', 'rebar3', 'stack', 'cabal', 'dune', 'flutter', 'dart'].map((name): [string, string] => [name, 'loads the project\'s configuration, which is code']),
+  ...['eslint', 'prettier', 'stylelint', 'mypy', 'pylint', 'flake8'].map((name): [string, string] => [name, 'loads the project\'s configuration and plugins, which are code']),
+  ['direnv', 'direnv loads .envrc files, which are shell code'],
+  ['coverage', 'coverage runs a program'],
+  ['pipenv', 'pipenv runs and installs the project\'s code'],
+  ['pdm', 'pdm runs and installs the project\'s code'],
+  ['hatch', 'hatch runs and builds the project\'s code'],
+  ['rye', 'rye runs and installs the project\'s code'],
+]);
+
+/** Subcommands that do not run project code, per tool; any other subcommand does. */
+const PLAIN_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['npm', new Set(['ls', 'list', 'la', 'll', 'view', 'v', 'info', 'show', 'outdated', 'audit', 'help', 'search', 'find', 's', 'se', 'whoami', 'ping', 'config', 'c', 'get', 'explain', 'why', 'fund', 'prefix', 'root', 'doctor', 'query', 'sbom', 'docs', 'home', 'repo', 'bugs', 'cache', 'owner', 'access', 'dist-tag', 'login', 'logout', 'adduser', 'token', 'profile', 'star', 'stars', 'unstar', 'help-search'])],
+  ['pnpm', new Set(['ls', 'list', 'll', 'la', 'why', 'outdated', 'audit', 'licenses', 'view', 'info', 'show', 'root', 'bin', 'help', 'config', 'c', 'get', 'store', 'search', 'whoami', 'ping', 'doctor'])],
+  ['yarn', new Set(['info', 'list', 'why', 'outdated', 'audit', 'licenses', 'config', 'help', 'versions', 'bin', 'cache', 'owner', 'login', 'logout', 'npm'])],
+  ['pip', new Set(['list', 'show', 'freeze', 'check', 'help', 'config', 'debug', 'cache', 'hash', 'inspect', 'index', 'search', 'uninstall'])],
+  ['pip3', new Set(['list', 'show', 'freeze', 'check', 'help', 'config', 'debug', 'cache', 'hash', 'inspect', 'index', 'search', 'uninstall'])],
+  ['poetry', new Set(['show', 'check', 'about', 'config', 'search', 'help', 'list', 'env', 'version'])],
+  ['uv', new Set(['version', 'help', 'tree', 'cache', 'python', 'self'])],
+  ['cargo', new Set(['tree', 'metadata', 'search', 'version', 'help', 'locate-project', 'pkgid', 'verify-project', 'read-manifest', 'login', 'logout', 'owner', 'yank', 'info', 'report', 'new', 'init', 'add', 'remove', 'update', 'fetch', 'generate-lockfile', 'vendor'])],
+  ['go', new Set(['build', 'install', 'mod', 'get', 'list', 'env', 'version', 'doc', 'help', 'fmt', 'vet', 'clean', 'work', 'bug', 'telemetry', 'fix'])],
+  ['composer', new Set(['show', 'info', 'outdated', 'licenses', 'search', 'depends', 'why', 'prohibits', 'why-not', 'validate', 'diagnose', 'config', 'help', 'list', 'about', 'audit', 'check-platform-reqs', 'fund', 'status'])],
+  ['bundle', new Set(['list', 'show', 'info', 'outdated', 'check', 'config', 'help', 'version', 'platform', 'licenses', 'doctor'])],
+  ['bundler', new Set(['list', 'show', 'info', 'outdated', 'check', 'config', 'help', 'version', 'platform', 'licenses', 'doctor'])],
+  ['gem', new Set(['list', 'search', 'query', 'info', 'specification', 'contents', 'dependency', 'environment', 'help', 'outdated', 'which', 'sources', 'owner', 'signin', 'signout', 'stale', 'uninstall', 'cleanup', 'fetch', 'lock'])],
+  ['dotnet', new Set(['--info', '--version', '--list-sdks', '--list-runtimes', 'help', 'nuget', 'sln', 'new', 'list', 'add', 'remove'])],
+  ['deno', new Set(['info', 'doc', 'lint', 'fmt', 'check', 'types', 'completions', 'help', 'upgrade'])],
+]);
+
+/** Options that only print and stop: `npm --version`, `make --help`... */
+const PRINT_ONLY = /^(--version|-v|-V|--help|-h|version|help)$/;
+
+/**
+ * Whether the command runs the project's code, and on which word.
+ *
+ * @example
+ * workspaceCode({ name: 'npm', words: [npm, install] }) // { index: 1, reason: 'npm install runs ...' }
+ * workspaceCode({ name: 'npm', words: [npm, ls] })      // undefined
+ * workspaceCode({ name: 'make', words: [make, test] })  // { index: 0, reason: 'make runs ...' }
+ */
+export function workspaceCode(options: { name: string; words: readonly ShellWord[] }): WorkspaceCode | undefined {
+  const { name, words } = options;
+  if (words.length === 2 && words[1]!.kind === 'static' && PRINT_ONLY.test(words[1]!.value)) return undefined;
+  const always = ALWAYS.get(name);
+  if (always !== undefined) {
+    if (name === 'terraform' && isPlain(words, ['fmt', 'validate', 'version', 'providers', 'output', 'show', 'state', 'workspace', 'graph'])) return undefined;
+    return { index: 0, reason: `${name} ${always}` };
+  }
+  const plain = PLAIN_SUBCOMMANDS.get(name);
+  if (plain === undefined) {
+    if (name === 'tsc' && !words.some((word) => word.value === '--noEmit' || word.value === '--help' || word.value === '--version')) {
+      return { index: 0, reason: 'tsc writes compiled files where the project\'s configuration says (and can build referenced projects)' };
+    }
+    return undefined;
+  }
+  const at = words.findIndex((word, index) => index > 0 && (word.kind !== 'static' || !word.value.startsWith('-')));
+  if (at === -1) {
+    // `yarn` alone installs (running lifecycle scripts); `npm` alone prints help.
+    if (name === 'yarn' && !words.slice(1).some((word) => PRINT_ONLY.test(word.value))) return { index: 0, reason: 'yarn without a subcommand installs, running the packages\' lifecycle scripts' };
+    return undefined;
+  }
+  const word = words[at]!;
+  if (word.kind !== 'static') return { index: at, reason: `${name} ${word.value}: the subcommand is only known at run time, and ${name} has subcommands that run the project's code` };
+  const subcommand = word.value;
+  const next = words[at + 1]?.value;
+  // `npm audit fix` installs.
+  if (plain.has(subcommand) && !(subcommand === 'audit' && next === 'fix')) return undefined;
+  if ((name === 'uv' && subcommand === 'pip') || (name === 'pip' && subcommand === 'cache')) {
+    if (['list', 'show', 'freeze', 'check', 'tree', 'dir', 'info'].includes(next ?? '')) return undefined;
+  }
+  return { index: at, reason: `${name} ${subcommand} runs the project's code (scripts, build files or configuration it loads)` };
+}
+
+function isPlain(words: readonly ShellWord[], subcommands: readonly string[]): boolean {
+  const first = words.find((word, index) => index > 0 && !word.value.startsWith('-'));
+  return first !== undefined && first.kind === 'static' && subcommands.includes(first.value);
+}
