@@ -13,7 +13,8 @@ import type { Decision } from '../../core/types.ts';
 import { analyzeCommand, type AnalyzedCommand, type AnalyzedRedirection } from './analyze-command.ts';
 import { decideCommandPaths } from './decide-command-paths.ts';
 import type { Hazard } from './hazard.ts';
-import { judgePath } from './judge-path.ts';
+import { hardLinkReason, judgePath } from './judge-path.ts';
+import { decideLayoutChanges } from './line-layout-changes.ts';
 import { profileAccessOfFile } from './profile-access.ts';
 import { checkPathsIn, effectiveCwd, wordPath, type PathsVerdict } from './shell-paths.ts';
 import { matchRule, type ShellRule, type ShellRules } from './shell-rules.ts';
@@ -96,6 +97,8 @@ export async function decideShellCommand(options: {
       const finding = await decideRedirection(redirection, context);
       if (finding !== undefined) findings.push(finding);
     }
+    // Paths through what another command of the line links, renames, removes or extracts were judged against the filesystem before it.
+    findings.push(...(await decideLayoutChanges({ analysis, cwd: options.cwd, home })));
     // Blank and comment-only lines ask: there is nothing a person meant to run. Assignments and tests alone are harmless.
     if (analysis.statements === 0 && findings.length === 0) findings.push(ask(command, 'the command line has no command in it'));
   } catch (error) {
@@ -216,6 +219,9 @@ async function decideRedirection(redirection: AnalyzedRedirection, context: Deci
   // Credentials and toolgate's own files are hidden from the sandbox even inside a zone.
   if (profileAccessOfFile(context.profile, resolved.absolute) !== 'read-write') return { ...base, decision: 'block', reason: `writes ${shown}, which the sandbox keeps hidden or read-only (credentials or toolgate's own files)` };
   const decision = zone.approval.write;
+  // `>> alias` appends to every name of a hard-linked file, wherever the others lie.
+  const aliased = decision === 'block' ? undefined : hardLinkReason({ absolute: resolved.absolute, where: shown, subject: 'the redirection', verb: 'writes', zone });
+  if (aliased !== undefined) return { ...base, decision: 'ask', reason: aliased };
   if (decision === 'allow') return { ...base, decision, reason: `writes ${shown}; zone ${zone.name} allows writes` };
   if (decision === 'block') return { ...base, decision, reason: `writes ${shown}; zone ${zone.name} blocks writes` };
   return { ...base, decision: 'ask', reason: `writes ${shown}; zone ${zone.name} asks before writes` };

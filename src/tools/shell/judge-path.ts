@@ -7,7 +7,7 @@
  * a write in a rw zone whose approval is not block; neither may land on
  * something the sandbox hides (credentials, toolgate's own files).
  */
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Decision } from '../../core/types.ts';
 import type { SandboxProfile } from '../../sandbox/sandbox-profile.ts';
@@ -71,6 +71,8 @@ export async function judgePath(options: { path: string; cwd: string; operation:
   }
   if (operation === 'read') {
     if (zone === undefined) return { decision: 'allow', reason: `${subject} ${verb} ${where}, a system path`, zone: undefined, absolute };
+    const aliased = hardLinkReason({ absolute, where, subject, verb, zone });
+    if (aliased !== undefined && zone.approval.read !== 'block') return { decision: 'ask', reason: aliased, zone, absolute };
     // Most reads are allowed and their reason is never shown: not worth a path.relative each.
     const reason = zone.approval.read === 'allow' ? `${subject} ${verb} ${where} in zone ${zone.name}` : `${subject} ${verb} ${zone.name}:${path.relative(zone.root, absolute) || '.'}; zone ${zone.name} ${verbOf(zone.approval.read)} reads`;
     return { decision: zone.approval.read, reason, zone, absolute };
@@ -86,7 +88,29 @@ export async function judgePath(options: { path: string; cwd: string; operation:
   const decision = operation === 'write' ? zone.approval.write : zone.approval.delete;
   const shownInZone = `${zone.name}:${path.relative(zone.root, absolute) || '.'}`;
   if (decision === 'block') return block(`${shownInZone}; zone ${zone.name} blocks ${operation === 'write' ? 'writes' : 'deletes'}`);
+  // Removing one name of a hard-linked file leaves the others alone; writing to it writes them all.
+  const aliased = operation === 'write' && options.into !== true ? hardLinkReason({ absolute, where, subject, verb, zone }) : undefined;
+  if (aliased !== undefined) return { decision: 'ask', reason: aliased, zone, absolute };
   return { decision, reason: `${subject} ${verb} ${shownInZone}; zone ${zone.name} ${verbOf(decision)} ${operation === 'write' ? 'writes' : 'deletes'}`, zone, absolute };
+}
+
+/**
+ * Why a regular file with more than one hard link needs a person: its
+ * other names can lie anywhere on the same filesystem (outside every zone,
+ * in a read-only zone), and reading or writing this name reads or writes
+ * that same file. Undefined for anything else, and for a path that does
+ * not exist (yet).
+ */
+export function hardLinkReason(options: { absolute: string; where: string; subject: string; verb: string; zone: Zone }): string | undefined {
+  let links: number;
+  try {
+    const entry = statSync(options.absolute, { throwIfNoEntry: false });
+    if (entry === undefined || !entry.isFile() || entry.nlink <= 1) return undefined;
+    links = entry.nlink;
+  } catch {
+    return undefined;
+  }
+  return `${options.subject} ${options.verb} ${options.where} in zone ${options.zone.name}, a file with ${links} hard links: the same file under other names, which may lie outside the zones or in a read-only one, so a person decides`;
 }
 
 function verbOf(decision: Decision): string {
@@ -171,7 +195,8 @@ function kernelRealPath(input: string, cwd: string): string | undefined {
     if (missing.includes('..')) return undefined;
     let existing: string;
     try {
-      existing = realpathSync.native(path.join(parsed.root, ...components.slice(0, keep)));
+      // Joined by hand: path.join would apply `..` lexically (`self/..` → `.`); the kernel follows `self` first.
+      existing = realpathSync.native(parsed.root + components.slice(0, keep).join(path.sep));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
       return undefined;

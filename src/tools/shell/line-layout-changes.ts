@@ -1,0 +1,275 @@
+/**
+ * Paths are judged against the filesystem as it is before the line runs.
+ * A command that changes the layout of that filesystem (makes a symlink or
+ * a hard link, renames, removes, extracts an archive, applies a patch,
+ * checks out a tree, or is not modelled at all) makes what a path in
+ * another command of the same line leads to unknown: `ln -s ../docs d;
+ * tee d/x` writes into `docs` although `d/x` was judged as a new file in
+ * the working directory. Such paths ask.
+ *
+ * "Another command", not "a later one": parts of a pipeline and background
+ * jobs run at the same time, and a loop runs its body again after it.
+ * Creating regular files (`>`, `tee`, `touch`, plain `cp`) and real
+ * directories (`mkdir`) changes nothing a path judgement relies on: a
+ * path through a name that does not exist yet is already judged as if a
+ * real directory stood there.
+ */
+import path from 'node:path';
+import type { AnalyzedCommand, CommandAnalysis } from './analyze-command.ts';
+import type { ShellFinding } from './decide-shell-command.ts';
+import { isAtOrBelow, walkKernelPath } from './kernel-walk.ts';
+import type { PathArgument } from './path-argument.ts';
+import { commandPaths } from './path-arguments.ts';
+import { effectiveCwd, wordPath } from './shell-paths.ts';
+import type { ShellWord } from './shell-word.ts';
+
+/** What one command does to the layout: nothing, changes at known entries (and everything below them), or anything. */
+type LayoutChange = { kind: 'none' } | { kind: 'entries'; entries: string[] } | { kind: 'anything'; reason: string };
+
+interface Changer {
+  command: AnalyzedCommand;
+  change: Exclude<LayoutChange, { kind: 'none' }>;
+}
+
+/**
+ * Commands that read, or write only the contents of regular files (and
+ * real directories): they cannot make a path lead somewhere else. Wrappers
+ * are here for their own words; what they run is analysed on its own.
+ */
+const KEEPS_LAYOUT = new Set([
+  'echo', 'printf', 'true', 'false', ':', 'test', '[', 'pwd', 'ls', 'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'zgrep', 'rg', 'sed', 'gsed',
+  'awk', 'gawk', 'mawk', 'nawk', 'jq', 'sort', 'uniq', 'cut', 'paste', 'join', 'column', 'tr', 'diff', 'cmp', 'comm', 'stat', 'file', 'du', 'df', 'tree',
+  'realpath', 'readlink', 'basename', 'dirname', 'date', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'b2sum', 'cksum', 'base64', 'xxd', 'od', 'hexdump',
+  'strings', 'nl', 'fold', 'fmt', 'rev', 'tac', 'expand', 'unexpand', 'seq', 'yes', 'sleep', 'printenv', 'whoami', 'id', 'uname', 'hostname', 'which',
+  'type', 'nproc', 'less', 'more', 'numfmt', 'tee', 'touch', 'mkdir', 'chmod', 'truncate', 'shuf', 'split', 'csplit', 'env', 'nice', 'nohup', 'time',
+  'timeout', 'command', 'xargs', 'stdbuf', 'cd', 'pushd', 'popd', 'exit', 'wait', 'fd', 'fdfind', 'zip', 'curl', 'wget', 'dd',
+]);
+
+/** Commands whose written or deleted paths are where the layout changes: links, renames, removals, copies of trees, extractions. */
+const MOVES_ENTRIES = new Set(['ln', 'mv', 'rm', 'rmdir', 'unlink', 'cp', 'install', 'rsync', 'scp', 'tar', 'unzip', 'find', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
+
+/**
+ * git subcommands that leave the work tree's layout alone (they read, or
+ * write `.git` only). The others check out, apply, merge, stash, move or
+ * clean files, anywhere in the work tree, which can lie above the working
+ * directory: they change anything.
+ */
+const GIT_KEEPS_WORK_TREE = new Set([
+  'status', 'diff', 'log', 'show', 'branch', 'rev-parse', 'ls-files', 'ls-tree', 'blame', 'annotate', 'grep', 'describe', 'shortlog', 'remote', 'fetch', 'push',
+  'config', 'tag', 'cat-file', 'rev-list', 'reflog', 'add', 'commit', 'notes', 'help', 'version', 'var', 'count-objects', 'fsck', 'merge-base', 'name-rev',
+  'for-each-ref', 'show-ref', 'whatchanged', 'range-diff', 'check-ignore', 'check-attr',
+]);
+
+/** Global options of git that take the next word as their value. */
+const GIT_VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--attr-source', '--list-cmds']);
+
+/** The subcommand of a git command line; undefined when it is only known at run time or absent. */
+function gitSubcommandName(words: readonly ShellWord[]): string | undefined {
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index]!;
+    if (word.kind !== 'static') return undefined;
+    if (!word.value.startsWith('-')) return word.value;
+    if (GIT_VALUED.has(word.value)) index++;
+  }
+  return undefined;
+}
+
+/** Writers whose every written path may become a link or a tree rather than a regular file. */
+const WRITES_ENTRIES = new Set(['ln', 'mv', 'cp', 'install', 'rsync', 'scp']);
+
+/**
+ * Asks for every path of one command (or redirection) that goes through
+ * something another command of the line changes: at most one finding per
+ * subject. Nothing when no command of the line changes the layout.
+ *
+ * @example
+ * await decideLayoutChanges({ analysis: analyzeCommand('ln -s ../docs d; tee d/x'), cwd: '/p/ws', home })
+ * // [{ decision: 'ask', subject: 'tee d/x', reason: 'd/x goes through what ln -s ../docs d changes ...' }]
+ */
+export async function decideLayoutChanges(options: { analysis: CommandAnalysis; cwd: string; home: string }): Promise<ShellFinding[]> {
+  const { analysis, cwd, home } = options;
+  const changers: Changer[] = [];
+  for (const command of analysis.commands) {
+    const change = layoutChangeOf({ command, cwd, home });
+    if (change.kind !== 'none') changers.push({ command, change });
+  }
+  if (changers.length === 0) return [];
+  const findings: ShellFinding[] = [];
+  for (const command of analysis.commands) {
+    const others = changers.filter((changer) => changer.command !== command);
+    if (others.length === 0) continue;
+    const reason = affectedReason({ targets: targetsOf({ command, cwd, home }), others });
+    if (reason !== undefined) findings.push({ decision: 'ask', subject: command.text, reason, rule: null, via: command.via });
+  }
+  for (const redirection of analysis.redirections) {
+    // A command's own redirections are opened before it runs.
+    const others = changers.filter((changer) => changer.command.text !== redirection.command);
+    if (others.length === 0) continue;
+    const from = effectiveCwd({ state: redirection.cwd, cwd });
+    const file = redirection.target.kind === 'static' ? wordPath(redirection.target, home) : undefined;
+    // Unknown targets and directories ask on their own already.
+    if (from === undefined || file === undefined || /^\/dev\//.test(file)) continue;
+    const reason = affectedReason({ targets: [{ path: file, cwd: from, tree: false }], others });
+    if (reason !== undefined) findings.push({ decision: 'ask', subject: redirection.text, reason, rule: null, via: redirection.via });
+  }
+  return findings;
+}
+
+/** A path a command uses; `tree` when it works on everything below it (a glob's directory, an extraction directory). */
+interface Target {
+  path: string;
+  cwd: string;
+  tree: boolean;
+}
+
+function affectedReason(options: { targets: Target[] | 'unknown'; others: Changer[] }): string | undefined {
+  const { targets, others } = options;
+  const anything = others.find((changer) => changer.change.kind === 'anything');
+  if (targets === 'unknown') return `it works on files only known at run time, and ${describe(others[0]!)} in the same line changes what paths lead to`;
+  if (targets.length === 0) return undefined;
+  if (anything !== undefined) return `${describe(anything)} in the same line can change where ${shownPath(targets[0]!.path)} leads before this runs, so its paths cannot be judged now`;
+  for (const target of targets) {
+    const walk = walkKernelPath({ input: target.path, cwd: target.cwd });
+    for (const changer of others) {
+      const entries = (changer.change as { entries: string[] }).entries;
+      if (!walk.ok) return `${shownPath(target.path)} cannot be followed now (${walk.reason}), and ${describe(changer)} in the same line changes the filesystem`;
+      const through = walk.entries.find((entry) => entries.some((location) => isAtOrBelow({ candidate: entry, location })));
+      const below = target.tree ? entries.find((location) => isAtOrBelow({ candidate: location, location: walk.end })) : undefined;
+      if (through !== undefined || below !== undefined) {
+        const relation = through !== undefined ? `goes through ${through}` : `holds ${below}`;
+        return `${shownPath(target.path)} ${relation}, which ${describe(changer)} in the same line changes (a link, a rename, a removal or an extraction), so where it leads cannot be judged before the line runs`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** What `command` does to the layout, with the entries it changes as real locations (the last component not followed). */
+function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: string }): LayoutChange {
+  const { command, home } = options;
+  const name = command.name;
+  if (name === undefined) return { kind: 'anything', reason: 'a command whose name is only known at run time' };
+  if (command.role === 'code') return { kind: 'anything', reason: `${name} (it runs other code)` };
+  if (command.role === 'wrapper' || KEEPS_LAYOUT.has(name)) return { kind: 'none' };
+  if (name === 'git') {
+    const subcommand = gitSubcommandName(command.words);
+    return subcommand !== undefined && GIT_KEEPS_WORK_TREE.has(subcommand) ? { kind: 'none' } : { kind: 'anything', reason: `git ${subcommand ?? ''}`.trim() };
+  }
+  if (!MOVES_ENTRIES.has(name)) return { kind: 'anything', reason: `${name} (not modelled)` };
+  if (name === 'cp' && copiesContentOnly(command.words)) return { kind: 'none' };
+  const cwd = effectiveCwd({ state: command.cwd, cwd: options.cwd });
+  if (cwd === undefined || command.appendsArguments) return { kind: 'anything', reason: `${name} on paths only known at run time` };
+  const { paths, unsure } = commandPaths({ name, words: command.words });
+  if (unsure.length > 0) return { kind: 'anything', reason: name };
+  const entries: string[] = [];
+  for (const entry of paths) {
+    const moves = entry.use === 'delete' || entry.into === true || (entry.use === 'write' && WRITES_ENTRIES.has(name));
+    if (!moves) continue;
+    const location = entryLocation({ entry, cwd, home });
+    if (location === undefined) return { kind: 'anything', reason: `${name} ${entry.word.text}` };
+    entries.push(location);
+  }
+  return entries.length === 0 ? { kind: 'none' } : { kind: 'entries', entries };
+}
+
+/** Where an entry a command changes lies: its directory followed, its own name not (`rm link` removes the link). */
+function entryLocation(options: { entry: PathArgument; cwd: string; home: string }): string | undefined {
+  const { entry, home } = options;
+  let cwd = options.cwd;
+  if (entry.base !== undefined) {
+    const base = entry.base.kind === 'static' ? wordPath(entry.base, home) : undefined;
+    if (base === undefined) return undefined;
+    cwd = path.isAbsolute(base) ? base : `${cwd}${path.sep}${base}`;
+  }
+  const word = entry.word;
+  if (word.kind === 'dynamic') return undefined;
+  // A glob changes entries of the directory before its first pattern: that directory counts whole.
+  const value = word.kind === 'pattern' ? literalDirectory(word.value) : wordPath(word, home);
+  if (value === undefined) return undefined;
+  const walk = walkKernelPath({ input: value, cwd, keepLast: true });
+  return walk.ok ? walk.end : undefined;
+}
+
+/** The paths `command` uses, each with the directory it is relative to; 'unknown' when its words do not say. */
+function targetsOf(options: { command: AnalyzedCommand; cwd: string; home: string }): Target[] | 'unknown' {
+  const { command, home } = options;
+  const cwd = effectiveCwd({ state: command.cwd, cwd: options.cwd });
+  if (cwd === undefined) return 'unknown';
+  const targets: Target[] = [];
+  if (command.cwd.kind === 'changed') targets.push({ path: cwd, cwd: options.cwd, tree: false });
+  if (command.name === undefined) return targets.length === 0 ? 'unknown' : targets;
+  if (command.written?.includes('/') === true) {
+    const program = wordPath(command.words[0]!, home);
+    if (program === undefined) return 'unknown';
+    targets.push({ path: program, cwd, tree: false });
+  }
+  if (command.appendsArguments && command.appendedFrom !== 'empty-input') return 'unknown';
+  const words: PathArgument[] = [...commandPaths({ name: command.name, words: command.words }).paths, ...command.inputs.map((word): PathArgument => ({ word, use: 'read' }))];
+  for (const entry of words) {
+    const word: ShellWord = entry.word;
+    if (word.kind === 'dynamic' || word.value === '' || word.value === '-' || word.value === '\u0000appended') continue;
+    let from = cwd;
+    if (entry.base !== undefined) {
+      const base = entry.base.kind === 'static' ? wordPath(entry.base, home) : undefined;
+      if (base === undefined) return 'unknown';
+      from = path.isAbsolute(base) ? base : `${cwd}${path.sep}${base}`;
+    }
+    const value = word.kind === 'pattern' ? literalDirectory(word.value) : wordPath(word, home);
+    if (value === undefined) return 'unknown';
+    targets.push({ path: value, cwd: from, tree: word.kind === 'pattern' || entry.into === true });
+  }
+  return targets;
+}
+
+/** Short options of cp that only copy file contents (`t` and `S` take the rest of the word, or the next one, as their value). */
+const PLAIN_COPY_SHORT = 'finuvbpTLxZ';
+const PLAIN_COPY_LONG = /^--(force|interactive|no-clobber|verbose|update(=.*)?|backup(=.*)?|suffix(=.*)?|target-directory(=.*)?|no-target-directory|dereference|remove-destination|strip-trailing-slashes|one-file-system|debug|parents|reflink(=.*)?|sparse=(auto|always|never)|help|version)$/;
+
+/**
+ * Whether a cp command makes regular files only: no tree copied (its
+ * symlinks would come along), no link made (`-l`, `-s`), no hard links
+ * kept (`--preserve=links`). Any other option counts as one of those.
+ */
+function copiesContentOnly(words: readonly ShellWord[]): boolean {
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index]!;
+    if (word.kind === 'dynamic') return false;
+    const value = word.value;
+    if (value === '--') return true;
+    if (!value.startsWith('-') || value === '-') continue;
+    if (value.startsWith('--')) {
+      if (!PLAIN_COPY_LONG.test(value)) return false;
+      if (value === '--target-directory' || value === '--suffix') index++;
+      continue;
+    }
+    for (let at = 1; at < value.length; at++) {
+      const letter = value[at]!;
+      if (letter === 't' || letter === 'S') {
+        if (at === value.length - 1) index++;
+        break;
+      }
+      if (!PLAIN_COPY_SHORT.includes(letter)) return false;
+    }
+  }
+  return true;
+}
+
+/** `src/*.ts` → `src`, `*` → `.`, `a/b*c/d` → `a`: the directory a glob starts listing in. */
+function literalDirectory(value: string): string | undefined {
+  const segments = value.split('/');
+  const first = segments.findIndex((segment) => /[*?[]/.test(segment));
+  if (first === -1) return value;
+  if (first === 0) return value.startsWith('/') ? '/' : '.';
+  const directory = segments.slice(0, first).join('/');
+  return directory === '' ? '/' : directory;
+}
+
+function describe(changer: Changer): string {
+  const { command, change } = changer;
+  const shown = command.text.length > 60 ? `${command.text.slice(0, 57)}...` : command.text;
+  return change.kind === 'anything' ? `${JSON.stringify(shown)} (${change.reason})` : JSON.stringify(shown);
+}
+
+function shownPath(value: string): string {
+  return JSON.stringify(value);
+}
