@@ -14,6 +14,8 @@ import { createFsTools } from '../tools/fs/create-fs-tools.ts';
 import { zonesFromPolicy, type Zone } from '../tools/fs/zones.ts';
 import { createShellTool } from '../tools/shell/create-shell-tool.ts';
 import type { WrapCommand } from '../tools/shell/run-shell-command.ts';
+import { refuseStateInWritableZone } from './refuse-state-in-writable-zone.ts';
+import { realPathOf } from '../config/own-state-paths.ts';
 
 /** The names of the built-in tools, whether they run or are refused. */
 export const FS_TOOL_NAMES = ['read_file', 'write_file', 'edit_file', 'delete_file', 'move_file', 'list_dir'] as const;
@@ -55,6 +57,7 @@ export async function createBuiltinTools(options: {
   const { loaded, cwd } = options;
   const { policy } = loaded;
   const zones = zonesFromPolicy({ policy, policyDirectory: loaded.directory });
+  refuseStateInWritableZone({ loaded, zones });
   const sandbox = resolveSandboxPolicy({ sandbox: policy.document.sandbox, detection: options.detection ?? (await detectSandbox()) });
   const wantsFs = policy.document.fs !== undefined;
   const wantsShell = policy.document.shell !== undefined;
@@ -63,8 +66,10 @@ export async function createBuiltinTools(options: {
     return { tools: [...(wantsFs ? FS_TOOL_NAMES.map(refused) : []), ...(wantsShell ? [refused(SHELL_TOOL_NAME)] : [])], zones, sandbox };
   }
   // toolgate's own files, beside the policy and beside the project root.
-  const protectedPaths = [...ownPaths({ policy, policyFile: loaded.path }), ...DEFAULT_POLICY_NAMES.map((name) => path.join(cwd, name))];
-  refuseSymlinkedOwnPaths({ paths: protectedPaths, zones });
+  const written = [...ownPaths({ policy, policyFile: loaded.path }), ...DEFAULT_POLICY_NAMES.map((name) => path.join(cwd, name))];
+  refuseSymlinkedOwnPaths({ paths: written, zones });
+  // Zone roots and resolved paths are real: so must these be, or a symlinked folder above them (macOS /tmp) would slip past.
+  const protectedPaths = [...new Set(written.flatMap((entry) => [entry, realPathOf(entry)]))];
   const fsTools = wantsFs ? createFsTools({ zones, cwd, protectedPaths }) : [];
   let wrapCommand: WrapCommand | undefined;
   if (sandbox.mode === 'sandboxed') {
@@ -77,7 +82,9 @@ export async function createBuiltinTools(options: {
       return wrap(input);
     };
   }
-  const shell = wantsShell ? [createShellTool({ policy, zones, cwd, ...(wrapCommand === undefined ? {} : { wrapCommand }) })] : [];
+  // The shell finds toolgate's own files through the policy's source; the built-in default policy has none, so it gets the path it stands for.
+  const shellPolicy = policy.source === loaded.path ? policy : { ...policy, source: loaded.path };
+  const shell = wantsShell ? [createShellTool({ policy: shellPolicy, zones, cwd, ...(wrapCommand === undefined ? {} : { wrapCommand }) })] : [];
   return { tools: [...fsTools, ...shell], zones, sandbox };
 }
 

@@ -154,11 +154,19 @@ export const policySchema = z
       .strictObject({
         path: z.string().optional().describe('JSONL audit log, relative to the policy file (default .toolgate/audit.jsonl).'),
         enabled: z.boolean().optional(),
+        allow_in_writable_zone: z
+          .boolean()
+          .optional()
+          .describe('true accepts an audit.path inside a rw zone (toolgate then guards the file and every folder above it); without it such a path is refused.'),
       })
       .optional(),
     approvals: z
       .strictObject({
         path: z.string().optional().describe('The "approve always" file, relative to the policy file (default .toolgate/approvals.json).'),
+        allow_in_writable_zone: z
+          .boolean()
+          .optional()
+          .describe('true accepts an approvals.path inside a rw zone (toolgate then guards the file and every folder above it); without it such a path is refused.'),
       })
       .optional(),
     fs: z.strictObject({ zones: z.array(zone).optional() }).optional(),

@@ -8,6 +8,7 @@ import {
   atEntry,
   argumentsOrThrow,
   blockedReason,
+  concernNote,
   decide,
   parseArguments,
   requireFile,
@@ -56,7 +57,7 @@ export function createDeleteFileTool(context: FsToolContext): BuiltinTool<Delete
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'delete', shown: resolved.shown }),
         request: () => ({
           tool: name,
-          description: `Delete ${resolved.shown} (zone ${resolved.zone.name})`,
+          description: `Delete ${resolved.shown} (zone ${resolved.zone.name})${concernNote(resolved)}`,
           payload: zonePayload(resolved),
           required: true,
           presentation: async () => {

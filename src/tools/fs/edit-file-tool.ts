@@ -4,7 +4,7 @@ import type { BuiltinTool } from '../builtin-tool.ts';
 import { assertStillApproved } from './approved-state.ts';
 import { FsEditNotApplicableError } from './errors/fs-edit-not-applicable-error.ts';
 import { FsOperationError } from './errors/fs-operation-error.ts';
-import { atEntry, argumentsOrThrow, blockedReason, decide, parseArguments, requireFile, resolveForCheck, resolveForExecution, snapshotOf, zonePayload, type FsToolContext } from './fs-tool-support.ts';
+import { atEntry, argumentsOrThrow, blockedReason, concernNote, decide, parseArguments, requireFile, resolveForCheck, resolveForExecution, snapshotOf, zonePayload, type FsToolContext } from './fs-tool-support.ts';
 import { replaceFile, type FileSnapshot } from './file-operations.ts';
 import { describeBytes, isBinaryContent } from './render-file-change.ts';
 import { presentChange } from './write-file-tool.ts';
@@ -48,7 +48,7 @@ export function createEditFileTool(context: FsToolContext): BuiltinTool<EditFile
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'write', shown: resolved.shown }),
         request: () => ({
           tool: name,
-          description: `Edit ${resolved.shown} (zone ${resolved.zone.name})`,
+          description: `Edit ${resolved.shown} (zone ${resolved.zone.name})${concernNote(resolved)}`,
           payload: zonePayload(resolved),
           required: true,
           presentation: async () => {

@@ -16,6 +16,7 @@ import { displayPath, isInsideDirectory, resolveZonePath, type ZoneOperation } f
 import { openVerifiedDirectory, type VerifiedDirectory } from './verified-directory.ts';
 import type { Zone } from './zones.ts';
 import type { ToolExecutionOptions } from '../builtin-tool.ts';
+import { ownStateConcern } from '../../config/own-state-paths.ts';
 
 /** What the tools are created with. `cwd` is realpath'ed once by `createFsTools`. */
 export interface FsToolContext {
@@ -33,6 +34,12 @@ export interface ResolvedPath {
   relative: string;
   exists: boolean;
   shown: string;
+  /**
+   * Set when the path is one toolgate would load as policy or state
+   * (`sub/toolgate.yaml`, `sub/.toolgate/…`): the zone's approval for the
+   * operation is then at least ask, and this says why, for the request.
+   */
+  concern?: string;
 }
 
 /** The largest file an edit, a diff or a stale-approval hash reads into memory. */
@@ -78,7 +85,25 @@ export async function resolveForCheck(options: { context: FsToolContext; path: s
   // the policy may hold MCP tokens, which the OS sandbox hides from the shell too.
   const guarded = context.protectedPaths.find((root) => isInsideDirectory({ root, candidate: resolved.absolute }));
   if (guarded !== undefined) return { reason: `${shown} is one of toolgate's own files (${guarded}); no tool may read or change it` };
-  return { ...resolved, shown };
+  if (options.operation === 'read') return { ...resolved, shown };
+  // A folder above an own file (renamed, deleted or replaced, it swaps the file), or a policy or state file toolgate would load.
+  const concern = ownStateConcern({ absolute: resolved.absolute, operation: options.operation, ownPaths: context.protectedPaths, shown });
+  if (concern === undefined) return { ...resolved, shown };
+  if (concern.decision === 'block') return { reason: `${options.operation === 'write' ? 'writing' : 'deleting'} ${concern.reason}` };
+  const approval = resolved.zone.approval;
+  const stricter = approval[options.operation] === 'allow' ? 'ask' : approval[options.operation];
+  return { ...resolved, shown, zone: { ...resolved.zone, approval: { ...approval, [options.operation]: stricter } }, concern: concern.reason };
+}
+
+/**
+ * ` — why` for a request's description when the path is a policy or state
+ * file toolgate would load, else ''.
+ *
+ * @example
+ * description: `Write ${resolved.shown} (zone ${resolved.zone.name})${concernNote(resolved)}`
+ */
+export function concernNote(resolved: ResolvedPath): string {
+  return resolved.concern === undefined ? '' : ` — changes ${resolved.concern}`;
 }
 
 /**

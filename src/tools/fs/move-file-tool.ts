@@ -9,6 +9,7 @@ import {
   atEntry,
   argumentsOrThrow,
   blockedReason,
+  concernNote,
   parseArguments,
   requireFile,
   resolveForCheck,
@@ -68,7 +69,7 @@ export function createMoveFileTool(context: FsToolContext): BuiltinTool<MoveFile
       if (Math.max(STRICTNESS[sourceDecision], STRICTNESS[destinationDecision]) === STRICTNESS.allow) return null;
       return {
         tool: name,
-        description: `Move ${source.shown} → ${destination.shown} (${zones(source, destination)})`,
+        description: `Move ${source.shown} → ${destination.shown} (${zones(source, destination)})${concernNote(source)}${concernNote(destination)}`,
         payload: { source: zonePayload(source), destination: zonePayload(destination) },
         required: true,
         presentation: async () => {
@@ -110,5 +111,5 @@ export function createMoveFileTool(context: FsToolContext): BuiltinTool<MoveFile
 }
 
 function zones(source: ResolvedPath, destination: ResolvedPath): string {
-  return source.zone === destination.zone ? `zone ${source.zone.name}` : `zone ${source.zone.name} → zone ${destination.zone.name}`;
+  return source.zone.name === destination.zone.name ? `zone ${source.zone.name}` : `zone ${source.zone.name} → zone ${destination.zone.name}`;
 }

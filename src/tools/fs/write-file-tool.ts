@@ -8,6 +8,7 @@ import {
   atEntry,
   argumentsOrThrow,
   blockedReason,
+  concernNote,
   decide,
   parseArguments,
   requireFile,
@@ -60,7 +61,7 @@ export function createWriteFileTool(context: FsToolContext): BuiltinTool<WriteFi
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'write', shown: resolved.shown }),
         request: () => ({
           tool: name,
-          description: `Write ${resolved.shown} (zone ${resolved.zone.name})`,
+          description: `Write ${resolved.shown} (zone ${resolved.zone.name})${concernNote(resolved)}`,
           payload: zonePayload(resolved),
           required: true,
           presentation: async () => {

@@ -16,6 +16,7 @@ import type { Hazard } from './hazard.ts';
 import { hardLinkReason, judgePath } from './judge-path.ts';
 import { decideLayoutChanges } from './line-layout-changes.ts';
 import { profileAccessOfFile } from './profile-access.ts';
+import { ownStateConcern } from '../../config/own-state-paths.ts';
 import { checkPathsIn, effectiveCwd, wordPath, type PathsVerdict } from './shell-paths.ts';
 import { matchRule, type ShellRule, type ShellRules } from './shell-rules.ts';
 
@@ -219,6 +220,9 @@ async function decideRedirection(redirection: AnalyzedRedirection, context: Deci
   // Credentials and toolgate's own files are hidden from the sandbox even inside a zone.
   if (profileAccessOfFile(context.profile, resolved.absolute) !== 'read-write') return { ...base, decision: 'block', reason: `writes ${shown}, which the sandbox keeps hidden or read-only (credentials or toolgate's own files)` };
   const decision = zone.approval.write;
+  // A folder above toolgate's own files, or a policy or state file it would load (src/config/own-state-paths.ts).
+  const concern = decision === 'block' ? undefined : ownStateConcern({ absolute: resolved.absolute, operation: 'write', hidden: context.profile.hidden, shown });
+  if (concern !== undefined) return { ...base, decision: concern.decision, reason: `writes ${concern.reason}` };
   // `>> alias` appends to every name of a hard-linked file, wherever the others lie.
   const aliased = decision === 'block' ? undefined : hardLinkReason({ absolute: resolved.absolute, where: shown, subject: 'the redirection', verb: 'writes', zone });
   if (aliased !== undefined) return { ...base, decision: 'ask', reason: aliased };

@@ -14,6 +14,7 @@ import type { SandboxProfile } from '../../sandbox/sandbox-profile.ts';
 import { quotePath, zoneContaining } from '../fs/resolve-zone-path.ts';
 import { resolveInZones, type Zone } from '../fs/zones.ts';
 import { profileAccess, profileAccessOfFile } from './profile-access.ts';
+import { ownStateConcern } from '../../config/own-state-paths.ts';
 
 export type PathOperation = 'read' | 'write' | 'delete';
 
@@ -88,6 +89,9 @@ export async function judgePath(options: { path: string; cwd: string; operation:
   const decision = operation === 'write' ? zone.approval.write : zone.approval.delete;
   const shownInZone = `${zone.name}:${path.relative(zone.root, absolute) || '.'}`;
   if (decision === 'block') return block(`${shownInZone}; zone ${zone.name} blocks ${operation === 'write' ? 'writes' : 'deletes'}`);
+  // A folder above toolgate's own files, or a policy or state file it would load (src/config/own-state-paths.ts).
+  const concern = ownStateConcern({ absolute, operation, hidden: context.profile.hidden, into: options.into === true, shown: shownInZone });
+  if (concern !== undefined) return { decision: concern.decision, reason: `${subject} ${verb} ${concern.reason}`, zone, absolute };
   // Removing one name of a hard-linked file leaves the others alone; writing to it writes them all.
   const aliased = operation === 'write' && options.into !== true ? hardLinkReason({ absolute, where, subject, verb, zone }) : undefined;
   if (aliased !== undefined) return { decision: 'ask', reason: aliased, zone, absolute };
