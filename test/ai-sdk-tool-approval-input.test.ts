@@ -219,7 +219,7 @@ describe('on resume a person’s answer stands', () => {
     const gated = gateTools({ tools, gate: gate(document), context: { sessionId: 's1' }, resolve: 'deferred', secret: SECRET });
     const { model } = payModel();
     const paused = await generateText({ model, messages: START, toolsContext: TOOLS_CONTEXT, ...gated });
-    const saved = serializeRunState(createRunState({ gated, messages: START, result: paused }));
+    const saved = serializeRunState(await createRunState({ gated, messages: START, result: paused }));
     return { tools, ran, gated, model, saved };
   }
 

@@ -84,7 +84,7 @@ describe('built-in tools through the AI SDK', () => {
     const outcome = runOutcome({ gated, content: paused.content });
     expect(outcome.pending[0]).toMatchObject({ tool: 'write_file', presentation: { type: 'diff' } });
     fixture.write('ws/notes.txt', 'changed while waiting\n');
-    const resumed = await resumeRun({ gated, state: createRunState({ gated, messages: start, result: paused }), decisions: [{ toolCallId: 'c1', approved: true }] });
+    const resumed = await resumeRun({ gated, state: await createRunState({ gated, messages: start, result: paused }), decisions: [{ toolCallId: 'c1', approved: true }] });
     expect(resumed.decided[0]?.authorization).toMatchObject({ decision: 'denied', source: 'mode', reason: expect.stringContaining('changed after the person was shown it') });
     const finished = await generateText({ model, messages: resumed.messages, ...gated });
     expect(fixture.read('ws/notes.txt')).toBe('changed while waiting\n');
@@ -96,7 +96,7 @@ describe('built-in tools through the AI SDK', () => {
     const gated = gateTools({ tools: fixture.tools, gate: deferredGate(), context: { sessionId: 's1' }, resolve: 'deferred' });
     const { model } = writeModel();
     const paused = await generateText({ model, messages: start, ...gated });
-    const resumed = await resumeRun({ gated, state: createRunState({ gated, messages: start, result: paused }), decisions: [{ toolCallId: 'c1', approved: true }] });
+    const resumed = await resumeRun({ gated, state: await createRunState({ gated, messages: start, result: paused }), decisions: [{ toolCallId: 'c1', approved: true }] });
     expect(resumed.decided[0]?.authorization).toMatchObject({ decision: 'approved', source: 'person', presentation: { type: 'diff' } });
     await generateText({ model, messages: resumed.messages, ...gated });
     expect(fixture.read('ws/notes.txt')).toBe('rewritten\n');

@@ -61,7 +61,7 @@ describe('deferred runs', () => {
     const gated = gateTools({ tools, gate: emailGate({ audit }), context: { sessionId: 's1' }, resolve: 'deferred' });
     const { model } = scriptedModel((options) => emailModel(options));
     const paused = await generateText({ model, messages: START, ...gated });
-    const state = parseRunState(serializeRunState(createRunState({ gated, messages: START, result: paused })));
+    const state = parseRunState(serializeRunState(await createRunState({ gated, messages: START, result: paused })));
     const resumed = await resumeRun({ gated, state, decisions: [{ toolCallId: 'c1', approved: true, reason: 'fine' }] });
     expect(resumed.stoppedBy).toBeUndefined();
     const finished = await generateText({ model, messages: resumed.messages, ...gated });
@@ -86,7 +86,7 @@ describe('deferred runs', () => {
     const gated = gateTools({ tools, gate: emailGate(), context: { sessionId: 's1' }, resolve: 'deferred' });
     const { model } = scriptedModel((options) => emailModel(options));
     const paused = await generateText({ model, messages: START, ...gated });
-    const resumed = await resumeRun({ gated, state: createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: false, reason: 'not today' }] });
+    const resumed = await resumeRun({ gated, state: await createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: false, reason: 'not today' }] });
     const finished = await generateText({ model, messages: resumed.messages, ...gated });
     expect(ran).toEqual([]);
     expect(finished.text).toBe('denied: denied by a person: not today');
@@ -97,7 +97,7 @@ describe('deferred runs', () => {
     const gated = gateTools({ tools, gate: emailGate(), context: { sessionId: 's1' }, resolve: 'deferred' });
     const { model } = scriptedModel((options) => emailModel(options));
     const paused = await generateText({ model, messages: START, ...gated });
-    const resumed = await resumeRun({ gated, state: createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: false, reason: 'no', stop: true }] });
+    const resumed = await resumeRun({ gated, state: await createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: false, reason: 'no', stop: true }] });
     expect(resumed.stoppedBy).toEqual({ toolCallId: 'c1', tool: 'send_email', reason: 'denied by a person: no; the run was stopped by this denial' });
     expect(resumed.messages.at(-1)).toMatchObject({
       role: 'tool',
@@ -115,7 +115,7 @@ describe('deferred runs', () => {
     const gated = gateTools({ tools, gate: emailGate({ onDeny: 'stop' }), context: { sessionId: 's1' }, resolve: 'deferred' });
     const { model } = scriptedModel((options) => emailModel(options));
     const paused = await generateText({ model, messages: START, ...gated });
-    const resumed = await resumeRun({ gated, state: createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: false }] });
+    const resumed = await resumeRun({ gated, state: await createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: false }] });
     expect(resumed.stoppedBy?.tool).toBe('send_email');
   });
 
@@ -125,7 +125,7 @@ describe('deferred runs', () => {
     const gated = gateTools({ tools, gate, context: { sessionId: 's1' }, resolve: 'deferred' });
     const { model } = scriptedModel((options) => emailModel(options));
     const paused = await generateText({ model, messages: START, ...gated });
-    const resumed = await resumeRun({ gated, state: createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: true, scope: 'session' }] });
+    const resumed = await resumeRun({ gated, state: await createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: true, scope: 'session' }] });
     await generateText({ model, messages: resumed.messages, ...gated });
     // A new run in the same session: the same call runs without pausing.
     const again = gateTools({ tools, gate, context: { sessionId: 's1' }, resolve: 'deferred' });
@@ -144,7 +144,7 @@ describe('deferred runs', () => {
     const { model } = scriptedModel((options) => emailModel(options));
     const paused = await generateText({ model, messages: START, ...gated });
     const edited = { to: 'bob@example.com', body: 'hi' };
-    const resumed = await resumeRun({ gated, state: createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: true, args: edited }] });
+    const resumed = await resumeRun({ gated, state: await createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: true, args: edited }] });
     const finished = await generateText({ model, messages: resumed.messages, ...gated });
     expect(ran).toEqual([edited]);
     expect(finished.text).toContain('"to":"bob@example.com"');
@@ -166,7 +166,7 @@ describe('deferred runs', () => {
     const paused = await generateText({ model, messages: START, ...gated });
     expect(paused.toolResults.map((result) => [result.toolCallId, result.output])).toEqual([['r1', 'notes about ann']]);
     expect(pendingApprovals({ gated, content: paused.content }).map((pending) => pending.toolCallId)).toEqual(['c1']);
-    const resumed = await resumeRun({ gated, state: createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: true }] });
+    const resumed = await resumeRun({ gated, state: await createRunState({ gated, messages: START, result: paused }), decisions: [{ toolCallId: 'c1', approved: true }] });
     const finished = await generateText({ model, messages: resumed.messages, ...gated });
     expect(finished.text).toBe('done');
     expect(ran).toEqual([EMAIL]);
@@ -180,7 +180,7 @@ describe('deferred runs', () => {
     const paused = streamText({ model, messages: START, ...gated });
     const result = { responseMessages: await paused.responseMessages, content: await paused.content };
     expect(pendingApprovals({ gated, content: result.content }).map((pending) => pending.toolCallId)).toEqual(['c1']);
-    const resumed = await resumeRun({ gated, state: createRunState({ gated, messages: START, result }), decisions: [{ toolCallId: 'c1', approved: true }] });
+    const resumed = await resumeRun({ gated, state: await createRunState({ gated, messages: START, result }), decisions: [{ toolCallId: 'c1', approved: true }] });
     const finished = streamText({ model, messages: resumed.messages, ...gated });
     expect(await finished.text).toBe('saw: {"sent":true,"to":"ann@example.com"}');
     expect(ran).toEqual([EMAIL]);
@@ -196,7 +196,7 @@ describe('deferred runs', () => {
       expect(existsSync(log)).toBe(false);
       const input = path.join(scratch, 'input.json');
       const output = path.join(scratch, 'output.json');
-      writeFileSync(input, JSON.stringify({ state: serializeRunState(createRunState({ gated, messages: START, result: paused })), decisions: [{ toolCallId: 'c1', approved: true, reason: 'ok by me' }], log }));
+      writeFileSync(input, JSON.stringify({ state: serializeRunState(await createRunState({ gated, messages: START, result: paused })), decisions: [{ toolCallId: 'c1', approved: true, reason: 'ok by me' }], log }));
       await run(path.join(ROOT, 'node_modules/.bin/node'), [path.join(ROOT, 'test/ai-sdk-resume-child.ts'), input, output], {
         cwd: ROOT,
         // The secret travels outside the state, as a server's key would.

@@ -13,6 +13,7 @@ import { AiSdkRunStateError } from './errors/ai-sdk-run-state-error.ts';
 import { gateTools } from './gate-tools.ts';
 import { resumeRun } from './resume-run.ts';
 import { createRunState, parseRunState, serializeRunState, type RunState } from './run-state.ts';
+import { signRunState } from './run-state-signature.ts';
 
 const START: ModelMessage[] = [{ role: 'user', content: 'email ann' }];
 
@@ -25,7 +26,7 @@ async function pausedRun(options: { audit?: AuditEntry[] } = {}) {
     toolResultFor(call.prompt, 'c1') === undefined ? { toolCalls: [{ toolCallId: 'c1', toolName: 'send_email', input: EMAIL }] } : { text: 'after' },
   );
   const result = await generateText({ model, messages: START, ...gated });
-  const state = createRunState({ gated, messages: START, result });
+  const state = await createRunState({ gated, messages: START, result });
   return { tools, ran, gate, gated, model, calls, state };
 }
 
@@ -87,15 +88,24 @@ describe('forged approvals', () => {
     call.input = { ...EMAIL, to: 'eve@example.com' };
     await expect(resumeRun({ gated, state: tampered, decisions: [{ toolCallId: 'c1', approved: true }] })).rejects.toMatchObject({
       code: 'AI_SDK_RUN_STATE_INVALID',
+      reason: 'tampered',
+      field: 'signature',
+    });
+    // Even re-signed with the right key (a store that signs what it is given, say), the SDK's own signature of the call must verify.
+    const resigned = { ...tampered, signature: await signRunState({ state: tampered, secret: RESUME_SECRET }) };
+    await expect(resumeRun({ gated, state: resigned, decisions: [{ toolCallId: 'c1', approved: true }] })).rejects.toMatchObject({
+      reason: 'tampered',
       message: expect.stringContaining('does not verify'),
     });
     // Signed with another key (a gated set with its own random secret).
     const other = gateTools({ tools: emailTools().tools, gate: emailGate(), context: { sessionId: 's1' }, resolve: 'deferred' });
     await expect(resumeRun({ gated: other, state, decisions: [{ toolCallId: 'c1', approved: true }] })).rejects.toBeInstanceOf(AiSdkRunStateError);
-    // Another session's state.
-    await expect(resumeRun({ gated, state: { ...state, context: { sessionId: 's2' } }, decisions: [{ toolCallId: 'c1', approved: true }] })).rejects.toMatchObject({ field: 'context' });
+    // Another session's state, resumed where that session is: its signature covers the session it was made for.
+    await expect(resumeRun({ gated, state: { ...state, context: { sessionId: 's2' } }, decisions: [{ toolCallId: 'c1', approved: true }] })).rejects.toMatchObject({ field: 'signature' });
+    const otherSession = gateTools({ tools: emailTools().tools, gate: emailGate(), context: { sessionId: 's2' }, resolve: 'deferred', secret: RESUME_SECRET });
+    await expect(resumeRun({ gated: otherSession, state, decisions: [{ toolCallId: 'c1', approved: true }] })).rejects.toMatchObject({ field: 'context.sessionId', reason: 'other-context' });
     // Pending approvals that do not match the messages.
-    await expect(resumeRun({ gated, state: { ...state, pending: [] }, decisions: [] })).rejects.toMatchObject({ field: 'pending' });
+    await expect(resumeRun({ gated, state: { ...state, pending: [] }, decisions: [] })).rejects.toMatchObject({ field: 'signature' });
     expect(audit).toHaveLength(recorded);
     expect(ran).toEqual([]);
   });
@@ -109,7 +119,7 @@ describe('forged approvals', () => {
     await expect(decide([{ toolCallId: 'c1', approved: true, stop: true }])).rejects.toMatchObject({ field: 'decisions[0].stop' });
     await expect(decide([{ toolCallId: 'c1', approved: false, scope: 'always' }])).rejects.toMatchObject({ field: 'decisions[0].scope' });
     expect(() => parseRunState('{')).toThrow(AiSdkRunStateError);
-    expect(() => parseRunState(serializeRunState({ ...state, schemaVersion: 2 as never }))).toThrow(/schemaVersion is 2/);
+    expect(() => parseRunState(serializeRunState({ ...state, schemaVersion: 3 as never }))).toThrow(/schemaVersion is 3/);
     expect(() => parseRunState(JSON.stringify({ ...state, messages: 'none' }))).toThrow(/messages/);
   });
 });

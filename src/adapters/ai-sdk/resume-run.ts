@@ -1,16 +1,16 @@
 import type { ModelMessage, ToolApprovalResponse, ToolResultPart } from 'ai';
-import { verifyToolApprovalSignature } from 'ai/internal';
 import type { Approver } from '../../core/approver.ts';
 import type { Authorization, ToolCall } from '../../core/types.ts';
 import { permitsRun } from './call-records.ts';
 import { createDecisionApprover } from './decision-approver.ts';
 import { AiSdkDecisionError } from './errors/ai-sdk-decision-error.ts';
-import { AiSdkRunStateError } from './errors/ai-sdk-run-state-error.ts';
 import { denialReason } from './gate-tool-approval.ts';
 import { stateOf, type GatedTools, type StoppedBy } from './gated-tools-state.ts';
 import { validateDecisions, type RunDecision } from './run-decision.ts';
-import { validateRunState, type RunState } from './run-state.ts';
+import type { OpenApproval } from './open-approvals.ts';
+import type { RunState } from './run-state.ts';
 import { withSdkApprovalInput } from './sdk-approval-input.ts';
+import { verifiedRunState } from './verify-run-state.ts';
 
 /** One pending call after its decision went through the gate. */
 export interface DecidedCall {
@@ -30,15 +30,6 @@ export interface ResumedRun {
   decided: DecidedCall[];
 }
 
-/** An approval request in the messages that no response answers yet. */
-interface OpenApproval {
-  approvalId: string;
-  toolCallId: string;
-  tool: string;
-  input: unknown;
-  signature: string | undefined;
-}
-
 /**
  * Resumes a paused deferred run with people's decisions. Each decision goes
  * through the gate (as the answer of a scripted approver), so memory,
@@ -54,15 +45,8 @@ interface OpenApproval {
  */
 export async function resumeRun(options: { gated: GatedTools<any>; state: RunState; decisions: readonly RunDecision[]; signal?: AbortSignal }): Promise<ResumedRun> {
   const state = stateOf(options.gated);
-  const runState = validateRunState(options.state);
-  if (runState.context.sessionId !== state.context.sessionId || (runState.context.chatId ?? null) !== (state.context.chatId ?? null)) {
-    throw new AiSdkRunStateError({ field: 'context', problem: 'belongs to another session or chat than this gated set' });
-  }
-  const open = openApprovals(runState.messages);
-  const pendingIds = runState.pending.map((pending) => pending.toolCallId);
-  if (pendingIds.length !== open.length || !open.every((approval) => pendingIds.includes(approval.toolCallId))) {
-    throw new AiSdkRunStateError({ field: 'pending', problem: 'does not match the approval requests in the messages' });
-  }
+  // Everything checked (signature, session, pending against messages, the SDK's signatures) before anything is decided.
+  const { state: runState, open } = await verifiedRunState({ gated: options.gated, state: options.state });
   const decisions = validateDecisions({ decisions: options.decisions, pending: open.map((approval) => approval.toolCallId) });
   for (const approval of open) {
     // The same state resumed twice (a retried request) must not run a call twice.
@@ -71,7 +55,6 @@ export async function resumeRun(options: { gated: GatedTools<any>; state: RunSta
       throw new AiSdkDecisionError({ field: 'decisions', problem: `cannot decide ${JSON.stringify(approval.toolCallId)} again: it was already decided in this run` });
     }
   }
-  for (const approval of open) await verifySignature(approval, state.secret);
 
   const answers: { approval: OpenApproval; approved: boolean; reason: string }[] = [];
   const decided: DecidedCall[] = [];
@@ -127,42 +110,4 @@ function stoppedReason(stopped: StoppedBy): string {
 
 function stoppedApprover(stopped: StoppedBy): Approver {
   return { ask: async () => ({ approved: false, scope: 'once', automatic: true, reason: stoppedReason(stopped) }) };
-}
-
-/** Approval requests without a response, in message order, each with its tool call. */
-function openApprovals(messages: readonly ModelMessage[]): OpenApproval[] {
-  const calls = new Map<string, { toolName: string; input: unknown }>();
-  const requests: { approvalId: string; toolCallId: string; signature: string | undefined }[] = [];
-  const answered = new Set<string>();
-  for (const message of messages) {
-    if (typeof message.content === 'string') continue;
-    if (message.role === 'assistant') {
-      for (const part of message.content) {
-        if (part.type === 'tool-call') calls.set(part.toolCallId, { toolName: part.toolName, input: part.input });
-        else if (part.type === 'tool-approval-request' && part.isAutomatic !== true) requests.push({ approvalId: part.approvalId, toolCallId: part.toolCallId, signature: part.signature });
-      }
-    } else if (message.role === 'tool') {
-      for (const part of message.content) if (part.type === 'tool-approval-response') answered.add(part.approvalId);
-    }
-  }
-  return requests
-    .filter((request) => !answered.has(request.approvalId))
-    .map((request) => {
-      const call = calls.get(request.toolCallId);
-      if (call === undefined) throw new AiSdkRunStateError({ field: 'messages', problem: `hold an approval request for ${JSON.stringify(request.toolCallId)} without its tool call` });
-      return { ...request, tool: call.toolName, input: call.input };
-    });
-}
-
-/** The SDK's own check (ai `verifyToolApprovalSignature`), before anything is recorded. */
-async function verifySignature(approval: OpenApproval, secret: string | Uint8Array): Promise<void> {
-  const field = `the approval request for ${JSON.stringify(approval.toolCallId)}`;
-  if (approval.signature === undefined) throw new AiSdkRunStateError({ field, problem: 'is not signed' });
-  let valid = false;
-  try {
-    valid = await verifyToolApprovalSignature({ secret, signature: approval.signature, approvalId: approval.approvalId, toolCallId: approval.toolCallId, toolName: approval.tool, input: approval.input });
-  } catch {
-    valid = false;
-  }
-  if (!valid) throw new AiSdkRunStateError({ field, problem: 'has a signature that does not verify (tampered, or signed with another secret)' });
 }

@@ -9,6 +9,8 @@ import { normalizePolicy } from '../../core/policy/normalize-policy.ts';
 import { gateTools } from './gate-tools.ts';
 import { resumeRun } from './resume-run.ts';
 import { createRunState, parseRunState, serializeRunState } from './run-state.ts';
+import { signRunState } from './run-state-signature.ts';
+import { stateOf } from './gated-tools-state.ts';
 
 const START: ModelMessage[] = [{ role: 'user', content: 'email ann twice' }];
 
@@ -22,7 +24,7 @@ describe('review fixes', () => {
         : { text: 'done' },
     );
     const paused = await generateText({ model, messages: START, ...gated });
-    const state = parseRunState(serializeRunState(createRunState({ gated, messages: START, result: paused })));
+    const state = parseRunState(serializeRunState(await createRunState({ gated, messages: START, result: paused })));
     const resumed = await resumeRun({
       gated,
       state,
@@ -55,8 +57,12 @@ describe('review fixes', () => {
       toolResultFor(options.prompt, 'c1') === undefined ? { toolCalls: [{ toolCallId: 'c1', toolName: 'send_email', input: EMAIL }] } : { text: 'done' },
     );
     const paused = await generateText({ model, messages: START, ...gated });
-    const saved = JSON.parse(serializeRunState(createRunState({ gated, messages: START, result: paused })));
+    const saved = JSON.parse(serializeRunState(await createRunState({ gated, messages: START, result: paused })));
     for (const pending of saved.pending) delete pending.presentation;
+    // Removed from a saved state, the presentation breaks its signature.
+    await expect(resumeRun({ gated, state: parseRunState(JSON.stringify(saved)), decisions: [{ toolCallId: 'c1', approved: true }] })).rejects.toMatchObject({ reason: 'tampered' });
+    // A state signed without one (its prompt could not be built when the run paused): the approval does not cover the prompt built now.
+    saved.signature = await signRunState({ state: saved, secret: stateOf(gated).secret });
     const resumed = await resumeRun({ gated, state: parseRunState(JSON.stringify(saved)), decisions: [{ toolCallId: 'c1', approved: true }] });
     expect(resumed.decided[0]!.authorization).toMatchObject({ decision: 'denied', source: 'mode' });
     expect(resumed.decided[0]!.authorization.reason).toContain('never recorded as shown');

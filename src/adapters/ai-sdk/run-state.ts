@@ -1,8 +1,10 @@
 /**
  * A paused deferred run as data: the messages to continue from and the
  * approvals it waits for, as JSON with a schema version, so it can be stored
- * and resumed later, in another process. It holds no secret: the approval
- * requests in it are signed, and only the server's key verifies them.
+ * and resumed later, in another process. It holds no secret: it is signed
+ * with the gated set's approval secret (session, chat, run, messages and
+ * every pending approval as a person is shown it), and so are the approval
+ * requests in its messages; only the server's key verifies them.
  */
 import type { ContentPart, ModelMessage, ToolSet } from 'ai';
 import { z } from 'zod';
@@ -10,19 +12,26 @@ import type { GateContext } from '../../core/types.ts';
 import { AiSdkRunStateError } from './errors/ai-sdk-run-state-error.ts';
 import { stateOf, type GatedTools } from './gated-tools-state.ts';
 import { pendingApprovals, type PendingApproval } from './pending-approvals.ts';
+import { signRunState } from './run-state-signature.ts';
 
-/** The version this code writes. Versions it can still read: see `parseRunState`. */
-export const RUN_STATE_SCHEMA_VERSION = 1;
+/**
+ * The version this code writes and resumes. Version 1 (toolgate before run
+ * states were signed) is refused: nothing proves what its person was shown.
+ */
+export const RUN_STATE_SCHEMA_VERSION = 2;
 
 export interface RunState {
   schemaVersion: typeof RUN_STATE_SCHEMA_VERSION;
-  /** The gate context the approvals belong to; a resume must use the same session and chat. */
+  /** The gate context the approvals belong to; a resume must use the same session, chat and run. */
   context: GateContext;
   /** The run's input messages followed by its response messages. */
   messages: ModelMessage[];
+  /** What each paused call's person is shown; show it only from a state `verifyRunState` accepted. */
   pending: PendingApproval[];
   /** ISO 8601. */
   createdAt: string;
+  /** HMAC-SHA256 (base64url) over every other field, keyed by the gated set's approval secret. */
+  signature: string;
 }
 
 const presentationSchema = z.looseObject({
@@ -51,33 +60,35 @@ const runStateSchema = z.object({
   messages: z.array(z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]) })),
   pending: z.array(pendingSchema),
   createdAt: z.string(),
+  signature: z.string().min(1),
 });
 
 /**
  * The state of a run that paused on approvals: its messages (input, then
- * response) and what it waits for.
+ * response) and what it waits for, signed with the gated set's secret.
  *
  * @example
  * const messages: ModelMessage[] = [{ role: 'user', content: 'Delete temp.txt' }];
  * const result = await generateText({ model, messages, ...gated });
- * const state = createRunState({ gated, messages, result });
+ * const state = await createRunState({ gated, messages, result });
  * await store.save(runId, serializeRunState(state));
  */
-export function createRunState(options: {
+export async function createRunState(options: {
   gated: GatedTools<any>;
   /** The messages the run started from (turn a `prompt` string into a user message). */
   messages: readonly ModelMessage[];
   /** A `generateText` result, or a `streamText` result's awaited `responseMessages` and `content`. */
   result: { responseMessages: readonly ModelMessage[]; content: ReadonlyArray<ContentPart<ToolSet>> };
-}): RunState {
+}): Promise<RunState> {
   const state = stateOf(options.gated);
-  return {
+  const unsigned: Omit<RunState, 'signature'> = {
     schemaVersion: RUN_STATE_SCHEMA_VERSION,
     context: { ...state.context },
     messages: [...options.messages, ...options.result.responseMessages],
     pending: pendingApprovals({ gated: options.gated, content: options.result.content }),
     createdAt: new Date().toISOString(),
   };
+  return { ...unsigned, signature: await signRunState({ state: unsigned, secret: state.secret }) };
 }
 
 /**
@@ -92,7 +103,8 @@ export function serializeRunState(state: RunState): string {
 
 /**
  * Reads a state written by `serializeRunState`, checking its shape and
- * version; throws `AiSdkRunStateError` (nothing is resumed) otherwise.
+ * version; throws `AiSdkRunStateError` (nothing is resumed) otherwise. Its
+ * signature is checked by `verifyRunState` and `resumeRun`, which hold the secret.
  *
  * @example
  * const state = parseRunState(readFileSync(path, 'utf8'));
@@ -102,7 +114,7 @@ export function parseRunState(text: string): RunState {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new AiSdkRunStateError({ field: 'the text', problem: 'is not JSON', cause: error });
+    throw new AiSdkRunStateError({ field: 'the text', problem: 'is not JSON', reason: 'malformed', cause: error });
   }
   return validateRunState(value);
 }
@@ -116,12 +128,16 @@ export function parseRunState(text: string): RunState {
 export function validateRunState(value: unknown): RunState {
   const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof value === 'object' && value !== null && version !== RUN_STATE_SCHEMA_VERSION) {
-    throw new AiSdkRunStateError({ field: 'schemaVersion', problem: `is ${JSON.stringify(version)}; this version of toolgate reads ${RUN_STATE_SCHEMA_VERSION}` });
+    const problem =
+      version === 1
+        ? 'is 1: states saved before toolgate signed them cannot be resumed, because nothing proves what the person was shown or which session they belong to; start the run again so its approvals are asked anew'
+        : `is ${JSON.stringify(version)}; this version of toolgate reads ${RUN_STATE_SCHEMA_VERSION}`;
+    throw new AiSdkRunStateError({ field: 'schemaVersion', problem, reason: 'unsupported-version' });
   }
   const parsed = runStateSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new AiSdkRunStateError({ field: issue.path.length === 0 ? 'the state' : issue.path.map(String).join('.'), problem: issue.message.toLowerCase() });
+    throw new AiSdkRunStateError({ field: issue.path.length === 0 ? 'the state' : issue.path.map(String).join('.'), problem: issue.message.toLowerCase(), reason: 'malformed' });
   }
   // The checked value itself (not zod's copy), so messages keep every field the SDK wrote.
   return value as RunState;
