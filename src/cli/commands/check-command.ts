@@ -12,6 +12,7 @@ import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
 import { createWorkerTool, WORKER_TOOL_NAME } from '../../runtime/worker-tool.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
+import { announcePolicy } from '../../config/policy-discovery.ts';
 
 export const CHECK_HELP = `Usage:
   toolgate check [--policy FILE] --tool NAME [--args JSON] [options]
@@ -108,6 +109,8 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
     throw new UsageError(`--answer must be once, session or deny, not ${JSON.stringify(values.answer)}`);
   }
   const loaded = await loadPolicyOrExplain({ policy: values.policy, io });
+  // Which file, and whether an earlier run's agent could have planted it; the simulator records nothing.
+  announcePolicy({ loaded, origin: values.policy === undefined ? 'found' : 'flag', cwd: io.cwd, env: io.env, write: (text) => io.stderr.write(text), record: false });
   // The built-in tools' own checks run on the real filesystem, as in a real call.
   const { tools } = await createBuiltinTools({ loaded, cwd: io.cwd });
   // call_worker is judged as `toolgate run` declares it (it never runs here).

@@ -13,6 +13,7 @@ import { generateGatewayToken, MIN_TOKEN_LENGTH, startHttpGateway, type HttpGate
 import type { NamespacingMode } from '../../mcp/assign-client-names.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
+import { announcePolicy } from '../../config/policy-discovery.ts';
 import { openControllingTerminal, type ControllingTerminal } from '../open-controlling-terminal.ts';
 
 export const MCP_HELP = `Usage:
@@ -106,6 +107,8 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   if (port === undefined && values.token !== undefined) throw new UsageError('--token applies only with --http');
 
   const loaded = await loadPolicyOrExplain({ policy: values.policy, io });
+  // Which file, and whether an earlier run's agent could have planted it (src/config/policy-discovery.ts).
+  announcePolicy({ loaded, origin: values.policy === undefined ? 'found' : 'flag', cwd: io.cwd, env: io.env, write: (text) => io.stderr.write(text), record: true });
   const log = (line: string) => void io.stderr.write(`toolgate mcp: ${line}\n`);
   if (Object.keys(loaded.policy.document.mcp?.servers ?? {}).length === 0) {
     io.stderr.write(`toolgate mcp: ${loaded.path} names no MCP servers: add them under mcp.servers (command + args, or url)\n`);

@@ -18,6 +18,7 @@ import { createWorkerTool, WORKER_TOOL_NAME } from '../../runtime/worker-tool.ts
 import type { BuiltinTool } from '../../tools/builtin-tool.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
+import { announcePolicy } from '../../config/policy-discovery.ts';
 import { createSpinner } from '../spinner.ts';
 
 export const RUN_HELP = `Usage: toolgate run "TASK" [options]
@@ -105,6 +106,9 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
     if (task === undefined || task.trim() === '') throw new UsageError('give a task: toolgate run "what the agent should do" (or --demo)');
     loaded = await policyFor({ policy: values.policy, cwd });
   }
+  // Which file, and whether an earlier run's agent could have planted it (src/config/policy-discovery.ts).
+  const origin = values.demo === true ? 'demo' : values.policy !== undefined ? 'flag' : path.isAbsolute(loaded.policy.source) ? 'found' : 'built-in';
+  announcePolicy({ loaded, origin, cwd, env: io.env, write: (text) => io.stderr.write(text), record: true });
 
   const interactive = io.stdin.isTTY === true;
   const color = io.stderr.isTTY === true && io.env.NO_COLOR === undefined;
