@@ -93,6 +93,23 @@ export const APPROVAL_SHAPES: readonly ApprovalShape[] = [
   { name: 'returns_undefined_async', needsApproval: async () => undefined, gated: 'denied' },
 ];
 
+/** Shapes whose check fails: the SDK alone rejects the whole run (nothing runs); the gate denies each call. */
+export const FAILING_SHAPES: readonly ApprovalShape[] = [
+  {
+    name: 'throws_sync',
+    needsApproval: () => {
+      throw new Error('cannot classify');
+    },
+    gated: 'denied',
+  },
+  { name: 'rejects_async', needsApproval: async () => Promise.reject(new Error('lookup failed')), gated: 'denied' },
+  {
+    name: 'reads_missing_context',
+    needsApproval: (_input: Amount, options: { context: { limits: { max: number } } }) => options.context.limits.max < 100,
+    gated: 'denied',
+  },
+];
+
 /** A tool name in the matrix: the shape, and whether it has an `execute`. */
 export function matrixToolName(shape: ApprovalShape, executes: boolean): string {
   return `${shape.name}__${executes ? 'exec' : 'client'}`;

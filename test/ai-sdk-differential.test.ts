@@ -10,7 +10,7 @@ import type { ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { gateTools } from '../src/adapters/ai-sdk/index.ts';
 import { createGate, normalizePolicy, type PresentedRequest } from '../src/index.ts';
-import { APPROVAL_SHAPES, runGated, runUngated, SCENARIOS, type RunRecord, type Scenario } from './ai-sdk-approval-matrix.ts';
+import { APPROVAL_SHAPES, FAILING_SHAPES, runGated, runUngated, SCENARIOS, type RunRecord, type Scenario } from './ai-sdk-approval-matrix.ts';
 
 const DENY = { approved: false, scope: 'once', reason: 'no' } as const;
 
@@ -109,4 +109,25 @@ describe('a needsApproval that is a falsy value other than false asks (the SDK w
     expect(sorted(gated.executed)).toEqual([]);
     expect(gated.paused.size).toBe(falsy.length * 2 * 2);
   });
+});
+
+describe('a needsApproval that throws or rejects: the SDK alone rejects the run, the gate denies every call', () => {
+  for (const shape of FAILING_SHAPES) {
+    it(shape.name, async () => {
+      const scenario = SCENARIOS[3]!;
+      await expect(runUngated({ shapes: [shape], scenario })).rejects.toThrow();
+      for (const policy of ['empty', 'allow-all'] as const) {
+        const deferredRun = await runGated({ shapes: [shape], scenario, gate: deferred(policy) });
+        expect(sorted(deferredRun.executed)).toEqual([]);
+        expect(deferredRun.paused.size).toBe(0);
+        expect(deferredRun.denied.size).toBe(4);
+        const asked: PresentedRequest[] = [];
+        const blockingRun = await runGated({ shapes: [shape], scenario, gate: blocking(policy, asked) });
+        expect(sorted(blockingRun.executed)).toEqual([]);
+        expect(blockingRun.denied.size).toBe(4);
+        // Blocked before anyone is asked: a failing check is not a question for a person.
+        expect(asked).toEqual([]);
+      }
+    });
+  }
 });

@@ -119,6 +119,20 @@ describe('needsApproval gets what the SDK would give it', () => {
     expect(result.text).toBe('paid');
   });
 
+  it('one tool gated by two sets on one shared gate: each run’s check sees that run’s own messages', async () => {
+    const { tools, ran } = paymentTools();
+    const shared = gate({ tools: { pay: 'allow' } });
+    const clean = gateTools({ tools, gate: shared, context: { sessionId: 'clean' }, resolve: 'deferred' });
+    const hostile = gateTools({ tools, gate: shared, context: { sessionId: 'hostile' }, resolve: 'deferred' });
+    const [cleanRun, hostileRun] = await Promise.all([
+      generateText({ model: payModel().model, messages: START.slice(0, 1), toolsContext: TOOLS_CONTEXT, ...clean }),
+      generateText({ model: payModel().model, messages: START, toolsContext: TOOLS_CONTEXT, ...hostile }),
+    ]);
+    expect(runOutcome({ gated: clean, content: cleanRun.content }).status).toBe('finished');
+    expect(runOutcome({ gated: hostile, content: hostileRun.content }).status).toBe('awaiting-approval');
+    expect(ran).toEqual([PAY]);
+  });
+
   it('a tool context that fails the tool’s contextSchema denies the call', async () => {
     const { tools, ran } = paymentTools({ needsApproval: () => false });
     const gated = gateTools({ tools, gate: gate({ tools: { pay: 'allow' } }), context: { sessionId: 's1' }, resolve: 'deferred' });
