@@ -28,7 +28,7 @@ export type { Zone } from './tools/fs/zones.ts';
 export { createShellTool } from './tools/shell/create-shell-tool.ts';
 export { detectSandbox } from './sandbox/detect-sandbox.ts';
 export { resolveSandboxPolicy } from './sandbox/sandbox-policy.ts';
-export { sandboxProfileFromPolicy } from './sandbox/sandbox-profile-from-policy.ts';
+export { sandboxProfileFromPolicy } from './tools/shell/sandbox-profile-from-policy.ts';
 export { createBwrapWrapper } from './sandbox/bwrap-sandbox.ts';
 export { seatbeltProfile } from './sandbox/seatbelt-profile.ts';
 export { resolveModel } from './models/resolve-model.ts';

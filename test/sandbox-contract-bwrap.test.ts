@@ -6,7 +6,7 @@
  */
 import { wrapWithBwrap } from '../src/sandbox/bwrap-sandbox.ts';
 import { runCommand } from '../src/sandbox/run-command.ts';
-import { sandboxProfileFromPolicy } from '../src/sandbox/sandbox-profile-from-policy.ts';
+import { sandboxProfileFromPolicy } from '../src/tools/shell/sandbox-profile-from-policy.ts';
 import { requireWorkingBwrap } from './require-bwrap.ts';
 import { registerSandboxContract } from './sandbox-contract.ts';
 

@@ -6,20 +6,17 @@
  * sandbox is available.
  */
 import { createGate } from '../src/core/gate.ts';
-import { createBwrapWrapper } from '../src/sandbox/bwrap-sandbox.ts';
-import { sandboxProfileFromPolicy } from '../src/sandbox/sandbox-profile-from-policy.ts';
-import { createShellTool } from '../src/tools/shell/create-shell-tool.ts';
-import type { WrapCommand } from '../src/tools/shell/run-shell-command.ts';
+import { wrapWithBwrap } from '../src/sandbox/bwrap-sandbox.ts';
+import { createShellTool, type ShellSandbox } from '../src/tools/shell/create-shell-tool.ts';
 import { requireWorkingBwrap } from './require-bwrap.ts';
 import { registerSandboxContract, type ContractRunResult, type SandboxContractExecutor } from './sandbox-contract.ts';
-import type { SandboxFixture } from './sandbox-fixture.ts';
 
 function gatedShell(options: { sandboxed: boolean }): SandboxContractExecutor {
   let calls = 0;
   return {
     async run({ fixture, command, cwd }): Promise<ContractRunResult> {
-      const wrapCommand: WrapCommand | undefined = options.sandboxed ? createBwrapWrapper({ profile: profileOf(fixture) }) : undefined;
-      const shell = createShellTool({ policy: fixture.policy, zones: fixture.zones, cwd: fixture.root, ...(wrapCommand === undefined ? {} : { wrapCommand }) });
+      const sandbox: ShellSandbox | undefined = options.sandboxed ? { wrap: (input) => wrapWithBwrap(input) } : undefined;
+      const shell = createShellTool({ policy: fixture.policy, zones: fixture.zones, cwd: fixture.root, ...(sandbox === undefined ? {} : { sandbox }) });
       const gate = createGate({ policy: fixture.policy, tools: [shell], mode: 'approve_all' });
       calls += 1;
       const authorization = await gate.authorize({ tool: 'shell', args: { command, cwd }, callId: `contract-${calls}` }, { sessionId: 'sandbox-contract' });
@@ -27,17 +24,14 @@ function gatedShell(options: { sandboxed: boolean }): SandboxContractExecutor {
         return { stoppedBeforeRunning: true, exitCode: null, stdout: '', stderr: `${authorization.decision}: ${authorization.reason}` };
       }
       try {
-        const result = await shell.execute(authorization.args as { command: string; cwd?: string });
+        // Passed on as the AI SDK adapter does, so the sandbox gives the call what its decision grants.
+        const result = await shell.execute(authorization.args as { command: string; cwd?: string }, { authorization: { decision: authorization.decision } });
         return { stoppedBeforeRunning: false, exitCode: result.exit_code, stdout: result.stdout, stderr: result.stderr };
       } catch (error) {
         return { stoppedBeforeRunning: true, exitCode: null, stdout: '', stderr: String(error) };
       }
     },
   };
-}
-
-function profileOf(fixture: SandboxFixture) {
-  return sandboxProfileFromPolicy({ policy: fixture.policy, policyFile: fixture.policyFile, zones: fixture.zones });
 }
 
 // The policy layer keeps the whole contract on its own: the shell tool judges every path argument, the

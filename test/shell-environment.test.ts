@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGate } from '../src/core/gate.ts';
 import { createBwrapWrapper } from '../src/sandbox/bwrap-sandbox.ts';
-import { sandboxProfileFromPolicy } from '../src/sandbox/sandbox-profile-from-policy.ts';
+import { sandboxProfileFromPolicy } from '../src/tools/shell/sandbox-profile-from-policy.ts';
 import { createShellTool } from '../src/tools/shell/create-shell-tool.ts';
 import { shellEnvironment } from '../src/tools/shell/shell-environment.ts';
 import { requireWorkingBwrap } from './require-bwrap.ts';

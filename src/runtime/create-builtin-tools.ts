@@ -4,16 +4,14 @@ import { DEFAULT_POLICY_NAMES, ownPaths, resolvePolicyPath, stateDirectory, type
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { APPROVALS_SCHEMA_VERSION } from '../approvals/approvals-file.ts';
 import { blockCall, type ToolDeclaration } from '../core/tool-declaration.ts';
-import { createBwrapWrapper } from '../sandbox/bwrap-sandbox.ts';
+import { wrapWithBwrap } from '../sandbox/bwrap-sandbox.ts';
 import { detectSandbox, type SandboxDetection } from '../sandbox/detect-sandbox.ts';
-import { sandboxProfileFromPolicy } from '../sandbox/sandbox-profile-from-policy.ts';
 import { resolveSandboxPolicy, type SandboxDecision } from '../sandbox/sandbox-policy.ts';
 import { wrapWithSeatbelt } from '../sandbox/seatbelt-profile.ts';
 import type { BuiltinTool } from '../tools/builtin-tool.ts';
 import { createFsTools } from '../tools/fs/create-fs-tools.ts';
 import { zonesFromPolicy, type Zone } from '../tools/fs/zones.ts';
-import { createShellTool } from '../tools/shell/create-shell-tool.ts';
-import type { WrapCommand } from '../tools/shell/run-shell-command.ts';
+import { createShellTool, type ShellSandbox } from '../tools/shell/create-shell-tool.ts';
 import { refuseStateInWritableZone } from './refuse-state-in-writable-zone.ts';
 import { realPathOf } from '../config/own-state-paths.ts';
 
@@ -71,20 +69,22 @@ export async function createBuiltinTools(options: {
   // Zone roots and resolved paths are real: so must these be, or a symlinked folder above them (macOS /tmp) would slip past.
   const protectedPaths = [...new Set(written.flatMap((entry) => [entry, realPathOf(entry)]))];
   const fsTools = wantsFs ? createFsTools({ zones, cwd, protectedPaths }) : [];
-  let wrapCommand: WrapCommand | undefined;
+  let shellSandbox: ShellSandbox | undefined;
   if (sandbox.mode === 'sandboxed') {
-    const profile = sandboxProfileFromPolicy({ policy, policyFile: loaded.path, zones });
-    const wrap: WrapCommand = sandbox.kind === 'bwrap' ? createBwrapWrapper({ profile }) : (input) => wrapWithSeatbelt({ profile, ...input });
+    // The shell tool makes each call's profile (who let it run decides what it may write); this only wraps.
+    const wrap: ShellSandbox['wrap'] = sandbox.kind === 'bwrap' ? (input) => wrapWithBwrap(input) : (input) => wrapWithSeatbelt(input);
     // Just before a sandboxed command runs, not at start-up: the simulator
     // (`toolgate check`) builds these tools too and must write nothing.
-    wrapCommand = (input) => {
-      prepareOwnState({ loaded });
-      return wrap(input);
+    shellSandbox = {
+      wrap: (input) => {
+        prepareOwnState({ loaded });
+        return wrap(input);
+      },
     };
   }
   // The shell finds toolgate's own files through the policy's source; the built-in default policy has none, so it gets the path it stands for.
   const shellPolicy = policy.source === loaded.path ? policy : { ...policy, source: loaded.path };
-  const shell = wantsShell ? [createShellTool({ policy: shellPolicy, zones, cwd, ...(wrapCommand === undefined ? {} : { wrapCommand }) })] : [];
+  const shell = wantsShell ? [createShellTool({ policy: shellPolicy, zones, cwd, ...(shellSandbox === undefined ? {} : { sandbox: shellSandbox }) })] : [];
   return { tools: [...fsTools, ...shell], zones, sandbox };
 }
 

@@ -4,16 +4,16 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
-import type { Zone } from '../tools/fs/zones.ts';
+import type { SandboxZone } from './sandbox-zone.ts';
 import { requireWorkingBwrap } from '../../test/require-bwrap.ts';
 import { createSandboxFixture, type SandboxFixture } from '../../test/sandbox-fixture.ts';
 import { wrapWithBwrap, type HostPathKind } from './bwrap-sandbox.ts';
 import { deriveSandboxProfile } from './derive-sandbox-profile.ts';
 import { runCommand } from './run-command.ts';
-import { sandboxProfileFromPolicy } from './sandbox-profile-from-policy.ts';
+import { sandboxProfileFromPolicy } from '../tools/shell/sandbox-profile-from-policy.ts';
 import type { SandboxProfile } from './sandbox-profile.ts';
 
-function zone(options: { name: string; root: string; mode: 'ro' | 'rw'; suffixes?: string[] }): Zone {
+function zone(options: { name: string; root: string; mode: 'ro' | 'rw'; suffixes?: string[] }): SandboxZone {
   return { name: options.name, root: options.root, mode: options.mode, suffixes: options.suffixes, approval: { read: 'allow', write: 'ask', delete: 'ask' } };
 }
 

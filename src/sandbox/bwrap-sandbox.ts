@@ -128,11 +128,12 @@ export function wrapWithBwrap(options: WrapWithBwrapOptions): WrappedCommand {
 }
 
 /**
- * A `wrapCommand` for the shell tool: every command it runs goes through
- * `wrapWithBwrap` with this profile.
+ * A `wrapCommand` for `runShellCommand` that runs every command through
+ * `wrapWithBwrap` with this one profile. The shell tool does not use it: it
+ * makes a profile per call (`createShellTool`'s `sandbox` option).
  *
  * @example
- * const shell = createShellTool({ policy, zones, cwd, wrapCommand: createBwrapWrapper({ profile }) });
+ * await runShellCommand({ command: 'make', cwd, timeoutMs, maxOutputBytes, wrapCommand: createBwrapWrapper({ profile }) });
  */
 export function createBwrapWrapper(options: Omit<WrapWithBwrapOptions, 'command' | 'args' | 'cwd'>): (input: { command: string; args: readonly string[]; cwd: string }) => WrappedCommand {
   return (input) => wrapWithBwrap({ ...options, ...input });

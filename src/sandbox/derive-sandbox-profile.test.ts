@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Zone } from '../tools/fs/zones.ts';
-import { deriveSandboxProfile, LINUX_SYSTEM_READ_ONLY_PATHS, MACOS_SYSTEM_READ_ONLY_PATHS, networkFromPolicy } from './derive-sandbox-profile.ts';
+import { deriveSandboxProfile, LINUX_SYSTEM_READ_ONLY_PATHS, MACOS_SYSTEM_READ_ONLY_PATHS, networkFromPolicy, zoneAccess } from './derive-sandbox-profile.ts';
 import { accessOf, accessOfFile, type SandboxProfile } from './sandbox-profile.ts';
+import type { SandboxZone } from './sandbox-zone.ts';
 
-function zone(options: { name: string; root: string; mode: 'ro' | 'rw'; suffixes?: string[] }): Zone {
+function zone(options: { name: string; root: string; mode: 'ro' | 'rw'; suffixes?: string[] }): SandboxZone {
   return { name: options.name, root: options.root, mode: options.mode, suffixes: options.suffixes, approval: { read: 'allow', write: 'ask', delete: 'ask' } };
 }
 
@@ -103,5 +103,117 @@ describe('deriveSandboxProfile', () => {
   it('refuses relative zone roots and paths with line breaks', () => {
     expect(() => deriveSandboxProfile({ zones: [zone({ name: 'x', root: 'relative/ws', mode: 'rw' })], network: false })).toThrow(/not absolute/);
     expect(() => deriveSandboxProfile({ zones: [zone({ name: 'x', root: '/ws\n(allow default)', mode: 'rw' })], network: false })).toThrow(/line break/);
+  });
+});
+
+describe('deriveSandboxProfile for one call', () => {
+  type Approval = SandboxZone['approval'];
+  const rw = (name: string, approval: Approval, suffixes?: string[]): SandboxZone => ({ name, root: `/p/${name}`, mode: 'rw', suffixes, approval });
+  const matrix: SandboxZone[] = [
+    rw('open', { read: 'allow', write: 'allow', delete: 'allow' }),
+    rw('keep', { read: 'allow', write: 'allow', delete: 'block' }),
+    rw('keep-ask', { read: 'allow', write: 'allow', delete: 'ask' }),
+    rw('ask', { read: 'allow', write: 'ask', delete: 'ask' }),
+    rw('guarded', { read: 'allow', write: 'ask', delete: 'block' }),
+    rw('frozen', { read: 'allow', write: 'block', delete: 'allow' }),
+    rw('private', { read: 'ask', write: 'ask', delete: 'ask' }),
+    rw('sealed', { read: 'block', write: 'allow', delete: 'allow' }),
+    { name: 'docs', root: '/p/docs', mode: 'ro', approval: { read: 'allow', write: 'block', delete: 'block' } },
+    { name: 'ro-private', root: '/p/ro-private', mode: 'ro', approval: { read: 'ask', write: 'block', delete: 'block' } },
+  ];
+  const unapproved = deriveSandboxProfile({ zones: matrix, authority: 'policy', network: false, homeDirectory: '', platform: 'linux' });
+  const approved = deriveSandboxProfile({ zones: matrix, authority: 'person', network: false, homeDirectory: '', platform: 'linux' });
+
+  it.each([
+    ['open', 'read-write', 'read-write'],
+    // The kernel cannot allow a write but refuse a delete: less, never more.
+    ['keep', 'read-only', 'read-write'],
+    ['keep-ask', 'read-only', 'read-write'],
+    ['ask', 'read-only', 'read-write'],
+    ['guarded', 'read-only', 'read-write'],
+    ['frozen', 'read-only', 'read-only'],
+    ['private', 'none', 'read-write'],
+    ['sealed', 'none', 'none'],
+    ['docs', 'read-only', 'read-only'],
+    ['ro-private', 'none', 'read-only'],
+  ])('zone %s: %s for a command nobody approved, %s for an approved one', (name, withoutApproval, withApproval) => {
+    expect(zoneAccess(matrix.find((zone) => zone.name === name)!, 'policy')).toBe(withoutApproval);
+    expect(zoneAccess(matrix.find((zone) => zone.name === name)!, 'person')).toBe(withApproval);
+    expect(accessOf(unapproved, `/p/${name}/file`).access).toBe(withoutApproval);
+    expect(accessOf(approved, `/p/${name}/file`).access).toBe(withApproval);
+  });
+
+  it('gives an unapproved command nothing its approved counterpart lacks, path by path', () => {
+    const order = { none: 0, 'read-only': 1, 'read-write': 2 } as const;
+    for (const zone of matrix) {
+      for (const where of ['', '/file', '/.git/config', '/.ssh/id_rsa']) {
+        const target = `${zone.root}${where}`;
+        expect(order[accessOf(unapproved, target).access], target).toBeLessThanOrEqual(order[accessOf(approved, target).access]);
+      }
+    }
+  });
+
+  it('is the approved profile when no authority is given: the ceiling the policy layer judges against', () => {
+    expect(deriveSandboxProfile({ zones: matrix, network: false, homeDirectory: '', platform: 'linux' })).toEqual(approved);
+  });
+
+  it('hides a zone whose reads ask inside a zone that shows it', () => {
+    const nested = deriveSandboxProfile({
+      zones: [rw('outer', { read: 'allow', write: 'allow', delete: 'allow' }), { ...rw('inner', { read: 'ask', write: 'ask', delete: 'ask' }), root: '/p/outer/inner' }],
+      authority: 'policy',
+      network: false,
+      homeDirectory: '',
+    });
+    expect(accessOf(nested, '/p/outer/a').access).toBe('read-write');
+    expect(accessOf(nested, '/p/outer/inner/a')).toMatchObject({ access: 'none', rule: { source: expect.stringContaining('zone inner') } });
+  });
+
+  it('keeps .git read-only in every writable zone, found or not, unless vcs_metadata grants it', () => {
+    const options = { zones: matrix, network: false, homeDirectory: '', vcsMetadata: { paths: ['/p/open/vendor/lib/.git', '/p/docs/.git', '/elsewhere/.git'] } } as const;
+    for (const authority of ['policy', 'person'] as const) {
+      const profile = deriveSandboxProfile({ ...options, authority });
+      expect(accessOf(profile, '/p/open/.git/config')).toMatchObject({ access: 'read-only', rule: { source: 'version-control metadata' } });
+      expect(accessOf(profile, '/p/open/vendor/lib/.git/hooks/pre-commit').access).toBe('read-only');
+      expect(accessOf(profile, '/p/open/vendor/lib/src.c').access).toBe('read-write');
+    }
+    expect(accessOf(deriveSandboxProfile({ ...options, authority: 'person' }), '/p/guarded/.git/index').access).toBe('read-only');
+    // Only where it would otherwise be writable: no rule for read-only zones or paths outside every zone.
+    const rules = deriveSandboxProfile({ ...options, authority: 'person' }).readOnly.map((rule) => rule.path);
+    expect(rules).not.toContain('/p/docs/.git');
+    expect(rules).not.toContain('/elsewhere/.git');
+  });
+
+  it('lets writable_when_approved grant .git to approved commands only, and writable to both', () => {
+    const whenApproved = { zones: matrix, network: false, homeDirectory: '', vcsMetadata: { access: 'writable_when_approved' as const } };
+    expect(accessOf(deriveSandboxProfile({ ...whenApproved, authority: 'person' }), '/p/guarded/.git/index').access).toBe('read-write');
+    expect(accessOf(deriveSandboxProfile({ ...whenApproved, authority: 'policy' }), '/p/open/.git/index').access).toBe('read-only');
+    const writable = { zones: matrix, network: false, homeDirectory: '', vcsMetadata: { access: 'writable' as const } };
+    expect(accessOf(deriveSandboxProfile({ ...writable, authority: 'policy' }), '/p/open/.git/index').access).toBe('read-write');
+    // The zone still decides: writable metadata in a zone an unapproved command may not write is not writable.
+    expect(accessOf(deriveSandboxProfile({ ...writable, authority: 'policy' }), '/p/guarded/.git/index').access).toBe('read-only');
+  });
+
+  it('keeps credentials and protected paths hidden for both', () => {
+    for (const authority of ['policy', 'person'] as const) {
+      const profile = deriveSandboxProfile({ zones: matrix, authority, network: false, homeDirectory: '', hidden: ['/p/open/.toolgate'] });
+      expect(accessOf(profile, '/p/open/.toolgate/approvals.json').access).toBe('none');
+      expect(accessOf(profile, '/p/open/.ssh/id_rsa').access).toBe('none');
+    }
+  });
+
+  it('applies the operator profile to each call: never wider than either', () => {
+    const operator: SandboxProfile = {
+      writable: [{ path: '/p', source: 'operator' }],
+      readOnly: [{ path: '/usr', source: 'operator' }],
+      hidden: [{ path: '/p/open/secret', source: 'operator' }],
+      network: { mode: 'all' },
+      privateTemporaryDirectory: true,
+    };
+    const profile = deriveSandboxProfile({ zones: matrix, authority: 'policy', network: false, homeDirectory: '', operatorProfile: operator });
+    expect(accessOf(profile, '/p/guarded/a').access).toBe('read-only');
+    expect(accessOf(profile, '/p/open/secret/a').access).toBe('none');
+    expect(accessOf(profile, '/p/open/.git/config').access).toBe('read-only');
+    expect(accessOf(profile, '/p/other').access).toBe('none');
+    expect(accessOf(profile, '/etc/passwd').access).toBe('none');
   });
 });

@@ -1,8 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { Zone } from '../tools/fs/zones.ts';
 import { intersectProfiles } from './intersect-profiles.ts';
-import { accessOf, normalizeSandboxPath, type SandboxNetwork, type SandboxPathRule, type SandboxProfile } from './sandbox-profile.ts';
+import { accessOf, normalizeSandboxPath, type SandboxAccess, type SandboxNetwork, type SandboxPathRule, type SandboxProfile } from './sandbox-profile.ts';
+import type { CallAuthority, SandboxZone, VcsMetadataAccess } from './sandbox-zone.ts';
 
 /**
  * What a program needs to start on Linux, read-only: the system trees and a
@@ -86,11 +86,31 @@ export const SECRET_NAMES: readonly string[] = [
   '.vault-token',
 ];
 
+/** The name of version-control metadata: a repository's directory, or a worktree's or submodule's `gitdir:` file. */
+export const VCS_METADATA_NAME = '.git';
+
 export interface DeriveSandboxProfileOptions {
-  /** The policy's zones (`zonesFromPolicy`): rw zones become writable, ro zones read-only. */
-  zones: readonly Zone[];
+  /**
+   * The policy's zones, as plain data (the file tools' `Zone` has this shape).
+   * What each gets depends on `authority`.
+   */
+  zones: readonly SandboxZone[];
+  /**
+   * Who let the command run (see `CallAuthority`). Omitted: `person`, the
+   * most any call can get — the profile `toolgate doctor` shows and the
+   * policy layer judges paths against. A command nobody approved must run
+   * with `policy`.
+   */
+  authority?: CallAuthority;
   /** The policy's `shell.network`: false (the default) is no network at all. */
   network: boolean | { allowDomains: string[] };
+  /**
+   * Version-control metadata: `access` is `sandbox.vcs_metadata` (default
+   * `read_only`); `paths` are the `.git` entries found inside the zones
+   * (`findVcsMetadata`). Each writable zone's own `<root>/.git` is always
+   * covered, found or not.
+   */
+  vcsMetadata?: { access?: VcsMetadataAccess; paths?: readonly string[] };
   /** More read-only paths (absolute), e.g. a toolchain under `/opt`. A path that is also a zone becomes read-only. */
   extraReadOnly?: string[];
   /**
@@ -98,42 +118,63 @@ export interface DeriveSandboxProfileOptions {
    * file and toolgate's state directory (`.toolgate/`, with the approvals file
    * a sandboxed command must never rewrite), anything else the caller knows.
    */
-  hidden?: string[];
+  hidden?: readonly string[];
   /** Whose home's credentials to hide when a zone contains it; defaults to `os.homedir()`. */
   homeDirectory?: string;
   /** Which system paths to start from; defaults to `process.platform`. */
   platform?: NodeJS.Platform;
-  /** An operator's explicit profile: the result is the intersection, so it can only remove permissions. */
+  /** An operator's explicit profile (`sandbox.profile`): the result is the intersection, so it can only remove permissions. */
   operatorProfile?: SandboxProfile;
 }
 
 /**
- * Derives the OS sandbox profile from the same policy the gate applies
- * (seed 001: "never weaker"): rw zones writable, ro zones read-only, the
+ * Derives the OS sandbox profile of a command from the same policy the gate
+ * applies (seed 001: "never weaker"), for the decision that let it run
+ * (`authority`): zones writable only as far as that decision reaches, the
  * system paths needed to run programs read-only, a private `/tmp`, and
  * nothing else at all — the home directory, `/root`, other users' files,
  * `/var`, `/run` and the rest of `/etc` are not in the sandbox unless a zone
- * covers them. Network follows `shell.network`. Pure: it reads no files, so
- * it can be shown (`toolgate doctor`) and tested as data.
+ * covers them. `.git` inside writable zones stays read-only unless
+ * `vcsMetadata.access` grants it; credentials and `hidden` paths are masked.
+ * Network follows `shell.network`. Pure: it reads no files, so it can be
+ * shown (`toolgate doctor`) and tested as data.
+ *
+ * For a command nobody approved (`authority: 'policy'`) a rw zone is
+ * writable only when its approval allows both writes and deletes without
+ * asking: the kernel cannot let a process write a file but not delete it,
+ * so `write: allow, delete: block` grants less (read-only), never more. A
+ * zone whose reads ask or are blocked is hidden from it.
  *
  * @example
- * const profile = deriveSandboxProfile({ zones, network: false, hidden: [policyFile, stateDirectory] });
+ * const profile = deriveSandboxProfile({ zones, authority: 'policy', network: false, hidden: [policyFile, stateDirectory] });
  * const wrapped = wrapWithBwrap({ profile, command: 'sh', args: ['-c', 'make'], cwd: zones[0].root });
  */
 export function deriveSandboxProfile(options: DeriveSandboxProfileOptions): SandboxProfile {
   const platform = options.platform ?? process.platform;
+  const authority = options.authority ?? 'person';
   const systemPaths = platform === 'darwin' ? MACOS_SYSTEM_READ_ONLY_PATHS : LINUX_SYSTEM_READ_ONLY_PATHS;
   const writable: SandboxPathRule[] = [];
   const readOnly: SandboxPathRule[] = systemPaths.map((systemPath) => ({ path: systemPath, source: 'system' }));
+  const candidates: SandboxPathRule[] = [];
   for (const zone of options.zones) {
     const rule: SandboxPathRule = { path: normalizeSandboxPath(zone.root), source: `zone ${zone.name}` };
-    if (zone.mode === 'rw') writable.push(zone.suffixes === undefined ? rule : { ...rule, suffixes: [...zone.suffixes] });
-    else readOnly.push(rule);
+    const access = zoneAccess(zone, authority);
+    if (access === 'read-write') writable.push(zone.suffixes === undefined ? rule : { ...rule, suffixes: [...zone.suffixes] });
+    else if (access === 'read-only') readOnly.push(rule);
+    // Hidden only where an enclosing zone would show it; elsewhere it is not in the sandbox anyway.
+    else candidates.push({ ...rule, source: `zone ${zone.name} (${zone.approval.read === 'block' ? 'reads blocked' : 'reads need a person\'s approval'})` });
   }
   for (const extra of options.extraReadOnly ?? []) readOnly.push({ path: normalizeSandboxPath(extra), source: 'extra read-only' });
 
+  const zonesOnly: SandboxProfile = { writable, readOnly, hidden: [], network: { mode: 'none' }, privateTemporaryDirectory: true };
+  if (!vcsMetadataWritable(options.vcsMetadata?.access ?? 'read_only', authority)) {
+    const metadata = [...writable.map((rule) => `${rule.path}/${VCS_METADATA_NAME}`), ...(options.vcsMetadata?.paths ?? [])].map(normalizeSandboxPath);
+    for (const entry of new Set(metadata)) {
+      if (accessOf(zonesOnly, entry).access === 'read-write') readOnly.push({ path: entry, source: 'version-control metadata' });
+    }
+  }
+
   const visible: SandboxProfile = { writable, readOnly, hidden: [], network: { mode: 'none' }, privateTemporaryDirectory: true };
-  const candidates: SandboxPathRule[] = [];
   const home = options.homeDirectory === undefined ? os.homedir() : options.homeDirectory;
   const secretParents = options.zones.map((zone) => normalizeSandboxPath(zone.root));
   if (home !== '' && path.isAbsolute(home)) secretParents.push(normalizeSandboxPath(home));
@@ -146,6 +187,25 @@ export function deriveSandboxProfile(options: DeriveSandboxProfileOptions): Sand
 
   const derived: SandboxProfile = { writable, readOnly, hidden, network: networkFromPolicy(options.network), privateTemporaryDirectory: true };
   return options.operatorProfile === undefined ? derived : intersectProfiles(derived, options.operatorProfile);
+}
+
+/**
+ * What one zone gives a command let through by `authority`.
+ *
+ * @example
+ * zoneAccess({ ...zone, mode: 'rw', approval: { read: 'allow', write: 'allow', delete: 'block' } }, 'policy') // 'read-only'
+ */
+export function zoneAccess(zone: SandboxZone, authority: CallAuthority): SandboxAccess {
+  const { approval } = zone;
+  if (approval.read === 'block') return 'none';
+  if (authority === 'policy' && approval.read !== 'allow') return 'none';
+  if (zone.mode !== 'rw') return 'read-only';
+  if (authority === 'policy') return approval.write === 'allow' && approval.delete === 'allow' ? 'read-write' : 'read-only';
+  return approval.write === 'block' ? 'read-only' : 'read-write';
+}
+
+function vcsMetadataWritable(access: VcsMetadataAccess, authority: CallAuthority): boolean {
+  return access === 'writable' || (access === 'writable_when_approved' && authority === 'person');
 }
 
 /**

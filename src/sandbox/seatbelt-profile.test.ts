@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Zone } from '../tools/fs/zones.ts';
+import type { SandboxZone } from './sandbox-zone.ts';
 import { deriveSandboxProfile } from './derive-sandbox-profile.ts';
 import { seatbeltProfile, wrapWithSeatbelt } from './seatbelt-profile.ts';
 
-function zone(options: { name: string; root: string; mode: 'ro' | 'rw'; suffixes?: string[] }): Zone {
+function zone(options: { name: string; root: string; mode: 'ro' | 'rw'; suffixes?: string[] }): SandboxZone {
   return { name: options.name, root: options.root, mode: options.mode, suffixes: options.suffixes, approval: { read: 'allow', write: 'ask', delete: 'ask' } };
 }
 

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { findPolicyFile } from '../../config/load-policy-file.ts';
 import { PolicyError } from '../../core/errors/policy-error.ts';
 import { detectSandbox, type SandboxDetection } from '../../sandbox/detect-sandbox.ts';
-import { sandboxProfileFromPolicy } from '../../sandbox/sandbox-profile-from-policy.ts';
+import { sandboxProfileFromPolicy } from '../../tools/shell/sandbox-profile-from-policy.ts';
 import type { SandboxPathRule, SandboxProfile } from '../../sandbox/sandbox-profile.ts';
 import { resolveSandboxPolicy, sandboxRequirement, type SandboxDecision, type SandboxRequirement } from '../../sandbox/sandbox-policy.ts';
 import { SandboxUnavailableError } from '../../sandbox/sandbox-unavailable-error.ts';

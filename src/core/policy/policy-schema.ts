@@ -188,6 +188,22 @@ export const policySchema = z
       .strictObject({
         os: z.enum(['required', 'preferred', 'off']).optional(),
         fallback: z.enum(['fail_fast', 'refuse_tools']).optional(),
+        vcs_metadata: z
+          .enum(['read_only', 'writable_when_approved', 'writable'])
+          .optional()
+          .describe('Whether shell commands may write .git inside writable zones: read_only (default), writable_when_approved (only commands a person approved), writable.'),
+        profile: z
+          .strictObject({
+            read_write: z.array(z.string()).optional().describe('Paths commands may write (relative to the policy file).'),
+            read_only: z.array(z.string()).optional().describe('Paths commands may read. The system paths programs need are always included.'),
+            hidden: z.array(z.string()).optional().describe('Paths commands may not see, even inside the paths above.'),
+            network: z
+              .union([z.boolean(), z.strictObject({ allow_domains: z.array(z.string()) })])
+              .optional()
+              .describe('What commands may reach; absent leaves shell.network as it is.'),
+          })
+          .optional()
+          .describe('An explicit OS sandbox profile (seed 001): intersected with the one derived from the policy, so it can only take permissions away, never add any.'),
       })
       .optional(),
   })

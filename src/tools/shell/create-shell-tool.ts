@@ -10,13 +10,16 @@ import { durationMs } from '../../core/policy/normalize-policy.ts';
 import type { Policy } from '../../core/policy/policy.ts';
 import { blockCall } from '../../core/tool-declaration.ts';
 import type { ApprovalRequest } from '../../core/types.ts';
-import { deriveSandboxProfile } from '../../sandbox/derive-sandbox-profile.ts';
-import { sandboxProfileFromPolicy } from '../../sandbox/sandbox-profile-from-policy.ts';
+import { deriveSandboxProfile, type DeriveSandboxProfileOptions } from '../../sandbox/derive-sandbox-profile.ts';
+import { findVcsMetadata } from '../../sandbox/find-vcs-metadata.ts';
 import type { SandboxProfile } from '../../sandbox/sandbox-profile.ts';
-import type { BuiltinTool } from '../builtin-tool.ts';
+import type { CallAuthority } from '../../sandbox/sandbox-zone.ts';
+import type { BuiltinTool, ToolExecutionOptions } from '../builtin-tool.ts';
 import { resolveInZones, type Zone } from '../fs/zones.ts';
 import { decideShellCommand, type ShellVerdict } from './decide-shell-command.ts';
+import { profileAccess } from './profile-access.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_SHELL_TIMEOUT_MS, runShellCommand, type ShellCommandResult, type WrapCommand } from './run-shell-command.ts';
+import { sandboxProfileOptionsFromPolicy } from './sandbox-profile-from-policy.ts';
 import { ShellCommandRefusedError } from './errors/shell-command-refused-error.ts';
 import { ShellInvalidArgumentsError } from './errors/shell-invalid-arguments-error.ts';
 import { shellRulesFromPolicy } from './shell-rules.ts';
@@ -27,6 +30,15 @@ export const shellSchema = z.strictObject({
 });
 
 export type ShellArguments = z.infer<typeof shellSchema>;
+
+/**
+ * How the shell tool runs commands in the OS sandbox: `wrap` turns one
+ * command into its sandboxed form under the profile made for that call
+ * (`wrapWithBwrap` and `wrapWithSeatbelt` have this shape).
+ */
+export interface ShellSandbox {
+  wrap: (options: { profile: SandboxProfile; command: string; args: readonly string[]; cwd: string }) => { command: string; args: string[] };
+}
 
 /** The shell tool, plus `decide` for `--explain` and the simulator. */
 export interface ShellTool extends BuiltinTool<ShellArguments, ShellCommandResult> {
@@ -47,12 +59,22 @@ const MAX_DESCRIPTION_REASONS = 600;
  * against the OS sandbox profile derived from the same policy (what it lets
  * a command read, write and reach), whether or not a sandbox runs them.
  *
+ * With `sandbox`, each command runs in a profile made for its call: one a
+ * person approved (`authorization.decision: 'approved'` from the gate) gets
+ * every zone whose writes are not blocked; one nobody approved — allowed by
+ * the policy, or run without an authorization at all — may write only where
+ * the policy lets writes and deletes happen without asking, and sees no zone
+ * whose reads ask. `.git` is read-only unless `sandbox.vcs_metadata` grants
+ * it, toolgate's own files are hidden, and `sandbox.profile` narrows it all.
+ * So what the analysis misses (a hook, a filter, a `core.fsmonitor` that git
+ * runs; a "reader" that writes) is still held by the kernel.
+ *
  * @example
  * const zones = zonesFromPolicy({ policy, policyDirectory });
- * const shell = createShellTool({ policy, zones, cwd: projectRoot });
+ * const shell = createShellTool({ policy, zones, cwd: projectRoot, sandbox: { wrap: wrapWithBwrap } });
  * const gate = createGate({ policy, tools: [shell] });
  */
-export function createShellTool(options: { policy: Policy; zones: readonly Zone[]; cwd: string; wrapCommand?: WrapCommand }): ShellTool {
+export function createShellTool(options: { policy: Policy; zones: readonly Zone[]; cwd: string; sandbox?: ShellSandbox }): ShellTool {
   const { zones } = options;
   const rules = shellRulesFromPolicy({ policy: options.policy, zones });
   const section = options.policy.document.shell ?? {};
@@ -60,7 +82,11 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
   const maxOutputBytes = section.max_output ?? DEFAULT_MAX_OUTPUT_BYTES;
   const base = realOrAbsolute(options.cwd);
   const defaultZone = zones.find((zone) => zone.mode === 'rw') ?? zones[0];
-  const profile = sandboxProfileOf(options.policy, zones);
+  const profileOptions = sandboxProfileOptionsFromPolicy({ policy: options.policy, zones, policyDirectory: base });
+  // The most any call can get (a person-approved one): what the policy layer judges paths against.
+  const profile = deriveSandboxProfile(profileOptions);
+  const { sandbox } = options;
+  const writableRoots = zones.filter((zone) => zone.mode === 'rw').map((zone) => zone.root);
 
   /** The working directory: inside a zone and an existing directory, or the reason it is not. */
   async function workingDirectory(requested: string | undefined): Promise<{ ok: true; cwd: string } | { ok: false; reason: string }> {
@@ -80,6 +106,22 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
       return { decision: 'block', findings: [{ decision: 'block', subject: args.cwd ?? '', reason: directory.reason, rule: null, via: undefined }], reasons: [directory.reason], rule: undefined, cwd: undefined };
     }
     return { ...(await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile, network: profile.network })), cwd: directory.cwd };
+  }
+
+  /**
+   * The wrapper for one call: its own profile, for who let it run, with the
+   * `.git` entries found just now. Refused, not run, when the working
+   * directory is hidden from this call (a zone whose reads ask).
+   */
+  async function sandboxedWrap(call: { sandbox: ShellSandbox; authority: CallAuthority; cwd: string; command: string }): Promise<WrapCommand> {
+    const paths = await findVcsMetadata({ roots: writableRoots, cwd: call.cwd });
+    const callOptions: DeriveSandboxProfileOptions = { ...profileOptions, authority: call.authority, vcsMetadata: { ...profileOptions.vcsMetadata, paths } };
+    const callProfile = deriveSandboxProfile(callOptions);
+    if (profileAccess(callProfile, call.cwd).access === 'none') {
+      const why = call.authority === 'policy' ? 'no person approved the command, and the sandbox hides zones whose reads need approval from such commands' : 'the sandbox hides it';
+      throw new ShellCommandRefusedError({ command: call.command, reasons: [`its working directory ${call.cwd} is not visible inside the sandbox: ${why}`] });
+    }
+    return (input) => call.sandbox.wrap({ ...input, profile: callProfile });
   }
 
   return {
@@ -103,10 +145,18 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
       if (approved !== undefined && (approved.type !== 'command' || approved.content !== command)) {
         throw new ShellCommandRefusedError({ command, reasons: ['it is not the command that was approved'] });
       }
+      const { authorization } = executionOptions;
+      if (authorization?.decision === 'approved' && !approvedPayloadMatches(authorization.payload, command)) {
+        throw new ShellCommandRefusedError({ command, reasons: ['it is not the command that was approved'] });
+      }
       // Decided again here, so that a caller skipping the gate still cannot run a blocked command.
       const verdict = await decide({ ...parsed.data, cwd: parsed.data.cwd ?? defaultZone?.root });
       if (verdict.decision === 'block' || verdict.cwd === undefined) throw new ShellCommandRefusedError({ command, reasons: verdict.reasons });
-      return runShellCommand({ command, cwd: verdict.cwd, timeoutMs, maxOutputBytes, signal: executionOptions.signal, wrapCommand: options.wrapCommand });
+      if (authorization?.decision === 'allow' && verdict.decision !== 'allow') {
+        throw new ShellCommandRefusedError({ command, reasons: ['it was allowed without asking, but now needs a person\'s approval (something it touches changed): call it again', ...verdict.reasons] });
+      }
+      const wrapCommand = sandbox === undefined ? undefined : await sandboxedWrap({ sandbox, authority: authorityOf(executionOptions), cwd: verdict.cwd, command });
+      return runShellCommand({ command, cwd: verdict.cwd, timeoutMs, maxOutputBytes, signal: executionOptions.signal, wrapCommand });
     },
   };
 }
@@ -128,14 +178,19 @@ function approvalRequest(options: { tool: string; command: string; cwd: string; 
 }
 
 /**
- * The profile the OS sandbox gets from this policy: with toolgate's own
- * files hidden when the policy came from a file (`Policy.source` is then its
- * absolute path), from the zones and `shell.network` alone otherwise.
+ * Who let this call run. Only the gate's `approved` (a person, their
+ * remembered approval, or a mode answering for them) counts as approval;
+ * `allow`, and a call that comes without any authorization (a caller that
+ * skipped the gate), run as approved by nobody.
  */
-function sandboxProfileOf(policy: Policy, zones: readonly Zone[]): SandboxProfile {
-  if (path.isAbsolute(policy.source)) return sandboxProfileFromPolicy({ policy, policyFile: policy.source, zones });
-  const network = policy.document.shell?.network;
-  return deriveSandboxProfile({ zones, network: network === undefined ? false : typeof network === 'boolean' ? network : { allowDomains: [...network.allow_domains] } });
+function authorityOf(executionOptions: ToolExecutionOptions): CallAuthority {
+  return executionOptions.authorization?.decision === 'approved' ? 'person' : 'policy';
+}
+
+/** An approval for a payload is for that command line; another line is not approved by it. */
+function approvedPayloadMatches(payload: unknown, command: string): boolean {
+  if (payload === undefined) return true;
+  return typeof payload === 'object' && payload !== null && (payload as { command?: unknown }).command === command;
 }
 
 function problemsOf(error: z.ZodError): string[] {
