@@ -15,6 +15,8 @@ import { loadPolicyFile } from '../src/config/load-policy-file.ts';
 import type { RunMode } from '../src/core/types.ts';
 import { createBuiltinTools } from '../src/runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../src/runtime/create-runtime-gate.ts';
+import { defaultPolicyText } from '../src/runtime/demo-workspace.ts';
+import { parsePolicy } from '../src/core/policy/parse-policy.ts';
 import type { BuiltinTool } from '../src/tools/builtin-tool.ts';
 import { requireWorkingBwrap } from './require-bwrap.ts';
 
@@ -219,6 +221,24 @@ describe('a looser policy or forged state for the next run asks, in every zone (
   });
 });
 
+describe('the built-in default policy (zone: the whole directory, state in .toolgate/ there)', () => {
+  it("keeps the shell off its own state, and its folders, like a policy file's", async () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-own-builtin-')));
+    // As `toolgate run` builds it when there is no policy file.
+    const loaded = { policy: parsePolicy({ text: defaultPolicyText(), source: '<built-in default policy>' }), path: path.join(root, 'toolgate.yaml'), directory: root };
+    await requireWorkingBwrap();
+    const { tools, sandbox } = await createBuiltinTools({ loaded, cwd: root });
+    // The policy layer is what is judged here: the shell runs, it is not refused.
+    expect(sandbox.mode).toBe('sandboxed');
+    const gate = createRuntimeGate({ loaded, tools, mode: 'approve_all', audit: { record: async () => undefined } });
+    for (const command of ['echo "{}" > .toolgate/approvals.json', 'mv fake .toolgate', 'ln -s fake .toolgate', 'mkdir .toolgate', 'rm -r .toolgate']) {
+      const verdict = await gate.evaluate({ tool: 'shell', args: { command }, callId: 'c' }, { sessionId: 's' });
+      expect(verdict.kind, command).toBe('block');
+    }
+    expect(existsSync(path.join(root, '.toolgate'))).toBe(false);
+  });
+});
+
 describe('a policy whose state lies inside a writable zone', () => {
   it('is refused unless it says so, naming the file, the key and what to do', async () => {
     const project = createProject();
@@ -272,6 +292,18 @@ describe('with bubblewrap on, the sandbox alone stops the same swaps', () => {
     expect(readFileSync(project.audit, 'utf8').startsWith(auditBefore)).toBe(true);
     expect(existsSync(path.join(project.ws, 'state.old'))).toBe(false);
     expect(existsSync(path.join(project.ws, 'logs.old'))).toBe(false);
+    expect(await forgeryTrusted(project)).toBe(false);
+  });
+
+  it('creates the folders of the state before the first sandboxed command, so a command cannot make them first', async () => {
+    await requireWorkingBwrap();
+    const project = createProject({ approvals: 'ws/later/approvals.json', sandbox: 'required' });
+    const { gate, attempt } = await gateFor(project, 'approve_all');
+    // The very first command tries to build the folder, with the forgery in it, where toolgate's state will be.
+    expect((await attempt('shell', { command: 'd=later; rm -rf $d; mkdir -p $d; cp fake/approvals.json $d/approvals.json; mv $d later.old; mv fake $d' })).decision).toBe('approved');
+    await gate.close();
+    expect(JSON.parse(readFileSync(project.approvals, 'utf8'))).toEqual({ v: 1, approvals: [] });
+    expect(existsSync(path.join(project.ws, 'later.old'))).toBe(false);
     expect(await forgeryTrusted(project)).toBe(false);
   });
 });
