@@ -6,7 +6,7 @@
  * every attempt; afterwards no forged approval is trusted and the audit log
  * is intact.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -253,6 +253,14 @@ describe('a policy whose state lies inside a writable zone', () => {
     expect(error?.message).toContain('approvals.path');
     expect(error?.message).toContain('approvals.allow_in_writable_zone: true');
     expect(error?.message).not.toContain('audit.path');
+  });
+
+  it('is refused when a folder above its state is a symlink inside a writable zone (a link cannot be pinned)', async () => {
+    const project = createProject({ approvals: 'ws/link/approvals.json' });
+    mkdirSync(path.join(project.ws, 'real'));
+    symlinkSync('real', path.join(project.ws, 'link'));
+    const loaded = await loadPolicyFile(path.join(project.root, 'toolgate.yaml'));
+    await expect(createBuiltinTools({ loaded, cwd: project.root })).rejects.toThrow(`${path.join(project.ws, 'link')}, a folder above ${project.approvals}, is a symlink inside the writable zone ws`);
   });
 
   it('accepts the default .toolgate/ beside a policy whose zone holds it, and state outside every zone', async () => {

@@ -95,19 +95,23 @@ export async function createBuiltinTools(options: {
  */
 function refuseSymlinkedOwnPaths(options: { paths: readonly string[]; zones: readonly Zone[] }): void {
   for (const file of options.paths) {
-    let isLink = false;
-    try {
-      isLink = lstatSync(file).isSymbolicLink();
-    } catch {
-      continue;
-    }
-    // Zone roots are real paths: compare with the link's real parent directory.
-    const real = path.join(realpathSync.native(path.dirname(file)), path.basename(file));
-    const writableZone = options.zones.find((zone) => zone.mode === 'rw' && (real === zone.root || real.startsWith(zone.root + path.sep)));
-    if (isLink && writableZone !== undefined) {
+    // The file and every folder above it: a symlinked folder is swapped as easily as a symlinked file.
+    for (let current = file; path.dirname(current) !== current; current = path.dirname(current)) {
+      let isLink = false;
+      try {
+        isLink = lstatSync(current).isSymbolicLink();
+      } catch {
+        continue;
+      }
+      if (!isLink) continue;
+      // Zone roots are real paths: compare with the link's real parent directory.
+      const real = path.join(realpathSync.native(path.dirname(current)), path.basename(current));
+      const writableZone = options.zones.find((zone) => zone.mode === 'rw' && (real === zone.root || real.startsWith(zone.root + path.sep)));
+      if (writableZone === undefined) continue;
+      const what = current === file ? `${file} is a symlink` : `${current}, a folder above ${file}, is a symlink`;
       throw new ToolgateError({
         code: 'POLICY_INVALID',
-        message: `${file} is a symlink inside the writable zone ${writableZone.name}: a tool could replace it. Point --policy (or audit.path, approvals.path) at the real file.`,
+        message: `${what} inside the writable zone ${writableZone.name}: a tool could replace it. Point --policy (or audit.path, approvals.path) at the real path.`,
       });
     }
   }
