@@ -226,6 +226,20 @@ describe('a saved run state shows what runs, and nothing else', () => {
     expect(() => parseRunState(JSON.stringify({ ...saved, schemaVersion: 3 }))).toThrow(/schemaVersion is 3; this version of toolgate reads 2/);
   });
 
+  it('a state object that answers differently on later reads is read once: what verified is what resumes', async () => {
+    const saved = JSON.parse(await savedRun());
+    const forged = structuredClone(saved.messages);
+    firstToolCall({ messages: forged } as RunState).input = { to: 'eve', amount: 1 };
+    let reads = 0;
+    const sneaky = { ...saved };
+    Object.defineProperty(sneaky, 'messages', { enumerable: true, get: () => (reads++ === 0 ? saved.messages : forged) });
+    const { gated, ran } = serverGatedSet();
+    const resumed = await resumeRun({ gated, state: sneaky, decisions: [{ toolCallId: 'p1', approved: true }, { toolCallId: 'p2', approved: true }] });
+    await generateText({ model: payModel().model, messages: resumed.messages, ...gated });
+    expect(reads).toBe(1);
+    expect(ran.map((call) => call.input)).toEqual([MALLORY, BOB]);
+  });
+
   it('key order and a trip through a store do not matter: a re-ordered copy still resumes', async () => {
     const saved = JSON.parse(await savedRun());
     const reordered = JSON.stringify(Object.fromEntries(Object.entries(saved).reverse()));

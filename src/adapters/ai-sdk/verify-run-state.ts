@@ -34,7 +34,14 @@ export async function verifyRunState(options: { gated: GatedTools<any>; state: u
  */
 export async function verifiedRunState(options: { gated: GatedTools<any>; state: unknown }): Promise<{ state: RunState; open: OpenApproval[] }> {
   const gatedState = stateOf(options.gated);
-  const state = validateRunState(options.state);
+  // One copy, read once: what is verified is exactly what is then resumed (no getter can answer twice).
+  let snapshot: unknown;
+  try {
+    snapshot = structuredClone(options.state);
+  } catch (error) {
+    throw new AiSdkRunStateError({ field: 'the state', problem: 'is not plain data', reason: 'malformed', cause: error });
+  }
+  const state = validateRunState(snapshot);
   if (!(await runStateSignatureMatches({ state, signature: state.signature, secret: gatedState.secret }))) {
     throw new AiSdkRunStateError({
       field: 'signature',
