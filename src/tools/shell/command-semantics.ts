@@ -190,6 +190,18 @@ export function commandSemantics(options: { name: string; words: readonly ShellW
   return semantics;
 }
 
+/**
+ * Whether the command is an interpreter or a tool that runs the project's
+ * code (its role is `code` by name alone).
+ *
+ * @example
+ * runsCode({ name: 'python3', words }) // true
+ * runsCode({ name: 'cat', words })     // false
+ */
+export function runsCode(options: { name: string; words: readonly ShellWord[] }): boolean {
+  return SHELLS.has(options.name) || INTERPRETER.test(options.name) || PACKAGE_RUNNERS.has(options.name) || workspaceCode(options) !== undefined;
+}
+
 /** `bash -c 'code'`, `bash -xec 'code'`, `bash -o pipefail -c 'code'`; `--rcfile` runs a file. */
 function shellPayload(name: string, words: readonly ShellWord[], semantics: CommandSemantics): void {
   let commandMode = false;

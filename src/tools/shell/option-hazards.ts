@@ -49,6 +49,8 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
     },
   ],
   ['shuf', { rules: [write('writes the result to a file', { short: 'o', long: ['output'] })] }],
+  ['split', { rules: [exec('runs a shell command for every piece', { long: ['filter'] })] }],
+  ['sdiff', { rules: [exec('runs another diff program', { long: ['diff-program'] })] }],
   ['uniq', { rules: [], custom: (words) => secondOperandWrites(words, 'uniq') }],
   [
     'tar',

@@ -15,8 +15,11 @@ function unsure(line: string): string[] {
 }
 
 describe('commandPaths: readers', () => {
-  it('reads every operand and every path in an option of an unknown command', () => {
-    expect(uses('cc -I/usr/include -o out main.c --sysroot=/opt/x @args')).toEqual(['read:/usr/include', 'read:out', 'read:main.c', 'read:/opt/x', 'read:@args']);
+  it('reads every operand and every path in an option of an unknown command, and writes and deletes its operands', () => {
+    expect(uses('cc -I/usr/include -o out main.c --sysroot=/opt/x @args')).toEqual([
+      'read:/usr/include', 'read:out', 'read:main.c', 'read:/opt/x', 'read:@args',
+      'write:out', 'delete:out', 'write:main.c', 'delete:main.c', 'write:@args', 'delete:@args',
+    ]);
     expect(uses('make DESTDIR=/tmp/x install')).toEqual(['read:DESTDIR=/tmp/x', 'read:/tmp/x', 'read:install']);
   });
 

@@ -12,6 +12,7 @@ import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from './
 import { derivedWords, genericReads, none, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 import { isWrapper, unwrap } from './wrapper-commands.ts';
+import { indirectFileLists, unknownCommandPaths } from './unknown-command-paths.ts';
 import { writeArguments } from './write-arguments.ts';
 
 /** Commands whose arguments are never files: strings, numbers, names. */
@@ -40,6 +41,13 @@ const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash
  * // [{ word: a.txt, use: 'read' }, { word: ../ro/x, use: 'write', sources: [a.txt] }]
  */
 export function commandPaths(options: { name: string; words: readonly ShellWord[] }): CommandPaths {
+  const found = grammarPaths(options);
+  // `du --files0-from=list`, `tar -T list`: files named in another file are never judged, so they ask.
+  const indirect = indirectFileLists(options);
+  return indirect.length === 0 ? found : { paths: found.paths, unsure: [...found.unsure, ...indirect] };
+}
+
+function grammarPaths(options: { name: string; words: readonly ShellWord[] }): CommandPaths {
   const { name, words } = options;
   if (NO_PATHS.has(name)) return none();
   const writer = writeArguments({ name, words });
@@ -49,7 +57,8 @@ export function commandPaths(options: { name: string; words: readonly ShellWord[
   if (SHELLS.has(name)) return shellScript(words);
   if (isWrapper(name)) return wrapperOptions(name, words);
   if (SUBCOMMAND_TOOLS.has(name)) return { paths: subcommandTool(name, words), unsure: [] };
-  return { paths: genericReads(words), unsure: [] };
+  // Unknown means writer: its operands are written and deleted, unless it is a known reader (unknown-command-paths.ts).
+  return unknownCommandPaths({ name, words });
 }
 
 /**

@@ -403,7 +403,49 @@ function wget(words: readonly ShellWord[]): CommandPaths {
 
 const SORT: ArgumentGrammar = { shortValued: 'kotST', longValued: ['key', 'output', 'field-separator', 'buffer-size', 'temporary-directory', 'parallel', 'batch-size', 'compress-program', 'random-source', 'sort', 'files0-from'] };
 
+/** xxd [INFILE [OUTFILE]]: the second operand is written (also with -r, which turns a dump back into bytes). */
+function xxd(words: readonly ShellWord[]): CommandPaths {
+  const scanned = scanArguments({ words, grammar: { shortValued: 'cglnosR', longValued: [] } });
+  const [input, output] = scanned.operands;
+  return { paths: [...reads(input === undefined ? [] : [input]), ...(output === undefined ? [] : [{ word: output, use: 'write' as const }]), ...unknownOptionReads(words, scanned)], unsure: [] };
+}
+
+/** The directory a prefix's files land in: `out/part-` → `out`, `x` → the working directory. */
+function prefixDirectory(prefix: ShellWord | undefined): ShellWord {
+  if (prefix === undefined || prefix.kind === 'dynamic') return prefix ?? CURRENT_DIRECTORY;
+  const slash = prefix.value.lastIndexOf('/');
+  if (slash === -1) return CURRENT_DIRECTORY;
+  const directory = slash === 0 ? '/' : prefix.value.slice(0, slash);
+  return { ...prefix, text: directory, value: directory };
+}
+
+/** split [FILE [PREFIX]]: writes PREFIXaa, PREFIXab... (default prefix `x`) next to the prefix. */
+function split(words: readonly ShellWord[]): CommandPaths {
+  const scanned = scanArguments({ words, grammar: { shortValued: 'abClnt', longValued: ['suffix-length', 'additional-suffix', 'bytes', 'line-bytes', 'lines', 'number', 'separator', 'filter'], longOptional: ['numeric-suffixes', 'hex-suffixes'] } });
+  const [input, prefix] = scanned.operands;
+  return { paths: [...reads(input === undefined || input.value === '-' ? [] : [input]), { word: prefixDirectory(prefix), use: 'write', into: true }, ...unknownOptionReads(words, scanned)], unsure: [] };
+}
+
+/** csplit FILE PATTERN...: writes xx00, xx01... (or `-f PREFIX`) next to the prefix; the patterns are not paths. */
+function csplit(words: readonly ShellWord[]): CommandPaths {
+  const scanned = scanArguments({ words, grammar: { shortValued: 'bfn', longValued: ['suffix-format', 'prefix', 'digits'] } });
+  const [input] = scanned.operands;
+  const prefix = optionValues(scanned, ['-f', '--prefix'])[0];
+  return { paths: [...reads(input === undefined || input.value === '-' ? [] : [input]), { word: prefixDirectory(prefix), use: 'write', into: true }, ...unknownOptionReads(words, scanned)], unsure: [] };
+}
+
 const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
+  ['xxd', xxd],
+  ['split', split],
+  ['csplit', csplit],
+  ['iconv', withOutput({ shortValued: 'fto', longValued: ['from-code', 'to-code', 'output'] }, ['-o', '--output'])],
+  ['base64', withOutput({ shortValued: 'wio', longValued: ['wrap', 'input', 'output'] }, ['-o', '--output'], ['-i', '--input'])],
+  ['base32', withOutput({ shortValued: 'w', longValued: ['wrap'] }, [])],
+  ['sdiff', withOutput({ shortValued: 'oIw', longValued: ['output', 'ignore-matching-lines', 'width', 'diff-program', 'tabsize'] }, ['-o', '--output'])],
+  ['mknod', (words) => {
+    const scanned = scanArguments({ words, grammar: { shortValued: 'm', longValued: ['mode'], longOptional: ['context'] } });
+    return { paths: uses(scanned.operands.slice(0, 1), 'write'), unsure: [] };
+  }],
   ['cp', copyLike('cp')],
   ['mv', copyLike('mv')],
   ['install', copyLike('install')],

@@ -1,0 +1,101 @@
+/**
+ * Unknown means writer. A command toolgate has not modelled could write or
+ * delete any file its words name (`xxd in out`, `convert a.png b.png`,
+ * `sqlite3 db.sqlite`), so its operands are judged as written and deleted,
+ * against the zones' write and delete approval, unless it is a known
+ * reader: a program that only reads the files it is given (`cat`, `ls`,
+ * `wc`, `diff`...). And a list of files read from another file
+ * (`--files0-from=list`, `tar -T list`, `rsync --files-from`) names files
+ * this check never sees: unsure.
+ * Pure: words in, path uses out.
+ */
+import { runsCode } from './command-semantics.ts';
+import { genericReads, type CommandPaths, type PathArgument } from './path-argument.ts';
+import type { ShellWord } from './shell-word.ts';
+
+/** Programs that only read the files their words name (options that write are hazards of their own, in option-hazards.ts). */
+const KNOWN_READERS = new Set([
+  'cat', 'tac', 'nl', 'head', 'tail', 'less', 'more', 'most', 'wc', 'ls', 'dir', 'vdir', 'tree', 'stat', 'file', 'du', 'df', 'diff', 'diff3', 'cmp', 'comm', 'md5sum',
+  'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr',
+  'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate',
+  'whereis', 'which', 'type', 'bat', 'batcat', 'glow', 'jq', 'yq', 'xq', 'gojq', 'tomlq', 'grep', 'egrep', 'fgrep', 'zgrep', 'rg', 'ag', 'ack', 'fd', 'fdfind', 'find',
+  'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'zdiff', 'sed', 'gsed', 'awk', 'gawk', 'mawk', 'nawk', 'test', '[', 'date', 'cal', 'env', 'printenv',
+  'id', 'groups', 'lsof', 'ps', 'pgrep', 'top', 'free', 'uptime', 'w', 'who', 'last', 'dmesg', 'lsblk', 'findmnt', 'ldd', 'nm', 'objdump', 'readelf', 'size',
+  'identify', 'mediainfo', 'ffprobe', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'jsonlint', 'markdownlint', 'cloc', 'tokei', 'scc',
+  'sloccount', 'colordiff', 'delta', 'difft', 'icdiff', 'man', 'info', 'apropos', 'whatis', 'help', 'tldr', 'nproc', 'lscpu', 'lspci', 'lsusb',
+  'uname', 'hostname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr', 'cd', 'pushd', 'popd',
+]);
+
+/**
+ * The paths of a command no grammar knows: read like any other command's
+ * words, and its operands also written and deleted, unless it is a known
+ * reader.
+ *
+ * @example
+ * unknownCommandPaths({ name: 'convert', words: [convert, a.png, b.png] }).paths
+ * // read a.png, read b.png, write a.png, delete a.png, write b.png, delete b.png
+ */
+export function unknownCommandPaths(options: { name: string; words: readonly ShellWord[] }): CommandPaths {
+  const { name, words } = options;
+  const paths = genericReads(words);
+  // Interpreters and build tools run code: only a rule naming them allows them, and what they write is not in their words.
+  if (KNOWN_READERS.has(name) || runsCode({ name, words })) return { paths, unsure: [] };
+  const written: PathArgument[] = [];
+  for (const entry of paths) {
+    // The word itself, not what genericReads found inside it (`name=/path`): those stay reads.
+    if (!words.includes(entry.word) || (entry.word.kind !== 'dynamic' && entry.word.value.startsWith('-'))) continue;
+    written.push({ word: entry.word, use: 'write' }, { word: entry.word, use: 'delete' });
+  }
+  return { paths: [...paths, ...written], unsure: [] };
+}
+
+/**
+ * Whether `name` is a program known to only read the files it is given.
+ *
+ * @example
+ * isKnownReader('cat') // true
+ * isKnownReader('convert') // false: it could write any file it names
+ */
+export function isKnownReader(name: string): boolean {
+  return KNOWN_READERS.has(name);
+}
+
+/** Options that name a file holding the list of files to work on, by command (`*` for any command). */
+const LIST_OPTIONS: readonly { names: readonly string[]; commands?: ReadonlySet<string> }[] = [
+  { names: ['--files0-from', '-files0-from'] },
+  { names: ['--files-from', '-T'], commands: new Set(['tar', 'bsdtar', 'gtar', 'rsync', 'cpio', 'zip']) },
+  { names: ['--files-from'] },
+  { names: ['--pathspec-from-file'] },
+  { names: ['--include-from'], commands: new Set(['rsync']) },
+  { names: ['--arg-file', '-a'], commands: new Set(['parallel']) },
+  { names: ['-@'], commands: new Set(['zip']) },
+];
+
+/**
+ * Reasons the command works on files named in another file, which this
+ * check cannot see: `du --files0-from=list`, `tar -cf x.tar -T list`,
+ * `rsync --files-from=list`, `parallel -a list`, `parallel :::: list`.
+ *
+ * @example
+ * indirectFileLists({ name: 'wc', words: [wc, --files0-from=list] })
+ * // ['wc --files0-from=list: works on the files listed in another file, which this check cannot see']
+ */
+export function indirectFileLists(options: { name: string; words: readonly ShellWord[] }): string[] {
+  const { name, words } = options;
+  const reasons: string[] = [];
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index]!;
+    if (word.kind === 'dynamic') continue;
+    const value = word.value;
+    if (value === '--') break;
+    const option = value.startsWith('--') && value.includes('=') ? value.slice(0, value.indexOf('=')) : value;
+    // GNU getopt takes an unambiguous abbreviation (`--files0=list`); `--files` alone is another option (rg).
+    const abbreviates = (candidate: string) => candidate === option || (/^--(files0|files-f|pathspec-f|include-f)/.test(option) && candidate.startsWith(option));
+    const listed = LIST_OPTIONS.some((entry) => (entry.commands === undefined || entry.commands.has(name)) && entry.names.some(abbreviates));
+    const clustered = name === 'tar' && /^-[A-Za-z]*T/.test(value) && !value.startsWith('--');
+    if (listed || clustered || (name === 'parallel' && /^::::\+?$/.test(value))) {
+      reasons.push(`${name} ${value}: works on the files listed in another file, which this check cannot see`);
+    }
+  }
+  return reasons;
+}
