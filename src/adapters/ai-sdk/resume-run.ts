@@ -36,7 +36,11 @@ export interface ResumedRun {
  * "approve always", edits and the audit log behave exactly as for a person
  * asked inline; then it becomes the SDK's `tool-approval-response`, which
  * the SDK accepts only against the signed request. Nothing is decided unless
- * every pending request verifies with this gated set's secret.
+ * the state verifies (`verifyRunState`: its own signature, this gated set's
+ * session, chat and run, and every pending request's SDK signature). A
+ * person's denial stands even where the policy would allow the call by now,
+ * and a tool's own `needsApproval` is not asked again: it cannot lower an
+ * answer a person gave.
  *
  * @example
  * const gated = gateTools({ tools, gate, context, resolve: 'deferred', secret: process.env.TOOLGATE_APPROVAL_SECRET });
