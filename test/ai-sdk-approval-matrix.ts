@@ -143,13 +143,25 @@ export function matrixTools(shapes: readonly ApprovalShape[] = APPROVAL_SHAPES):
   return { tools, executed, shapeOf };
 }
 
-/** Every tool called twice in one step: `<tool>-low` (amount 50) and `<tool>-high` (amount 500). */
-export function parallelCallsModel(tools: ToolSet) {
-  const calls = Object.keys(tools).flatMap((toolName) => [
-    { toolCallId: `${toolName}-low`, toolName, input: { amount: 50 } },
-    { toolCallId: `${toolName}-high`, toolName, input: { amount: 500 } },
-  ]);
-  return scriptedModel((_options, step) => (step === 0 ? { toolCalls: calls } : { text: 'done' }));
+/** A tool call the model makes in the first step. */
+export interface MatrixCall {
+  toolCallId: string;
+  toolName: string;
+  input: Amount;
+}
+
+/**
+ * A model making `calls` in parallel in its first step (by default every tool
+ * twice: `<tool>-low`, amount 50, and `<tool>-high`, amount 500), then text.
+ */
+export function parallelCallsModel(tools: ToolSet, calls?: readonly MatrixCall[]) {
+  const toolCalls =
+    calls ??
+    Object.keys(tools).flatMap((toolName) => [
+      { toolCallId: `${toolName}-low`, toolName, input: { amount: 50 } },
+      { toolCallId: `${toolName}-high`, toolName, input: { amount: 500 } },
+    ]);
+  return scriptedModel((_options, step) => (step === 0 ? { toolCalls: [...toolCalls] } : { text: 'done' }));
 }
 
 /** What a run did with each tool call id. */
@@ -205,9 +217,9 @@ export function scenarioToolsContext(tools: ToolSet, scenario: Scenario): Record
  * `needsApproval` that throws makes the SDK reject the whole run: reported
  * as `failed`, with nothing executed.
  */
-export async function runUngated(options: { shapes?: readonly ApprovalShape[]; scenario: Scenario }): Promise<RunRecord & { shapeOf: Map<string, ApprovalShape> }> {
+export async function runUngated(options: { shapes?: readonly ApprovalShape[]; scenario: Scenario; calls?: readonly MatrixCall[] }): Promise<RunRecord & { shapeOf: Map<string, ApprovalShape> }> {
   const { tools, executed, shapeOf } = matrixTools(options.shapes);
-  const { model } = parallelCallsModel(tools);
+  const { model } = parallelCallsModel(tools, options.calls);
   const result = await generateText({ model, messages: scenarioMessages(options.scenario), tools, toolsContext: scenarioToolsContext(tools, options.scenario) as never });
   return { ...recordOf({ content: result.steps.flatMap((step) => step.content), executed }), shapeOf };
 }
@@ -218,9 +230,10 @@ export async function runGated(options: {
   scenario: Scenario;
   gate: (tools: ToolSet) => object;
   stream?: boolean;
+  calls?: readonly MatrixCall[];
 }): Promise<RunRecord> {
   const { tools, executed } = matrixTools(options.shapes);
-  const { model } = parallelCallsModel(tools);
+  const { model } = parallelCallsModel(tools, options.calls);
   const gated = options.gate(tools);
   const common = { model, messages: scenarioMessages(options.scenario), toolsContext: scenarioToolsContext(tools, options.scenario) as never, ...gated };
   if (options.stream === true) {
