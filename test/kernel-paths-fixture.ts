@@ -30,6 +30,8 @@ export interface KernelPathsFixture {
   docsText: string;
   /** Calls a tool through the gate (auto_deny) and runs it when allowed. */
   call(tool: string, args: Record<string, unknown>): Promise<CallOutcome>;
+  /** Runs a tool as if the policy had allowed the call (no gate): for what execution re-checks. */
+  execute(tool: string, args: Record<string, unknown>): Promise<CallOutcome>;
   /** The gate's decision alone, nothing run. */
   decide(tool: string, args: Record<string, unknown>): Promise<{ decision: Decision | 'deny'; reason: string }>;
   /** `toolgate check --json` for one call, in the project root. */
@@ -90,11 +92,17 @@ export async function createKernelPathsFixture(options: { sandboxed: boolean }):
     calls += 1;
     const authorization = await gate.authorize({ tool, args, callId: `kernel-${calls}` }, { sessionId: 'kernel-paths' });
     if (authorization.decision !== 'allow' && authorization.decision !== 'approved') {
-      return { ran: false, stage: 'gate', reason: `${authorization.decision}: ${'reason' in authorization ? String(authorization.reason) : ''}`, durationMs: performance.now() - started };
+      // A denied ask carries the mode's reason; what made it ask is in the request.
+      const asked = authorization.request === undefined ? '' : ` (asked: ${authorization.request.description})`;
+      return { ran: false, stage: 'gate', reason: `${authorization.decision}: ${authorization.reason}${asked}`, durationMs: performance.now() - started };
     }
+    return execute(tool, authorization.args as Record<string, unknown>, started);
+  }
+
+  async function execute(tool: string, args: Record<string, unknown>, started = performance.now()): Promise<CallOutcome> {
     const implementation = byName.get(tool) as BuiltinTool | undefined;
     try {
-      const result = await implementation!.execute(authorization.args as never, { authorization: { decision: 'allow' } });
+      const result = await implementation!.execute(args as never, { authorization: { decision: 'allow' } });
       return { ran: true, result, durationMs: performance.now() - started };
     } catch (error) {
       return { ran: false, stage: 'execute', reason: error instanceof Error ? error.message : String(error), durationMs: performance.now() - started };
@@ -140,6 +148,7 @@ export async function createKernelPathsFixture(options: { sandboxed: boolean }):
     docsFile: path.join(docs, 'guide.md'),
     docsText,
     call,
+    execute,
     decide,
     check,
     snapshotOutsideWorkspace,

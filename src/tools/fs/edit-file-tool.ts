@@ -6,6 +6,7 @@ import { FsEditNotApplicableError } from './errors/fs-edit-not-applicable-error.
 import { FsOperationError } from './errors/fs-operation-error.ts';
 import { atEntry, argumentsOrThrow, blockedReason, concernNote, decide, parseArguments, requireFile, resolveForCheck, resolveForExecution, snapshotOf, zonePayload, type FsToolContext } from './fs-tool-support.ts';
 import { replaceFile, type FileSnapshot } from './file-operations.ts';
+import { assertSingleLinkOrApproved, atLeastAsk, regularFileConcern } from './regular-file-check.ts';
 import { describeBytes, isBinaryContent } from './render-file-change.ts';
 import { presentChange } from './write-file-tool.ts';
 
@@ -43,12 +44,15 @@ export function createEditFileTool(context: FsToolContext): BuiltinTool<EditFile
       const resolved = await resolveForCheck({ context, path: parsed.args.path, operation: 'write' });
       if ('reason' in resolved) return blockCall(resolved.reason);
       if (!resolved.exists) return blockCall(`${resolved.shown} does not exist; use write_file to create it`);
+      // A FIFO or a device is refused before anything opens it; a hard-linked file needs a person.
+      const concern = regularFileConcern({ absolute: resolved.absolute, shown: resolved.shown, operation: 'write' });
+      if (concern?.decision === 'block') return blockCall(concern.reason);
       return decide({
-        decision: resolved.zone.approval.write,
+        decision: concern === undefined ? resolved.zone.approval.write : atLeastAsk(resolved.zone.approval.write),
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'write', shown: resolved.shown }),
         request: () => ({
           tool: name,
-          description: `Edit ${resolved.shown} (zone ${resolved.zone.name})${concernNote(resolved)}`,
+          description: `Edit ${resolved.shown} (zone ${resolved.zone.name})${concern === undefined ? '' : ` — ${concern.reason}`}${concernNote(resolved)}`,
           payload: zonePayload(resolved),
           required: true,
           presentation: async () => {
@@ -66,6 +70,7 @@ export function createEditFileTool(context: FsToolContext): BuiltinTool<EditFile
       const resolved = await resolveForExecution({ context, path, operation: 'write', authorization: options?.authorization });
       const before = await snapshotOf(resolved);
       const file = requireFile({ snapshot: before, shown: resolved.shown, missingHint: 'use write_file to create it' });
+      assertSingleLinkOrApproved({ links: file.links, shown: resolved.shown, operation: 'write', authorization: options?.authorization });
       assertStillApproved({
         approvedPresentation: options?.approvedPresentation,
         current: { operation: 'edit', zone: resolved.zone.name, path: resolved.relative, sha256: file.sha256 },

@@ -24,6 +24,8 @@ export type FileSnapshot =
       ino: number;
       mode: number;
       size: number;
+      /** How many names (hard links) the file has, read on the open descriptor: more than one needs a person. */
+      links: number;
       sha256: string;
       /** The bytes, or undefined when the file is larger than the snapshot's limit (only hashed). */
       content: Buffer | undefined;
@@ -64,7 +66,7 @@ export async function readSnapshot(options: EntryLocation & { contentLimit: numb
         hash.update(chunk.subarray(0, bytesRead));
       }
     }
-    return { kind: 'file', dev: status.dev, ino: status.ino, mode: status.mode, size: content?.length ?? status.size, sha256: hash.digest('hex'), content };
+    return { kind: 'file', dev: status.dev, ino: status.ino, mode: status.mode, size: content?.length ?? status.size, links: status.nlink, sha256: hash.digest('hex'), content };
   } finally {
     await handle.close();
   }
@@ -79,7 +81,7 @@ export async function readSnapshot(options: EntryLocation & { contentLimit: numb
  */
 export async function readFileHead(
   options: EntryLocation & { limit: number },
-): Promise<Exclude<FileSnapshot, { kind: 'file' }> | { kind: 'file'; size: number; content: Buffer }> {
+): Promise<Exclude<FileSnapshot, { kind: 'file' }> | { kind: 'file'; size: number; links: number; content: Buffer }> {
   const opened = await openForReading(options);
   if (!('handle' in opened)) return opened;
   const { handle, status } = opened;
@@ -91,7 +93,7 @@ export async function readFileHead(
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    return { kind: 'file', size: status.size, content: buffer.subarray(0, filled) };
+    return { kind: 'file', size: status.size, links: status.nlink, content: buffer.subarray(0, filled) };
   } finally {
     await handle.close();
   }

@@ -59,7 +59,8 @@ describe('reading and listing', () => {
   it('refuses binary files, directories and missing files with a useful message', async () => {
     fixture.write('ws/image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
     expect((await fixture.run('read_file', { path: 'ws/image.png' })).error?.message).toMatch(/binary file \(6 bytes\)/);
-    expect((await fixture.run('read_file', { path: 'ws/sub' })).error?.message).toMatch(/is a directory.*list_dir/);
+    // Refused when checked: nothing is opened.
+    expect((await fixture.run('read_file', { path: 'ws/sub' })).authorization).toMatchObject({ decision: 'block', reason: expect.stringMatching(/is a directory.*list_dir/) });
     expect((await fixture.run('read_file', { path: 'ws/missing.txt' })).error?.message).toMatch(/does not exist/);
   });
 
@@ -71,7 +72,7 @@ describe('reading and listing', () => {
       return; // no mkfifo on this machine
     }
     const outcome = await fixture.run('read_file', { path: 'ws/pipe' });
-    expect(outcome.error?.message).toMatch(/not a regular file/);
+    expect(outcome.authorization).toMatchObject({ decision: 'block', reason: expect.stringMatching(/FIFO.*regular files only/) });
   });
 
   it('lists a directory, sorted, with types and sizes, without following symlinks', async () => {

@@ -5,6 +5,7 @@ import type { BuiltinTool } from '../builtin-tool.ts';
 import { FsOperationError } from './errors/fs-operation-error.ts';
 import { atEntry, argumentsOrThrow, blockedReason, decide, parseArguments, requireFile, resolveForCheck, resolveForExecution, zonePayload, type FsToolContext } from './fs-tool-support.ts';
 import { readFileHead } from './file-operations.ts';
+import { assertSingleLinkOrApproved, atLeastAsk, regularFileConcern } from './regular-file-check.ts';
 import { describeBytes, isBinaryContent } from './render-file-change.ts';
 
 export const readFileSchema = z.strictObject({
@@ -24,8 +25,10 @@ export interface ReadFileResult {
 
 /**
  * `read_file`: a text file inside a zone. The zone's `approval.read`
- * decides (default allow). Binary files are refused with their size; files
- * larger than `maxReadBytes` are cut and say so.
+ * decides (default allow); a file with more than one hard link asks, and
+ * anything but a regular file (a FIFO, a device) is refused unopened.
+ * Binary files are refused with their size; files larger than
+ * `maxReadBytes` are cut and say so.
  *
  * @example
  * const readFile = createReadFileTool({ zones, cwd, maxReadBytes: 1 << 20 });
@@ -42,12 +45,15 @@ export function createReadFileTool(context: FsToolContext): BuiltinTool<ReadFile
       if (!parsed.ok) return blockCall(`invalid arguments for ${name}: ${parsed.problems.join('; ')}`);
       const resolved = await resolveForCheck({ context, path: parsed.args.path, operation: 'read' });
       if ('reason' in resolved) return blockCall(resolved.reason);
+      // A FIFO or a device is refused before anything opens it; a hard-linked file needs a person.
+      const concern = regularFileConcern({ absolute: resolved.absolute, shown: resolved.shown, operation: 'read' });
+      if (concern?.decision === 'block') return blockCall(concern.reason);
       return decide({
-        decision: resolved.zone.approval.read,
+        decision: concern === undefined ? resolved.zone.approval.read : atLeastAsk(resolved.zone.approval.read),
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'read', shown: resolved.shown }),
         request: () => ({
           tool: name,
-          description: `Read ${resolved.shown} (zone ${resolved.zone.name})`,
+          description: `Read ${resolved.shown} (zone ${resolved.zone.name})${concern === undefined ? '' : ` — ${concern.reason}`}`,
           payload: zonePayload(resolved),
           required: true,
           presentation: async () => {
@@ -66,6 +72,8 @@ export function createReadFileTool(context: FsToolContext): BuiltinTool<ReadFile
         throw error;
       });
       const file = requireFile({ snapshot: head, shown: resolved.shown, missingHint: 'use list_dir to see which files exist' });
+      // Counted on the descriptor that was read: a link made after the check is caught here.
+      assertSingleLinkOrApproved({ links: file.links, shown: resolved.shown, operation: 'read', authorization: options?.authorization });
       return textResult({ shown: resolved.shown, zone: resolved.zone.name, content: file.content, bytes: file.size, truncated: file.content.length < file.size });
     },
   };

@@ -20,6 +20,7 @@ import {
   type ResolvedPath,
 } from './fs-tool-support.ts';
 import { renderFileChange } from './render-file-change.ts';
+import { assertSingleLinkOrApproved, atLeastAsk, regularFileConcern } from './regular-file-check.ts';
 
 export const writeFileSchema = z.strictObject({
   path: z.string().min(1).describe('The file to write, relative to the project root or absolute; it must lie in a writable zone.'),
@@ -56,12 +57,15 @@ export function createWriteFileTool(context: FsToolContext): BuiltinTool<WriteFi
       if (!parsed.ok) return blockCall(`invalid arguments for ${name}: ${parsed.problems.join('; ')}`);
       const resolved = await resolveForCheck({ context, path: parsed.args.path, operation: 'write' });
       if ('reason' in resolved) return blockCall(resolved.reason);
+      // A FIFO or a device is refused before anything opens it; a hard-linked file needs a person.
+      const concern = regularFileConcern({ absolute: resolved.absolute, shown: resolved.shown, operation: 'write' });
+      if (concern?.decision === 'block') return blockCall(concern.reason);
       return decide({
-        decision: resolved.zone.approval.write,
+        decision: concern === undefined ? resolved.zone.approval.write : atLeastAsk(resolved.zone.approval.write),
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'write', shown: resolved.shown }),
         request: () => ({
           tool: name,
-          description: `Write ${resolved.shown} (zone ${resolved.zone.name})${concernNote(resolved)}`,
+          description: `Write ${resolved.shown} (zone ${resolved.zone.name})${concern === undefined ? '' : ` — ${concern.reason}`}${concernNote(resolved)}`,
           payload: zonePayload(resolved),
           required: true,
           presentation: async () => {
@@ -78,6 +82,7 @@ export function createWriteFileTool(context: FsToolContext): BuiltinTool<WriteFi
       const after = Buffer.from(content, 'utf8');
       const before = await snapshotOf(resolved);
       if (before.kind !== 'missing') requireFile({ snapshot: before, shown: resolved.shown, missingHint: '' });
+      if (before.kind === 'file') assertSingleLinkOrApproved({ links: before.links, shown: resolved.shown, operation: 'write', authorization: options?.authorization });
       assertStillApproved({
         approvedPresentation: options?.approvedPresentation,
         current: { operation: 'write', zone: resolved.zone.name, path: resolved.relative, sha256: before.kind === 'file' ? before.sha256 : null },

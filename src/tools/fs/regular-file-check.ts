@@ -1,0 +1,78 @@
+/**
+ * The file tools read and write regular files, and only ones that have a
+ * single name. A FIFO, socket or device is refused when the call is
+ * checked, before anything opens it (opening a FIFO blocks until a writer
+ * comes; reading a device may never end). A file with more than one hard
+ * link is the same file as a name that can lie anywhere on the filesystem
+ * (outside every zone, in a read-only zone), so reading or writing it
+ * through a zone needs a person, whatever the zone allows; the reason says
+ * so. Both are checked again on the descriptor at execution, where a path
+ * can have changed since.
+ */
+import { lstatSync } from 'node:fs';
+import type { Decision } from '../../core/types.ts';
+import type { ToolExecutionOptions } from '../builtin-tool.ts';
+import { FsPathRejectedError } from './errors/fs-path-rejected-error.ts';
+
+export type EntryConcern = { decision: 'block'; reason: string } | { decision: 'ask'; reason: string; links: number };
+
+/**
+ * What the entry at `absolute` (a real path) means for a read or a write:
+ * a block for anything but a regular file or a missing one, an ask for a
+ * regular file with more than one hard link, undefined otherwise.
+ *
+ * @example
+ * regularFileConcern({ absolute: '/p/ws/pipe', shown: 'ws/pipe', operation: 'read' })
+ * // { decision: 'block', reason: 'ws/pipe is a FIFO (named pipe); read_file, write_file and edit_file work on regular files only' }
+ */
+export function regularFileConcern(options: { absolute: string; shown: string; operation: 'read' | 'write' }): EntryConcern | undefined {
+  const { absolute, shown } = options;
+  let entry;
+  try {
+    entry = lstatSync(absolute, { throwIfNoEntry: false });
+  } catch (error) {
+    return { decision: 'block', reason: `${shown} cannot be examined (${(error as NodeJS.ErrnoException).code ?? 'error'}); nothing was opened` };
+  }
+  if (entry === undefined) return undefined;
+  if (entry.isDirectory()) return { decision: 'block', reason: `${shown} is a directory; this tool works on files (use list_dir to see what it holds)` };
+  if (!entry.isFile()) return { decision: 'block', reason: `${shown} is ${kindOf(entry)}; read_file, write_file and edit_file work on regular files only, and it was not opened` };
+  if (entry.nlink > 1) return { decision: 'ask', reason: hardLinkReason({ shown, links: entry.nlink, operation: options.operation }), links: entry.nlink };
+  return undefined;
+}
+
+/**
+ * A zone's decision made at least `ask` (a block stays a block).
+ *
+ * @example
+ * atLeastAsk('allow') // 'ask'
+ */
+export function atLeastAsk(decision: Decision): Decision {
+  return decision === 'allow' ? 'ask' : decision;
+}
+
+/**
+ * At execution, on the file actually opened: refuses a file with more than
+ * one hard link unless a person (or a remembered decision, or a mode)
+ * approved this call. A link made after the check is caught here.
+ *
+ * @example
+ * assertSingleLinkOrApproved({ links: snapshot.links, shown: 'ws/a.txt', operation: 'read', authorization: options?.authorization });
+ */
+export function assertSingleLinkOrApproved(options: { links: number; shown: string; operation: 'read' | 'write'; authorization: ToolExecutionOptions['authorization'] }): void {
+  if (options.links <= 1 || options.authorization?.decision === 'approved') return;
+  throw new FsPathRejectedError({ path: options.shown, reason: `${hardLinkReason({ shown: options.shown, links: options.links, operation: options.operation })}; nothing was done, call again so a person can decide` });
+}
+
+function hardLinkReason(options: { shown: string; links: number; operation: 'read' | 'write' }): string {
+  const verb = options.operation === 'read' ? 'reading it reads' : 'a change to it is built from, and shows,';
+  return `${options.shown} has ${options.links} hard links: it is the same file as ${options.links - 1 === 1 ? 'another name' : `${options.links - 1} other names`} that may lie outside the zones or in a read-only zone, and ${verb} that file, so a person decides`;
+}
+
+function kindOf(entry: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
+  if (entry.isFIFO()) return 'a FIFO (named pipe)';
+  if (entry.isSocket()) return 'a socket';
+  if (entry.isCharacterDevice()) return 'a character device';
+  if (entry.isBlockDevice()) return 'a block device';
+  if (entry.isSymbolicLink()) return 'a symlink that appeared after it was resolved';
+  return 'not a regular file';
+}
