@@ -83,7 +83,8 @@ describe('the gateway in front of server-filesystem', () => {
     const asked = harness.elicitations.at(-1)!;
     expect(asked.message).toContain('Tool: write_file ("write_file" on MCP server "filesystem")');
     expect(asked.message).toContain(target);
-    expect(asked.message).toContain('[REDACTED]');
+    // Masked for the person (its size shown), never dropped; the audit log below keeps it [REDACTED].
+    expect(asked.message).toContain('"content": "‹secret: 15 characters›"');
     expect(asked.message).not.toContain('top secret body');
     const schema = (asked as { requestedSchema: { properties: Record<string, { enum?: string[] }>; required: string[] } }).requestedSchema;
     expect(schema.properties.decision?.enum).toEqual(['approve', 'deny']);

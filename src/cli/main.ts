@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { PolicyError } from '../core/errors/policy-error.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
+import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { EXIT, processIo, type CliIo } from './cli-io.ts';
 import { UsageError } from './cli-support.ts';
 import { runApprovalsCommand } from './commands/approvals-command.ts';
@@ -55,7 +56,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   }
   const command = COMMANDS[name];
   if (command === undefined) {
-    io.stderr.write(`toolgate: unknown command ${JSON.stringify(name)}\n\n${MAIN_HELP}`);
+    io.stderr.write(`toolgate: unknown command ${sanitizeTerminalText(JSON.stringify(name))}\n\n${MAIN_HELP}`);
     return EXIT.usage;
   }
   try {
@@ -65,20 +66,22 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   }
 }
 
+/** Error messages quote flags, JSON and policy text a model may have written: they print through the one sanitiser. */
 function reportError(error: unknown, command: string, io: CliIo): number {
+  const safe = (text: unknown): string => sanitizeTerminalText(String(text), { keepNewlines: true, keepTabs: true, collapse: true });
   if (error instanceof UsageError || (error as NodeJS.ErrnoException)?.code?.startsWith?.('ERR_PARSE_ARGS')) {
-    io.stderr.write(`toolgate ${command}: ${(error as Error).message}\nRun 'toolgate ${command} --help' for usage.\n`);
+    io.stderr.write(`toolgate ${command}: ${safe((error as Error).message)}\nRun 'toolgate ${command} --help' for usage.\n`);
     return EXIT.usage;
   }
   if (error instanceof PolicyError) {
-    io.stderr.write(`toolgate ${command}: ${error.message}\n`);
+    io.stderr.write(`toolgate ${command}: ${safe(error.message)}\n`);
     return EXIT.policy;
   }
   if (error instanceof ToolgateError) {
-    io.stderr.write(`toolgate ${command}: ${error.message} [${error.code}]\n`);
+    io.stderr.write(`toolgate ${command}: ${safe(error.message)} [${safe(error.code)}]\n`);
     return 1;
   }
-  io.stderr.write(`toolgate ${command}: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+  io.stderr.write(`toolgate ${command}: unexpected error: ${safe((error as Error)?.stack ?? String(error))}\n`);
   return 1;
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redact } from './redact.ts';
+import { DEFAULT_REDACT_KEYS, maskSecrets, REDACTED, redact, secretMask } from './redact.ts';
 
 const KEYS = new Set(['password', 'secret', 'token', 'api_key', 'authorization']);
 
@@ -119,5 +119,34 @@ describe('redact', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('maskSecrets', () => {
+  it('masks secret values with their size, counts them, and leaves the rest', () => {
+    const { value, masked } = maskSecrets({ to: 'bob', password: 'hunter2', nested: { api_key: { id: 1 } }, list: [{ token: null }] }, KEYS);
+    expect(value).toEqual({ to: 'bob', password: '‹secret: 7 characters›', nested: { api_key: '‹secret: object›' }, list: [{ token: '‹secret: null›' }] });
+    expect(masked).toBe(3);
+    expect(JSON.stringify(value)).not.toContain('hunter2');
+  });
+
+  it('counts characters, not UTF-16 units, and never shows any of them', () => {
+    expect(maskSecrets({ secret: '😀x' }, KEYS).value).toEqual({ secret: '‹secret: 2 characters›' });
+    expect(secretMask('a')).toBe('‹secret: 1 character›');
+  });
+
+  it('masks nothing without keys', () => {
+    expect(maskSecrets({ password: 'p' }, new Set())).toEqual({ value: { password: 'p' }, masked: 0 });
+  });
+});
+
+describe('DEFAULT_REDACT_KEYS', () => {
+  it('covers the usual secret names', () => {
+    const keys = new Set(DEFAULT_REDACT_KEYS);
+    const output = redact(
+      { password: 'a', client_secret: 'b', access_token: 'c', 'X-Api-Key': 'd', Authorization: 'e', Cookie: 'f', private_key: 'g', aws_access_key_id: 'h', credentials: 'i', path: 'j' },
+      keys,
+    ) as Record<string, unknown>;
+    expect(Object.entries(output).filter(([, value]) => value !== REDACTED)).toEqual([['path', 'j']]);
   });
 });

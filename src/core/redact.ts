@@ -2,6 +2,28 @@
 export const REDACTED = '[REDACTED]';
 
 /**
+ * The keys `redact.keys` starts from when the policy gives none: the usual
+ * names of secrets in tool arguments and headers. A policy that lists its
+ * own keys replaces this list (`keys: []` redacts nothing). Matching is by
+ * containment (see `redact`), so `token` also covers `access_token` and
+ * `max_tokens`: a false positive only hides a value from logs, never from the
+ * person deciding.
+ */
+export const DEFAULT_REDACT_KEYS: readonly string[] = [
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'token',
+  'api_key',
+  'access_key',
+  'private_key',
+  'authorization',
+  'cookie',
+  'credential',
+];
+
+/**
  * A copy of `value` with the values of sensitive keys replaced, at any depth.
  * A key matches when, compared without case, `-` and `_`, it equals or
  * contains one of `keys` (`X-Api-Key` matches `api_key`).
@@ -52,4 +74,58 @@ function isSensitive(key: string, keys: ReadonlySet<string>): boolean {
     if (squashed.includes(sensitive)) return true;
   }
   return false;
+}
+
+/**
+ * A copy of `value` for a person to read, with the values of sensitive keys
+ * masked as `‹secret: 12 characters›` (or `‹secret: object›`) rather than
+ * dropped: the person deciding sees that a secret is there and how big it is,
+ * and an approver may reveal it on request from the call's own arguments.
+ * Counts what it masked, so the approver can say so.
+ *
+ * @example
+ * maskSecrets({ user: 'a', password: 'hunter2' }, new Set(['password'])) // { value: { user: 'a', password: '‹secret: 7 characters›' }, masked: 1 }
+ */
+export function maskSecrets(value: unknown, keys: ReadonlySet<string>): { value: unknown; masked: number } {
+  if (keys.size === 0 || value === null || typeof value !== 'object') return { value, masked: 0 };
+  const counter = { masked: 0 };
+  return { value: maskDeep(value, normalizedKeys(keys), 0, counter), masked: counter.masked };
+}
+
+/**
+ * The mask shown for a secret value: its kind and size, never any of its characters.
+ *
+ * @example
+ * secretMask('hunter2') // '‹secret: 7 characters›'
+ */
+export function secretMask(value: unknown): string {
+  if (typeof value === 'string') {
+    const length = Array.from(value).length;
+    return `‹secret: ${length} ${length === 1 ? 'character' : 'characters'}›`;
+  }
+  if (value === null) return '‹secret: null›';
+  if (Array.isArray(value)) return '‹secret: list›';
+  return `‹secret: ${typeof value}›`;
+}
+
+function maskDeep(value: unknown, keys: ReadonlySet<string>, depth: number, counter: { masked: number }): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 64) {
+    counter.masked += 1;
+    return secretMask(value);
+  }
+  if (Array.isArray(value)) return value.map((member) => maskDeep(member, keys, depth + 1, counter));
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const member = (value as Record<string, unknown>)[key];
+    let shown: unknown;
+    if (isSensitive(key, keys)) {
+      counter.masked += 1;
+      shown = secretMask(member);
+    } else {
+      shown = maskDeep(member, keys, depth + 1, counter);
+    }
+    Object.defineProperty(result, key, { value: shown, enumerable: true, writable: true, configurable: true });
+  }
+  return result;
 }

@@ -1,5 +1,5 @@
 import { setLongTimeout } from './long-timeout.ts';
-import { redact } from './redact.ts';
+import { maskSecrets } from './redact.ts';
 import { requiresApprovalOptions, type ApprovalCheckContext, type ToolDeclaration } from './tool-declaration.ts';
 import type { ApprovalRequest, GateContext, ToolCall } from './types.ts';
 
@@ -70,7 +70,9 @@ export async function runToolChecks(options: {
 
 /**
  * The request for a tool that gives only a yes/no: all arguments are the
- * fingerprint, and the person sees them with `redact.keys` hidden.
+ * fingerprint, and the person sees them with `redact.keys` masked (kind and
+ * size shown; `metadata.masked_secrets` tells an approver it may reveal them
+ * from the call's arguments on request, never into a log).
  */
 export function defaultRequest(options: { call: ToolCall; description?: string | undefined; redactKeys: ReadonlySet<string> }): ApprovalRequest {
   const { call, description } = options;
@@ -78,7 +80,10 @@ export function defaultRequest(options: { call: ToolCall; description?: string |
     tool: call.tool,
     description: description === undefined || description === '' ? `Call ${call.tool}` : description,
     payload: call.args ?? null,
-    presentation: () => ({ type: 'structured', content: safeJson(redact(call.args, options.redactKeys)) }),
+    presentation: () => {
+      const { value, masked } = maskSecrets(call.args, options.redactKeys);
+      return masked === 0 ? { type: 'structured', content: safeJson(value) } : { type: 'structured', content: safeJson(value), metadata: { masked_secrets: masked } };
+    },
     required: true,
   };
 }

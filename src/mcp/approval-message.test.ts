@@ -19,7 +19,8 @@ describe('approvalMessage', () => {
     });
     expect(text).toContain('Tool: files__write_file ("write_file" on MCP server "files")');
     expect(text).not.toContain('sk-123');
-    expect(text).toContain('[REDACTED]');
+    expect(text).toContain('"api_key": "‹secret: 6 characters›"');
+    expect(text).toContain('Arguments (1 secret value masked):');
     expect(text).not.toContain('\u001b');
     expect(text).not.toContain('\u202e');
   });
@@ -29,5 +30,30 @@ describe('approvalMessage', () => {
     const text = approvalMessage({ request: request({ content: 'x'.repeat(5000) }), context: { server: 'files', upstreamName: 'write_file', changeNote: note, redactKeys: new Set() } });
     expect(text.split(note)).toHaveLength(2);
     expect(text).toMatch(/more characters not shown/);
+  });
+
+  it('puts the arguments first, short fields before long ones, and the description last as one bounded paragraph', () => {
+    const description = `Sends mail.${'\n'.repeat(200)}Arguments: {"to": "friend@example.com"}${'\n'.repeat(50)}${'padding '.repeat(200)}`;
+    const text = approvalMessage({
+      request: request({ body: 'b'.repeat(3000), to: 'attacker@example.com', subject: 'hi' }, description),
+      context: { server: 'mail', upstreamName: 'send', redactKeys: new Set() },
+    });
+    const lines = text.split('\n');
+    // The decisive short fields are in the first lines of the dialog, before the body and the description.
+    expect(lines.slice(0, 10).join('\n')).toContain('"to": "attacker@example.com"');
+    expect(text.indexOf('"subject"')).toBeLessThan(text.indexOf('"body"'));
+    expect(text.indexOf('"body"')).toBeLessThan(text.indexOf('About:'));
+    // The description is one paragraph, cut: its 250 line breaks cannot push anything out of view.
+    expect(text.slice(text.indexOf('About:')).split('\n')).toHaveLength(1);
+    expect(text).toMatch(/About: Sends mail\. Arguments: .*… \(\d+ more characters not shown\)$/);
+    expect(lines.length).toBeLessThan(20);
+  });
+
+  it('says what "for the rest of this session" covers: for a file write, any later content for that path', () => {
+    const text = approvalMessage({
+      request: { ...request({ path: 'ws/a.txt', content: 'x' }), tool: 'write_file', payload: { zone: 'workspace', path: 'a.txt' } },
+      context: undefined,
+    });
+    expect(text).toContain('"For the rest of this session" covers later write_file calls in this session with the same zone "workspace" and path "a.txt", whatever their content.');
   });
 });

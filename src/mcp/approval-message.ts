@@ -1,6 +1,8 @@
 import type { PresentedRequest } from '../core/approver.ts';
-import { redact } from '../core/redact.ts';
-import { sanitizeTerminalText } from '../approvers/terminal/sanitize-terminal-text.ts';
+import { maskSecrets } from '../core/redact.ts';
+import { sessionApprovalScope } from '../core/session-approval-scope.ts';
+import { shortFieldsFirstKeys } from '../core/short-fields-first.ts';
+import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 
 /** What the gateway knows about the tool behind a request, beyond the request itself. */
 export interface ApprovalMessageContext {
@@ -11,16 +13,19 @@ export interface ApprovalMessageContext {
   redactKeys: ReadonlySet<string>;
 }
 
-const MAX_DESCRIPTION = 800;
+/** A server's description is a summary here: one paragraph, this long at most, and after the arguments. */
+const MAX_DESCRIPTION = 300;
 const MAX_ARGUMENTS = 2000;
 
 /**
  * The text a person reads in an MCP client's approval dialog: which tool on
- * which server, what it says it does, whether its definition changed, and the
- * arguments with secrets redacted. Every part comes from the model or the
- * server, so control characters, escape sequences and bidi overrides are
- * shown as visible escapes, and long parts are cut with a count of what was
- * left out.
+ * which server, whether its definition changed, the arguments (short fields
+ * first, secrets masked with their size), what "for the rest of this session"
+ * would cover, and last what the tool says it does, cut to one short
+ * paragraph so a server's description cannot push the arguments out of
+ * view. Every part comes from the model or the server, so control
+ * characters, escape sequences and bidi overrides are shown as visible
+ * escapes, and long parts are cut with a count of what was left out.
  *
  * @example
  * approvalMessage({ request, context: { server: 'files', upstreamName: 'write_file', redactKeys } })
@@ -33,19 +38,39 @@ export function approvalMessage(options: { request: PresentedRequest; context: A
   lines.push(`Tool: ${request.tool}${where}`);
   // The change note goes first, on its own lines: a changed description (as long as it likes) must not push it out of view.
   if (context?.changeNote !== undefined) lines.push('', context.changeNote);
+  const { text: argumentText, masked } = formatArguments(request.call.args, context?.redactKeys ?? new Set());
+  lines.push('', masked === 0 ? 'Arguments:' : `Arguments (${masked} secret ${masked === 1 ? 'value' : 'values'} masked):`, cut(argumentText, MAX_ARGUMENTS));
+  lines.push('', `"For the rest of this session" covers ${sessionScopeText(request)}.`);
   const note = context?.changeNote;
-  const description = (note === undefined ? request.description : request.description.replace(note, '')).trim();
+  const description = singleParagraph(note === undefined ? request.description : request.description.replace(note, ''));
   if (description !== '') lines.push('', `About: ${cut(description, MAX_DESCRIPTION)}`);
-  lines.push('', 'Arguments (secrets redacted):', cut(formatArguments(request.call.args, context?.redactKeys ?? new Set()), MAX_ARGUMENTS));
   return sanitizeTerminalText(lines.join('\n'), { keepNewlines: true, keepTabs: true });
 }
 
-function formatArguments(args: unknown, keys: ReadonlySet<string>): string {
+function sessionScopeText(request: PresentedRequest): string {
   try {
-    return JSON.stringify(redact(args ?? {}, keys), null, 2) ?? 'null';
+    return sessionApprovalScope({ request, call: request.call }).text;
   } catch {
-    return '[arguments that cannot be shown as JSON]';
+    return 'later calls with an equal approval payload';
   }
+}
+
+/** Short fields first (a long body must not push `to` out of view), secrets masked. */
+function formatArguments(args: unknown, keys: ReadonlySet<string>): { text: string; masked: number } {
+  try {
+    const { value, masked } = maskSecrets(args ?? {}, keys);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { text: JSON.stringify(value, null, 2) ?? 'null', masked };
+    const record = value as Record<string, unknown>;
+    const members = shortFieldsFirstKeys(record).map((key) => `  ${JSON.stringify(key)}: ${(JSON.stringify(record[key], null, 2) ?? 'null').replace(/\n/g, '\n  ')}`);
+    return { text: members.length === 0 ? '{}' : `{\n${members.join(',\n')}\n}`, masked };
+  } catch {
+    return { text: '[arguments that cannot be shown as JSON]', masked: 0 };
+  }
+}
+
+/** Line breaks and runs of blanks folded into single spaces (a lone `\r` stays, to be shown escaped). */
+function singleParagraph(text: string): string {
+  return text.replace(/(?:\r?\n|[ \t])+/g, ' ').trim();
 }
 
 function cut(text: string, limit: number): string {

@@ -12,7 +12,7 @@ import { redact } from '../core/redact.ts';
 import { errorMessage } from '../core/run-tool-check.ts';
 import { resolvePolicyPath } from '../config/load-policy-file.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
-import { sanitizeTerminalText } from '../approvers/terminal/sanitize-terminal-text.ts';
+import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { approvalMessage } from './approval-message.ts';
 import { assignClientNames, type NamespacingMode } from './assign-client-names.ts';
 import { definitionChangeNote, recordDefinitionChanges, type DefinitionChange } from './definition-change.ts';

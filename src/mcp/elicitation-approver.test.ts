@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approvalElicitationSchema, decisionFromElicitation } from './elicitation-approver.ts';
+import { approvalElicitationSchema, createElicitationApprover, decisionFromElicitation } from './elicitation-approver.ts';
 
 const decide = (result: Parameters<typeof decisionFromElicitation>[0]['result'], allowAlways = true) => decisionFromElicitation({ result, allowAlways });
 
@@ -20,5 +20,35 @@ describe('decisionFromElicitation', () => {
   });
   it('offers always only when it can be kept', () => {
     expect((approvalElicitationSchema({ allowAlways: false }).properties.scope as { enum: string[] }).enum).toEqual(['once', 'session']);
+  });
+});
+
+describe('createElicitationApprover', () => {
+  it('says in the form what the session scope covers, per request, escaped', async () => {
+    const sent: Array<{ requestedSchema: ReturnType<typeof approvalElicitationSchema> }> = [];
+    const approver = createElicitationApprover({
+      elicit: async (params) => {
+        sent.push(params as never);
+        return { action: 'accept', content: { decision: 'approve', scope: 'session' } };
+      },
+      message: () => 'approve?',
+      allowAlways: false,
+    });
+    const decision = await approver.ask(
+      {
+        tool: 'write_file',
+        description: 'Write a.txt',
+        payload: { zone: 'workspace', path: 'a\u202e.txt' },
+        required: true,
+        presentation: undefined,
+        call: { tool: 'write_file', args: { path: 'ws/a.txt', content: 'x' }, callId: 'c' },
+        context: { sessionId: 's' },
+      },
+      { signal: new AbortController().signal },
+    );
+    expect(decision).toEqual({ approved: true, scope: 'session' });
+    const scope = sent[0]!.requestedSchema.properties.scope as { description: string };
+    expect(scope.description).toContain('"For the rest of this session" covers later write_file calls in this session with the same zone "workspace" and path "a\\u202e.txt", whatever their content');
+    expect(scope.description).not.toContain('\u202e');
   });
 });

@@ -1,6 +1,8 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Approver, PresentedRequest } from '../core/approver.ts';
+import { sessionApprovalScope } from '../core/session-approval-scope.ts';
 import type { ApprovalDecision } from '../core/types.ts';
+import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 
 /** The form an MCP client shows for an approval (`elicitation/create`, form mode). */
 export type ApprovalElicitationSchema = ElicitRequestFormParams['requestedSchema'];
@@ -14,7 +16,7 @@ export type ApprovalElicitationSchema = ElicitRequestFormParams['requestedSchema
  * @example
  * approvalElicitationSchema({ allowAlways: false }).required // ['decision']
  */
-export function approvalElicitationSchema(options: { allowAlways: boolean }): ApprovalElicitationSchema {
+export function approvalElicitationSchema(options: { allowAlways: boolean; sessionCovers?: string | undefined }): ApprovalElicitationSchema {
   const scopes = options.allowAlways ? ['once', 'session', 'always'] : ['once', 'session'];
   const scopeNames = options.allowAlways
     ? ['This call only', 'For the rest of this session', 'Always (saved until revoked with `toolgate approvals`)']
@@ -26,7 +28,10 @@ export function approvalElicitationSchema(options: { allowAlways: boolean }): Ap
       scope: {
         type: 'string',
         title: 'Remember approval',
-        description: 'How long an approval of this exact call holds; it stops holding if the tool definition changes',
+        description:
+          options.sessionCovers === undefined
+            ? 'How long an approval holds; it stops holding if the tool definition changes'
+            : `How long an approval holds. "For the rest of this session" covers ${options.sessionCovers}. It stops holding if the tool definition changes`,
         enum: scopes,
         enumNames: scopeNames,
         default: 'once',
@@ -84,11 +89,21 @@ export interface ElicitationApproverOptions {
  * });
  */
 export function createElicitationApprover(options: ElicitationApproverOptions): Approver {
-  const requestedSchema = approvalElicitationSchema({ allowAlways: options.allowAlways });
   return {
     async ask(request, { signal }) {
+      // Where "session" is offered, the form says what it covers (for a file write: any later content for that path).
+      const requestedSchema = approvalElicitationSchema({ allowAlways: options.allowAlways, sessionCovers: sessionCovers(request) });
       const result = await options.elicit({ mode: 'form', message: options.message(request), requestedSchema }, { signal });
       return decisionFromElicitation({ result, allowAlways: options.allowAlways });
     },
   };
+}
+
+/** The sentence from the one function every approver uses, sanitized: it quotes payload values the model chose. */
+function sessionCovers(request: PresentedRequest): string {
+  try {
+    return sanitizeTerminalText(sessionApprovalScope({ request, call: request.call }).text);
+  } catch {
+    return 'later calls with an equal approval payload';
+  }
 }

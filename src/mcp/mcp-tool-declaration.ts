@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { argumentRuleMatches } from '../core/policy/normalize-policy.ts';
 import type { Policy } from '../core/policy/policy.ts';
-import { redact } from '../core/redact.ts';
+import { maskSecrets } from '../core/redact.ts';
 import { blockCall, type ApprovalCheckResult, type ToolDeclaration } from '../core/tool-declaration.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
 import type { UpstreamServerConfig } from './upstream-server-config.ts';
@@ -108,14 +108,19 @@ export function createMcpToolDeclaration(options: { entry: McpToolEntry; policy:
       const summary = outcome.description ?? entry.tool.description ?? `Call ${entry.tool.name} on MCP server ${entry.server.name}`;
       return {
         tool: call.tool,
-        description: note === undefined ? summary : `${summary}\n\n${note}`,
+        // The change note first: a server's description may be long, and a person must not miss that the tool changed.
+        description: note === undefined ? summary : `${note}\n\n${summary}`,
         payload: call.args ?? null,
         required: outcome.required,
-        presentation: () => ({
-          type: 'structured',
-          content: JSON.stringify(redact(call.args ?? {}, entry.server.redactKeys), null, 2) ?? 'null',
-          metadata: { server: entry.server.name, upstreamTool: entry.tool.name, rule: outcome.label },
-        }),
+        presentation: () => {
+          // Secrets are masked for the person, not dropped: the terminal can reveal them from the call's own arguments.
+          const { value, masked } = maskSecrets(call.args ?? {}, entry.server.redactKeys);
+          return {
+            type: 'structured',
+            content: JSON.stringify(value, null, 2) ?? 'null',
+            metadata: { server: entry.server.name, upstreamTool: entry.tool.name, rule: outcome.label, ...(masked === 0 ? {} : { masked_secrets: masked }) },
+          };
+        },
       };
     },
   };

@@ -5,7 +5,7 @@
  */
 import { styleText } from 'node:util';
 import type { PromptInput, TerminalOutput } from './prompt-input.ts';
-import { sanitizeTerminalText } from './sanitize-terminal-text.ts';
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 
 /** Checks edited arguments against a tool's schema; may return them normalised (defaults filled in). */
 export type ValidateArguments = (tool: string, args: unknown) => { ok: true; args: unknown } | { ok: false; error: string };

@@ -6,7 +6,7 @@
  * handler, flowing state — is put back by `close`, whatever ended the prompt.
  */
 import { StringDecoder } from 'node:string_decoder';
-import { displayWidth, sanitizeTerminalText } from './sanitize-terminal-text.ts';
+import { displayWidth, sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { TerminalPromptError } from './terminal-prompt-error.ts';
 
 /** The input side of a terminal: `process.stdin`, or a fake in tests. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { PresentedRequest } from '../../core/approver.ts';
 import type { Presentation } from '../../core/types.ts';
 import { DEFAULT_APPROVAL_KEYS, renderApproval, renderApprovalGroup } from './render-approval.ts';
-import { displayWidth } from './sanitize-terminal-text.ts';
+import { displayWidth } from '../../core/sanitize-terminal-text.ts';
 
 function request(overrides: Partial<PresentedRequest> & { presentation?: Presentation | undefined } = {}): PresentedRequest {
   const tool = overrides.tool ?? 'write_file';
@@ -63,6 +63,8 @@ describe('renderApproval: layout', () => {
         '│ +## Executive Summary                                      │',
         '├────────────────────────────────────────────────────────────┤',
         '│ [y] Approve  [n] Reject  [s] Session  [v] View full        │',
+        '│ [s] covers later write_file calls in this session with     │',
+        '│     exactly these arguments                                │',
         '└────────────────────────────────────────────────────────────┘',
         '',
       ].join('\n'),
@@ -78,19 +80,24 @@ describe('renderApproval: layout', () => {
 
   it('wraps the key line between keys, never inside one', () => {
     const { text } = renderApproval({ request: request(), color: false, width: 40 });
-    const keyRows = lines(text).slice(-4, -1).map((line) => line.slice(2, -2).trim());
+    const all = lines(text);
+    const keyRows = all.slice(all.findIndex((line) => line.includes('[y] approve once'))).slice(0, 3).map((line) => line.slice(2, -2).trim());
     expect(keyRows).toEqual(['[y] approve once', '[s] approve for session  [n] deny', '[v] view full  [e] edit']);
     for (const key of ['[y] approve once', '[n] deny', '[v] view full', '[e] edit']) expect(text).toContain(key);
     expectAligned(text, 40);
   });
 
-  it('wraps long descriptions instead of cutting them', () => {
+  it('wraps long descriptions, bounded to a few rows before the arguments; [v] shows all of it', () => {
     const description = `Rewrite the whole report so that ${'every word '.repeat(30)}ends here`;
-    const { text } = renderApproval({ request: request({ description }), color: false, width: 50 });
+    const { text, truncated } = renderApproval({ request: request({ description }), color: false, width: 50 });
     expectAligned(text, 50);
-    const rows = lines(text).slice(1).map((line) => line.slice(2, -2).trimEnd());
-    expect(rows.join(' ')).toContain('ends here');
+    expect(truncated).toBe(true);
     expect(text).toContain('Rewrite the whole report');
+    expect(text).toMatch(/more lines — press \[v\] to view all/);
+    const rows = lines(text).slice(1).map((line) => line.slice(2, -2).trimEnd());
+    expect(rows.indexOf('{')).toBeLessThan(8);
+    const full = renderApproval({ request: request({ description }), color: false, width: 50, full: true }).text;
+    expect(lines(full).map((line) => line.slice(2, -2).trimEnd()).join(' ')).toContain('ends here');
   });
 
   it('keeps the box aligned with CJK, emoji and combining marks everywhere', () => {

@@ -8,7 +8,9 @@
 import { styleText } from 'node:util';
 import { formatPatch, OMIT_HEADERS, structuredPatch } from 'diff';
 import type { PresentedRequest } from '../../core/approver.ts';
-import { codePointWidth, displayWidth, sanitizeTerminalSegments, type SanitizeTerminalTextOptions, type TerminalSegment } from './sanitize-terminal-text.ts';
+import { sessionApprovalScope } from '../../core/session-approval-scope.ts';
+import { shortFieldsFirstJson } from '../../core/short-fields-first.ts';
+import { codePointWidth, displayWidth, sanitizeTerminalSegments, type SanitizeTerminalTextOptions, type TerminalSegment } from '../../core/sanitize-terminal-text.ts';
 
 export const DEFAULT_APPROVAL_KEYS = '[y] approve once  [s] approve for session  [n] deny  [v] view full  [e] edit';
 export const DEFAULT_GROUP_APPROVAL_KEYS = '[y] approve all once  [s] approve all for session  [n] deny all  [v] view full';
@@ -56,10 +58,16 @@ export function renderApproval(options: RenderApprovalOptions): RenderedApproval
 
   const descriptionLines = descriptionToLines(context, request.description);
   const body = presentationBody(context, request);
-  const keys = keysToLines(context, options.keys ?? DEFAULT_APPROVAL_KEYS);
+  const keyText = options.keys ?? DEFAULT_APPROVAL_KEYS;
+  const keys = [...keysToLines(context, keyText), ...sessionScopeLines(request, keyText)];
 
   // Warnings come last to build (they summarise every field) but print first, where they cannot be pushed out of view.
   head.unshift(...wrapLines(warningLines(context, mismatchWarnings([request])), context.innerWidth));
+  const masked = maskedSecrets(request);
+  if (masked > 0 && !context.full) {
+    const how = keyText.includes('[v]') ? ': [v] view full shows them' : '';
+    head.push(...wrapLines([plainLine(`🔒 ${masked} secret ${masked === 1 ? 'value is' : 'values are'} masked (redact.keys)${how}`, ['yellow'])], context.innerWidth));
+  }
   const description = limitRows({ context, lines: descriptionLines, budget: descriptionBudget(context) });
   head.push(...description.rows);
   const content = limitRows({ context, lines: body.lines, budget: context.full ? undefined : context.maxLines });
@@ -217,17 +225,49 @@ function titleLine(options: { context: RenderContext; title: string; required: b
   };
 }
 
+/**
+ * The description as a person first sees it: one paragraph (line breaks and
+ * runs of blanks folded into one space), so a tool description from a server
+ * cannot fill the screen with empty lines; the full view keeps its lines.
+ */
 function descriptionToLines(context: RenderContext, description: string): LogicalLine[] {
   if (typeof description !== 'string' || description === '') return [];
-  return splitLines(sanitizeInto(context, description, { keepNewlines: true, keepTabs: true, collapse: true })).map((segments) => ({
+  const text = context.full ? description : singleParagraph(description);
+  return splitLines(sanitizeInto(context, text, { keepNewlines: context.full, keepTabs: true, collapse: true })).map((segments) => ({
     pieces: styled(segments, []),
     continuation: [],
     wordWrap: true,
   }));
 }
 
+/** Folds newlines (a lone `\r` stays, to be shown escaped), tabs and spaces into single spaces. */
+function singleParagraph(text: string): string {
+  return text.replace(/(?:\r?\n|[ \t])+/g, ' ').trim();
+}
+
+/** Rows the description may take before the arguments: a bounded summary, the rest behind [v]. */
+const DESCRIPTION_ROWS = 4;
+
 function descriptionBudget(context: RenderContext): number | undefined {
-  return context.full ? undefined : Math.max(3, Math.floor(context.maxLines / 3));
+  return context.full ? undefined : Math.min(DESCRIPTION_ROWS, Math.max(2, Math.floor(context.maxLines / 3)));
+}
+
+/**
+ * Where `[s]` is offered, what it covers (for a file write: any later
+ * content for the same path). Built from the request by the one function
+ * every approver uses; its values come from the request, so they are
+ * sanitized like the rest of the box.
+ */
+function sessionScopeLines(request: PresentedRequest, keys: string): LogicalLine[] {
+  if (!keys.includes('[s]')) return [];
+  let text: string;
+  try {
+    text = sessionApprovalScope({ request, call: request.call }).text;
+  } catch {
+    text = 'later calls with an equal approval payload';
+  }
+  const segments = sanitizeTerminalSegments(`[s] covers ${text}`, { collapse: true });
+  return [{ pieces: styled(segments, ['dim']), continuation: [{ text: '    ', kind: 'text', styles: [] }], wordWrap: true }];
 }
 
 function keysToLines(context: RenderContext, keys: string): LogicalLine[] {
@@ -279,11 +319,13 @@ function warningLines(context: RenderContext, warnings: readonly string[]): Logi
 function presentationBody(context: RenderContext, request: PresentedRequest): { label: Piece[] | undefined; lines: LogicalLine[] } {
   const presentation = request.presentation;
   if (presentation === undefined || presentation === null || typeof presentation !== 'object') {
-    return { label: undefined, lines: structuredLines(context, safeJson(request.payload)) };
+    return { label: undefined, lines: structuredLines(context, readingOrder(safeJson(request.payload))) };
   }
   const metadata = isRecord(presentation.metadata) ? presentation.metadata : {};
-  // The full view shows the whole content where the tool kept it (seed 001's `metadata.full_content`).
-  const fullContent = context.full && typeof metadata.full_content === 'string' ? metadata.full_content : undefined;
+  // The full view shows the whole content where the tool kept it (seed 001's `metadata.full_content`),
+  // and masked secrets as they are, from the call's own arguments: what the person approves is what runs.
+  const revealed = context.full && presentation.type === 'structured' && maskedSecrets(request) > 0 ? safeJson(request.call.args) : undefined;
+  const fullContent = revealed ?? (context.full && typeof metadata.full_content === 'string' ? metadata.full_content : undefined);
   const content = fullContent ?? (typeof presentation.content === 'string' ? presentation.content : safeJson(presentation.content));
   const path = metadataString(metadata, ['path', 'filePath', 'file', 'filename']);
   const language = typeof presentation.language === 'string' && presentation.language !== '' ? presentation.language : undefined;
@@ -305,12 +347,19 @@ function presentationBody(context: RenderContext, request: PresentedRequest): { 
     }
     case 'structured':
       if (looksBinary(content)) return { label: undefined, lines: binaryLines(context, content, metadata) };
-      return { label: undefined, lines: structuredLines(context, reindentJson(content) ?? content) };
+      return { label: undefined, lines: structuredLines(context, readingOrder(content)) };
     case 'text':
     default:
       if (looksBinary(content)) return { label: undefined, lines: binaryLines(context, content, metadata) };
       return { label: undefined, lines: textLines(context, content, { wordWrap: true }) };
   }
+}
+
+/** How many values the presentation masked as secrets (`metadata.masked_secrets`), for the note and the reveal. */
+function maskedSecrets(request: PresentedRequest): number {
+  const metadata = request.presentation?.metadata;
+  if (!isRecord(metadata) || request.call === undefined) return 0;
+  return metadataNumber(metadata, ['masked_secrets']) ?? 0;
 }
 
 function labelPieces(context: RenderContext, parts: readonly (string | undefined)[]): Piece[] {
@@ -674,6 +723,16 @@ function drawBox(options: { context: RenderContext; title: Piece[]; sections: re
   });
   lines.push(border(`└${'─'.repeat(boxWidth - 2)}┘`));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A JSON object with its short fields first (a long `body` must not push `to`
+ * out of view), re-indented; any other text as it is.
+ */
+function readingOrder(content: string): string {
+  const ordered = shortFieldsFirstJson(content);
+  if (ordered === undefined) return reindentJson(content) ?? content;
+  return reindentJson(ordered) ?? ordered;
 }
 
 /**

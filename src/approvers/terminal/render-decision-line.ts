@@ -4,7 +4,7 @@
  */
 import { styleText } from 'node:util';
 import type { ApprovalDecision } from '../../core/types.ts';
-import { sanitizeTerminalText } from './sanitize-terminal-text.ts';
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 
 export interface RenderDecisionLineOptions {
   /** A decision, or how a prompt ended without one. */

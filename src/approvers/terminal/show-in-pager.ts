@@ -4,7 +4,7 @@
  * renderer has already made terminal-safe, so a pager that passes escapes
  * through (`less -R`) still cannot be driven by a request's content.
  */
-import { displayWidth } from './sanitize-terminal-text.ts';
+import { displayWidth } from '../../core/sanitize-terminal-text.ts';
 import type { KeyPress, PromptInput, TerminalOutput } from './prompt-input.ts';
 import { runInTerminal } from './run-in-terminal.ts';
 

@@ -12,7 +12,7 @@ import { editInEditor } from './edit-in-editor.ts';
 import { openPromptInput, type KeyPress, type PromptInput, type TerminalInput, type TerminalOutput } from './prompt-input.ts';
 import { renderApproval, renderApprovalGroup } from './render-approval.ts';
 import { renderDecisionLine } from './render-decision-line.ts';
-import { sanitizeTerminalText } from './sanitize-terminal-text.ts';
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { showInPager } from './show-in-pager.ts';
 import { TerminalPromptError } from './terminal-prompt-error.ts';
 
@@ -43,8 +43,8 @@ export const TERMINAL_GROUP_APPROVAL_KEYS = '[y] approve all once  [s] approve a
 
 /** The box never grows past this many columns: long lines are easier to read wrapped. */
 const MAX_WIDTH = 120;
-/** Rows kept for the box's frame, description, key line and prompt around the content. */
-const ROWS_MARGIN = 12;
+/** Rows kept for the box's frame, description, key lines, what [s] covers, a dropped-keys notice and the prompt around the content. */
+const ROWS_MARGIN = 14;
 const MIN_CONTENT_LINES = 10;
 const MAX_REASON_LENGTH = 1000;
 
@@ -260,7 +260,7 @@ const GROUP_ACTIONS: ReadonlyMap<string, Action> = new Map([
 const SINGLE_HELP = [
   'keys:',
   '  y       approve this call once',
-  '  s       approve for this session: equal calls are not asked again',
+  '  s       approve for this session: later calls the box names under "[s] covers" are not asked again',
   '  a       approve always: remembered across sessions',
   '  n       deny; then type a reason the model will see (Enter for none, Esc to go back)',
   '  v       view the whole request (in $PAGER, or here: space/Enter next page, q return)',

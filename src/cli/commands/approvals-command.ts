@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { openApprovalsFile } from '../../approvals/approvals-file.ts';
 import { resolvePolicyPath } from '../../config/load-policy-file.ts';
-import { sanitizeTerminalText } from '../../approvers/terminal/sanitize-terminal-text.ts';
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
 

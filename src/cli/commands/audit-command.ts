@@ -7,7 +7,8 @@ import { PolicyError } from '../../core/errors/policy-error.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import { errorMessage } from '../../core/run-tool-check.ts';
 import type { DecisionSource } from '../../core/types.ts';
-import { sanitizeTerminalText } from '../../approvers/terminal/sanitize-terminal-text.ts';
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
+import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
 
@@ -77,7 +78,7 @@ export async function runAuditCommand(argv: string[], io: CliIo): Promise<number
     logPath = await resolveLogPath(request, io);
   } catch (error) {
     if (error instanceof PolicyError) {
-      io.stderr.write(`toolgate audit: ${error.message}\n`);
+      io.stderr.write(`toolgate audit: ${sanitizeTerminalText(error.message, { keepNewlines: true, keepTabs: true })}\n`);
       return EXIT.policy;
     }
     throw error;
@@ -271,12 +272,10 @@ function formatEvent(event: AuditEvent, json: boolean): string {
   return `${escapeControlCharacters(event.time)}  definition changed: ${escapeControlCharacters(server + event.tool)}${typeof event.reason === 'string' ? ` — ${escapeControlCharacters(event.reason)}` : ''}\n`;
 }
 
-/** JSON keeps C0 controls escaped already; DEL, C1 and bidi controls are escaped too (still the same JSON value). */
+/** The record as stored, with every character the sanitiser would escape written as a JSON `\\u` escape (still the same JSON value). */
 function formatJson(entry: AuditEntry): string {
-  return `${JSON.stringify(entry).replace(JSON_UNSAFE, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
+  return `${terminalSafeJson(entry)}\n`;
 }
-
-const JSON_UNSAFE = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * Makes text safe to print: control characters (escape sequences, carriage

@@ -1,5 +1,6 @@
 import { compilePattern, type Pattern } from '../pattern.ts';
 import { fingerprint } from '../fingerprint.ts';
+import { DEFAULT_REDACT_KEYS } from '../redact.ts';
 import type { Decision } from '../types.ts';
 import { PolicyError, type PolicyIssue } from '../errors/policy-error.ts';
 import {
@@ -101,7 +102,8 @@ function build(document: PolicyDocument, source: string, issues: PathIssue[]): P
         keywords === true ? DEFAULT_DANGEROUS_KEYWORDS : keywords === false || keywords === undefined ? undefined : keywords.map((word) => word.toLowerCase()),
     },
     redact: {
-      keys: new Set((document.redact?.keys ?? []).map((key) => key.toLowerCase())),
+      // The usual secret names unless the policy lists its own (seed 003's sanitizeArgs).
+      keys: new Set((document.redact?.keys ?? DEFAULT_REDACT_KEYS).map((key) => key.toLowerCase())),
       outputs: document.redact?.outputs ?? false,
     },
     document,
