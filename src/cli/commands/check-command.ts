@@ -7,6 +7,8 @@ import { presentRequest, type Approver } from '../../core/approver.ts';
 import type { Gate } from '../../core/gate.ts';
 import type { ApprovalDecision, Authorization, GateContext, RunMode } from '../../core/types.ts';
 import { renderApproval } from '../../approvers/terminal/render-approval.ts';
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
+import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { createBuiltinTools } from '../../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
 import { createWorkerTool, WORKER_TOOL_NAME } from '../../runtime/worker-tool.ts';
@@ -130,7 +132,7 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
     }
     const call: SimulatedCall = { tool: values.tool, args, session: values.session, chat: values.chat, answer: values.answer };
     const result = await simulate(call, 1, options);
-    if (values.json === true) io.stdout.write(`${JSON.stringify(outputOf(result, options.explain))}\n`);
+    if (values.json === true) io.stdout.write(`${terminalSafeJson(outputOf(result, options.explain))}\n`);
     else io.stdout.write(humanOutput(result, options.explain));
     if (result.decision === 'allow' || result.decision === 'approved') return EXIT.ok;
     return result.decision === 'ask' ? EXIT.asks : EXIT.blockedOrDenied;
@@ -152,12 +154,12 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
     if ('skip' in parsed) continue;
     if ('error' in parsed) {
       malformed++;
-      io.stderr.write(`${source === '-' ? '<stdin>' : source}:${lineNumber}: ${parsed.error}\n`);
-      io.stdout.write(`${JSON.stringify({ line: lineNumber, error: parsed.error })}\n`);
+      io.stderr.write(`${safe(source === '-' ? '<stdin>' : source)}:${lineNumber}: ${safe(parsed.error)}\n`);
+      io.stdout.write(`${terminalSafeJson({ line: lineNumber, error: parsed.error })}\n`);
       continue;
     }
     const result = await simulate({ ...parsed, session: parsed.session ?? values.session, chat: parsed.chat ?? values.chat }, lineNumber, options);
-    io.stdout.write(`${JSON.stringify(outputOf(result, options.explain))}\n`);
+    io.stdout.write(`${terminalSafeJson(outputOf(result, options.explain))}\n`);
   }
   return malformed > 0 ? EXIT.badInput : EXIT.ok;
 }
@@ -186,7 +188,7 @@ async function simulate(
       const presented = await presentRequest({ request: result.request, call: toolCall, context });
       options.io.stdout.write(`${renderApproval({ request: presented, color: options.color, width }).text}\n`);
     } catch (error) {
-      options.io.stderr.write(`the prompt for ${call.tool} could not be built: ${(error as Error).message}\n`);
+      options.io.stderr.write(`the prompt for ${safe(call.tool)} could not be built: ${safe((error as Error).message)}\n`);
     }
   }
   return result;
@@ -198,14 +200,25 @@ function outputOf(result: Authorization, explain: boolean): Record<string, unkno
   return output;
 }
 
+/**
+ * The decision line, its reason and (with --explain) every rule that spoke.
+ * Reasons and rule labels quote tool names, arguments and policy text, which
+ * a model or a planted policy chose: each part goes through the one sanitiser,
+ * so an OSC 52 clipboard write, a cursor move or a window title prints as text.
+ */
 function humanOutput(result: Authorization, explain: boolean): string {
-  const lines = [`${result.decision} (${result.source}${result.rule === null ? '' : `: ${result.rule}`})`, `  ${result.reason}`];
+  const lines = [`${safe(result.decision)} (${safe(result.source)}${result.rule === null ? '' : `: ${safe(result.rule)}`})`, `  ${safe(result.reason)}`];
   if (explain) {
     lines.push('  rules that spoke:');
     if (result.trace.length === 0) lines.push('    (none)');
-    for (const entry of result.trace) lines.push(`    ${entry.rule}: ${entry.decision} — ${entry.reason}`);
+    for (const entry of result.trace) lines.push(`    ${safe(entry.rule)}: ${safe(entry.decision)} — ${safe(entry.reason)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** One line of text as a person must read it: every control, escape, bidi and invisible character shown escaped. */
+function safe(text: unknown): string {
+  return sanitizeTerminalText(String(text), { collapse: true });
 }
 
 function parseMode(value: string | undefined): RunMode | undefined {
