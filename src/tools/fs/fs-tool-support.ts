@@ -13,6 +13,7 @@ import { FsOperationError } from './errors/fs-operation-error.ts';
 import { FsPathRejectedError } from './errors/fs-path-rejected-error.ts';
 import { readSnapshot, type EntryLocation, type FileSnapshot } from './file-operations.ts';
 import { displayPath, isInsideDirectory, resolveZonePath, type ZoneOperation } from './resolve-zone-path.ts';
+import { codeLoadingFile } from './code-loading-files.ts';
 import { openVerifiedDirectory, type VerifiedDirectory } from './verified-directory.ts';
 import type { Zone } from './zones.ts';
 import type { ToolExecutionOptions } from '../builtin-tool.ts';
@@ -87,7 +88,9 @@ export async function resolveForCheck(options: { context: FsToolContext; path: s
   if (guarded !== undefined) return { reason: `${shown} is one of toolgate's own files (${guarded}); no tool may read or change it` };
   if (options.operation === 'read') return { ...resolved, shown };
   // A folder above an own file (renamed, deleted or replaced, it swaps the file), or a policy or state file toolgate would load.
-  const concern = ownStateConcern({ absolute: resolved.absolute, operation: options.operation, ownPaths: context.protectedPaths, shown });
+  // Or git's metadata, or another tool's configuration that runs programs (code-loading-files.ts): asks in every zone.
+  const loading = codeLoadingFile({ absolute: resolved.absolute, root: resolved.zone.root });
+  const concern = ownStateConcern({ absolute: resolved.absolute, operation: options.operation, ownPaths: context.protectedPaths, shown }) ?? (loading === undefined ? undefined : { decision: 'ask' as const, reason: `${shown}, ${loading}` });
   if (concern === undefined) return { ...resolved, shown };
   if (concern.decision === 'block') return { reason: `${options.operation === 'write' ? 'writing' : 'deleting'} ${concern.reason}` };
   const approval = resolved.zone.approval;

@@ -13,6 +13,7 @@ import type { SandboxNetwork, SandboxProfile } from '../../sandbox/sandbox-profi
 import type { Zone } from '../fs/zones.ts';
 import type { AnalyzedCommand } from './analyze-command.ts';
 import type { ShellFinding } from './decide-shell-command.ts';
+import { codeLoadingFile } from '../fs/code-loading-files.ts';
 import { expandGlob } from './expand-glob.ts';
 import { gitCommandConcerns } from './git-command-concerns.ts';
 import { judgePath, type PathOperation } from './judge-path.ts';
@@ -74,6 +75,12 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
     const judgement = await judgePath({ path: entry.path, cwd: entry.from ?? cwd, operation: entry.operation, subject: name, context, ...(entry.into === true ? { into: true } : {}), ...(entry.action === undefined ? {} : { action: entry.action }) });
     // A read inside a zone that allows reads, or of a system path, says nothing worth showing.
     if (judgement.decision === 'allow' && entry.operation === 'read') return;
+    // Git's metadata and other tools' code-loading configuration: a change asks in every zone (src/tools/fs/code-loading-files.ts).
+    const loading = entry.operation === 'read' || judgement.decision === 'block' || judgement.absolute === undefined ? undefined : codeLoadingFile({ absolute: judgement.absolute, ...(judgement.zone === undefined ? {} : { root: judgement.zone.root }) });
+    if (loading !== undefined) {
+      collected.ask.push(`${judgement.reason}; it is ${loading}, so changing it asks in every zone`);
+      return;
+    }
     collected[entry.writableOnly === true && judgement.decision !== 'block' ? 'allow' : judgement.decision].push(judgement.reason);
   };
 

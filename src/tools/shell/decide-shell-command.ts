@@ -10,6 +10,7 @@ import { deriveSandboxProfile } from '../../sandbox/derive-sandbox-profile.ts';
 import type { SandboxNetwork, SandboxProfile } from '../../sandbox/sandbox-profile.ts';
 import { resolveInZones, type Zone } from '../fs/zones.ts';
 import type { Decision } from '../../core/types.ts';
+import { codeLoadingFile } from '../fs/code-loading-files.ts';
 import { analyzeCommand, type AnalyzedCommand, type AnalyzedRedirection } from './analyze-command.ts';
 import { decideCommandPaths } from './decide-command-paths.ts';
 import type { Hazard } from './hazard.ts';
@@ -226,6 +227,9 @@ async function decideRedirection(redirection: AnalyzedRedirection, context: Deci
   // `>> alias` appends to every name of a hard-linked file, wherever the others lie.
   const aliased = decision === 'block' ? undefined : hardLinkReason({ absolute: resolved.absolute, where: shown, subject: 'the redirection', verb: 'writes', zone });
   if (aliased !== undefined) return { ...base, decision: 'ask', reason: aliased };
+  // `> .git/config`, `> .envrc`: what git or another tool would run next (src/tools/fs/code-loading-files.ts).
+  const loading = decision === 'block' ? undefined : codeLoadingFile({ absolute: resolved.absolute, root: zone.root });
+  if (loading !== undefined) return { ...base, decision: 'ask', reason: `writes ${shown}, ${loading}, so changing it asks in every zone` };
   if (decision === 'allow') return { ...base, decision, reason: `writes ${shown}; zone ${zone.name} allows writes` };
   if (decision === 'block') return { ...base, decision, reason: `writes ${shown}; zone ${zone.name} blocks writes` };
   return { ...base, decision: 'ask', reason: `writes ${shown}; zone ${zone.name} asks before writes` };

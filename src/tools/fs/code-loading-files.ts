@@ -1,0 +1,95 @@
+/**
+ * Files whose content makes programs run code: git's metadata (its
+ * configuration names programs, its hooks are programs), git attributes
+ * and submodules, and the project configuration of other tools that run
+ * commands from it (package managers' settings, cargo's runner, direnv's
+ * `.envrc`, editors' tasks, shell start-up files). A tool allowed as a
+ * reader (`git status`), or a program a person later runs outside the
+ * sandbox (their editor, their shell), then runs what an agent wrote. So
+ * writing or deleting one asks in every zone, through the file tools and
+ * the shell alike.
+ *
+ * Pure: an absolute path in, a reason out. Names are compared
+ * case-insensitively (macOS and Windows file systems fold case).
+ */
+
+/** Directories anything under which is code-loading, by name, with why. */
+const DIRECTORIES: ReadonlyMap<string, string> = new Map([
+  ['.git', 'version-control metadata (git runs the programs its configuration names, and its hooks)'],
+  ['.hg', 'version-control metadata (Mercurial runs the hooks its configuration names)'],
+  ['.husky', 'git hooks (husky points git at them)'],
+  ['.githooks', 'git hooks'],
+  ['.vscode', 'editor configuration (tasks, launch and settings run programs)'],
+  ['.idea', 'editor configuration (run configurations and tools run programs)'],
+  ['.zed', 'editor configuration (tasks run programs)'],
+  ['.devcontainer', 'dev container configuration (its commands run on build and start)'],
+  ['.mise', 'mise configuration (tasks and hooks run programs)'],
+]);
+
+/** Files that are code-loading wherever they are, by name, with why. */
+const FILES: ReadonlyMap<string, string> = new Map([
+  ['.gitattributes', 'git attributes (they select filter and diff programs)'],
+  ['.gitmodules', 'git submodule configuration'],
+  ['.gitconfig', 'git configuration (it names programs git runs)'],
+  ['.lfsconfig', 'git LFS configuration'],
+  ['.envrc', 'a direnv file (shell code run on entering the directory)'],
+  ['.npmrc', 'npm configuration (script-shell, node-options and hooks run programs)'],
+  ['.yarnrc', 'yarn configuration (yarn-path runs a program)'],
+  ['.yarnrc.yml', 'yarn configuration (yarnPath and plugins run code)'],
+  ['.pnpmfile.cjs', 'a pnpm hook file (code run on install)'],
+  ['.pnpmfile.mjs', 'a pnpm hook file (code run on install)'],
+  ['bunfig.toml', 'bun configuration (preload scripts run code)'],
+  ['.pre-commit-config.yaml', 'pre-commit configuration (its hooks run on commit)'],
+  ['mise.toml', 'mise configuration (tasks and hooks run programs)'],
+  ['.mise.toml', 'mise configuration (tasks and hooks run programs)'],
+  ['mise.local.toml', 'mise configuration (tasks and hooks run programs)'],
+  ['.mise.local.toml', 'mise configuration (tasks and hooks run programs)'],
+  ['.bashrc', 'a shell start-up file'],
+  ['.bash_profile', 'a shell start-up file'],
+  ['.bash_login', 'a shell start-up file'],
+  ['.bash_logout', 'a shell start-up file'],
+  ['.profile', 'a shell start-up file'],
+  ['.zshrc', 'a shell start-up file'],
+  ['.zshenv', 'a shell start-up file'],
+  ['.zprofile', 'a shell start-up file'],
+  ['.zlogin', 'a shell start-up file'],
+]);
+
+/** Files code-loading only inside a directory of a given name: `.cargo/config.toml`, `.bundle/config`. */
+const NESTED: readonly { directory: string; names: ReadonlySet<string>; why: string }[] = [
+  { directory: '.cargo', names: new Set(['config', 'config.toml']), why: 'cargo configuration (runner, rustc-wrapper and aliases run programs)' },
+  { directory: '.bundle', names: new Set(['config']), why: 'bundler configuration' },
+  { directory: '.yarn', names: new Set(['releases', 'plugins', 'sdks']), why: 'yarn\'s own code (yarnPath and plugins)' },
+];
+
+/**
+ * Why writing or deleting `absolute` needs a person whatever the zone
+ * allows, or undefined. A path inside a code-loading directory counts
+ * (`.git/hooks/pre-commit`), and so does the directory itself (`.git`:
+ * removing or replacing it swaps the configuration).
+ *
+ * Only the components below `root` (the zone's root, when known) count.
+ *
+ * @example
+ * codeLoadingFile({ absolute: '/p/ws/.git/config', root: '/p/ws' }) // 'version-control metadata (git runs ...)'
+ * codeLoadingFile({ absolute: '/p/ws/sub/.envrc', root: '/p/ws' })  // 'a direnv file (shell code run on entering the directory)'
+ * codeLoadingFile({ absolute: '/p/ws/src/index.ts' })                // undefined
+ */
+export function codeLoadingFile(options: { absolute: string; root?: string }): string | undefined {
+  const { absolute, root } = options;
+  const below = root !== undefined && (absolute === root || absolute.startsWith(`${root.replace(/[\\/]+$/, '')}/`)) ? absolute.slice(root.length) : absolute;
+  const components = below.split(/[\\/]+/).filter((component) => component !== '');
+  for (let index = 0; index < components.length; index++) {
+    const component = components[index]!.toLowerCase();
+    const directory = DIRECTORIES.get(component);
+    if (directory !== undefined) return directory;
+    if (index === components.length - 1) {
+      const file = FILES.get(component);
+      if (file !== undefined) return file;
+    }
+    const nested = NESTED.find((entry) => entry.directory === component);
+    const next = components[index + 1]?.toLowerCase();
+    if (nested !== undefined && next !== undefined && nested.names.has(next)) return nested.why;
+  }
+  return undefined;
+}
