@@ -60,7 +60,8 @@ export function findPolicyFile(cwd: string): string | undefined {
 /**
  * toolgate's own files for a policy: the policy itself, every name a default
  * policy could have beside it, `.toolgate/`, and the audit log and approvals
- * file where the policy moved them. No tool may read or change them, and the
+ * file where the policy moved them. No tool may read or change them, nor
+ * rename, delete or replace a folder above them (`ownStateConcern`), and the
  * OS sandbox hides them.
  *
  * @example
