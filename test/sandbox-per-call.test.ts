@@ -19,6 +19,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadPolicyFile } from '../src/config/load-policy-file.ts';
 import { createGate } from '../src/core/gate.ts';
+import { createBuiltinTools } from '../src/runtime/create-builtin-tools.ts';
 import type { Policy } from '../src/core/policy/policy.ts';
 import { wrapWithBwrap } from '../src/sandbox/bwrap-sandbox.ts';
 import { deriveSandboxProfile } from '../src/sandbox/derive-sandbox-profile.ts';
@@ -70,7 +71,7 @@ async function createProject(options: { sandbox?: string[]; zoneLines?: string[]
   const zoneLines = (options.zoneLines ?? ZONES).map((line) => line.replace(/root: \.\/(\w+)/, (_match, zone: string) => `root: ${relative(zone)}`));
   writeFileSync(
     policyFile,
-    ['mode: approve_all', 'fs:', '  zones:', ...zoneLines, 'shell:', '  default: ask', '  rules:', '    - { match: "git status", decision: allow }', 'sandbox:', '  os: required', ...(options.sandbox ?? []).map((line) => `  ${line}`), ''].join('\n'),
+    ['mode: approve_all', 'fs:', '  zones:', ...zoneLines, 'shell:', '  default: ask', '  rules:', '    - { match: "git status", decision: allow }', '    - { match: "echo", decision: allow }', 'sandbox:', '  os: required', ...(options.sandbox ?? []).map((line) => `  ${line}`), ''].join('\n'),
   );
   const { policy } = await loadPolicyFile(policyFile);
   const zones = zonesFromPolicy({ policy, policyDirectory });
@@ -238,7 +239,10 @@ describe('what each decision grants', () => {
 
   it('gives less, never more, where writes are allowed but deletes are blocked: the zone is read-only for an unapproved command', async () => {
     const project = await createProject();
-    // The policy layer allows this write; the kernel refuses it, because it could not refuse a delete there.
+    // The kernel refuses this write, because it could not refuse a delete there; so the policy layer asks for it.
+    const check = await project.shell.checkApproval({ tool: 'shell', args: { command: 'echo new > new.txt', cwd: project.at('careful') }, callId: 'c1' }, { sessionId: 's1', signal: new AbortController().signal });
+    expect(check).toMatchObject({ tool: 'shell', description: expect.stringContaining('only a command a person approved') });
+    expect(await project.shell.checkApproval({ tool: 'shell', args: { command: 'echo new > new.txt', cwd: project.at('scratch') }, callId: 'c2' }, { sessionId: 's1', signal: new AbortController().signal })).toBeNull();
     const write = await runUnapproved(project, { cwd: project.at('careful'), command: 'echo new > new.txt' });
     expect(write.exit_code).not.toBe(0);
     expect(write.stderr).toContain('Read-only file system');
@@ -271,6 +275,10 @@ describe('what each decision grants', () => {
     const project = await createProject({ sandbox: ['vcs_metadata: writable_when_approved'] });
     const unapproved = await runUnapproved(project, { cwd: project.at('scratch'), command: 'git add untracked.txt' });
     expect(unapproved.exit_code).not.toBe(0);
+    // The policy layer asks for a write to .git that only an approved command could make, rather than let it fail.
+    const context = { sessionId: 's1', signal: new AbortController().signal };
+    expect(await project.shell.checkApproval({ tool: 'shell', args: { command: 'echo x >> .git/info/exclude', cwd: project.at('scratch') }, callId: 'c1' }, context)).toMatchObject({ tool: 'shell', required: true });
+    expect(await project.shell.checkApproval({ tool: 'shell', args: { command: 'echo x >> notes.txt', cwd: project.at('scratch') }, callId: 'c2' }, context)).toBeNull();
     const approved = await runApproved(project, { cwd: project.at('guarded'), command: 'git add untracked.txt && git commit -q -m approved' });
     expect(approved.exit_code, approved.stderr).toBe(0);
     expect(execFileSync('git', ['log', '--oneline'], { cwd: project.at('guarded'), encoding: 'utf8' })).toContain('approved');
@@ -391,5 +399,22 @@ describe('through the gate', () => {
       project.shell.execute({ command: 'echo x > x.txt', cwd: project.at('guarded') }, { authorization: { decision: 'approved', payload: { command: 'echo harmless', cwd: project.at('guarded') } } }),
     ).rejects.toThrow(/not the command that was approved/);
     expect(existsSync(project.at('guarded', 'x.txt'))).toBe(false);
+  });
+});
+
+describe('the built-in tools a policy file configures', () => {
+  it('wire the per-call sandbox: unapproved calls get the narrow profile, approved ones what was approved', async () => {
+    const project = await createProject();
+    const loaded = await loadPolicyFile(project.policyFile);
+    const { sandbox, tools } = await createBuiltinTools({ loaded, cwd: project.root });
+    expect(sandbox.mode).toBe('sandboxed');
+    const shell = tools.find((tool) => tool.name === 'shell') as ShellTool;
+    const command = 'echo x > from-runtime.txt';
+    const unapproved = await shell.execute({ command: `${command} || echo REFUSED`, cwd: project.at('guarded') });
+    expect(unapproved.stdout).toContain('REFUSED');
+    expect(existsSync(project.at('guarded', 'from-runtime.txt'))).toBe(false);
+    const approved = await shell.execute({ command, cwd: project.at('guarded') }, { authorization: { decision: 'approved', payload: { command, cwd: project.at('guarded') } } });
+    expect(approved.exit_code, approved.stderr).toBe(0);
+    expect(readFileSync(project.at('guarded', 'from-runtime.txt'), 'utf8')).toBe('x\n');
   });
 });

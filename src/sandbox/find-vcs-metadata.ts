@@ -6,7 +6,7 @@ import { VCS_METADATA_NAME } from './derive-sandbox-profile.ts';
 /** How deep below each root the search looks by default (the root's own `.git` is depth 1). */
 export const DEFAULT_VCS_SEARCH_DEPTH = 4;
 /** How many directories the search reads at most, all roots together, so a huge tree costs a bounded time per command. */
-export const DEFAULT_VCS_SEARCH_DIRECTORIES = 4000;
+export const DEFAULT_VCS_SEARCH_DIRECTORIES = 1000;
 
 /** Directories never descended into: they are big, and they are not where repositories live. */
 const SKIPPED = new Set([VCS_METADATA_NAME, 'node_modules']);

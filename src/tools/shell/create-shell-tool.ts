@@ -67,7 +67,9 @@ const MAX_DESCRIPTION_REASONS = 600;
  * whose reads ask. `.git` is read-only unless `sandbox.vcs_metadata` grants
  * it, toolgate's own files are hidden, and `sandbox.profile` narrows it all.
  * So what the analysis misses (a hook, a filter, a `core.fsmonitor` that git
- * runs; a "reader" that writes) is still held by the kernel.
+ * runs; a "reader" that writes) is still held by the kernel. A write the
+ * policy allows without asking but the sandbox grants only with approval
+ * (a `write: allow` zone whose deletes are not allowed) asks instead.
  *
  * @example
  * const zones = zonesFromPolicy({ policy, policyDirectory });
@@ -87,6 +89,15 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
   const profile = deriveSandboxProfile(profileOptions);
   const { sandbox } = options;
   const writableRoots = zones.filter((zone) => zone.mode === 'rw').map((zone) => zone.root);
+  // Where the policy allows a write without asking that the sandbox grants only with approval
+  // (write: allow but deletes not, or .git writable only when approved), an allowed command is judged
+  // again against what it would get unapproved, and asks instead of failing inside the sandbox.
+  // Without a sandbox nothing narrows it, so the policy's own answer stands.
+  const narrowedForUnapproved =
+    sandbox !== undefined &&
+    (zones.some((zone) => zone.mode === 'rw' && zone.approval.write === 'allow' && zone.approval.delete !== 'allow') ||
+      (profileOptions.vcsMetadata?.access === 'writable_when_approved' && zones.some((zone) => zone.mode === 'rw' && zone.approval.write === 'allow')));
+  const unapprovedProfile = narrowedForUnapproved ? deriveSandboxProfile({ ...profileOptions, authority: 'policy' }) : undefined;
 
   /** The working directory: inside a zone and an existing directory, or the reason it is not. */
   async function workingDirectory(requested: string | undefined): Promise<{ ok: true; cwd: string } | { ok: false; reason: string }> {
@@ -105,7 +116,14 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     if (!directory.ok) {
       return { decision: 'block', findings: [{ decision: 'block', subject: args.cwd ?? '', reason: directory.reason, rule: null, via: undefined }], reasons: [directory.reason], rule: undefined, cwd: undefined };
     }
-    return { ...(await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile, network: profile.network })), cwd: directory.cwd };
+    const verdict = await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile, network: profile.network });
+    if (verdict.decision !== 'allow' || unapprovedProfile === undefined) return { ...verdict, cwd: directory.cwd };
+    const unapproved = await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile: unapprovedProfile, network: unapprovedProfile.network });
+    if (unapproved.decision === 'allow') return { ...verdict, cwd: directory.cwd };
+    const note = 'the OS sandbox lets only a command a person approved write there';
+    const findings = unapproved.findings.filter((finding) => finding.decision !== 'allow').map((finding) => ({ ...finding, decision: 'ask' as const, reason: `${finding.reason} (${note})` }));
+    const reasons = findings.map((finding) => `${finding.subject}${finding.via === undefined ? '' : ` (${finding.via})`}: ${finding.reason}`);
+    return { decision: 'ask', findings: [...verdict.findings, ...findings], reasons, rule: undefined, cwd: directory.cwd };
   }
 
   /**
