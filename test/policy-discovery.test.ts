@@ -83,6 +83,24 @@ describe('a policy planted inside the zone of the last run warns the next start'
     expect(warnings(check.stderr)[0]).toContain(`where the agent of the last run in ${root} (the built-in default policy) could write`);
   });
 
+  it('warns about approvals planted in sub/.toolgate/ for the built-in default policy started from sub/', async () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-discovery-builtin-')));
+    const env = { TOOLGATE_STATE_HOME: mkdtempSync(path.join(os.tmpdir(), 'toolgate-discovery-state-')) };
+    writeFileSync(path.join(root, 'script.yaml'), DONE_SCRIPT);
+    expect((await runCli(['run', 'nothing', '--model', 'script:script.yaml'], { cwd: root, env })).code).toBe(0);
+    const sub = path.join(root, 'sub');
+    mkdirSync(path.join(sub, '.toolgate'), { recursive: true });
+    writeFileSync(path.join(sub, '.toolgate', 'approvals.json'), '{"v":1,"approvals":[]}\n');
+    writeFileSync(path.join(sub, 'script.yaml'), DONE_SCRIPT);
+    const run = await runCli(['run', 'nothing', '--model', 'script:script.yaml'], { cwd: sub, env });
+    expect(run.stderr).toContain('toolgate: the built-in default policy');
+    const found = warnings(run.stderr);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain(`its approvals file ${path.join(sub, '.toolgate', 'approvals.json')} lies in ${root}, where the agent of the last run in ${root} (the built-in default policy) could write`);
+    // Started again where it last ran, the built-in policy's own state is its own.
+    expect(warnings((await runCli(['run', 'nothing', '--model', 'script:script.yaml'], { cwd: root, env })).stderr)).toEqual([]);
+  });
+
   it('does not warn without a record, and an unreadable record only loses the warning', async () => {
     const { root, env } = project();
     writeFileSync(path.join(env.TOOLGATE_STATE_HOME!, 'last-runs.json'), 'not json');

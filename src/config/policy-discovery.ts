@@ -72,18 +72,19 @@ export function describePolicyDiscovery(options: { loaded: LoadedPolicy; origin:
       ? `toolgate: the built-in default policy (no toolgate.yaml, toolgate.yml or toolgate.json in ${options.cwd})`
       : `toolgate: policy ${loaded.path} (${origin === 'flag' ? '--policy' : origin === 'demo' ? 'the demo' : `found in ${options.cwd}`})`,
   ];
-  if (origin !== 'found') return lines;
+  // A file named with --policy (or the demo's) was chosen by a person; a found one, or the built-in policy's approvals, was not.
+  if (origin !== 'found' && origin !== 'built-in') return lines;
   const records = readRecords(runRecordsFile(options.env));
   if (records === undefined) return lines;
-  const policyFile = realPathOf(loaded.path);
+  const policy = origin === 'built-in' ? BUILT_IN : realPathOf(loaded.path);
   const approvals = realPathOf(path.resolve(loaded.directory, loaded.policy.document.approvals?.path ?? path.join('.toolgate', 'approvals.json')));
-  for (const directory of selfAndAncestors(realPathOf(options.cwd))) {
+  const loadedFiles = origin === 'built-in' ? ([['its approvals file', approvals]] as const) : ([['the policy file', policy], ['its approvals file', approvals]] as const);
+  const currentDirectory = realPathOf(options.cwd);
+  for (const directory of selfAndAncestors(currentDirectory)) {
     const record = records.runs[directory];
-    if (record === undefined || record.policy === policyFile) continue;
-    for (const [what, file] of [
-      ['the policy file', policyFile],
-      ['its approvals file', approvals],
-    ] as const) {
+    // The same policy's own state is guarded from its own agent; the built-in policy is the same policy only in the same directory.
+    if (record === undefined || (record.policy === policy && (policy !== BUILT_IN || directory === currentDirectory))) continue;
+    for (const [what, file] of loadedFiles) {
       const root = record.writable.find((candidate) => isSameOrInside(file, candidate));
       if (root === undefined) continue;
       lines.push(
