@@ -55,7 +55,7 @@ export async function* readAuditLog(options: { path: string }): AsyncGenerator<A
     // The stream owns the handle and closes it on destroy; wait for that, or
     // the descriptor can outlive this generator by a few ticks.
     if (!input.closed) {
-      const closed = new Promise((resolve) => input.once('close', resolve));
+      const closed = new Promise<void>((resolve) => input.once('close', () => resolve()));
       input.destroy();
       await closed;
     }
