@@ -19,7 +19,7 @@ import { decideLayoutChanges } from './line-layout-changes.ts';
 import { profileAccessOfFile } from './profile-access.ts';
 import { ownStateConcern } from '../../config/own-state-paths.ts';
 import { checkPathsIn, effectiveCwd, wordPath, type PathsVerdict } from './shell-paths.ts';
-import { matchRule, type ShellRule, type ShellRules } from './shell-rules.ts';
+import { matchRuleDetail, type RuleMatchDetail, type ShellRule, type ShellRules } from './shell-rules.ts';
 
 export interface ShellFinding {
   decision: Decision;
@@ -125,37 +125,48 @@ async function decideSimpleCommand(command: AnalyzedCommand, context: DecisionCo
   if (command.name === undefined) return finding('ask', reasonsOf(command.hazards), null);
 
   const paths = new Map<ShellRule, Promise<PathsVerdict>>();
+  // Where each rule's words landed in this command (`git --no-pager status`: 0 and 2).
+  const matches = new Map<ShellRule, RuleMatchDetail>();
   const pathsFor = (rule: ShellRule): Promise<PathsVerdict> => {
     let verdict = paths.get(rule);
     if (verdict === undefined) {
-      verdict = rule.pathsIn === undefined ? Promise.resolve({ kind: 'inside' }) : checkPathsIn({ command, skip: rule.words.length, zones: rule.pathsIn, cwd: context.cwd, home: context.home, realDirectories: context.realDirectories });
+      verdict = rule.pathsIn === undefined ? Promise.resolve({ kind: 'inside' }) : checkPathsIn({ command, skip: Math.max(0, ...(matches.get(rule)?.positions ?? [rule.words.length - 1])) + 1, zones: rule.pathsIn, cwd: context.cwd, home: context.home, realDirectories: context.realDirectories });
       paths.set(rule, verdict);
     }
     return verdict;
   };
 
   const possibleBlocks: string[] = [];
+  const possibleAsks: string[] = [];
   const skipped: string[] = [];
   const candidates: ShellRule[] = [];
   for (const rule of context.rules.rules) {
-    const match = matchRule(rule, command);
+    // Two-sided (shell-rules.ts): an allow rule says yes only where it surely matches, a block or ask rule wherever it may.
+    const detail = matchRuleDetail(rule, command);
+    const match = detail.match;
     if (match === 'no') continue;
+    matches.set(rule, detail);
+    const why = detail.why === undefined ? '' : ` (${detail.why})`;
     if (rule.decision === 'block') {
       if (match === 'maybe') {
-        possibleBlocks.push(`it could turn out to be ${JSON.stringify(rule.match)}, which ${rule.label} blocks`);
+        possibleBlocks.push(`it could turn out to be ${JSON.stringify(rule.match)}, which ${rule.label} blocks${why}`);
         continue;
       }
       const where = await pathsFor(rule);
-      if (where.kind === 'inside') return finding('block', rule.reason ?? `${JSON.stringify(rule.match)} is blocked (${rule.label})`, rule.label);
+      if (where.kind === 'inside') return finding('block', `${rule.reason ?? `${JSON.stringify(rule.match)} is blocked (${rule.label})`}${why}`, rule.label);
       if (where.kind === 'unsure') possibleBlocks.push(`${rule.label} blocks ${JSON.stringify(rule.match)} in ${zoneNames(rule)} and ${where.reason}`);
       continue;
     }
-    if (match !== 'yes') continue;
+    if (match !== 'yes') {
+      if (rule.decision === 'ask') possibleAsks.push(`it could turn out to be ${JSON.stringify(rule.match)}, which ${rule.label} asks about${why}`);
+      continue;
+    }
     const where = await pathsFor(rule);
     if (where.kind === 'inside') candidates.push(rule);
     else skipped.push(`${rule.label} (${JSON.stringify(rule.match)}) applies only in ${zoneNames(rule)}: ${where.reason}`);
   }
   if (possibleBlocks.length > 0) return finding('ask', possibleBlocks.join('; '), null);
+  if (possibleAsks.length > 0) return finding('ask', possibleAsks.join('; '), null);
 
   // The most specific rule decides; on a tie, ask wins over allow.
   const chosen = candidates.reduce<ShellRule | undefined>((best, rule) => {
@@ -182,7 +193,7 @@ async function decideSimpleCommand(command: AnalyzedCommand, context: DecisionCo
     label = 'shell.default';
     reason = `no rule matches this command, so shell.default applies (${decision})${notes}`;
   }
-  const uncovered = command.hazards.filter((hazard) => !covers(chosen, hazard));
+  const uncovered = command.hazards.filter((hazard) => !covers(chosen === undefined ? undefined : matches.get(chosen), hazard));
   if (command.written!.includes('/') && chosen?.pathQualified !== true && !SYSTEM_DIRECTORIES.has(path.posix.dirname(path.posix.normalize(command.written!)))) {
     uncovered.push({ index: undefined, kind: 'exec', reason: `${command.written} is run by its path, so it is not necessarily the ${command.name} the rules mean` });
   }
@@ -191,9 +202,9 @@ async function decideSimpleCommand(command: AnalyzedCommand, context: DecisionCo
   return finding(decision, reason, label);
 }
 
-/** A rule covers a hazard on a word its own words reach (`git -c` covers `git -c x=y status`). */
-function covers(rule: ShellRule | undefined, hazard: Hazard): boolean {
-  return rule !== undefined && hazard.index !== undefined && hazard.index < rule.words.length;
+/** A rule covers a hazard on a word its own words landed on (`git -c` covers `git -c x=y status`). */
+function covers(match: RuleMatchDetail | undefined, hazard: Hazard): boolean {
+  return match !== undefined && hazard.index !== undefined && match.positions.includes(hazard.index);
 }
 
 async function decideRedirection(redirection: AnalyzedRedirection, context: DecisionContext): Promise<ShellFinding | undefined> {

@@ -96,10 +96,31 @@ describe('matchRule', () => {
   it('matches on whole words, as a prefix', () => {
     expect(matchRule(gitStatus!, first('git status'))).toBe('yes');
     expect(matchRule(gitStatus!, first('git status -s'))).toBe('yes');
-    expect(matchRule(gitStatus!, first('git statusx'))).toBe('no');
+    expect(matchRule(gitStatus!, first('git stash'))).toBe('no');
     expect(matchRule(gitStatus!, first('git'))).toBe('no');
-    expect(matchRule(gitStatus!, first('git -C x status'))).toBe('no');
     expect(matchRule(gitStatus!, first('gitx status'))).toBe('no');
+  });
+
+  it('lets an allow rule say yes only where it surely matches', () => {
+    // Harmless global options are skipped; others (another repository, configuration) leave it unsure.
+    expect(matchRule(gitStatus!, first('git --no-pager status'))).toBe('yes');
+    expect(matchRule(gitStatus!, first('git -P status -s'))).toBe('yes');
+    expect(matchRule(gitStatus!, first('git -C x status'))).toBe('maybe');
+    expect(matchRule(gitStatus!, first('git -c x=y status'))).toBe('maybe');
+    expect(matchRule(gitStatus!, first('git --git-dir=/x/.git status'))).toBe('maybe');
+    expect(matchRule(gitStatus!, first('git --frobnicate status'))).toBe('maybe');
+    // Not a built-in: it may be an alias (of status or anything else).
+    expect(matchRule(gitStatus!, first('git statusx'))).toBe('maybe');
+  });
+
+  it('lets a block rule match wherever it may, and say yes where the command surely is it', () => {
+    const [push] = rulesOf({ rules: [{ match: 'git push', decision: 'block' }] }).rules;
+    expect(matchRule(push!, first('git -p push'))).toBe('yes');
+    expect(matchRule(push!, first('git -C /elsewhere -c x=y push origin'))).toBe('yes');
+    expect(matchRule(push!, first('git --unknown push'))).toBe('maybe');
+    expect(matchRule(push!, first('git p'))).toBe('maybe');
+    expect(matchRule(push!, first('git status'))).toBe('no');
+    expect(matchRule(push!, first('git -c push status'))).toBe('no');
   });
 
   it('says maybe when a word is only known at run time', () => {

@@ -12,6 +12,8 @@ import type { PolicyDocument } from '../../core/policy/policy-schema.ts';
 import type { Decision } from '../../core/types.ts';
 import type { Zone } from '../fs/zones.ts';
 import { analyzeCommand, type AnalyzedCommand } from './analyze-command.ts';
+import { commandSpec, programFamily, runnerForms, type CommandSpec } from './command-forms.ts';
+import { matchReading, readCommand, ruleForm, runnerCommands, type CommandReading, type RuleForm } from './rule-matching.ts';
 import { shellWord } from './shell-word.ts';
 
 type ShellSection = NonNullable<PolicyDocument['shell']>;
@@ -73,30 +75,147 @@ export function shellRulesFromPolicy(options: { policy: Policy; zones: readonly 
 }
 
 /**
- * Whether `rule` matches one analysed simple command, on whole words:
- * `git status` matches `git status -s`, never `git statusx`.
+ * Whether `rule` matches one analysed simple command, on what the command
+ * does rather than on its literal words: `git status` matches `git status -s`
+ * and `git --no-pager status`, never `git statusx`. The answer is two-sided:
+ * for an allow rule `yes` means the command surely is the rule's command
+ * (every option between its words known to be harmless); for a block or ask
+ * rule anything the command may be counts (`git -p push`, `git p` where p may
+ * be an alias, `npx git push`), as `maybe` when not certain.
  *
  * @example
  * matchRule(rule, analyzeCommand('git status -s').commands[0]) // 'yes'
  */
 export function matchRule(rule: ShellRule, command: AnalyzedCommand): RuleMatch {
-  if (command.name === undefined || command.written === undefined) return 'maybe';
+  return matchRuleDetail(rule, command).match;
+}
+
+export interface RuleMatchDetail {
+  match: RuleMatch;
+  /** The command's words the rule's words landed on (0 is the name): a rule covers hazards on these. */
+  positions: readonly number[];
+  /** Why it is only `maybe`, or that another command runs it, when that is so. */
+  why: string | undefined;
+}
+
+/**
+ * `matchRule` with where the rule's words landed and why a match is not
+ * certain.
+ *
+ * @example
+ * matchRuleDetail(gitPushBlock, analyzeCommand('git p').commands[0]) // { match: 'maybe', why: 'p is not a git command toolgate knows: it may be an alias...' }
+ */
+export function matchRuleDetail(rule: ShellRule, command: AnalyzedCommand): RuleMatchDetail {
+  return matchRuleWords({ rule, command, depth: 0 });
+}
+
+const NO_MATCH: RuleMatchDetail = { match: 'no', positions: [], why: undefined };
+/** How many package runners inside each other are followed. */
+const MAX_RUNNER_DEPTH = 3;
+
+function matchRuleWords(options: { rule: ShellRule; command: AnalyzedCommand; depth: number }): RuleMatchDetail {
+  const { rule, command } = options;
+  if (command.name === undefined || command.written === undefined) return { match: 'maybe', positions: [], why: 'the command name is only known at run time' };
+  const restrictive = rule.decision !== 'allow';
   const first = rule.words[0]!;
+  const form = formOf(rule);
+  let sameProgram = true;
   if (rule.pathQualified && rule.decision !== 'block') {
-    if (path.posix.normalize(command.written) !== first) return 'no';
+    if (path.posix.normalize(command.written) !== first) return NO_MATCH;
     // A relative path means another file once the command line has changed directory.
-    if (!path.posix.isAbsolute(first) && command.cwd.kind !== 'initial') return 'maybe';
-  } else if (command.name !== path.posix.basename(first)) {
-    return 'no';
+    if (!path.posix.isAbsolute(first) && command.cwd.kind !== 'initial') return { match: 'maybe', positions: [], why: 'the command line changes directory first' };
+  } else if (command.name !== form.name) {
+    // pip3 is pip: restrictive rules reach it, allow rules keep to the name they wrote.
+    sameProgram = false;
+    if (!restrictive || programFamily(command.name) !== form.family) return restrictive ? throughRunner(options, NO_MATCH) : NO_MATCH;
   }
-  for (let index = 1; index < rule.words.length; index++) {
-    const word = command.words[index];
-    if (word === undefined) return command.appendsArguments ? 'maybe' : 'no';
-    // An expansion can become any number of words, a glob any file name.
-    if (word.kind !== 'static') return 'maybe';
-    if (word.value !== rule.words[index]) return 'no';
+  const readings = form.spec === undefined ? undefined : readingsOf(command, form.spec);
+  let all = true;
+  let any = false;
+  let harmless = sameProgram;
+  let positions: number[] | undefined;
+  let open = false;
+  for (const reading of readings ?? [undefined]) {
+    const result = matchReading({ form, reading, words: command.words, appendsArguments: command.appendsArguments });
+    if (result.status === 'no') {
+      all = false;
+      continue;
+    }
+    any = true;
+    if (reading?.open === true) open = true;
+    if (result.status === 'maybe') all = false;
+    harmless &&= result.harmless;
+    positions ??= result.positions;
   }
-  return 'yes';
+  if (!any) return restrictive ? throughRunner(options, NO_MATCH) : NO_MATCH;
+  const sure = all && (restrictive || harmless);
+  const why = sure ? undefined : whyMaybe({ rule, command, open, all, readings: readings?.length ?? 1 });
+  const detail: RuleMatchDetail = { match: sure ? 'yes' : 'maybe', positions: positions ?? [0], why };
+  return restrictive && !sure ? throughRunner(options, detail) : detail;
+}
+
+function whyMaybe(options: { rule: ShellRule; command: AnalyzedCommand; open: boolean; all: boolean; readings: number }): string {
+  const { command } = options;
+  if (command.appendsArguments) return `${command.name} receives more arguments at run time`;
+  if (command.words.some((word) => word.kind !== 'static')) return 'a word of it is only known at run time';
+  if (options.open) return `it names a subcommand ${command.name} does not have built in, which may be a user-defined alias, a plugin or an abbreviation`;
+  if (options.readings > 1) return 'it can be read more than one way (an option toolgate does not know may take the next word as its value, or an option makes it another subcommand)';
+  if (options.all) return 'an option between its words is not known to be harmless';
+  return 'the rule\'s words may be among its arguments in another place or spelling';
+}
+
+/** A package runner (npx, npm exec, pnpm dlx, uv run...) runs the rule's command for it. */
+function throughRunner(options: { rule: ShellRule; command: AnalyzedCommand; depth: number }, direct: RuleMatchDetail): RuleMatchDetail {
+  const { rule, command } = options;
+  const name = command.name!;
+  if (options.depth >= MAX_RUNNER_DEPTH || runnerForms(name).length === 0) return direct;
+  const spec = commandSpec(name);
+  const readings = spec === undefined ? undefined : readingsOf(command, spec);
+  let best = direct;
+  const ruleName = formOf(rule).name;
+  for (const inner of runnerCommands({ name, words: command.words, readings })) {
+    if (inner.start === undefined) return { match: 'maybe', positions: [], why: `${inner.via}, so it may run ${JSON.stringify(rule.match)}` };
+    // The runner's program may itself run the rest (`npx cross-env A=1 git push`): any later word naming the rule's program counts.
+    for (let start = inner.start; start < command.words.length; start++) {
+      const word = command.words[start]!;
+      const first = start === inner.start;
+      if (!first && (word.kind !== 'static' || path.posix.basename(word.value) !== ruleName)) continue;
+      const innerWords = command.words.slice(start);
+      const innerName = word.kind === 'static' ? word.value : undefined;
+      const innerCommand: AnalyzedCommand = { ...command, text: innerWords.map((item) => item.text).join(' '), words: innerWords, written: innerName, name: innerName === undefined ? undefined : innerName.includes('/') ? path.posix.basename(path.posix.normalize(innerName)) : innerName, appendsArguments: false };
+      const result = matchRuleWords({ rule, command: innerCommand, depth: options.depth + 1 });
+      if (result.match === 'no') continue;
+      const match = result.match === 'yes' && first ? 'yes' : 'maybe';
+      const detail: RuleMatchDetail = { match, positions: result.positions.map((position) => position + start), why: `${first ? inner.via : `${inner.via}, which may run the rest of its arguments`}${result.why === undefined ? '' : `; ${result.why}`}` };
+      if (match === 'yes') return detail;
+      if (best.match === 'no') best = detail;
+    }
+  }
+  return best;
+}
+
+/** A rule's words read once: its form, and the program name (and family) it names. */
+type CompiledRule = RuleForm & { name: string; family: string };
+const forms = new WeakMap<ShellRule, CompiledRule>();
+function formOf(rule: ShellRule): CompiledRule {
+  let form = forms.get(rule);
+  if (form === undefined) {
+    const name = path.posix.basename(rule.words[0]!);
+    const family = programFamily(name);
+    form = { ...ruleForm(rule.words, family), name, family };
+    forms.set(rule, form);
+  }
+  return form;
+}
+
+const readingCache = new WeakMap<AnalyzedCommand, CommandReading[]>();
+function readingsOf(command: AnalyzedCommand, spec: CommandSpec): CommandReading[] {
+  let readings = readingCache.get(command);
+  if (readings === undefined) {
+    readings = readCommand({ spec, words: command.words, appendsArguments: command.appendsArguments });
+    readingCache.set(command, readings);
+  }
+  return readings;
 }
 
 /**
@@ -156,6 +275,8 @@ function readRule(options: { document: RuleDocument; label: string; zones: reado
     reason: document.reason,
     pathsIn,
   };
+  // Read the rule's words with its program's grammar once, not on every command.
+  formOf(rule);
   document.examples?.match?.forEach((example, index) => {
     if (!ruleMatchesCommandLine(rule, example)) {
       issues.push({ path: `${label}.examples.match[${index}]`, message: `example ${JSON.stringify(example)} should match ${JSON.stringify(document.match)} but does not` });

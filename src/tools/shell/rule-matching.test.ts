@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { normalizePolicy } from '../../core/policy/normalize-policy.ts';
+import { analyzeCommand } from './analyze-command.ts';
+import { commandSpec } from './command-forms.ts';
+import { readCommand, ruleForm } from './rule-matching.ts';
+import { matchRule, matchRuleDetail, shellRulesFromPolicy, type ShellRule } from './shell-rules.ts';
+
+function rule(match: string, decision: 'allow' | 'ask' | 'block'): ShellRule {
+  return shellRulesFromPolicy({ policy: normalizePolicy({ shell: { rules: [{ match, decision }] } }), zones: [] }).rules[0]!;
+}
+
+const first = (command: string) => analyzeCommand(command).commands[0]!;
+
+describe('ruleForm', () => {
+  it('reads a rule in the canonical long form', () => {
+    expect(ruleForm(['docker', 'rmi'], 'docker').path).toEqual(['image', 'rm']);
+    expect(ruleForm(['docker', 'container', 'rm'], 'docker').path).toEqual(['container', 'rm']);
+    expect(ruleForm(['docker', 'rm'], 'docker').path).toEqual(['container', 'rm']);
+    expect(ruleForm(['npm', 'i'], 'npm').path).toEqual(['install']);
+    expect(ruleForm(['git', 'push', '--force'], 'git')).toMatchObject({ path: ['push'], after: ['--force'] });
+    expect(ruleForm(['git', '-c'], 'git')).toMatchObject({ path: [], after: ['-c'] });
+    expect(ruleForm(['rm', '-rf'], 'rm')).toMatchObject({ path: [], after: ['-rf'] });
+  });
+});
+
+describe('readCommand', () => {
+  const words = (command: string) => first(command).words;
+  it('skips known options with their values and forks on unknown ones', () => {
+    const git = commandSpec('git')!;
+    expect(readCommand({ spec: git, words: words('git -C dir -p push'), appendsArguments: false }).map((reading) => reading.path)).toEqual([['push']]);
+    expect(readCommand({ spec: git, words: words('git --zz push'), appendsArguments: false }).map((reading) => reading.path)).toEqual([[], ['push']]);
+    expect(readCommand({ spec: git, words: words('git p'), appendsArguments: false })[0]).toMatchObject({ path: [], open: true, stop: 1 });
+  });
+
+  it('caps the readings of many unknown options', () => {
+    const many = `git ${Array.from({ length: 30 }, (_, index) => `--o${index} v${index}`).join(' ')} push`;
+    const readings = readCommand({ spec: commandSpec('git')!, words: words(many), appendsArguments: false });
+    expect(readings.length).toBeLessThanOrEqual(40);
+    expect(readings.some((reading) => reading.open)).toBe(true);
+  });
+});
+
+describe('matchRule, two-sided', () => {
+  it('says no where the command surely is another subcommand', () => {
+    const cases: [string, string][] = [
+      ['gh repo delete', 'gh pr list'],
+      ['gh repo delete', 'gh repo view'],
+      ['aws s3 rm', 'aws s3 ls'],
+      ['aws s3 rm', 'aws --region x sts get-caller-identity'],
+      ['gcloud projects delete', 'gcloud projects list'],
+      ['kubectl delete', 'kubectl -n x get pods'],
+      ['docker rm', 'docker ps'],
+      ['docker rm', 'docker image rm x'],
+      ['helm uninstall', 'helm list'],
+      ['npm install', 'npm test'],
+      ['pip install', 'pip list'],
+      ['git push', 'git -p log'],
+      ['make deploy', 'make build'],
+      ['make deploy', 'make deploy-docs'],
+    ];
+    for (const [match, command] of cases) expect(matchRule(rule(match, 'block'), first(command)), `${match} / ${command}`).toBe('no');
+  });
+
+  it('resolves argument aliases where the grammar has them', () => {
+    const pods = rule('kubectl delete pods', 'block');
+    expect(matchRule(pods, first('kubectl delete po x'))).toBe('yes');
+    expect(matchRule(pods, first('kubectl -n prod delete pod x'))).toBe('yes');
+    expect(matchRule(pods, first('kubectl delete svc x'))).toBe('no');
+  });
+
+  it('matches option words in any spelling a program accepts, as maybe', () => {
+    const force = rule('git push --force', 'block');
+    expect(matchRule(force, first('git push --force origin'))).toBe('yes');
+    expect(matchRule(force, first('git push -f origin'))).toBe('yes');
+    expect(matchRule(force, first('git push origin --force'))).toBe('maybe');
+    expect(matchRule(force, first('git push --forc origin'))).toBe('maybe');
+    expect(matchRule(force, first('git push -uf origin'))).toBe('maybe');
+    expect(matchRule(force, first('git push origin main'))).toBe('no');
+    expect(matchRule(force, first('git push -u origin main'))).toBe('no');
+    const rmrf = rule('rm -rf', 'block');
+    expect(matchRule(rmrf, first('rm -rf x'))).toBe('yes');
+    expect(matchRule(rmrf, first('rm -v -rf x'))).toBe('yes');
+    expect(matchRule(rmrf, first('rm -r -f x'))).toBe('maybe');
+    expect(matchRule(rmrf, first('rm -fr x'))).toBe('maybe');
+    expect(matchRule(rmrf, first('rm --recursive --force x'))).toBe('maybe');
+    expect(matchRule(rmrf, first('rm -r x'))).toBe('no');
+    expect(matchRule(rmrf, first('rm x'))).toBe('no');
+  });
+
+  it('keeps covering the hazards on the words the rule names', () => {
+    expect(matchRuleDetail(rule('git -c', 'ask'), first('git -c x=y status'))).toMatchObject({ match: 'yes', positions: [0, 1] });
+    expect(matchRuleDetail(rule('git status', 'allow'), first('git --no-pager status -s'))).toMatchObject({ match: 'yes', positions: [0, 2] });
+    expect(matchRuleDetail(rule('docker rm', 'block'), first('docker -H x container rm y'))).toMatchObject({ match: 'yes', positions: [0, 3, 4] });
+  });
+
+  it('lets restrictive rules reach programs that only differ by version, not allow rules', () => {
+    expect(matchRule(rule('pip install', 'block'), first('pip3 install x'))).toBe('yes');
+    expect(matchRule(rule('pip install', 'ask'), first('pip3.12 install x'))).toBe('yes');
+    expect(matchRule(rule('pip', 'allow'), first('pip3 list'))).toBe('no');
+  });
+
+  it('looks inside package runners for restrictive rules only', () => {
+    expect(matchRuleDetail(rule('git push', 'block'), first('npx git push'))).toMatchObject({ match: 'yes', why: 'run by npx' });
+    expect(matchRule(rule('git push', 'allow'), first('npx git push'))).toBe('no');
+    expect(matchRule(rule('git push', 'block'), first('npx prettier --write .'))).toBe('no');
+    expect(matchRule(rule('git push', 'block'), first('npx --version'))).toBe('no');
+    expect(matchRuleDetail(rule('rm', 'block'), first('npx -c "rm -rf x"')).match).toBe('maybe');
+    expect(matchRule(rule('git push', 'block'), first('npx concurrently git push'))).toBe('maybe');
+  });
+
+  it('says why a match is only maybe', () => {
+    expect(matchRuleDetail(rule('git push', 'block'), first('git p')).why).toContain('alias');
+    expect(matchRuleDetail(rule('git push', 'block'), first('git --zz push')).why).toContain('value');
+    expect(matchRuleDetail(rule('git status', 'allow'), first('git -c x=y status')).why).toContain('harmless');
+  });
+});
