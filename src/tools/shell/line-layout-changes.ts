@@ -19,7 +19,7 @@ import type { AnalyzedCommand, CommandAnalysis } from './analyze-command.ts';
 import type { ShellFinding } from './decide-shell-command.ts';
 import { isAtOrBelow, walkKernelPath } from './kernel-walk.ts';
 import type { PathArgument } from './path-argument.ts';
-import { commandPaths } from './path-arguments.ts';
+import { commandPaths, takesNoPaths } from './path-arguments.ts';
 import { effectiveCwd, wordPath } from './shell-paths.ts';
 import type { ShellWord } from './shell-word.ts';
 
@@ -148,25 +148,26 @@ function affectedReason(options: { targets: Target[] | 'unknown'; others: Change
 function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: string }): LayoutChange {
   const { command, home } = options;
   const name = command.name;
-  if (name === undefined) return { kind: 'anything', reason: 'a command whose name is only known at run time' };
-  if (command.role === 'code') return { kind: 'anything', reason: `${name} (it runs other code)` };
-  if (command.role === 'wrapper' || KEEPS_LAYOUT.has(name)) return { kind: 'none' };
+  if (name === undefined) return { kind: 'anything', reason: 'its name is only known at run time' };
+  if (command.role === 'code') return { kind: 'anything', reason: 'it runs other code' };
+  // Builtins and commands that take no paths (`read`, `shift`, `kill`); eval, trap and watch payloads are analysed as commands of their own.
+  if (command.role === 'wrapper' || KEEPS_LAYOUT.has(name) || takesNoPaths(name)) return { kind: 'none' };
   if (name === 'git') {
     const subcommand = gitSubcommandName(command.words);
-    return subcommand !== undefined && GIT_KEEPS_WORK_TREE.has(subcommand) ? { kind: 'none' } : { kind: 'anything', reason: `git ${subcommand ?? ''}`.trim() };
+    return subcommand !== undefined && GIT_KEEPS_WORK_TREE.has(subcommand) ? { kind: 'none' } : { kind: 'anything', reason: 'it can check out, apply, move or remove files anywhere in the work tree' };
   }
-  if (!MOVES_ENTRIES.has(name)) return { kind: 'anything', reason: `${name} (not modelled)` };
+  if (!MOVES_ENTRIES.has(name)) return { kind: 'anything', reason: 'what it does to files is not modelled' };
   if (name === 'cp' && copiesContentOnly(command.words)) return { kind: 'none' };
   const cwd = effectiveCwd({ state: command.cwd, cwd: options.cwd });
-  if (cwd === undefined || command.appendsArguments) return { kind: 'anything', reason: `${name} on paths only known at run time` };
+  if (cwd === undefined || command.appendsArguments) return { kind: 'anything', reason: 'it works on paths only known at run time' };
   const { paths, unsure } = commandPaths({ name, words: command.words });
-  if (unsure.length > 0) return { kind: 'anything', reason: name };
+  if (unsure.length > 0) return { kind: 'anything', reason: unsure.join('; ') };
   const entries: string[] = [];
   for (const entry of paths) {
     const moves = entry.use === 'delete' || entry.into === true || (entry.use === 'write' && WRITES_ENTRIES.has(name));
     if (!moves) continue;
     const location = entryLocation({ entry, cwd, home });
-    if (location === undefined) return { kind: 'anything', reason: `${name} ${entry.word.text}` };
+    if (location === undefined) return { kind: 'anything', reason: `where ${entry.word.text} leads cannot be known now` };
     entries.push(location);
   }
   return entries.length === 0 ? { kind: 'none' } : { kind: 'entries', entries };
