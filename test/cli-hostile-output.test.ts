@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openApprovalsFile } from '../src/approvals/approvals-file.ts';
 import { createAuditLog } from '../src/audit/audit-log.ts';
 import { createGate } from '../src/core/gate.ts';
 import { normalizePolicy } from '../src/core/policy/normalize-policy.ts';
@@ -126,6 +127,25 @@ describe.each(HOSTILE)('every CLI output path escapes $name', ({ text, shown }) 
     const records = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(records.some((record) => record.reason === text)).toBe(true);
     expect(json.stdout).not.toContain('hunter2-do-not-log');
+  });
+});
+
+describe.each(HOSTILE)('toolgate approvals escapes $name', ({ text, shown }) => {
+  it('list (table and --json) and revoke', async () => {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'toolgate-hostile-approvals-'));
+    writeFileSync(path.join(cwd, 'toolgate.yaml'), 'tools: { read_file: allow }\n');
+    const file = openApprovalsFile({ path: path.join(cwd, '.toolgate', 'approvals.json'), redactKeys: new Set(['password']) });
+    await file.add({ tool: `deploy${text}`, identity: `id${text}`, payload: { env: text, password: 'hunter2-do-not-print' }, description: `Deploy ${text}` });
+    const listed = await runCli(['approvals', 'list'], { cwd });
+    expect(listed.code).toBe(0);
+    expectSafe(listed.stdout + listed.stderr, 'approvals list');
+    expect(listed.stdout).toContain(`deploy${shown.slice(0, 6)}`);
+    expect(listed.stdout).not.toContain('hunter2-do-not-print');
+    const json = await runCli(['approvals', 'list', '--json'], { cwd });
+    expectSafe(json.stdout + json.stderr, 'approvals list --json');
+    expect(JSON.parse(json.stdout.trim()).tool).toBe(`deploy${text}`);
+    const revoked = await runCli(['approvals', 'revoke', '--all'], { cwd });
+    expectSafe(revoked.stdout + revoked.stderr, 'approvals revoke');
   });
 });
 

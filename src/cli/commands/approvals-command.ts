@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { openApprovalsFile } from '../../approvals/approvals-file.ts';
 import { resolvePolicyPath } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
+import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
 
@@ -45,16 +46,16 @@ export async function runApprovalsCommand(argv: string[], io: CliIo): Promise<nu
     if (ids.length > 0) throw new UsageError('list takes no ids');
     const records = file.list();
     if (values.json) {
-      for (const record of records) io.stdout.write(`${JSON.stringify(record)}\n`);
+      for (const record of records) io.stdout.write(`${terminalSafeJson(record)}\n`);
       return EXIT.ok;
     }
     if (records.length === 0) {
-      io.stdout.write(`no "approve always" decisions in ${file.path}\n`);
+      io.stdout.write(`no "approve always" decisions in ${sanitizeTerminalText(file.path)}\n`);
       return EXIT.ok;
     }
     for (const record of records) {
       const safe = (text: string) => sanitizeTerminalText(text);
-      io.stdout.write(`${record.id}  ${record.created_at}  ${safe(record.tool)}${record.identity === null ? '' : ` [${safe(record.identity)}]`}\n`);
+      io.stdout.write(`${safe(record.id)}  ${safe(record.created_at)}  ${safe(record.tool)}${record.identity === null ? '' : ` [${safe(record.identity)}]`}\n`);
       io.stdout.write(`    ${safe(record.description)}\n    payload: ${safe(record.payload_preview)}\n`);
     }
     return EXIT.ok;
@@ -65,7 +66,7 @@ export async function runApprovalsCommand(argv: string[], io: CliIo): Promise<nu
     const short = ids.find((id) => id.length < 6);
     if (short !== undefined) throw new UsageError(`id ${JSON.stringify(short)} is too short: give at least 6 characters`);
     const removed = values.all === true ? file.revokeAll() : file.revoke(ids);
-    for (const record of removed) io.stdout.write(`revoked ${record.id}  ${sanitizeTerminalText(record.tool)}: ${sanitizeTerminalText(record.description)}\n`);
+    for (const record of removed) io.stdout.write(`revoked ${sanitizeTerminalText(record.id)}  ${sanitizeTerminalText(record.tool)}: ${sanitizeTerminalText(record.description)}\n`);
     if (removed.length === 0) {
       io.stderr.write('nothing matched: no approval was revoked\n');
       return EXIT.blockedOrDenied;
