@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +96,27 @@ describe('judgePath: writes and deletes', () => {
     expect((await judge('x.md', 'write', { cwd: suffixed })).decision).toBe('ask');
     expect((await judge('x.sh', 'write', { cwd: suffixed })).decision).toBe('block');
     expect((await judge('.', 'write', { cwd: suffixed, into: true })).decision).toBe('block');
+  });
+});
+
+describe('judgePath: as the kernel resolves, and hard links', () => {
+  beforeAll(() => {
+    symlinkSync('.', path.join(ws, 'sub', 'self'));
+    linkSync(path.join(root, 'outside', 'secret.txt'), path.join(ws, 'sub', 'hard.txt'));
+  });
+
+  it('applies ".." after the symlink before it, for a path that does not exist yet', async () => {
+    // Lexically ws/x; the kernel reads sub/self as ws/sub, so two ".." lead out of the zone.
+    const judgement = await judge('sub/self/../../x', 'write');
+    expect(judgement).toMatchObject({ decision: 'block', reason: expect.stringContaining(`(${JSON.stringify(path.join(root, 'x'))})`) });
+    expect((await judge('sub/self/../x', 'write')).decision).toBe('allow');
+  });
+
+  it('asks before reading or writing a file with more than one hard link, not before deleting it', async () => {
+    expect(await judge('sub/hard.txt', 'read')).toMatchObject({ decision: 'ask', reason: expect.stringMatching(/2 hard links/) });
+    expect(await judge('sub/hard.txt', 'write')).toMatchObject({ decision: 'ask', reason: expect.stringMatching(/2 hard links/) });
+    expect((await judge('sub/hard.txt', 'delete')).reason).not.toMatch(/hard links/);
+    expect((await judge('a.txt', 'read')).decision).toBe('allow');
   });
 });
 
