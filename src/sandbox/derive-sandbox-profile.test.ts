@@ -217,3 +217,18 @@ describe('deriveSandboxProfile for one call', () => {
     expect(accessOf(profile, '/etc/passwd').access).toBe('none');
   });
 });
+
+describe('deriveSandboxProfile and git\'s user configuration', () => {
+  const home: SandboxZone = { name: 'home', root: '/home/me', mode: 'rw', approval: { read: 'allow', write: 'allow', delete: 'allow' } };
+
+  it('keeps ~/.gitconfig and ~/.config/git read-only when a writable zone contains the home directory', () => {
+    for (const authority of ['policy', 'person'] as const) {
+      const profile = deriveSandboxProfile({ zones: [home], authority, network: false, homeDirectory: '/home/me' });
+      expect(accessOf(profile, '/home/me/.gitconfig').access).toBe('read-only');
+      expect(accessOf(profile, '/home/me/.config/git/config').access).toBe('read-only');
+      expect(accessOf(profile, '/home/me/.config/other').access).toBe('read-write');
+    }
+    const granted = deriveSandboxProfile({ zones: [home], authority: 'policy', network: false, homeDirectory: '/home/me', vcsMetadata: { access: 'writable' } });
+    expect(accessOf(granted, '/home/me/.gitconfig').access).toBe('read-write');
+  });
+});

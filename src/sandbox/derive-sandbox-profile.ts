@@ -89,6 +89,9 @@ export const SECRET_NAMES: readonly string[] = [
 /** The name of version-control metadata: a repository's directory, or a worktree's or submodule's `gitdir:` file. */
 export const VCS_METADATA_NAME = '.git';
 
+/** git's configuration in a home directory, protected like `.git` (`sandbox.vcs_metadata`) when a zone makes it writable. */
+export const USER_VCS_CONFIGURATION: readonly string[] = ['.gitconfig', '.config/git'];
+
 export interface DeriveSandboxProfileOptions {
   /**
    * The policy's zones, as plain data (the file tools' `Zone` has this shape).
@@ -166,16 +169,18 @@ export function deriveSandboxProfile(options: DeriveSandboxProfileOptions): Sand
   }
   for (const extra of options.extraReadOnly ?? []) readOnly.push({ path: normalizeSandboxPath(extra), source: 'extra read-only' });
 
+  const home = options.homeDirectory === undefined ? os.homedir() : options.homeDirectory;
   const zonesOnly: SandboxProfile = { writable, readOnly, hidden: [], network: { mode: 'none' }, privateTemporaryDirectory: true };
   if (!vcsMetadataWritable(options.vcsMetadata?.access ?? 'read_only', authority)) {
-    const metadata = [...writable.map((rule) => `${rule.path}/${VCS_METADATA_NAME}`), ...(options.vcsMetadata?.paths ?? [])].map(normalizeSandboxPath);
-    for (const entry of new Set(metadata)) {
+    const metadata = [...writable.map((rule) => `${rule.path}/${VCS_METADATA_NAME}`), ...(options.vcsMetadata?.paths ?? [])];
+    // git reads its user configuration from the home directory too (a zone on ~ would make it writable): hooks and fsmonitor can be set there.
+    if (home !== '' && path.isAbsolute(home)) metadata.push(...USER_VCS_CONFIGURATION.map((name) => path.join(home, name)));
+    for (const entry of new Set(metadata.map(normalizeSandboxPath))) {
       if (accessOf(zonesOnly, entry).access === 'read-write') readOnly.push({ path: entry, source: 'version-control metadata' });
     }
   }
 
   const visible: SandboxProfile = { writable, readOnly, hidden: [], network: { mode: 'none' }, privateTemporaryDirectory: true };
-  const home = options.homeDirectory === undefined ? os.homedir() : options.homeDirectory;
   const secretParents = options.zones.map((zone) => normalizeSandboxPath(zone.root));
   if (home !== '' && path.isAbsolute(home)) secretParents.push(normalizeSandboxPath(home));
   for (const parent of new Set(secretParents)) {

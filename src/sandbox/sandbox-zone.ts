@@ -33,8 +33,9 @@ export interface SandboxZone {
 export type CallAuthority = 'policy' | 'person';
 
 /**
- * What commands may do to version-control metadata (`.git`) inside writable
- * zones (policy key `sandbox.vcs_metadata`):
+ * What commands may do to version-control metadata inside writable zones
+ * (policy key `sandbox.vcs_metadata`): every `.git`, and git's user
+ * configuration (`~/.gitconfig`, `~/.config/git`) when a zone holds it:
  *
  * - `read_only` (the default): no command writes it; `git status` and
  *   `git log` work, `git add` and `git commit` do not.

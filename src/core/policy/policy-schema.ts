@@ -191,7 +191,7 @@ export const policySchema = z
         vcs_metadata: z
           .enum(['read_only', 'writable_when_approved', 'writable'])
           .optional()
-          .describe('Whether shell commands may write .git inside writable zones: read_only (default), writable_when_approved (only commands a person approved), writable.'),
+          .describe('Whether shell commands may write .git (and ~/.gitconfig, ~/.config/git) inside writable zones: read_only (default), writable_when_approved (only commands a person approved), writable.'),
         profile: z
           .strictObject({
             read_write: z.array(z.string()).optional().describe('Paths commands may write (relative to the policy file).'),
