@@ -137,6 +137,15 @@ describe("toolgate's own state cannot be swapped through the folders above it (s
     expect(await forgeryTrusted(project)).toBe(false);
   });
 
+  it("still knows the state's folders when the operator's sandbox.profile hides the state too", async () => {
+    const project = createProject({ sandbox: 'off, profile: { read_write: [ws], hidden: [ws/state/approvals.json] }' });
+    const { gate } = await gateFor(project, 'approve_all');
+    for (const command of ['rm -r state', 'mv state state.old', 'ln -sfn fake state']) {
+      expect((await gate.evaluate({ tool: 'shell', args: { command }, callId: 'c' }, { sessionId: 's' })).kind, command).toBe('block');
+    }
+    await gate.close();
+  });
+
   it('blocks creating a folder that would hold the approvals file before toolgate first creates it', async () => {
     const project = createProject({ approvals: 'ws/later/approvals.json' });
     const { gate, attempt } = await gateFor(project, 'approve_all');

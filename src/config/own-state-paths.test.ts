@@ -48,5 +48,7 @@ describe('ownStateConcern', () => {
     ];
     expect(ownStateConcern({ absolute: '/p/ws/state', operation: 'delete', hidden })?.decision).toBe('block');
     expect(ownStateConcern({ absolute: '/p/ws/keys', operation: 'delete', hidden })).toBeUndefined();
+    // Hidden by the operator's sandbox.profile as well: still toolgate's own.
+    expect(ownStateConcern({ absolute: '/p/ws/state', operation: 'delete', hidden: [{ path: '/p/ws/state/approvals.json', source: 'protected ∩ operator hidden' }] })?.decision).toBe('block');
   });
 });

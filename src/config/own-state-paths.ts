@@ -69,7 +69,8 @@ export function ownStateConcern(options: {
   if (options.operation === 'read') return undefined;
   const absolute = path.resolve(options.absolute);
   const shown = options.shown ?? absolute;
-  const owned = [...(options.ownPaths ?? []), ...(options.hidden ?? []).filter((rule) => rule.source === OWN_FILE_SOURCE).map((rule) => rule.path)];
+  // An operator's profile that hides the same path makes its source `protected ∩ operator hidden` (intersectProfiles).
+  const owned = [...(options.ownPaths ?? []), ...(options.hidden ?? []).filter((rule) => rule.source.split(' ∩ ').includes(OWN_FILE_SOURCE)).map((rule) => rule.path)];
   for (const own of owned) {
     const file = path.resolve(own);
     if (isSameOrInside(absolute, file)) return { decision: 'block', reason: `${shown}, one of toolgate's own files (${file}); no tool may change them` };
