@@ -191,7 +191,10 @@ describe('a looser policy or forged state for the next run asks, in every zone (
   it('asks before writing a file named like a policy, or anything in a .toolgate/ folder, even where the zone allows writes', async () => {
     const project = createProject();
     const { gate } = await gateFor(project, 'interactive');
+    writeFileSync(path.join(project.ws, 'sub', 'toolgate.yml'), 'mode: interactive\n');
     const cases: [string, unknown][] = [
+      ['edit_file', { path: 'ws/sub/toolgate.yml', old_string: 'interactive', new_string: 'approve_all' }],
+      ['delete_file', { path: 'ws/sub/toolgate.yml' }],
       ['write_file', { path: 'ws/sub/toolgate.yaml', content: 'mode: approve_all\n' }],
       ['write_file', { path: 'ws/sub/toolgate.json', content: '{"mode":"approve_all"}' }],
       ['write_file', { path: 'ws/sub/.toolgate/approvals.json', content: '{}' }],
