@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { PresentedRequest } from '../../core/approver.ts';
 import { defaultRequest } from '../../core/run-tool-check.ts';
 import { DEFAULT_REDACT_KEYS } from '../../core/redact.ts';
-import { renderApproval } from './render-approval.ts';
+import { renderApproval, renderApprovalGroup } from './render-approval.ts';
 
 async function presented(args: Record<string, unknown>, description = 'Send an email'): Promise<PresentedRequest> {
   const call = { tool: 'send_email', args, callId: 'c1' };
@@ -110,5 +110,25 @@ describe('renderApproval: reading order', () => {
     const { text } = renderApproval({ request, color: false, width: 200 });
     expect(text).toContain('path "a\\u202e\\u001b]0;x\\u0007.txt"');
     expect(text).not.toMatch(/[\x1b\x07\u202e]/);
+  });
+
+  it('a batch says what [s] covers for each request, the first few and the rest in the full view', () => {
+    const requests: PresentedRequest[] = Array.from({ length: 6 }, (_, index) => ({
+      tool: 'write_file',
+      description: `Write f${index}.txt`,
+      payload: { zone: 'workspace', path: `f${index}.txt` },
+      required: true,
+      groupId: 'g',
+      presentation: { type: 'text', content: 'x' },
+      call: { tool: 'write_file', args: { path: `ws/f${index}.txt`, content: 'x' }, callId: `c${index}` },
+      context: { sessionId: 's' },
+    }));
+    const { text, truncated } = renderApprovalGroup({ requests, color: false, width: 160 });
+    expect(truncated).toBe(true);
+    expect(text).toContain('[s] covers for [1] later write_file calls in this session with the same zone "workspace" and path "f0.txt", whatever their content');
+    expect(text).toContain('[s] covers for [4] ');
+    expect(text).not.toContain('[s] covers for [5] ');
+    expect(text).toContain('… and for 2 more — press [v] to view all');
+    expect(renderApprovalGroup({ requests, color: false, width: 160, full: true }).text).toContain('[s] covers for [6] ');
   });
 });

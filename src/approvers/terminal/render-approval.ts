@@ -123,7 +123,10 @@ export function renderApprovalGroup(options: RenderApprovalGroupOptions): Render
   const sections: Section[] = [];
   if (head.length > 0) sections.push({ rows: head });
   sections.push(...entries);
-  sections.push({ rows: wrapLines(keysToLines(context, options.keys ?? DEFAULT_GROUP_APPROVAL_KEYS), context.innerWidth) });
+  const groupKeys = options.keys ?? DEFAULT_GROUP_APPROVAL_KEYS;
+  const scopes = groupSessionScopeLines(context, requests, groupKeys);
+  truncated ||= scopes.truncated;
+  sections.push({ rows: wrapLines([...keysToLines(context, groupKeys), ...scopes.lines], context.innerWidth) });
   return { text: drawBox({ context, title: title.pieces, sections }), truncated };
 }
 
@@ -260,14 +263,30 @@ function descriptionBudget(context: RenderContext): number | undefined {
  */
 function sessionScopeLines(request: PresentedRequest, keys: string): LogicalLine[] {
   if (!keys.includes('[s]')) return [];
+  return [sessionScopeLine(request, '[s] covers ')];
+}
+
+/** Entries whose `[s]` coverage is spelled out before the rest is left to the full view. */
+const GROUP_SCOPE_LINES = 4;
+
+/** For a batch, what `[s]` covers for each request (the first few; all of them in the full view). */
+function groupSessionScopeLines(context: RenderContext, requests: readonly PresentedRequest[], keys: string): { lines: LogicalLine[]; truncated: boolean } {
+  if (!keys.includes('[s]') || requests.length === 0) return { lines: [], truncated: false };
+  const shown = context.full ? requests.length : Math.min(requests.length, GROUP_SCOPE_LINES);
+  const lines = requests.slice(0, shown).map((request, index) => sessionScopeLine(request, `[s] covers for [${index + 1}] `));
+  if (shown < requests.length) lines.push(plainLine(`… and for ${requests.length - shown} more — press [v] to view all`, ['dim']));
+  return { lines, truncated: shown < requests.length };
+}
+
+function sessionScopeLine(request: PresentedRequest, prefix: string): LogicalLine {
   let text: string;
   try {
     text = sessionApprovalScope({ request, call: request.call }).text;
   } catch {
     text = 'later calls with an equal approval payload';
   }
-  const segments = sanitizeTerminalSegments(`[s] covers ${text}`, { collapse: true });
-  return [{ pieces: styled(segments, ['dim']), continuation: [{ text: '    ', kind: 'text', styles: [] }], wordWrap: true }];
+  const segments = sanitizeTerminalSegments(`${prefix}${text}`, { collapse: true });
+  return { pieces: styled(segments, ['dim']), continuation: [{ text: '    ', kind: 'text', styles: [] }], wordWrap: true };
 }
 
 function keysToLines(context: RenderContext, keys: string): LogicalLine[] {
