@@ -218,6 +218,24 @@ describe('a command nobody approved, in a zone whose writes ask and deletes are 
     });
   }
 
+  it('cannot reach it through links made earlier in the same line, or .. after a symlink (straight through bwrap)', async () => {
+    const project = await createProject();
+    mkdirSync(project.at('guarded', 'sub'));
+    const command = [
+      `ln -s ${project.at('guarded')} g && echo x > g/through-link.txt`,
+      `ln -s ${project.at('guarded', 'sub')} s && echo x > s/../through-dotdot.txt`,
+      'rm -f g/victim.txt s/../victim.txt',
+      `cp -r ${project.at('guarded')} copy && rm -rf g/`,
+    ].join('; ');
+    await runInSandbox(project, { authority: 'policy', cwd: project.at('scratch'), command });
+    // The links themselves were made in the zone that allows it; nothing went through them.
+    expect(existsSync(project.at('scratch', 'g'))).toBe(true);
+    expect(existsSync(project.at('guarded', 'through-link.txt'))).toBe(false);
+    expect(existsSync(project.at('guarded', 'through-dotdot.txt'))).toBe(false);
+    expect(readFileSync(project.at('guarded', 'victim.txt'), 'utf8')).toBe('VICTIM\n');
+    expect(readFileSync(project.at('guarded', 'untracked.txt'), 'utf8')).toBe('UNTRACKED\n');
+  });
+
   it('can still read there: git status and git log work', async () => {
     const project = await createProject();
     const status = await runUnapproved(project, { cwd: project.at('guarded'), command: 'git status --short && git log --oneline' });

@@ -35,6 +35,14 @@ describe('seatbeltProfile', () => {
     expect(lines).toContain('(allow file-read* (subpath "/usr"))');
   });
 
+  it('keeps .git read-only after the zone that contains it, and denies an unapproved command a zone whose writes ask', () => {
+    expect(lines.indexOf('(deny file-write* (subpath "/Users/me/project/ws/.git"))')).toBeGreaterThan(lines.indexOf('(allow file-read* file-write* (subpath "/Users/me/project/ws"))'));
+    const unapproved = seatbeltProfile(deriveSandboxProfile({ zones, authority: 'policy', network: false, platform: 'darwin', homeDirectory: '/Users/me' }));
+    expect(unapproved).not.toContain('(allow file-read* file-write* (subpath "/Users/me/project/ws"))');
+    expect(unapproved).toContain('(allow file-read* (subpath "/Users/me/project/ws"))');
+    expect(unapproved).toContain('(deny file-write* (subpath "/Users/me/project/ws"))');
+  });
+
   it('limits a suffix zone\'s writes by regex', () => {
     expect(lines).toContain('(deny file-write* (subpath "/Users/me/notes"))');
     expect(lines).toContain('(allow file-write* (regex #"^/Users/me/notes/(.*/)?[^/]*(\\.md)$"))');
