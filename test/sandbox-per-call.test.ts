@@ -417,6 +417,11 @@ describe('through the gate', () => {
       project.shell.execute({ command: 'echo x > x.txt', cwd: project.at('guarded') }, { authorization: { decision: 'approved', payload: { command: 'echo harmless', cwd: project.at('guarded') } } }),
     ).rejects.toThrow(/not the command that was approved/);
     expect(existsSync(project.at('guarded', 'x.txt'))).toBe(false);
+    // The same line approved in another directory is not approved here.
+    await expect(
+      project.shell.execute({ command: 'echo x > x.txt', cwd: project.at('guarded') }, { authorization: { decision: 'approved', payload: { command: 'echo x > x.txt', cwd: project.at('scratch') } } }),
+    ).rejects.toThrow(/another working directory/);
+    expect(existsSync(project.at('guarded', 'x.txt'))).toBe(false);
   });
 });
 

@@ -164,12 +164,12 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
         throw new ShellCommandRefusedError({ command, reasons: ['it is not the command that was approved'] });
       }
       const { authorization } = executionOptions;
-      if (authorization?.decision === 'approved' && !approvedPayloadMatches(authorization.payload, command)) {
-        throw new ShellCommandRefusedError({ command, reasons: ['it is not the command that was approved'] });
-      }
       // Decided again here, so that a caller skipping the gate still cannot run a blocked command.
       const verdict = await decide({ ...parsed.data, cwd: parsed.data.cwd ?? defaultZone?.root });
       if (verdict.decision === 'block' || verdict.cwd === undefined) throw new ShellCommandRefusedError({ command, reasons: verdict.reasons });
+      if (authorization?.decision === 'approved' && !approvedPayloadMatches({ payload: authorization.payload, command, cwd: verdict.cwd })) {
+        throw new ShellCommandRefusedError({ command, reasons: ['it is not the command that was approved (another command line, or another working directory)'] });
+      }
       if (authorization?.decision === 'allow' && verdict.decision !== 'allow') {
         throw new ShellCommandRefusedError({ command, reasons: ['it was allowed without asking, but now needs a person\'s approval (something it touches changed): call it again', ...verdict.reasons] });
       }
@@ -205,10 +205,17 @@ function authorityOf(executionOptions: ToolExecutionOptions): CallAuthority {
   return executionOptions.authorization?.decision === 'approved' ? 'person' : 'policy';
 }
 
-/** An approval for a payload is for that command line; another line is not approved by it. */
-function approvedPayloadMatches(payload: unknown, command: string): boolean {
+/**
+ * An approval for a payload (`{command, cwd}`, what `approvalRequest` asks
+ * about) is for that command line in that directory, nothing else. No
+ * payload: the person approved the arguments as edited, which are these.
+ */
+function approvedPayloadMatches(options: { payload: unknown; command: string; cwd: string }): boolean {
+  const { payload } = options;
   if (payload === undefined) return true;
-  return typeof payload === 'object' && payload !== null && (payload as { command?: unknown }).command === command;
+  if (typeof payload !== 'object' || payload === null) return false;
+  const approved = payload as { command?: unknown; cwd?: unknown };
+  return approved.command === options.command && (approved.cwd === undefined || approved.cwd === options.cwd);
 }
 
 function problemsOf(error: z.ZodError): string[] {
