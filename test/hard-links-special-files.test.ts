@@ -167,6 +167,11 @@ describe('judged: hard links and special files', () => {
     expect(await fixture.decide(tool, args)).toMatchObject({ decision: expected });
   });
 
+  it('rsync --link-dest hard-links into the copy, so its directory must be writable', async () => {
+    expect(await fixture.decide('shell', { command: `rsync -a --link-dest=${fixture.docs} ./ ../backup/` })).toMatchObject({ decision: 'block' });
+    expect(await fixture.decide('shell', { command: `rsync -a --link-dest=${fixture.outside} ./ copy/` })).toMatchObject({ decision: 'block' });
+  });
+
   it('toolgate check says the same, with the reason', async () => {
     expect(await fixture.check('read_file', { path: 'ws/hard-secret.txt' })).toMatchObject({ decision: 'ask' });
     expect(await fixture.check('read_file', { path: 'ws/pipe' })).toMatchObject({ decision: 'block', reason: expect.stringMatching(/FIFO/) });

@@ -165,7 +165,10 @@ function remoteCopy(name: 'rsync' | 'scp'): PathHandler {
       if (scanned.options.some((option) => option.name.startsWith('--del'))) paths.push({ word: destination, use: 'delete', into: true });
     }
     paths.push(
-      ...reads(optionValues(scanned, ['--exclude-from', '--include-from', '--files-from', '--password-file', '--compare-dest', '--copy-dest', '--link-dest', '--read-batch', '-F', '-i'])),
+      ...reads(optionValues(scanned, ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch', '-F', '-i'])),
+      // Relative to the destination, as rsync reads them; --link-dest hard-links its files into the copy, so they must be writable too.
+      ...optionValues(scanned, ['--compare-dest', '--copy-dest']).map((word): PathArgument => ({ word, use: 'read', ...(destination === undefined ? {} : { base: destination }) })),
+      ...optionValues(scanned, ['--link-dest']).map((word): PathArgument => ({ word, use: 'write', into: true, ...(destination === undefined ? {} : { base: destination }) })),
       ...uses(optionValues(scanned, ['--log-file', '--write-batch', '--only-write-batch']), 'write'),
       ...optionValues(scanned, ['--backup-dir', '-T', '--temp-dir']).map((word): PathArgument => ({ word, use: 'write', into: true })),
       ...unknownOptionReads(words, scanned),
