@@ -168,7 +168,8 @@ describe('judged: hard links and special files', () => {
   });
 
   it('rsync --link-dest hard-links into the copy, so its directory must be writable', async () => {
-    expect(await fixture.decide('shell', { command: `rsync -a --link-dest=${fixture.docs} ./ ../backup/` })).toMatchObject({ decision: 'block' });
+    // docs is readable: a plain read of it would be allowed.
+    expect(await fixture.decide('shell', { command: `rsync -a --link-dest=${fixture.docs} ./ copy/` })).toMatchObject({ decision: 'block', reason: expect.stringMatching(/read-only/) });
     expect(await fixture.decide('shell', { command: `rsync -a --link-dest=${fixture.outside} ./ copy/` })).toMatchObject({ decision: 'block' });
   });
 
