@@ -328,6 +328,12 @@ describe('what each decision grants', () => {
     const unapproved = await runUnapproved(project, { cwd: project.at('scratch'), command: `cat ${project.at('private', 'diary.txt')}` });
     expect(unapproved.stdout).not.toContain('PRIVATE-DIARY');
     await expect(runUnapproved(project, { cwd: project.at('private'), command: 'ls' })).rejects.toThrow(/not visible inside the sandbox/);
+    // So a command the rules allow asks there, rather than being refused when it runs.
+    expect(await project.shell.checkApproval({ tool: 'shell', args: { command: 'echo hi', cwd: project.at('private') }, callId: 'c1' }, { sessionId: 's1', signal: new AbortController().signal })).toMatchObject({
+      description: expect.stringContaining('shows only to a command a person approved'),
+    });
+    const approvedThere = await runApproved(project, { cwd: project.at('private'), command: 'echo hi' });
+    expect(approvedThere.stdout).toBe('hi\n');
     const command = `cat ${project.at('private', 'diary.txt')}`;
     const approved = await runApproved(project, { cwd: project.at('scratch'), command });
     expect(approved.stdout).toContain('PRIVATE-DIARY');

@@ -97,7 +97,7 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     sandbox !== undefined &&
     (zones.some((zone) => zone.mode === 'rw' && zone.approval.write === 'allow' && zone.approval.delete !== 'allow') ||
       (profileOptions.vcsMetadata?.access === 'writable_when_approved' && zones.some((zone) => zone.mode === 'rw' && zone.approval.write === 'allow')));
-  const unapprovedProfile = narrowedForUnapproved ? deriveSandboxProfile({ ...profileOptions, authority: 'policy' }) : undefined;
+  const unapprovedProfile = sandbox === undefined ? undefined : deriveSandboxProfile({ ...profileOptions, authority: 'policy' });
 
   /** The working directory: inside a zone and an existing directory, or the reason it is not. */
   async function workingDirectory(requested: string | undefined): Promise<{ ok: true; cwd: string } | { ok: false; reason: string }> {
@@ -118,6 +118,11 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     }
     const verdict = await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile, network: profile.network });
     if (verdict.decision !== 'allow' || unapprovedProfile === undefined) return { ...verdict, cwd: directory.cwd };
+    if (profileAccess(unapprovedProfile, directory.cwd).access === 'none') {
+      const reason = 'its working directory is in a zone whose reads need approval, which the OS sandbox shows only to a command a person approved';
+      return { decision: 'ask', findings: [...verdict.findings, { decision: 'ask', subject: args.command, reason, rule: null, via: undefined }], reasons: [`${args.command}: ${reason}`], rule: undefined, cwd: directory.cwd };
+    }
+    if (!narrowedForUnapproved) return { ...verdict, cwd: directory.cwd };
     const unapproved = await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile: unapprovedProfile, network: unapprovedProfile.network });
     if (unapproved.decision === 'allow') return { ...verdict, cwd: directory.cwd };
     const note = 'the OS sandbox lets only a command a person approved write there';
