@@ -45,6 +45,7 @@ describe('decideLayoutChanges', () => {
     ['ln -s ../docs d && cat *', ['cat *']],
     ['for i in 1 2; do cat d/x; ln -s ../docs d; done', ['cat d/x']],
     ['eval "ln -s ../docs d"; tee d/x', ['ln -s ../docs d', 'tee d/x']],
+    ['ln -s ../docs src-link; tee src/docs/x', ['tee src/docs/x']],
   ])('%s asks for %j', async (line, expected) => {
     expect(await subjects(line)).toEqual(expected);
   });

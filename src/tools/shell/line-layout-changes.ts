@@ -166,15 +166,20 @@ function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: 
   for (const entry of paths) {
     const moves = entry.use === 'delete' || entry.into === true || (entry.use === 'write' && WRITES_ENTRIES.has(name));
     if (!moves) continue;
-    const location = entryLocation({ entry, cwd, home });
-    if (location === undefined) return { kind: 'anything', reason: `where ${entry.word.text} leads cannot be known now` };
-    entries.push(location);
+    const locations = entryLocations({ entry, cwd, home });
+    if (locations === undefined) return { kind: 'anything', reason: `where ${entry.word.text} leads cannot be known now` };
+    entries.push(...locations);
   }
   return entries.length === 0 ? { kind: 'none' } : { kind: 'entries', entries };
 }
 
-/** Where an entry a command changes lies: its directory followed, its own name not (`rm link` removes the link). */
-function entryLocation(options: { entry: PathArgument; cwd: string; home: string }): string | undefined {
+/**
+ * Where an entry a command changes lies: its directory followed and its
+ * own name not (`rm link` removes the link), and also with its name
+ * followed, since a symlink to a directory as a destination is followed
+ * (`ln -s x dirlink` makes `dir/x`).
+ */
+function entryLocations(options: { entry: PathArgument; cwd: string; home: string }): string[] | undefined {
   const { entry, home } = options;
   let cwd = options.cwd;
   if (entry.base !== undefined) {
@@ -187,8 +192,10 @@ function entryLocation(options: { entry: PathArgument; cwd: string; home: string
   // A glob changes entries of the directory before its first pattern: that directory counts whole.
   const value = word.kind === 'pattern' ? literalDirectory(word.value) : wordPath(word, home);
   if (value === undefined) return undefined;
-  const walk = walkKernelPath({ input: value, cwd, keepLast: true });
-  return walk.ok ? walk.end : undefined;
+  const itself = walkKernelPath({ input: value, cwd, keepLast: true });
+  const followed = walkKernelPath({ input: value, cwd });
+  if (!itself.ok || !followed.ok) return undefined;
+  return itself.end === followed.end ? [itself.end] : [itself.end, followed.end];
 }
 
 /** The paths `command` uses, each with the directory it is relative to; 'unknown' when its words do not say. */
