@@ -447,3 +447,11 @@ describe('the built-in tools a policy file configures', () => {
     expect(readFileSync(project.at('guarded', 'from-runtime.txt'), 'utf8')).toBe('x\n');
   });
 });
+
+describe('createShellTool', () => {
+  it('refuses the old fixed-profile wrapCommand option rather than run commands unsandboxed', async () => {
+    const project = await createProject();
+    const legacy = { policy: project.policy, zones: project.zones, cwd: project.root, wrapCommand: () => ({ command: 'bwrap', args: [] }) };
+    expect(() => createShellTool(legacy as Parameters<typeof createShellTool>[0])).toThrow(/no longer takes wrapCommand/);
+  });
+});

@@ -6,6 +6,7 @@ import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import { durationMs } from '../../core/policy/normalize-policy.ts';
 import type { Policy } from '../../core/policy/policy.ts';
 import { blockCall } from '../../core/tool-declaration.ts';
@@ -77,6 +78,13 @@ const MAX_DESCRIPTION_REASONS = 600;
  * const gate = createGate({ policy, tools: [shell] });
  */
 export function createShellTool(options: { policy: Policy; zones: readonly Zone[]; cwd: string; sandbox?: ShellSandbox }): ShellTool {
+  if ('wrapCommand' in options) {
+    // The old option ran every command under one fixed profile; ignoring it would run them with no sandbox at all.
+    throw new ToolgateError({
+      code: 'SANDBOX_PROFILE_INVALID',
+      message: 'createShellTool no longer takes wrapCommand: pass sandbox: { wrap: wrapWithBwrap } (or wrapWithSeatbelt), and the shell tool makes each call\'s profile',
+    });
+  }
   const { zones } = options;
   const rules = shellRulesFromPolicy({ policy: options.policy, zones });
   const section = options.policy.document.shell ?? {};
