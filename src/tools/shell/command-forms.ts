@@ -396,13 +396,16 @@ export function commandSpec(name: string): CommandSpec | undefined {
 }
 
 /**
- * The program a name surely is, for the names that only carry a version
- * (`pip3.12` is `pip`): block and ask rules on `pip` apply to them.
+ * The program a name may be, for names that only carry a version (`pip3.12`
+ * is `pip`) or differ in case (`GIT` runs git on a case-insensitive
+ * filesystem): block and ask rules on `pip` and `git` apply to them.
  *
  * @example
  * programFamily('pip3') // 'pip'
  */
 export function programFamily(name: string): string {
-  if (name.startsWith('pip') && /^pip[0-9.]*$/.test(name)) return 'pip';
-  return name;
+  // On a case-insensitive filesystem (macOS) `GIT` runs git.
+  const lower = name.toLowerCase();
+  if (lower.startsWith('pip') && /^pip[0-9.]*$/.test(lower)) return 'pip';
+  return lower;
 }

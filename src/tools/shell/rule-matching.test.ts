@@ -66,13 +66,41 @@ describe('matchRule, two-sided', () => {
     expect(matchRule(pods, first('kubectl delete po x'))).toBe('yes');
     expect(matchRule(pods, first('kubectl -n prod delete pod x'))).toBe('yes');
     expect(matchRule(pods, first('kubectl delete svc x'))).toBe('no');
+    expect(matchRule(pods, first('kubectl delete pod/web'))).toBe('yes');
+    expect(matchRule(pods, first('kubectl delete pods.v1 web'))).toBe('yes');
+    // Several types, all of them, or a manifest whose contents are not known.
+    expect(matchRule(pods, first('kubectl delete svc,po web'))).toBe('maybe');
+    expect(matchRule(pods, first('kubectl delete all --all'))).toBe('maybe');
+    expect(matchRule(pods, first('kubectl delete -f manifest.yaml'))).toBe('maybe');
+    expect(matchRule(pods, first('kubectl delete --filename=manifest.yaml'))).toBe('maybe');
+  });
+
+  it('finds an option the rule names before the subcommand where the program takes options anywhere', () => {
+    const global = rule('npm install -g', 'block');
+    expect(matchRule(global, first('npm install -g x'))).toBe('yes');
+    expect(matchRule(global, first('npm -g install x'))).toBe('yes');
+    expect(matchRule(global, first('npm --global i x'))).toBe('yes');
+    expect(matchRule(global, first('npm i x --global'))).toBe('yes');
+    expect(matchRule(global, first('npm i x'))).toBe('no');
+    // An allow rule keeps to its words' order: what stands between them must be known to be harmless.
+    const dryRun = rule('npm install --dry-run', 'allow');
+    expect(matchRule(dryRun, first('npm install --dry-run x'))).toBe('yes');
+    expect(matchRule(dryRun, first('npm install x --dry-run'))).toBe('maybe');
+    expect(matchRule(dryRun, first('npm install --foo --dry-run'))).toBe('maybe');
+    // git's options before the subcommand are git's own, not the subcommand's.
+    expect(matchRule(rule('git push -v', 'block'), first('git -v push'))).toBe('no');
+  });
+
+  it('treats a name differing only in case as maybe the program (case-insensitive filesystems)', () => {
+    expect(matchRuleDetail(rule('git push', 'block'), first('GIT push'))).toMatchObject({ match: 'maybe', why: 'on a case-insensitive filesystem GIT runs git' });
+    expect(matchRule(rule('git', 'allow'), first('GIT status'))).toBe('no');
   });
 
   it('matches option words in any spelling a program accepts, as maybe', () => {
     const force = rule('git push --force', 'block');
     expect(matchRule(force, first('git push --force origin'))).toBe('yes');
     expect(matchRule(force, first('git push -f origin'))).toBe('yes');
-    expect(matchRule(force, first('git push origin --force'))).toBe('maybe');
+    expect(matchRule(force, first('git push origin --force'))).toBe('yes');
     expect(matchRule(force, first('git push --forc origin'))).toBe('maybe');
     expect(matchRule(force, first('git push -uf origin'))).toBe('maybe');
     expect(matchRule(force, first('git push origin main'))).toBe('no');
@@ -83,6 +111,8 @@ describe('matchRule, two-sided', () => {
     expect(matchRule(rmrf, first('rm -r -f x'))).toBe('maybe');
     expect(matchRule(rmrf, first('rm -fr x'))).toBe('maybe');
     expect(matchRule(rmrf, first('rm --recursive --force x'))).toBe('maybe');
+    expect(matchRule(rmrf, first('rm x -rf'))).toBe('yes');
+    expect(matchRule(rmrf, first('rm -- -rf'))).toBe('no');
     expect(matchRule(rmrf, first('rm -r x'))).toBe('no');
     expect(matchRule(rmrf, first('rm x'))).toBe('no');
   });

@@ -155,12 +155,14 @@ export function readCommand(options: { spec: CommandSpec; words: readonly ShellW
 
 /**
  * Matches a rule form against one reading of a command (`words[0]` is the
- * name, already matched). `yes` means surely, under this reading.
+ * name, already matched). `yes` means surely, under this reading. For a
+ * `restrictive` (block or ask) rule, an option it names counts wherever it
+ * stands before `--`; for an allow rule only right after the words before it.
  *
  * @example
- * matchReading({ form, reading, words, appendsArguments: false }).status // 'yes'
+ * matchReading({ form, reading, words, appendsArguments: false, restrictive: true }).status // 'yes'
  */
-export function matchReading(options: { form: RuleForm; reading: CommandReading | undefined; words: readonly ShellWord[]; appendsArguments: boolean }): FormMatch {
+export function matchReading(options: { form: RuleForm; reading: CommandReading | undefined; words: readonly ShellWord[]; appendsArguments: boolean; restrictive: boolean }): FormMatch {
   const { form, reading, words } = options;
   const positions = [0];
   let harmless = true;
@@ -195,17 +197,27 @@ export function matchReading(options: { form: RuleForm; reading: CommandReading 
   }
   const table = form.spec === undefined ? undefined : level === undefined ? form.spec.root.options : level.options;
   const anywhere = form.spec?.optionsAnywhere === true ? form.spec.root.options : undefined;
-  const walk = walkAfter({ words, start, after: form.after, table, anywhere, aliases: level?.argumentAliases });
+  let after = form.after;
+  if (anywhere !== undefined && reading !== undefined && after.some(isOptionLike)) {
+    // `npm -g install x` is `npm install -g x`: an option the rule names may stand before the subcommand.
+    after = after.filter((expected) => {
+      if (!isOptionLike(expected)) return true;
+      const found = reading.skipped.find((option) => option.index < start && sameWord({ value: words[option.index]!.value, expected, table: anywhere, aliases: undefined }));
+      if (found !== undefined) positions.push(found.index);
+      return found === undefined;
+    });
+  }
+  const walk = walkAfter({ words, start, after, table, anywhere, aliases: level?.argumentAliases, restrictive: options.restrictive });
   if (walk.sure) return { status: sure ? 'yes' : 'maybe', harmless: harmless && walk.harmless, positions: [...positions, ...walk.positions] };
   if (walk.ranOut && options.appendsArguments) return { status: 'maybe', harmless: false, positions };
-  if (!mayFollow({ words, start, after: form.after, table, appendsArguments: options.appendsArguments, aliases: level?.argumentAliases })) return NO;
+  if (!mayFollow({ words, start, optionStart: anywhere === undefined ? start : 1, after, table, appendsArguments: options.appendsArguments, aliases: level?.argumentAliases })) return NO;
   return { status: 'maybe', harmless: false, positions };
 }
 
 const NO: FormMatch = { status: 'no', harmless: false, positions: [] };
 
 /** The rule's remaining words, in order, each right after the one before, skipping only options the grammar knows. */
-function walkAfter(options: { words: readonly ShellWord[]; start: number; after: readonly string[]; table: OptionTable | undefined; anywhere: OptionTable | undefined; aliases: ReadonlyMap<string, string> | undefined }): { sure: boolean; harmless: boolean; ranOut: boolean; positions: number[] } {
+function walkAfter(options: { words: readonly ShellWord[]; start: number; after: readonly string[]; table: OptionTable | undefined; anywhere: OptionTable | undefined; aliases: ReadonlyMap<string, string> | undefined; restrictive: boolean }): { sure: boolean; harmless: boolean; ranOut: boolean; positions: number[] } {
   const { words, after, table } = options;
   let index = options.start;
   let harmless = true;
@@ -220,6 +232,16 @@ function walkAfter(options: { words: readonly ShellWord[]; start: number; after:
         index++;
         break;
       }
+      if (options.restrictive && isOptionLike(expected)) {
+        // Programs take options after their arguments too (`npm i x --global`, `rm x -rf`): for a block or ask rule, anywhere before `--` counts.
+        const end = words.findIndex((candidate, at) => at >= index && candidate.value === '--');
+        const at = words.findIndex((candidate, position) => position >= index && (end === -1 || position < end) && candidate.kind === 'static' && sameWord({ value: candidate.value, expected, table, aliases: undefined }));
+        if (at !== -1) {
+          positions.push(at);
+          harmless = false;
+          break;
+        }
+      }
       if (!isOptionLike(word.value) || table === undefined) return { sure: false, harmless, ranOut: false, positions };
       let kind = optionKind(word.value, table);
       if (kind.kind === 'unknown' && options.anywhere !== undefined) kind = optionKind(word.value, options.anywhere);
@@ -232,20 +254,22 @@ function walkAfter(options: { words: readonly ShellWord[]; start: number; after:
 }
 
 /** Whether the rule's remaining words may all be among the command's: options anywhere (in any spelling), other words in order. */
-function mayFollow(options: { words: readonly ShellWord[]; start: number; after: readonly string[]; table: OptionTable | undefined; appendsArguments: boolean; aliases: ReadonlyMap<string, string> | undefined }): boolean {
-  const { words, after, table } = options;
+function mayFollow(options: { words: readonly ShellWord[]; start: number; optionStart: number; after: readonly string[]; table: OptionTable | undefined; appendsArguments: boolean; aliases: ReadonlyMap<string, string> | undefined }): boolean {
+  const { words, after, table, aliases } = options;
   const region = words.slice(options.start);
   if (options.appendsArguments) return true;
+  // `kubectl delete -f manifest.yaml` deletes whatever the file lists.
+  if (aliases !== undefined && region.some((word) => /^(-f|--filename|-k|--kustomize)(=|$)|^-f./.test(word.value))) return true;
   let from = 0;
   for (const expected of after) {
     if (isOptionLike(expected)) {
-      if (!mayContain({ words: region, word: expected, table })) return false;
+      if (!mayContain({ words: words.slice(options.optionStart), word: expected, table })) return false;
       continue;
     }
     let found = false;
     for (; from < region.length; from++) {
       const word = region[from]!;
-      if (word.kind !== 'static' || sameWord({ value: word.value, expected, table, aliases: options.aliases })) {
+      if (word.kind !== 'static' || sameWord({ value: word.value, expected, table, aliases }) || (aliases !== undefined && mayBeArgument(word.value, expected, aliases))) {
         found = true;
         from++;
         break;
@@ -295,7 +319,19 @@ function sameWord(options: { value: string; expected: string; table: OptionTable
   if (value === expected) return true;
   if (isOptionLike(value)) return options.table?.synonyms.get(value) === expected;
   const aliases = options.aliases;
-  return aliases !== undefined && (aliases.get(value) ?? value) === (aliases.get(expected) ?? expected);
+  // `pod/web` and `pods.v1.` name the same resource type as `pods`.
+  return aliases !== undefined && !value.includes(',') && canonicalArgument(value, aliases) === canonicalArgument(expected, aliases);
+}
+
+/** `all` and `pods,svc` may include the rule's resource type. */
+function mayBeArgument(value: string, expected: string, aliases: ReadonlyMap<string, string>): boolean {
+  const wanted = canonicalArgument(expected, aliases);
+  return value.split('/')[0]!.split(',').some((part) => part === 'all' || canonicalArgument(part, aliases) === wanted);
+}
+
+function canonicalArgument(value: string, aliases: ReadonlyMap<string, string>): string {
+  const type = value.split('/')[0]!.split('.')[0]!;
+  return aliases.get(type) ?? type;
 }
 
 function isOptionLike(value: string): boolean {

@@ -136,7 +136,7 @@ function matchRuleWords(options: { rule: ShellRule; command: AnalyzedCommand; de
   let positions: number[] | undefined;
   let open = false;
   for (const reading of readings ?? [undefined]) {
-    const result = matchReading({ form, reading, words: command.words, appendsArguments: command.appendsArguments });
+    const result = matchReading({ form, reading, words: command.words, appendsArguments: command.appendsArguments, restrictive });
     if (result.status === 'no') {
       all = false;
       continue;
@@ -148,8 +148,10 @@ function matchRuleWords(options: { rule: ShellRule; command: AnalyzedCommand; de
     positions ??= result.positions;
   }
   if (!any) return restrictive ? throughRunner(options, NO_MATCH) : NO_MATCH;
-  const sure = all && (restrictive || harmless);
-  const why = sure ? undefined : whyMaybe({ rule, command, open, all, readings: readings?.length ?? 1 });
+  // `GIT` is git only on a case-insensitive filesystem.
+  const caseOnly = command.name !== form.name && command.name.toLowerCase() === form.name.toLowerCase();
+  const sure = all && (restrictive || harmless) && !caseOnly;
+  const why = sure ? undefined : caseOnly ? `on a case-insensitive filesystem ${command.name} runs ${form.name}` : whyMaybe({ rule, command, open, all, readings: readings?.length ?? 1 });
   const detail: RuleMatchDetail = { match: sure ? 'yes' : 'maybe', positions: positions ?? [0], why };
   return restrictive && !sure ? throughRunner(options, detail) : detail;
 }
