@@ -100,7 +100,8 @@ export function commandSemantics(options: { name: string; words: readonly ShellW
   if (workspace !== undefined) {
     code(workspace.reason);
     // On the subcommand's word: a rule naming only the tool (`npm`) does not reach `npm install`.
-    semantics.hazards.push(hazardAt({ index: workspace.index, kind: 'exec', reason: workspace.reason }), ...optionHazards({ name, words }));
+    const named = words.slice(0, workspace.index + 1).map((word) => word.text).join(' ');
+    semantics.hazards.push(hazardAt({ index: workspace.index, kind: 'exec', reason: `a rule must name "${named}" itself to allow it, since ${workspace.reason}` }), ...optionHazards({ name, words }));
     return semantics;
   }
   if (PACKAGE_RUNNERS.has(name) || PACKAGE_RUN_SUBCOMMANDS.get(name)?.has(words[1]?.value ?? '') === true) {
