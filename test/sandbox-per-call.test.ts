@@ -60,11 +60,12 @@ afterEach(() => {
 
 beforeAll(requireWorkingBwrap);
 
-async function createProject(options: { sandbox?: string[]; zoneLines?: string[]; policyIn?: string } = {}): Promise<Project> {
+async function createProject(options: { sandbox?: string[]; zoneLines?: string[]; policyIn?: string; prepare?: (root: string) => void } = {}): Promise<Project> {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-per-call-')));
   for (const zone of ['guarded', 'scratch', 'careful', 'private']) mkdirSync(path.join(root, zone));
   for (const zone of ['guarded', 'scratch', 'careful']) initRepository(path.join(root, zone));
   writeFileSync(path.join(root, 'private', 'diary.txt'), 'PRIVATE-DIARY\n');
+  options.prepare?.(root);
   const policyDirectory = path.join(root, options.policyIn ?? '');
   const policyFile = path.join(policyDirectory, 'toolgate.yaml');
   const relative = (zone: string): string => path.relative(policyDirectory, path.join(root, zone)) || '.';
@@ -337,6 +338,30 @@ describe('what each decision grants', () => {
     const command = `cat ${project.at('private', 'diary.txt')}`;
     const approved = await runApproved(project, { cwd: project.at('scratch'), command });
     expect(approved.stdout).toContain('PRIVATE-DIARY');
+  });
+});
+
+describe('a zone whose reads ask, inside one that allows everything', () => {
+  it('is masked from a command nobody approved, which can neither read nor move it', async () => {
+    const project = await createProject({
+      zoneLines: [
+        '    - { name: scratch, root: ./scratch, mode: rw, approval: { read: allow, write: allow, delete: allow } }',
+        '    - { name: inner, root: ./scratch/inner, mode: rw, approval: { read: ask, write: ask, delete: ask } }',
+      ],
+      prepare: (root) => {
+        mkdirSync(path.join(root, 'scratch', 'inner'));
+        writeFileSync(path.join(root, 'scratch', 'inner', 'diary.txt'), 'INNER-DIARY\n');
+      },
+    });
+    const command = 'cat inner/diary.txt; ls -a inner; mv inner moved; rm -rf inner; echo x > inner/new.txt';
+    const result = await runInSandbox(project, { authority: 'policy', cwd: project.at('scratch'), command });
+    expect(result.stdout).not.toContain('INNER-DIARY');
+    expect(result.stdout).not.toContain('diary.txt');
+    expect(readFileSync(project.at('scratch', 'inner', 'diary.txt'), 'utf8')).toBe('INNER-DIARY\n');
+    expect(existsSync(project.at('scratch', 'moved'))).toBe(false);
+    expect(existsSync(project.at('scratch', 'inner', 'new.txt'))).toBe(false);
+    const approved = await runInSandbox(project, { authority: 'person', cwd: project.at('scratch'), command: 'cat inner/diary.txt' });
+    expect(approved.stdout).toBe('INNER-DIARY\n');
   });
 });
 
