@@ -22,6 +22,7 @@ function prepareWorkspace(fixture: KernelPathsFixture): void {
   symlinkSync('.', path.join(ws, 'self'));
   symlinkSync('../docs', path.join(ws, 'docs-link'));
   mkdirSync(path.join(ws, 'sub', 'inner'), { recursive: true });
+  symlinkSync('sub/inner', path.join(ws, 'deep'));
   writeFileSync(path.join(ws, 'evil.patch'), EVIL_PATCH);
   const staging = mkdtempSync(path.join(os.tmpdir(), 'toolgate-tar-'));
   try {
@@ -119,6 +120,9 @@ describe('judged: paths through what the line changes ask, ".." after a link is 
     ['mv docs-link m && cat m/guide.md', 'ask'],
     ['cp -r sub copy && tee copy/x', 'ask'],
     ['ln -s ../docs d && cat *', 'ask'],
+    ['cd sub && cat ../notes.txt', 'allow'],
+    // bash's cd applies ".." to the name (ws), cd -P after the link (ws/sub): which one runs is not known here.
+    ['cd -P deep/.. && tee x', 'ask'],
     ['echo x > a.txt && cat a.txt', 'allow'],
     ['cp notes.txt n2.txt && cat n2.txt', 'allow'],
     ['mkdir -p m/n && echo x > m/n/o.txt', 'allow'],

@@ -10,6 +10,7 @@ import { zoneContaining } from '../fs/resolve-zone-path.ts';
 import { resolveInZones, type Zone } from '../fs/zones.ts';
 import type { AnalyzedCommand, CwdState } from './analyze-command.ts';
 import { plainRealPath } from './judge-path.ts';
+import { walkKernelPath } from './kernel-walk.ts';
 import type { ShellWord } from './shell-word.ts';
 
 /** `outside` and `unsure` both keep a `paths_in` rule from applying; `unsure` also makes a block rule ask. */
@@ -21,7 +22,8 @@ const MAX_GLOB_ENTRIES = 2000;
 /**
  * The directory a command runs in: the tool's working directory, moved by
  * any `cd` before it; undefined when a `cd` went somewhere only known at
- * run time.
+ * run time, or to a path whose `..` leads elsewhere after a symlink than
+ * before it (bash's `cd` and `cd -P` disagree there).
  *
  * @example
  * effectiveCwd({ state: { kind: 'changed', path: 'src' }, cwd: '/p/ws' }) // '/p/ws/src'
@@ -30,7 +32,12 @@ export function effectiveCwd(options: { state: CwdState; cwd: string }): string 
   const { state, cwd } = options;
   if (state.kind === 'initial') return cwd;
   if (state.kind === 'unknown') return undefined;
-  return path.resolve(cwd, state.path);
+  const lexical = path.resolve(cwd, state.path);
+  if (!state.path.split('/').includes('..')) return lexical;
+  // bash's cd applies ".." to the name (`cd link/..` stays here), `cd -P` after following the link: unknown unless both agree.
+  const physical = walkKernelPath({ input: state.path, cwd });
+  const logical = walkKernelPath({ input: lexical, cwd });
+  return physical.ok && logical.ok && physical.end === logical.end ? lexical : undefined;
 }
 
 /**
