@@ -7,7 +7,7 @@
  * zero-width characters and `\r\x1b[2K` never reach the terminal as such.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -149,6 +149,31 @@ describe.each(HOSTILE)('toolgate approvals escapes $name', ({ text, shown }) => 
   });
 });
 
+describe('toolgate run transcript', () => {
+  it('escapes hostile arguments and text, and keeps secrets [REDACTED] in the stream and the audit log', async () => {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'toolgate-hostile-run-'));
+    mkdirSync(path.join(cwd, 'ws'));
+    writeFileSync(path.join(cwd, 'toolgate.yaml'), 'fs:\n  zones:\n    - { name: workspace, root: ./ws, mode: rw, approval: { read: allow, write: ask, delete: ask } }\nsandbox: { os: preferred }\n');
+    const hostile = HOSTILE.map((entry) => entry.text).join(' ');
+    writeFileSync(
+      path.join(cwd, 'script.yaml'),
+      [
+        'steps:',
+        `  - text: ${JSON.stringify(hostile)}`,
+        `    tool_calls: [{ tool: write_file, args: { path: ${JSON.stringify(`ws/a${hostile}.txt`)}, content: "x" } }]`,
+        '  - tool_calls: [{ tool: write_file, args: { api_token: "sekret-0123456789", path: ws/b.txt, content: "x" } }]',
+        '  - text: "done"',
+      ].join('\n'),
+    );
+    const result = await runCli(['run', 'go', '--model', 'script:script.yaml'], { cwd });
+    expectSafe(result.stdout + result.stderr, 'toolgate run');
+    expect(result.stdout + result.stderr).toContain('\\x1b]52;c;');
+    expect(result.stdout + result.stderr).not.toContain('sekret-0123456789');
+    expect(result.stdout + result.stderr).toContain('"api_token":"[REDACTED]"');
+    expect(readFileSync(path.join(cwd, '.toolgate', 'audit.jsonl'), 'utf8')).not.toContain('sekret-0123456789');
+  });
+});
+
 describe('the real CLI process', () => {
   it('writes no escape sequence to its real stdout and stderr for hostile input', () => {
     const text = HOSTILE.map((hostile) => hostile.text).join(' ');
@@ -165,5 +190,6 @@ describe('the real CLI process', () => {
     expectSafe(explained, 'real check');
     expect(explained).toContain('\\x1b]52;c;');
     expectSafe(run(['check', '--tool', 'read_file', '--mode', text]), 'real usage error');
-  });
+    // Two real process starts on a loaded machine.
+  }, 60_000);
 });

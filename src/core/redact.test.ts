@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REDACT_KEYS, maskSecrets, REDACTED, redact, secretMask } from './redact.ts';
+import { DEFAULT_REDACT_KEYS, maskSecrets, REDACTED, redact, redactSecretsInText, secretMask } from './redact.ts';
 
 const KEYS = new Set(['password', 'secret', 'token', 'api_key', 'authorization']);
 
@@ -148,5 +148,26 @@ describe('DEFAULT_REDACT_KEYS', () => {
       keys,
     ) as Record<string, unknown>;
     expect(Object.entries(output).filter(([, value]) => value !== REDACTED)).toEqual([['path', 'j']]);
+  });
+});
+
+describe('redactSecretsInText', () => {
+  it('replaces secret values quoted in a message, raw and JSON-escaped, at any depth', () => {
+    const value = { user: 'ana', password: 'p"ss-word', nested: { api_key: ['key-1234', 'key-5678'] } };
+    const text = `invalid input: {"user":"ana","password":"p\\"ss-word","nested":{"api_key":["key-1234","key-5678"]}} (p"ss-word)`;
+    const result = redactSecretsInText({ text, value, keys: KEYS });
+    expect(result).not.toMatch(/ss-word|key-1234|key-5678/);
+    expect(result).toContain('"user":"ana"');
+  });
+
+  it('catches the start of a secret cut off at the end of a shortened message', () => {
+    const value = { token: 'sekret-0123456789' };
+    expect(redactSecretsInText({ text: 'failed: Value: {"token":"sekret-01...', value, keys: KEYS })).toBe(`failed: Value: {"token":"${REDACTED}...`);
+    expect(redactSecretsInText({ text: 'failed: {"token":"sekret-0123…', value, keys: KEYS })).toBe(`failed: {"token":"${REDACTED}…`);
+  });
+
+  it('leaves very short secrets and text without secrets alone', () => {
+    expect(redactSecretsInText({ text: 'abc def', value: { token: 'ab' }, keys: KEYS })).toBe('abc def');
+    expect(redactSecretsInText({ text: 'plain', value: { token: 'zzzzzz' }, keys: KEYS })).toBe('plain');
   });
 });

@@ -129,3 +129,59 @@ function maskDeep(value: unknown, keys: ReadonlySet<string>, depth: number, coun
   }
   return result;
 }
+
+/** Shorter secret values are not searched for in text: replacing every "ab" would garble messages and protect nothing. */
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * `text` with every secret value of `value` (the strings under sensitive
+ * keys, at any depth, as written and as JSON-escaped) replaced by
+ * `[REDACTED]`. For free text that may quote a call's arguments, such as a
+ * validation error: the arguments themselves go through `redact`, but a
+ * message that echoes them would print the secret on a stream. A secret cut
+ * at the end of a shortened message (`sekret-01…`) is caught too.
+ *
+ * @example
+ * redactSecretsInText({ text: 'invalid: {"token":"abc123"}', value: { token: 'abc123' }, keys: new Set(['token']) }) // 'invalid: {"token":"[REDACTED]"}'
+ */
+export function redactSecretsInText(options: { text: string; value: unknown; keys: ReadonlySet<string> }): string {
+  const { keys } = options;
+  let text = options.text;
+  if (keys.size === 0 || options.value === null || typeof options.value !== 'object') return text;
+  const secrets = new Set<string>();
+  collectSecrets(options.value, normalizedKeys(keys), false, secrets, 0);
+  // Longest first: a secret that contains another is replaced whole.
+  for (const secret of [...secrets].sort((left, right) => right.length - left.length)) {
+    for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1)])) {
+      if (form.length >= MIN_SECRET_LENGTH) text = text.split(form).join(REDACTED);
+    }
+  }
+  const tail = /(\S+?)(…|\.\.\.)$/u.exec(text);
+  if (tail !== null) {
+    for (const secret of secrets) {
+      // The shortened end of a message may hold the start of a secret.
+      for (let length = Math.min(secret.length - 1, tail[1]!.length); length >= MIN_SECRET_LENGTH; length -= 1) {
+        const prefix = secret.slice(0, length);
+        if (text.endsWith(`${prefix}${tail[2]}`)) {
+          text = `${text.slice(0, text.length - prefix.length - tail[2]!.length)}${REDACTED}${tail[2]}`;
+          break;
+        }
+      }
+    }
+  }
+  return text;
+}
+
+function collectSecrets(value: unknown, keys: ReadonlySet<string>, sensitive: boolean, secrets: Set<string>, depth: number): void {
+  if (depth > 64) return;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') {
+    if (sensitive) secrets.add(String(value));
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const member of value) collectSecrets(member, keys, sensitive, secrets, depth + 1);
+    return;
+  }
+  for (const key of Object.keys(value)) collectSecrets((value as Record<string, unknown>)[key], keys, sensitive || isSensitive(key, keys), secrets, depth + 1);
+}

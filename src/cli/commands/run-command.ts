@@ -6,7 +6,8 @@ import { parsePolicy } from '../../core/policy/parse-policy.ts';
 import type { RunMode } from '../../core/types.ts';
 import { findPolicyFile, loadPolicyFile, type LoadedPolicy } from '../../config/load-policy-file.ts';
 import { createTerminalApprover } from '../../approvers/terminal/terminal-approver.ts';
-import { sanitizeTerminalText } from '../../approvers/terminal/sanitize-terminal-text.ts';
+import { redact, redactSecretsInText } from '../../core/redact.ts';
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { resolveModel } from '../../models/resolve-model.ts';
 import { createBuiltinTools } from '../../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
@@ -177,6 +178,8 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
   });
 
   let wroteText = false;
+  // Each call's arguments until its result is printed, to keep their secrets out of an error message that quotes them.
+  const argumentsById = new Map<string, unknown>();
   try {
     const summary = await runAgent({
       model,
@@ -197,14 +200,17 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
         if (wroteText) io.stdout.write('\n');
         wroteText = false;
       },
-      onToolCall: ({ tool, args }) => {
+      onToolCall: ({ toolCallId, tool, args }) => {
         spinner.stop();
-        say(`\n→ ${sanitizeTerminalText(tool)} ${sanitizeTerminalText(brief(args, 120))}\n`, 'cyan');
+        argumentsById.set(toolCallId, args);
+        // The transcript is a stream like the audit log: secrets stay [REDACTED] here; the prompt masks them and [v] reveals them.
+        say(`\n→ ${sanitizeTerminalText(tool)} ${sanitizeTerminalText(brief(redact(args, loaded.policy.redact.keys), 120))}\n`, 'cyan');
       },
       onToolResult: ({ toolCallId, tool, outcome, detail }) => {
         spinner.stop();
         if (outcome === 'ran') say(`  ✓ ${sanitizeTerminalText(tool)} ran\n`, 'green');
-        else if (outcome === 'failed') say(`  ✗ ${sanitizeTerminalText(tool)} failed: ${sanitizeTerminalText(detail)}\n`, 'red');
+        // A failure message may quote the call's arguments (a validation error does): their secrets stay hidden there too.
+        else if (outcome === 'failed') say(`  ✗ ${sanitizeTerminalText(tool)} failed: ${sanitizeTerminalText(redactSecretsInText({ text: detail, value: argumentsById.get(toolCallId), keys: loaded.policy.redact.keys }))}\n`, 'red');
         else say(`  ✗ ${sanitizeTerminalText(tool)} ${sanitizeTerminalText(refusals.get(toolCallId) ?? 'did not run')}\n`, 'red');
       },
     });
@@ -216,7 +222,7 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
       'bold',
     );
     if (values.demo === true) {
-      say(`every decision is in the audit log: toolgate audit --policy ${loaded.path}\n`);
+      say(`every decision is in the audit log: toolgate audit --policy ${sanitizeTerminalText(loaded.path)}\n`);
     }
     if (summary.stoppedBy !== undefined) {
       say(`stopped by the denial of ${sanitizeTerminalText(summary.stoppedBy.tool)}: ${sanitizeTerminalText(summary.stoppedBy.reason)}\n`, 'red');
