@@ -21,7 +21,11 @@ const CURRENT_DIRECTORY: ShellWord = { text: '.', value: '.', kind: 'static', ti
  * writeArguments({ name: 'tee', words: [tee, -a, log.txt] }) // { paths: [{ word: log.txt, use: 'write' }], unsure: [] }
  */
 export function writeArguments(options: { name: string; words: readonly ShellWord[] }): CommandPaths | undefined {
-  return WRITERS.get(options.name)?.(options.words);
+  const { words } = options;
+  const handler = WRITERS.get(options.name);
+  // `split --help` prints and stops.
+  if (handler !== undefined && words.length === 2 && words[1]!.kind === 'static' && /^--(help|version)$/.test(words[1]!.value)) return { paths: [], unsure: [] };
+  return handler?.(words);
 }
 
 function uses(words: readonly ShellWord[], use: PathUse): PathArgument[] {
