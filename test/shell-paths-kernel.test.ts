@@ -28,6 +28,10 @@ function prepareWorkspace(fixture: KernelPathsFixture): void {
   try {
     symlinkSync('../docs', path.join(staging, 'tlink'));
     execFileSync('tar', ['cf', path.join(ws, 'evil.tar'), '-C', staging, 'tlink']);
+    // A zip whose member is named "../escaped-zip.txt" (zip stores the name as given).
+    mkdirSync(path.join(staging, 'a', 'b'), { recursive: true });
+    writeFileSync(path.join(staging, 'a', 'escaped-zip.txt'), 'pwned');
+    execFileSync('zip', ['-q', path.join(ws, 'evil.zip'), '../escaped-zip.txt'], { cwd: path.join(staging, 'a', 'b') });
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -44,6 +48,7 @@ const ATTACKS: readonly { name: string; command: string; forbidden: (fixture: Ke
   { name: 'an archive that extracts a link, then a write through it', command: 'tar xf evil.tar && echo pwned > tlink/new5.txt', forbidden: (f) => [path.join(f.docs, 'new5.txt')] },
   { name: 'git apply of a patch that makes a link, then a write through it', command: 'git apply evil.patch && echo pwned > plink/new6.txt', forbidden: (f) => [path.join(f.docs, 'new6.txt')] },
   { name: 'patch that makes a link, then a write through it', command: 'patch -p1 < evil.patch; cp notes.txt plink/new7.txt', forbidden: (f) => [path.join(f.docs, 'new7.txt')] },
+  { name: 'unzip -: of an archive whose member name has ".."', command: 'unzip -o -: evil.zip', forbidden: (f) => [path.join(f.root, 'escaped-zip.txt')] },
   { name: 'a rename of a link that leads out, then a write through the new name', command: 'mv docs-link moved && echo pwned > moved/new8.txt', forbidden: (f) => [path.join(f.docs, 'new8.txt')] },
 ];
 
@@ -120,6 +125,9 @@ describe('judged: paths through what the line changes ask, ".." after a link is 
     ['mv docs-link m && cat m/guide.md', 'ask'],
     ['cp -r sub copy && tee copy/x', 'ask'],
     ['ln -s ../docs d && cat *', 'ask'],
+    ['unzip -o evil.zip', 'allow'],
+    ['unzip -o -: evil.zip', 'ask'],
+    ['unzip -o evil.zip && cat README', 'ask'],
     ['cd sub && cat ../notes.txt', 'allow'],
     // bash's cd applies ".." to the name (ws), cd -P after the link (ws/sub): which one runs is not known here.
     ['cd -P deep/.. && tee x', 'ask'],

@@ -253,7 +253,9 @@ function unzip(words: readonly ShellWord[]): CommandPaths {
   if (archive !== undefined) paths.push({ word: archive, use: 'read' });
   if (!listing) paths.push({ word: directory ?? CURRENT_DIRECTORY, use: 'write', into: true });
   else if (directory !== undefined) paths.push({ word: directory, use: 'read' });
-  return { paths, unsure: [] };
+  // `-:` keeps "../" in member names, which unzip otherwise strips.
+  const escapes = words.some((word) => word.kind !== 'dynamic' && /^-[^-]*:/.test(word.value));
+  return { paths, unsure: escapes && !listing ? ['unzip -: extracts members with ".." in their names, which can land anywhere'] : [] };
 }
 
 /** zip ARCHIVE FILES...: the archive is written, the files read; `-r` follows symlinks unless `-y`. */
