@@ -325,8 +325,8 @@ const INSERTIONS: Record<string, readonly string[]> = {
 };
 const UNKNOWN = ['--zz', '-z', '--zz=1', '-zz', '--zz-top'];
 
-describe('property: no option token inserted between a blocked command\'s words yields allow', () => {
-  const blocked = RULES.filter(([match, decision]) => decision === 'block' && match.includes(' '));
+describe('property: no option token inserted between a blocked (or asked-about) command\'s words yields allow', () => {
+  const blocked = RULES.filter(([match, decision]) => decision !== 'allow' && match.includes(' '));
   const cases: string[] = [];
   for (const [match] of blocked) {
     const words = match.split(' ');
@@ -350,6 +350,36 @@ describe('property: no option token inserted between a blocked command\'s words 
     for (const command of ['git -p push', 'git --no-pager push', 'docker -D rm x', 'kubectl -v 9 delete pod x', 'pip -q install x', 'cargo -q publish', 'make -s deploy']) {
       expect((await fixture.tool.decide({ command })).decision, command).toBe('block');
     }
+  });
+});
+
+describe('property: an option token inside a narrow allow rule\'s words keeps it allowed only when known to be harmless', () => {
+  let narrow: ShellFixture;
+  beforeAll(() => {
+    narrow = createShellFixture({ shell: { network: true, rules: [{ match: 'git status', decision: 'allow' }, { match: 'kubectl get', decision: 'allow' }, { match: 'make test', decision: 'allow' }] } });
+  });
+  afterAll(() => narrow.remove());
+  const harmless: Record<string, readonly string[]> = { git: ['-p', '-P', '--no-pager', '--no-optional-locks', '--literal-pathspecs'], kubectl: ['-n ns', '-nns', '--namespace=ns', '-v 9'], make: ['-j4', '-j 4', '-k', '-s', '--no-print-directory'] };
+  const other: Record<string, readonly string[]> = { git: ['-C src', '-c a=b', '--git-dir=.git', '--work-tree .', '--exec-path=x', '--bare'], kubectl: ['--context c', '-s https://x', '--kubeconfig k', '--token t', '--as admin'], make: ['-C src', '-f other.mk', '--file=other.mk', '-I inc', '-e'] };
+
+  it('allows the harmless ones', async () => {
+    for (const [name, sub] of [['git', 'status'], ['kubectl', 'get'], ['make', 'test']] as const) {
+      for (const token of harmless[name]!) {
+        const command = `${name} ${token} ${sub}`;
+        expect((await narrow.tool.decide({ command })).decision, command).toBe('allow');
+      }
+    }
+  });
+
+  it('never allows the others, nor unknown ones', async () => {
+    const allowed: string[] = [];
+    for (const [name, sub] of [['git', 'status'], ['kubectl', 'get'], ['make', 'test']] as const) {
+      for (const token of [...other[name]!, ...UNKNOWN]) {
+        const command = `${name} ${token} ${sub}`;
+        if ((await narrow.tool.decide({ command })).decision === 'allow') allowed.push(command);
+      }
+    }
+    expect(allowed).toEqual([]);
   });
 });
 

@@ -343,47 +343,6 @@ const SPECS: ReadonlyMap<string, CommandSpec> = new Map([
   ['rm', RM],
 ]);
 
-/** How a package runner finds the command it runs: after its subcommand (`npm exec`), skipping its own options. */
-export interface RunnerForm {
-  /** The subcommand path that runs a command; empty for dedicated runners (`npx`). `*` is a word the grammar does not know (`pnpm eslint .` runs a package's bin). */
-  path: readonly string[];
-  /** Its options that take a value. */
-  valued: ReadonlySet<string>;
-  /** Its options whose value is shell code (`npx -c 'git push'`): what runs is not known. */
-  code: ReadonlySet<string>;
-  /** Its first argument is shell code, not a command name (`bun exec 'git push'`). */
-  codeArgument: boolean;
-}
-
-function runner(path: string, valued: string, code = '', codeArgument = false): RunnerForm {
-  return { path: words(path), valued: new Set(words(valued)), code: new Set(words(code)), codeArgument };
-}
-
-const NPX_VALUED = '-p --package --node-options --registry --cache --prefix -C -w --workspace --userconfig --loglevel';
-const RUNNERS: ReadonlyMap<string, readonly RunnerForm[]> = new Map([
-  ['npx', [runner('', NPX_VALUED, '-c --call')]],
-  ['pnpx', [runner('', NPX_VALUED, '-c --call')]],
-  ['bunx', [runner('', '-p --package --cwd')]],
-  ['uvx', [runner('', '--from --with --with-requirements --python -p --index-url --extra-index-url --index --default-index')]],
-  ['npm', [runner('exec', NPX_VALUED, '-c --call')]],
-  ['pnpm', [runner('exec', '-C --dir -F --filter'), runner('dlx', '--package -p'), runner('*', '-C --dir -F --filter')]],
-  ['yarn', [runner('exec', '--cwd'), runner('dlx', '-p --package'), runner('run', '--cwd'), runner('*', '--cwd')]],
-  ['bun', [runner('x', '-p --package --cwd'), runner('run', '--cwd -F --filter --env-file -r --preload'), runner('*', '--cwd --env-file -r --preload'), runner('exec', '', '', true)]],
-  ['uv', [runner('run', '--with --with-requirements --python -p --directory --project --package --env-file --index-url --extra-index-url --index --default-index'), runner('tool run', '--from --with --python -p')]],
-  ['pipx', [runner('run', '--spec --python --pip-args')]],
-]);
-
-/**
- * The ways a program runs a command named in its arguments, for the
- * package runners the wrapper grammar does not unwrap.
- *
- * @example
- * runnerForms('npm')[0]?.path // ['exec']
- */
-export function runnerForms(name: string): readonly RunnerForm[] {
-  return RUNNERS.get(name) ?? [];
-}
-
 /**
  * The grammar toolgate knows for a program (by its normalised name), or
  * undefined: then a rule's words are matched as plain arguments.

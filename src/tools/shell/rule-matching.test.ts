@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { normalizePolicy } from '../../core/policy/normalize-policy.ts';
 import { analyzeCommand } from './analyze-command.ts';
 import { commandSpec } from './command-forms.ts';
-import { readCommand, ruleForm } from './rule-matching.ts';
+import { readCommand } from './command-reading.ts';
+import { ruleForm } from './rule-matching.ts';
 import { matchRule, matchRuleDetail, shellRulesFromPolicy, type ShellRule } from './shell-rules.ts';
 
 function rule(match: string, decision: 'allow' | 'ask' | 'block'): ShellRule {

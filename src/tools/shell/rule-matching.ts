@@ -2,32 +2,14 @@
  * Matching a rule's words against a command on what the command does, two
  * ways: whether the command *surely* is the rule's command (what an allow
  * rule needs), and whether it *may* be (where a block or ask rule applies).
- * A command is read with its program's grammar (command-forms.ts): global
- * options are skipped (an unknown one may take the next word as its value,
- * so both readings count), subcommands resolve through aliases and long
- * forms, and a word where a subcommand goes that the grammar does not know
- * may be a user alias, plugin or abbreviation, so it may be any subcommand.
+ * Both the rule and the command are read with the program's grammar
+ * (command-reading.ts); the rule's remaining words are then found among the
+ * command's: right after each other for `yes`, anywhere and in any spelling
+ * the program accepts for `maybe`.
  */
-import { commandSpec, runnerForms, type CommandLevel, type CommandSpec, type OptionTable } from './command-forms.ts';
+import { commandSpec, type CommandLevel, type CommandSpec, type OptionTable } from './command-forms.ts';
+import { isOptionLike, optionKind, readCommand, type CommandReading } from './command-reading.ts';
 import type { ShellWord } from './shell-word.ts';
-
-/** One way the command's words can be read. */
-export interface CommandReading {
-  /** The canonical subcommand path: `docker rmi x` → `image rm`. */
-  path: string[];
-  /** The word each path element was read from. */
-  positions: number[];
-  /** Options skipped before the path's words: where, and whether they are known to be harmless. */
-  skipped: { index: number; harmless: boolean }[];
-  /** The index after the last path word (1 without one). */
-  rest: number;
-  /** The word where a subcommand goes is unknown (user alias, plugin, run-time value): it may be any subcommand. */
-  open: boolean;
-  /** Where the reading stopped: the unknown word of an open reading, or the first argument. */
-  stop: number;
-  /** The grammar after the path, for the arguments. */
-  level: CommandLevel | undefined;
-}
 
 /** A rule's words, read once with its program's grammar. */
 export interface RuleForm {
@@ -50,8 +32,6 @@ export interface FormMatch {
   positions: number[];
 }
 
-/** Beyond this many readings (unknown options forking), the command is read as open. */
-const MAX_READINGS = 16;
 
 /**
  * Reads a rule's words (all static) with the grammar of its program.
@@ -70,87 +50,6 @@ export function ruleForm(ruleWords: readonly string[], name: string): RuleForm {
   const before: string[] = [];
   for (let index = 1; index < end; index++) if (!pathWords.has(index)) before.push(ruleWords[index]!);
   return { spec, path: reading.path, pathPositions: reading.positions, before, after: ruleWords.slice(end), afterStart: end };
-}
-
-/**
- * Every way a command's words can be read with its program's grammar.
- * Known options are skipped with their values; an unknown option forks the
- * reading (with and without a value); a word computed at run time where a
- * subcommand goes leaves the reading open.
- *
- * @example
- * readCommand({ spec: commandSpec('git')!, words, appendsArguments: false }) // git -p push → [{ path: ['push'], ... }]
- */
-export function readCommand(options: { spec: CommandSpec; words: readonly ShellWord[]; appendsArguments: boolean }): CommandReading[] {
-  const { spec, words } = options;
-  const readings: CommandReading[] = [];
-  const walk = (start: { level: CommandLevel; index: number; path: string[]; positions: number[]; skipped: { index: number; harmless: boolean }[] }): void => {
-    let { level, index, path, positions } = start;
-    const skipped = [...start.skipped];
-    let pending = level.reenter;
-    const finish = (open: boolean, at: number, after: CommandLevel | undefined): void => {
-      if (!open && path.length === 0 && spec.defaultPath !== undefined && !words.slice(at).some((word) => !isOptionLike(word.value))) {
-        readings.push({ path: [...spec.defaultPath], positions: spec.defaultPath.map(() => 0), skipped, rest: 1, open, stop: at, level: after });
-        return;
-      }
-      readings.push({ path, positions, skipped, rest: path.length === 0 ? 1 : positions[positions.length - 1]! + 1, open, stop: at, level: after });
-    };
-    while (index < words.length) {
-      if (readings.length >= MAX_READINGS) return finish(true, index, level);
-      const word = words[index]!;
-      const leaf = level.subcommands.size === 0 && pending === undefined && !level.open;
-      if (leaf) break;
-      if (word.kind !== 'static') return finish(true, index, level);
-      const value = word.value;
-      if (value === '--') break;
-      const plus = spec.plusOptions && path.length === 0 && value.startsWith('+');
-      if (plus || isOptionLike(value)) {
-        const kind: OptionKind = plus ? { kind: 'flag', harmless: false } : optionKind(value, optionsAt(spec, level));
-        skipped.push({ index, harmless: kind.harmless });
-        if (kind.kind === 'valued') index += 2;
-        else if (kind.kind === 'unknown') {
-          // It may take the next word as its value.
-          const next = words[index + 1];
-          if (next !== undefined && next.kind === 'static' && !isOptionLike(next.value)) walk({ level, index: index + 2, path, positions, skipped });
-          index++;
-        } else index++;
-        continue;
-      }
-      if (pending !== undefined && pending > 0) {
-        pending--;
-        index++;
-        continue;
-      }
-      if (pending === 0) {
-        // `yarn workspace NAME add x`: the program's grammar again, as if NAME's words stood alone.
-        level = spec.root;
-        path = [];
-        positions = [];
-        pending = undefined;
-        continue;
-      }
-      const subcommand = level.subcommands.get(value);
-      if (subcommand === undefined) {
-        if (level.open) return finish(true, index, level);
-        break;
-      }
-      positions = subcommand.path.map((element, at) => (at < path.length && path[at] === element ? positions[at]! : index));
-      path = [...subcommand.path];
-      index++;
-      if (subcommand.level === undefined) return finish(false, index, undefined);
-      level = subcommand.level;
-      for (const [option, implied] of level.optionPaths ?? []) {
-        // `terraform apply -destroy` is also read as `terraform destroy`.
-        const at = words.findIndex((word, position) => position >= index && (word.kind !== 'static' || word.value === option || word.value.startsWith(`${option}=`)));
-        if (at !== -1) readings.push({ path: [...implied], positions: implied.map(() => at), skipped, rest: at + 1, open: false, stop: at, level: undefined });
-      }
-      pending = level.reenter;
-    }
-    // Words ran out where a subcommand goes, and the rest is appended at run time (xargs git).
-    finish(options.appendsArguments && index >= words.length && level.subcommands.size > 0, index, level);
-  };
-  walk({ level: spec.root, index: 1, path: [], positions: [], skipped: [] });
-  return readings;
 }
 
 /**
@@ -334,98 +233,3 @@ function canonicalArgument(value: string, aliases: ReadonlyMap<string, string>):
   return aliases.get(type) ?? type;
 }
 
-function isOptionLike(value: string): boolean {
-  return value.length > 1 && value.startsWith('-');
-}
-
-function optionsAt(spec: CommandSpec, level: CommandLevel): OptionTable[] {
-  return level === spec.root || !spec.optionsAnywhere ? [level.options] : [level.options, spec.root.options];
-}
-
-type OptionKind = { kind: 'flag' | 'valued' | 'attached' | 'unknown'; harmless: boolean };
-
-/** How an option word is read by a grammar: a flag, an option taking the next word, one with its value attached, or unknown. */
-function optionKind(value: string, tables: OptionTable | readonly OptionTable[]): OptionKind {
-  const list = Array.isArray(tables) ? (tables as readonly OptionTable[]) : [tables as OptionTable];
-  const find = (option: string): { table: OptionTable; valued: boolean } | undefined => {
-    for (const table of list) {
-      if (table.flags.has(option)) return { table, valued: false };
-      if (table.valued.has(option)) return { table, valued: true };
-    }
-    return undefined;
-  };
-  const equals = value.indexOf('=');
-  const name = equals === -1 ? value : value.slice(0, equals);
-  const whole = find(name);
-  if (whole !== undefined) {
-    const harmless = whole.table.harmless.has(name);
-    if (equals !== -1) return { kind: 'attached', harmless };
-    return { kind: whole.valued ? 'valued' : 'flag', harmless };
-  }
-  if (value.startsWith('--')) return { kind: equals === -1 ? 'unknown' : 'attached', harmless: false };
-  // A cluster of short options: flags, then perhaps one that takes the rest of the word (or the next word) as its value.
-  let harmless = true;
-  for (let at = 1; at < value.length; at++) {
-    const found = find(`-${value[at]}`);
-    if (found === undefined) return { kind: 'unknown', harmless: false };
-    harmless &&= found.table.harmless.has(`-${value[at]}`);
-    if (found.valued) return { kind: at === value.length - 1 ? 'valued' : 'attached', harmless };
-  }
-  return { kind: 'flag', harmless };
-}
-
-/** A command a package runner runs: where its words start, or unknown (code in a string, a word computed at run time). */
-export type RunnerCommand = { start: number; via: string } | { start: undefined; via: string };
-
-/**
- * The commands a package runner (`npx`, `npm exec`, `pnpm dlx`, `uv run`,
- * `yarn <bin>`...) runs from its arguments, under any reading: the wrapper
- * grammar does not unwrap these, so rules look inside them here.
- *
- * @example
- * runnerCommands({ name: 'npx', words, readings: undefined }) // npx git push → [{ start: 1, via: 'run by npx' }]
- */
-export function runnerCommands(options: { name: string; words: readonly ShellWord[]; readings: readonly CommandReading[] | undefined }): RunnerCommand[] {
-  const { name, words } = options;
-  const found: RunnerCommand[] = [];
-  for (const form of runnerForms(name)) {
-    const via = `run by ${[name, ...form.path].join(' ')}`;
-    const starts: number[] = [];
-    if (form.path.length === 0) starts.push(1);
-    else if (form.path[0] === '*') {
-      for (const reading of options.readings ?? []) if (reading.open && words[reading.stop]?.kind === 'static') starts.push(reading.stop);
-    } else if (options.readings !== undefined) {
-      for (const reading of options.readings) if (reading.path.join(' ') === form.path.join(' ')) starts.push(reading.rest);
-    } else {
-      // No grammar for it (uv, pipx): its subcommand words right after the name.
-      if (form.path.every((word, at) => words[at + 1]?.kind === 'static' && words[at + 1]!.value === word)) starts.push(form.path.length + 1);
-    }
-    for (const start of new Set(starts)) {
-      if (form.path[0] === '*') {
-        found.push({ start, via: `run by ${name} (${words[start]!.value} may be a package's program)` });
-        continue;
-      }
-      found.push(innerStart({ words, start, valued: form.valued, code: form.code, codeArgument: form.codeArgument, via }));
-    }
-  }
-  return found;
-}
-
-function innerStart(options: { words: readonly ShellWord[]; start: number; valued: ReadonlySet<string>; code: ReadonlySet<string>; codeArgument: boolean; via: string }): RunnerCommand {
-  const { words, via } = options;
-  for (let index = options.start; index < words.length; index++) {
-    const word = words[index]!;
-    if (word.kind !== 'static') return { start: undefined, via: `${via}: ${word.text} is only known at run time` };
-    const value = word.value;
-    if (value === '--') return index + 1 < words.length ? checked(index + 1) : { start: undefined, via };
-    if (!isOptionLike(value)) return checked(index);
-    const option = value.split('=')[0]!;
-    if (options.code.has(option)) return { start: undefined, via: `${via} ${option}: it runs shell code given as a string` };
-    if (options.valued.has(option) && !value.includes('=')) index++;
-  }
-  return { start: words.length, via };
-
-  function checked(index: number): RunnerCommand {
-    return options.codeArgument ? { start: undefined, via: `${via}: it runs shell code given as a string` } : { start: index, via };
-  }
-}

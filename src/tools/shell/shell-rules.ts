@@ -12,8 +12,10 @@ import type { PolicyDocument } from '../../core/policy/policy-schema.ts';
 import type { Decision } from '../../core/types.ts';
 import type { Zone } from '../fs/zones.ts';
 import { analyzeCommand, type AnalyzedCommand } from './analyze-command.ts';
-import { commandSpec, programFamily, runnerForms, type CommandSpec } from './command-forms.ts';
-import { matchReading, readCommand, ruleForm, runnerCommands, type CommandReading, type RuleForm } from './rule-matching.ts';
+import { commandSpec, programFamily, type CommandSpec } from './command-forms.ts';
+import { readCommand, type CommandReading } from './command-reading.ts';
+import { matchReading, ruleForm, type RuleForm } from './rule-matching.ts';
+import { runnerCommands, runnerForms } from './runner-commands.ts';
 import { shellWord } from './shell-word.ts';
 
 type ShellSection = NonNullable<PolicyDocument['shell']>;

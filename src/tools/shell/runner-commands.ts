@@ -1,0 +1,105 @@
+/**
+ * Package runners the wrapper grammar does not unwrap (`npx`, `npm exec`,
+ * `pnpm dlx`, `uv run`, `yarn <bin>`...): which command each one runs from
+ * its arguments, so that a block or ask rule reaches what they run.
+ */
+import { isOptionLike, type CommandReading } from './command-reading.ts';
+import type { ShellWord } from './shell-word.ts';
+
+/** How a package runner finds the command it runs: after its subcommand (`npm exec`), skipping its own options. */
+export interface RunnerForm {
+  /** The subcommand path that runs a command; empty for dedicated runners (`npx`). `*` is a word the grammar does not know (`pnpm eslint .` runs a package's bin). */
+  path: readonly string[];
+  /** Its options that take a value. */
+  valued: ReadonlySet<string>;
+  /** Its options whose value is shell code (`npx -c 'git push'`): what runs is not known. */
+  code: ReadonlySet<string>;
+  /** Its first argument is shell code, not a command name (`bun exec 'git push'`). */
+  codeArgument: boolean;
+}
+
+function runner(path: string, valued: string, code = '', codeArgument = false): RunnerForm {
+  const words = (list: string) => list.split(' ').filter((word) => word !== '');
+  return { path: words(path), valued: new Set(words(valued)), code: new Set(words(code)), codeArgument };
+}
+
+const NPX_VALUED = '-p --package --node-options --registry --cache --prefix -C -w --workspace --userconfig --loglevel';
+const RUNNERS: ReadonlyMap<string, readonly RunnerForm[]> = new Map([
+  ['npx', [runner('', NPX_VALUED, '-c --call')]],
+  ['pnpx', [runner('', NPX_VALUED, '-c --call')]],
+  ['bunx', [runner('', '-p --package --cwd')]],
+  ['uvx', [runner('', '--from --with --with-requirements --python -p --index-url --extra-index-url --index --default-index')]],
+  ['npm', [runner('exec', NPX_VALUED, '-c --call')]],
+  ['pnpm', [runner('exec', '-C --dir -F --filter'), runner('dlx', '--package -p'), runner('*', '-C --dir -F --filter')]],
+  ['yarn', [runner('exec', '--cwd'), runner('dlx', '-p --package'), runner('run', '--cwd'), runner('*', '--cwd')]],
+  ['bun', [runner('x', '-p --package --cwd'), runner('run', '--cwd -F --filter --env-file -r --preload'), runner('*', '--cwd --env-file -r --preload'), runner('exec', '', '', true)]],
+  ['uv', [runner('run', '--with --with-requirements --python -p --directory --project --package --env-file --index-url --extra-index-url --index --default-index'), runner('tool run', '--from --with --python -p')]],
+  ['pipx', [runner('run', '--spec --python --pip-args')]],
+]);
+
+/**
+ * The ways a program runs a command named in its arguments, for the
+ * package runners the wrapper grammar does not unwrap.
+ *
+ * @example
+ * runnerForms('npm')[0]?.path // ['exec']
+ */
+export function runnerForms(name: string): readonly RunnerForm[] {
+  return RUNNERS.get(name) ?? [];
+}
+
+/** A command a package runner runs: where its words start, or unknown (code in a string, a word computed at run time). */
+export type RunnerCommand = { start: number; via: string } | { start: undefined; via: string };
+
+/**
+ * The commands a package runner (`npx`, `npm exec`, `pnpm dlx`, `uv run`,
+ * `yarn <bin>`...) runs from its arguments, under any reading: the wrapper
+ * grammar does not unwrap these, so rules look inside them here.
+ *
+ * @example
+ * runnerCommands({ name: 'npx', words, readings: undefined }) // npx git push → [{ start: 1, via: 'run by npx' }]
+ */
+export function runnerCommands(options: { name: string; words: readonly ShellWord[]; readings: readonly CommandReading[] | undefined }): RunnerCommand[] {
+  const { name, words } = options;
+  const found: RunnerCommand[] = [];
+  for (const form of runnerForms(name)) {
+    const via = `run by ${[name, ...form.path].join(' ')}`;
+    const starts: number[] = [];
+    if (form.path.length === 0) starts.push(1);
+    else if (form.path[0] === '*') {
+      for (const reading of options.readings ?? []) if (reading.open && words[reading.stop]?.kind === 'static') starts.push(reading.stop);
+    } else if (options.readings !== undefined) {
+      for (const reading of options.readings) if (reading.path.join(' ') === form.path.join(' ')) starts.push(reading.rest);
+    } else {
+      // No grammar for it (uv, pipx): its subcommand words right after the name.
+      if (form.path.every((word, at) => words[at + 1]?.kind === 'static' && words[at + 1]!.value === word)) starts.push(form.path.length + 1);
+    }
+    for (const start of new Set(starts)) {
+      if (form.path[0] === '*') {
+        found.push({ start, via: `run by ${name} (${words[start]!.value} may be a package's program)` });
+        continue;
+      }
+      found.push(innerStart({ words, start, valued: form.valued, code: form.code, codeArgument: form.codeArgument, via }));
+    }
+  }
+  return found;
+}
+
+function innerStart(options: { words: readonly ShellWord[]; start: number; valued: ReadonlySet<string>; code: ReadonlySet<string>; codeArgument: boolean; via: string }): RunnerCommand {
+  const { words, via } = options;
+  for (let index = options.start; index < words.length; index++) {
+    const word = words[index]!;
+    if (word.kind !== 'static') return { start: undefined, via: `${via}: ${word.text} is only known at run time` };
+    const value = word.value;
+    if (value === '--') return index + 1 < words.length ? checked(index + 1) : { start: undefined, via };
+    if (!isOptionLike(value)) return checked(index);
+    const option = value.split('=')[0]!;
+    if (options.code.has(option)) return { start: undefined, via: `${via} ${option}: it runs shell code given as a string` };
+    if (options.valued.has(option) && !value.includes('=')) index++;
+  }
+  return { start: words.length, via };
+
+  function checked(index: number): RunnerCommand {
+    return options.codeArgument ? { start: undefined, via: `${via}: it runs shell code given as a string` } : { start: index, via };
+  }
+}
