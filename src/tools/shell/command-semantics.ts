@@ -100,8 +100,11 @@ export function commandSemantics(options: { name: string; words: readonly ShellW
   if (workspace !== undefined) {
     code(workspace.reason);
     // On the subcommand's word: a rule naming only the tool (`npm`) does not reach `npm install`.
-    const named = words.slice(0, workspace.index + 1).map((word) => word.text).join(' ');
-    semantics.hazards.push(hazardAt({ index: workspace.index, kind: 'exec', reason: `a rule must name "${named}" itself to allow it, since ${workspace.reason}` }), ...optionHazards({ name, words }));
+    if (workspace.index > 0) {
+      const named = words.slice(0, workspace.index + 1).map((word) => word.text).join(' ');
+      semantics.hazards.push(hazardAt({ index: workspace.index, kind: 'exec', reason: `a rule naming only "${words[0]!.text}" does not reach "${named}", which runs the project's code` }));
+    }
+    semantics.hazards.push(...optionHazards({ name, words }));
     return semantics;
   }
   if (PACKAGE_RUNNERS.has(name) || PACKAGE_RUN_SUBCOMMANDS.get(name)?.has(words[1]?.value ?? '') === true) {
