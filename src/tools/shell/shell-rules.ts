@@ -120,6 +120,8 @@ function matchRuleWords(options: { rule: ShellRule; command: AnalyzedCommand; de
   if (command.name === undefined || command.written === undefined) return { match: 'maybe', positions: [], why: 'the command name is only known at run time' };
   const restrictive = rule.decision !== 'allow';
   const first = rule.words[0]!;
+  // Most rules name another program: an allow rule says no before anything is looked up (the decision's hot path).
+  if (!restrictive && !rule.pathQualified && command.name !== first) return NO_MATCH;
   const form = formOf(rule);
   let sameProgram = true;
   if (rule.pathQualified && rule.decision !== 'block') {
