@@ -13,9 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadPolicyFile } from '../src/config/load-policy-file.ts';
 import { createGate } from '../src/core/gate.ts';
-import type { Decision } from '../src/core/types.ts';
+import type { Decision, RunMode } from '../src/core/types.ts';
 import { createBuiltinTools } from '../src/runtime/create-builtin-tools.ts';
-import type { BuiltinTool } from '../src/tools/builtin-tool.ts';
+import type { BuiltinTool, ToolExecutionOptions } from '../src/tools/builtin-tool.ts';
 import type { ToolDeclaration } from '../src/core/tool-declaration.ts';
 import { runCli } from './cli-harness.ts';
 
@@ -53,7 +53,7 @@ const RULES = ['cat', 'tee', 'echo', 'ln', 'cp', 'mv', 'rm', 'tar', 'patch', 'gi
  * const fixture = await createKernelPathsFixture({ sandboxed: false });
  * const outcome = await fixture.call('shell', { command: 'tee self/../x' });
  */
-export async function createKernelPathsFixture(options: { sandboxed: boolean }): Promise<KernelPathsFixture> {
+export async function createKernelPathsFixture(options: { sandboxed: boolean; /** Default auto_deny; approve_all runs what asks too. */ mode?: RunMode }): Promise<KernelPathsFixture> {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-kernel-')));
   const ws = path.join(root, 'ws');
   const docs = path.join(root, 'docs');
@@ -84,7 +84,7 @@ export async function createKernelPathsFixture(options: { sandboxed: boolean }):
   const { tools, sandbox } = await createBuiltinTools({ loaded, cwd: root });
   if (options.sandboxed && sandbox.mode !== 'sandboxed') throw new Error(`the sandboxed fixture has no sandbox: ${sandbox.reason}`);
   const byName = new Map(tools.map((tool) => [tool.name, tool as BuiltinTool | ToolDeclaration]));
-  const gate = createGate({ policy: loaded.policy, tools, mode: 'auto_deny' });
+  const gate = createGate({ policy: loaded.policy, tools, mode: options.mode ?? 'auto_deny' });
   let calls = 0;
 
   async function call(tool: string, args: Record<string, unknown>): Promise<CallOutcome> {
@@ -96,13 +96,15 @@ export async function createKernelPathsFixture(options: { sandboxed: boolean }):
       const asked = authorization.request === undefined ? '' : ` (asked: ${authorization.request.description})`;
       return { ran: false, stage: 'gate', reason: `${authorization.decision}: ${authorization.reason}${asked}`, durationMs: performance.now() - started };
     }
-    return execute(tool, authorization.args as Record<string, unknown>, started);
+    // What the runtime hands a built-in tool (as the AI SDK adapter does): how the gate let the call through.
+    const granted = authorization.decision === 'approved' ? { decision: 'approved' as const, payload: authorization.request?.payload } : { decision: 'allow' as const };
+    return execute(tool, authorization.args as Record<string, unknown>, started, { authorization: granted, ...(authorization.presentation === undefined ? {} : { approvedPresentation: authorization.presentation }) });
   }
 
-  async function execute(tool: string, args: Record<string, unknown>, started = performance.now()): Promise<CallOutcome> {
+  async function execute(tool: string, args: Record<string, unknown>, started = performance.now(), granted: ToolExecutionOptions = { authorization: { decision: 'allow' } }): Promise<CallOutcome> {
     const implementation = byName.get(tool) as BuiltinTool | undefined;
     try {
-      const result = await implementation!.execute(args as never, { authorization: { decision: 'allow' } });
+      const result = await implementation!.execute(args as never, granted);
       return { ran: true, result, durationMs: performance.now() - started };
     } catch (error) {
       return { ran: false, stage: 'execute', reason: error instanceof Error ? error.message : String(error), durationMs: performance.now() - started };

@@ -7,13 +7,9 @@
  * key and the output).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGate } from '../src/core/gate.ts';
-import { createBwrapWrapper } from '../src/sandbox/bwrap-sandbox.ts';
-import { sandboxProfileFromPolicy } from '../src/tools/shell/sandbox-profile-from-policy.ts';
-import { createShellTool } from '../src/tools/shell/create-shell-tool.ts';
 import { shellEnvironment } from '../src/tools/shell/shell-environment.ts';
+import { createKernelPathsFixture, type KernelPathsFixture } from './kernel-paths-fixture.ts';
 import { requireWorkingBwrap } from './require-bwrap.ts';
-import { createSandboxFixture, type SandboxFixture } from './sandbox-fixture.ts';
 
 const SECRET = 'sk-test-toolgate-env-0123456789abcdef';
 const VARIABLES = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'TOOLGATE_TEST_SECRET'] as const;
@@ -35,11 +31,10 @@ const PROBES = [
   'compgen -v | while read -r name; do echo "$name=${!name}"; done',
 ] as const;
 
-let fixture: SandboxFixture;
 const saved = new Map<string, string | undefined>();
+const fixtures: KernelPathsFixture[] = [];
 
-beforeAll(async () => {
-  fixture = await createSandboxFixture();
+beforeAll(() => {
   for (const name of VARIABLES) {
     saved.set(name, process.env[name]);
     process.env[name] = `${SECRET}-${name}`;
@@ -51,28 +46,35 @@ afterAll(() => {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
-  fixture.cleanup();
+  for (const fixture of fixtures) fixture.cleanup();
 });
 
-async function runThroughGate(options: { command: string; sandboxed: boolean }): Promise<{ ran: boolean; output: string }> {
-  const profile = sandboxProfileFromPolicy({ policy: fixture.policy, policyFile: fixture.policyFile, zones: fixture.zones });
-  const shell = createShellTool({ policy: fixture.policy, zones: fixture.zones, cwd: fixture.root, ...(options.sandboxed ? { wrapCommand: createBwrapWrapper({ profile }) } : {}) });
-  const gate = createGate({ policy: fixture.policy, tools: [shell], mode: 'approve_all' });
-  const authorization = await gate.authorize({ tool: 'shell', args: { command: options.command }, callId: 'environment' }, { sessionId: 'environment' });
-  if (authorization.decision !== 'allow' && authorization.decision !== 'approved') return { ran: false, output: authorization.reason };
-  const result = await shell.execute(authorization.args as { command: string });
-  return { ran: true, output: `${result.stdout}\n${result.stderr}` };
+/** The shell tool as toolgate builds it, through a gate in approve_all mode: every probe runs, whatever the rules say. */
+async function shellRunner(options: { sandboxed: boolean }) {
+  const fixture = await createKernelPathsFixture({ sandboxed: options.sandboxed, mode: 'approve_all' });
+  fixtures.push(fixture);
+  return async (command: string): Promise<{ ran: boolean; output: string }> => {
+    const outcome = await fixture.call('shell', { command });
+    if (!outcome.ran) return { ran: false, output: outcome.reason };
+    const result = outcome.result as { stdout: string; stderr: string };
+    return { ran: true, output: `${result.stdout}\n${result.stderr}` };
+  };
 }
 
 describe('the environment a shell command sees (sandbox off: the policy layer alone)', () => {
+  let run: Awaited<ReturnType<typeof shellRunner>>;
+  beforeAll(async () => {
+    run = await shellRunner({ sandboxed: false });
+  });
+
   it.each(PROBES)('%s prints no secret', async (command) => {
-    const { ran, output } = await runThroughGate({ command, sandboxed: false });
+    const { ran, output } = await run(command);
     expect(ran).toBe(true);
     expect(output).not.toContain(SECRET);
   });
 
   it('keeps what programs need: PATH, HOME and the locale', async () => {
-    const { output } = await runThroughGate({ command: 'echo "path=$PATH"; echo "home=$HOME"; command -v ls', sandboxed: false });
+    const { output } = await run('echo "path=$PATH"; echo "home=$HOME"; command -v ls');
     expect(output).toContain(`path=${process.env.PATH}`);
     expect(output).toContain(`home=${process.env.HOME}`);
     expect(output).toMatch(/\/ls\n/);
@@ -85,10 +87,14 @@ describe('the environment a shell command sees (sandbox off: the policy layer al
 });
 
 describe('the environment a shell command sees (bubblewrap sandbox on)', () => {
-  beforeAll(requireWorkingBwrap);
+  let run: Awaited<ReturnType<typeof shellRunner>>;
+  beforeAll(async () => {
+    await requireWorkingBwrap();
+    run = await shellRunner({ sandboxed: true });
+  });
 
   it.each(PROBES)('%s prints no secret', async (command) => {
-    const { ran, output } = await runThroughGate({ command, sandboxed: true });
+    const { ran, output } = await run(command);
     expect(ran).toBe(true);
     expect(output).not.toContain(SECRET);
   });
