@@ -31,15 +31,18 @@ const MAX_ARGUMENTS = 2000;
  * approvalMessage({ request, context: { server: 'files', upstreamName: 'write_file', redactKeys } })
  * // 'toolgate: approve this tool call?\n\nTool: files__write_file ("write_file" on MCP server "files")\n...'
  */
-export function approvalMessage(options: { request: PresentedRequest; context: ApprovalMessageContext | undefined }): string {
+export function approvalMessage(options: { request: PresentedRequest; context: ApprovalMessageContext | undefined; revealSecrets?: boolean | undefined }): string {
   const { request, context } = options;
   const lines = ['toolgate: approve this tool call?', ''];
   const where = context === undefined ? '' : ` (${JSON.stringify(context.upstreamName)} on MCP server ${JSON.stringify(context.server)})`;
   lines.push(`Tool: ${request.tool}${where}`);
   // The change note goes first, on its own lines: a changed description (as long as it likes) must not push it out of view.
   if (context?.changeNote !== undefined) lines.push('', context.changeNote);
-  const { text: argumentText, masked } = formatArguments(request.call.args, context?.redactKeys ?? new Set());
-  lines.push('', masked === 0 ? 'Arguments:' : `Arguments (${masked} secret ${masked === 1 ? 'value' : 'values'} masked):`, cut(argumentText, MAX_ARGUMENTS));
+  // Revealed only when the person asked to see the secrets; logs and streams never get this text.
+  const keys = options.revealSecrets === true ? new Set<string>() : (context?.redactKeys ?? new Set<string>());
+  const { text: argumentText, masked } = formatArguments(request.call.args, keys);
+  const heading = options.revealSecrets === true ? 'Arguments (secret values shown, as you asked):' : masked === 0 ? 'Arguments:' : `Arguments (${masked} secret ${masked === 1 ? 'value' : 'values'} masked):`;
+  lines.push('', heading, cut(argumentText, MAX_ARGUMENTS));
   lines.push('', `"For the rest of this session" covers ${sessionScopeText(request)}.`);
   const note = context?.changeNote;
   const description = singleParagraph(note === undefined ? request.description : request.description.replace(note, ''));

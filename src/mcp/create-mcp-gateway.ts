@@ -259,10 +259,10 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
           // The gate's own timer fires first and aborts; the SDK's is only a backstop.
           elicit: (params, { signal }) =>
             session.server.elicitInput(params, { signal, relatedRequestId, timeout: approvalTimeoutMs === undefined ? 2_147_483_647 : Math.min(approvalTimeoutMs + 5000, 2_147_483_647) }),
-          message: (request) => {
+          message: (request, shown) => {
             const entry = entries.get(request.tool);
             const context = entry === undefined ? undefined : { server: entry.server.name, upstreamName: entry.tool.name, changeNote: notes.get(pairKey(entry.server.name, entry.tool.name)), redactKeys: entry.server.redactKeys };
-            return approvalMessage({ request, context });
+            return approvalMessage({ request, context, revealSecrets: shown?.revealSecrets });
           },
           allowAlways: true,
         });

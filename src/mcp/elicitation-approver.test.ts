@@ -51,4 +51,28 @@ describe('createElicitationApprover', () => {
     expect(scope.description).toContain('"For the rest of this session" covers later write_file calls in this session with the same zone "workspace" and path "a\\u202e.txt", whatever their content');
     expect(scope.description).not.toContain('\u202e');
   });
+
+  it('offers "reveal" only when secrets were masked; otherwise a reveal answer denies after one dialog', async () => {
+    let calls = 0;
+    const approver = createElicitationApprover({
+      elicit: async (params) => {
+        calls += 1;
+        expect((params.requestedSchema.properties.decision as { enum: string[] }).enum).toEqual(['approve', 'deny']);
+        return { action: 'accept', content: { decision: 'reveal' } };
+      },
+      message: () => 'approve?',
+      allowAlways: false,
+    });
+    const request = {
+      tool: 't',
+      description: '',
+      payload: {},
+      required: true,
+      presentation: { type: 'structured' as const, content: '{}' },
+      call: { tool: 't', args: {}, callId: 'c' },
+      context: { sessionId: 's' },
+    };
+    expect(await approver.ask(request, { signal: new AbortController().signal })).toMatchObject({ approved: false });
+    expect(calls).toBe(1);
+  });
 });

@@ -16,7 +16,9 @@ export type ApprovalElicitationSchema = ElicitRequestFormParams['requestedSchema
  * @example
  * approvalElicitationSchema({ allowAlways: false }).required // ['decision']
  */
-export function approvalElicitationSchema(options: { allowAlways: boolean; sessionCovers?: string | undefined }): ApprovalElicitationSchema {
+export function approvalElicitationSchema(options: { allowAlways: boolean; sessionCovers?: string | undefined; offerReveal?: boolean }): ApprovalElicitationSchema {
+  const decisions = options.offerReveal === true ? ['approve', 'deny', 'reveal'] : ['approve', 'deny'];
+  const decisionNames = options.offerReveal === true ? ['Approve', 'Deny', 'Show the masked secrets first'] : ['Approve', 'Deny'];
   const scopes = options.allowAlways ? ['once', 'session', 'always'] : ['once', 'session'];
   const scopeNames = options.allowAlways
     ? ['This call only', 'For the rest of this session', 'Always (saved until revoked with `toolgate approvals`)']
@@ -24,7 +26,13 @@ export function approvalElicitationSchema(options: { allowAlways: boolean; sessi
   return {
     type: 'object',
     properties: {
-      decision: { type: 'string', title: 'Decision', description: 'Run this tool call, or refuse it', enum: ['approve', 'deny'], enumNames: ['Approve', 'Deny'] },
+      decision: {
+        type: 'string',
+        title: 'Decision',
+        description: options.offerReveal === true ? 'Run this tool call, refuse it, or see the masked secret values before deciding' : 'Run this tool call, or refuse it',
+        enum: decisions,
+        enumNames: decisionNames,
+      },
       scope: {
         type: 'string',
         title: 'Remember approval',
@@ -70,8 +78,8 @@ export function decisionFromElicitation(options: { result: ElicitResult; allowAl
 export interface ElicitationApproverOptions {
   /** Sends `elicitation/create` to the client; `signal` aborts when the approval times out or the call is cancelled. */
   elicit: (params: ElicitRequestFormParams, options: { signal: AbortSignal }) => Promise<ElicitResult>;
-  /** The text shown to the person. */
-  message: (request: PresentedRequest) => string;
+  /** The text shown to the person; with `revealSecrets`, secret values are shown as they are (the person asked to see them). */
+  message: (request: PresentedRequest, options?: { revealSecrets: boolean }) => string;
   /** Offer "always" (the gateway keeps an approvals file). */
   allowAlways: boolean;
 }
@@ -92,11 +100,27 @@ export function createElicitationApprover(options: ElicitationApproverOptions): 
   return {
     async ask(request, { signal }) {
       // Where "session" is offered, the form says what it covers (for a file write: any later content for that path).
-      const requestedSchema = approvalElicitationSchema({ allowAlways: options.allowAlways, sessionCovers: sessionCovers(request) });
+      const covers = sessionCovers(request);
+      // Secrets are masked in the dialog; the person deciding may ask to see them, in a second dialog.
+      const offerReveal = maskedSecrets(request) > 0;
+      const requestedSchema = approvalElicitationSchema({ allowAlways: options.allowAlways, sessionCovers: covers, offerReveal });
       const result = await options.elicit({ mode: 'form', message: options.message(request), requestedSchema }, { signal });
-      return decisionFromElicitation({ result, allowAlways: options.allowAlways });
+      if (!offerReveal || result.action !== 'accept' || result.content?.decision !== 'reveal') return decisionFromElicitation({ result, allowAlways: options.allowAlways });
+      const revealed = await options.elicit(
+        { mode: 'form', message: options.message(request, { revealSecrets: true }), requestedSchema: approvalElicitationSchema({ allowAlways: options.allowAlways, sessionCovers: covers }) },
+        { signal },
+      );
+      // A second "reveal" (or anything else unknown) is not an approval: decisionFromElicitation denies it.
+      return decisionFromElicitation({ result: revealed, allowAlways: options.allowAlways });
     },
   };
+}
+
+/** How many values the request's presentation masked (`metadata.masked_secrets`). */
+function maskedSecrets(request: PresentedRequest): number {
+  const metadata = request.presentation?.metadata;
+  const count = metadata === undefined ? undefined : metadata.masked_secrets;
+  return typeof count === 'number' && Number.isFinite(count) && count > 0 ? count : 0;
 }
 
 /** The sentence from the one function every approver uses, sanitized: it quotes payload values the model chose. */
