@@ -146,7 +146,12 @@ export const policySchema = z
       .optional(),
     redact: z
       .strictObject({
-        keys: z.array(z.string()).optional().describe('Argument keys (any depth, case-insensitive) whose values are replaced by [REDACTED] in logs, events and prompts.'),
+        keys: z
+          .array(z.string())
+          .optional()
+          .describe(
+            'Argument keys (any depth, case-insensitive, matched when a key contains one) whose values are replaced by [REDACTED] in logs, events and transcripts, and masked in prompts (the person deciding can reveal them). Default: password, passwd, passphrase, secret, token, api_key, access_key, private_key, authorization, cookie, credential; a list here replaces the default.',
+          ),
         outputs: z.boolean().optional().describe('Hide tool outputs from the audit log and events.'),
       })
       .optional(),
