@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { normalizePolicy } from './policy/normalize-policy.ts';
 import { DEFAULT_REDACT_KEYS, maskSecrets, REDACTED, redact, redactSecretsInText, secretMask } from './redact.ts';
 
 const KEYS = new Set(['password', 'secret', 'token', 'api_key', 'authorization']);
@@ -141,6 +142,12 @@ describe('maskSecrets', () => {
 });
 
 describe('DEFAULT_REDACT_KEYS', () => {
+  it('is what a policy without redact.keys redacts; a policy list replaces it, an empty one redacts nothing', () => {
+    expect([...normalizePolicy({}).redact.keys].sort()).toEqual([...DEFAULT_REDACT_KEYS].sort());
+    expect([...normalizePolicy({ redact: { keys: ['PIN'] } }).redact.keys]).toEqual(['pin']);
+    expect(normalizePolicy({ redact: { keys: [] } }).redact.keys.size).toBe(0);
+  });
+
   it('covers the usual secret names', () => {
     const keys = new Set(DEFAULT_REDACT_KEYS);
     const output = redact(
