@@ -149,6 +149,20 @@ describe.each(HOSTILE)('toolgate approvals escapes $name', ({ text, shown }) => 
   });
 });
 
+describe('paths a person reads', () => {
+  it('a policy in a directory whose name carries escape sequences is announced escaped', async () => {
+    const hostile = HOSTILE.map((entry) => entry.text.replace(/\//g, '')).join('');
+    const parent = mkdtempSync(path.join(os.tmpdir(), 'toolgate-hostile-dir-'));
+    const cwd = path.join(parent, `p${hostile}`);
+    mkdirSync(cwd);
+    writeFileSync(path.join(cwd, 'toolgate.yaml'), 'tools: { read_file: allow }\n');
+    for (const argv of [['check', '--tool', 'read_file'], ['check', '--tool', 'read_file', '--json'], ['audit'], ['approvals', 'list']]) {
+      const result = await runCli(argv, { cwd });
+      expectSafe(result.stdout + result.stderr, argv.join(' '));
+    }
+  });
+});
+
 describe('toolgate run transcript', () => {
   it('escapes hostile arguments and text, and keeps secrets [REDACTED] in the stream and the audit log', async () => {
     const cwd = mkdtempSync(path.join(os.tmpdir(), 'toolgate-hostile-run-'));

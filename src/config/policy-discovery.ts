@@ -17,6 +17,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { LoadedPolicy } from './load-policy-file.ts';
 import { isSameOrInside, realPathOf } from './own-state-paths.ts';
+import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 
 /** The schema version of the run records file. */
 export const RUN_RECORDS_SCHEMA_VERSION = 1;
@@ -155,8 +156,9 @@ function selfAndAncestors(directory: string): string[] {
  * announcePolicy({ loaded, origin: values.policy === undefined ? 'found' : 'flag', cwd: io.cwd, env: io.env, write: (line) => io.stderr.write(line), record: true });
  */
 export function announcePolicy(options: { loaded: LoadedPolicy; origin: PolicyOrigin; cwd: string; env: NodeJS.ProcessEnv; write: (text: string) => void; record: boolean }): void {
-  for (const line of describePolicyDiscovery(options)) options.write(`${line}\n`);
+  // Paths are names anyone (an earlier run's agent too) could have chosen: they print through the one sanitiser.
+  for (const line of describePolicyDiscovery(options)) options.write(`${sanitizeTerminalText(line, { keepTabs: true })}\n`);
   if (!options.record || options.origin === 'demo') return;
   const problem = recordPolicyRun(options);
-  if (problem !== undefined) options.write(`${problem}\n`);
+  if (problem !== undefined) options.write(`${sanitizeTerminalText(problem, { keepTabs: true, keepNewlines: true })}\n`);
 }
