@@ -277,3 +277,12 @@ for (const sandboxed of [false, true]) {
     });
   });
 }
+
+describe('programs that run git, and git by its path, are judged by the repository too', () => {
+  it.each(['/usr/bin/git status', 'env git status', 'tig', 'lazygit'])('%s asks once core.fsmonitor names a program', async (command) => {
+    appendFileSync(path.join(fixture.ws, '.git', 'config'), '[core]\n\tfsmonitor = rm -f victim.txt; true\n');
+    const verdict = await fixture.decide(command);
+    expect(verdict.decision).not.toBe('allow');
+    expect(verdict.reasons.join('\n')).toContain('core.fsmonitor');
+  });
+});

@@ -15,7 +15,7 @@ import type { AnalyzedCommand } from './analyze-command.ts';
 import type { ShellFinding } from './decide-shell-command.ts';
 import { codeLoadingFile } from '../fs/code-loading-files.ts';
 import { expandGlob } from './expand-glob.ts';
-import { gitCommandConcerns } from './git-command-concerns.ts';
+import { gitCommandConcerns, runsGit } from './git-command-concerns.ts';
 import { judgePath, type PathOperation } from './judge-path.ts';
 import { networkUse } from './network-commands.ts';
 import type { PathArgument } from './path-argument.ts';
@@ -102,7 +102,7 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
     await judgeArgument({ entry, cwd, context, judge, ask: collected.ask });
   }
   // What the repository makes git run (config keys, hooks), and the whole work tree a writing subcommand changes.
-  if (name === 'git') collected.ask.push(...(await gitCommandConcerns({ words: command.words, cwd, home: context.home, judge })));
+  if (runsGit(name)) collected.ask.push(...(await gitCommandConcerns({ name, words: command.words, cwd, home: context.home, judge })));
   return findings();
 }
 

@@ -11,21 +11,37 @@ import type { PathOperation } from './judge-path.ts';
 import { wordPath } from './shell-paths.ts';
 import type { ShellWord } from './shell-word.ts';
 
+/** Programs that run git in the directory they run in (`gh pr status`, `tig`): the repository's programs run too. */
+const RUNS_GIT = new Set(['gh', 'hub', 'glab', 'tig', 'lazygit', 'gitui', 'gitk', 'git-gui', 'git-cola', 'gitg', 'git-lfs', 'git-filter-repo', 'pre-commit', 'lefthook']);
+
+/**
+ * Whether the command is git or a program that runs git where it runs.
+ *
+ * @example
+ * runsGit('tig') // true
+ */
+export function runsGit(name: string): boolean {
+  return name === 'git' || RUNS_GIT.has(name);
+}
+
 /** Judges one path the way the command's other paths are judged (the finding lands with theirs). */
 export type JudgeWorkTree = (entry: { path: string; operation: PathOperation; into: true }) => Promise<void>;
 
 /**
- * Reasons to ask for one `git` command (`words[0]` is `git`) run in `cwd`,
+ * Reasons to ask for one `git` command (`name` is `git`, `words[0]` as written), or another
+ * program that runs git (`runsGit`), run in `cwd`,
  * and the work tree's top judged through `judge` when the subcommand writes
  * files and the top is not where it runs. A `-C` or `--git-dir` known only
  * at run time is left to the checks that already ask for it.
  *
  * @example
- * await gitCommandConcerns({ words: [git, status], cwd: '/p/ws', home, judge })
+ * await gitCommandConcerns({ name: 'git', words: [git, status], cwd: '/p/ws', home, judge })
  * // ['/p/ws/.git/config sets core.fsmonitor, which names a program git runs']
  */
-export async function gitCommandConcerns(options: { words: readonly ShellWord[]; cwd: string; home: string; judge: JudgeWorkTree }): Promise<string[]> {
-  const { words, cwd, home } = options;
+export async function gitCommandConcerns(options: { name: string; words: readonly ShellWord[]; cwd: string; home: string; judge: JudgeWorkTree }): Promise<string[]> {
+  const { cwd, home } = options;
+  // Another program running git is judged like `git status` there: only the repository's own programs concern it.
+  const words = options.name === 'git' ? options.words : [{ text: 'git', value: 'git', kind: 'static' as const, tilde: false }, { text: 'status', value: 'status', kind: 'static' as const, tilde: false }];
   let directory = cwd;
   let gitDirectory: string | undefined;
   for (let index = 1; index < words.length; index++) {

@@ -8,7 +8,7 @@
  * code (`npm install`): the hazard sits on the subcommand's word. What
  * these tools do without running project code (`npm ls`, `cargo tree`,
  * `pip list`) stays plain. A subcommand not listed as plain counts as
- * code: `yarn NAME` and `pnpm NAME` run the script NAME.
+ * code: `pnpm NAME` runs the script NAME.
  */
 import type { ShellWord } from './shell-word.ts';
 
@@ -25,19 +25,20 @@ const ALWAYS: ReadonlyMap<string, string> = new Map([
   ...['jest', 'vitest', 'mocha', 'ava', 'karma', 'playwright', 'cypress', 'jasmine', 'tap', 'c8', 'nyc', 'pytest', 'py.test', 'tox', 'nox', 'behave', 'rspec', 'cucumber', 'phpunit', 'pest'].map((name): [string, string] => [name, 'runs the project\'s tests and their configuration, which are code']),
   ...['vite', 'webpack', 'webpack-cli', 'rollup', 'parcel', 'next', 'nuxt', 'nuxi', 'astro', 'remix', 'ng', 'vue-cli-service', 'storybook', 'gulp', 'grunt', 'nx', 'turbo', 'lerna', 'rush', 'babel', 'postcss', 'tailwindcss', 'svelte-kit', 'expo', 'react-native', 'electron-builder', 'sphinx-build', 'mkdocs', 'jupyter', 'pre-commit', 'lint-staged', 'husky', 'rails', 'hardhat', 'truffle', 'terraform', 'terragrunt', 'pulumi', 'mix', 'rebar3', 'stack', 'cabal', 'dune', 'flutter', 'dart'].map((name): [string, string] => [name, 'loads the project\'s configuration, which is code']),
   ...['eslint', 'prettier', 'stylelint', 'mypy', 'pylint', 'flake8'].map((name): [string, string] => [name, 'loads the project\'s configuration and plugins, which are code']),
-  ['direnv', 'direnv loads .envrc files, which are shell code'],
-  ['coverage', 'coverage runs a program'],
-  ['pipenv', 'pipenv runs and installs the project\'s code'],
-  ['pdm', 'pdm runs and installs the project\'s code'],
-  ['hatch', 'hatch runs and builds the project\'s code'],
-  ['rye', 'rye runs and installs the project\'s code'],
+  ['direnv', 'loads .envrc files, which are shell code'],
+  // Yarn 2+ runs the release and plugins `.yarnrc.yml` names (yarnPath) for every command, even `yarn --version`.
+  ['yarn', 'runs the release and plugins the project\'s .yarnrc.yml names, and the project\'s scripts'],
+  ['coverage', 'runs a program'],
+  ['pipenv', 'runs and installs the project\'s code'],
+  ['pdm', 'runs and installs the project\'s code'],
+  ['hatch', 'runs and builds the project\'s code'],
+  ['rye', 'runs and installs the project\'s code'],
 ]);
 
 /** Subcommands that do not run project code, per tool; any other subcommand does. */
 const PLAIN_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['npm', new Set(['ls', 'list', 'la', 'll', 'view', 'v', 'info', 'show', 'outdated', 'audit', 'help', 'search', 'find', 's', 'se', 'whoami', 'ping', 'config', 'c', 'get', 'explain', 'why', 'fund', 'prefix', 'root', 'doctor', 'query', 'sbom', 'docs', 'home', 'repo', 'bugs', 'cache', 'owner', 'access', 'dist-tag', 'login', 'logout', 'adduser', 'token', 'profile', 'star', 'stars', 'unstar', 'help-search'])],
   ['pnpm', new Set(['ls', 'list', 'll', 'la', 'why', 'outdated', 'audit', 'licenses', 'view', 'info', 'show', 'root', 'bin', 'help', 'config', 'c', 'get', 'store', 'search', 'whoami', 'ping', 'doctor'])],
-  ['yarn', new Set(['info', 'list', 'why', 'outdated', 'audit', 'licenses', 'config', 'help', 'versions', 'bin', 'cache', 'owner', 'login', 'logout', 'npm'])],
   ['pip', new Set(['list', 'show', 'freeze', 'check', 'help', 'config', 'debug', 'cache', 'hash', 'inspect', 'index', 'search', 'uninstall'])],
   ['pip3', new Set(['list', 'show', 'freeze', 'check', 'help', 'config', 'debug', 'cache', 'hash', 'inspect', 'index', 'search', 'uninstall'])],
   ['poetry', new Set(['show', 'check', 'about', 'config', 'search', 'help', 'list', 'env', 'version'])],
@@ -65,8 +66,8 @@ const PRINT_ONLY = /^(--version|-v|-V|--help|-h|version|help)$/;
  */
 export function workspaceCode(options: { name: string; words: readonly ShellWord[] }): WorkspaceCode | undefined {
   const { name, words } = options;
-  if (words.length === 2 && words[1]!.kind === 'static' && PRINT_ONLY.test(words[1]!.value)) return undefined;
   const always = ALWAYS.get(name);
+  if (name !== 'yarn' && words.length === 2 && words[1]!.kind === 'static' && PRINT_ONLY.test(words[1]!.value)) return undefined;
   if (always !== undefined) {
     if (name === 'terraform' && isPlain(words, ['fmt', 'validate', 'version', 'providers', 'output', 'show', 'state', 'workspace', 'graph'])) return undefined;
     return { index: 0, reason: `${name} ${always}` };
@@ -79,11 +80,8 @@ export function workspaceCode(options: { name: string; words: readonly ShellWord
     return undefined;
   }
   const at = words.findIndex((word, index) => index > 0 && (word.kind !== 'static' || !word.value.startsWith('-')));
-  if (at === -1) {
-    // `yarn` alone installs (running lifecycle scripts); `npm` alone prints help.
-    if (name === 'yarn' && !words.slice(1).some((word) => PRINT_ONLY.test(word.value))) return { index: 0, reason: 'yarn without a subcommand installs, running the packages\' lifecycle scripts' };
-    return undefined;
-  }
+  // `npm` alone prints help.
+  if (at === -1) return undefined;
   const word = words[at]!;
   if (word.kind !== 'static') return { index: at, reason: `${name} ${word.value}: the subcommand is only known at run time, and ${name} has subcommands that run the project's code` };
   const subcommand = word.value;
