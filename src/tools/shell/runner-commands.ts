@@ -1,12 +1,14 @@
 /**
- * Package runners the wrapper grammar does not unwrap (`npx`, `npm exec`,
- * `pnpm dlx`, `uv run`, `yarn <bin>`...): which command each one runs from
- * its arguments, so that a block or ask rule reaches what they run.
+ * Runners the wrapper grammar does not unwrap: package runners (`npx`,
+ * `npm exec`, `pnpm dlx`, `uv run`, `yarn <bin>`, `poetry run`, `bundle
+ * exec`...) and programs that set up an environment and run a command
+ * (`cross-env`, `dotenv`, `op run`, `aws-vault exec`...): which command each
+ * one runs from its arguments, so that a block or ask rule reaches it.
  */
 import { isOptionLike, type CommandReading } from './command-reading.ts';
 import type { ShellWord } from './shell-word.ts';
 
-/** How a package runner finds the command it runs: after its subcommand (`npm exec`), skipping its own options. */
+/** How a runner finds the command it runs: after its subcommand (`npm exec`), skipping its own options. */
 export interface RunnerForm {
   /** The subcommand path that runs a command; empty for dedicated runners (`npx`). `*` is a word the grammar does not know (`pnpm eslint .` runs a package's bin). */
   path: readonly string[];
@@ -14,27 +16,54 @@ export interface RunnerForm {
   valued: ReadonlySet<string>;
   /** Its options whose value is shell code (`npx -c 'git push'`): what runs is not known. */
   code: ReadonlySet<string>;
-  /** Its first argument is shell code, not a command name (`bun exec 'git push'`). */
+  /** Its first argument is shell code, not a command name (`bun exec 'git push'`, `concurrently 'git push'`). */
   codeArgument: boolean;
+  /** Arguments of its own before the command (`aws-vault exec PROFILE -- cmd`). */
+  operands: number;
+  /** It takes `NAME=value` words before the command (`cross-env A=1 cmd`). */
+  assignments: boolean;
 }
 
-function runner(path: string, valued: string, code = '', codeArgument = false): RunnerForm {
+function runner(path: string, valued: string, extra: { code?: string; codeArgument?: boolean; operands?: number; assignments?: boolean } = {}): RunnerForm {
   const words = (list: string) => list.split(' ').filter((word) => word !== '');
-  return { path: words(path), valued: new Set(words(valued)), code: new Set(words(code)), codeArgument };
+  return { path: words(path), valued: new Set(words(valued)), code: new Set(words(extra.code ?? '')), codeArgument: extra.codeArgument ?? false, operands: extra.operands ?? 0, assignments: extra.assignments ?? false };
 }
 
 const NPX_VALUED = '-p --package --node-options --registry --cache --prefix -C -w --workspace --userconfig --loglevel';
 const RUNNERS: ReadonlyMap<string, readonly RunnerForm[]> = new Map([
-  ['npx', [runner('', NPX_VALUED, '-c --call')]],
-  ['pnpx', [runner('', NPX_VALUED, '-c --call')]],
+  // Package runners.
+  ['npx', [runner('', NPX_VALUED, { code: '-c --call' })]],
+  ['pnpx', [runner('', NPX_VALUED, { code: '-c --call' })]],
   ['bunx', [runner('', '-p --package --cwd')]],
   ['uvx', [runner('', '--from --with --with-requirements --python -p --index-url --extra-index-url --index --default-index')]],
-  ['npm', [runner('exec', NPX_VALUED, '-c --call')]],
+  ['npm', [runner('exec', NPX_VALUED, { code: '-c --call' })]],
   ['pnpm', [runner('exec', '-C --dir -F --filter'), runner('dlx', '--package -p'), runner('*', '-C --dir -F --filter')]],
   ['yarn', [runner('exec', '--cwd'), runner('dlx', '-p --package'), runner('run', '--cwd'), runner('*', '--cwd')]],
-  ['bun', [runner('x', '-p --package --cwd'), runner('run', '--cwd -F --filter --env-file -r --preload'), runner('*', '--cwd --env-file -r --preload'), runner('exec', '', '', true)]],
+  ['bun', [runner('x', '-p --package --cwd'), runner('run', '--cwd -F --filter --env-file -r --preload'), runner('*', '--cwd --env-file -r --preload'), runner('exec', '', { codeArgument: true })]],
   ['uv', [runner('run', '--with --with-requirements --python -p --directory --project --package --env-file --index-url --extra-index-url --index --default-index'), runner('tool run', '--from --with --python -p')]],
   ['pipx', [runner('run', '--spec --python --pip-args')]],
+  ['poetry', [runner('run', '-C --directory -P --project')]],
+  ['pipenv', [runner('run', '')]],
+  ['pdm', [runner('run', '-p --project')]],
+  ['rye', [runner('run', '--pyproject')]],
+  ['hatch', [runner('run', '-e --env')]],
+  ['conda', [runner('run', '-n --name -p --prefix --cwd')]],
+  ['mamba', [runner('run', '-n --name -p --prefix --cwd')]],
+  ['bundle', [runner('exec', '--gemfile')]],
+  ['mise', [runner('exec', '-C --cd -j --jobs'), runner('x', '-C --cd -j --jobs')]],
+  ['asdf', [runner('exec', '')]],
+  ['devbox', [runner('run', '-c --config -e --env --env-file')]],
+  // Programs that set up the environment and run a command.
+  ['cross-env', [runner('', '', { assignments: true })]],
+  ['cross-env-shell', [runner('', '', { assignments: true, codeArgument: true })]],
+  ['dotenv', [runner('', '-e -c -v -p')]],
+  ['env-cmd', [runner('', '-f --file -e --environments -r --rc-file')]],
+  ['concurrently', [runner('', '-n --names -c --prefix-colors -p --prefix -k --kill-others -s --success', { codeArgument: true })]],
+  ['op', [runner('run', '--env-file')]],
+  ['doppler', [runner('run', '-p --project -c --config --token', { code: '--command' })]],
+  ['infisical', [runner('run', '--env --path --projectId --token', { code: '--command' })]],
+  ['aws-vault', [runner('exec', '-d --duration --region', { operands: 1 })]],
+  ['nix-shell', [runner('', '-p --packages -I -A --attr', { code: '--run --command' })]],
 ]);
 
 /**
@@ -79,27 +108,35 @@ export function runnerCommands(options: { name: string; words: readonly ShellWor
         found.push({ start, via: `run by ${name} (${words[start]!.value} may be a package's program)` });
         continue;
       }
-      found.push(innerStart({ words, start, valued: form.valued, code: form.code, codeArgument: form.codeArgument, via }));
+      found.push(innerStart({ words, start, form, via }));
     }
   }
   return found;
 }
 
-function innerStart(options: { words: readonly ShellWord[]; start: number; valued: ReadonlySet<string>; code: ReadonlySet<string>; codeArgument: boolean; via: string }): RunnerCommand {
-  const { words, via } = options;
+function innerStart(options: { words: readonly ShellWord[]; start: number; form: RunnerForm; via: string }): RunnerCommand {
+  const { words, form, via } = options;
+  let operands = form.operands;
   for (let index = options.start; index < words.length; index++) {
     const word = words[index]!;
     if (word.kind !== 'static') return { start: undefined, via: `${via}: ${word.text} is only known at run time` };
     const value = word.value;
-    if (value === '--') return index + 1 < words.length ? checked(index + 1) : { start: undefined, via };
-    if (!isOptionLike(value)) return checked(index);
+    if (value === '--') return index + 1 < words.length ? checked(index + 1) : { start: words.length, via };
+    if (!isOptionLike(value)) {
+      if (operands > 0) {
+        operands--;
+        continue;
+      }
+      if (form.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) continue;
+      return checked(index);
+    }
     const option = value.split('=')[0]!;
-    if (options.code.has(option)) return { start: undefined, via: `${via} ${option}: it runs shell code given as a string` };
-    if (options.valued.has(option) && !value.includes('=')) index++;
+    if (form.code.has(option)) return { start: undefined, via: `${via} ${option}: it runs shell code given as a string` };
+    if (form.valued.has(option) && !value.includes('=')) index++;
   }
   return { start: words.length, via };
 
   function checked(index: number): RunnerCommand {
-    return options.codeArgument ? { start: undefined, via: `${via}: it runs shell code given as a string` } : { start: index, via };
+    return form.codeArgument ? { start: undefined, via: `${via}: it runs shell code given as a string` } : { start: index, via };
   }
 }
