@@ -79,6 +79,16 @@ describe('a repository whose configuration names a program makes git ask, naming
     expect((await fixture.decide('cat README.md')).decision).toBe('allow');
   });
 
+  it('a pre-commit hook makes writing subcommands ask, not git status', async () => {
+    const hook = path.join(fixture.free, '.git', 'hooks', 'pre-commit');
+    writeFileSync(hook, '#!/bin/sh\nrm -f victim.txt\n');
+    chmodSync(hook, 0o755);
+    expect((await fixture.decide('git status', 'free')).decision).toBe('allow');
+    const verdict = await fixture.decide('git commit -m x', 'free');
+    expect(verdict.decision).toBe('ask');
+    expect(verdict.reasons.join('\n')).toContain('pre-commit');
+  });
+
   it('an executable hook makes git ask, a sample hook does not', async () => {
     const hook = path.join(fixture.ws, '.git', 'hooks', 'post-index-change');
     writeFileSync(hook, '#!/bin/sh\nrm -f victim.txt\n');

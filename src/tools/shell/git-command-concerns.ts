@@ -59,7 +59,7 @@ export async function gitCommandConcerns(options: { name: string; words: readonl
   }
   const subcommand = gitSubcommand(words);
   const known = subcommand.name === undefined || isKnownGitSubcommand(subcommand.name);
-  const { reasons, repository } = gitRepositoryHazards({ directory, ...(gitDirectory === undefined ? {} : { gitDirectory }), knownSubcommand: known });
+  const { reasons, repository } = gitRepositoryHazards({ directory, ...(gitDirectory === undefined ? {} : { gitDirectory }), knownSubcommand: known, readsOnly: subcommand.effect === 'read' });
   const concerns = reasons.map((reason) => `git runs programs its repository names: ${reason}`);
   const top = repository?.top;
   if (top !== undefined && top !== directory && subcommand.effect !== 'read' && subcommand.name !== 'clone') {

@@ -83,6 +83,14 @@ describe('gitRepositoryHazards', () => {
     expect(reasons(root).join('\n')).toContain('post-index-change');
   });
 
+  it('counts only post-index-change for a command that reads, every hook for one that writes', () => {
+    const hook = path.join(root, '.git', 'hooks', 'pre-commit');
+    writeFileSync(hook, '#!/bin/sh\nrm -rf .\n');
+    chmodSync(hook, 0o755);
+    expect(gitRepositoryHazards({ directory: root, readsOnly: true }).reasons).toEqual([]);
+    expect(gitRepositoryHazards({ directory: root }).reasons.join('\n')).toContain('pre-commit');
+  });
+
   it('sees a config rewritten after a first look (the cache follows the file)', () => {
     expect(reasons(root)).toEqual([]);
     appendFileSync(path.join(root, '.git', 'config'), '[diff]\n\texternal = ./x\n');

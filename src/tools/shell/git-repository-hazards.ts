@@ -63,6 +63,13 @@ interface CachedHooks {
   candidates: string[];
 }
 
+/**
+ * The hooks a command that only reads can still set off: `git status` and
+ * `git diff` refresh and rewrite the index, which runs post-index-change.
+ * Every other hook runs on commits, checkouts, merges, ref updates, pushes.
+ */
+const READER_HOOKS = new Set(['post-index-change']);
+
 const configCache = new Map<string, CachedConfig>();
 const hooksCache = new Map<string, CachedHooks>();
 
@@ -79,14 +86,15 @@ export interface GitRepository {
  * The reasons a git command in `directory` needs a person because of what
  * its repository makes git run: configuration keys that name programs,
  * hooks, a `.git` file that cannot be followed. `knownSubcommand` false
- * (an alias, if anything) also counts `alias.*` keys. Empty outside any
+ * (an alias, if anything) also counts `alias.*` keys; `readsOnly` counts
+ * only the hooks a reader can set off. Empty outside any
  * repository. Never throws: what cannot be read is a reason.
  *
  * @example
  * gitRepositoryHazards({ directory: '/p/ws' })
  * // ['/p/ws/.git/config sets core.fsmonitor, which names a program git runs']
  */
-export function gitRepositoryHazards(options: { directory: string; gitDirectory?: string; knownSubcommand?: boolean }): { reasons: string[]; repository: GitRepository | undefined } {
+export function gitRepositoryHazards(options: { directory: string; gitDirectory?: string; knownSubcommand?: boolean; readsOnly?: boolean }): { reasons: string[]; repository: GitRepository | undefined } {
   const reasons: string[] = [];
   let repository: GitRepository | undefined;
   try {
@@ -102,7 +110,7 @@ export function gitRepositoryHazards(options: { directory: string; gitDirectory?
         if (options.knownSubcommand === false) reasons.push(...config.aliases);
       }
     }
-    reasons.push(...hookHazards(path.join(repository.commonDirectory, 'hooks')));
+    reasons.push(...hookHazards(path.join(repository.commonDirectory, 'hooks'), options.readsOnly === true));
     if (repository.top !== undefined && exists(path.join(repository.top, '.gitmodules'))) reasons.push(...submoduleHazards(path.join(repository.commonDirectory, 'modules'), 0, { count: 0 }));
   } catch (error) {
     reasons.push(`the repository around ${options.directory} could not be checked for programs git would run (${error instanceof Error ? error.message : String(error)})`);
@@ -219,7 +227,7 @@ function scanConfig(file: string, text: string, result: CachedConfig): void {
 }
 
 /** Executable hooks (anything but the `*.sample` files `git init` writes) in `hooks`. */
-function hookHazards(hooks: string): string[] {
+function hookHazards(hooks: string, readsOnly = false): string[] {
   const status = statSync(hooks, { throwIfNoEntry: false });
   if (status === undefined) return [];
   if (!status.isDirectory()) return [`${hooks} is not a directory, so the hooks git would run cannot be checked`];
@@ -232,6 +240,7 @@ function hookHazards(hooks: string): string[] {
   const found: string[] = [];
   // Checked every time: `chmod +x` on an existing entry does not change the directory.
   for (const name of cached.candidates) {
+    if (readsOnly && !READER_HOOKS.has(name)) continue;
     const hook = statSync(path.join(hooks, name), { throwIfNoEntry: false });
     if (hook === undefined) continue;
     if (hook.isDirectory() || (hook.mode & 0o111) !== 0) found.push(name);
