@@ -33,6 +33,10 @@ const ALWAYS: ReadonlyMap<string, string> = new Map([
   ['pdm', 'runs and installs the project\'s code'],
   ['hatch', 'runs and builds the project\'s code'],
   ['rye', 'runs and installs the project\'s code'],
+  // The Gemfile is Ruby that bundler evaluates for every command; composer runs the plugins in vendor/ for every command.
+  ['bundle', 'evaluates the project\'s Gemfile, which is Ruby code'],
+  ['bundler', 'evaluates the project\'s Gemfile, which is Ruby code'],
+  ['composer', 'runs the composer plugins installed in the project'],
 ]);
 
 /** Subcommands that do not run project code, per tool; any other subcommand does. */
@@ -43,13 +47,11 @@ const PLAIN_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['pip3', new Set(['list', 'show', 'freeze', 'check', 'help', 'config', 'debug', 'cache', 'hash', 'inspect', 'index', 'search', 'uninstall'])],
   ['poetry', new Set(['show', 'check', 'about', 'config', 'search', 'help', 'list', 'env', 'version'])],
   ['uv', new Set(['version', 'help', 'tree', 'cache', 'python', 'self'])],
-  ['cargo', new Set(['tree', 'metadata', 'search', 'version', 'help', 'locate-project', 'pkgid', 'verify-project', 'read-manifest', 'login', 'logout', 'owner', 'yank', 'info', 'report', 'new', 'init', 'add', 'remove', 'update', 'fetch', 'generate-lockfile', 'vendor'])],
+  // Resolving the dependency graph (tree, metadata, update...) asks rustc for target information: the rustc .cargo/config.toml names.
+  ['cargo', new Set(['search', 'version', 'help', 'locate-project', 'login', 'logout', 'owner', 'yank', 'report'])],
   ['go', new Set(['build', 'install', 'mod', 'get', 'list', 'env', 'version', 'doc', 'help', 'fmt', 'vet', 'clean', 'work', 'bug', 'telemetry', 'fix'])],
-  ['composer', new Set(['show', 'info', 'outdated', 'licenses', 'search', 'depends', 'why', 'prohibits', 'why-not', 'validate', 'diagnose', 'config', 'help', 'list', 'about', 'audit', 'check-platform-reqs', 'fund', 'status'])],
-  ['bundle', new Set(['list', 'show', 'info', 'outdated', 'check', 'config', 'help', 'version', 'platform', 'licenses', 'doctor'])],
-  ['bundler', new Set(['list', 'show', 'info', 'outdated', 'check', 'config', 'help', 'version', 'platform', 'licenses', 'doctor'])],
   ['gem', new Set(['list', 'search', 'query', 'info', 'specification', 'contents', 'dependency', 'environment', 'help', 'outdated', 'which', 'sources', 'owner', 'signin', 'signout', 'stale', 'uninstall', 'cleanup', 'fetch', 'lock'])],
-  ['dotnet', new Set(['--info', '--version', '--list-sdks', '--list-runtimes', 'help', 'nuget', 'sln', 'new', 'list', 'add', 'remove'])],
+  ['dotnet', new Set(['--info', '--version', '--list-sdks', '--list-runtimes', 'help', 'nuget', 'sln', 'new'])],
   ['deno', new Set(['info', 'doc', 'lint', 'fmt', 'check', 'types', 'completions', 'help', 'upgrade'])],
 ]);
 
