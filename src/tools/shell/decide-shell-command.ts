@@ -100,7 +100,7 @@ export async function decideShellCommand(options: {
       if (finding !== undefined) findings.push(finding);
     }
     // Paths through what another command of the line links, renames, removes or extracts were judged against the filesystem before it.
-    findings.push(...(await decideLayoutChanges({ analysis, cwd: options.cwd, home })));
+    findings.push(...(await decideLayoutChanges({ analysis, cwd: options.cwd, home, source: command })));
     // Blank and comment-only lines ask: there is nothing a person meant to run. Assignments and tests alone are harmless.
     if (analysis.statements === 0 && findings.length === 0) findings.push(ask(command, 'the command line has no command in it'));
   } catch (error) {

@@ -17,7 +17,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const subjects = async (line: string) => (await decideLayoutChanges({ analysis: analyzeCommand(line), cwd: ws, home: path.join(root, 'home') })).map((finding) => finding.subject);
+const subjects = async (line: string) => (await decideLayoutChanges({ analysis: analyzeCommand(line), cwd: ws, home: path.join(root, 'home'), source: line })).map((finding) => finding.subject);
 
 describe('decideLayoutChanges', () => {
   it.each([
@@ -28,8 +28,8 @@ describe('decideLayoutChanges', () => {
     ['mv src-link moved; cat moved/x', ['cat moved/x']],
     ['rm src-link; cat src-link/x', ['cat src-link/x']],
     ['unlink src-link && tee src-link', ['tee src-link']],
-    ['cat src/x && rm -r src', ['cat src/x']],
-    ['cat src-link/x; rm src', ['cat src-link/x']],
+    ['cat src/x | rm -r src', ['cat src/x']],
+    ['cat src-link/x & rm src', ['cat src-link/x']],
     ['tar xf a.tar; cat anything', ['cat anything']],
     ['tar -xf a.tar -C src; cat src/x', ['cat src/x']],
     ['unzip a.zip && cat README', ['cat README']],
@@ -65,8 +65,21 @@ describe('decideLayoutChanges', () => {
     'sort a.txt | uniq > sorted.txt && wc -l sorted.txt',
     'sed -n 1p a.txt; grep -r x src',
     'read -r line < a.txt; echo "$line"',
+    // A plain list runs in the order written: a change reaches only what comes after it.
+    'cat src/x && rm -r src',
+    'tee d/x; ln -s ../docs d',
+    'cd src && npm test',
+    'cat a.txt; git checkout other',
   ])('%s asks for nothing', async (line) => {
     expect(await subjects(line)).toEqual([]);
+  });
+
+  it('without the line, or with the order uncertain, any other command counts', async () => {
+    const unordered = await decideLayoutChanges({ analysis: analyzeCommand('cat src/x && rm -r src'), cwd: ws, home: root });
+    expect(unordered.map((finding) => finding.subject)).toEqual(['cat src/x']);
+    for (const line of ['cd src && npm test | cat', 'for i in 1; do cat src/x; rm -r src; done', 'cat src/x; rm -r src &', 'cat src/x $(echo y); rm -r src', 'cat src/x; cat src/x; rm -r src']) {
+      expect((await subjects(line)).length, line).toBeGreaterThan(0);
+    }
   });
 
   it('says which command changes what, in the reason', async () => {

@@ -7,8 +7,10 @@
  * tee d/x` writes into `docs` although `d/x` was judged as a new file in
  * the working directory. Such paths ask.
  *
- * "Another command", not "a later one": parts of a pipeline and background
- * jobs run at the same time, and a loop runs its body again after it.
+ * "Another command", not only "a later one", unless the line is a plain
+ * list whose order is certain (`sequential-commands.ts`): parts of a
+ * pipeline and background jobs run at the same time, and a loop runs its
+ * body again after it.
  * Creating regular files (`>`, `tee`, `touch`, plain `cp`) and real
  * directories (`mkdir`) changes nothing a path judgement relies on: a
  * path through a name that does not exist yet is already judged as if a
@@ -20,6 +22,7 @@ import type { ShellFinding } from './decide-shell-command.ts';
 import { isAtOrBelow, walkKernelPath } from './kernel-walk.ts';
 import type { PathArgument } from './path-argument.ts';
 import { commandPaths, takesNoPaths } from './path-arguments.ts';
+import { sequentialOrder } from './sequential-commands.ts';
 import { effectiveCwd, wordPath } from './shell-paths.ts';
 import type { ShellWord } from './shell-word.ts';
 
@@ -86,8 +89,21 @@ const WRITES_ENTRIES = new Set(['ln', 'mv', 'cp', 'install', 'rsync', 'scp']);
  * await decideLayoutChanges({ analysis: analyzeCommand('ln -s ../docs d; tee d/x'), cwd: '/p/ws', home })
  * // [{ decision: 'ask', subject: 'tee d/x', reason: 'd/x goes through what ln -s ../docs d changes ...' }]
  */
-export async function decideLayoutChanges(options: { analysis: CommandAnalysis; cwd: string; home: string }): Promise<ShellFinding[]> {
+export async function decideLayoutChanges(options: {
+  analysis: CommandAnalysis;
+  cwd: string;
+  home: string;
+  /** The command line analysed: when it is a plain list, a change only reaches the commands written after it. */
+  source?: string;
+}): Promise<ShellFinding[]> {
   const { analysis, cwd, home } = options;
+  const order = options.source === undefined ? undefined : sequentialOrder(options.source);
+  // Without a known order (pipelines, loops, background jobs, substitutions), any other command may run after a change.
+  const runsAfter = (changer: Changer, text: string): boolean => {
+    const changed = order?.get(changer.command.text);
+    const used = order?.get(text);
+    return changed === undefined || used === undefined || changed < used;
+  };
   const changers: Changer[] = [];
   for (const command of analysis.commands) {
     const change = layoutChangeOf({ command, cwd, home });
@@ -96,14 +112,14 @@ export async function decideLayoutChanges(options: { analysis: CommandAnalysis; 
   if (changers.length === 0) return [];
   const findings: ShellFinding[] = [];
   for (const command of analysis.commands) {
-    const others = changers.filter((changer) => changer.command !== command);
+    const others = changers.filter((changer) => changer.command !== command && runsAfter(changer, command.text));
     if (others.length === 0) continue;
     const reason = affectedReason({ targets: targetsOf({ command, cwd, home }), others });
     if (reason !== undefined) findings.push({ decision: 'ask', subject: command.text, reason, rule: null, via: command.via });
   }
   for (const redirection of analysis.redirections) {
     // A command's own redirections are opened before it runs.
-    const others = changers.filter((changer) => changer.command.text !== redirection.command);
+    const others = changers.filter((changer) => changer.command.text !== redirection.command && runsAfter(changer, redirection.command));
     if (others.length === 0) continue;
     const from = effectiveCwd({ state: redirection.cwd, cwd });
     const file = redirection.target.kind === 'static' ? wordPath(redirection.target, home) : undefined;
