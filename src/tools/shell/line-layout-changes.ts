@@ -99,10 +99,12 @@ export async function decideLayoutChanges(options: {
   const { analysis, cwd, home } = options;
   const order = options.source === undefined ? undefined : sequentialOrder(options.source);
   // Without a known order (pipelines, loops, background jobs, substitutions), any other command may run after a change.
-  const runsAfter = (changer: Changer, text: string): boolean => {
-    const changed = order?.get(changer.command.text);
-    const used = order?.get(text);
-    return changed === undefined || used === undefined || changed < used;
+  // Only top-level commands are numbered: one a wrapper runs can have the same text as a top-level one elsewhere in the line.
+  const placeOf = (text: string, via: string | undefined) => (via === undefined ? order?.get(text) : undefined);
+  const runsAfter = (changer: Changer, used: { text: string; via: string | undefined }): boolean => {
+    const changedAt = placeOf(changer.command.text, changer.command.via);
+    const usedAt = placeOf(used.text, used.via);
+    return changedAt === undefined || usedAt === undefined || changedAt < usedAt;
   };
   const changers: Changer[] = [];
   for (const command of analysis.commands) {
@@ -112,14 +114,14 @@ export async function decideLayoutChanges(options: {
   if (changers.length === 0) return [];
   const findings: ShellFinding[] = [];
   for (const command of analysis.commands) {
-    const others = changers.filter((changer) => changer.command !== command && runsAfter(changer, command.text));
+    const others = changers.filter((changer) => changer.command !== command && runsAfter(changer, command));
     if (others.length === 0) continue;
     const reason = affectedReason({ targets: targetsOf({ command, cwd, home }), others });
     if (reason !== undefined) findings.push({ decision: 'ask', subject: command.text, reason, rule: null, via: command.via });
   }
   for (const redirection of analysis.redirections) {
     // A command's own redirections are opened before it runs.
-    const others = changers.filter((changer) => changer.command.text !== redirection.command && runsAfter(changer, redirection.command));
+    const others = changers.filter((changer) => changer.command.text !== redirection.command && runsAfter(changer, { text: redirection.command, via: redirection.via }));
     if (others.length === 0) continue;
     const from = effectiveCwd({ state: redirection.cwd, cwd });
     const file = redirection.target.kind === 'static' ? wordPath(redirection.target, home) : undefined;
