@@ -126,6 +126,14 @@ describe.each([
     });
   });
 
+  describe('special files: the shell asks before opening one', () => {
+    it.each(['cat pipe', 'head -c 10 < pipe', 'echo x > pipe', 'cat socket'])('%s', async (command) => {
+      const outcome = await fixture.call('shell', { command });
+      expect(outcome).toMatchObject({ ran: false, stage: 'gate', reason: expect.stringMatching(/FIFO|socket/) });
+      expect(outcome.durationMs).toBeLessThan(1000);
+    });
+  });
+
   describe('ordinary files still work', () => {
     it('read_file and the shell read a file with one name', async () => {
       expect(await fixture.call('read_file', { path: 'ws/notes.txt' })).toMatchObject({ ran: true, result: { content: 'notes\n' } });

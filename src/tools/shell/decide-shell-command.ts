@@ -14,7 +14,7 @@ import { codeLoadingFile } from '../fs/code-loading-files.ts';
 import { analyzeCommand, type AnalyzedCommand, type AnalyzedRedirection } from './analyze-command.ts';
 import { decideCommandPaths } from './decide-command-paths.ts';
 import type { Hazard } from './hazard.ts';
-import { hardLinkReason, judgePath } from './judge-path.ts';
+import { entryConcernReason, judgePath } from './judge-path.ts';
 import { decideLayoutChanges } from './line-layout-changes.ts';
 import { profileAccessOfFile } from './profile-access.ts';
 import { ownStateConcern } from '../../config/own-state-paths.ts';
@@ -235,8 +235,8 @@ async function decideRedirection(redirection: AnalyzedRedirection, context: Deci
   // A folder above toolgate's own files, or a policy or state file it would load (src/config/own-state-paths.ts).
   const concern = decision === 'block' ? undefined : ownStateConcern({ absolute: resolved.absolute, operation: 'write', hidden: context.profile.hidden, shown });
   if (concern !== undefined) return { ...base, decision: concern.decision, reason: `writes ${concern.reason}` };
-  // `>> alias` appends to every name of a hard-linked file, wherever the others lie.
-  const aliased = decision === 'block' ? undefined : hardLinkReason({ absolute: resolved.absolute, where: shown, subject: 'the redirection', verb: 'writes', zone });
+  // `>> alias` appends to every name of a hard-linked file, wherever the others lie; `> fifo` can wait forever.
+  const aliased = decision === 'block' ? undefined : entryConcernReason({ absolute: resolved.absolute, where: shown, subject: 'the redirection', verb: 'writes', zone });
   if (aliased !== undefined) return { ...base, decision: 'ask', reason: aliased };
   // `> .git/config`, `> .envrc`: what git or another tool would run next (src/tools/fs/code-loading-files.ts).
   const loading = decision === 'block' ? undefined : codeLoadingFile({ absolute: resolved.absolute, root: zone.root });

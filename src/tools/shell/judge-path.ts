@@ -7,7 +7,7 @@
  * a write in a rw zone whose approval is not block; neither may land on
  * something the sandbox hides (credentials, toolgate's own files).
  */
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Decision } from '../../core/types.ts';
 import type { SandboxProfile } from '../../sandbox/sandbox-profile.ts';
@@ -72,7 +72,7 @@ export async function judgePath(options: { path: string; cwd: string; operation:
   }
   if (operation === 'read') {
     if (zone === undefined) return { decision: 'allow', reason: `${subject} ${verb} ${where}, a system path`, zone: undefined, absolute };
-    const aliased = hardLinkReason({ absolute, where, subject, verb, zone });
+    const aliased = entryConcernReason({ absolute, where, subject, verb, zone });
     if (aliased !== undefined && zone.approval.read !== 'block') return { decision: 'ask', reason: aliased, zone, absolute };
     // Most reads are allowed and their reason is never shown: not worth a path.relative each.
     const reason = zone.approval.read === 'allow' ? `${subject} ${verb} ${where} in zone ${zone.name}` : `${subject} ${verb} ${zone.name}:${path.relative(zone.root, absolute) || '.'}; zone ${zone.name} ${verbOf(zone.approval.read)} reads`;
@@ -92,29 +92,40 @@ export async function judgePath(options: { path: string; cwd: string; operation:
   // A folder above toolgate's own files, or a policy or state file it would load (src/config/own-state-paths.ts).
   const concern = ownStateConcern({ absolute, operation, hidden: context.profile.hidden, into: options.into === true, shown: shownInZone });
   if (concern !== undefined) return { decision: concern.decision, reason: `${subject} ${verb} ${concern.reason}`, zone, absolute };
-  // Removing one name of a hard-linked file leaves the others alone; writing to it writes them all.
-  const aliased = operation === 'write' && options.into !== true ? hardLinkReason({ absolute, where, subject, verb, zone }) : undefined;
+  // Removing one name of a hard-linked file (or a FIFO) leaves the rest alone; writing to it writes the file under every name.
+  const aliased = operation === 'write' && options.into !== true ? entryConcernReason({ absolute, where, subject, verb, zone }) : undefined;
   if (aliased !== undefined) return { decision: 'ask', reason: aliased, zone, absolute };
   return { decision, reason: `${subject} ${verb} ${shownInZone}; zone ${zone.name} ${verbOf(decision)} ${operation === 'write' ? 'writes' : 'deletes'}`, zone, absolute };
 }
 
 /**
- * Why a regular file with more than one hard link needs a person: its
- * other names can lie anywhere on the same filesystem (outside every zone,
- * in a read-only zone), and reading or writing this name reads or writes
- * that same file. Undefined for anything else, and for a path that does
- * not exist (yet).
+ * Why the entry at `absolute` needs a person, or undefined when it does
+ * not exist (yet) or is an ordinary file or directory. A regular file with
+ * more than one hard link is the same file under other names, which can lie
+ * anywhere on the filesystem (outside every zone, in a read-only zone):
+ * reading or writing this name reads or writes that file. A FIFO, socket or
+ * device inside a zone is not a file at all: opening it can wait forever
+ * for the other end, or reach hardware.
+ *
+ * @example
+ * entryConcernReason({ absolute: '/p/ws/alias.txt', where: '"alias.txt"', subject: 'cat', verb: 'reads', zone })
+ * // 'cat reads "alias.txt" in zone ws, a file with 2 hard links: ...'
  */
-export function hardLinkReason(options: { absolute: string; where: string; subject: string; verb: string; zone: Zone }): string | undefined {
-  let links: number;
+export function entryConcernReason(options: { absolute: string; where: string; subject: string; verb: string; zone: Zone }): string | undefined {
+  let entry: Stats | undefined;
   try {
-    const entry = statSync(options.absolute, { throwIfNoEntry: false });
-    if (entry === undefined || !entry.isFile() || entry.nlink <= 1) return undefined;
-    links = entry.nlink;
+    entry = statSync(options.absolute, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
-  return `${options.subject} ${options.verb} ${options.where} in zone ${options.zone.name}, a file with ${links} hard links: the same file under other names, which may lie outside the zones or in a read-only one, so a person decides`;
+  if (entry === undefined || entry.isDirectory()) return undefined;
+  const said = `${options.subject} ${options.verb} ${options.where} in zone ${options.zone.name}`;
+  if (entry.isFile()) {
+    if (entry.nlink <= 1) return undefined;
+    return `${said}, a file with ${entry.nlink} hard links: the same file under other names, which may lie outside the zones or in a read-only one, so a person decides`;
+  }
+  const kind = entry.isFIFO() ? 'a FIFO (named pipe)' : entry.isSocket() ? 'a socket' : entry.isCharacterDevice() ? 'a character device' : entry.isBlockDevice() ? 'a block device' : 'not a regular file';
+  return `${said}, which is ${kind}: opening it can wait forever for the other end or reach a device, so a person decides`;
 }
 
 function verbOf(decision: Decision): string {
