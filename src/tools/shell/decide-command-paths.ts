@@ -102,7 +102,7 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
     await judgeArgument({ entry, cwd, context, judge, ask: collected.ask });
   }
   // What the repository makes git run (config keys, hooks), and the whole work tree a writing subcommand changes.
-  if (runsGit(name)) collected.ask.push(...(await gitCommandConcerns({ name, words: command.words, cwd, home: context.home, judge })));
+  if (runsGit(name)) collected.ask.push(...(await gitCommandConcerns({ name, words: command.words, cwd, home: context.home, judge, zoneRoots: context.zones.map((zone) => zone.root) })));
   return findings();
 }
 

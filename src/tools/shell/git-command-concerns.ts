@@ -38,7 +38,7 @@ export type JudgeWorkTree = (entry: { path: string; operation: PathOperation; in
  * await gitCommandConcerns({ name: 'git', words: [git, status], cwd: '/p/ws', home, judge })
  * // ['/p/ws/.git/config sets core.fsmonitor, which names a program git runs']
  */
-export async function gitCommandConcerns(options: { name: string; words: readonly ShellWord[]; cwd: string; home: string; judge: JudgeWorkTree }): Promise<string[]> {
+export async function gitCommandConcerns(options: { name: string; words: readonly ShellWord[]; cwd: string; home: string; judge: JudgeWorkTree; zoneRoots?: readonly string[] }): Promise<string[]> {
   const { cwd, home } = options;
   // Another program running git is judged like `git status` there: only the repository's own programs concern it.
   const words = options.name === 'git' ? options.words : [{ text: 'git', value: 'git', kind: 'static' as const, tilde: false }, { text: 'status', value: 'status', kind: 'static' as const, tilde: false }];
@@ -59,7 +59,7 @@ export async function gitCommandConcerns(options: { name: string; words: readonl
   }
   const subcommand = gitSubcommand(words);
   const known = subcommand.name === undefined || isKnownGitSubcommand(subcommand.name);
-  const { reasons, repository } = gitRepositoryHazards({ directory, ...(gitDirectory === undefined ? {} : { gitDirectory }), knownSubcommand: known, readsOnly: subcommand.effect === 'read' });
+  const { reasons, repository } = gitRepositoryHazards({ directory, ...(gitDirectory === undefined ? {} : { gitDirectory }), knownSubcommand: known, readsOnly: subcommand.effect === 'read', ...(options.zoneRoots === undefined ? {} : { zoneRoots: options.zoneRoots }) });
   const concerns = reasons.map((reason) => `git runs programs its repository names: ${reason}`);
   const top = repository?.top;
   if (top !== undefined && top !== directory && subcommand.effect !== 'read' && subcommand.name !== 'clone') {

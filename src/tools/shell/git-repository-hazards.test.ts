@@ -129,3 +129,17 @@ describe('gitRepositoryHazards', () => {
     expect(reasons(root).join('\n')).toContain(path.join(module, 'config'));
   });
 });
+
+describe('gitRepositoryHazards with zone roots', () => {
+  it('still finds a bare repository planted inside a zone, on the way up', () => {
+    const zone = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-git-bare-zone-')));
+    try {
+      git(zone, 'init', '-q', '--bare');
+      appendFileSync(path.join(zone, 'config'), '[diff]\n\texternal = ./x\n');
+      mkdirSync(path.join(zone, 'src'));
+      expect(gitRepositoryHazards({ directory: path.join(zone, 'src'), zoneRoots: [zone] }).reasons.join('\n')).toContain('diff.external');
+    } finally {
+      rmSync(zone, { recursive: true, force: true });
+    }
+  });
+});

@@ -87,18 +87,20 @@ export interface GitRepository {
  * its repository makes git run: configuration keys that name programs,
  * hooks, a `.git` file that cannot be followed. `knownSubcommand` false
  * (an alias, if anything) also counts `alias.*` keys; `readsOnly` counts
- * only the hooks a reader can set off. Empty outside any
+ * only the hooks a reader can set off. With `zoneRoots`, the directories
+ * above the zones (`/tmp`, `/`, where no command may write) are not looked
+ * at for being bare repositories on the way up; every other one is. Empty outside any
  * repository. Never throws: what cannot be read is a reason.
  *
  * @example
  * gitRepositoryHazards({ directory: '/p/ws' })
  * // ['/p/ws/.git/config sets core.fsmonitor, which names a program git runs']
  */
-export function gitRepositoryHazards(options: { directory: string; gitDirectory?: string; knownSubcommand?: boolean; readsOnly?: boolean }): { reasons: string[]; repository: GitRepository | undefined } {
+export function gitRepositoryHazards(options: { directory: string; gitDirectory?: string; knownSubcommand?: boolean; readsOnly?: boolean; zoneRoots?: readonly string[] }): { reasons: string[]; repository: GitRepository | undefined } {
   const reasons: string[] = [];
   let repository: GitRepository | undefined;
   try {
-    const found = options.gitDirectory === undefined ? findRepository(options.directory) : openGitDirectory(path.resolve(options.directory, options.gitDirectory), undefined);
+    const found = options.gitDirectory === undefined ? findRepository(options.directory, options.zoneRoots) : openGitDirectory(path.resolve(options.directory, options.gitDirectory), undefined);
     if (found === undefined) return { reasons, repository: undefined };
     if ('reason' in found) return { reasons: [found.reason], repository: undefined };
     repository = found;
@@ -121,13 +123,15 @@ export function gitRepositoryHazards(options: { directory: string; gitDirectory?
 type Found = GitRepository | { reason: string } | undefined;
 
 /** git's discovery: from `directory` up, a `.git` (directory or `gitdir:` file), or the directory itself when it is a repository. */
-function findRepository(directory: string): Found {
+function findRepository(directory: string, zoneRoots: readonly string[] | undefined): Found {
   for (let current = path.resolve(directory); ; current = path.dirname(current)) {
     const dotGit = path.join(current, '.git');
     const status = statSync(dotGit, { throwIfNoEntry: false });
     if (status?.isDirectory() === true) return openGitDirectory(dotGit, current);
     if (status?.isFile() === true) return followGitFile(dotGit, current);
-    if (looksLikeGitDirectory(current)) return openGitDirectory(current, undefined);
+    // A directory above every zone it leads to is not where a command could have planted a bare repository.
+    const aboveZones = zoneRoots !== undefined && zoneRoots.some((root) => root.startsWith(current === path.sep ? current : `${current}${path.sep}`));
+    if (!aboveZones && looksLikeGitDirectory(current)) return openGitDirectory(current, undefined);
     if (current === path.dirname(current)) return undefined;
   }
 }
