@@ -27,10 +27,10 @@ describe('the MCP approval dialog', () => {
     const [first, second] = harness.elicitations;
     expect(first!.message).not.toContain(SECRET);
     expect(first!.message).toContain('"text": "‹secret: 22 characters›"');
-    const decision = (first as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision;
+    const decision = (first as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision;
     expect(decision.enum).toEqual(['approve', 'deny', 'reveal']);
     expect(second!.message).toContain(`"text": "${SECRET}"`);
-    expect((second as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum).toEqual(['approve', 'deny']);
+    expect((second as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum).toEqual(['approve', 'deny']);
     const audit = JSON.stringify(harness.audit());
     expect(audit).not.toContain(SECRET);
     expect(audit).toContain('[REDACTED]');
