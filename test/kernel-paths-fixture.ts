@@ -46,7 +46,7 @@ export type CallOutcome =
   | { ran: false; stage: 'gate' | 'execute'; reason: string; durationMs: number };
 
 /** The rules: every command the suites use is allowed by name, so only path judgements can stop one. */
-const RULES = ['cat', 'tee', 'echo', 'ln', 'cp', 'mv', 'rm', 'tar', 'patch', 'git apply', 'touch', 'head', 'wc', 'printf', 'mkdir', 'ls', 'true', 'cd', 'unzip'];
+const RULES = ['cat', 'tee', 'echo', 'ln', 'cp', 'mv', 'rm', 'tar', 'patch', 'git apply', 'touch', 'head', 'wc', 'printf', 'mkdir', 'ls', 'true', 'cd', 'unzip', 'ps'];
 
 /**
  * @example

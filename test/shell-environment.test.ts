@@ -98,6 +98,23 @@ describe('the environment a shell command sees (bubblewrap sandbox on)', () => {
     expect(ran).toBe(true);
     expect(output).not.toContain(SECRET);
   });
+
+  it('ps axeww, once approved, sees only the sandbox\'s own processes', async () => {
+    const { ran, output } = await run('ps axeww');
+    expect(ran).toBe(true);
+    expect(output).toContain('ps axeww');
+    expect(output).not.toContain(SECRET);
+  });
+});
+
+describe('other processes\' environments (sandbox off)', () => {
+  it.each(['ps eww', 'ps auxe', 'ps -E'])('%s asks even where a rule allows ps, saying why', async (command) => {
+    const fixture = await createKernelPathsFixture({ sandboxed: false });
+    fixtures.push(fixture);
+    const verdict = await fixture.decide('shell', { command });
+    expect(verdict).toMatchObject({ decision: 'ask', reason: expect.stringMatching(/shows the environment of every process/) });
+    expect(await fixture.decide('shell', { command: 'ps aux' })).toMatchObject({ decision: 'allow' });
+  });
 });
 
 describe('shellEnvironment', () => {

@@ -8,6 +8,7 @@ import { awkProgramHazard } from './awk-program-hazard.ts';
 import { gitHazards } from './git-hazards.ts';
 import { hazardAt, type Hazard } from './hazard.ts';
 import { scanOptions, type OptionHazardRule } from './option-scan.ts';
+import { processEnvironmentHazards } from './process-environment-hazard.ts';
 import { sedScriptHazard, type ScriptHazard } from './sed-script-hazard.ts';
 import type { ShellWord } from './shell-word.ts';
 
@@ -38,6 +39,7 @@ const COMPILER: CommandOptions = { rules: [exec('runs or loads another program',
 
 const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOptions>([
   ['git', { rules: [], custom: gitHazards }],
+  ['ps', { rules: [], custom: processEnvironmentHazards }],
   ['rg', { rules: [exec('runs a program on every file searched', { long: ['pre'] })] }],
   [
     'sort',
