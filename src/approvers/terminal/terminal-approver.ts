@@ -263,7 +263,7 @@ const SINGLE_HELP = [
   '  s       approve for this session: later calls the box names under "[s] covers" are not asked again',
   '  a       approve always: remembered across sessions',
   '  n       deny; then type a reason the model will see (Enter for none, Esc to go back)',
-  '  v       view the whole request (in $PAGER, or here: space/Enter next page, q return)',
+  '  v       view the whole request, masked secrets included (in $PAGER, or here: space/Enter next page, q return)',
   '  e       edit the arguments in $VISUAL/$EDITOR, then approve them once',
   '  ?       this help',
   '  Ctrl-C  deny and stop the run',
