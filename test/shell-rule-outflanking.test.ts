@@ -61,6 +61,7 @@ const RULES: readonly (readonly [match: string, decision: 'allow' | 'ask' | 'blo
   ['aws-vault', 'allow'],
   ['op', 'allow'],
   ['concurrently', 'allow'],
+  ['python', 'allow'],
   ['env', 'allow'],
   ['sudo', 'allow'],
   ['timeout', 'allow'],
@@ -226,6 +227,11 @@ suite('runners that run the blocked command', [
   ['aws-vault exec prod -- git push', 'block'],
   ['op run --env-file .env -- git push', 'block'],
   ['concurrently "git push" "npm test"', 'ask'],
+  ['python -m pip install x', 'block'],
+  ['python3 -m pip --isolated install x', 'block'],
+  ['python -Im pip install x', 'ask'],
+  ['git send-pack origin main', 'ask'],
+  ['git http-push https://x/repo main', 'ask'],
   ['env git push', 'block'],
   ['env -i PATH=/usr/bin git -p push', 'block'],
   ['sudo git push', 'block'],
@@ -265,6 +271,8 @@ suite('controls: what surely is something else stays allowed', [
   ['npx prettier --check .', 'allow'],
   ['npx eslint --fix-dry-run src', 'allow'],
   ['timeout 5 ls', 'allow'],
+  ['python -m http.server', 'allow'],
+  ['python -c "print(1)"', 'allow'],
 ]);
 
 describe('multi-word allow rules cover a command only where it surely is theirs', () => {

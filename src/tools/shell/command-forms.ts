@@ -40,8 +40,14 @@ export interface CommandLevel {
   reenter: number | undefined;
   /** Arguments that mean the same here (`kubectl delete po` is `pods`). */
   argumentAliases: ReadonlyMap<string, string> | undefined;
-  /** Options that make it another subcommand (`terraform apply -destroy` is `terraform destroy`). */
+  /** Options that make it another subcommand too (`terraform apply -destroy` also does `terraform destroy`). */
   optionPaths: ReadonlyMap<string, readonly string[]> | undefined;
+  /** Subcommands that also do what another does (`git send-pack` pushes): rules on that one may apply. */
+  alternatives: ReadonlyMap<string, readonly string[]> | undefined;
+  /** Options that may mean another the rule names (`--force-with-lease` forces a push). */
+  optionMeanings: ReadonlyMap<string, string> | undefined;
+  /** An argument starting with `+` means this option (`git push origin +main` forces). */
+  plusMeans: string | undefined;
 }
 
 export interface CommandSpec {
@@ -76,7 +82,19 @@ function options(table: { flags?: string; valued?: string; harmless?: string; sy
  * an alias, `rmi:image/rm` a path. `prefix` is the path of the level's
  * parent; `children` gives the grammar after a canonical path (`image`).
  */
-function level(spec: { options?: OptionTable; commands?: string; prefix?: readonly string[]; children?: Record<string, CommandLevel>; open?: boolean; reenter?: number; argumentAliases?: ReadonlyMap<string, string>; optionPaths?: ReadonlyMap<string, readonly string[]> }): CommandLevel {
+function level(spec: {
+  options?: OptionTable;
+  commands?: string;
+  prefix?: readonly string[];
+  children?: Record<string, CommandLevel>;
+  open?: boolean;
+  reenter?: number;
+  argumentAliases?: ReadonlyMap<string, string>;
+  optionPaths?: ReadonlyMap<string, readonly string[]>;
+  alternatives?: ReadonlyMap<string, readonly string[]>;
+  optionMeanings?: ReadonlyMap<string, string>;
+  plusMeans?: string;
+}): CommandLevel {
   const subcommands = new Map<string, Subcommand>();
   const prefix = spec.prefix ?? [];
   for (const token of words(spec.commands)) {
@@ -86,7 +104,7 @@ function level(spec: { options?: OptionTable; commands?: string; prefix?: readon
     const path = target.includes('/') ? target.split('/') : [...prefix, target];
     subcommands.set(name, { path, level: spec.children?.[path.join(' ')] });
   }
-  return { options: spec.options ?? NO_OPTIONS, subcommands, open: spec.open ?? false, reenter: spec.reenter, argumentAliases: spec.argumentAliases, optionPaths: spec.optionPaths };
+  return { options: spec.options ?? NO_OPTIONS, subcommands, open: spec.open ?? false, reenter: spec.reenter, argumentAliases: spec.argumentAliases, optionPaths: spec.optionPaths, alternatives: spec.alternatives, optionMeanings: spec.optionMeanings, plusMeans: spec.plusMeans };
 }
 
 function program(root: CommandLevel, extra: { optionsAnywhere?: boolean; plusOptions?: boolean; defaultPath?: readonly string[] } = {}): CommandSpec {
@@ -94,7 +112,10 @@ function program(root: CommandLevel, extra: { optionsAnywhere?: boolean; plusOpt
 }
 
 // git: built-in subcommands cannot be redefined by aliases; any other word may be an alias (also `-c alias.x=...`), a git-x program on PATH, or autocorrected.
-const GIT_PUSH = level({ options: options({ flags: '-f --force --force-with-lease --force-if-includes -u --set-upstream -d --delete -n --dry-run -q --quiet -v --verbose --tags --all --mirror --atomic --prune --no-verify --follow-tags --porcelain --progress -4 -6', valued: '-o --push-option --repo', harmless: '-q --quiet -v --verbose -n --dry-run --porcelain --progress', synonyms: '-f=--force -u=--set-upstream -d=--delete -n=--dry-run -q=--quiet -v=--verbose -o=--push-option' }) });
+const GIT_PUSH = level({ options: options({ flags: '-f --force --force-with-lease --force-if-includes -u --set-upstream -d --delete -n --dry-run -q --quiet -v --verbose --tags --all --mirror --atomic --prune --no-verify --follow-tags --porcelain --progress -4 -6', valued: '-o --push-option --repo', harmless: '-q --quiet -v --verbose -n --dry-run --porcelain --progress', synonyms: '-f=--force -u=--set-upstream -d=--delete -n=--dry-run -q=--quiet -v=--verbose -o=--push-option' }),
+  optionMeanings: new Map([['--force-with-lease', '--force'], ['--force-if-includes', '--force'], ['--mirror', '--force']]),
+  plusMeans: '--force',
+});
 const GIT_BUILTINS =
   'add am annotate:blame apply archive bisect blame branch bugreport bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects credential credential-cache credential-store daemon describe diagnose diff diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo format-patch fsck fsck-objects:fsck gc get-tar-commit-id grep gui hash-object help hook http-backend http-fetch http-push imap-send index-pack init init-db:init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-index merge-one-file merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes pack-objects pack-redundant pack-refs patch-id pickaxe:blame prune prune-packed pull push range-diff read-tree rebase receive-pack reflog remote repack replace replay request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack shortlog show show-branch show-index show-ref sparse-checkout stage:add stash status stripspace submodule subtree switch symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info upload-archive upload-pack var verify-commit verify-pack verify-tag version web--browse whatchanged worktree write-tree';
 const GIT = program(
@@ -107,6 +128,8 @@ const GIT = program(
     }),
     commands: GIT_BUILTINS,
     children: { push: GIT_PUSH },
+    // Plumbing that pushes too.
+    alternatives: new Map([['send-pack', ['push']], ['http-push', ['push']]]),
     open: true,
   }),
 );

@@ -25,6 +25,8 @@ export interface CommandReading {
   stop: number;
   /** The grammar after the path, for the arguments. */
   level: CommandLevel | undefined;
+  /** Another thing the command also does (`terraform apply -destroy`, `git send-pack`): it may match restrictive rules, never decides alone. */
+  alternative?: boolean;
 }
 
 /** Beyond this many readings (unknown options forking), the command is read as open. */
@@ -92,6 +94,8 @@ export function readCommand(options: { spec: CommandSpec; words: readonly ShellW
         if (level.open) return finish(true, index, level);
         break;
       }
+      const also = level.alternatives?.get(value);
+      if (also !== undefined) readings.push({ path: [...also], positions: also.map(() => index), skipped: [...skipped], rest: index + 1, open: false, stop: index + 1, level: undefined, alternative: true });
       positions = subcommand.path.map((element, at) => (at < path.length && path[at] === element ? positions[at]! : index));
       path = [...subcommand.path];
       index++;
@@ -100,7 +104,7 @@ export function readCommand(options: { spec: CommandSpec; words: readonly ShellW
       for (const [option, implied] of level.optionPaths ?? []) {
         // `terraform apply -destroy` is also read as `terraform destroy`.
         const at = words.findIndex((word, position) => position >= index && (word.kind !== 'static' || word.value === option || word.value.startsWith(`${option}=`)));
-        if (at !== -1) readings.push({ path: [...implied], positions: implied.map(() => at), skipped, rest: at + 1, open: false, stop: at, level: undefined });
+        if (at !== -1) readings.push({ path: [...implied], positions: implied.map(() => at), skipped: [...skipped], rest: at + 1, open: false, stop: at, level: undefined, alternative: true });
       }
       pending = level.reenter;
     }

@@ -76,6 +76,21 @@ describe('matchRule, two-sided', () => {
     expect(matchRule(pods, first('kubectl delete --filename=manifest.yaml'))).toBe('maybe');
   });
 
+  it('reaches what a command also does: force-push spellings, plumbing that pushes, apply -destroy', () => {
+    const force = rule('git push --force', 'block');
+    expect(matchRule(force, first('git push --force-with-lease'))).toBe('maybe');
+    expect(matchRule(force, first('git push --mirror backup'))).toBe('maybe');
+    expect(matchRule(force, first('git push origin +main'))).toBe('maybe');
+    expect(matchRule(force, first('git push origin main'))).toBe('no');
+    expect(matchRule(rule('git push -f', 'block'), first('git push origin +main'))).toBe('maybe');
+    expect(matchRuleDetail(rule('git push', 'block'), first('git send-pack origin main'))).toMatchObject({ match: 'maybe', why: 'it also does what "git push" does' });
+    expect(matchRule(rule('git send-pack', 'block'), first('git send-pack origin main'))).toBe('yes');
+    expect(matchRule(rule('git push', 'allow'), first('git send-pack origin main'))).toBe('no');
+    expect(matchRule(rule('terraform destroy', 'block'), first('terraform apply -destroy'))).toBe('maybe');
+    expect(matchRule(rule('terraform apply', 'block'), first('terraform apply -destroy'))).toBe('yes');
+    expect(matchRule(rule('terraform apply', 'allow'), first('terraform apply -auto-approve'))).toBe('yes');
+  });
+
   it('finds an option the rule names before the subcommand where the program takes options anywhere', () => {
     const global = rule('npm install -g', 'block');
     expect(matchRule(global, first('npm install -g x'))).toBe('yes');

@@ -44,7 +44,8 @@ export function ruleForm(ruleWords: readonly string[], name: string): RuleForm {
   if (spec === undefined) return { spec, path: [], pathPositions: [], before: [], after: ruleWords.slice(1), afterStart: 1 };
   const words = ruleWords.map((value): ShellWord => ({ text: value, value, kind: 'static', tilde: false }));
   // An option the grammar does not know is read as a flag in a rule: its author wrote no value after it.
-  const reading = readCommand({ spec, words, appendsArguments: false }).reduce((best, candidate) => (candidate.path.length > best.path.length ? candidate : best));
+  // Every walk ends in a reading of its own (never only alternatives), so there is always one.
+  const reading = readCommand({ spec, words, appendsArguments: false }).filter((candidate) => candidate.alternative !== true).reduce((best, candidate) => (candidate.path.length > best.path.length ? candidate : best));
   const end = reading.path.length === 0 ? 1 : reading.rest;
   const pathWords = new Set(reading.positions);
   const before: string[] = [];
@@ -109,7 +110,7 @@ export function matchReading(options: { form: RuleForm; reading: CommandReading 
   const walk = walkAfter({ words, start, after, table, anywhere, aliases: level?.argumentAliases, restrictive: options.restrictive });
   if (walk.sure) return { status: sure ? 'yes' : 'maybe', harmless: harmless && walk.harmless, positions: [...positions, ...walk.positions] };
   if (walk.ranOut && options.appendsArguments) return { status: 'maybe', harmless: false, positions };
-  if (!mayFollow({ words, start, optionStart: anywhere === undefined ? start : 1, after, table, appendsArguments: options.appendsArguments, aliases: level?.argumentAliases })) return NO;
+  if (!mayFollow({ words, start, optionStart: anywhere === undefined ? start : 1, after, table, level, appendsArguments: options.appendsArguments, aliases: level?.argumentAliases })) return NO;
   return { status: 'maybe', harmless: false, positions };
 }
 
@@ -153,7 +154,7 @@ function walkAfter(options: { words: readonly ShellWord[]; start: number; after:
 }
 
 /** Whether the rule's remaining words may all be among the command's: options anywhere (in any spelling), other words in order. */
-function mayFollow(options: { words: readonly ShellWord[]; start: number; optionStart: number; after: readonly string[]; table: OptionTable | undefined; appendsArguments: boolean; aliases: ReadonlyMap<string, string> | undefined }): boolean {
+function mayFollow(options: { words: readonly ShellWord[]; start: number; optionStart: number; after: readonly string[]; table: OptionTable | undefined; level: CommandLevel | undefined; appendsArguments: boolean; aliases: ReadonlyMap<string, string> | undefined }): boolean {
   const { words, after, table, aliases } = options;
   const region = words.slice(options.start);
   if (options.appendsArguments) return true;
@@ -162,7 +163,7 @@ function mayFollow(options: { words: readonly ShellWord[]; start: number; option
   let from = 0;
   for (const expected of after) {
     if (isOptionLike(expected)) {
-      if (!mayContain({ words: words.slice(options.optionStart), word: expected, table })) return false;
+      if (!mayContain({ words: words.slice(options.optionStart), word: expected, table, level: options.level })) return false;
       continue;
     }
     let found = false;
@@ -180,8 +181,8 @@ function mayFollow(options: { words: readonly ShellWord[]; start: number; option
 }
 
 /** Whether an option the rule names may be among these words: spelled the same, as its synonym, abbreviated, or inside a cluster. */
-function mayContain(options: { words: readonly ShellWord[]; word: string; table: OptionTable | undefined }): boolean {
-  const { words, word: expected, table } = options;
+function mayContain(options: { words: readonly ShellWord[]; word: string; table: OptionTable | undefined; level?: CommandLevel | undefined }): boolean {
+  const { words, word: expected, table, level } = options;
   const synonym = table?.synonyms.get(expected);
   const known = (option: string) => table !== undefined && (table.flags.has(option) || table.valued.has(option));
   const expectedLong = expected.startsWith('--') ? expected.split('=')[0]! : synonym?.startsWith('--') === true ? synonym : undefined;
@@ -192,8 +193,12 @@ function mayContain(options: { words: readonly ShellWord[]; word: string; table:
     if (word.kind !== 'static') return true;
     const value = word.value;
     if (value === '--') break;
+    // `git push origin +main` forces the push.
+    if (level?.plusMeans !== undefined && value.length > 1 && value.startsWith('+') && (level.plusMeans === expected || level.plusMeans === synonym)) return true;
     if (!isOptionLike(value)) continue;
     if (value === expected || value.split('=')[0] === expected || (synonym !== undefined && value.split('=')[0] === synonym)) return true;
+    const meaning = level?.optionMeanings?.get(value.split('=')[0]!);
+    if (meaning !== undefined && (meaning === expected || meaning === synonym)) return true;
     if (value.startsWith('--')) {
       const name = value.split('=')[0]!;
       // GNU getopt and git's parser take a unique prefix of a long option.
@@ -206,7 +211,8 @@ function mayContain(options: { words: readonly ShellWord[]; word: string; table:
     }
     for (const letter of value.slice(1)) {
       const option = `-${letter}`;
-      if (expectedLong !== undefined && (table?.synonyms.get(option) === expectedLong || !known(option))) return true;
+      // A short option the grammar does not know may be another spelling of the long one the rule names.
+      if (expectedLong !== undefined && (table?.synonyms.get(option) === expectedLong || (expected.startsWith('--') && !known(option)))) return true;
       seen.add(letter);
     }
   }

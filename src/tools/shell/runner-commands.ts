@@ -22,11 +22,13 @@ export interface RunnerForm {
   operands: number;
   /** It takes `NAME=value` words before the command (`cross-env A=1 cmd`). */
   assignments: boolean;
+  /** The option whose value names a module run as a program (`python -m pip install`). */
+  module: string | undefined;
 }
 
-function runner(path: string, valued: string, extra: { code?: string; codeArgument?: boolean; operands?: number; assignments?: boolean } = {}): RunnerForm {
+function runner(path: string, valued: string, extra: { code?: string; codeArgument?: boolean; operands?: number; assignments?: boolean; module?: string } = {}): RunnerForm {
   const words = (list: string) => list.split(' ').filter((word) => word !== '');
-  return { path: words(path), valued: new Set(words(valued)), code: new Set(words(extra.code ?? '')), codeArgument: extra.codeArgument ?? false, operands: extra.operands ?? 0, assignments: extra.assignments ?? false };
+  return { path: words(path), valued: new Set(words(valued)), code: new Set(words(extra.code ?? '')), codeArgument: extra.codeArgument ?? false, operands: extra.operands ?? 0, assignments: extra.assignments ?? false, module: extra.module };
 }
 
 const NPX_VALUED = '-p --package --node-options --registry --cache --prefix -C -w --workspace --userconfig --loglevel';
@@ -64,6 +66,8 @@ const RUNNERS: ReadonlyMap<string, readonly RunnerForm[]> = new Map([
   ['infisical', [runner('run', '--env --path --projectId --token', { code: '--command' })]],
   ['aws-vault', [runner('exec', '-d --duration --region', { operands: 1 })]],
   ['nix-shell', [runner('', '-p --packages -I -A --attr', { code: '--run --command' })]],
+  // `python -m pip install x` is pip; a script it runs may run anything named after it.
+  ['python', [runner('', '-W -X --check-hash-based-pycs', { module: '-m' })]],
 ]);
 
 /**
@@ -74,7 +78,7 @@ const RUNNERS: ReadonlyMap<string, readonly RunnerForm[]> = new Map([
  * runnerForms('npm')[0]?.path // ['exec']
  */
 export function runnerForms(name: string): readonly RunnerForm[] {
-  return RUNNERS.get(name) ?? [];
+  return RUNNERS.get(/^python[0-9.]*$/.test(name) ? 'python' : name) ?? [];
 }
 
 /** A command a package runner runs: where its words start, or unknown (code in a string, a word computed at run time). */
@@ -132,6 +136,15 @@ function innerStart(options: { words: readonly ShellWord[]; start: number; form:
     }
     const option = value.split('=')[0]!;
     if (form.code.has(option)) return { start: undefined, via: `${via} ${option}: it runs shell code given as a string` };
+    if (form.module !== undefined && option.startsWith(form.module)) {
+      // `-m pip` runs the module pip; `-mpip` (attached) is not followed.
+      return option === form.module && index + 1 < words.length ? checked(index + 1) : { start: undefined, via: `${via} ${value}: it runs a module` };
+    }
+    if (form.module !== undefined && /^-[A-Za-z]+$/.test(value)) {
+      // Python code (`-c`) is the interpreter's, not a command; a module in a cluster (`-Im pip`) is not followed.
+      if (value.includes('c')) return { start: words.length, via };
+      if (value.includes('m')) return { start: undefined, via: `${via} ${value}: it runs a module` };
+    }
     if (form.valued.has(option) && !value.includes('=')) index++;
   }
   return { start: words.length, via };

@@ -139,8 +139,18 @@ function matchRuleWords(options: { rule: ShellRule; command: AnalyzedCommand; de
   let harmless = sameProgram;
   let positions: number[] | undefined;
   let open = false;
+  let alternative = false;
   for (const reading of readings ?? [undefined]) {
     const result = matchReading({ form, reading, words: command.words, appendsArguments: command.appendsArguments, restrictive });
+    if (reading?.alternative === true) {
+      // What the command also does (`git send-pack` pushes) can only make a restrictive rule apply, as maybe.
+      if (result.status !== 'no' && restrictive) {
+        any = true;
+        all = false;
+        alternative = true;
+      }
+      continue;
+    }
     if (result.status === 'no') {
       all = false;
       continue;
@@ -155,13 +165,14 @@ function matchRuleWords(options: { rule: ShellRule; command: AnalyzedCommand; de
   // `GIT` is git only on a case-insensitive filesystem.
   const caseOnly = command.name !== form.name && command.name.toLowerCase() === form.name.toLowerCase();
   const sure = all && (restrictive || harmless) && !caseOnly;
-  const why = sure ? undefined : caseOnly ? `on a case-insensitive filesystem ${command.name} runs ${form.name}` : whyMaybe({ rule, command, open, all, readings: readings?.length ?? 1 });
+  const why = sure ? undefined : caseOnly ? `on a case-insensitive filesystem ${command.name} runs ${form.name}` : whyMaybe({ rule, command, open, all, alternative, readings: (readings ?? []).filter((reading) => reading.alternative !== true).length });
   const detail: RuleMatchDetail = { match: sure ? 'yes' : 'maybe', positions: positions ?? [0], why };
   return restrictive && !sure ? throughRunner(options, detail) : detail;
 }
 
-function whyMaybe(options: { rule: ShellRule; command: AnalyzedCommand; open: boolean; all: boolean; readings: number }): string {
+function whyMaybe(options: { rule: ShellRule; command: AnalyzedCommand; open: boolean; all: boolean; alternative: boolean; readings: number }): string {
   const { command } = options;
+  if (options.alternative) return `it also does what ${JSON.stringify(options.rule.match)} does`;
   if (command.appendsArguments) return `${command.name} receives more arguments at run time`;
   if (command.words.some((word) => word.kind !== 'static')) return 'a word of it is only known at run time';
   if (options.open) return `it names a subcommand ${command.name} does not have built in, which may be a user-defined alias, a plugin or an abbreviation`;
