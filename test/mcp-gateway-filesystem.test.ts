@@ -87,7 +87,8 @@ describe('the gateway in front of server-filesystem', () => {
     expect(asked.message).toContain('"content": "‹secret: 15 characters›"');
     expect(asked.message).not.toContain('top secret body');
     const schema = (asked as { requestedSchema: { properties: Record<string, { enum?: string[] }>; required: string[] } }).requestedSchema;
-    expect(schema.properties.decision?.enum).toEqual(['approve', 'deny']);
+    // A secret was masked (content is a redact key here), so the person may ask to see it first.
+    expect(schema.properties.decision?.enum).toEqual(['approve', 'deny', 'reveal']);
     expect(schema.properties.scope?.enum).toEqual(['once', 'session', 'always']);
     expect(schema.properties).toHaveProperty('reason');
     expect(schema.required).toEqual(['decision']);
