@@ -160,3 +160,61 @@ describe('matchRule, two-sided', () => {
     expect(matchRuleDetail(rule('git status', 'allow'), first('git -c x=y status')).why).toContain('harmless');
   });
 });
+
+const PROGRAMS = ['git', 'npm', 'pnpm', 'yarn', 'bun', 'pip', 'cargo', 'docker', 'podman', 'kubectl', 'helm', 'terraform', 'gh', 'make', 'aws', 'gcloud'];
+
+describe('every alias in the grammar tables', () => {
+  it('is matched by a block rule written in its canonical form, and only surely by that', () => {
+    let checked = 0;
+    for (const name of PROGRAMS) {
+      for (const [word, subcommand] of commandSpec(name)!.root.subcommands) {
+        // Groups that only prefix another command (`gcloud beta ...`, `yarn workspace NAME ...`) have no form of their own.
+        if (subcommand.level?.reenter !== undefined) continue;
+        const canonical = rule(`${name} ${subcommand.path.join(' ')}`, 'block');
+        expect(matchRule(canonical, first(`${name} ${word} x`)), `${name} ${word}`).toBe('yes');
+        const spelled = rule(`${name} ${word}`, 'block');
+        expect(matchRule(spelled, first(`${name} ${subcommand.path.join(' ')} x`)), `${name} ${subcommand.path.join(' ')}`).toBe('yes');
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
+  });
+});
+
+describe('fuzz: matching never throws and a block rule is never outflanked by added options', () => {
+  // A small deterministic generator (mulberry32), so a failure names a reproducible command.
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  // Options, values and words known only at run time; never a real subcommand of these programs (`npm x install` runs a package named install).
+  const TOKENS = ['-p', '-C', 'dir', '-c', 'a=b', '--zz', '-z', '--zz=1', '-n', 'ns', '+x', '"$(echo push)"', '$X', '*', '-rf', '--force'];
+
+  it('holds for 3000 random command lines', () => {
+    const next = random(20261124);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+    const blocks = [rule('git push', 'block'), rule('npm install', 'block'), rule('docker rm', 'block'), rule('kubectl delete', 'block'), rule('rm -rf', 'block'), rule('make deploy', 'block')];
+    for (let round = 0; round < 3000; round++) {
+      const target = pick(blocks);
+      const words = [...target.words];
+      // Insert one to three tokens anywhere after the name; the rule's words stay in order.
+      const inserted = 1 + Math.floor(next() * 3);
+      for (let count = 0; count < inserted; count++) {
+        const token = pick(TOKENS);
+        words.splice(1 + Math.floor(next() * words.length), 0, token);
+      }
+      const command = words.join(' ');
+      const analysis = analyzeCommand(command);
+      for (const analyzed of analysis.commands) for (const candidate of blocks) expect(() => matchRuleDetail(candidate, analyzed), command).not.toThrow();
+      const own = analysis.commands.find((candidate) => candidate.name === target.words[0])!;
+      // Options that take the rule's next word as their value can make it surely another command: only valued options known to the grammar may do that.
+      const consumed = /(^| )(-C|-c|-n) (push|install|rm|delete|deploy)( |$)/.test(command);
+      if (!consumed) expect(matchRule(target, own), command).not.toBe('no');
+    }
+  });
+});
