@@ -15,7 +15,15 @@ import path from 'node:path';
 const MAX_SYMLINK_HOPS = 40;
 
 export type KernelWalk =
-  | { ok: true; /** Where the walk ends (the real path when every component exists). */ end: string; /** Every entry looked at, symlinks included, in order. */ entries: string[] }
+  | {
+      ok: true;
+      /** Where the walk ends (the real path when every component exists). */
+      end: string;
+      /** Every entry looked at, symlinks included, in order. */
+      entries: string[];
+      /** The entries that were symlinks and were followed. */
+      links: string[];
+    }
   | { ok: false; reason: string };
 
 /**
@@ -31,6 +39,7 @@ export function walkKernelPath(options: { input: string; cwd: string; keepLast?:
   const joined = path.isAbsolute(options.input) ? options.input : `${options.cwd}${path.sep}${options.input}`;
   const pending = components(joined);
   const entries: string[] = [];
+  const links: string[] = [];
   let current = path.parse(joined).root;
   let hops = 0;
   while (pending.length > 0) {
@@ -52,6 +61,7 @@ export function walkKernelPath(options: { input: string; cwd: string; keepLast?:
       current = entry;
       continue;
     }
+    links.push(entry);
     if (++hops > MAX_SYMLINK_HOPS) return { ok: false, reason: `${joined} goes through more than ${MAX_SYMLINK_HOPS} symlinks` };
     let target: string;
     try {
@@ -62,7 +72,7 @@ export function walkKernelPath(options: { input: string; cwd: string; keepLast?:
     if (path.isAbsolute(target)) current = path.parse(target).root;
     pending.unshift(...components(target));
   }
-  return { ok: true, end: current, entries };
+  return { ok: true, end: current, entries, links };
 }
 
 /**

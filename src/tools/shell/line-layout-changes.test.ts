@@ -27,16 +27,17 @@ describe('decideLayoutChanges', () => {
     ['ln -s ../docs d; cd d && touch y', ['cd d', 'touch y']],
     ['mv src-link moved; cat moved/x', ['cat moved/x']],
     ['rm src-link; cat src-link/x', ['cat src-link/x']],
+    // src-link is a symlink: removed and made again as a real directory, it leads elsewhere.
+    ['rm src-link && mkdir src-link && tee src-link/x', ['mkdir src-link', 'tee src-link/x']],
+    ['find . -delete; tee src-link/x', ['tee src-link/x']],
     ['unlink src-link && tee src-link', ['tee src-link']],
-    ['cat src/x | rm -r src', ['cat src/x']],
-    ['cat src-link/x & rm src', ['cat src-link/x']],
+    ['cat src-link/x & rm src-link', ['cat src-link/x']],
     ['tar xf a.tar; cat anything', ['cat anything']],
     ['tar -xf a.tar -C src; cat src/x', ['cat src/x']],
     ['unzip a.zip && cat README', ['cat README']],
     ['cp -r src copy && cat copy/x', ['cat copy/x']],
     ['cp -a a.txt b.txt && cat b.txt', ['cat b.txt']],
     ['ln a.txt hard.txt && echo x >> hard.txt', ['>> hard.txt']],
-    ['find src -delete; tee src/x', ['tee src/x']],
     ['git checkout other && cat a.txt', ['cat a.txt']],
     ['git stash; cat a.txt', ['cat a.txt']],
     ['patch -p1 < fix.patch && cat a.txt', ['cat a.txt']],
@@ -66,8 +67,12 @@ describe('decideLayoutChanges', () => {
     'sort a.txt | uniq > sorted.txt && wc -l sorted.txt',
     'sed -n 1p a.txt; grep -r x src',
     'read -r line < a.txt; echo "$line"',
+    // Removing real files and directories changes nothing a later path relies on.
+    'rm -rf src && mkdir src && cp a.txt src/',
+    'rm -f a.txt; echo x > a.txt',
+    'cat src/x | rm -r src',
     // A plain list runs in the order written: a change reaches only what comes after it.
-    'cat src/x && rm -r src',
+    'cat d/x && ln -s ../docs d',
     'tee d/x; ln -s ../docs d',
     'cd src && npm test',
     'cat a.txt; git checkout other',
@@ -81,9 +86,9 @@ describe('decideLayoutChanges', () => {
   });
 
   it('without the line, or with the order uncertain, any other command counts', async () => {
-    const unordered = await decideLayoutChanges({ analysis: analyzeCommand('cat src/x && rm -r src'), cwd: ws, home: root });
-    expect(unordered.map((finding) => finding.subject)).toEqual(['cat src/x']);
-    for (const line of ['cd src && npm test | cat', 'for i in 1; do cat src/x; rm -r src; done', 'cat src/x; rm -r src &', 'cat src/x $(echo y); rm -r src', 'cat src/x; cat src/x; rm -r src']) {
+    const unordered = await decideLayoutChanges({ analysis: analyzeCommand('cat d/x && ln -s ../docs d'), cwd: ws, home: root });
+    expect(unordered.map((finding) => finding.subject)).toEqual(['cat d/x']);
+    for (const line of ['cd src && npm test | cat', 'for i in 1; do cat d/x; ln -s ../docs d; done', 'cat d/x; ln -s ../docs d &', 'cat d/x $(echo y); ln -s ../docs d', 'cat d/x; cat d/x; ln -s ../docs d']) {
       expect((await subjects(line)).length, line).toBeGreaterThan(0);
     }
   });

@@ -26,8 +26,19 @@ import { sequentialOrder } from './sequential-commands.ts';
 import { effectiveCwd, wordPath } from './shell-paths.ts';
 import type { ShellWord } from './shell-word.ts';
 
-/** What one command does to the layout: nothing, changes at known entries (and everything below them), or anything. */
-type LayoutChange = { kind: 'none' } | { kind: 'entries'; entries: string[] } | { kind: 'anything'; reason: string };
+/**
+ * Where a command changes the layout: the entry and everything below it.
+ * A removal alone (`rm`, the source of `mv`) only matters to a path that
+ * went through a symlink there: a real directory removed and made again
+ * (`rm -rf dist && mkdir dist`) is where the judgement already put it.
+ */
+interface ChangedEntry {
+  location: string;
+  removal: boolean;
+}
+
+/** What one command does to the layout: nothing, changes at known entries, or anything. */
+type LayoutChange = { kind: 'none' } | { kind: 'entries'; entries: ChangedEntry[] } | { kind: 'anything'; reason: string };
 
 interface Changer {
   command: AnalyzedCommand;
@@ -149,10 +160,12 @@ function affectedReason(options: { targets: Target[] | 'unknown'; others: Change
   for (const target of targets) {
     const walk = walkKernelPath({ input: target.path, cwd: target.cwd });
     for (const changer of others) {
-      const entries = (changer.change as { entries: string[] }).entries;
+      const entries = (changer.change as { entries: ChangedEntry[] }).entries;
       if (!walk.ok) return `${shownPath(target.path)} cannot be followed now (${walk.reason}), and ${describe(changer)} in the same line changes the filesystem`;
-      const through = walk.entries.find((entry) => entries.some((location) => isAtOrBelow({ candidate: entry, location })));
-      const below = target.tree ? entries.find((location) => isAtOrBelow({ candidate: location, location: walk.end })) : undefined;
+      const reaches = (candidate: string, changed: ChangedEntry) => isAtOrBelow({ candidate, location: changed.location });
+      // A removal matters where the path took a symlink at or below it; anything else, wherever the path goes through it.
+      const through = walk.entries.find((entry) => entries.some((changed) => reaches(entry, changed) && (!changed.removal || walk.links.some((link) => reaches(link, changed)))));
+      const below = target.tree ? entries.find((changed) => !changed.removal && isAtOrBelow({ candidate: changed.location, location: walk.end }))?.location : undefined;
       if (through !== undefined || below !== undefined) {
         const relation = through !== undefined ? `goes through ${through}` : `holds ${below}`;
         return `${shownPath(target.path)} ${relation}, which ${describe(changer)} in the same line changes (a link, a rename, a removal or an extraction), so where it leads cannot be judged before the line runs`;
@@ -180,13 +193,13 @@ function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: 
   if (cwd === undefined || command.appendsArguments) return { kind: 'anything', reason: 'it works on paths only known at run time' };
   const { paths, unsure } = commandPaths({ name, words: command.words });
   if (unsure.length > 0) return { kind: 'anything', reason: unsure.join('; ') };
-  const entries: string[] = [];
+  const entries: ChangedEntry[] = [];
   for (const entry of paths) {
     const moves = entry.use === 'delete' || entry.into === true || (entry.use === 'write' && WRITES_ENTRIES.has(name));
     if (!moves) continue;
     const locations = entryLocations({ entry, cwd, home });
     if (locations === undefined) return { kind: 'anything', reason: `where ${entry.word.text} leads cannot be known now` };
-    entries.push(...locations);
+    entries.push(...locations.map((location) => ({ location, removal: entry.use === 'delete' })));
   }
   return entries.length === 0 ? { kind: 'none' } : { kind: 'entries', entries };
 }
