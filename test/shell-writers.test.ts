@@ -154,11 +154,15 @@ for (const sandboxed of [false, true]) {
     });
 
     it('writers run in zone free, which allows writes and deletes', async () => {
-      const written = await fixture.run('xxd README.md out.hex && split -l 1 README.md part-', { sandboxed, cwd: 'free' });
+      const written = await fixture.run('xxd README.md out.hex && iconv -f utf-8 -t latin1 -o converted.txt README.md', { sandboxed, cwd: 'free' });
       expect(written).toMatchObject({ ran: true, exitCode: 0 });
       expect(readFileSync(path.join(fixture.free, 'out.hex'), 'utf8')).toContain('00000000');
-      expect(existsSync(path.join(fixture.free, 'part-aa'))).toBe(true);
-      rmSync(path.join(fixture.free, 'out.hex'));
+      expect(existsSync(path.join(fixture.free, 'converted.txt'))).toBe(true);
+    });
+
+    it('split asks even in zone free: the names it writes (prefix plus suffix) could be .envrc', async () => {
+      expect(await fixture.run('split -a 1 -l 1 README.md .envr', { sandboxed, cwd: 'free' })).toMatchObject({ ran: false });
+      expect(readdirSync(fixture.free).filter((name) => name.startsWith('.envr'))).toEqual([]);
     });
   });
 }

@@ -126,7 +126,8 @@ suite('writes outside rw zones block; inside they take the zone approval', [
   ['cp a.txt notes.txt ../scratch/', 'allow'],
   ['mkdir -p build/out', 'ask'],
   ['rm -rf src', 'ask'],
-  ['tar -xf a.tar -C ../scratch', 'allow'],
+  // scratch allows writes, but an archive's member names are unknown here (they could be .envrc, .git/hooks/...): it asks.
+  ['tar -xf a.tar -C ../scratch', 'ask'],
   ['tar -czf out.tgz src', 'allow'],
   ['gzip -c ../docs/guide.md', 'allow'],
   ['cp notes.txt /dev/null', 'allow'],

@@ -20,6 +20,7 @@ import { judgePath, type PathOperation } from './judge-path.ts';
 import { networkUse } from './network-commands.ts';
 import type { PathArgument } from './path-argument.ts';
 import { commandPaths, findStartPoints, takesNoPaths } from './path-arguments.ts';
+import { unnamedWritesConcern } from './unnamed-writes.ts';
 import { effectiveCwd, wordPath } from './shell-paths.ts';
 import type { ShellWord } from './shell-word.ts';
 
@@ -79,6 +80,12 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
     const loading = entry.operation === 'read' || judgement.decision === 'block' || judgement.absolute === undefined ? undefined : codeLoadingFile({ absolute: judgement.absolute, ...(judgement.zone === undefined ? {} : { root: judgement.zone.root }) });
     if (loading !== undefined) {
       collected.ask.push(`${judgement.reason}; it is ${loading}, so changing it asks in every zone`);
+      return;
+    }
+    // `tar -x`, `unzip`, `curl -O`: names only known at run time could be such files (unnamed-writes.ts).
+    const unnamed = entry.into === true && entry.operation === 'write' && judgement.decision === 'allow' && entry.writableOnly !== true ? unnamedWritesConcern({ name, words: command.words }) : undefined;
+    if (unnamed !== undefined) {
+      collected.ask.push(`${judgement.reason}; ${unnamed}`);
       return;
     }
     collected[entry.writableOnly === true && judgement.decision !== 'block' ? 'allow' : judgement.decision].push(judgement.reason);

@@ -51,3 +51,11 @@ describe('lists of files read from a file', () => {
     expect(paths(line).unsure).toEqual([]);
   });
 });
+
+describe('unnamedWritesConcern', () => {
+  it('asks for extractors and downloads, not for git (judged by its repository)', async () => {
+    const { unnamedWritesConcern } = await import('./unnamed-writes.ts');
+    expect(unnamedWritesConcern({ name: 'tar', words: [] })).toMatch(/names are not in the command line/);
+    expect(unnamedWritesConcern({ name: 'git', words: [] })).toBeUndefined();
+  });
+});
