@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,8 @@ beforeAll(() => {
   mkdirSync(path.join(ws, 'src'), { recursive: true });
   writeFileSync(path.join(ws, 'a.txt'), 'a');
   symlinkSync('src', path.join(ws, 'src-link'));
+  writeFileSync(path.join(ws, 'linked.txt'), 'linked');
+  linkSync(path.join(ws, 'linked.txt'), path.join(root, 'linked-elsewhere.txt'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -26,6 +28,10 @@ describe('decideLayoutChanges', () => {
     ['tee d/x | ln -s ../docs d', ['tee d/x']],
     ['ln -s ../docs d; cd d && touch y', ['cd d', 'touch y']],
     ['mv src-link moved; cat moved/x', ['cat moved/x']],
+    ['mv src moved && cat moved/x', ['cat moved/x']],
+    ['mv missing.txt b.txt && cat b.txt', ['cat b.txt']],
+    // A file with two names keeps both when moved: the new name is not a plain file.
+    ['mv linked.txt moved.txt && cat moved.txt', ['cat moved.txt']],
     ['rm src-link; cat src-link/x', ['cat src-link/x']],
     // src-link is a symlink: removed and made again as a real directory, it leads elsewhere.
     ['rm src-link && mkdir src-link && tee src-link/x', ['mkdir src-link', 'tee src-link/x']],
@@ -71,6 +77,8 @@ describe('decideLayoutChanges', () => {
     'rm -rf src && mkdir src && cp a.txt src/',
     'rm -f a.txt; echo x > a.txt',
     'cat src/x | rm -r src',
+    'mv a.txt b.txt && cat b.txt',
+    'install -m 644 a.txt src/ && cat src/a.txt',
     // A plain list runs in the order written: a change reaches only what comes after it.
     'cat d/x && ln -s ../docs d',
     'tee d/x; ln -s ../docs d',

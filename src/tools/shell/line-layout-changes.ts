@@ -16,6 +16,7 @@
  * path through a name that does not exist yet is already judged as if a
  * real directory stood there.
  */
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { AnalyzedCommand, CommandAnalysis } from './analyze-command.ts';
 import type { ShellFinding } from './decide-shell-command.ts';
@@ -56,11 +57,11 @@ const KEEPS_LAYOUT = new Set([
   'realpath', 'readlink', 'basename', 'dirname', 'date', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'b2sum', 'cksum', 'base64', 'xxd', 'od', 'hexdump',
   'strings', 'nl', 'fold', 'fmt', 'rev', 'tac', 'expand', 'unexpand', 'seq', 'yes', 'sleep', 'printenv', 'whoami', 'id', 'uname', 'hostname', 'which',
   'type', 'nproc', 'less', 'more', 'numfmt', 'tee', 'touch', 'mkdir', 'chmod', 'truncate', 'shuf', 'split', 'csplit', 'env', 'nice', 'nohup', 'time',
-  'timeout', 'command', 'xargs', 'stdbuf', 'cd', 'pushd', 'popd', 'exit', 'wait', 'fd', 'fdfind', 'zip', 'curl', 'wget', 'dd',
+  'timeout', 'command', 'xargs', 'stdbuf', 'cd', 'pushd', 'popd', 'exit', 'wait', 'fd', 'fdfind', 'zip', 'curl', 'wget', 'dd', 'install',
 ]);
 
 /** Commands whose written or deleted paths are where the layout changes: links, renames, removals, copies of trees, extractions. */
-const MOVES_ENTRIES = new Set(['ln', 'mv', 'rm', 'rmdir', 'unlink', 'cp', 'install', 'rsync', 'scp', 'tar', 'unzip', 'find', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
+const MOVES_ENTRIES = new Set(['ln', 'mv', 'rm', 'rmdir', 'unlink', 'cp', 'rsync', 'scp', 'tar', 'unzip', 'find', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
 
 /**
  * git subcommands that leave the work tree's layout alone (they read, or
@@ -89,7 +90,7 @@ function gitSubcommandName(words: readonly ShellWord[]): string | undefined {
 }
 
 /** Writers whose every written path may become a link or a tree rather than a regular file. */
-const WRITES_ENTRIES = new Set(['ln', 'mv', 'cp', 'install', 'rsync', 'scp']);
+const WRITES_ENTRIES = new Set(['ln', 'mv', 'cp', 'rsync', 'scp']);
 
 /**
  * Asks for every path of one command (or redirection) that goes through
@@ -193,15 +194,33 @@ function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: 
   if (cwd === undefined || command.appendsArguments) return { kind: 'anything', reason: 'it works on paths only known at run time' };
   const { paths, unsure } = commandPaths({ name, words: command.words });
   if (unsure.length > 0) return { kind: 'anything', reason: unsure.join('; ') };
+  // mv of plain files (one name each, no links, no directories) puts a plain file where it lands: like a removal there.
+  const plainMove = name === 'mv' && paths.filter((entry) => entry.use === 'delete').every((entry) => isPlainFile({ entry, cwd, home }));
   const entries: ChangedEntry[] = [];
   for (const entry of paths) {
     const moves = entry.use === 'delete' || entry.into === true || (entry.use === 'write' && WRITES_ENTRIES.has(name));
     if (!moves) continue;
     const locations = entryLocations({ entry, cwd, home });
     if (locations === undefined) return { kind: 'anything', reason: `where ${entry.word.text} leads cannot be known now` };
-    entries.push(...locations.map((location) => ({ location, removal: entry.use === 'delete' })));
+    entries.push(...locations.map((location) => ({ location, removal: entry.use === 'delete' || plainMove })));
   }
   return entries.length === 0 ? { kind: 'none' } : { kind: 'entries', entries };
+}
+
+/** Whether a path names, now, a regular file with a single name (not a symlink, not a directory). */
+function isPlainFile(options: { entry: PathArgument; cwd: string; home: string }): boolean {
+  const { entry } = options;
+  if (entry.word.kind !== 'static' || entry.base !== undefined) return false;
+  const value = wordPath(entry.word, options.home);
+  if (value === undefined) return false;
+  const walk = walkKernelPath({ input: value, cwd: options.cwd, keepLast: true });
+  if (!walk.ok) return false;
+  try {
+    const status = lstatSync(walk.end, { throwIfNoEntry: false });
+    return status !== undefined && status.isFile() && status.nlink === 1;
+  } catch {
+    return false;
+  }
 }
 
 /**
