@@ -12,6 +12,11 @@ describe('unknown means writer', () => {
   it('writes and deletes the operands of a command no grammar knows', () => {
     expect(paths('convert a.png b.png').uses).toEqual(['read:a.png', 'read:b.png', 'write:a.png', 'delete:a.png', 'write:b.png', 'delete:b.png']);
     expect(paths('sqlite3 db.sqlite .tables').uses).toContain('write:db.sqlite');
+    expect(paths('mytool ./build dir/x ~/y').uses.filter((use) => use.startsWith('write'))).toEqual(['write:./build', 'write:dir/x', 'write:~/y']);
+  });
+
+  it('leaves bare words (a subcommand vocabulary) as reads', () => {
+    expect(paths('gh pr view 12').uses).toEqual(['read:pr', 'read:view', 'read:12']);
   });
 
   it('only reads the operands of known readers and of code runners (which need a rule naming them)', () => {

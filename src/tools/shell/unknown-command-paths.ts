@@ -26,10 +26,13 @@ const KNOWN_READERS = new Set([
   'uname', 'hostname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr', 'cd', 'pushd', 'popd',
 ]);
 
+/** A word that names a file: a `/`, a leading `.` or `~`, or a file extension. */
+const PATH_LOOKING = /[/~]|^\.|\.[A-Za-z0-9_-]{1,10}$/;
+
 /**
  * The paths of a command no grammar knows: read like any other command's
- * words, and its operands also written and deleted, unless it is a known
- * reader.
+ * words, and its operands that look like files (or are only known at run
+ * time) also written and deleted, unless it is a known reader.
  *
  * @example
  * unknownCommandPaths({ name: 'convert', words: [convert, a.png, b.png] }).paths
@@ -44,6 +47,8 @@ export function unknownCommandPaths(options: { name: string; words: readonly She
   for (const entry of paths) {
     // The word itself, not what genericReads found inside it (`name=/path`): those stay reads.
     if (!words.includes(entry.word) || (entry.word.kind !== 'dynamic' && entry.word.value.startsWith('-'))) continue;
+    // `gh pr view 12`, `kubectl get pods`: bare words are a vocabulary, not files; `out.png`, `./build`, `dir/x` are files.
+    if (entry.word.kind === 'static' && !PATH_LOOKING.test(entry.word.value)) continue;
     written.push({ word: entry.word, use: 'write' }, { word: entry.word, use: 'delete' });
   }
   return { paths: [...paths, ...written], unsure: [] };
