@@ -48,6 +48,8 @@ export interface CommandLevel {
   optionMeanings: ReadonlyMap<string, string> | undefined;
   /** An argument starting with `+` means this option (`git push origin +main` forces). */
   plusMeans: string | undefined;
+  /** Built-in aliases a user may redefine (cargo's `b`, `t`...): each may also be any subcommand. */
+  overridable: ReadonlySet<string> | undefined;
 }
 
 export interface CommandSpec {
@@ -94,6 +96,7 @@ function level(spec: {
   alternatives?: ReadonlyMap<string, readonly string[]>;
   optionMeanings?: ReadonlyMap<string, string>;
   plusMeans?: string;
+  overridable?: string;
 }): CommandLevel {
   const subcommands = new Map<string, Subcommand>();
   const prefix = spec.prefix ?? [];
@@ -104,7 +107,7 @@ function level(spec: {
     const path = target.includes('/') ? target.split('/') : [...prefix, target];
     subcommands.set(name, { path, level: spec.children?.[path.join(' ')] });
   }
-  return { options: spec.options ?? NO_OPTIONS, subcommands, open: spec.open ?? false, reenter: spec.reenter, argumentAliases: spec.argumentAliases, optionPaths: spec.optionPaths, alternatives: spec.alternatives, optionMeanings: spec.optionMeanings, plusMeans: spec.plusMeans };
+  return { options: spec.options ?? NO_OPTIONS, subcommands, open: spec.open ?? false, reenter: spec.reenter, argumentAliases: spec.argumentAliases, optionPaths: spec.optionPaths, alternatives: spec.alternatives, optionMeanings: spec.optionMeanings, plusMeans: spec.plusMeans, overridable: spec.overridable === undefined ? undefined : new Set(words(spec.overridable)) };
 }
 
 function program(root: CommandLevel, extra: { optionsAnywhere?: boolean; plusOptions?: boolean; defaultPath?: readonly string[] } = {}): CommandSpec {
@@ -201,6 +204,8 @@ const CARGO = program(
       synonyms: '-v=--verbose -q=--quiet -V=--version -h=--help',
     }),
     commands: 'add bench build b:build check c:check clean clippy doc d:doc fetch fix fmt generate-lockfile help info init install locate-project login logout metadata miri new owner package pkgid publish remove rm:remove report run r:run rustc rustdoc search test t:test tree uninstall update vendor verify-project version yank',
+    // `[alias] t = "publish"` in .cargo/config.toml overrides the built-in alias (rust-lang/cargo#6259).
+    overridable: 'b c d r t rm',
     open: true,
   }),
   { optionsAnywhere: true, plusOptions: true },

@@ -94,6 +94,8 @@ export function readCommand(options: { spec: CommandSpec; words: readonly ShellW
         if (level.open) return finish(true, index, level);
         break;
       }
+      // A built-in alias the user's configuration may redefine: it may be any subcommand too.
+      if (level.overridable?.has(value) === true) readings.push({ path, positions, skipped: [...skipped], rest: path.length === 0 ? 1 : positions[positions.length - 1]! + 1, open: true, stop: index, level });
       const also = level.alternatives?.get(value);
       if (also !== undefined) readings.push({ path: [...also], positions: also.map(() => index), skipped: [...skipped], rest: index + 1, open: false, stop: index + 1, level: undefined, alternative: true });
       positions = subcommand.path.map((element, at) => (at < path.length && path[at] === element ? positions[at]! : index));

@@ -171,7 +171,9 @@ describe('every alias in the grammar tables', () => {
         // Groups that only prefix another command (`gcloud beta ...`, `yarn workspace NAME ...`) have no form of their own.
         if (subcommand.level?.reenter !== undefined) continue;
         const canonical = rule(`${name} ${subcommand.path.join(' ')}`, 'block');
-        expect(matchRule(canonical, first(`${name} ${word} x`)), `${name} ${word}`).toBe('yes');
+        // An alias the user may redefine may also be something else: maybe.
+        const overridable = commandSpec(name)!.root.overridable?.has(word) === true;
+        expect(matchRule(canonical, first(`${name} ${word} x`)), `${name} ${word}`).toBe(overridable ? 'maybe' : 'yes');
         const spelled = rule(`${name} ${word}`, 'block');
         expect(matchRule(spelled, first(`${name} ${subcommand.path.join(' ')} x`)), `${name} ${subcommand.path.join(' ')}`).toBe('yes');
         checked++;
@@ -216,5 +218,15 @@ describe('fuzz: matching never throws and a block rule is never outflanked by ad
       const consumed = /(^| )(-C|-c|-n) (push|install|rm|delete|deploy)( |$)/.test(command);
       if (!consumed) expect(matchRule(target, own), command).not.toBe('no');
     }
+  });
+});
+
+describe('built-in aliases a user may redefine', () => {
+  it('are surely theirs for no rule, and may be any subcommand for restrictive ones', () => {
+    expect(matchRule(rule('cargo test', 'allow'), first('cargo t'))).toBe('maybe');
+    expect(matchRule(rule('cargo test', 'allow'), first('cargo test'))).toBe('yes');
+    expect(matchRule(rule('cargo publish', 'block'), first('cargo t'))).toBe('maybe');
+    expect(matchRule(rule('cargo publish', 'block'), first('cargo test'))).toBe('no');
+    expect(matchRule(rule('cargo test', 'block'), first('cargo t'))).toBe('maybe');
   });
 });
