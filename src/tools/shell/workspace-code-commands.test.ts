@@ -12,7 +12,7 @@ describe('workspaceCode', () => {
     ['npm install', 1], ['npm i', 1], ['npm ci', 1], ['npm test', 1], ['npm run build', 1], ['npm start', 1], ['npm rebuild', 1], ['npm audit fix', 1], ['npm --silent test', 2],
     ['npm exec x', 1], ['pnpm build', 1], ['pnpm install', 1], ['yarn', 0], ['yarn build', 0], ['yarn --version', 0], ['yarn info x', 0], ['pip install -e .', 1], ['pip3 download x', 1], ['cargo build', 1], ['cargo check', 1],
     ['cargo test', 1], ['go test ./...', 1], ['go generate', 1], ['go run .', 1], ['make', 0], ['make test', 0], ['just', 0], ['mvn package', 0], ['./gradlew build', 0],
-    ['pytest', 0], ['tox', 0], ['jest', 0], ['vitest run', 0], ['eslint .', 0], ['prettier --check .', 0], ['vite build', 0], ['webpack', 0], ['tsc', 0], ['direnv allow', 0],
+    ['pytest', 0], ['tox', 0], ['jest', 0], ['vitest run', 0], ['eslint .', 0], ['prettier --check .', 0], ['vite build', 0], ['webpack', 0], ['tsc', 0], ['tsc -b --noEmit', 0], ['tsc --noEmit --generateTrace t', 0], ['direnv allow', 0],
     ['composer install', 0], ['bundle exec rake', 0], ['bundle list', 0], ['cargo tree', 1], ['cargo metadata', 1], ['poetry install', 1], ['uv sync', 1], ['dotnet build', 1], ['terraform plan', 0], ['rake', 0], ['mypy .', 0],
   ])('%s runs project code (on word %i)', (line, index) => {
     expect(code(line)).toMatchObject({ index });

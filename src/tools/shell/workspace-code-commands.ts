@@ -76,7 +76,10 @@ export function workspaceCode(options: { name: string; words: readonly ShellWord
   }
   const plain = PLAIN_SUBCOMMANDS.get(name);
   if (plain === undefined) {
-    if (name === 'tsc' && !words.some((word) => word.value === '--noEmit' || word.value === '--help' || word.value === '--version')) {
+    // `tsc --noEmit` only type-checks; `--build` still writes .tsbuildinfo files, `--generateTrace` a trace directory.
+    const values = words.map((word) => word.value);
+    const checksOnly = values.some((value) => ['--noEmit', '--help', '--version', '-v', '-h'].includes(value)) && !values.some((value) => /^(-b|--build|--generateTrace|--generateCpuProfile|-w|--watch)$/.test(value));
+    if (name === 'tsc' && (!checksOnly || words.some((word) => word.kind !== 'static'))) {
       return { index: 0, reason: 'tsc writes compiled files where the project\'s configuration says (and can build referenced projects)' };
     }
     return undefined;
