@@ -49,6 +49,8 @@ const BOOLEAN = /^(true|false|yes|no|on|off|1|0|)$/i;
 const MAX_CONFIG_BYTES = 256 * 1024;
 /** More submodules than this are not all read: they ask. */
 const MAX_SUBMODULES = 64;
+/** Repositories remembered at most (a long-running server sees many). */
+const MAX_CACHED = 1024;
 
 interface CachedConfig {
   key: string;
@@ -173,6 +175,7 @@ function configHazards(file: string): CachedConfig {
   if (!status.isFile()) result.reasons.push(`${file} is not a regular file, so what git would run cannot be checked`);
   else if (status.size > MAX_CONFIG_BYTES) result.reasons.push(`${file} is larger than ${MAX_CONFIG_BYTES} bytes and is not read, so what git would run cannot be checked`);
   else scanConfig(file, readFileSync(file, 'utf8'), result);
+  if (configCache.size >= MAX_CACHED) configCache.clear();
   configCache.set(file, result);
   return result;
 }
@@ -239,6 +242,7 @@ function hookHazards(hooks: string, readsOnly = false): string[] {
   let cached = hooksCache.get(hooks);
   if (cached === undefined || cached.key !== key) {
     cached = { key, candidates: readdirSync(hooks).filter((name) => !name.endsWith('.sample')) };
+    if (hooksCache.size >= MAX_CACHED) hooksCache.clear();
     hooksCache.set(hooks, cached);
   }
   const found: string[] = [];
