@@ -49,6 +49,8 @@ describe('terminal approver: typed-ahead keys', () => {
     harness.terminal.type('y');
     expect(await first).toEqual({ approved: true, scope: 'once' });
     await harness.terminal.waitFor(/┌─ shell[\s\S]*approve\? \[/);
+    // However the second y arrived (while the first prompt closed, or queued after it), the next prompt says it was dropped.
+    expect(harness.screen().slice(harness.screen().indexOf('┌─ shell'))).toContain(droppedNotice(1));
     let settled = false;
     void second.then(() => (settled = true));
     await sleep(100);
@@ -100,5 +102,23 @@ describe('terminal approver: typed-ahead keys', () => {
     await harness.terminal.waitFor('[?] help');
     harness.terminal.type('\x03');
     expect(await decision).toMatchObject({ approved: false, reason: 'interrupted', stop: true });
+  });
+
+  it('keys pressed right after an answer, while the prompt is still open, are reported by the next prompt', async () => {
+    const approver = harness.approver();
+    const first = approver.ask(presentedRequest(), { signal: signal() });
+    await harness.terminal.waitFor('approve? [');
+    // One chunk per key, all before the approver has had a turn to close the first prompt.
+    harness.terminal.type('y');
+    harness.terminal.type('y');
+    harness.terminal.type('s');
+    expect(await first).toEqual({ approved: true, scope: 'once' });
+    const second = approver.ask(presentedRequest({ tool: 'shell', presentation: { type: 'command', content: 'make deploy' } }), { signal: signal() });
+    await harness.terminal.waitFor(/┌─ shell[\s\S]*approve\? \[/);
+    expect(harness.screen()).toContain(droppedNotice(2));
+    harness.terminal.type('n');
+    await harness.terminal.waitFor('reason');
+    harness.terminal.type('\r');
+    expect(await second).toEqual({ approved: false, scope: 'once' });
   });
 });

@@ -44,6 +44,8 @@ export interface PromptInput {
   settle(): Promise<{ dropped: number }>;
   /** Whether `settle` has finished since reading last (re)started; when true, a read needs no wait. */
   readonly settled: boolean;
+  /** Keys dropped since the last settle and not yet reported (pressed after the answer): the next prompt reports them. */
+  readonly unreportedKeys: number;
   /** Aborts when the prompt stops (Ctrl-C, SIGINT, the approval's signal, the input closing). */
   readonly stopSignal: AbortSignal;
   /** The next key (raw mode) or the next line read as a key (line mode). */
@@ -83,7 +85,7 @@ export function openPromptInput(options: OpenPromptInputOptions): PromptInput {
   let closed = false;
   // Until settled, nothing typed is an answer: it was typed before the person could see the question.
   let settled = false;
-  let dropped = 0;
+  let dropped = nonNegative(options.droppedBefore, 0);
   let settling: Promise<{ dropped: number }> | undefined;
 
   const stop = (error: TerminalPromptError): void => {
@@ -110,8 +112,9 @@ export function openPromptInput(options: OpenPromptInputOptions): PromptInput {
       return;
     }
     if (raw) {
-      // A key pressed while nothing is asked is dropped: it was not an answer to the next question.
-      waiter?.feed(chunk);
+      // A key pressed while nothing is asked is dropped: it was not an answer to the next question (the next prompt says so).
+      if (waiter === undefined) dropped += countKeys(chunk);
+      else waiter.feed(chunk);
       return;
     }
     lineBuffer += chunk;
@@ -230,6 +233,9 @@ export function openPromptInput(options: OpenPromptInputOptions): PromptInput {
     get settled() {
       return settled;
     },
+    get unreportedKeys() {
+      return dropped;
+    },
     stopSignal: stopController.signal,
     readKey: () => wait<KeyPress>((done) => (chunk) => done(raw ? parseKey(chunk) : parseLineAsKey(chunk))),
     readLine: ({ maxLength }) =>
@@ -308,6 +314,8 @@ export interface OpenPromptInputOptions {
   signal: AbortSignal;
   /** How long after the prompt is drawn keys are still dropped (see `settle`). Default 300. */
   settleMilliseconds?: number | undefined;
+  /** Keys an earlier prompt dropped after its answer (a second `y`), to report with this prompt's. */
+  droppedBefore?: number | undefined;
 }
 
 /**

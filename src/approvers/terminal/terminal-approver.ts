@@ -84,6 +84,8 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
   const editor: EditText = options.editor ?? ((text, signal) => editInEditor({ text, env: options.env, signal }));
   const nonInteractive = createNonInteractiveApprover();
   let queue: Promise<void> = Promise.resolve();
+  // Keys pressed after one prompt's answer (the second `y` of a double press), reported by the next prompt.
+  let strayKeys = 0;
 
   function layout(): Layout {
     const env = options.env;
@@ -118,7 +120,8 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
   }
 
   async function converseSafely(plan: PromptPlan, signal: AbortSignal): Promise<ApprovalDecision> {
-    const prompt = openPromptInput({ input: options.input, output, signal, settleMilliseconds: options.settleMilliseconds });
+    const prompt = openPromptInput({ input: options.input, output, signal, settleMilliseconds: options.settleMilliseconds, droppedBefore: strayKeys });
+    strayKeys = 0;
     try {
       return await converse(plan, prompt);
     } catch (error) {
@@ -141,6 +144,7 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
       }
       throw error;
     } finally {
+      strayKeys += prompt.unreportedKeys;
       prompt.close();
     }
   }
