@@ -106,7 +106,7 @@ describe('lists of files read from a file ask', () => {
 });
 
 describe('unknown means writer: a command no grammar knows writes and deletes its operands', () => {
-  it('under a rule allowing it, it asks (write) or blocks (delete) in zone ws, and runs in zone free', async () => {
+  it('under a rule allowing it, it asks in zone ws (it may write or delete there; a person decides), and runs in zone free', async () => {
     const { normalizePolicy } = await import('../src/core/policy/normalize-policy.ts');
     const { zonesFromPolicy } = await import('../src/tools/fs/zones.ts');
     const { createShellTool } = await import('../src/tools/shell/create-shell-tool.ts');
@@ -121,8 +121,19 @@ describe('unknown means writer: a command no grammar knows writes and deletes it
     });
     const tool = createShellTool({ policy, zones: zonesFromPolicy({ policy, policyDirectory: fixture.root }), cwd: fixture.root });
     const inWs = await tool.decide({ command: 'sqlite3 victim.txt .tables', cwd: fixture.ws });
-    expect(inWs.decision).toBe('block');
-    expect(inWs.reasons.join('\n')).toMatch(/sqlite3 deletes ws:victim.txt; zone ws blocks deletes/);
+    expect(inWs.decision).toBe('ask');
+    expect(inWs.reasons.join('\n')).toMatch(/sqlite3 may write or delete ws:victim.txt, where zone ws blocks deletes: it is not a command toolgate models/);
+    // Presumed uses never open what is blocked for other reasons: a hidden path, toolgate's own state.
+    const hidden = await tool.decide({ command: 'sqlite3 .toolgate/approvals.json .tables', cwd: fixture.ws });
+    expect(hidden.decision).not.toBe('allow');
+    // A system path it may read: whether it writes there is for a person (and the sandbox) to hold.
+    const system = await tool.decide({ command: 'sqlite3 /usr/share/x.db .tables', cwd: fixture.ws });
+    expect(system.decision).toBe('ask');
+    expect(system.reasons.join('\n')).toMatch(/may write or delete "\/usr\/share\/x.db", outside the writable zones/);
+    // A path it may not even read still blocks.
+    expect((await tool.decide({ command: 'sqlite3 ../../../elsewhere.db .tables', cwd: fixture.ws })).decision).toBe('block');
+    // A known deleter in the same place still blocks.
+    expect((await tool.decide({ command: 'rm victim.txt', cwd: fixture.ws })).decision).toBe('block');
     expect((await tool.decide({ command: 'convert a.png b.png', cwd: fixture.free })).decision).toBe('allow');
   });
 });

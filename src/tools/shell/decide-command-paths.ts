@@ -12,7 +12,7 @@ import type { Decision } from '../../core/types.ts';
 import type { SandboxNetwork, SandboxProfile } from '../../sandbox/sandbox-profile.ts';
 import type { Zone } from '../fs/zones.ts';
 import type { AnalyzedCommand } from './analyze-command.ts';
-import type { ShellFinding } from './decide-shell-command.ts';
+import type { ShellFinding } from './shell-finding.ts';
 import { codeLoadingFile } from '../fs/code-loading-files.ts';
 import { expandGlob } from './expand-glob.ts';
 import { gitCommandConcerns, runsGit } from './git-command-concerns.ts';
@@ -72,8 +72,8 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
     collected.ask.push(`${name} runs in a directory only known at run time (after cd), so the files it touches cannot be checked`);
     return findings();
   }
-  const judge = async (entry: { path: string; operation: PathOperation; into?: boolean; writableOnly?: boolean; action?: string; from?: string }): Promise<void> => {
-    const judgement = await judgePath({ path: entry.path, cwd: entry.from ?? cwd, operation: entry.operation, subject: name, context, ...(entry.into === true ? { into: true } : {}), ...(entry.action === undefined ? {} : { action: entry.action }) });
+  const judge = async (entry: { path: string; operation: PathOperation; into?: boolean; writableOnly?: boolean; presumed?: boolean; action?: string; from?: string }): Promise<void> => {
+    const judgement = await judgePath({ path: entry.path, cwd: entry.from ?? cwd, operation: entry.operation, subject: name, context, ...(entry.into === true ? { into: true } : {}), ...(entry.presumed === true ? { presumed: true } : {}), ...(entry.action === undefined ? {} : { action: entry.action }) });
     // A read inside a zone that allows reads, or of a system path, says nothing worth showing.
     if (judgement.decision === 'allow' && entry.operation === 'read') return;
     // Git's metadata and other tools' code-loading configuration: a change asks in every zone (src/tools/fs/code-loading-files.ts).
@@ -113,7 +113,7 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
   return findings();
 }
 
-type Judge = (entry: { path: string; operation: PathOperation; into?: boolean; writableOnly?: boolean; action?: string; from?: string }) => Promise<void>;
+type Judge = (entry: { path: string; operation: PathOperation; into?: boolean; writableOnly?: boolean; presumed?: boolean; action?: string; from?: string }) => Promise<void>;
 
 /** One path argument: its base directory, a glob's matches, a directory destination's files, a symlink's target. */
 async function judgeArgument(options: { entry: PathArgument; cwd: string; context: CommandPathContext; judge: Judge; ask: string[] }): Promise<void> {
@@ -129,7 +129,7 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
     }
     cwd = path.isAbsolute(base) ? base : `${cwd}${path.sep}${base}`;
   }
-  const common = { operation: entry.use, from: cwd, ...(entry.into === true ? { into: true } : {}), ...(entry.writableOnly === true ? { writableOnly: true } : {}) };
+  const common = { operation: entry.use, from: cwd, ...(entry.into === true ? { into: true } : {}), ...(entry.writableOnly === true ? { writableOnly: true } : {}), ...(entry.presumed === true ? { presumed: true } : {}) };
   if (word.kind === 'pattern') {
     const expansion = await expandGlob({ word, cwd, home: context.home });
     if (expansion.kind === 'unsure') {

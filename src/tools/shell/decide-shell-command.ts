@@ -20,17 +20,9 @@ import { profileAccessOfFile } from './profile-access.ts';
 import { ownStateConcern } from '../../config/own-state-paths.ts';
 import { checkPathsIn, effectiveCwd, wordPath, type PathsVerdict } from './shell-paths.ts';
 import { matchRuleDetail, type RuleMatchDetail, type ShellRule, type ShellRules } from './shell-rules.ts';
+import type { ShellFinding } from './shell-finding.ts';
 
-export interface ShellFinding {
-  decision: Decision;
-  /** The simple command, redirection or construct it is about, as written. */
-  subject: string;
-  reason: string;
-  /** `shell.rules[2]`, `shell.default`, or null when the analysis itself decided. */
-  rule: string | null;
-  /** Where the subject sits: `inside $(…)`, `run by sudo`... */
-  via: string | undefined;
-}
+export type { ShellFinding } from './shell-finding.ts';
 
 export interface ShellVerdict {
   decision: Decision;

@@ -22,7 +22,8 @@ export type PathOperation = 'read' | 'write' | 'delete';
 export type PathJudgement =
   | { decision: Decision; reason: string; zone: Zone; absolute: string }
   | { decision: 'allow'; reason: string; zone: undefined; absolute: string | undefined }
-  | { decision: 'block'; reason: string; zone: undefined; absolute: undefined };
+  /** `ask` only for a presumed write or delete that the policy would forbid a known one. */
+  | { decision: 'block' | 'ask'; reason: string; zone: undefined; absolute: undefined };
 
 export interface PathJudgeContext {
   zones: readonly Zone[];
@@ -44,18 +45,26 @@ const DEVICES = /^\/dev\/(null|zero|full|random|urandom|tty|stdin|stdout|stderr|
  * operation. `into` means the command writes files it names itself into
  * this directory (`tar -x -C dir`, `wget -P dir`), so the directory must
  * take any file. `subject` names the command in reasons: "cat reads ...".
+ * `presumed` means the command is only presumed to write or delete (it is
+ * not modelled): where the policy forbids that, it asks rather than blocks.
+ * Hidden paths and toolgate's own files block all the same.
  *
  * @example
  * await judgePath({ path: '../secret', cwd: '/p/ws', operation: 'read', subject: 'cat', context })
  * // { decision: 'block', reason: 'cat reads "../secret" (/p/secret), outside every zone...' }
  */
-export async function judgePath(options: { path: string; cwd: string; operation: PathOperation; into?: boolean; subject: string; action?: string; context: PathJudgeContext }): Promise<PathJudgement> {
+export async function judgePath(options: { path: string; cwd: string; operation: PathOperation; into?: boolean; presumed?: boolean; subject: string; action?: string; context: PathJudgeContext }): Promise<PathJudgement> {
   const { cwd, operation, subject, context } = options;
   // resolveInZones refuses a leading `~` (not expanded); here it is a literal directory named `~`.
   const input = options.path.startsWith('~') ? `./${options.path}` : options.path;
   const shown = quotePath(options.path);
   const verb = options.action ?? (operation === 'read' ? 'reads' : operation === 'write' ? (options.into === true ? 'writes into' : 'writes') : 'deletes');
   const block = (why: string): PathJudgement => ({ decision: 'block', reason: `${subject} ${verb} ${why}`, zone: undefined, absolute: undefined });
+  // What the policy forbids a command to write or delete, for one only presumed to do so.
+  const forbidden = (why: string): PathJudgement =>
+    options.presumed === true
+      ? { decision: 'ask', reason: `${subject} may write or delete ${why}: it is not a command toolgate models, so a person decides whether it does`, zone: undefined, absolute: undefined }
+      : block(why);
 
   if (DEVICES.test(input)) return { decision: 'allow', reason: `${subject} ${verb} the device ${input}`, zone: undefined, absolute: input };
   const real = await realPathOf({ input, cwd, operation, context });
@@ -78,23 +87,24 @@ export async function judgePath(options: { path: string; cwd: string; operation:
     const reason = zone.approval.read === 'allow' ? `${subject} ${verb} ${where} in zone ${zone.name}` : `${subject} ${verb} ${zone.name}:${path.relative(zone.root, absolute) || '.'}; zone ${zone.name} ${verbOf(zone.approval.read)} reads`;
     return { decision: zone.approval.read, reason, zone, absolute };
   }
-  if (zone === undefined) return block(`${where}, outside the writable zones`);
-  if (zone.mode === 'ro') return block(`${where}, in zone ${zone.name}, which is read-only`);
+  if (zone === undefined) return forbidden(`${where}, outside the writable zones`);
+  if (zone.mode === 'ro') return forbidden(`${where}, in zone ${zone.name}, which is read-only`);
   if (operation === 'delete' && options.into !== true && absolute === zone.root) return block(`${where}, the root of zone ${zone.name}`);
   const writable = options.into === true ? (zone.suffixes === undefined ? visible.access : 'read-only') : profileAccessOfFile(context.profile, absolute);
   if (writable !== 'read-write') {
     const limit = zone.suffixes === undefined ? 'which the sandbox keeps read-only' : `but zone ${zone.name} admits only ${zone.suffixes.join(', ')}${options.into === true ? ' and the names are not known here' : ''}`;
-    return block(`${where}, ${limit}`);
+    return forbidden(`${where}, ${limit}`);
   }
   const decision = operation === 'write' ? zone.approval.write : zone.approval.delete;
   const shownInZone = `${zone.name}:${path.relative(zone.root, absolute) || '.'}`;
-  if (decision === 'block') return block(`${shownInZone}; zone ${zone.name} blocks ${operation === 'write' ? 'writes' : 'deletes'}`);
+  if (decision === 'block' && options.presumed !== true) return block(`${shownInZone}; zone ${zone.name} blocks ${operation === 'write' ? 'writes' : 'deletes'}`);
   // A folder above toolgate's own files, or a policy or state file it would load (src/config/own-state-paths.ts).
   const concern = ownStateConcern({ absolute, operation, hidden: context.profile.hidden, into: options.into === true, shown: shownInZone });
   if (concern !== undefined) return { decision: concern.decision, reason: `${subject} ${verb} ${concern.reason}`, zone, absolute };
   // Removing one name of a hard-linked file (or a FIFO) leaves the rest alone; writing to it writes the file under every name.
   const aliased = operation === 'write' && options.into !== true ? entryConcernReason({ absolute, where, subject, verb, zone }) : undefined;
   if (aliased !== undefined) return { decision: 'ask', reason: aliased, zone, absolute };
+  if (decision === 'block') return { ...forbidden(`${shownInZone}, where zone ${zone.name} blocks ${operation === 'write' ? 'writes' : 'deletes'}`), zone, absolute };
   return { decision, reason: `${subject} ${verb} ${shownInZone}; zone ${zone.name} ${verbOf(decision)} ${operation === 'write' ? 'writes' : 'deletes'}`, zone, absolute };
 }
 

@@ -19,7 +19,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { AnalyzedCommand, CommandAnalysis } from './analyze-command.ts';
-import type { ShellFinding } from './decide-shell-command.ts';
+import type { ShellFinding } from './shell-finding.ts';
 import { isAtOrBelow, walkKernelPath } from './kernel-walk.ts';
 import type { PathArgument } from './path-argument.ts';
 import { commandPaths, takesNoPaths } from './path-arguments.ts';

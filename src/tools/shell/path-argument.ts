@@ -22,6 +22,12 @@ export interface PathArgument {
   base?: ShellWord;
   /** A symlink target: a relative one is also resolved from the link's directory, where the kernel will resolve it. */
   linkedFrom?: ShellWord;
+  /**
+   * The use is presumed, not known: a command toolgate has not modelled may
+   * write or delete what it names. Where the policy forbids that use, it asks
+   * instead of blocking, since the command may well only read.
+   */
+  presumed?: boolean;
 }
 
 export interface CommandPaths {

@@ -49,7 +49,7 @@ export function unknownCommandPaths(options: { name: string; words: readonly She
     if (!words.includes(entry.word) || (entry.word.kind !== 'dynamic' && entry.word.value.startsWith('-'))) continue;
     // `gh pr view 12`, `kubectl get pods`: bare words are a vocabulary, not files; `out.png`, `./build`, `dir/x` are files.
     if (entry.word.kind === 'static' && !PATH_LOOKING.test(entry.word.value)) continue;
-    written.push({ word: entry.word, use: 'write' }, { word: entry.word, use: 'delete' });
+    written.push({ word: entry.word, use: 'write', presumed: true }, { word: entry.word, use: 'delete', presumed: true });
   }
   return { paths: [...paths, ...written], unsure: [] };
 }
