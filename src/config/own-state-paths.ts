@@ -12,7 +12,6 @@
  *
  * One judgement for the file tools and the shell, so they cannot disagree.
  */
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_POLICY_NAMES } from './load-policy-file.ts';
 
@@ -113,21 +112,4 @@ export function isSameOrInside(target: string, parent: string): boolean {
   if (target === parent) return true;
   const prefix = parent.endsWith(path.sep) ? parent : `${parent}${path.sep}`;
   return target.startsWith(prefix);
-}
-
-/**
- * The real path of `target`, or of its nearest existing ancestor joined with
- * the rest when it does not exist yet: zone roots and resolved paths are
- * real, so own files compared with them must be too.
- *
- * @example
- * realPathOf('/tmp/p/.toolgate/approvals.json') // '/private/tmp/p/.toolgate/approvals.json' on macOS
- */
-export function realPathOf(target: string): string {
-  try {
-    return realpathSync.native(target);
-  } catch {
-    const parent = path.dirname(target);
-    return parent === target ? target : path.join(realPathOf(parent), path.basename(target));
-  }
 }

@@ -16,7 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { LoadedPolicy } from './load-policy-file.ts';
-import { isSameOrInside, realPathOf } from './own-state-paths.ts';
+import { isSameOrInside } from './own-state-paths.ts';
+import { realPathOf } from '../filesystem/real-path-of.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 
 /** The schema version of the run records file. */

@@ -13,7 +13,7 @@ import { createFsTools } from '../tools/fs/create-fs-tools.ts';
 import { zonesFromPolicy, type Zone } from '../tools/fs/zones.ts';
 import { createShellTool, type ShellSandbox } from '../tools/shell/create-shell-tool.ts';
 import { refuseStateInWritableZone } from './refuse-state-in-writable-zone.ts';
-import { realPathOf } from '../config/own-state-paths.ts';
+import { realPathOf } from '../filesystem/real-path-of.ts';
 
 /** The names of the built-in tools, whether they run or are refused. */
 export const FS_TOOL_NAMES = ['read_file', 'write_file', 'edit_file', 'delete_file', 'move_file', 'list_dir'] as const;

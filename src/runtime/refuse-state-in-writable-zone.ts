@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { PolicyError, type PolicyIssue } from '../core/errors/policy-error.ts';
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
-import { isSameOrInside, realPathOf } from '../config/own-state-paths.ts';
+import { isSameOrInside } from '../config/own-state-paths.ts';
+import { realPathOf } from '../filesystem/real-path-of.ts';
 import type { Zone } from '../tools/fs/zones.ts';
 
 /**

@@ -1,8 +1,8 @@
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { PolicyDocument } from '../core/policy/policy-schema.ts';
 import { LINUX_SYSTEM_READ_ONLY_PATHS, MACOS_SYSTEM_READ_ONLY_PATHS, networkFromPolicy } from './derive-sandbox-profile.ts';
 import { normalizeSandboxPath, type SandboxPathRule, type SandboxProfile } from './sandbox-profile.ts';
+import { realPathOf } from '../filesystem/real-path-of.ts';
 
 /** The policy's `sandbox.profile` section. */
 export type OperatorProfileDocument = NonNullable<NonNullable<PolicyDocument['sandbox']>['profile']>;
@@ -32,7 +32,7 @@ export function operatorProfileFromPolicy(options: { section: OperatorProfileDoc
   const rules = (paths: readonly string[] | undefined, source: string): SandboxPathRule[] =>
     (paths ?? []).flatMap((written) => {
       const absolute = normalizeSandboxPath(path.resolve(options.policyDirectory, written));
-      const real = realPathOrSelf(absolute);
+      const real = realPathOf(absolute);
       // Hidden paths are masked under both names; allowed ones only under the real one, as zones are.
       return source === 'operator hidden' && real !== absolute ? [{ path: absolute, source }, { path: real, source }] : [{ path: real, source }];
     });
@@ -45,14 +45,4 @@ export function operatorProfileFromPolicy(options: { section: OperatorProfileDoc
     network,
     privateTemporaryDirectory: true,
   };
-}
-
-/** The real path, or that of the nearest existing ancestor joined with the rest: a path to hide may not exist yet. */
-function realPathOrSelf(absolute: string): string {
-  try {
-    return realpathSync.native(absolute);
-  } catch {
-    const parent = path.dirname(absolute);
-    return parent === absolute ? absolute : path.join(realPathOrSelf(parent), path.basename(absolute));
-  }
 }

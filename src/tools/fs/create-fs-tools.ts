@@ -10,6 +10,7 @@ import { createMoveFileTool } from './move-file-tool.ts';
 import { createReadFileTool } from './read-file-tool.ts';
 import { createWriteFileTool } from './write-file-tool.ts';
 import type { Zone } from './zones.ts';
+import { realPathOf } from '../../filesystem/real-path-of.ts';
 
 /** What `read_file` returns at most, unless told otherwise. */
 export const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
@@ -35,7 +36,7 @@ export function createFsTools(options: { zones: readonly Zone[]; cwd: string; ma
   }
   const maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
   if (!Number.isSafeInteger(maxReadBytes) || maxReadBytes <= 0) throw new ToolgateError({ code: 'USAGE', message: `maxReadBytes must be a positive integer, got ${maxReadBytes}` });
-  const protectedPaths = (options.protectedPaths ?? []).map(realPathOrSelf);
+  const protectedPaths = (options.protectedPaths ?? []).map(realPathOf);
   const context: FsToolContext = { zones: options.zones, cwd, maxReadBytes, protectedPaths };
   return [
     createReadFileTool(context),
@@ -45,15 +46,4 @@ export function createFsTools(options: { zones: readonly Zone[]; cwd: string; ma
     createMoveFileTool(context),
     createListDirTool(context),
   ];
-}
-
-/** The real path of `file`, or of its deepest existing ancestor joined with the rest. */
-function realPathOrSelf(file: string): string {
-  const absolute = path.resolve(file);
-  try {
-    return realpathSync.native(absolute);
-  } catch {
-    const parent = path.dirname(absolute);
-    return parent === absolute ? absolute : path.join(realPathOrSelf(parent), path.basename(absolute));
-  }
 }

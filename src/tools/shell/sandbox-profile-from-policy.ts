@@ -4,7 +4,6 @@
  * operator's `sandbox.profile`. Here, above the sandbox layer, because it
  * reads the policy's own types; `src/sandbox` only ever sees the result.
  */
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ownPaths } from '../../config/load-policy-file.ts';
 import type { Policy } from '../../core/policy/policy.ts';
@@ -13,6 +12,7 @@ import { operatorProfileFromPolicy } from '../../sandbox/operator-profile.ts';
 import type { SandboxProfile } from '../../sandbox/sandbox-profile.ts';
 import type { CallAuthority, SandboxZone } from '../../sandbox/sandbox-zone.ts';
 import { zonesFromPolicy } from '../fs/zones.ts';
+import { realPathOf } from '../../filesystem/real-path-of.ts';
 
 /** What `sandboxProfileOptionsFromPolicy` takes besides the policy. */
 export interface SandboxProfileFromPolicyOptions extends Pick<DeriveSandboxProfileOptions, 'extraReadOnly' | 'homeDirectory' | 'platform'> {
@@ -78,14 +78,4 @@ export function sandboxProfileOptionsFromPolicy(options: SandboxProfileFromPolic
 export function sandboxProfileFromPolicy(options: SandboxProfileFromPolicyOptions & { authority?: CallAuthority }): SandboxProfile {
   const base = sandboxProfileOptionsFromPolicy(options);
   return deriveSandboxProfile(options.authority === undefined ? base : { ...base, authority: options.authority });
-}
-
-/** The real path of `target`, or of its nearest existing ancestor joined with the rest when it does not exist yet. */
-function realPathOf(target: string): string {
-  try {
-    return realpathSync.native(target);
-  } catch {
-    const parent = path.dirname(target);
-    return parent === target ? target : path.join(realPathOf(parent), path.basename(target));
-  }
 }
