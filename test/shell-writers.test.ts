@@ -10,7 +10,7 @@
  * was written or deleted. In a zone that allows writes and deletes, the
  * same commands run.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { requireWorkingBwrap } from './require-bwrap.ts';

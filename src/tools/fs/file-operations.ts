@@ -139,7 +139,7 @@ async function openForReading(
  * await replaceFile({ directory, name: 'a.txt', shown: 'ws/a.txt', tool: 'write_file', content, expected: snapshot });
  */
 export async function replaceFile(options: EntryLocation & { tool: string; content: Buffer; expected: { dev: number; ino: number; mode: number } }): Promise<void> {
-  const { directory, name, shown } = options;
+  const { directory, name } = options;
   const temporary = temporaryName();
   const permissions = options.expected.mode & 0o777;
   const handle = await open(directory.entry(temporary), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, permissions);
