@@ -6,6 +6,7 @@ import type { Approver } from '../core/approver.ts';
 import type { Gate } from '../core/gate.ts';
 import type { GateContext } from '../core/types.ts';
 import type { BuiltinTool } from '../tools/builtin-tool.ts';
+import { createStepBatches } from './step-batches.ts';
 
 /** What happened in a run. Decisions are counted by the gate's observer (`createDecisionTally`). */
 export interface AgentRunSummary {
@@ -46,17 +47,21 @@ export const DEFAULT_SYSTEM_PROMPT =
 /**
  * Runs an agent on the AI SDK with every tool call gated, in one continuous
  * conversation (seed 002): a person is asked inline, a denial reaches the
- * model as the tool's result, and the model adapts. Streams text and tool
- * events to the callbacks and returns what happened.
+ * model as the tool's result, and the model adapts. The calls of one model
+ * step are asked about together: those that ask with the same `groupId` reach
+ * `approver.askGroup` as one batch. Streams text and tool events to the
+ * callbacks and returns what happened.
  *
  * @example
  * const summary = await runAgent({ model, task: 'Tidy the notes', gate, tools, context: { sessionId }, approver });
  * console.log(`${summary.toolCalls} calls, ${summary.denied} denied`);
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummary> {
+  // One step's calls go through the gate together: asks sharing a groupId reach the approver as one batch (seed 001).
+  const batches = createStepBatches({ model: options.model, gate: options.gate, tools: () => gated.tools });
   const gated = gateTools({
     tools: options.tools as ToolSet,
-    gate: options.gate,
+    gate: batches.gate,
     context: options.context,
     resolve: 'blocking',
     approver: options.approver,
@@ -65,7 +70,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
   });
   const summary: AgentRunSummary = { text: '', steps: 0, toolCalls: 0, stoppedBy: undefined };
   const result = streamText({
-    model: options.model,
+    model: batches.model,
     system: options.system ?? DEFAULT_SYSTEM_PROMPT,
     prompt: options.task,
     ...gated,
