@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { createInMemoryApprovalMemory } from '../../core/approval-memory.ts';
+import { closestName } from '../../core/closest-name.ts';
 import { presentRequest, type Approver } from '../../core/approver.ts';
 import type { Gate } from '../../core/gate.ts';
 import type { ApprovalDecision, Authorization, GateContext, RunMode } from '../../core/types.ts';
@@ -43,12 +44,17 @@ Options:
   -h, --help        this help
 
 Output (--json and --batch), one line per call:
-  {"decision": "allow"|"ask"|"block"|"approved"|"denied",
+  {"line": N, "tool": string,                      (--batch only: the input line)
+   "decision": "allow"|"ask"|"block"|"approved"|"denied",
    "source": "policy"|"memory"|"person"|"mode"|"timeout",
-   "rule": string|null, "reason": string}
+   "rule": string|null, "reason": string, "note"?: string}
   With --explain, a "trace" list of every rule that spoke. A malformed batch
   line prints {"line": N, "error": "..."} and the rest still run.
 
+  "note" says when the tool is neither toolgate's own nor in the policy: it is
+  judged as a tool with no rule and no declaration (unknown_tools.decision),
+  while \`toolgate run\` offers the model only its own tools and blocks a call
+  to any other.
 Exit codes:
   0  allowed or approved (batch: every line was read)
   1  blocked or denied
@@ -119,6 +125,8 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
   const worker = createWorkerTool({ askFirst: loaded.policy.tools.get(WORKER_TOOL_NAME)?.decision !== 'allow', runChild: async () => '' });
   const gate = createRuntimeGate({ loaded, tools: [...tools, worker], mode, simulate: true, memory: createInMemoryApprovalMemory() });
   const color = io.env.NO_COLOR === undefined && io.stdout.isTTY === true;
+  const knownTools = [...tools.map((tool) => tool.name), worker.name, ...loaded.policy.tools.keys()];
+  const noteFor = (tool: string): string | undefined => unknownToolNote({ tool, gate, knownTools });
   const options = { gate, io, explain: values.explain === true, show: values.show === true, color };
 
   if (values.tool !== undefined) {
@@ -128,12 +136,15 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
         args = JSON.parse(values.args);
       } catch (error) {
         throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
+      // Tool arguments are always an object: a list or a string would be judged as something no model can send.
+      if (!isObject(args)) throw new UsageError(`--args must be a JSON object such as '{"path": "notes.txt"}', not ${describeJson(args)}`);
       }
     }
     const call: SimulatedCall = { tool: values.tool, args, session: values.session, chat: values.chat, answer: values.answer };
     const result = await simulate(call, 1, options);
-    if (values.json === true) io.stdout.write(`${terminalSafeJson(outputOf(result, options.explain))}\n`);
-    else io.stdout.write(humanOutput(result, options.explain));
+    const note = noteFor(call.tool);
+    if (values.json === true) io.stdout.write(`${terminalSafeJson(outputOf(result, options.explain, note))}\n`);
+    else io.stdout.write(humanOutput(result, options.explain, note));
     if (result.decision === 'allow' || result.decision === 'approved') return EXIT.ok;
     return result.decision === 'ask' ? EXIT.asks : EXIT.blockedOrDenied;
   }
@@ -159,7 +170,8 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
       continue;
     }
     const result = await simulate({ ...parsed, session: parsed.session ?? values.session, chat: parsed.chat ?? values.chat }, lineNumber, options);
-    io.stdout.write(`${terminalSafeJson(outputOf(result, options.explain))}\n`);
+    // The line number and the tool first, so each output line can be matched with its input without counting.
+    io.stdout.write(`${terminalSafeJson({ line: lineNumber, tool: parsed.tool, ...outputOf(result, options.explain, noteFor(parsed.tool)) })}\n`);
   }
   return malformed > 0 ? EXIT.badInput : EXIT.ok;
 }
@@ -194,11 +206,36 @@ async function simulate(
   return result;
 }
 
-function outputOf(result: Authorization, explain: boolean): Record<string, unknown> {
+function outputOf(result: Authorization, explain: boolean, note: string | undefined): Record<string, unknown> {
+  if (note !== undefined) output.note = note;
   const output: Record<string, unknown> = { decision: result.decision, source: result.source, rule: result.rule, reason: result.reason };
   if (explain) output.trace = result.trace;
   return output;
 }
+/**
+ * For a tool that is neither toolgate's own nor named in the policy: what
+ * the verdict means. The simulator judges it as a tool an MCP server offers
+ * (no rule, no declaration: `unknown_tools.decision`); `toolgate run` offers
+ * the model only its own tools, so there a call to it is blocked.
+ */
+function unknownToolNote(options: { tool: string; gate: Gate; knownTools: readonly string[] }): string | undefined {
+  const { tool, gate } = options;
+  if (gate.tool(tool) !== undefined || gate.policy.tools.has(tool)) return undefined;
+  const close = closestName(tool, options.knownTools);
+  return (
+    `${tool} is not a toolgate tool and the policy has no rule for it${close === undefined ? '' : ` (did you mean ${close}?)`}: ` +
+    'judged as a tool with no rule and no declaration of its own (unknown_tools.decision), such as a tool an MCP server or your own code offers; `toolgate run` offers the model only its own tools and blocks a call to any other'
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describeJson(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
+}
+
 
 /**
  * The decision line, its reason and (with --explain) every rule that spoke.
@@ -206,7 +243,8 @@ function outputOf(result: Authorization, explain: boolean): Record<string, unkno
  * a model or a planted policy chose: each part goes through the one sanitiser,
  * so an OSC 52 clipboard write, a cursor move or a window title prints as text.
  */
-function humanOutput(result: Authorization, explain: boolean): string {
+function humanOutput(result: Authorization, explain: boolean, note: string | undefined): string {
+  if (note !== undefined) lines.push(`  note: ${safe(note)}`);
   const lines = [`${safe(result.decision)} (${safe(result.source)}${result.rule === null ? '' : `: ${safe(result.rule)}`})`, `  ${safe(result.reason)}`];
   if (explain) {
     lines.push('  rules that spoke:');
@@ -268,6 +306,7 @@ function parseBatchLine(text: string, replay: Map<string, string>): BatchLine {
   const known = new Set(['tool', 'args', 'session', 'chat', 'answer']);
   const unknown = Object.keys(line).filter((key) => !known.has(key));
   if (unknown.length > 0) return { error: `unknown key ${JSON.stringify(unknown[0])} (expected tool, args, session, chat, answer)` };
+  if (line.args !== undefined && !isObject(line.args)) return { error: `"args" must be a JSON object, not ${describeJson(line.args)}` };
   if (typeof line.tool !== 'string' || line.tool === '') return { error: '"tool" must be a non-empty string' };
   for (const key of ['session', 'chat'] as const) {
     if (line[key] !== undefined && typeof line[key] !== 'string') return { error: `"${key}" must be a string` };

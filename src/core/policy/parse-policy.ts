@@ -5,6 +5,9 @@ import { PolicyError, type PolicyIssue } from '../errors/policy-error.ts';
 import type { Policy } from './policy.ts';
 import { formatPath, normalizePolicy, type PathIssue } from './normalize-policy.ts';
 
+/** More syntax errors than this: the file is not YAML at all, and listing them would print it whole. */
+const MAX_SYNTAX_ISSUES = 5;
+
 /**
  * Parses a policy from YAML or JSON text (JSON is read as YAML, so both get
  * the same line and column numbers). Duplicate keys are errors, as are
@@ -21,16 +24,21 @@ export function parsePolicy(options: { text: string; source?: string }): Policy 
   const document = parseDocument(options.text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, ...YAML_CORE_SCHEMA_OPTIONS });
   if (document.errors.length > 0) {
     const duplicates = document.errors.some((error) => error.code === 'DUPLICATE_KEY') ? duplicateKeyIssues(options.text, lineCounter) : [];
+    const syntax = document.errors.filter((error) => error.code !== 'DUPLICATE_KEY' || duplicates.length === 0);
+    if (syntax.length > MAX_SYNTAX_ISSUES) {
+      // A file that is not YAML at all (a README, a script) has an error on nearly every line: one line says it.
+      const position = lineCounter.linePos(syntax[0]!.pos[0]);
+      const message = `this is not a YAML or JSON policy (${syntax.length} syntax errors; the first: ${firstLine(syntax[0]!.message)})`;
+      throw new PolicyError({ file: source, issues: [{ path: '', message, line: position.line, column: position.col }] });
+    }
     throw new PolicyError({
       file: source,
       issues: [
         ...duplicates,
-        ...document.errors
-          .filter((error) => error.code !== 'DUPLICATE_KEY' || duplicates.length === 0)
-          .map((error) => {
-            const position = lineCounter.linePos(error.pos[0]);
-            return { path: '', message: firstLine(error.message), line: position.line, column: position.col };
-          }),
+        ...syntax.map((error) => {
+          const position = lineCounter.linePos(error.pos[0]);
+          return { path: '', message: firstLine(error.message), line: position.line, column: position.col };
+        }),
       ],
     });
   }
