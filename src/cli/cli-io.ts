@@ -23,6 +23,8 @@ export const EXIT = {
   badInput: 4,
   /** `check`: at least one call would ask a person (and nobody answered). */
   asks: 5,
+  /** `run`: the model could not be reached, refused the request, or failed mid-answer. */
+  model: 6,
   /** Interrupted by Ctrl-C at a prompt. */
   interrupted: 130,
 } as const;

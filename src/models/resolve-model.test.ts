@@ -6,7 +6,8 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelConfigError } from './errors/model-config-error.ts';
 import { ScriptError } from './errors/script-error.ts';
-import { defaultModelId, resolveModel, type ResolveModelOptions } from './resolve-model.ts';
+import { ModelNotChosenError } from './errors/model-not-chosen-error.ts';
+import { resolveModel, resolveModelConnection, type ResolveModelOptions } from './resolve-model.ts';
 
 let cwd: string;
 beforeEach(() => {
@@ -31,15 +32,20 @@ function endpoint(model: LanguageModelV4, requestPath: string): string {
   return config.url !== undefined ? config.url({ path: requestPath, modelId: model.modelId }) : `${config.baseURL}${requestPath}`;
 }
 
-describe('the default model', () => {
-  it('is TOOLGATE_MODEL when set, else the offline demo', async () => {
-    expect(defaultModelId({})).toBe('script:demo');
-    expect(defaultModelId({ TOOLGATE_MODEL: '  ' })).toBe('script:demo');
-    expect(defaultModelId({ TOOLGATE_MODEL: 'openai:gpt-4o' })).toBe('openai:gpt-4o');
-    const model = await resolve({});
-    expect([model.provider, model.modelId]).toEqual(['toolgate.scripted', 'demo']);
+describe('without an id', () => {
+  it('takes TOOLGATE_MODEL, else a provider key, and never the demo script', async () => {
     const fromEnv = await resolve({ env: { TOOLGATE_MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'key' } });
     expect(fromEnv.modelId).toBe('claude-sonnet-4-5');
+    const fromKey = await resolve({ env: { OPENAI_API_KEY: 'sk-test' } });
+    expect([fromKey.provider, fromKey.modelId]).toEqual(['openai.responses', 'gpt-4o']);
+    await expect(resolve({})).rejects.toBeInstanceOf(ModelNotChosenError);
+  });
+
+  it('names the provider and server it resolved to', async () => {
+    const connection = await resolveModelConnection({ id: 'openai-compatible:llama3.2', env: {}, cwd, baseUrl: 'http://127.0.0.1:11434/v1/' });
+    expect([connection.provider, connection.modelId, connection.baseUrl]).toEqual(['openai-compatible', 'llama3.2', 'http://127.0.0.1:11434/v1']);
+    const anthropic = await resolveModelConnection({ id: 'anthropic:claude-sonnet-4-5', env: { ANTHROPIC_API_KEY: 'key' }, cwd });
+    expect(anthropic.baseUrl).toBe('https://api.anthropic.com/v1');
   });
 });
 

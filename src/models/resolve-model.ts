@@ -2,12 +2,10 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { chooseModel } from './choose-model.ts';
 import { ModelConfigError } from './errors/model-config-error.ts';
 import { loadScript } from './load-script.ts';
 import { createScriptedModel } from './scripted-model.ts';
-
-/** The model used when neither `--model` nor `TOOLGATE_MODEL` names one: the offline demo. */
-export const DEFAULT_MODEL_ID = 'script:demo';
 
 export const MODEL_PROVIDERS = ['script', 'openai', 'anthropic', 'openai-compatible'] as const;
 
@@ -17,7 +15,7 @@ const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
 const ANTHROPIC_DEFAULT_URL = 'https://api.anthropic.com/v1';
 
 export interface ResolveModelOptions {
-  /** `provider:model`, e.g. `openai:gpt-4o`; absent: `TOOLGATE_MODEL`, else `script:demo`. */
+  /** `provider:model`, e.g. `openai:gpt-4o`; absent: chosen from `env` by `chooseModel` (`TOOLGATE_MODEL`, else a provider key). */
   id?: string;
   /** Read for keys and URLs instead of `process.env`, so nothing is read behind the caller's back. */
   env: NodeJS.ProcessEnv;
@@ -48,7 +46,29 @@ export interface ResolveModelOptions {
  * const model = await resolveModel({ id: 'openai-compatible:llama3.2', env: process.env, cwd: process.cwd(), baseUrl: 'http://localhost:11434/v1' });
  */
 export async function resolveModel(options: ResolveModelOptions): Promise<LanguageModelV4> {
-  const id = options.id ?? defaultModelId(options.env);
+  return (await resolveModelConnection(options)).model;
+}
+
+/** A model and where it is served from, to name in error messages. */
+export interface ModelConnection {
+  model: LanguageModelV4;
+  /** `openai`, `anthropic`, `openai-compatible` or `script`. */
+  provider: string;
+  /** The model's name at its provider, e.g. `gpt-4o`. */
+  modelId: string;
+  /** The server's base URL; undefined for scripts. */
+  baseUrl: string | undefined;
+}
+
+/**
+ * `resolveModel`, also returning the provider and base URL, so that a failed
+ * call can say which server it tried (`modelCallErrorFrom`).
+ *
+ * @example
+ * const { model, baseUrl } = await resolveModelConnection({ id: 'openai-compatible:llama3.2', env: {}, cwd: '.', baseUrl: 'http://localhost:11434/v1' });
+ */
+export async function resolveModelConnection(options: ResolveModelOptions): Promise<ModelConnection> {
+  const id = options.id ?? chooseModel({ env: options.env, demo: false }).id;
   const separator = id.indexOf(':');
   const provider = separator === -1 ? '' : id.slice(0, separator);
   const name = separator === -1 ? '' : id.slice(separator + 1).trim();
@@ -64,16 +84,16 @@ export async function resolveModel(options: ResolveModelOptions): Promise<Langua
   }
   switch (provider) {
     case 'script':
-      return createScriptedModel({ script: await loadScript(name, { cwd: options.cwd, ...(options.signal === undefined ? {} : { signal: options.signal }) }) });
+      return { provider, modelId: name, baseUrl: undefined, model: createScriptedModel({ script: await loadScript(name, { cwd: options.cwd, ...(options.signal === undefined ? {} : { signal: options.signal }) }) }) };
     case 'openai': {
       const apiKey = requireSetting({ id, env: options.env, variable: 'OPENAI_API_KEY', purpose: 'an OpenAI API key' });
       const baseURL = optionalUrl({ id, candidates: [['--base-url', options.baseUrl], ['OPENAI_BASE_URL', options.env.OPENAI_BASE_URL]] }) ?? OPENAI_DEFAULT_URL;
-      return createOpenAI({ apiKey, baseURL })(name);
+      return { provider, modelId: name, baseUrl: baseURL, model: createOpenAI({ apiKey, baseURL })(name) };
     }
     case 'anthropic': {
       const apiKey = requireSetting({ id, env: options.env, variable: 'ANTHROPIC_API_KEY', purpose: 'an Anthropic API key' });
       const baseURL = optionalUrl({ id, candidates: [['--base-url', options.baseUrl], ['ANTHROPIC_BASE_URL', options.env.ANTHROPIC_BASE_URL]] }) ?? ANTHROPIC_DEFAULT_URL;
-      return createAnthropic({ apiKey, baseURL })(name);
+      return { provider, modelId: name, baseUrl: baseURL, model: createAnthropic({ apiKey, baseURL })(name) };
     }
     default: {
       const baseURL = optionalUrl({
@@ -93,19 +113,9 @@ export async function resolveModel(options: ResolveModelOptions): Promise<Langua
         });
       }
       const apiKey = nonEmpty(options.env.OPENAI_COMPATIBLE_API_KEY) ?? nonEmpty(options.env.TOOLGATE_API_KEY);
-      return createOpenAICompatible({ name: 'openai-compatible', baseURL, ...(apiKey === undefined ? {} : { apiKey }) })(name);
+      return { provider, modelId: name, baseUrl: baseURL, model: createOpenAICompatible({ name: 'openai-compatible', baseURL, ...(apiKey === undefined ? {} : { apiKey }) })(name) };
     }
   }
-}
-
-/**
- * `TOOLGATE_MODEL` when set, else the offline demo.
- *
- * @example
- * defaultModelId({}); // 'script:demo'
- */
-export function defaultModelId(env: NodeJS.ProcessEnv): string {
-  return nonEmpty(env.TOOLGATE_MODEL) ?? DEFAULT_MODEL_ID;
 }
 
 function requireSetting(options: { id: string; env: NodeJS.ProcessEnv; variable: string; purpose: string }): string {

@@ -8,7 +8,10 @@ import { findPolicyFile, loadPolicyFile, type LoadedPolicy } from '../../config/
 import { createTerminalApprover } from '../../approvers/terminal/terminal-approver.ts';
 import { redact, redactSecretsInText } from '../../core/redact.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
-import { resolveModel } from '../../models/resolve-model.ts';
+import { chooseModel } from '../../models/choose-model.ts';
+import { ModelNotChosenError } from '../../models/errors/model-not-chosen-error.ts';
+import { modelCallErrorFrom } from '../../models/model-call-error-from.ts';
+import { resolveModelConnection } from '../../models/resolve-model.ts';
 import { createBuiltinTools } from '../../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
 import { combineObservers, createDecisionTally } from '../../runtime/decision-tally.ts';
@@ -36,8 +39,14 @@ Options:
                      that confines the agent to this directory and asks before
                      every write and shell command)
   --model ID         openai:MODEL | anthropic:MODEL | openai-compatible:MODEL |
-                     script:FILE | script:demo (default: $TOOLGATE_MODEL or script:demo)
-  --base-url URL     the server of an openai-compatible model (Ollama, vLLM, LM Studio)
+                     script:FILE (default: $TOOLGATE_MODEL, else openai:gpt-4o
+                     when OPENAI_API_KEY is set, else anthropic:claude-sonnet-4-5
+                     when ANTHROPIC_API_KEY is set, else an error saying how to
+                     choose; the demo script runs only with --demo)
+  --base-url URL     the model's server: required for openai-compatible (Ollama:
+                     http://localhost:11434/v1, vLLM, LM Studio); for openai and
+                     anthropic, a proxy or gateway
+  --debug            when the model fails, print the full error and stack trace
   --approve-all      approve every ask (blocks still block)
   --strict           deny every required ask
   --auto-deny        deny every ask
@@ -46,8 +55,9 @@ Options:
   --demo             run the demo agent in a fresh workspace (no key needed)
   -h, --help         this help
 
-Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, TOOLGATE_BASE_URL (or
-OPENAI_COMPATIBLE_BASE_URL), NO_COLOR. Without a terminal and without a
+Environment: TOOLGATE_MODEL, OPENAI_API_KEY (and OPENAI_BASE_URL),
+ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL), TOOLGATE_BASE_URL (or
+OPENAI_COMPATIBLE_BASE_URL, and OPENAI_COMPATIBLE_API_KEY), NO_COLOR. Without a terminal and without a
 mode flag, every ask is denied with a message saying how to approve.
 
 Exit codes:
@@ -55,6 +65,8 @@ Exit codes:
   1    the run was stopped by a denial, or failed
   2    usage error
   3    the policy file is missing or invalid
+  6    the model failed: unreachable, refused the request (key, model name),
+       or broke off mid-answer (one line says which; --debug for the trace)
   130  interrupted (Ctrl-C)
 `;
 
@@ -79,6 +91,7 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
       session: { type: 'string' },
       'max-steps': { type: 'string' },
       demo: { type: 'boolean' },
+      debug: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -107,6 +120,8 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
     if (task === undefined || task.trim() === '') throw new UsageError('give a task: toolgate run "what the agent should do" (or --demo)');
     loaded = await policyFor({ policy: values.policy, cwd });
   }
+  // Chosen before anything is announced or recorded: without a model there is nothing to run (and never the demo script here).
+  const choice = chooseModelOrExplain({ flag: values.model, env: io.env, demo: values.demo === true });
   // Which file, and whether an earlier run's agent could have planted it (src/config/policy-discovery.ts).
   const origin = values.demo === true ? 'demo' : values.policy !== undefined ? 'flag' : path.isAbsolute(loaded.policy.source) ? 'found' : 'built-in';
   announcePolicy({ loaded, origin, cwd, env: io.env, write: (text) => io.stderr.write(text), record: true });
@@ -117,7 +132,9 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
 
   const builtins = await createBuiltinTools({ loaded, cwd });
   if (builtins.sandbox.mode !== 'sandboxed') say(`note: ${builtins.sandbox.reason}\n`, 'yellow');
-  const model = await resolveModel({ id: values.model, env: io.env, cwd, ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }) });
+  const connection = await resolveModelConnection({ id: choice.id, env: io.env, cwd, ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }) });
+  const model = connection.model;
+  if (choice.notice !== undefined) say(sanitizeTerminalText(choice.notice, { keepNewlines: true }));
 
   const controller = new AbortController();
   let interrupted = false;
@@ -239,11 +256,47 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
       say('\ninterrupted\n', 'red');
       return EXIT.interrupted;
     }
-    throw error;
+    // A model that cannot be reached or breaks off: one line of what failed, one of what to do; the trace only with --debug.
+    const failure = modelCallErrorFrom({ error, target: connection });
+    if (failure === undefined) throw error;
+    io.stderr.write(`toolgate run: ${sanitizeTerminalText(failure.message)} [${failure.code}]\n${sanitizeTerminalText(failure.hint)}\n`);
+    if (values.debug === true) io.stderr.write(`${debugTrace(error)}\n`);
+    return EXIT.model;
   } finally {
     process.removeListener('SIGINT', onSignal);
     await gate.close();
   }
+}
+
+/** `chooseModel`, with "no model" reported as a usage error (exit 2) that lists the ways to choose one. */
+function chooseModelOrExplain(options: Parameters<typeof chooseModel>[0]): ReturnType<typeof chooseModel> {
+  try {
+    return chooseModel(options);
+  } catch (error) {
+    if (error instanceof ModelNotChosenError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The error, its stack and its causes (a retry's last error, the socket's), for --debug. */
+function debugTrace(error: unknown): string {
+  const lines: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
+    lines.push(depth === 0 ? '' : 'caused by:');
+    if (current instanceof Error) {
+      lines.push(current.stack ?? `${current.name}: ${current.message}`);
+      const extra = current as { url?: unknown; statusCode?: unknown; responseBody?: unknown };
+      if (typeof extra.url === 'string') lines.push(`  url: ${extra.url}`);
+      if (typeof extra.statusCode === 'number') lines.push(`  status: ${extra.statusCode}`);
+      if (typeof extra.responseBody === 'string') lines.push(`  response: ${extra.responseBody.slice(0, 2000)}`);
+      current = (current as { lastError?: unknown }).lastError ?? current.cause;
+    } else {
+      lines.push(brief(current, 2000));
+      current = undefined;
+    }
+  }
+  return sanitizeTerminalText(lines.join('\n'), { keepNewlines: true, keepTabs: true });
 }
 
 /** `--policy`, else `toolgate.yaml` here, else the built-in default policy for this directory. */

@@ -26,7 +26,11 @@ export type ToolgateErrorCode =
   | 'SCRIPT_INVALID'
   | 'SCRIPT_NOT_FOUND'
   | 'SCRIPT_EXHAUSTED'
-  | 'MODEL_CONFIG_INVALID';
+  | 'MODEL_CONFIG_INVALID'
+  | 'MODEL_NOT_CHOSEN'
+  | 'MODEL_UNREACHABLE'
+  | 'MODEL_REQUEST_FAILED'
+  | 'MODEL_STREAM_FAILED';
 
 /**
  * The base of every error toolgate throws on purpose. `code` is stable;
