@@ -6,6 +6,16 @@ import { errorMessage } from '../core/run-tool-check.ts';
 
 /** The audit log: a sink whose `record` resolves once the entry is on disk. */
 export interface AuditLog extends AuditSink {
+  /**
+   * Queues an entry and reports its two stages: `written` resolves once its
+   * line has been written to the file (the kernel holds it: a crash of this
+   * process no longer loses it, a crash of the machine still may), `durable`
+   * once it has been fdatasync'ed. Both reject if the line could not be made
+   * so. `record(entry)` is `recordInStages(entry).durable`. A caller that
+   * acts on `written` alone must still await `durable` before it reports the
+   * outcome anywhere (the MCP gateway does, see `createDeferredDurability`).
+   */
+  recordInStages(entry: AuditEntry): AuditRecordStages;
   /** Resolves once every entry recorded before the call is durable; rejects if one of them could not be written. */
   flush(): Promise<void>;
   /** Flushes, then closes the file (closed either way). Recording afterwards rejects. */
@@ -16,6 +26,11 @@ export interface AuditLog extends AuditSink {
  * The file operations the log uses. Tests and benchmarks inject their own to
  * count syncs or make a write fail; everything else uses `node:fs/promises`.
  */
+export interface AuditRecordStages {
+  written: Promise<void>;
+  durable: Promise<void>;
+}
+
 export interface AuditLogFileSystem {
   open(path: string, flags: string, mode?: number): Promise<FileHandle>;
   mkdir(path: string, options: { recursive: true; mode?: number }): Promise<unknown>;
@@ -30,6 +45,7 @@ export interface AuditLogOptions {
 
 interface PendingRecord {
   line: string;
+  written(): void;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -73,8 +89,12 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
   let closing: Promise<void> | undefined;
 
   function record(entry: AuditEntry): Promise<void> {
+    return recordInStages(entry).durable;
+  }
+
+  function recordInStages(entry: AuditEntry): AuditRecordStages {
     if (closing !== undefined) {
-      return Promise.reject(
+      return failedStages(
         new ToolgateError({ code: 'AUDIT_WRITE_FAILED', message: `the audit log ${logPath} is closed; open a new one with createAuditLog to keep recording` }),
       );
     }
@@ -85,16 +105,34 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
       line = JSON.stringify(entry);
     } catch (error) {
       // V8 explains a cycle over several lines; an audit reason must stay one line.
-      return Promise.reject(unserialisable(entry, errorMessage(error).replace(/\s*\n\s*/g, ' ')));
+      return failedStages(unserialisable(entry, errorMessage(error).replace(/\s*\n\s*/g, ' ')));
     }
     if (typeof line !== 'string' || !line.startsWith('{')) {
-      return Promise.reject(unserialisable(entry, 'it does not serialise to a JSON object'));
+      return failedStages(unserialisable(entry, 'it does not serialise to a JSON object'));
     }
     const text = `${line}\n`;
-    return new Promise<void>((resolve, reject) => {
-      queued.records.push({ line: text, resolve, reject });
+    let markWritten!: () => void;
+    let failWritten!: (error: unknown) => void;
+    const written = new Promise<void>((resolve, reject) => {
+      markWritten = resolve;
+      failWritten = reject;
+    });
+    const durable = new Promise<void>((resolve, reject) => {
+      queued.records.push({
+        line: text,
+        written: markWritten,
+        resolve,
+        reject(error) {
+          // Settling an already written promise is a no-op: a failed sync rejects only `durable`.
+          failWritten(error);
+          reject(error);
+        },
+      });
       scheduleBatch();
     });
+    // A caller may await only one stage; the other's rejection must not surface as unhandled.
+    written.catch(() => undefined);
+    return { written, durable };
   }
 
   function scheduleBatch(): void {
@@ -121,6 +159,8 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     try {
       const current = await openFile();
       for (const chunk of chunks(batch.records)) await writeFully(current.handle, Buffer.from(chunk));
+      // In the file now: whoever acts on that (forwarding a call) may go ahead while the sync runs.
+      for (const pending of batch.records) pending.written();
       if (fsync && current.sync) await current.handle.datasync();
     } catch (error) {
       failure = writeFailed(error);
@@ -217,7 +257,13 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     return new ToolgateError({ code: 'AUDIT_WRITE_FAILED', message: `the audit entry${which} cannot be serialised to JSON (${why}); it was not written to ${logPath}` });
   }
 
-  return { record, flush, close };
+  return { record, recordInStages, flush, close };
+}
+
+function failedStages(error: ToolgateError): AuditRecordStages {
+  const written = Promise.reject(error);
+  written.catch(() => undefined);
+  return { written, durable: Promise.reject(error) };
 }
 
 function createBatch(): Batch {

@@ -15,6 +15,7 @@ import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { approvalMessage } from './approval-message.ts';
 import { assignClientNames, type NamespacingMode } from './assign-client-names.ts';
+import { createDeferredDurability, type StagedAuditLog } from './deferred-durability.ts';
 import { definitionChangeNote, recordDefinitionChanges, type DefinitionChange } from './definition-change.ts';
 import { createDownstreamServer, type GatewayCore, type GatewaySession } from './downstream-server.ts';
 import { createElicitationApprover } from './elicitation-approver.ts';
@@ -100,7 +101,11 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     options.audit === undefined && policy.document.audit?.enabled !== false
       ? createAuditLog({ path: resolvePolicyPath({ loaded, value: policy.document.audit?.path, fallback: 'audit.jsonl' }) })
       : undefined;
-  const auditSink = options.audit ?? ownAuditLog;
+  // The gateway's own log is written before a call is forwarded and synced while the server works
+  // (createDeferredDurability); a sink passed in is awaited whole, as the gate always does.
+  const staged = ownAuditLog ?? (isStaged(options.audit) ? options.audit : undefined);
+  const durability = staged === undefined ? undefined : createDeferredDurability(staged);
+  const auditSink = durability?.sink ?? options.audit;
   const recordChange = ownAuditLog === undefined ? undefined : recordDefinitionChanges(ownAuditLog);
   const gate = createRuntimeGate({
     loaded,
@@ -243,6 +248,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
   const core: GatewayCore = {
     policy,
     gate,
+    collectAudit: durability?.collect,
     stats,
     callTimeoutMs,
     connection: (name) => byName.get(name),
@@ -341,6 +347,10 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
 function hiddenByServer(config: UpstreamServerConfig, name: string): boolean {
   if (firstMatch(config.filter.deny, name) !== -1) return true;
   return config.filter.allow !== undefined && firstMatch(config.filter.allow, name) === -1;
+}
+
+function isStaged(sink: AuditSink | undefined): sink is AuditSink & StagedAuditLog {
+  return typeof (sink as Partial<StagedAuditLog> | undefined)?.recordInStages === 'function';
 }
 
 function pairKey(server: string, name: string): string {

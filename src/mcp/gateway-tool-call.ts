@@ -1,5 +1,6 @@
 import type { CallToolRequest, CallToolResult, RequestId, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Approver } from '../core/approver.ts';
+import { errorMessage } from '../core/run-tool-check.ts';
 import type { Gate } from '../core/gate.ts';
 import type { Policy } from '../core/policy/policy.ts';
 import type { GateContext } from '../core/types.ts';
@@ -16,6 +17,11 @@ export interface ToolCallCore {
   toolEntry(name: string): McpToolEntry | undefined;
   connection(server: string): UpstreamConnection | undefined;
   acknowledgeChange(entry: McpToolEntry): void;
+  /**
+   * Runs the gate's decision collecting its audit records (`createDeferredDurability`):
+   * `durable` settles once they are fdatasync'ed. Absent when the gate's sink is awaited whole.
+   */
+  collectAudit?: <Value>(work: () => Promise<Value>) => Promise<{ value: Value; durable: Promise<void> }>;
 }
 
 export interface ToolCallRequestContext {
@@ -39,6 +45,37 @@ export interface ToolCallRequestContext {
  * server.setRequestHandler(CallToolRequestSchema, (request, extra) => handleToolCall({ core, request, call: { context, requestId: extra.requestId, signal: extra.signal, approver, sendNotification: extra.sendNotification } }));
  */
 export async function handleToolCall(options: { core: ToolCallCore; request: CallToolRequest; call: ToolCallRequestContext }): Promise<CallToolResult> {
+  const { core } = options;
+  if (core.collectAudit === undefined) return callThroughGate({ ...options, authorize: (work) => work() });
+  let durable: Promise<void> = Promise.resolve();
+  const authorize = async <Value>(work: () => Promise<Value>): Promise<Value> => {
+    const collected = await core.collectAudit!(work);
+    durable = collected.durable;
+    return collected.value;
+  };
+  let outcome: { result: CallToolResult } | { error: unknown };
+  try {
+    outcome = { result: await callThroughGate({ ...options, authorize }) };
+  } catch (error) {
+    outcome = { error };
+  }
+  // Whatever the call came to (a result, a refusal, an error), nothing goes back before its records are durable.
+  try {
+    await durable;
+  } catch (error) {
+    core.stats.count('failed');
+    return gatewayRefusalResult(`the audit log could not make the record of this call durable (${errorMessage(error)}), so its result is withheld`);
+  }
+  if ('error' in outcome) throw outcome.error;
+  return outcome.result;
+}
+
+async function callThroughGate(options: {
+  core: ToolCallCore;
+  request: CallToolRequest;
+  call: ToolCallRequestContext;
+  authorize: <Value>(work: () => Promise<Value>) => Promise<Value>;
+}): Promise<CallToolResult> {
   const { core, request, call } = options;
   const received = performance.now();
   const name = request.params.name;
@@ -47,11 +84,11 @@ export async function handleToolCall(options: { core: ToolCallCore; request: Cal
   const toolCall = { tool: name, args, callId: `${call.context.sessionId}:${String(call.requestId)}` };
   if (entry === undefined) {
     // Not listed for this client: the gate blocks it and records the attempt; the client learns only "unknown".
-    await core.gate.authorize(toolCall, call.context, { signal: call.signal });
+    await options.authorize(() => core.gate.authorize(toolCall, call.context, { signal: call.signal }));
     core.stats.count('refused');
     throw unknownToolError(name);
   }
-  const authorization = await core.gate.authorize(toolCall, call.context, { approver: call.approver, signal: call.signal });
+  const authorization = await options.authorize(() => core.gate.authorize(toolCall, call.context, { approver: call.approver, signal: call.signal }));
   if (authorization.source === 'person') core.acknowledgeChange(entry);
   if (authorization.decision !== 'allow' && authorization.decision !== 'approved') {
     core.stats.count('refused');

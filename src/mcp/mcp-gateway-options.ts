@@ -38,7 +38,10 @@ export interface McpGatewayOptions {
    * ask is denied with a message saying how to approve.
    */
   approver?: Approver;
-  /** Where audit records go; by default the policy's audit log (`audit.path`), unless `audit.enabled: false`. */
+  /**
+   * Where audit records go; by default the policy's audit log (`audit.path`), unless `audit.enabled: false`.
+   * A sink with `recordInStages` (an `AuditLog`) gets the gateway's ordering: forwarded once written, answered once durable.
+   */
   audit?: AuditSink;
   memory?: ApprovalMemory;
   observer?: GateObserver;
