@@ -1,3 +1,5 @@
+import { openControllingTerminal, type ControllingTerminal } from './open-controlling-terminal.ts';
+
 /**
  * What a CLI command may touch: its streams, environment and working
  * directory. Commands take this instead of reaching for `process`, so tests
@@ -9,6 +11,11 @@ export interface CliIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * Opens the controlling terminal (/dev/tty) when stdin or stderr is not
+   * one. Absent (tests in-process): there is no terminal beyond the streams.
+   */
+  openTerminal?: () => ControllingTerminal | undefined;
 }
 
 /** Exit codes, documented in `toolgate --help`. */
@@ -30,5 +37,5 @@ export const EXIT = {
 } as const;
 
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), openTerminal: () => openControllingTerminal() };
 }

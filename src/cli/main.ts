@@ -4,15 +4,18 @@ import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { EXIT, processIo, type CliIo } from './cli-io.ts';
 import { UsageError } from './cli-support.ts';
+import { nearestName } from './parse-command-line.ts';
 import { runApprovalsCommand } from './commands/approvals-command.ts';
 import { runAuditCommand } from './commands/audit-command.ts';
 import { runCheckCommand } from './commands/check-command.ts';
 import { runDoctorCommand } from './commands/doctor-command.ts';
+import { runInitCommand } from './commands/init-command.ts';
 import { runMcpCommand } from './commands/mcp-command.ts';
 import { runRunCommand } from './commands/run-command.ts';
 import { runSchemaCommand } from './commands/schema-command.ts';
 
 const COMMANDS: Record<string, { run: (argv: string[], io: CliIo) => Promise<number>; summary: string }> = {
+  init: { run: (argv, io) => runInitCommand(argv, io), summary: 'write a starter toolgate.yaml (commented) for this project' },
   run: { run: runRunCommand, summary: 'run an agent in this terminal, every tool call gated (--demo: no key needed)' },
   check: { run: runCheckCommand, summary: 'what the policy does with a tool call (the simulator)' },
   mcp: { run: runMcpCommand, summary: "an MCP gateway: one policy in front of the policy's MCP servers" },
@@ -56,7 +59,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   }
   const command = COMMANDS[name];
   if (command === undefined) {
-    io.stderr.write(`toolgate: unknown command ${sanitizeTerminalText(JSON.stringify(name))}\n\n${MAIN_HELP}`);
+    const suggestion = nearestName(name, Object.keys(COMMANDS));
+    io.stderr.write(`toolgate: unknown command ${sanitizeTerminalText(JSON.stringify(name))}${suggestion === undefined ? '' : `: did you mean ${suggestion}?`}\n\n${MAIN_HELP}`);
     return EXIT.usage;
   }
   try {

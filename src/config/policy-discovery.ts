@@ -127,6 +127,20 @@ export function recordPolicyRun(options: { loaded: LoadedPolicy; origin: PolicyO
   }
 }
 
+/**
+ * The policy the last run started in `cwd` (this very directory) used: a
+ * real file path, or `built-in` for the built-in default policy. The state
+ * commands (`approvals`, `audit`) read it to find that run's state.
+ *
+ * @example
+ * lastRunPolicy({ cwd: process.cwd(), env: process.env }) // { policy: '/p/other.yaml', at: '2026-...' } | { policy: 'built-in', ... } | undefined
+ */
+export function lastRunPolicy(options: { cwd: string; env: NodeJS.ProcessEnv }): { policy: string; at: string } | undefined {
+  const record = readRecords(runRecordsFile(options.env))?.runs[realPathOf(options.cwd)];
+  if (record === undefined) return undefined;
+  return { policy: record.policy === BUILT_IN ? 'built-in' : record.policy, at: record.at };
+}
+
 function readRecords(file: string): RunRecords | undefined {
   let text: string;
   try {

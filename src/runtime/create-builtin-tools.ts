@@ -56,7 +56,7 @@ export async function createBuiltinTools(options: {
   const { policy } = loaded;
   const zones = zonesFromPolicy({ policy, policyDirectory: loaded.directory });
   refuseStateInWritableZone({ loaded, zones });
-  const sandbox = resolveSandboxPolicy({ sandbox: policy.document.sandbox, detection: options.detection ?? (await detectSandbox()) });
+  const sandbox = resolveSandboxPolicy({ sandbox: policy.document.sandbox, detection: options.detection ?? (await detectSandbox()), policyFile: loaded.path });
   const wantsFs = policy.document.fs !== undefined;
   const wantsShell = policy.document.shell !== undefined;
   if (sandbox.mode === 'refuse-tools') {

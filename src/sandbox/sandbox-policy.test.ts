@@ -67,7 +67,7 @@ describe('resolveSandboxPolicy: every os / fallback / availability combination',
       const failure = error as SandboxUnavailableError;
       expect(failure.code).toBe('SANDBOX_UNAVAILABLE');
       expect(failure.message).toContain('apt-get install bubblewrap');
-      expect(failure.message).toContain('sandbox.fallback: refuse_tools');
+      expect(failure.message).toContain('sandbox: { os: required, fallback: refuse_tools }');
       expect(failure.detection).toBe(unavailable);
     }
   });

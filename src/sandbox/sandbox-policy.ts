@@ -66,7 +66,7 @@ export function sandboxRequirement(section: PolicyDocument['sandbox']): SandboxR
  * const decision = resolveSandboxPolicy({ sandbox: policy.document.sandbox, detection: await detectSandbox() });
  * if (decision.mode === 'refuse-tools') shellTool = refusingTool(decision.reason);
  */
-export function resolveSandboxPolicy(options: { sandbox: PolicyDocument['sandbox']; detection: SandboxDetection }): SandboxDecision {
+export function resolveSandboxPolicy(options: { sandbox: PolicyDocument['sandbox']; detection: SandboxDetection; /** Named in the advice to change it. */ policyFile?: string }): SandboxDecision {
   const requirement = sandboxRequirement(options.sandbox);
   const { detection } = options;
   const available = detection.available && detection.kind !== 'none';
@@ -81,14 +81,14 @@ export function resolveSandboxPolicy(options: { sandbox: PolicyDocument['sandbox
   if (requirement.os === 'preferred') {
     return { mode: 'unsandboxed', requirement, reason: `no OS sandbox (${why}); sandbox.os is preferred, so shell commands run without an OS sandbox (only the policy confines them)` };
   }
-  if (requirement.fallback === 'fail_fast') throw new SandboxUnavailableError({ detection });
+  if (requirement.fallback === 'fail_fast') throw new SandboxUnavailableError({ detection, ...(options.policyFile === undefined ? {} : { policyFile: options.policyFile }) });
   const setting = requirement.defaulted.os ? 'the policy has no sandbox.os, which means required' : 'sandbox.os is required';
   return {
     mode: 'refuse-tools',
     requirement,
     reason:
       `the file and shell tools are refused: ${setting} and no OS sandbox can be started (${why}). ` +
-      'Fix that, or set sandbox.os: preferred to run them without an OS sandbox.',
+      `Fix that, or ${requirement.defaulted.os ? 'add the line' : 'change the sandbox line to'} \`sandbox: { os: preferred }\` ${options.policyFile === undefined ? 'in the policy' : `in ${options.policyFile}`} to run them without an OS sandbox.`,
     refusedTools: ['fs', 'shell'],
   };
 }

@@ -10,14 +10,14 @@ export class SandboxUnavailableError extends ToolgateError {
   readonly reason: string;
   readonly detection: SandboxDetection;
 
-  constructor(options: { detection: SandboxDetection }) {
+  constructor(options: { detection: SandboxDetection; /** Named in the advice to change it. */ policyFile?: string }) {
     const reason = options.detection.reason ?? 'no OS sandbox is available';
     super({
       code: 'SANDBOX_UNAVAILABLE',
       message:
         `the policy requires an OS sandbox (sandbox.os: required) and none can be started: ${reason}. ` +
-        'Fix that, or set sandbox.fallback: refuse_tools to start without the file and shell tools, ' +
-        'or sandbox.os: preferred to run them without an OS sandbox. Run `toolgate doctor` for details.',
+        `Fix that, or change the sandbox line ${options.policyFile === undefined ? 'of the policy' : `in ${options.policyFile}`} to \`sandbox: { os: required, fallback: refuse_tools }\` to start without the file and shell tools, ` +
+        'or to `sandbox: { os: preferred }` to run them without an OS sandbox. Run `toolgate doctor` for details.',
     });
     this.name = 'SandboxUnavailableError';
     this.reason = reason;

@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import { openApprovalsFile } from '../../approvals/approvals-file.ts';
 import { resolvePolicyPath } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
-import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
+import { policyForState, UsageError } from '../cli-support.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
 
 export const APPROVALS_HELP = `Usage:
   toolgate approvals list [--policy FILE] [--json]
@@ -13,17 +13,25 @@ export const APPROVALS_HELP = `Usage:
 
 "Approve always" decisions live in .toolgate/approvals.json beside the policy
 (or where the policy's approvals.path says), never in the policy itself.
+Without --policy: the policy the last \`toolgate run\` in this directory used
+(the built-in default policy's are in ./.toolgate/), else ./toolgate.yaml.
+
 list shows them; revoke forgets them (an id prefix of 6+ characters is
 enough). A running agent sees a revoke at its next call.
+
+Options:
+  --policy FILE   whose approvals (default: see above)
+  --json          list: one JSON object per approval
+  --all           revoke: every approval
+  -h, --help      this help
 
 Exit codes: 0 done, 1 revoke found nothing to revoke, 2 usage, 3 policy invalid.
 `;
 
 /** `toolgate approvals list | revoke`. */
 export async function runApprovalsCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    strict: true,
+  const { values, positionals } = parseCommandLine({
+    argv,
     allowPositionals: true,
     options: {
       policy: { type: 'string' },
@@ -37,7 +45,8 @@ export async function runApprovalsCommand(argv: string[], io: CliIo): Promise<nu
     io.stdout.write(APPROVALS_HELP);
     return values.help ? EXIT.ok : EXIT.usage;
   }
-  const loaded = await loadPolicyOrExplain({ policy: values.policy, io });
+  const { loaded, note } = await policyForState({ policy: values.policy, io });
+  if (note !== undefined) io.stderr.write(`${sanitizeTerminalText(note)}\n`);
   const file = openApprovalsFile({
     path: resolvePolicyPath({ loaded, value: loaded.policy.document.approvals?.path, fallback: 'approvals.json' }),
     redactKeys: loaded.policy.redact.keys,

@@ -1,7 +1,6 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { auditEntryPredicate, readAuditLog, type AuditEvent, type AuditFilter } from '../../audit/read-audit-log.ts';
-import { findPolicyFile, loadPolicyFile, resolvePolicyPath } from '../../config/load-policy-file.ts';
+import { loadPolicyFile, resolvePolicyPath } from '../../config/load-policy-file.ts';
 import type { AuditEntry } from '../../core/audit-entry.ts';
 import { PolicyError } from '../../core/errors/policy-error.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
@@ -10,7 +9,8 @@ import type { DecisionSource } from '../../core/types.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
-import { UsageError } from '../cli-support.ts';
+import { policyForState, UsageError } from '../cli-support.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
 
 /** `toolgate audit --help`: every flag and the exit codes. */
 export const AUDIT_HELP = `Usage:
@@ -23,8 +23,9 @@ Options:
   --log FILE        the audit log to read
   --policy FILE     read this policy's log: its audit.path, or
                     .toolgate/audit.jsonl beside it. Without --log or --policy:
-                    the policy in this directory (toolgate.yaml, .yml, .json)
-                    if there is one, else ./.toolgate/audit.jsonl
+                    the policy the last \`toolgate run\` in this directory used,
+                    else the policy here (toolgate.yaml, .yml, .json), else
+                    ./.toolgate/audit.jsonl (the built-in default policy's)
   --session ID      only this session
   --chat ID         only this chat
   --tool NAME       only this tool (the exact name)
@@ -113,10 +114,8 @@ export interface AuditRequest {
  * // { decision: 'denied', since: <an hour ago> }
  */
 export function parseAuditArguments(argv: string[], now: number): AuditRequest {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
+  const { values } = parseCommandLine({
+    argv,
     options: {
       log: { type: 'string' },
       policy: { type: 'string' },
@@ -192,14 +191,15 @@ async function resolveLogPath(request: AuditRequest, io: CliIo): Promise<string>
   if (request.log !== undefined) return path.resolve(io.cwd, request.log);
   if (request.policy !== undefined) return logOfPolicy(await loadPolicyFile(request.policy, { cwd: io.cwd }));
   const fallback = path.resolve(io.cwd, '.toolgate', 'audit.jsonl');
-  const defaultPolicy = findPolicyFile(io.cwd);
-  if (defaultPolicy === undefined) return fallback;
   try {
-    return logOfPolicy(await loadPolicyFile(defaultPolicy, { cwd: io.cwd }));
+    // The log of the policy the last run here used, else of the policy here (see policyForState).
+    const { loaded, note } = await policyForState({ policy: undefined, io });
+    if (note !== undefined) io.stderr.write(`${escapeControlCharacters(note)}\n`);
+    return logOfPolicy(loaded);
   } catch (error) {
     // Reading the log must not depend on the policy being valid today.
     const firstLine = errorMessage(error).split('\n')[0] ?? '';
-    io.stderr.write(`toolgate audit: warning: ignoring ${path.basename(defaultPolicy)} (${escapeControlCharacters(firstLine)}); reading ${displayPath(fallback, io.cwd)}\n`);
+    io.stderr.write(`toolgate audit: warning: ignoring the policy (${escapeControlCharacters(firstLine)}); reading ${displayPath(fallback, io.cwd)}\n`);
     return fallback;
   }
 }

@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { createInMemoryApprovalMemory } from '../../core/approval-memory.ts';
 import { closestName } from '../../core/closest-name.ts';
 import { presentRequest, type Approver } from '../../core/approver.ts';
@@ -15,6 +14,8 @@ import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
 import { createWorkerTool, WORKER_TOOL_NAME } from '../../runtime/worker-tool.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
+import { RUN_MODE_OPTIONS, runModeFrom, runModeHelp } from '../run-mode-options.ts';
 import { announcePolicy } from '../../config/policy-discovery.ts';
 
 export const CHECK_HELP = `Usage:
@@ -31,7 +32,7 @@ Options:
   --args JSON       its arguments as a JSON object (default {})
   --session ID      session of the call (default "check")
   --chat ID         chat of the call
-  --mode MODE       interactive | approve_all | strict | auto_deny (overrides the policy)
+${runModeHelp(17)}
   --answer ANSWER   what a person would answer if asked: once | session | deny
   --batch FILE      one call per line: {"tool", "args", "session"?, "chat"?, "answer"?};
                     "-" reads stdin. Lines share one memory, so an "approve for
@@ -85,17 +86,15 @@ interface SimulatedCall {
  * await runCheckCommand(['--policy', 'toolgate.yaml', '--tool', 'read_file', '--args', '{"path":"a"}'], processIo());
  */
 export async function runCheckCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
+  const { values } = parseCommandLine({
+    argv,
     options: {
       policy: { type: 'string' },
       tool: { type: 'string' },
       args: { type: 'string' },
       session: { type: 'string' },
       chat: { type: 'string' },
-      mode: { type: 'string' },
+      ...RUN_MODE_OPTIONS,
       answer: { type: 'string' },
       batch: { type: 'string' },
       explain: { type: 'boolean' },
@@ -112,7 +111,7 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
   if (values.batch !== undefined && (values.args !== undefined || values.answer !== undefined)) {
     throw new UsageError('--args and --answer go with --tool; in --batch files each line carries its own');
   }
-  const mode = parseMode(values.mode);
+  const mode = runModeFrom(values);
   if (values.answer !== undefined && ANSWERS[values.answer] === undefined) {
     throw new UsageError(`--answer must be once, session or deny, not ${JSON.stringify(values.answer)}`);
   }
@@ -257,12 +256,6 @@ function humanOutput(result: Authorization, explain: boolean, note: string | und
 /** One line of text as a person must read it: every control, escape, bidi and invisible character shown escaped. */
 function safe(text: unknown): string {
   return sanitizeTerminalText(String(text), { collapse: true });
-}
-
-function parseMode(value: string | undefined): RunMode | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'interactive' || value === 'approve_all' || value === 'strict' || value === 'auto_deny') return value;
-  throw new UsageError(`--mode must be interactive, approve_all, strict or auto_deny, not ${JSON.stringify(value)}`);
 }
 
 type BatchLine = SimulatedCall | { error: string } | { skip: true };

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import { findPolicyFile } from '../../config/load-policy-file.ts';
 import { PolicyError } from '../../core/errors/policy-error.ts';
 import { detectSandbox, type SandboxDetection } from '../../sandbox/detect-sandbox.ts';
@@ -9,6 +8,7 @@ import type { SandboxPathRule, SandboxProfile } from '../../sandbox/sandbox-prof
 import { resolveSandboxPolicy, sandboxRequirement, type SandboxDecision, type SandboxRequirement } from '../../sandbox/sandbox-policy.ts';
 import { SandboxUnavailableError } from '../../sandbox/sandbox-unavailable-error.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
 import { loadPolicyOrExplain } from '../cli-support.ts';
 
 export const DOCTOR_HELP = `Usage: toolgate doctor [--policy FILE] [--json]
@@ -64,10 +64,8 @@ interface PolicyReport {
  * process.exitCode = await runDoctorCommand(['--policy', 'toolgate.yaml'], processIo());
  */
 export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: DoctorDependencies = {}): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
+  const { values } = parseCommandLine({
+    argv,
     options: { policy: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {

@@ -1,11 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { createTerminalApprover } from '../../approvers/terminal/terminal-approver.ts';
 import type { Approver } from '../../core/approver.ts';
 import { durationMs } from '../../core/policy/normalize-policy.ts';
-import type { RunMode } from '../../core/types.ts';
 import { createMcpGateway, type McpGateway } from '../../mcp/create-mcp-gateway.ts';
 import { GatewayStdioTransport } from '../../mcp/gateway-stdio-transport.ts';
 import { DEFAULT_CALL_TIMEOUT_MS } from '../../mcp/mcp-gateway-options.ts';
@@ -13,6 +11,8 @@ import { generateGatewayToken, MIN_TOKEN_LENGTH, startHttpGateway, type HttpGate
 import type { NamespacingMode } from '../../mcp/assign-client-names.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
+import { RUN_MODE_OPTIONS, runModeFrom, runModeHelp } from '../run-mode-options.ts';
 import { announcePolicy } from '../../config/policy-discovery.ts';
 import { openControllingTerminal, type ControllingTerminal } from '../open-controlling-terminal.ts';
 
@@ -36,7 +36,7 @@ Options:
                            server's \`namespace\`, else its name under mcp.servers.
   --call-timeout DURATION  deadline of each forwarded call, e.g. 30s, 2m (default ${DEFAULT_CALL_TIMEOUT_MS / 1000}s);
                            the call is then cancelled on the server
-  --mode MODE              interactive | approve_all | strict | auto_deny (overrides the policy)
+${runModeHelp(24)}
   --no-terminal            never ask in the terminal (/dev/tty)
   --stats-file FILE        on exit, write call statistics as JSON (benchmarks)
   -h, --help               this help
@@ -67,8 +67,6 @@ Exit codes:
   3  the policy file is missing or invalid, or names no MCP servers
 `;
 
-const MODES = new Set(['interactive', 'approve_all', 'strict', 'auto_deny']);
-
 /**
  * \`toolgate mcp\`: the MCP gateway on stdio or Streamable HTTP.
  *
@@ -76,10 +74,8 @@ const MODES = new Set(['interactive', 'approve_all', 'strict', 'auto_deny']);
  * process.exitCode = await runMcpCommand(['--policy', 'toolgate.yaml'], processIo());
  */
 export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
+  const { values } = parseCommandLine({
+    argv,
     allowNegative: true,
     options: {
       policy: { type: 'string' },
@@ -87,7 +83,7 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
       token: { type: 'string' },
       namespace: { type: 'string' },
       'call-timeout': { type: 'string' },
-      mode: { type: 'string' },
+      ...RUN_MODE_OPTIONS,
       terminal: { type: 'boolean', default: true },
       'stats-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -97,7 +93,7 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
     io.stdout.write(MCP_HELP);
     return EXIT.ok;
   }
-  if (values.mode !== undefined && !MODES.has(values.mode)) throw new UsageError(`--mode must be one of ${[...MODES].join(', ')}, not ${JSON.stringify(values.mode)}`);
+  const mode = runModeFrom(values);
   const namespacing = values.namespace ?? 'collisions';
   if (namespacing !== 'collisions' && namespacing !== 'always') throw new UsageError(`--namespace must be collisions or always, not ${JSON.stringify(namespacing)}`);
   const callTimeoutMs = values['call-timeout'] === undefined ? DEFAULT_CALL_TIMEOUT_MS : parseDuration(values['call-timeout']);
@@ -121,7 +117,7 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   let http: HttpGateway | undefined;
   const stopped = waitForStop({ io, stdio: port === undefined });
   try {
-    gateway = createMcpGateway({ loaded, mode: values.mode as RunMode | undefined, namespacing: namespacing as NamespacingMode, callTimeoutMs, terminalApprover, log });
+    gateway = createMcpGateway({ loaded, mode, namespacing: namespacing as NamespacingMode, callTimeoutMs, terminalApprover, log });
     await gateway.start();
     const upstreams = gateway.upstreams();
     const down = upstreams.filter((upstream) => upstream.state !== 'ready').map((upstream) => upstream.name);

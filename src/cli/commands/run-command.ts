@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { parseArgs, styleText } from 'node:util';
+import { styleText } from 'node:util';
 import { createNonInteractiveApprover, type Approver } from '../../core/approver.ts';
-import { parsePolicy } from '../../core/policy/parse-policy.ts';
-import type { RunMode } from '../../core/types.ts';
-import { findPolicyFile, loadPolicyFile, type LoadedPolicy } from '../../config/load-policy-file.ts';
+import { loadPolicyFile, type LoadedPolicy } from '../../config/load-policy-file.ts';
 import { createTerminalApprover } from '../../approvers/terminal/terminal-approver.ts';
 import { redact, redactSecretsInText } from '../../core/redact.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
@@ -15,17 +12,25 @@ import { resolveModelConnection } from '../../models/resolve-model.ts';
 import { createBuiltinTools } from '../../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../../runtime/create-runtime-gate.ts';
 import { combineObservers, createDecisionTally } from '../../runtime/decision-tally.ts';
-import { createDemoWorkspace, defaultPolicyText } from '../../runtime/demo-workspace.ts';
+import { createDemoWorkspace } from '../../runtime/demo-workspace.ts';
 import { brief, runAgent } from '../../runtime/run-agent.ts';
 import type { StoppedBy } from '../../adapters/ai-sdk/gated-tools-state.ts';
 import { createWorkerTool, WORKER_TOOL_NAME } from '../../runtime/worker-tool.ts';
 import type { BuiltinTool } from '../../tools/builtin-tool.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
-import { UsageError } from '../cli-support.ts';
+import { policyForRun, UsageError } from '../cli-support.ts';
+import { chooseApprovalTerminal } from '../choose-approval-terminal.ts';
+import { describeMissingSandbox } from '../describe-missing-sandbox.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
+import { readTaskFromStdin } from '../read-task-from-stdin.ts';
+import { RUN_MODE_OPTIONS, runModeFrom, runModeHelp } from '../run-mode-options.ts';
+import { detectSandbox } from '../../sandbox/detect-sandbox.ts';
+import type { PolicyOrigin } from '../../config/policy-discovery.ts';
 import { announcePolicy } from '../../config/policy-discovery.ts';
 import { createSpinner } from '../spinner.ts';
 
 export const RUN_HELP = `Usage: toolgate run "TASK" [options]
+       echo "TASK" | toolgate run [options]
        toolgate run --demo
 
 Runs an agent in this terminal with the built-in file and shell tools. Every
@@ -47,9 +52,7 @@ Options:
                      http://localhost:11434/v1, vLLM, LM Studio); for openai and
                      anthropic, a proxy or gateway
   --debug            when the model fails, print the full error and stack trace
-  --approve-all      approve every ask (blocks still block)
-  --strict           deny every required ask
-  --auto-deny        deny every ask
+${runModeHelp(18)}
   --session ID       the session that "approve for session" applies to
   --max-steps N      stop after N model steps (default 30)
   --demo             run the demo agent in a fresh workspace (no key needed)
@@ -59,6 +62,9 @@ Environment: TOOLGATE_MODEL, OPENAI_API_KEY (and OPENAI_BASE_URL),
 ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL), TOOLGATE_BASE_URL (or
 OPENAI_COMPATIBLE_BASE_URL, and OPENAI_COMPATIBLE_API_KEY), NO_COLOR. Without a terminal and without a
 mode flag, every ask is denied with a message saying how to approve.
+Prompts go to the terminal: stdin and stderr when both are one, else the
+controlling terminal (/dev/tty), so \`toolgate run 2>/dev/null\` and
+\`echo TASK | toolgate run\` still ask the person at the keyboard.
 
 Exit codes:
   0    the agent finished
@@ -77,17 +83,14 @@ Exit codes:
  * process.exitCode = await runRunCommand(['--demo'], processIo());
  */
 export async function runRunCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    strict: true,
+  const { values, positionals } = parseCommandLine({
+    argv,
     allowPositionals: true,
     options: {
       policy: { type: 'string' },
       model: { type: 'string' },
       'base-url': { type: 'string' },
-      'approve-all': { type: 'boolean' },
-      strict: { type: 'boolean' },
-      'auto-deny': { type: 'boolean' },
+      ...RUN_MODE_OPTIONS,
       session: { type: 'string' },
       'max-steps': { type: 'string' },
       demo: { type: 'boolean' },
@@ -99,9 +102,7 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
     io.stdout.write(RUN_HELP);
     return EXIT.ok;
   }
-  const modes = (['approve-all', 'strict', 'auto-deny'] as const).filter((flag) => values[flag] === true);
-  if (modes.length > 1) throw new UsageError(`choose one of --approve-all, --strict and --auto-deny, not ${modes.map((flag) => `--${flag}`).join(' and ')}`);
-  const mode: RunMode | undefined = modes[0] === undefined ? undefined : ({ 'approve-all': 'approve_all', strict: 'strict', 'auto-deny': 'auto_deny' } as const)[modes[0]];
+  const mode = runModeFrom(values);
   const maxSteps = values['max-steps'] === undefined ? 30 : Number(values['max-steps']);
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new UsageError(`--max-steps must be a positive integer, not ${JSON.stringify(values['max-steps'])}`);
   if (positionals.length > 1) throw new UsageError('give the task as one argument, in quotes');
@@ -110,6 +111,7 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
   let cwd = io.cwd;
   let loaded: LoadedPolicy;
   let task = positionals[0];
+  let origin: PolicyOrigin = 'demo';
   if (values.demo === true) {
     const workspace = createDemoWorkspace();
     cwd = workspace.root;
@@ -117,21 +119,26 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
     task ??= 'Work through the open tasks in ws/notes.txt.';
     io.stderr.write(`toolgate demo: a fresh workspace in ${workspace.root}\n`);
   } else {
-    if (task === undefined || task.trim() === '') throw new UsageError('give a task: toolgate run "what the agent should do" (or --demo)');
-    loaded = await policyFor({ policy: values.policy, cwd });
+    // Pipeline mode (seed 003): `echo "task" | toolgate run`, or `-` for stdin.
+    if (task === '-' || (task === undefined && io.stdin.isTTY !== true)) task = await readTaskFromStdin(io.stdin);
+    if (task === undefined || task.trim() === '') throw new UsageError('give a task: toolgate run "what the agent should do", or on stdin: echo "what the agent should do" | toolgate run (or --demo)');
+    ({ loaded, origin } = await policyForRun({ policy: values.policy, cwd }));
   }
   // Chosen before anything is announced or recorded: without a model there is nothing to run (and never the demo script here).
   const choice = chooseModelOrExplain({ flag: values.model, env: io.env, demo: values.demo === true });
   // Which file, and whether an earlier run's agent could have planted it (src/config/policy-discovery.ts).
-  const origin = values.demo === true ? 'demo' : values.policy !== undefined ? 'flag' : path.isAbsolute(loaded.policy.source) ? 'found' : 'built-in';
   announcePolicy({ loaded, origin, cwd, env: io.env, write: (text) => io.stderr.write(text), record: true });
 
-  const interactive = io.stdin.isTTY === true;
+  // Decided on the terminal the prompt is shown on, not on stdin alone (src/cli/choose-approval-terminal.ts).
+  const terminal = chooseApprovalTerminal(io);
   const color = io.stderr.isTTY === true && io.env.NO_COLOR === undefined;
   const say = (text: string, style?: Parameters<typeof styleText>[0]) => io.stderr.write(color && style !== undefined ? styleText(style, text) : text);
 
-  const builtins = await createBuiltinTools({ loaded, cwd });
-  if (builtins.sandbox.mode !== 'sandboxed') say(`note: ${builtins.sandbox.reason}\n`, 'yellow');
+  // PATH decides where bwrap is found; an io.env without one (an embedding caller) means the process's.
+  const detection = await detectSandbox({ environment: { PATH: io.env.PATH ?? process.env.PATH } });
+  const builtins = await createBuiltinTools({ loaded, cwd, detection });
+  const sandboxNotice = describeMissingSandbox({ decision: builtins.sandbox, detection, policyFile: loaded.path, origin });
+  if (sandboxNotice !== undefined) say(sanitizeTerminalText(sandboxNotice, { keepNewlines: true }), 'yellow');
   const connection = await resolveModelConnection({ id: choice.id, env: io.env, cwd, ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }) });
   const model = connection.model;
   if (choice.notice !== undefined) say(sanitizeTerminalText(choice.notice, { keepNewlines: true }));
@@ -147,17 +154,17 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
   const spinner = createSpinner({ output: io.stderr, enabled: io.stderr.isTTY === true && color });
   const tools = builtins.tools.filter((tool): tool is BuiltinTool => 'execute' in tool && typeof tool.execute === 'function');
   const approver = withSpinnerPaused(
-    interactive
+    terminal !== undefined
       ? createTerminalApprover({
-          input: io.stdin as never,
-          output: io.stderr as never,
+          input: terminal.input as never,
+          output: terminal.output as never,
           env: io.env,
           validateArgs: (name, args) => validateWith([...tools, worker], name, args),
           onInterrupt: () => {
             interrupted = true;
           },
         })
-      : createNonInteractiveApprover(),
+      : createNonInteractiveApprover({ hint: nobodyToAskHint({ policyFile: loaded.path, origin }) }),
     spinner,
   );
   const tally = createDecisionTally();
@@ -265,6 +272,7 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
   } finally {
     process.removeListener('SIGINT', onSignal);
     await gate.close();
+    terminal?.close();
   }
 }
 
@@ -299,12 +307,13 @@ function debugTrace(error: unknown): string {
   return sanitizeTerminalText(lines.join('\n'), { keepNewlines: true, keepTabs: true });
 }
 
-/** `--policy`, else `toolgate.yaml` here, else the built-in default policy for this directory. */
-async function policyFor(options: { policy: string | undefined; cwd: string }): Promise<LoadedPolicy> {
-  const file = options.policy ?? findPolicyFile(options.cwd);
-  if (file !== undefined) return loadPolicyFile(file, { cwd: options.cwd });
-  const virtualPath = path.join(options.cwd, 'toolgate.yaml');
-  return { policy: parsePolicy({ text: defaultPolicyText(), source: '<built-in default policy>' }), path: virtualPath, directory: options.cwd };
+/** What a denied ask says when nobody can be asked: how to approve, and which line in which file makes it the default. */
+function nobodyToAskHint(options: { policyFile: string; origin: PolicyOrigin }): string {
+  const where =
+    options.origin === 'built-in'
+      ? `run \`toolgate init\` to write ${options.policyFile}, and set its line \`mode: approve_all\` (or strict, auto_deny)`
+      : `add the line \`mode: approve_all\` (or strict, auto_deny) to ${options.policyFile}`;
+  return `no one is here to approve it (no terminal). Run in a terminal, or choose a mode: --mode approve_all (or --approve-all, --strict, --auto-deny); to make it the default, ${where}`;
 }
 
 function validateWith(tools: readonly BuiltinTool[], name: string, args: unknown): { ok: true; args: unknown } | { ok: false; error: string } {

@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { policyJsonSchema } from '../../core/policy/policy-schema.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
 
 export const SCHEMA_HELP = `Usage: toolgate schema
 
@@ -11,7 +11,7 @@ completion and checking, e.g. with the YAML language server:
 
 /** `toolgate schema`: the policy file's JSON Schema on stdout. */
 export async function runSchemaCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, strict: true, options: { help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseCommandLine({ argv, options: { help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     io.stdout.write(SCHEMA_HELP);
     return EXIT.ok;
