@@ -86,7 +86,7 @@ describe('needsApproval gets what the SDK would give it', () => {
     expect(ran).toEqual([]);
     const outcome = runOutcome({ gated, content: result.content });
     expect(outcome.status).toBe('awaiting-approval');
-    expect(outcome.pending.map((pending) => [pending.toolCallId, pending.reason])).toEqual([['p1', 'waiting for approval: pay asks: Pay someone']]);
+    expect(outcome.pending.map((pending) => [pending.toolCallId, pending.reason])).toEqual([['p1', 'waiting for approval: pay asks: pay(to="mallory", amount=9000)']]);
   });
 
   it('tools.pay: allow does not lower the tool’s own ask (deferred and blocking)', async () => {

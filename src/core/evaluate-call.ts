@@ -165,16 +165,17 @@ function policySource(name: string, toolRule: ToolRule, args: unknown): Source {
 
 /** Precedence: any block blocks, any ask asks, otherwise allow. */
 function combine(options: { name: string; call: ToolCall; tool: ToolDeclaration | undefined; sources: Source[]; redactKeys: ReadonlySet<string> }): Verdict {
-  const { name, call, tool, sources } = options;
+  const { name, call, sources } = options;
   const trace: MatchedRule[] = sources.map((source) => ({ rule: source.rule, decision: source.decision, reason: source.reason }));
   const block = sources.find((source) => source.decision === 'block');
   if (block !== undefined) return { kind: 'block', rule: block.rule, reason: block.reason, trace };
   const asks = sources.filter((source) => source.decision === 'ask');
   if (asks.length > 0) {
     const rich = asks.find((source) => source.request !== undefined)?.request;
-    const description = asks.find((source) => source.description !== undefined)?.description;
-    const base = rich ?? defaultRequest({ call, description: description ?? tool?.description, redactKeys: options.redactKeys });
-    const request: ApprovalRequest = { ...base, required: asks.some((source) => source.required) };
+    // The policy's description of the tool (or of the matching argument rule) is what the person reads, whoever asks.
+    const description = sources.find((source) => source.description !== undefined && source.description !== '')?.description;
+    const base = rich ?? defaultRequest({ call, redactKeys: options.redactKeys });
+    const request: ApprovalRequest = { ...base, ...(description === undefined ? {} : { description }), required: asks.some((source) => source.required) };
     const first = asks[0]!;
     return { kind: 'ask', request, rule: first.rule, reason: first.reason, trace };
   }

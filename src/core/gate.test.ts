@@ -248,10 +248,10 @@ describe('needsApproval', () => {
     expect((await gate.evaluate(call('pay', { amount: 5 }), CONTEXT)).kind).toBe('allow');
   });
 
-  it('the default request uses the tool description and all arguments as payload', async () => {
+  it('the default request describes the call as name(key=value, ...) (seed 001) and takes all arguments as payload', async () => {
     const gate = gateWith({ tools: [{ name: 'pay', description: 'Pay someone', needsApproval: true }] });
     const verdict = await gate.evaluate(call('pay', { amount: 5, to: 'x' }), CONTEXT);
-    expect(verdict.kind === 'ask' && verdict.request).toMatchObject({ tool: 'pay', description: 'Pay someone', payload: { amount: 5, to: 'x' }, required: true });
+    expect(verdict.kind === 'ask' && verdict.request).toMatchObject({ tool: 'pay', description: 'pay(amount=5, to="x")', payload: { amount: 5, to: 'x' }, required: true });
   });
 });
 
@@ -657,7 +657,7 @@ describe('approvers and decisions', () => {
     const { approver, asked } = scripted({ approved: true, scope: 'always' });
     const gate = gateWith({ tools: [{ name: 'pay', needsApproval: true, identity: 'v1' }], approver, always: store });
     expect((await gate.authorize(call('pay', { a: 1 }), CONTEXT)).source).toBe('person');
-    expect(added).toEqual([{ tool: 'pay', identity: 'v1', payload: { a: 1 }, description: 'Call pay' }]);
+    expect(added).toEqual([{ tool: 'pay', identity: 'v1', payload: { a: 1 }, description: 'pay(a=1)' }]);
     const elsewhere = await gate.authorize(call('pay', { a: 1 }), { sessionId: 'another', chatId: 'x' });
     expect(elsewhere).toMatchObject({ decision: 'approved', source: 'memory' });
     expect((await gate.authorize(call('pay', { a: 2 }), { sessionId: 'another' })).source).toBe('person');

@@ -1,3 +1,4 @@
+import { defaultDescription } from './default-description.ts';
 import { setLongTimeout } from './long-timeout.ts';
 import { maskSecrets } from './redact.ts';
 import { requiresApprovalOptions, type ApprovalCheckContext, type ToolDeclaration } from './tool-declaration.ts';
@@ -42,7 +43,8 @@ export async function runToolChecks(options: {
     else if (typeof result.value !== 'boolean') {
       outcomes.push({ decision: 'block', rule, reason: `needsApproval of ${call.tool} returned ${describe(result.value)} instead of a boolean; blocked to fail closed` });
     } else if (!result.value) outcomes.push({ decision: 'allow', rule, reason: `${call.tool} says no approval is needed` });
-    else outcomes.push({ decision: 'ask', rule, reason: `${call.tool} needs approval`, request: defaultRequest({ call, description: tool.description, redactKeys }) });
+    // The tool's own description tells the model what the tool is; the person is shown the call.
+    else outcomes.push({ decision: 'ask', rule, reason: `${call.tool} needs approval`, request: defaultRequest({ call, redactKeys }) });
   }
   const marker = requiresApprovalOptions(tool) ?? requiresApprovalOptions(tool.execute);
   if (marker !== undefined) {
@@ -56,7 +58,7 @@ export async function runToolChecks(options: {
       outcomes.push({ decision: 'block', rule, reason: `the description function of ${call.tool} returned ${describe(result.value.description)} instead of a string; blocked to fail closed` });
     } else {
       const { description, payload } = result.value;
-      const request = defaultRequest({ call, description: tool.description, redactKeys });
+      const request = defaultRequest({ call, redactKeys });
       outcomes.push({
         decision: 'ask',
         rule,
@@ -78,7 +80,7 @@ export function defaultRequest(options: { call: ToolCall; description?: string |
   const { call, description } = options;
   return {
     tool: call.tool,
-    description: description === undefined || description === '' ? `Call ${call.tool}` : description,
+    description: description === undefined || description === '' ? defaultDescription({ call, redactKeys: options.redactKeys }) : description,
     payload: call.args ?? null,
     presentation: () => {
       const { value, masked } = maskSecrets(call.args, options.redactKeys);

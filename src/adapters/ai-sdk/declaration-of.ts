@@ -38,7 +38,7 @@ export function declarationOf(options: { name: string; tool: Tool; redactKeys: R
   const check = needsApproval as (input: unknown, options: unknown) => unknown;
   declaration.checkApproval = async (call, context) => {
     const input = sdkApprovalInputOf(context);
-    if (input === undefined || input.kind === 'resumed') return defaultRequest({ call, description, redactKeys });
+    if (input === undefined || input.kind === 'resumed') return defaultRequest({ call, redactKeys });
     const signal = input.signal === undefined ? context.signal : AbortSignal.any([context.signal, input.signal]);
     const toolContext = await toolContextOf({ tool, name, toolsContext: input.toolsContext });
     const answer = await untilAborted(
@@ -46,7 +46,7 @@ export function declarationOf(options: { name: string; tool: Tool; redactKeys: R
       signal,
     );
     if (typeof answer !== 'boolean') throw new TypeError(`needsApproval of ${name} returned ${describe(answer)} instead of a boolean`);
-    return answer ? defaultRequest({ call, description, redactKeys }) : null;
+    return answer ? defaultRequest({ call, redactKeys }) : null;
   };
   return declaration;
 }

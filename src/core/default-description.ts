@@ -1,0 +1,42 @@
+import { maskSecrets } from './redact.ts';
+import type { ToolCall } from './types.ts';
+
+/** Longest description made from a call; the full arguments are in the request's presentation. */
+const MAX_LENGTH = 160;
+/** Longest single value shown in it. */
+const MAX_VALUE_LENGTH = 48;
+
+/**
+ * Seed 001's default description of a call: `name(key=value, ...)`, for a
+ * tool that asks without describing the call itself (and no policy
+ * `description`). Values are JSON (strings quoted), secrets (`redact.keys`)
+ * masked, each value and the whole line shortened. It is text for a person:
+ * approvers sanitise it like any other field.
+ *
+ * @example
+ * defaultDescription({ call: { tool: 'send_email', args: { to: 'a@b.c', subject: 'Hi' }, callId: 'c1' }, redactKeys: new Set() })
+ * // 'send_email(to="a@b.c", subject="Hi")'
+ */
+export function defaultDescription(options: { call: ToolCall; redactKeys: ReadonlySet<string> }): string {
+  const { call } = options;
+  const { value } = maskSecrets(call.args, options.redactKeys);
+  let inner: string;
+  if (value === undefined) inner = '';
+  else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    inner = Object.entries(value as Record<string, unknown>)
+      .map(([key, member]) => `${key}=${shortJson(member)}`)
+      .join(', ');
+  } else inner = shortJson(value);
+  const text = `${call.tool}(${inner})`;
+  return text.length <= MAX_LENGTH ? text : `${text.slice(0, MAX_LENGTH - 4)}...)`;
+}
+
+function shortJson(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length <= MAX_VALUE_LENGTH ? text : `${text.slice(0, MAX_VALUE_LENGTH - 3)}...`;
+}
