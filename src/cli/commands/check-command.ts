@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createInMemoryApprovalMemory } from '../../core/approval-memory.ts';
-import { closestName } from '../../core/closest-name.ts';
 import { presentRequest, type Approver } from '../../core/approver.ts';
+import { closestName } from '../../core/closest-name.ts';
 import type { Gate } from '../../core/gate.ts';
 import type { ApprovalDecision, Authorization, GateContext, RunMode } from '../../core/types.ts';
 import { renderApproval } from '../../approvers/terminal/render-approval.ts';
@@ -51,11 +51,11 @@ Output (--json and --batch), one line per call:
    "rule": string|null, "reason": string, "note"?: string}
   With --explain, a "trace" list of every rule that spoke. A malformed batch
   line prints {"line": N, "error": "..."} and the rest still run.
-
   "note" says when the tool is neither toolgate's own nor in the policy: it is
   judged as a tool with no rule and no declaration (unknown_tools.decision),
   while \`toolgate run\` offers the model only its own tools and blocks a call
   to any other.
+
 Exit codes:
   0  allowed or approved (batch: every line was read)
   1  blocked or denied
@@ -124,9 +124,9 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
   const worker = createWorkerTool({ askFirst: loaded.policy.tools.get(WORKER_TOOL_NAME)?.decision !== 'allow', runChild: async () => '' });
   const gate = createRuntimeGate({ loaded, tools: [...tools, worker], mode, simulate: true, memory: createInMemoryApprovalMemory() });
   const color = io.env.NO_COLOR === undefined && io.stdout.isTTY === true;
+  const options = { gate, io, explain: values.explain === true, show: values.show === true, color };
   const knownTools = [...tools.map((tool) => tool.name), worker.name, ...loaded.policy.tools.keys()];
   const noteFor = (tool: string): string | undefined => unknownToolNote({ tool, gate, knownTools });
-  const options = { gate, io, explain: values.explain === true, show: values.show === true, color };
 
   if (values.tool !== undefined) {
     let args: unknown = {};
@@ -135,9 +135,9 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
         args = JSON.parse(values.args);
       } catch (error) {
         throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
+      }
       // Tool arguments are always an object: a list or a string would be judged as something no model can send.
       if (!isObject(args)) throw new UsageError(`--args must be a JSON object such as '{"path": "notes.txt"}', not ${describeJson(args)}`);
-      }
     }
     const call: SimulatedCall = { tool: values.tool, args, session: values.session, chat: values.chat, answer: values.answer };
     const result = await simulate(call, 1, options);
@@ -206,11 +206,12 @@ async function simulate(
 }
 
 function outputOf(result: Authorization, explain: boolean, note: string | undefined): Record<string, unknown> {
-  if (note !== undefined) output.note = note;
   const output: Record<string, unknown> = { decision: result.decision, source: result.source, rule: result.rule, reason: result.reason };
+  if (note !== undefined) output.note = note;
   if (explain) output.trace = result.trace;
   return output;
 }
+
 /**
  * For a tool that is neither toolgate's own nor named in the policy: what
  * the verdict means. The simulator judges it as a tool an MCP server offers
@@ -235,7 +236,6 @@ function describeJson(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
 }
 
-
 /**
  * The decision line, its reason and (with --explain) every rule that spoke.
  * Reasons and rule labels quote tool names, arguments and policy text, which
@@ -243,8 +243,8 @@ function describeJson(value: unknown): string {
  * so an OSC 52 clipboard write, a cursor move or a window title prints as text.
  */
 function humanOutput(result: Authorization, explain: boolean, note: string | undefined): string {
-  if (note !== undefined) lines.push(`  note: ${safe(note)}`);
   const lines = [`${safe(result.decision)} (${safe(result.source)}${result.rule === null ? '' : `: ${safe(result.rule)}`})`, `  ${safe(result.reason)}`];
+  if (note !== undefined) lines.push(`  note: ${safe(note)}`);
   if (explain) {
     lines.push('  rules that spoke:');
     if (result.trace.length === 0) lines.push('    (none)');
@@ -299,7 +299,6 @@ function parseBatchLine(text: string, replay: Map<string, string>): BatchLine {
   const known = new Set(['tool', 'args', 'session', 'chat', 'answer']);
   const unknown = Object.keys(line).filter((key) => !known.has(key));
   if (unknown.length > 0) return { error: `unknown key ${JSON.stringify(unknown[0])} (expected tool, args, session, chat, answer)` };
-  if (line.args !== undefined && !isObject(line.args)) return { error: `"args" must be a JSON object, not ${describeJson(line.args)}` };
   if (typeof line.tool !== 'string' || line.tool === '') return { error: '"tool" must be a non-empty string' };
   for (const key of ['session', 'chat'] as const) {
     if (line[key] !== undefined && typeof line[key] !== 'string') return { error: `"${key}" must be a string` };
@@ -307,6 +306,7 @@ function parseBatchLine(text: string, replay: Map<string, string>): BatchLine {
   if (line.answer !== undefined && (typeof line.answer !== 'string' || ANSWERS[line.answer] === undefined)) {
     return { error: '"answer" must be "once", "session" or "deny"' };
   }
+  if (line.args !== undefined && !isObject(line.args)) return { error: `"args" must be a JSON object, not ${describeJson(line.args)}` };
   return {
     tool: line.tool,
     args: line.args ?? {},
