@@ -78,6 +78,14 @@ describe('resolveSandboxPolicy: every os / fallback / availability combination',
     expect(decision.reason).toContain('not installed');
   });
 
+  it('advice to change the policy names the file and the line to add or change', () => {
+    const missing = resolveSandboxPolicy({ sandbox: undefined, detection: unavailable, policyFile: '/p/toolgate.yaml' });
+    expect(missing.reason).toContain('add the line `sandbox: { os: preferred }` in /p/toolgate.yaml');
+    const written = resolveSandboxPolicy({ sandbox: { os: 'required', fallback: 'refuse_tools' }, detection: unavailable, policyFile: '/p/toolgate.yaml' });
+    expect(written.reason).toContain('change the sandbox line to `sandbox: { os: preferred }` in /p/toolgate.yaml');
+    expect(() => resolveSandboxPolicy({ sandbox: { os: 'required' }, detection: unavailable, policyFile: '/p/toolgate.yaml' })).toThrow(/change the sandbox line in \/p\/toolgate\.yaml to/);
+  });
+
   it('never reports a sandbox of kind none as sandboxed', () => {
     const odd: SandboxDetection = { available: true, kind: 'none', details: { platform: 'win32' } };
     expect(resolveSandboxPolicy({ sandbox: undefined, detection: odd }).mode).toBe('refuse-tools');

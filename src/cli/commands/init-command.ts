@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { findPolicyFile } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
@@ -47,7 +47,7 @@ export async function runInitCommand(argv: string[], io: CliIo, dependencies: In
   const file = path.resolve(io.cwd, values.policy ?? 'toolgate.yaml');
   if (!/\.ya?ml$/.test(file)) throw new UsageError(`--policy must name a .yaml or .yml file, not ${JSON.stringify(values.policy)}`);
   // Another policy file beside it would be found first, or instead: say so rather than write a second one.
-  const existing = existsSync(file) ? file : values.policy === undefined ? findPolicyFile(io.cwd) : undefined;
+  const existing = entryExists(file) ? file : values.policy === undefined ? findPolicyFile(io.cwd) : undefined;
   if (existing !== undefined && values.force !== true) {
     io.stderr.write(`toolgate init: ${sanitizeTerminalText(existing)} is already there: nothing written (--force replaces it)\n`);
     return EXIT.blockedOrDenied;
@@ -79,4 +79,14 @@ export async function runInitCommand(argv: string[], io: CliIo, dependencies: In
   );
   io.stdout.write(`  edit it, try it with \`toolgate check --tool NAME --args JSON\`, and add .toolgate/ to .gitignore\n`);
   return EXIT.ok;
+}
+
+/** Whether anything is at `file`, a dangling symlink included (existsSync follows links). */
+function entryExists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
