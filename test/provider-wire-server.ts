@@ -91,10 +91,13 @@ function send(response: ServerResponse, reply: WireReply): void {
     return;
   }
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  for (const event of reply.events) {
-    const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
-    response.write(`${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${data}\n\n`);
+  const text = reply.events
+    .map((event) => `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${typeof event.data === 'string' ? event.data : JSON.stringify(event.data)}\n\n`)
+    .join('');
+  if (reply.hangUp !== true) {
+    response.end(text);
+    return;
   }
-  if (reply.hangUp === true) response.socket?.destroy();
-  else response.end();
+  // The events reach the client first; then the connection drops without the stream's end.
+  response.write(text, () => setTimeout(() => response.socket?.destroy(), 50));
 }

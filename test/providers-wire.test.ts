@@ -117,6 +117,7 @@ describe.each(WIRE_FORMATS.map((format) => [format.provider, format] as const))(
     const lines = report.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toContain(`the ${format.provider} model "${name}" at ${server.baseUrl} failed while answering: Overloaded`);
+    expect(lines[0]).toContain('overloaded_error');
     expect(lines[0]).toContain('[MODEL_STREAM_FAILED]');
     expect(lines[1]).toContain('--debug');
     expect(result.stderr).not.toMatch(STACK_FRAME);
@@ -137,6 +138,22 @@ describe.each(WIRE_FORMATS.map((format) => [format.provider, format] as const))(
     expect(report[1]).toContain({ openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY', 'openai-compatible': 'OPENAI_COMPATIBLE_API_KEY' }[format.provider]);
     expect(result.stderr).not.toMatch(STACK_FRAME);
     expect(readFileSync(path.join(root, 'ws', 'notes.txt'), 'utf8')).toBe('old\n');
+  });
+});
+
+describe('a connection that drops mid-answer', () => {
+  it('is a stream failure, not a crash: two lines, exit code 6, and the text so far was shown', async () => {
+    const root = project();
+    const cut = openAIChat.turn({ text: 'Let me look at the notes and then' });
+    const server = await startWireServer({ replies: [{ ...cut, kind: 'sse', events: cut.kind === 'sse' ? cut.events.slice(0, 4) : [], hangUp: true }] });
+    cleanups.push(() => server.close());
+    const result = await runCli(['run', 'update the notes', '--model', 'openai-compatible:llama3.2'], { cwd: root, env: openAIChat.env(server.baseUrl) });
+    expect(result.code).toBe(6);
+    expect(result.stdout).toContain('Let me look at the');
+    const report = result.stderr.slice(result.stderr.indexOf('toolgate run: ')).trimEnd().split('\n');
+    expect(report).toHaveLength(2);
+    expect(report[0]).toContain(`the openai-compatible model "llama3.2" at ${server.baseUrl}/chat/completions failed while answering: the connection broke off (other side closed) [MODEL_STREAM_FAILED]`);
+    expect(result.stderr).not.toMatch(STACK_FRAME);
   });
 });
 

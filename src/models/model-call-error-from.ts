@@ -16,6 +16,8 @@ const SETTINGS: Record<string, { key: string; url: string }> = {
   'openai-compatible': { key: 'OPENAI_COMPATIBLE_API_KEY', url: '--base-url, TOOLGATE_BASE_URL or OPENAI_COMPATIBLE_BASE_URL' },
 };
 
+const STREAM_HINT = 'the run stopped there; tool calls approved before it have run (see toolgate audit). Run again, or add --debug for the full error.';
+
 /** Node's and undici's network error codes, in words a person recognises. */
 const NETWORK_CODES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -67,6 +69,11 @@ export function modelCallErrorFrom(options: { error: unknown; target: ModelCallT
       return new ModelCallError({ code: 'MODEL_UNREACHABLE', message: `cannot reach ${name}${at}: ${networkReason(error)}${tried}`, hint, ...common(target, url, options.error) });
     }
     const status = error.statusCode;
+    if (status >= 200 && status < 300) {
+      // The server said yes, then the answer broke off (the SDK wraps the dropped body in a 200).
+      const detail = streamFailure(error.cause) ?? oneLine(error.message);
+      return new ModelCallError({ code: 'MODEL_STREAM_FAILED', message: `${name}${at} failed while answering: ${detail}`, hint: STREAM_HINT, statusCode: status, ...common(target, url, options.error) });
+    }
     return new ModelCallError({
       code: 'MODEL_REQUEST_FAILED',
       message: `${name}${at} answered HTTP ${status}: ${oneLine(error.message)}${tried}`,
@@ -80,7 +87,7 @@ export function modelCallErrorFrom(options: { error: unknown; target: ModelCallT
   return new ModelCallError({
     code: 'MODEL_STREAM_FAILED',
     message: `${name}${target.baseUrl === undefined ? '' : ` at ${target.baseUrl}`} failed while answering: ${detail}`,
-    hint: 'the run stopped there; tool calls approved before it have run (see toolgate audit). Run again, or add --debug for the full error.',
+    hint: STREAM_HINT,
     ...common(target, target.baseUrl, options.error),
   });
 }
@@ -121,10 +128,17 @@ function streamFailure(error: unknown): string | undefined {
     const text = typeof message === 'string' && message !== '' ? oneLine(message) : 'an error event without a message';
     return kind === '' ? text : `${text} (${kind})`;
   }
-  if (AISDKError.isInstance(error)) return oneLine(error.message);
+  if (AISDKError.isInstance(error)) {
+    // A provider's error event arrives as an SDK error carrying the event's type and code (overloaded_error).
+    const { type, code } = error as { type?: unknown; code?: unknown };
+    const kind = [...new Set([type, code])].filter((part): part is string => typeof part === 'string' && part !== '' && part !== 'error').join(', ');
+    return kind === '' ? oneLine(error.message) : `${oneLine(error.message)} (${kind})`;
+  }
   if (error instanceof TypeError && (error.message === 'terminated' || (error.cause as { code?: unknown } | undefined)?.code !== undefined)) {
-    const code = (error.cause as { code?: unknown } | undefined)?.code;
-    return typeof code === 'string' && NETWORK_CODES[code] !== undefined ? `the connection broke off: ${NETWORK_CODES[code]} (${code})` : 'the connection broke off';
+    // undici: TypeError('terminated') caused by SocketError('other side closed', code UND_ERR_SOCKET).
+    const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+    const reason = typeof cause?.message === 'string' && cause.message !== '' ? cause.message : typeof cause?.code === 'string' ? (NETWORK_CODES[cause.code] ?? cause.code) : undefined;
+    return reason === undefined ? 'the connection broke off' : `the connection broke off (${oneLine(reason)})`;
   }
   return undefined;
 }

@@ -266,6 +266,8 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
     // A model that cannot be reached or breaks off: one line of what failed, one of what to do; the trace only with --debug.
     const failure = modelCallErrorFrom({ error, target: connection });
     if (failure === undefined) throw error;
+    // The model's last words may have stopped mid-line.
+    if (wroteText) io.stdout.write('\n');
     io.stderr.write(`toolgate run: ${sanitizeTerminalText(failure.message)} [${failure.code}]\n${sanitizeTerminalText(failure.hint)}\n`);
     if (values.debug === true) io.stderr.write(`${debugTrace(error)}\n`);
     return EXIT.model;
