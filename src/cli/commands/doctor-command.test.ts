@@ -45,6 +45,10 @@ const unavailable: DoctorDependencies = {
   }),
 };
 
+function lastLine(text: string): string {
+  return text.trimEnd().split('\n').at(-1)!;
+}
+
 describe('toolgate doctor', () => {
   it('prints its help', async () => {
     const result = await doctor(['--help'], { cwd: os.tmpdir() });
@@ -100,7 +104,9 @@ describe('toolgate doctor', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('OS sandbox     NOT available: bwrap (bubblewrap) is not installed');
     expect(result.stdout).toContain('fix          install bubblewrap: apt-get install bubblewrap');
-    expect(result.stdout).toMatch(/will\s+start, but refuse the fs and shell tools/);
+    // The policy has an fs section and no shell section: only the file tools are named.
+    expect(result.stdout).toMatch(/will\s+start, but refuse the file tools: /);
+    expect(result.stdout).not.toMatch(/shell tool/);
     expect(result.stdout).toContain('NOT OK');
   });
 
@@ -118,19 +124,58 @@ describe('toolgate doctor', () => {
     const cwd = project(`${ZONES}sandbox: { os: preferred }\n`);
     const result = await doctor([], { cwd, dependencies: unavailable });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/will\s+run the file and shell tools WITHOUT an OS sandbox/);
+    expect(result.stdout).toMatch(/will\s+run the file tools WITHOUT an OS sandbox/);
+    // A check failed (no sandbox): the last line is a warning, never OK.
+    expect(lastLine(result.stdout)).toMatch(/^WARNING: no OS sandbox here: the policy lets the file tools run without one/);
+    expect(result.stdout).not.toMatch(/^OK/m);
     const off = await doctor(['--policy', 'toolgate.yaml'], { cwd: project(`${ZONES}sandbox: { os: 'off' }\n`) });
     expect(off.code).toBe(0);
     expect(off.stdout).toContain('sandbox.os is off');
   });
 
-  it('without a policy, reports the defaults of a policy without a sandbox section', async () => {
+  it('without a policy, reports the built-in default policy toolgate run uses here', async () => {
     const cwd = project(undefined);
     const working = await doctor([], { cwd });
     expect(working.code).toBe(0);
-    expect(working.stdout).toContain('Policy         none found');
+    expect(working.stdout).toContain('Policy         none here: `toolgate run` uses its built-in default policy');
+    expect(working.stdout).toMatch(/tools\s+the file and shell tools/);
+    expect(working.stdout).toContain(`writable      ${cwd}  (zone project)`);
+    expect(lastLine(working.stdout)).toBe('OK: the policy\'s sandbox requirement can be met here.');
+    // Without bubblewrap the built-in policy (os: preferred) still runs its tools, unconfined: a warning, exit 0.
     const missing = await doctor([], { cwd, dependencies: unavailable });
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(0);
+    expect(lastLine(missing.stdout)).toMatch(/^WARNING: no OS sandbox here: the policy lets the file and shell tools run without one/);
+    const json = JSON.parse((await doctor(['--json'], { cwd, dependencies: unavailable })).stdout) as Record<string, any>;
+    expect(json).toMatchObject({ ok: true, status: 'warning', problems: [], policy: { file: null, builtIn: true, tools: { fs: true, shell: true } } });
+  });
+
+  it('never promises tools the policy does not declare', async () => {
+    const shellOnly = project('shell:\n  default: ask\n');
+    const refused = await doctor([], { cwd: shellOnly, dependencies: unavailable });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/tools\s+the shell tool \(the built-in tools it declares\)/);
+    expect(refused.stdout).toMatch(/will\s+start, but refuse the shell tool: /);
+    expect(refused.stdout).not.toMatch(/file tools/);
+
+    const none = project('tools:\n  send_email: ask\n');
+    const nothing = await doctor([], { cwd: none, dependencies: unavailable });
+    // Nothing to confine: the missing sandbox refuses nothing, but the failed check is still not OK.
+    expect(nothing.code).toBe(0);
+    expect(nothing.stdout).toMatch(/tools\s+no file or shell tools/);
+    expect(nothing.stdout).toMatch(/will\s+start; there is nothing for the OS sandbox to confine/);
+    expect(nothing.stdout).not.toContain('refuse the');
+    expect(nothing.stdout).not.toContain('Sandbox profile');
+    expect(lastLine(nothing.stdout)).toMatch(/^WARNING: no OS sandbox here \(the policy declares no file or shell tools/);
+  });
+
+  it('a Node that is too old is NOT OK, whatever the sandbox', async () => {
+    const cwd = project(`${ZONES}shell:\n  network: false\n`);
+    const result = await doctor([], { cwd, dependencies: { nodeVersion: 'v20.11.1' } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('Node           v20.11.1 (too old: toolgate needs 22 or later)');
+    expect(lastLine(result.stdout)).toMatch(/^NOT OK: Node v20\.11\.1 is too old: toolgate needs 22 or later/);
+    const json = JSON.parse((await doctor(['--json'], { cwd, dependencies: { nodeVersion: 'v20.11.1' } })).stdout) as Record<string, any>;
+    expect(json).toMatchObject({ ok: false, status: 'not_ok', node: { ok: false } });
   });
 
   it('exits 3 for an invalid or missing policy', async () => {

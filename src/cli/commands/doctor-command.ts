@@ -9,7 +9,8 @@ import { resolveSandboxPolicy, sandboxRequirement, type SandboxDecision, type Sa
 import { SandboxUnavailableError } from '../../sandbox/sandbox-unavailable-error.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
-import { loadPolicyOrExplain } from '../cli-support.ts';
+import { builtInPolicy, loadPolicyOrExplain } from '../cli-support.ts';
+import type { LoadedPolicy } from '../../config/load-policy-file.ts';
 
 export const DOCTOR_HELP = `Usage: toolgate doctor [--policy FILE] [--json]
 
@@ -20,8 +21,14 @@ sandbox profile derived from it (writable, read-only and hidden paths,
 network) and what sandbox.os / sandbox.fallback will do.
 
 Without --policy, the policy in this directory (toolgate.yaml, .yml, .json)
-is used if there is one; otherwise the defaults of a policy without a
-sandbox section apply (os: required, fallback: refuse_tools).
+is used if there is one; otherwise the built-in default policy that
+\`toolgate run\` uses here (file and shell tools in this directory,
+sandbox.os: preferred). Only the tools the policy declares are reported: the
+file tools with an fs section, the shell tool with a shell section.
+
+The last line says OK only when every check passed; WARNING when the
+requirement is met but something failed (no OS sandbox, and the policy lets
+its tools run without one); NOT OK otherwise.
 
 Options:
   --policy FILE   the policy to check
@@ -32,7 +39,8 @@ Exit codes:
   0  the policy's sandbox requirement can be met (a sandbox works, or the
      policy accepts running without one: sandbox.os preferred or off)
   1  it cannot: toolgate would refuse to start (fallback fail_fast) or
-     refuse the file and shell tools (fallback refuse_tools)
+     refuse the file and shell tools (fallback refuse_tools); or this Node
+     is too old
   2  usage error
   3  the policy file is missing or invalid
 `;
@@ -43,10 +51,15 @@ const MINIMUM_NODE_MAJOR = 22;
 export interface DoctorDependencies {
   /** How the sandbox is found (tests inject an unavailable one). Default `detectSandbox`. */
   detectSandbox?: () => Promise<SandboxDetection>;
+  /** The Node version to judge (tests give an old one). Default `process.version`. */
+  nodeVersion?: string;
 }
 
 interface PolicyReport {
-  file: string;
+  /** The file, or null for the built-in default policy. */
+  file: string | null;
+  /** The built-in tools the policy declares, which the sandbox confines. */
+  tools: DeclaredTools;
   requirement: SandboxRequirement;
   decision: SandboxDecision | undefined;
   /** Set when the decision is to refuse to start (fallback fail_fast). */
@@ -73,31 +86,51 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
     return EXIT.ok;
   }
   const detection = await (dependencies.detectSandbox ?? (() => detectSandbox({ environment: io.env })))();
-  let policy: PolicyReport | undefined;
+  let policy: PolicyReport;
   const policyFile = values.policy ?? findPolicyFile(io.cwd);
-  if (policyFile !== undefined) {
-    try {
-      policy = await reportPolicy({ file: policyFile, io, detection });
-    } catch (error) {
-      if (!(error instanceof PolicyError)) throw error;
-      io.stderr.write(`toolgate doctor: ${error.message}\n`);
-      return EXIT.policy;
-    }
+  try {
+    // No policy file: what `toolgate run` would use here.
+    const loaded = policyFile === undefined ? builtInPolicy(io.cwd) : await loadPolicyOrExplain({ policy: policyFile, io });
+    policy = reportPolicy({ loaded, builtIn: policyFile === undefined, detection });
+  } catch (error) {
+    if (!(error instanceof PolicyError)) throw error;
+    io.stderr.write(`toolgate doctor: ${error.message}\n`);
+    return EXIT.policy;
   }
-  const withoutPolicy = policy === undefined ? decide({ requirementSection: undefined, detection }) : undefined;
-  const ok = policy !== undefined ? policy.failFast === undefined && policy.decision?.mode !== 'refuse-tools' : withoutPolicy!.ok;
-  const node = { version: process.version, ok: Number(process.versions.node.split('.')[0]) >= MINIMUM_NODE_MAJOR, minimum: MINIMUM_NODE_MAJOR };
+  const version = dependencies.nodeVersion ?? process.version;
+  const node = { version, ok: Number(version.replace(/^v/, '').split('.')[0]) >= MINIMUM_NODE_MAJOR, minimum: MINIMUM_NODE_MAJOR };
+  const confines = policy.tools.fs || policy.tools.shell;
+  const requirementMet = policy.failFast === undefined && (policy.decision?.mode !== 'refuse-tools' || !confines);
+  // Every check that failed, so that the last line never says OK after one.
+  const problems: string[] = [];
+  if (!node.ok) problems.push(`Node ${node.version} is too old: toolgate needs ${MINIMUM_NODE_MAJOR} or later`);
+  if (!requirementMet) problems.push('the policy\'s sandbox requirement cannot be met here');
+  const warnings: string[] = [];
+  if (!detection.available && requirementMet) {
+    warnings.push(confines ? `no OS sandbox here: the policy lets ${toolsPhrase(policy.tools)} run without one` : 'no OS sandbox here (the policy declares no file or shell tools for it to confine)');
+  }
+  const ok = problems.length === 0;
+  const status = !ok ? 'not_ok' : warnings.length > 0 ? 'warning' : 'ok';
   if (values.json) {
     const report = {
       ok,
+      status,
+      problems,
+      warnings,
       node,
       platform: `${process.platform} ${process.arch}`,
       sandbox: detection,
       helpers: { socat: 'not needed', ripgrep: 'not needed' },
-      policy:
-        policy === undefined
-          ? { file: null, requirement: sandboxRequirement(undefined), decision: withoutPolicy!.decision ?? null, failFast: withoutPolicy!.failFast ?? null }
-          : { file: policy.file, requirement: policy.requirement, decision: policy.decision ?? null, failFast: policy.failFast ?? null, profile: policy.profile, notes: policy.notes },
+      policy: {
+        file: policy.file,
+        builtIn: policy.file === null,
+        tools: policy.tools,
+        requirement: policy.requirement,
+        decision: policy.decision ?? null,
+        failFast: policy.failFast ?? null,
+        profile: policy.profile,
+        notes: policy.notes,
+      },
     };
     io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return ok ? EXIT.ok : 1;
@@ -108,28 +141,42 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
   lines.push(...describeDetection(detection));
   lines.push('socat, ripgrep not needed (toolgate drives bubblewrap itself, without a network proxy)');
   lines.push('');
-  if (policy === undefined) {
-    lines.push('Policy         none found (pass --policy FILE); a policy without a sandbox section means:');
-    lines.push(...describeRequirement(sandboxRequirement(undefined)));
-    lines.push(`  will          ${withoutPolicy!.failFast ?? describeDecision(withoutPolicy!.decision!)}`);
+  if (policy.file === null) {
+    lines.push(`Policy         none here: \`toolgate run\` uses its built-in default policy (\`toolgate init\` writes it to ${io.cwd}/toolgate.yaml, to change)`);
   } else {
     lines.push(`Policy         ${policy.file}`);
-    lines.push(...describeRequirement(policy.requirement));
-    lines.push(`  will          ${policy.failFast ?? describeDecision(policy.decision!)}`);
-    lines.push('', ...describeProfile(policy.profile), ...policy.notes.map((note) => `  note          ${note}`));
   }
-  lines.push('', ok ? 'OK: the policy\'s sandbox requirement can be met here.' : 'NOT OK: the policy\'s sandbox requirement cannot be met here (see above).');
+  lines.push(`  tools         ${confines ? `${toolsPhrase(policy.tools)} (the built-in tools it declares)` : 'no file or shell tools (the policy has neither an fs nor a shell section)'}`);
+  lines.push(...describeRequirement(policy.requirement));
+  lines.push(`  will          ${policy.failFast ?? describeDecision(policy.decision!, policy.tools)}`);
+  if (confines) lines.push('', ...describeProfile(policy.profile), ...policy.notes.map((note) => `  note          ${note}`));
+  lines.push('');
+  if (!ok) lines.push(`NOT OK: ${problems.join('; ')} (see above).`);
+  else if (warnings.length > 0) lines.push(`WARNING: ${warnings.join('; ')}. The policy's sandbox requirement is met (sandbox.os: ${policy.requirement.os}).`);
+  else lines.push('OK: the policy\'s sandbox requirement can be met here.');
   io.stdout.write(`${lines.join('\n')}\n`);
   return ok ? EXIT.ok : 1;
 }
 
-async function reportPolicy(options: { file: string; io: CliIo; detection: SandboxDetection }): Promise<PolicyReport> {
-  const loaded = await loadPolicyOrExplain({ policy: options.file, io: options.io });
+/** Which built-in tools a policy declares: the file tools with an fs section, the shell tool with a shell section. */
+interface DeclaredTools {
+  fs: boolean;
+  shell: boolean;
+}
+
+function toolsPhrase(tools: DeclaredTools): string {
+  if (tools.fs && tools.shell) return 'the file and shell tools';
+  return tools.fs ? 'the file tools' : 'the shell tool';
+}
+
+function reportPolicy(options: { loaded: LoadedPolicy; builtIn: boolean; detection: SandboxDetection }): PolicyReport {
+  const { loaded } = options;
   const section = loaded.policy.document.sandbox;
   const profile = sandboxProfileFromPolicy({ policy: loaded.policy, policyFile: loaded.path });
   const outcome = decide({ requirementSection: section, detection: options.detection });
   return {
-    file: loaded.path,
+    file: options.builtIn ? null : loaded.path,
+    tools: { fs: loaded.policy.document.fs !== undefined, shell: loaded.policy.document.shell !== undefined },
     requirement: sandboxRequirement(section),
     decision: outcome.decision,
     failFast: outcome.failFast,
@@ -139,15 +186,14 @@ async function reportPolicy(options: { file: string; io: CliIo; detection: Sandb
 }
 
 function decide(options: { requirementSection: Parameters<typeof sandboxRequirement>[0]; detection: SandboxDetection }): {
-  ok: boolean;
   decision: SandboxDecision | undefined;
   failFast: string | undefined;
 } {
   try {
     const decision = resolveSandboxPolicy({ sandbox: options.requirementSection, detection: options.detection });
-    return { ok: decision.mode !== 'refuse-tools', decision, failFast: undefined };
+    return { decision, failFast: undefined };
   } catch (error) {
-    if (error instanceof SandboxUnavailableError) return { ok: false, decision: undefined, failFast: `refuse to start: ${error.message}` };
+    if (error instanceof SandboxUnavailableError) return { decision: undefined, failFast: `refuse to start: ${error.message}` };
     throw error;
   }
 }
@@ -186,10 +232,14 @@ function describeRequirement(requirement: SandboxRequirement): string[] {
   ];
 }
 
-function describeDecision(decision: SandboxDecision): string {
-  if (decision.mode === 'sandboxed') return `run the file and shell tools; ${decision.reason}`;
-  if (decision.mode === 'unsandboxed') return `run the file and shell tools WITHOUT an OS sandbox: ${decision.reason}`;
-  return `start, but refuse the ${decision.refusedTools.join(' and ')} tools: ${decision.reason}`;
+/** What the run does with the tools the policy declares, and only those. */
+function describeDecision(decision: SandboxDecision, tools: DeclaredTools): string {
+  if (!tools.fs && !tools.shell) return 'start; there is nothing for the OS sandbox to confine';
+  const phrase = toolsPhrase(tools);
+  if (decision.mode === 'sandboxed') return `run ${phrase}; ${decision.reason}`;
+  if (decision.mode === 'unsandboxed') return `run ${phrase} WITHOUT an OS sandbox: ${decision.reason}`;
+  // The decision's own reason names both tool kinds; say which of them this policy has.
+  return `start, but refuse ${phrase}: ${decision.reason.replace(/^the file and shell tools are refused: /, '')}`;
 }
 
 function describeProfile(profile: SandboxProfile): string[] {
