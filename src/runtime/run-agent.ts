@@ -75,6 +75,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunSummar
     prompt: options.task,
     ...gated,
     ...(options.signal === undefined ? {} : { abortSignal: options.signal }),
+    // The AI SDK's default prints every stream error with console.error (a 130-line trace for a
+    // server that is down); the error reaches the caller below, which reports it.
+    onError: () => {},
   });
   options.onThinking?.();
   let stepText = '';
