@@ -242,7 +242,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     hint:
       'this MCP client cannot show an approval dialog (it does not support elicitation) and no terminal is attached. ' +
       'Approve with an MCP client that supports elicitation, run `toolgate mcp` from a terminal, ' +
-      'or decide in the policy: a rule such as `mcp.servers.<server>.tools.<tool>: allow`, or `mode:`',
+      `or decide in ${loaded.path}: a rule such as \`mcp.servers.<server>.tools.<tool>: allow\`, or the line \`mode: approve_all\``,
   });
 
   const core: GatewayCore = {
