@@ -12,7 +12,12 @@ import type { SseEvent, WireReply } from './provider-wire-server.ts';
 export interface WireToolCall {
   id: string;
   name: string;
-  args: Record<string, unknown>;
+  /** The arguments; a string is sent as it is (a model that writes broken JSON). */
+  args: Record<string, unknown> | string;
+}
+
+function argumentText(call: WireToolCall): string {
+  return typeof call.args === 'string' ? call.args : JSON.stringify(call.args);
 }
 
 export interface WireTurn {
@@ -59,7 +64,7 @@ export const openAIChat: WireFormat = {
     }
     (turn.toolCalls ?? []).forEach((call, index) => {
       events.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
-      for (const part of pieces(JSON.stringify(call.args))) events.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+      for (const part of pieces(argumentText(call))) events.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
     });
     events.push(chunk({}, turn.toolCalls === undefined ? 'stop' : 'tool_calls'));
     events.push({ data: { id: 'chatcmpl-872', object: 'chat.completion.chunk', created: CREATED, model: 'llama3.2', choices: [], usage: { prompt_tokens: 412, completion_tokens: 31, total_tokens: 443 } } });
@@ -95,7 +100,7 @@ export const openAIResponses: WireFormat = {
     for (const call of turn.toolCalls ?? []) {
       const item = { type: 'function_call', id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: '', status: 'in_progress' };
       events.push(event('response.output_item.added', { output_index: outputIndex, item }));
-      const args = JSON.stringify(call.args);
+      const args = argumentText(call);
       for (const part of pieces(args)) events.push(event('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta: part }));
       events.push(event('response.function_call_arguments.done', { item_id: item.id, output_index: outputIndex, arguments: args }));
       events.push(event('response.output_item.done', { output_index: outputIndex, item: { ...item, arguments: args, status: 'completed' } }));
@@ -137,7 +142,7 @@ export const anthropicMessages: WireFormat = {
     for (const call of turn.toolCalls ?? []) {
       events.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } }));
       events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } }));
-      for (const part of pieces(JSON.stringify(call.args))) events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } }));
+      for (const part of pieces(argumentText(call))) events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } }));
       events.push(event('content_block_stop', { index }));
       index++;
     }

@@ -105,6 +105,59 @@ describe.each(WIRE_FORMATS.map((format) => [format.provider, format] as const))(
     expect(server.requests[1]!.text).toContain('no one is here to approve it');
   });
 
+  it('two tool calls in one step both reach the gate, and both results go back under their own ids', async () => {
+    const root = project();
+    const server = await serve(format, [
+      {
+        text: 'Writing both.',
+        toolCalls: [
+          { id: 'call_a', name: 'write_file', args: { path: 'ws/a.txt', content: 'A\n' } },
+          { id: 'call_b', name: 'write_file', args: { path: 'ws/b.txt', content: 'B\n' } },
+        ],
+      },
+      { text: 'Both written.' },
+    ]);
+    const result = await runCli(['run', 'write a and b', '--model', MODEL[format.provider], '--approve-all'], { cwd: root, env: format.env(server.baseUrl) });
+    expect(result.code).toBe(0);
+    expect(readFileSync(path.join(root, 'ws', 'a.txt'), 'utf8')).toBe('A\n');
+    expect(readFileSync(path.join(root, 'ws', 'b.txt'), 'utf8')).toBe('B\n');
+    expect(result.stderr).toContain('2 tool calls: 0 allowed, 2 approved, 0 denied, 0 blocked');
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.text).toContain('call_a');
+    expect(server.requests[1]!.text).toContain('call_b');
+  });
+
+  it('arguments that are not JSON run nothing, and the model is told', async () => {
+    const root = project();
+    const server = await serve(format, [
+      { toolCalls: [{ id: 'call_bad', name: 'write_file', args: '{"path": "ws/notes.txt", "content": "pwned' }] },
+      { text: 'My arguments were broken.' },
+    ]);
+    const result = await runCli(['run', 'update the notes', '--model', MODEL[format.provider], '--approve-all'], { cwd: root, env: format.env(server.baseUrl) });
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+    expect(result.code).toBe(0);
+    expect(readFileSync(path.join(root, 'ws', 'notes.txt'), 'utf8')).toBe('old\n');
+    expect(result.stdout).toContain('My arguments were broken.');
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.text).toContain('call_bad');
+  });
+
+  it('a write outside the project is refused whatever the provider, and the model hears why', async () => {
+    const root = project();
+    const outside = path.join(path.dirname(root), `${path.basename(root)}-outside.txt`);
+    cleanups.push(() => rmSync(outside, { force: true }));
+    const server = await serve(format, [
+      { toolCalls: [{ id: 'call_out', name: 'write_file', args: { path: `../${path.basename(outside)}`, content: 'escaped\n' } }] },
+      { text: 'Refused, as expected.' },
+    ]);
+    const result = await runCli(['run', 'write outside', '--model', MODEL[format.provider], '--approve-all'], { cwd: root, env: format.env(server.baseUrl) });
+    expect(result.code).toBe(0);
+    expect(existsSync(outside)).toBe(false);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.text).toContain('call_out');
+    expect(server.requests[1]!.text).toContain('is outside every zone');
+  });
+
   it('a model error mid-stream ends the run with two lines and exit code 6; what was approved before stays done', async () => {
     const root = project();
     const server = await serve(format, [WRITE_THEN_REMOVE[0]!, { text: 'Now the next', streamError: { message: 'Overloaded', type: 'overloaded_error' } }]);
@@ -193,5 +246,19 @@ describe('a model that calls a tool it was never given', () => {
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.text).toContain('call_x');
+  });
+});
+
+describe('hostile text over the wire', () => {
+  it('escape sequences in streamed text and in tool arguments are shown, not obeyed', async () => {
+    const root = project();
+    const server = await serve(openAIChat, [
+      { text: 'Hi\u001b[2J\u001b]52;c;cHduZWQ=\u0007 there', toolCalls: [{ id: 'call_e', name: 'read_file', args: { path: 'ws/\u001b[31mnotes.txt' } }] },
+      { text: 'Done.' },
+    ]);
+    const result = await runCli(['run', 'read', '--model', 'openai-compatible:llama3.2'], { cwd: root, env: openAIChat.env(server.baseUrl) });
+    expect(result.code).toBe(0);
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/[\u001b\u0007\u009b]/);
+    expect(result.stdout).toContain('there');
   });
 });
