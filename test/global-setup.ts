@@ -1,6 +1,29 @@
-/** Runs once before the suite: says which Node runs it (toolgate needs >= 22). */
-export default function setup(): void {
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Runs once around the suite: says which Node runs it (toolgate needs >= 22),
+ * and gives the run its own temporary directory. Every test file's
+ * `os.tmpdir()` (and every process they start) is under it, so whatever a
+ * test forgets to remove, or leaves behind when it fails or times out, goes
+ * with the run instead of piling up in /tmp.
+ */
+export default function setup(): () => void {
   const major = Number(process.versions.node.split('.')[0]);
   process.stdout.write(`toolgate tests on Node ${process.version}\n`);
   if (major < 22) throw new Error(`toolgate needs Node >= 22, the tests run on ${process.version}: run them through npm (npm test), which uses the pinned node devDependency`);
+  const previous = process.env.TMPDIR;
+  // Workers are started after this and inherit the environment.
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-tests-'));
+  process.env.TMPDIR = directory;
+  return () => {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+    try {
+      rmSync(directory, { recursive: true, force: true, maxRetries: 3 });
+    } catch (error) {
+      process.stderr.write(`could not remove the tests' temporary directory ${directory}: ${(error as Error).message}\n`);
+    }
+  };
 }
