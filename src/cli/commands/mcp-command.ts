@@ -107,7 +107,10 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   announcePolicy({ loaded, origin: values.policy === undefined ? 'found' : 'flag', cwd: io.cwd, env: io.env, write: (text) => io.stderr.write(text), record: true });
   const log = (line: string) => void io.stderr.write(`toolgate mcp: ${line}\n`);
   if (Object.keys(loaded.policy.document.mcp?.servers ?? {}).length === 0) {
-    io.stderr.write(`toolgate mcp: ${loaded.path} names no MCP servers: add them under mcp.servers (command + args, or url)\n`);
+    io.stderr.write(
+      `toolgate mcp: ${loaded.path} names no MCP servers: add them under mcp.servers, for example these lines:\n` +
+        'mcp:\n  servers:\n    files: { command: npx, args: ["-y", "@modelcontextprotocol/server-filesystem", "."] }\n',
+    );
     return EXIT.policy;
   }
   const terminal: ControllingTerminal | undefined = values.terminal ? openControllingTerminal() : undefined;

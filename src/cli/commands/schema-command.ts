@@ -7,6 +7,9 @@ export const SCHEMA_HELP = `Usage: toolgate schema
 Prints the JSON Schema of the policy file. Point your editor at it for
 completion and checking, e.g. with the YAML language server:
   # yaml-language-server: $schema=./toolgate.schema.json
+
+Options:
+  -h, --help   this help
 `;
 
 /** `toolgate schema`: the policy file's JSON Schema on stdout. */
