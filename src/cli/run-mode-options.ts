@@ -19,10 +19,11 @@ export const RUN_MODE_OPTIONS = {
 export function runModeHelp(width: number): string {
   const line = (flag: string, text: string) => `  ${flag.padEnd(width)} ${text}`;
   return [
-    line('--mode MODE', 'interactive | approve_all | strict | auto_deny (overrides the policy\'s mode:)'),
-    line('--approve-all', 'the same as --mode approve_all: approve every ask (blocks still block)'),
-    line('--strict', 'the same as --mode strict: deny every required ask'),
-    line('--auto-deny', 'the same as --mode auto_deny: deny every ask'),
+    line('--mode MODE', 'interactive | approve_all | strict | auto_deny'),
+    line('', "(default: the policy's mode:, else interactive)"),
+    line('--approve-all', '--mode approve_all: approve every ask (blocks still block)'),
+    line('--strict', '--mode strict: deny every required ask'),
+    line('--auto-deny', '--mode auto_deny: deny every ask'),
   ].join('\n');
 }
 

@@ -42,7 +42,8 @@ model sees), [v] view all, [e] edit the arguments.
 Options:
   --policy FILE      the policy (default: ./toolgate.yaml, else a built-in policy
                      that confines the agent to this directory and asks before
-                     every write and shell command)
+                     every write and shell command; \`toolgate init\` writes it
+                     out as a commented toolgate.yaml to change)
   --model ID         openai:MODEL | anthropic:MODEL | openai-compatible:MODEL |
                      script:FILE (default: $TOOLGATE_MODEL, else openai:gpt-4o
                      when OPENAI_API_KEY is set, else anthropic:claude-sonnet-4-5
