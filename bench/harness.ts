@@ -21,9 +21,24 @@ export interface BenchRow {
   ratio: number | null;
   baseline: string | null;
   ratio_meaning?: string;
-  target?: string;
+  /** What the row must reach, or null for rows that only inform; `met` says whether it did (null without a target). */
+  target?: string | null;
   met?: boolean | null;
+  /**
+   * How far apart the repetitions behind the targeted figure were: the lowest
+   * and highest per-repetition value of `of` (the figure the target is about),
+   * over `repetitions` interleaved repetitions. A miss within the spread of a
+   * met row is noise; outside it, it is not.
+   */
+  spread?: Spread | null;
   note?: string;
+}
+
+export interface Spread {
+  of: string;
+  low: number;
+  high: number;
+  repetitions: number;
 }
 
 export interface BenchSuite {
@@ -35,6 +50,8 @@ export interface LatencyStats {
   p50_us: number;
   p99_us: number;
   ops_per_s: number;
+  /** Per repetition, in order: the figures the medians above were taken of. */
+  repetitions?: { p50_us: number[]; p99_us: number[]; ops_per_s: number[] };
 }
 
 /**
@@ -69,7 +86,23 @@ export async function measure(options: {
     p99s.push(percentile(sorted, 0.99) * 1000);
     rates.push((iterations / elapsed) * 1000);
   }
-  return { p50_us: median(p50s), p99_us: median(p99s), ops_per_s: median(rates) };
+  return { p50_us: median(p50s), p99_us: median(p99s), ops_per_s: median(rates), repetitions: { p50_us: p50s, p99_us: p99s, ops_per_s: rates } };
+}
+
+/**
+ * The spread of a targeted figure over its repetitions (lowest and highest).
+ *
+ * @example
+ * spreadOf({ of: 'p50 us', values: stats.repetitions!.p50_us }) // { of: 'p50 us', low: 18.2, high: 21.4, repetitions: 5 }
+ */
+export function spreadOf(options: { of: string; values: readonly number[]; digits?: number }): Spread | null {
+  if (options.values.length === 0) return null;
+  return {
+    of: options.of,
+    low: round(Math.min(...options.values), options.digits ?? 3)!,
+    high: round(Math.max(...options.values), options.digits ?? 3)!,
+    repetitions: options.values.length,
+  };
 }
 
 /**
@@ -77,6 +110,11 @@ export async function measure(options: {
  * call (for operations far below a microsecond, where timer cost dominates).
  */
 export async function measureThroughput(options: { fn: (index: number) => unknown; iterations: number; repetitions?: number }): Promise<number> {
+  return median(await measureThroughputRepetitions(options));
+}
+
+/** `measureThroughput`'s rate of each repetition, in order. */
+export async function measureThroughputRepetitions(options: { fn: (index: number) => unknown; iterations: number; repetitions?: number }): Promise<number[]> {
   const rates: number[] = [];
   for (let index = 0; index < Math.min(options.iterations, 10_000); index++) await options.fn(index);
   for (let repetition = 0; repetition < (options.repetitions ?? 5); repetition++) {
@@ -87,7 +125,7 @@ export async function measureThroughput(options: { fn: (index: number) => unknow
     }
     rates.push((options.iterations / (performance.now() - started)) * 1000);
   }
-  return median(rates);
+  return rates;
 }
 
 export function percentile(sorted: ArrayLike<number>, fraction: number): number {

@@ -1,14 +1,17 @@
 /**
- * `npm run bench [-- --quick] [-- --only SUITE,...]`: runs every benchmark suite,
- * prints one table, and writes it as markdown and JSON under bench/results/
- * (latest.* and a dated copy) with the Node version, CPU and date.
- * Benchmarks are never tests: nothing here fails the build on a missed target.
+ * `npm run bench [-- --quick] [-- --only SUITE,...] [-- --check]`: runs every
+ * benchmark suite, prints one table, and writes it as markdown and JSON under
+ * bench/results/ (latest.* and a dated copy) with the Node version, CPU and
+ * date. Every row carries `target` and `met` (null when it has no target).
+ * With `--check` the process exits 1 when a row with a target missed it, and
+ * prints those rows; without it, a miss is reported in the table only.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { BenchRow, BenchSuite } from './harness.ts';
+import type { BenchRow, BenchSuite, Spread } from './harness.ts';
 
 /** Loaded one at a time, so a suite's dependencies (Cedar, SQLite...) load only when it runs. */
 const SUITES: { name: string; load: () => Promise<BenchSuite> }[] = [
@@ -23,8 +26,13 @@ const SUITES: { name: string; load: () => Promise<BenchSuite> }[] = [
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { quick: { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' } },
+  options: { quick: { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' }, check: { type: 'boolean' }, suite: { type: 'string', multiple: true } },
 });
+// `--suite FILE`: one more suite from a module whose default export is a BenchSuite (tests of --check use it).
+for (const file of values.suite ?? []) {
+  const suite = ((await import(pathToFileURL(path.resolve(file)).href)) as { default: BenchSuite }).default;
+  SUITES.push({ name: suite.name, load: async () => suite });
+}
 const quick = values.quick === true;
 const only = values.only?.split(',');
 const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
@@ -37,7 +45,7 @@ try {
     const suite = await entry.load();
     process.stderr.write(`bench: ${suite.name}...\n`);
     const suiteStarted = Date.now();
-    rows.push(...(await suite.run({ quick, scratch })));
+    for (const row of await suite.run({ quick, scratch })) rows.push({ ...row, target: row.target ?? null, met: row.target === undefined || row.target === null ? null : row.met === true, spread: row.spread ?? null });
     process.stderr.write(`bench: ${suite.name} done in ${((Date.now() - suiteStarted) / 1000).toFixed(1)} s\n`);
   }
 } finally {
@@ -61,19 +69,33 @@ for (const name of ['latest', stamp]) {
   writeFileSync(path.join(out, `${name}${quick ? '-quick' : ''}.md`), `${markdown}\n`);
   writeFileSync(path.join(out, `${name}${quick ? '-quick' : ''}.json`), `${JSON.stringify({ machine, rows }, null, 2)}\n`);
 }
+const missed = rows.filter((row) => row.met === false);
+if (values.check === true) {
+  if (missed.length > 0) {
+    process.stderr.write(`bench --check: ${missed.length} row${missed.length === 1 ? '' : 's'} missed ${missed.length === 1 ? 'its target' : 'their targets'}:\n`);
+    for (const row of missed) process.stderr.write(`  ${row.suite} | ${row.case} | target ${row.target} | p50 ${row.p50_us} µs, p99 ${row.p99_us} µs, ratio ${row.ratio ?? '-'}${row.spread ? ` | ${spreadText(row.spread)}` : ''}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stderr.write(`bench --check: every one of ${rows.filter((row) => row.met === true).length} targets met\n`);
+  }
+}
+
+function spreadText(spread: Spread): string {
+  return `${spread.of} ${spread.low}–${spread.high} over ${spread.repetitions}`;
+}
 
 function toMarkdown(table: BenchRow[], info: typeof machine): string {
   const format = (value: number | null | undefined) => (value === null || value === undefined ? '' : value >= 1000 ? Math.round(value).toLocaleString('en-US') : String(value));
   const lines = [
     `toolgate benchmarks — ${info.date} — Node ${info.node} — ${info.cpu} — ${info.platform}${info.quick ? ' — quick' : ''}`,
     '',
-    '| suite | case | p50 µs | p99 µs | ops/s | ratio | vs (same run) | target | met |',
-    '|---|---|---:|---:|---:|---:|---|---|---|',
+    '| suite | case | p50 µs | p99 µs | ops/s | ratio | vs (same run) | target | met | spread (min–max of the targeted figure) |',
+    '|---|---|---:|---:|---:|---:|---|---|---|---|',
   ];
   for (const row of table) {
     const met = row.met === undefined || row.met === null ? '' : row.met ? 'yes' : 'no';
     const ratio = row.ratio === null ? '' : `${row.ratio}${row.ratio_meaning ? ` (${row.ratio_meaning})` : ''}`;
-    lines.push(`| ${row.suite} | ${row.case}${row.note ? ` — ${row.note}` : ''} | ${format(row.p50_us)} | ${format(row.p99_us)} | ${format(row.ops_per_s)} | ${ratio} | ${row.baseline ?? ''} | ${row.target ?? ''} | ${met} |`);
+    lines.push(`| ${row.suite} | ${row.case}${row.note ? ` — ${row.note}` : ''} | ${format(row.p50_us)} | ${format(row.p99_us)} | ${format(row.ops_per_s)} | ${ratio} | ${row.baseline ?? ''} | ${row.target ?? ''} | ${met} | ${row.spread ? spreadText(row.spread) : ''} |`);
   }
   return lines.join('\n');
 }

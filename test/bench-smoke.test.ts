@@ -1,9 +1,10 @@
 /**
- * Benchmarks are not tests: this only checks that `npm run bench -- --quick`
- * completes and reports every suite. No figure is asserted here.
+ * Benchmarks are not tests: this checks that `npm run bench -- --quick`
+ * completes and reports every suite, and that `--check` fails the process on
+ * a missed target (with a suite of fixed rows). No real figure is asserted here.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,5 +21,56 @@ describe('npm run bench -- --quick', () => {
     expect(new Set(report.rows.map((row) => row.suite))).toEqual(new Set(['decisions', 'fingerprint', 'audit', 'fs', 'mcp', 'shell', 'ai-sdk']));
     expect(report.machine.node).toBe(process.version);
     expect(readFileSync(path.join(out, 'latest-quick.md'), 'utf8')).toContain('| suite | case |');
+    // Every row says whether it has a target and whether it met it, and each targeted row has its spread.
+    for (const row of report.rows as Record<string, unknown>[]) {
+      expect(row).toHaveProperty('target');
+      expect(row).toHaveProperty('met');
+      expect(row.met === null).toBe(row.target === null);
+      if (row.target !== null) expect(row.spread, `${String(row.case)} has no spread`).toMatchObject({ repetitions: expect.any(Number) });
+    }
   }, 320_000);
+});
+
+describe('npm run bench -- --check', () => {
+  /** Runs the bench on one fixed suite: rows with and without targets, `met` as given. */
+  function runFixedSuite(rows: { case: string; target?: string; met?: boolean }[], extra: string[] = ['--check']) {
+    const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-check-'));
+    const suiteFile = path.join(directory, 'fixed-suite.ts');
+    const full = rows.map((row) => ({ suite: 'fixed', p50_us: 10, p99_us: 20, ops_per_s: 100, ratio: 1.2, baseline: null, ...row }));
+    writeFileSync(suiteFile, `export default { name: 'fixed', async run() { return ${JSON.stringify(full)}; } };\n`);
+    const result = spawnSync(path.join(ROOT, 'node_modules/.bin/node'), ['bench/run.ts', '--suite', suiteFile, '--only', 'fixed', '--out', directory, ...extra], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    return { ...result, report: JSON.parse(readFileSync(path.join(directory, 'latest.json'), 'utf8')) as { rows: Record<string, unknown>[] } };
+  }
+
+  it('exits non-zero and prints the rows that missed their targets', () => {
+    const result = runFixedSuite([
+      { case: 'informative row' },
+      { case: 'fast enough', target: 'x <= 2', met: true },
+      { case: 'too slow', target: 'x <= 1.1', met: false },
+    ]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('1 row missed its target');
+    expect(result.stderr).toContain('too slow');
+    expect(result.stderr).not.toContain('fast enough');
+    expect(result.report.rows.map((row) => [row.case, row.target, row.met])).toEqual([
+      ['informative row', null, null],
+      ['fast enough', 'x <= 2', true],
+      ['too slow', 'x <= 1.1', false],
+    ]);
+  });
+
+  it('exits 0 when every target is met, and a row with a target but no verdict counts as missed', () => {
+    const met = runFixedSuite([{ case: 'fast enough', target: 'x <= 2', met: true }, { case: 'informative row' }]);
+    expect(met.status, met.stderr).toBe(0);
+    expect(met.stderr).toContain('every one of 1 targets met');
+    const undecided = runFixedSuite([{ case: 'no verdict', target: 'x <= 2' }]);
+    expect(undecided.status).toBe(1);
+    expect(undecided.stderr).toContain('no verdict');
+  });
+
+  it('reports a miss without failing when --check is not given', () => {
+    const result = runFixedSuite([{ case: 'too slow', target: 'x <= 1.1', met: false }], []);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('| too slow | 10 | 20 | 100 | 1.2 |');
+  });
 });

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { gateTools } from '../../src/adapters/ai-sdk/gate-tools.ts';
 import { createGate } from '../../src/core/gate.ts';
 import { normalizePolicy } from '../../src/core/policy/normalize-policy.ts';
-import { median, percentile, round, type BenchRow, type BenchSuite } from '../harness.ts';
+import { median, percentile, round, spreadOf, type BenchRow, type BenchSuite } from '../harness.ts';
 
 /** Tool calls per run: one per step, then a final text step. */
 const CALLS = 50;
@@ -114,6 +114,14 @@ export const aiSdkSuite: BenchSuite = {
       const base = times.get('ungated')!;
       return median(own.map((time, index) => time / base[index]!));
     };
+    // The spread: the same paired median over consecutive blocks of rounds (each an independent repetition).
+    const blockRatios = (name: string) => {
+      const own = times.get(name)!;
+      const base = times.get('ungated')!;
+      const blocks = 5;
+      const size = Math.floor(own.length / blocks);
+      return Array.from({ length: blocks }, (_, block) => median(own.slice(block * size, (block + 1) * size).map((time, index) => time / base[block * size + index]!)));
+    };
     const rows: BenchRow[] = [];
     for (const variant of variants) {
       const own = stats(variant.name);
@@ -132,6 +140,7 @@ export const aiSdkSuite: BenchSuite = {
       if (variant.name.startsWith('gated')) {
         row.target = 'gated loop <= 1.05x ungated';
         row.met = ratio !== null && ratio <= 1.05;
+        row.spread = spreadOf({ of: 'ratio of blocks of rounds', values: blockRatios(variant.name) });
       }
       rows.push(row);
     }

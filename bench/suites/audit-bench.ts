@@ -3,7 +3,7 @@ import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { createAuditLog, type AuditLog, type AuditLogFileSystem } from '../../src/audit/audit-log.ts';
 import { AUDIT_SCHEMA_VERSION, type AuditEntry } from '../../src/core/audit-entry.ts';
-import { measure, median, round, type BenchRow, type BenchSuite, type LatencyStats } from '../harness.ts';
+import { measure, median, round, spreadOf, type BenchRow, type BenchSuite, type LatencyStats } from '../harness.ts';
 
 const BASELINE = 'raw writeSync + fdatasyncSync per record';
 const WRITERS = 64;
@@ -77,6 +77,7 @@ async function runSuite(directory: string, quick: boolean): Promise<BenchRow[]> 
       ratio_meaning: 'durable records/s, audit log / raw (higher is better)',
       target: 'audit >= 50% of raw fsync rate',
       met: ratio >= 0.5,
+      spread: spreadOf({ of: 'rate ratio', values: rates.map((rate) => rate / raw.ops_per_s), digits: 2 }),
       note: `${round(recordsPerSync, 1)} records per fdatasync`,
     },
     {

@@ -6,7 +6,7 @@ import { normalizePolicy } from '../../src/core/policy/normalize-policy.ts';
 import type { ToolCall } from '../../src/core/types.ts';
 import { createFsTools } from '../../src/tools/fs/create-fs-tools.ts';
 import { zonesFromPolicy } from '../../src/tools/fs/zones.ts';
-import { measure, round, type BenchRow, type BenchSuite } from '../harness.ts';
+import { measure, round, spreadOf, type BenchRow, type BenchSuite } from '../harness.ts';
 
 /**
  * The filesystem decision: `gate.evaluate` of `read_file` (allow) and
@@ -59,6 +59,7 @@ export const fsSuite: BenchSuite = {
       ratio_meaning: 'p50 latency, toolgate / realpath (lower is better)',
       target: `fs decision p50 <= ${target_us} us`,
       met: stats.p50_us <= target_us,
+      spread: spreadOf({ of: 'p50 µs', values: stats.repetitions!.p50_us }),
     });
     return [
       { suite: 'fs', case: 'fs.promises.realpath (4 levels deep)', p50_us: round(baseline.p50_us), p99_us: round(baseline.p99_us), ops_per_s: Math.round(baseline.ops_per_s), ratio: null, baseline: null },
