@@ -42,13 +42,42 @@ export function createToolResultCheck(options: { server: string }) {
     check(call: { tool: string; result: Record<string, unknown>; what: string }): void {
       const malformed = (why: string) =>
         new UpstreamError({ code: 'MCP_UPSTREAM_FAILED', server, message: `MCP server ${JSON.stringify(server)} sent a malformed response to ${call.what}: ${why}` });
-      const parsed = CallToolResultSchema.safeParse(call.result);
-      if (!parsed.success) throw malformed(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'result'}: ${issue.message}`).join('; '));
+      let result: { isError?: boolean | undefined; structuredContent?: unknown } = call.result;
+      if (!isPlainTextResult(call.result)) {
+        const parsed = CallToolResultSchema.safeParse(call.result);
+        if (!parsed.success) throw malformed(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'result'}: ${issue.message}`).join('; '));
+        result = parsed.data;
+      }
       const validator = validators.get(call.tool);
-      if (validator === undefined || parsed.data.isError === true) return;
-      if (parsed.data.structuredContent === undefined) throw malformed('the tool has an output schema but the result has no structuredContent');
-      const verdict = validator.validate(parsed.data.structuredContent);
+      if (validator === undefined || result.isError === true) return;
+      if (result.structuredContent === undefined) throw malformed('the tool has an output schema but the result has no structuredContent');
+      const verdict = validator.validate(result.structuredContent);
       if (!verdict.valid) throw malformed(`structuredContent does not match the tool's output schema (${verdict.errorMessage})`);
     },
   };
+}
+
+const PLAIN_RESULT_KEYS = new Set(['content', 'isError', 'structuredContent']);
+
+/**
+ * The shape most results have, checked by hand: text blocks (`type` and
+ * `text` only), an optional boolean `isError` and an optional object
+ * `structuredContent`, nothing else. Everything it accepts,
+ * `CallToolResultSchema` accepts too; anything else (images, resources,
+ * annotations, `_meta`) goes to the schema. The schema costs a forwarded
+ * call more than the rest of the gateway's own work.
+ */
+function isPlainTextResult(result: Record<string, unknown>): boolean {
+  for (const key in result) if (!PLAIN_RESULT_KEYS.has(key)) return false;
+  const { content, isError, structuredContent } = result;
+  if (!Array.isArray(content)) return false;
+  if (isError !== undefined && typeof isError !== 'boolean') return false;
+  if (structuredContent !== undefined && (typeof structuredContent !== 'object' || structuredContent === null || Array.isArray(structuredContent))) return false;
+  for (const block of content) {
+    if (typeof block !== 'object' || block === null || Array.isArray(block)) return false;
+    const record = block as Record<string, unknown>;
+    if (record.type !== 'text' || typeof record.text !== 'string') return false;
+    for (const key in record) if (key !== 'type' && key !== 'text') return false;
+  }
+  return true;
 }

@@ -33,7 +33,7 @@ export interface CallRecords {
   hasRun(toolCallId: string): boolean;
 }
 
-/** Past this many open records the oldest are forgotten: a forgotten record only means refusing. */
+/** Past this many open records the oldest are forgotten (at least half this many are kept): a forgotten record only means refusing. */
 const DEFAULT_MAX_RECORDS = 10_000;
 
 /**
@@ -45,35 +45,59 @@ const DEFAULT_MAX_RECORDS = 10_000;
  */
 export function createCallRecords(options: { maxEntries?: number } = {}): CallRecords {
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_RECORDS;
-  const open = new Map<string, CallRecord>();
-  const edits = new Map<string, { args: unknown }>();
-  const ran = new Map<string, true>();
-
-  function bounded<Value>(map: Map<string, Value>, key: string, value: Value): void {
-    map.delete(key);
-    map.set(key, value);
-    if (map.size > maxEntries) map.delete(map.keys().next().value as string);
-  }
+  const open = createBoundedMap<CallRecord>(maxEntries);
+  const edits = createBoundedMap<{ args: unknown }>(maxEntries);
+  const ran = createBoundedMap<true>(maxEntries);
 
   return {
     set: (record) => {
       // A call that ran is never armed again (a retried resume racing the first).
       if (ran.has(record.toolCallId)) return;
       edits.delete(record.toolCallId);
-      bounded(open, record.toolCallId, record);
+      open.set(record.toolCallId, record);
     },
     get: (toolCallId) => open.get(toolCallId),
     consume(toolCallId) {
       const record = open.get(toolCallId);
       if (record === undefined) return false;
       open.delete(toolCallId);
-      bounded(ran, toolCallId, true);
+      ran.set(toolCallId, true);
       if (sameArguments(record.authorization.args, record.modelArgs)) return false;
-      bounded(edits, toolCallId, { args: record.authorization.args });
+      edits.set(toolCallId, { args: record.authorization.args });
       return true;
     },
     editOf: (toolCallId) => edits.get(toolCallId),
     hasRun: (toolCallId) => ran.has(toolCallId),
+  };
+}
+
+/**
+ * A map that keeps between `maxEntries / 2` and `maxEntries` of the most
+ * recently set keys, in two generations: when the young one is full it
+ * becomes the old one and the old one is dropped. Every operation is O(1);
+ * evicting one oldest key at a time from a single Map is not (V8 skips the
+ * deleted slots at its front on every eviction), and a gated set that lives
+ * for many calls would pay that on each one.
+ */
+function createBoundedMap<Value>(maxEntries: number) {
+  const half = Math.max(1, Math.floor(maxEntries / 2));
+  let young = new Map<string, Value>();
+  let old = new Map<string, Value>();
+  return {
+    get: (key: string): Value | undefined => young.get(key) ?? old.get(key),
+    has: (key: string): boolean => young.has(key) || old.has(key),
+    set(key: string, value: Value): void {
+      old.delete(key);
+      young.set(key, value);
+      if (young.size >= half) {
+        old = young;
+        young = new Map();
+      }
+    },
+    delete(key: string): void {
+      young.delete(key);
+      old.delete(key);
+    },
   };
 }
 

@@ -97,13 +97,18 @@ export function gateTools<TOOLS extends ToolSet>(options: GateToolsOptions<TOOLS
     // Otherwise the gate's registration wins for AI SDK tools: it may declare richer approval semantics.
     tools[name] = wrapTool({ name, tool: entry, builtin, state });
   }
-  const stopOnDenial: StopCondition<any, any> = () => state.stoppedBy !== undefined;
   const own = options.stopWhen === undefined ? [stepCountIs(20)] : Array.isArray(options.stopWhen) ? options.stopWhen : [options.stopWhen];
+  // One condition, not one more in the list: the SDK awaits every condition of the list after every step.
+  const stopOnDenialOrOwn: StopCondition<any, any> = (stepOptions) => {
+    if (state.stoppedBy !== undefined) return true;
+    if (own.length === 1) return own[0]!(stepOptions);
+    return Promise.all(own.map((condition) => condition(stepOptions))).then((results) => results.some(Boolean));
+  };
   const gated: GatedTools<TOOLS> = {
     tools: tools as TOOLS,
     toolApproval: createGateToolApproval(state),
     experimental_toolApprovalSecret: state.secret,
-    stopWhen: [...own, stopOnDenial],
+    stopWhen: [stopOnDenialOrOwn],
   };
   attachState(gated, state);
   return gated;
