@@ -218,6 +218,7 @@ describe('terminal approver: non-interactive input', () => {
     harness.useTerminal({ isTTY: false });
     const decision = await harness.approver().askGroup!([presentedRequest(), presentedRequest({ tool: 'shell' })], { signal: new AbortController().signal });
     expect(decision).toMatchObject({ approved: false, automatic: true });
+    expect((decision as { reason: string }).reason).toMatch(/^the batch of 2 requests \(write_file, shell\) needs approval, but no one is here/);
   });
 });
 

@@ -98,7 +98,9 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
   async function decide(plan: PromptPlan, first: PresentedRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     if (options.input.isTTY !== true) {
       // Never read answers from a pipe: whatever feeds it may be the model's own output.
-      const decision = await nonInteractive.ask({ ...first, tool: plan.subject }, { signal });
+      // "the batch of 2 requests (write_file, shell) needs approval": the model reads it as the denial's reason.
+      const subject = plan.actions === GROUP_ACTIONS ? `the batch of ${plan.subject}` : plan.subject;
+      const decision = await nonInteractive.ask({ ...first, tool: subject }, { signal });
       output.write(renderDecisionLine({ outcome: decision, color: layout().color }));
       return decision;
     }
