@@ -81,6 +81,39 @@ describe('toolgate run asks on the terminal the prompt is shown on', () => {
     }
   });
 
+  it('answers never come from the pipe: piped "y" lines are the task, and the keyboard still decides', async () => {
+    const root = project();
+    const terminal = startTmuxSession({
+      cwd: root,
+      command: `printf 'y\\ny\\na\\n' | ${CLI} run --model script:script.yaml; echo EXIT=$?; sleep 30`,
+      env: { NO_COLOR: '1', TOOLGATE_STATE_HOME: stateHome() },
+    });
+    try {
+      await terminal.waitFor(PROMPT);
+      terminal.send('n');
+      await terminal.waitFor(/reason for the model/);
+      terminal.send('Enter');
+      const final = await terminal.waitFor(/EXIT=\d+/);
+      expect(final).toContain('✗ denied');
+      expect(final).toContain('1 denied');
+      expect(existsSync(path.join(root, 'notes.txt'))).toBe(false);
+    } finally {
+      terminal.close();
+    }
+  });
+
+  it('in a terminal, `run` without a task stops at once with how to give one (it does not wait on stdin)', async () => {
+    const root = project();
+    const terminal = startTmuxSession({ cwd: root, command: `${CLI} run --model script:script.yaml; echo EXIT=$?; sleep 30`, env: { NO_COLOR: '1', TOOLGATE_STATE_HOME: stateHome() } });
+    try {
+      const final = await terminal.waitFor(/EXIT=\d+/, 10_000);
+      expect(final).toContain('give a task: toolgate run "what the agent should do", or on stdin: echo "what the agent should do" | toolgate run');
+      expect(final).toContain('EXIT=2');
+    } finally {
+      terminal.close();
+    }
+  });
+
   it('without bubblewrap the run says once what it cannot do and how to install it, and still asks', async () => {
     const root = project();
     const terminal = startTmuxSession({
