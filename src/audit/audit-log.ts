@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { AuditEntry, AuditSink } from '../core/audit-entry.ts';
@@ -45,6 +46,8 @@ export interface AuditLogOptions {
 
 interface PendingRecord {
   line: string;
+  /** Someone acts once the line is written (`recordInStages`), not only once it is durable. */
+  stagedWaiter: boolean;
   written(): void;
   resolve(): void;
   reject(error: unknown): void;
@@ -89,10 +92,14 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
   let closing: Promise<void> | undefined;
 
   function record(entry: AuditEntry): Promise<void> {
-    return recordInStages(entry).durable;
+    return stage(entry, false).durable;
   }
 
   function recordInStages(entry: AuditEntry): AuditRecordStages {
+    return stage(entry, true);
+  }
+
+  function stage(entry: AuditEntry, stagedWaiter: boolean): AuditRecordStages {
     if (closing !== undefined) {
       return failedStages(
         new ToolgateError({ code: 'AUDIT_WRITE_FAILED', message: `the audit log ${logPath} is closed; open a new one with createAuditLog to keep recording` }),
@@ -120,6 +127,7 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     const durable = new Promise<void>((resolve, reject) => {
       queued.records.push({
         line: text,
+        stagedWaiter,
         written: markWritten,
         resolve,
         reject(error) {
@@ -158,10 +166,20 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     let failure: ToolgateError | undefined;
     try {
       const current = await openFile();
-      for (const chunk of chunks(batch.records)) await writeFully(current.handle, Buffer.from(chunk));
+      for (const chunk of chunks(batch.records)) {
+        // The log's own file system writes synchronously: appending a batch to the page cache takes
+        // microseconds, a round trip through the thread pool far longer, and the caller waits for it.
+        if (fileSystem === defaultFileSystem) writeFullySync(current.handle.fd, Buffer.from(chunk));
+        else await writeFully(current.handle, Buffer.from(chunk));
+      }
       // In the file now: whoever acts on that (forwarding a call) may go ahead while the sync runs.
       for (const pending of batch.records) pending.written();
-      if (fsync && current.sync) await current.handle.datasync();
+      if (fsync && current.sync) {
+        // Handing the sync to the thread pool holds this thread for tens of microseconds: let whoever
+        // waited for the write (a call being forwarded) go first, and sync while they wait on others.
+        if (batch.records.some((pending) => pending.stagedWaiter)) await new Promise((resolve) => setImmediate(resolve));
+        await current.handle.datasync();
+      }
     } catch (error) {
       failure = writeFailed(error);
       // The next batch reopens, which also repairs a line this one may have torn.
@@ -288,6 +306,15 @@ function* chunks(records: readonly PendingRecord[]): Generator<string> {
     length += pending.line.length;
   }
   if (length > 0) yield parts.join('');
+}
+
+function writeFullySync(descriptor: number, buffer: Buffer): void {
+  let offset = 0;
+  while (offset < buffer.length) {
+    const bytesWritten = writeSync(descriptor, buffer, offset, buffer.length - offset);
+    if (bytesWritten <= 0) throw new Error('the write made no progress');
+    offset += bytesWritten;
+  }
 }
 
 async function writeFully(handle: FileHandle, buffer: Buffer): Promise<void> {
