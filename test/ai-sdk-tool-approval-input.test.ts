@@ -194,7 +194,7 @@ describe('a needsApproval that misbehaves denies, never allows', () => {
     const gated = gateTools({ tools, gate: gate({ tools: { pay: 'allow' }, check_timeout: '100ms' }), context: { sessionId: 's1' }, resolve: 'deferred' });
     const started = performance.now();
     const result = await generateText({ model: payModel().model, messages: START, toolsContext: TOOLS_CONTEXT, ...gated });
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(performance.now() - started).toBeLessThan(20_000);
     expect(signal?.aborted).toBe(true);
     expect(ran).toEqual([]);
     expect(result.text).toMatch(/did not answer within 100 ms; blocked to fail closed/);
@@ -220,7 +220,7 @@ describe('a needsApproval that misbehaves denies, never allows', () => {
     const gated = gateTools({ tools, gate: gate({ tools: { pay: 'allow' }, check_timeout: '30s' }), context: { sessionId: 's1' }, resolve: 'deferred', signal: cancel.signal });
     const started = performance.now();
     const result = await generateText({ model: payModel().model, messages: START, toolsContext: TOOLS_CONTEXT, ...gated });
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(performance.now() - started).toBeLessThan(20_000);
     expect(signal?.aborted).toBe(true);
     expect(ran).toEqual([]);
     expect(result.text).toMatch(/run cancelled; blocked to fail closed/);

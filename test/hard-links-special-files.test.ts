@@ -121,8 +121,8 @@ describe.each([
     ] as const)('%s %j', async (tool, args, reason) => {
       const outcome = await fixture.call(tool, args);
       expect(outcome).toMatchObject({ ran: false, stage: 'gate', reason: expect.stringMatching(reason) });
-      // Measured: a few milliseconds; a blocking open of the FIFO would wait for a writer forever.
-      expect(outcome.durationMs).toBeLessThan(1000);
+      // Measured: a few milliseconds; a blocking open of the FIFO would wait for a writer forever (the bound allows a loaded machine).
+      expect(outcome.durationMs).toBeLessThan(10_000);
     });
   });
 
@@ -130,7 +130,7 @@ describe.each([
     it.each(['cat pipe', 'head -c 10 < pipe', 'echo x > pipe', 'cat socket'])('%s', async (command) => {
       const outcome = await fixture.call('shell', { command });
       expect(outcome).toMatchObject({ ran: false, stage: 'gate', reason: expect.stringMatching(/FIFO|socket/) });
-      expect(outcome.durationMs).toBeLessThan(1000);
+      expect(outcome.durationMs).toBeLessThan(10_000);
     });
   });
 

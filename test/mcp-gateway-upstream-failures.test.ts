@@ -34,14 +34,15 @@ describe('upstream failures', () => {
   });
 
   it('answers calls made while the server is down at once, saying it is restarting', async () => {
-    harness = await startGatewayHarness({ policy, gateway: { restart: { initialDelayMs: 2000 } } });
+    // The restart is far off, so "at once" is told apart from "after the restart" however loaded the machine.
+    harness = await startGatewayHarness({ policy, gateway: { restart: { initialDelayMs: 30_000 } } });
     const { client } = harness;
     await client.callTool({ name: 'crash', arguments: {} });
     const started = Date.now();
     const result = await client.callTool({ name: 'pid', arguments: {} });
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toMatch(/MCP server "fixture" is not running \(it stopped: exited with code 3.*\); the next start is in \d s/);
+    expect(resultText(result)).toMatch(/MCP server "fixture" is not running \(it stopped: exited with code 3.*\); the next start is in \d+ s/);
   });
 
   it('cancels a call that takes longer than the call timeout and says which server did not answer', async () => {
@@ -49,7 +50,8 @@ describe('upstream failures', () => {
     const { client } = harness;
     const started = Date.now();
     const result = await client.callTool({ name: 'hang', arguments: {} });
-    expect(Date.now() - started).toBeLessThan(3000);
+    // hang never answers: without the call timeout this would wait for the test's own.
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(result.isError).toBe(true);
     expect(resultText(result)).toBe('toolgate: MCP server "fixture" did not answer the call to hang within 0.4 s; the request was cancelled on the server');
     // The server still answers pings, so it is not restarted.

@@ -78,7 +78,7 @@ describe('typed-ahead keys in tmux', () => {
 
   it('keys typed while the box is being drawn, in the moment before the question, are dropped too', async () => {
     // A wide settle time, so the key surely lands after the box and before the question on a loaded machine.
-    const terminal = startTmuxSession({ cwd: ROOT, width: 100, height: 40, env: { SETTLE_MS: '2000' }, command: 'node_modules/.bin/node test/fixtures/terminal-approver-two-asks.ts; sleep 5' });
+    const terminal = startTmuxSession({ cwd: ROOT, width: 100, height: 40, env: { SETTLE_MS: '4000' }, command: 'node_modules/.bin/node test/fixtures/terminal-approver-two-asks.ts; sleep 5' });
     try {
       // The box is on screen but the question is not yet: a y now is a reflex, not an answer.
       await terminal.waitFor(/┌─ write_file/);

@@ -101,7 +101,8 @@ describe('checkApproval failures block the call', () => {
       { policy: policy({ check_timeout: '50ms' }) },
     );
     expectNotAllowed(result, /did not answer within 50 ms/);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // The check never settles: the bound tells the deadline from a hang, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(aborted).toBe(true);
   });
 

@@ -766,7 +766,8 @@ describe('timeouts and stopping', () => {
     expect(result.decision).toBe('denied');
     expect(result.source).toBe('timeout');
     expect(result.reason).toBe('timed out');
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // The approver never answers: the bound tells the timeout from a hang, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(state.asked).toBe(1);
     expect(state.aborted).toBe(true);
   });

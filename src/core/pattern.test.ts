@@ -116,7 +116,8 @@ describe('patterns run in linear time (no catastrophic backtracking)', () => {
     const result = pattern.test(text);
     const elapsed = performance.now() - started;
     expect(result).toBe(false);
-    expect(elapsed).toBeLessThan(2_000);
+    // Linear time takes milliseconds; backtracking would take longer than the universe. The bound allows a loaded machine.
+    expect(elapsed).toBeLessThan(10_000);
   });
 
   it('still matches correctly on the long input', () => {

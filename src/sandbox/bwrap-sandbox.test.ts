@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -266,12 +266,33 @@ describe('wrapWithBwrap: really confined (bwrap, no policy layer)', () => {
 
   it('takes background processes down with the command', async () => {
     const late = path.join(fixture.workspace, `${fixture.probeName}-late`);
+    // A sleep no other process has: it is found in /proc (sandboxed processes are host processes too) and must be gone.
+    const duration = `60.${String(process.pid).padStart(7, '0')}${Math.floor(Math.random() * 1000)}`;
     const started = Date.now();
-    const result = await sandboxed({ script: `(sleep 3; touch ${late}) & echo started` });
+    const result = await sandboxed({ script: `(sleep ${duration}; touch ${late}) & echo started` });
     expect(result.stdout).toContain('started');
-    // Had the background job survived, it would have held the output pipe open for 3s.
-    expect(Date.now() - started).toBeLessThan(2_500);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 3_500 - Date.now())));
+    // Had the background job survived, it would have held the output pipe open for a minute.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    // Waits for the job's end itself (it is killed with the sandbox), not for a fixed time.
+    const deadline = Date.now() + 10_000;
+    while (sleepersWith(duration).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sleepersWith(duration)).toEqual([]);
     expect(existsSync(late)).toBe(false);
   });
 });
+
+/** The pids of live `sleep DURATION` processes (zombies are dead). */
+function sleepersWith(duration: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8') !== `sleep\0${duration}\0`) continue;
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (state !== 'Z' && state !== 'X') found.push(Number(entry));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return found;
+}

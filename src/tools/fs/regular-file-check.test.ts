@@ -28,7 +28,8 @@ describe('regularFileConcern', () => {
   it('blocks a FIFO and a directory without opening them', () => {
     const started = performance.now();
     expect(regularFileConcern({ absolute: at('pipe'), shown: 'pipe', operation: 'read' })).toMatchObject({ decision: 'block', reason: expect.stringMatching(/pipe is a FIFO \(named pipe\).*regular files only/) });
-    expect(performance.now() - started).toBeLessThan(500);
+    // Opening the FIFO would wait for a writer forever; the bound only has to tell that from a loaded machine's slowest stat.
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(regularFileConcern({ absolute: at('directory'), shown: 'directory', operation: 'read' })).toMatchObject({ decision: 'block', reason: expect.stringMatching(/is a directory.*list_dir/) });
     expect(regularFileConcern({ absolute: '/dev/null', shown: '/dev/null', operation: 'write' })).toMatchObject({ decision: 'block', reason: expect.stringMatching(/character device/) });
   });

@@ -29,7 +29,8 @@ function alive(pid: number): boolean {
 }
 
 async function eventuallyDead(pid: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 40; attempt++) {
+  // Up to 10 s: a killed process is reaped at once, but a loaded machine may take a while to schedule it.
+  for (let attempt = 0; attempt < 200; attempt++) {
     if (!alive(pid)) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -61,7 +62,8 @@ describe('runShellCommand', () => {
     const result = await run('sleep 100 & echo $!; wait', { timeoutMs: 500 });
     expect(result.timed_out).toBe(true);
     expect(result.exit_code).toBe(137);
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Far below the 100 s the job would hold the pipes for.
+    expect(Date.now() - started).toBeLessThan(20_000);
     const grandchild = Number(result.stdout.trim());
     expect(grandchild).toBeGreaterThan(0);
     expect(await eventuallyDead(grandchild)).toBe(true);
@@ -85,7 +87,7 @@ describe('runShellCommand', () => {
   it('ends background jobs left behind when the shell exits, without waiting for them', async () => {
     const started = Date.now();
     const result = await run('sleep 100 & echo $!');
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(result.timed_out).toBe(false);
     expect(await eventuallyDead(Number(result.stdout.trim()))).toBe(true);
   });
