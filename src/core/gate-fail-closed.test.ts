@@ -38,8 +38,12 @@ function expectNotAllowed(result: Authorization, reason: RegExp): void {
   expect(result.reason).toMatch(reason);
 }
 
-/** Resolves to 'HUNG' if `promise` has not settled within `ms`: a hang is a failure too. */
-async function within<Value>(promise: Promise<Value>, ms = 3_000): Promise<Value | 'HUNG'> {
+/**
+ * Resolves to 'HUNG' if `promise` has not settled within `ms`: a hang is a
+ * failure too. The calls here settle in milliseconds or never, so the wide
+ * default tells a hang from a loaded machine.
+ */
+async function within<Value>(promise: Promise<Value>, ms = 15_000): Promise<Value | 'HUNG'> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const hung = new Promise<'HUNG'>((resolve) => {
     timer = setTimeout(() => resolve('HUNG'), ms);

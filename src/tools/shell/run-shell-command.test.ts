@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,8 +72,11 @@ describe('runShellCommand', () => {
   it('kills the whole process group on abort, and rejects with the reason', async () => {
     const controller = new AbortController();
     const pidFile = path.join(directory, 'pid');
-    setTimeout(() => controller.abort(new Error('stop')), 500);
-    await expect(run(`sleep 100 & echo $! > ${pidFile}; wait`, { signal: controller.signal })).rejects.toThrow('stop');
+    const running = run(`sleep 100 & echo $! > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile}; wait`, { signal: controller.signal });
+    // Aborts once the job has started (its pid is written), however long that takes on a loaded machine.
+    while (!existsSync(pidFile)) await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort(new Error('stop'));
+    await expect(running).rejects.toThrow('stop');
     const grandchild = Number(readFileSync(pidFile, 'utf8').trim());
     expect(await eventuallyDead(grandchild)).toBe(true);
   });
