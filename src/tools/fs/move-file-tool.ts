@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { z } from 'zod';
 import { blockCall, type ApprovalCheckResult } from '../../core/tool-declaration.ts';
 import type { Decision } from '../../core/types.ts';
@@ -60,6 +61,8 @@ export function createMoveFileTool(context: FsToolContext): BuiltinTool<MoveFile
       const destination = await resolveForCheck({ context, path: parsed.args.destination, operation: 'write' });
       if ('reason' in destination) return blockCall(`destination: ${destination.reason}`);
       if (!source.exists) return blockCall(`${source.shown} does not exist; nothing to move`);
+      // A directory would carry every name inside it (`.envrc`, `.vscode/tasks.json`, toolgate's own files) past the checks made for one file.
+      if (isDirectory(source.absolute)) return blockCall(`${source.shown} is a directory; move_file moves one file (moving a directory would place every file inside it unchecked)`);
       if (source.absolute === destination.absolute) return blockCall(`${source.shown} and ${destination.shown} are the same file`);
       if (destination.exists) return blockCall(`${destination.shown} already exists; move_file never replaces a file. Delete it first or choose another destination`);
       const sourceDecision = source.zone.approval.delete;
@@ -112,4 +115,12 @@ export function createMoveFileTool(context: FsToolContext): BuiltinTool<MoveFile
 
 function zones(source: ResolvedPath, destination: ResolvedPath): string {
   return source.zone.name === destination.zone.name ? `zone ${source.zone.name}` : `zone ${source.zone.name} → zone ${destination.zone.name}`;
+}
+
+function isDirectory(absolute: string): boolean {
+  try {
+    return lstatSync(absolute, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }

@@ -15,6 +15,7 @@ import type { AnalyzedCommand } from './analyze-command.ts';
 import type { ShellFinding } from './shell-finding.ts';
 import { codeLoadingFile } from '../fs/code-loading-files.ts';
 import { expandGlob } from './expand-glob.ts';
+import { sourceTreeEntries } from './source-tree-entries.ts';
 import { gitCommandConcerns, runsGit } from './git-command-concerns.ts';
 import { judgePath, type PathOperation } from './judge-path.ts';
 import { networkUse } from './network-commands.ts';
@@ -72,23 +73,26 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
     collected.ask.push(`${name} runs in a directory only known at run time (after cd), so the files it touches cannot be checked`);
     return findings();
   }
-  const judge = async (entry: { path: string; operation: PathOperation; into?: boolean; writableOnly?: boolean; presumed?: boolean; action?: string; from?: string }): Promise<void> => {
+  const judge = async (entry: { path: string; operation: PathOperation; into?: boolean; presumed?: boolean; action?: string; from?: string; quietAt?: Decision }): Promise<Decision> => {
     const judgement = await judgePath({ path: entry.path, cwd: entry.from ?? cwd, operation: entry.operation, subject: name, context, ...(entry.into === true ? { into: true } : {}), ...(entry.presumed === true ? { presumed: true } : {}), ...(entry.action === undefined ? {} : { action: entry.action }) });
     // A read inside a zone that allows reads, or of a system path, says nothing worth showing.
-    if (judgement.decision === 'allow' && entry.operation === 'read') return;
+    if (judgement.decision === 'allow' && entry.operation === 'read') return 'allow';
     // Git's metadata and other tools' code-loading configuration: a change asks in every zone (src/tools/fs/code-loading-files.ts).
     const loading = entry.operation === 'read' || judgement.decision === 'block' || judgement.absolute === undefined ? undefined : codeLoadingFile({ absolute: judgement.absolute, ...(judgement.zone === undefined ? {} : { root: judgement.zone.root }) });
     if (loading !== undefined) {
       collected.ask.push(`${judgement.reason}; it is ${loading}, so changing it asks in every zone`);
-      return;
+      return 'ask';
     }
     // `tar -x`, `unzip`, `curl -O`: names only known at run time could be such files (unnamed-writes.ts).
-    const unnamed = entry.into === true && entry.operation === 'write' && judgement.decision === 'allow' && entry.writableOnly !== true ? unnamedWritesConcern({ name, words: command.words }) : undefined;
+    const unnamed = entry.into === true && entry.operation === 'write' && judgement.decision === 'allow' ? unnamedWritesConcern({ name, words: command.words }) : undefined;
     if (unnamed !== undefined) {
       collected.ask.push(`${judgement.reason}; ${unnamed}`);
-      return;
+      return 'ask';
     }
-    collected[entry.writableOnly === true && judgement.decision !== 'block' ? 'allow' : judgement.decision].push(judgement.reason);
+    // A name inside a copied directory says something only when it is stricter than the copy itself.
+    if (entry.quietAt !== undefined && STRICTNESS[judgement.decision] <= STRICTNESS[entry.quietAt]) return judgement.decision;
+    collected[judgement.decision].push(judgement.reason);
+    return judgement.decision;
   };
 
   if (command.cwd.kind === 'changed') await judge({ path: cwd, operation: 'read', action: 'runs in' });
@@ -109,11 +113,13 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
     await judgeArgument({ entry, cwd, context, judge, ask: collected.ask });
   }
   // What the repository makes git run (config keys, hooks), and the whole work tree a writing subcommand changes.
-  if (runsGit(name)) collected.ask.push(...(await gitCommandConcerns({ name, words: command.words, cwd, home: context.home, judge, zoneRoots: context.zones.map((zone) => zone.root) })));
+  if (runsGit(name)) collected.ask.push(...(await gitCommandConcerns({ name, words: command.words, cwd, home: context.home, judge: async (entry) => void (await judge(entry)), zoneRoots: context.zones.map((zone) => zone.root) })));
   return findings();
 }
 
-type Judge = (entry: { path: string; operation: PathOperation; into?: boolean; writableOnly?: boolean; presumed?: boolean; action?: string; from?: string }) => Promise<void>;
+type Judge = (entry: { path: string; operation: PathOperation; into?: boolean; presumed?: boolean; action?: string; from?: string; quietAt?: Decision }) => Promise<Decision>;
+
+const STRICTNESS: Record<Decision, number> = { allow: 0, ask: 1, block: 2 };
 
 /** One path argument: its base directory, a glob's matches, a directory destination's files, a symlink's target. */
 async function judgeArgument(options: { entry: PathArgument; cwd: string; context: CommandPathContext; judge: Judge; ask: string[] }): Promise<void> {
@@ -129,7 +135,7 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
     }
     cwd = path.isAbsolute(base) ? base : `${cwd}${path.sep}${base}`;
   }
-  const common = { operation: entry.use, from: cwd, ...(entry.into === true ? { into: true } : {}), ...(entry.writableOnly === true ? { writableOnly: true } : {}), ...(entry.presumed === true ? { presumed: true } : {}) };
+  const common = { operation: entry.use, from: cwd, ...(entry.into === true ? { into: true } : {}), ...(entry.presumed === true ? { presumed: true } : {}) };
   if (word.kind === 'pattern') {
     const expansion = await expandGlob({ word, cwd, home: context.home });
     if (expansion.kind === 'unsure') {
@@ -146,12 +152,8 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
     return;
   }
   const sources = entry.sources ?? [];
-  if (entry.use === 'write' && sources.length > 0 && (sources.length > 1 || target.endsWith('/') || isDirectory(target, cwd))) {
-    // `cp a b dir/`: the files written are dir/a and dir/b (or unknown names for globs).
-    for (const source of sources) {
-      const name = source.kind === 'static' ? path.basename(source.value) : undefined;
-      await judge(name === undefined || name === '' || name === '.' || name === '..' ? { ...common, path: target, into: true } : { ...common, path: `${target.replace(/\/+$/, '')}/${name}` });
-    }
+  if (entry.use === 'write' && sources.length > 0) {
+    await judgeCopies({ target, sources, layout: entry.layout ?? 'directory', cwd, common, context, judge, ask });
     return;
   }
   if (entry.linkedFrom === undefined || path.isAbsolute(target)) {
@@ -162,6 +164,48 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
   const link = entry.linkedFrom.kind === 'static' ? wordPath(entry.linkedFrom, context.home) : undefined;
   if (link === undefined) ask.push(`the symlink ${entry.linkedFrom.text} is only known at run time, and its target ${word.text} is relative to it`);
   else await judge({ ...common, path: `${isDirectory(link, cwd) ? link : path.dirname(link)}/${target}`, action: 'links to' });
+}
+
+/**
+ * Where each source of a copy, move or link lands, judged as a write: `cp a
+ * b dir/` writes dir/a and dir/b, `cp -T a b` writes b, `rsync -a src/ dst`
+ * writes dst. A source that is a directory writes every name inside it
+ * there too, so each is judged (a `.envrc`, `.vscode/tasks.json` or
+ * toolgate's own file among them asks or blocks); past a bounded walk the
+ * names are unknown, and it asks.
+ */
+async function judgeCopies(options: { target: string; sources: readonly ShellWord[]; layout: 'directory' | 'target' | 'rsync'; cwd: string; common: Omit<Parameters<Judge>[0], 'path'>; context: CommandPathContext; judge: Judge; ask: string[] }): Promise<void> {
+  const { target, sources, layout, cwd, common, context, judge, ask } = options;
+  const trimmed = target.replace(/\/+$/, '') || '/';
+  const targetIsDirectory = isDirectory(target, cwd);
+  for (const source of sources) {
+    const sourcePath = source.kind === 'static' ? wordPath(source, context.home) : undefined;
+    const name = sourcePath === undefined ? undefined : path.basename(sourcePath);
+    const named = name !== undefined && name !== '' && name !== '.' && name !== '..';
+    const sourceIsDirectory = sourcePath !== undefined && isDirectory(sourcePath, cwd);
+    let landing: string | undefined;
+    if (layout === 'target') landing = target;
+    else if (layout === 'rsync') {
+      // rsync: `src/` copies the contents into the destination, `src` (a directory) goes in under its name.
+      if (sourcePath !== undefined && (sourcePath.endsWith('/') || name === '.')) landing = target;
+      else if (sources.length > 1 || target.endsWith('/') || targetIsDirectory || sourceIsDirectory) landing = named ? `${trimmed}/${name}` : undefined;
+      else landing = target;
+    } else if (sources.length > 1 || target.endsWith('/') || targetIsDirectory) landing = named ? `${trimmed}/${name}` : undefined;
+    else landing = target;
+    if (landing === undefined) {
+      await judge({ ...common, path: target, into: true });
+      continue;
+    }
+    const landed = await judge({ ...common, path: landing });
+    if (!sourceIsDirectory) continue;
+    const tree = sourceTreeEntries({ directory: path.isAbsolute(sourcePath!) ? sourcePath! : `${cwd}${path.sep}${sourcePath!}` });
+    if (tree.kind === 'unknown') ask.push(`the directory ${source.text} is copied or moved as a whole and ${tree.reason}, so the names it writes under ${quoteWord(landing)} cannot all be checked`);
+    else if (tree.kind === 'entries') for (const entry of tree.entries) await judge({ ...common, path: `${landing.replace(/\/+$/, '')}/${entry}`, quietAt: landed });
+  }
+}
+
+function quoteWord(value: string): string {
+  return JSON.stringify(value);
 }
 
 /**

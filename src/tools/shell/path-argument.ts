@@ -16,8 +16,13 @@ export interface PathArgument {
   into?: boolean;
   /** The words it copies, moves or links here when this path is a directory (`cp a b dir`): the files written are `dir/a`, `dir/b`. */
   sources?: readonly ShellWord[];
-  /** Only whether the path may be written at all is judged; the rules decide the rest (an archiver's own archive). */
-  writableOnly?: boolean;
+  /**
+   * How the sources land in this destination: `directory` (cp, mv: into it
+   * when it is a directory or there are several), `target` (`-T`: the
+   * destination is the copy itself), `rsync` (a source ending in `/` puts
+   * its contents there, any other goes in under its own name).
+   */
+  layout?: 'directory' | 'target' | 'rsync';
   /** Relative to this directory (itself relative to the working directory) instead: `tar -C dir`, `git -C dir`. */
   base?: ShellWord;
   /** A symlink target: a relative one is also resolved from the link's directory, where the kernel will resolve it. */

@@ -70,7 +70,9 @@ function copyLike(name: 'cp' | 'mv' | 'install' | 'ln'): PathHandler {
     const hardLink = (name === 'ln' && !symbolic) || (name === 'cp' && scanned.options.some((option) => option.name === '-l' || (option.name.startsWith('--l') && '--link'.startsWith(option.name))));
     const sourceUse: PathUse = name === 'mv' ? 'delete' : hardLink ? 'write' : 'read';
     const paths: PathArgument[] = sources.map((word) => ({ word, use: sourceUse, ...(symbolic && destination !== undefined ? { linkedFrom: destination } : {}) }));
-    if (destination !== undefined) paths.push({ word: destination, use: 'write', sources });
+    // `-T` (`--no-target-directory`): the destination is the copy itself, even when it is a directory.
+    const noTargetDirectory = directory === undefined && scanned.options.some((option) => option.name === '-T' || (option.name.length > 5 && '--no-target-directory'.startsWith(option.name)));
+    if (destination !== undefined) paths.push({ word: destination, use: 'write', sources, layout: noTargetDirectory ? 'target' : 'directory' });
     paths.push(...reads(optionValues(scanned, ['--reference'])), ...unknownOptionReads(words, scanned));
     return { paths, unsure };
   };
@@ -165,7 +167,7 @@ function remoteCopy(name: 'rsync' | 'scp'): PathHandler {
     const destination = scanned.operands.at(-1);
     const paths: PathArgument[] = sources.map((word) => ({ word, use: 'read' }));
     if (destination !== undefined && local(destination)) {
-      paths.push({ word: destination, use: 'write', sources });
+      paths.push({ word: destination, use: 'write', sources, layout: name === 'rsync' ? 'rsync' : 'directory' });
       if (scanned.options.some((option) => option.name.startsWith('--del'))) paths.push({ word: destination, use: 'delete', into: true });
     }
     paths.push(
@@ -201,7 +203,8 @@ function tar(words: readonly ShellWord[]): CommandPaths {
   const unsure: string[] = [];
   for (const archive of optionValues(scanned, ['-f', '--file'])) {
     if (archive.value === '-') continue;
-    paths.push(create || hasOption(scanned, ['--delete']) ? { word: archive, use: 'write', writableOnly: true } : { word: archive, use: 'read' });
+    // The archive is written like any file: a zone that asks before writes asks, a hard link or FIFO asks, a policy-like name asks.
+    paths.push(create || hasOption(scanned, ['--delete']) ? { word: archive, use: 'write' } : { word: archive, use: 'read' });
   }
   paths.push(...reads(optionValues(scanned, ['-T', '--files-from', '-X', '--exclude-from'])), ...unknownOptionReads(normalised, scanned));
   const directories = optionValues(scanned, ['-C', '--directory']);
@@ -210,7 +213,10 @@ function tar(words: readonly ShellWord[]): CommandPaths {
     if (has('P', 'absolute-names')) unsure.push('tar -P extracts members with absolute names and "..", which can land anywhere');
   } else if (create) {
     const base = directories.at(-1);
-    for (const member of scanned.operands) paths.push({ word: member, use: 'read', ...(base === undefined ? {} : { base }) });
+    // `--remove-files` deletes each member once it is archived (abbreviations included: `--remove`).
+    const removes = scanned.options.some((option) => option.name.length > 4 && option.name.startsWith('--rem') && '--remove-files'.startsWith(option.name));
+    for (const member of scanned.operands) paths.push({ word: member, use: removes ? 'delete' : 'read', ...(base === undefined ? {} : { base }) });
+    if (removes) paths.push(...optionValues(scanned, ['-T', '--files-from']).map((): PathArgument => ({ word: base ?? CURRENT_DIRECTORY, use: 'delete', into: true })));
     paths.push(...reads(directories));
     if (has('h', 'dereference')) unsure.push(`tar -h ${FOLLOWS}`);
   } else paths.push(...reads(directories));
@@ -262,8 +268,10 @@ function unzip(words: readonly ShellWord[]): CommandPaths {
 function zip(words: readonly ShellWord[]): CommandPaths {
   const scanned = scanArguments({ words, grammar: { shortValued: 'bnOPstZ', longValued: ['temp-path', 'suffixes', 'output-file', 'password', 'from-date', 'compression-method', 'split-size', 'unzip-command'] } });
   const [archive, ...files] = scanned.operands;
-  const paths: PathArgument[] = [...reads(files), ...uses(optionValues(scanned, ['-O', '--output-file']), 'write'), ...unknownOptionReads(words, scanned)];
-  if (archive !== undefined) paths.push({ word: archive, use: 'write', writableOnly: true });
+  // `-m` / `--move` deletes the files once they are in the archive.
+  const moves = scanned.options.some((option) => option.name === '-m' || (option.name.length > 3 && '--move'.startsWith(option.name)));
+  const paths: PathArgument[] = [...uses(files, moves ? 'delete' : 'read'), ...uses(optionValues(scanned, ['-O', '--output-file']), 'write'), ...unknownOptionReads(words, scanned)];
+  if (archive !== undefined) paths.push({ word: archive, use: 'write' });
   const recursive = hasOption(scanned, ['-r', '-R', '--recurse-paths', '--recurse-patterns']);
   return { paths, unsure: recursive && !hasOption(scanned, ['-y', '--symlinks']) ? [`zip -r ${FOLLOWS} (without -y)`] : [] };
 }
