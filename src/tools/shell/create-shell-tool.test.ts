@@ -19,6 +19,9 @@ afterAll(() => fixture.remove());
 const call = (args: unknown) => ({ tool: 'shell', args, callId: 'c1' });
 const context = { sessionId: 's1', signal: new AbortController().signal };
 
+
+/** What the gate hands the tool for a call a person approved (the arguments as they stand). */
+const APPROVED = { authorization: { decision: 'approved' as const } };
 describe('createShellTool', () => {
   it('is the `shell` tool with a strict input schema', () => {
     expect(fixture.tool.name).toBe('shell');
@@ -56,15 +59,15 @@ describe('createShellTool', () => {
   });
 
   it('runs in the first writable zone by default, or in the given one', async () => {
-    expect((await fixture.tool.execute({ command: 'pwd' })).stdout).toBe(`${path.join(fixture.root, 'ws')}\n`);
-    expect((await fixture.tool.execute({ command: 'pwd', cwd: 'ws/src' })).stdout).toBe(`${path.join(fixture.root, 'ws', 'src')}\n`);
-    expect((await fixture.tool.execute({ command: 'pwd', cwd: 'docs' })).stdout).toBe(`${path.join(fixture.root, 'docs')}\n`);
+    expect((await fixture.tool.execute({ command: 'pwd' }, APPROVED)).stdout).toBe(`${path.join(fixture.root, 'ws')}\n`);
+    expect((await fixture.tool.execute({ command: 'pwd', cwd: 'ws/src' }, APPROVED)).stdout).toBe(`${path.join(fixture.root, 'ws', 'src')}\n`);
+    expect((await fixture.tool.execute({ command: 'pwd', cwd: 'docs' }, APPROVED)).stdout).toBe(`${path.join(fixture.root, 'docs')}\n`);
   });
 
   it('applies shell.timeout and shell.max_output from the policy', async () => {
-    const capped = await fixture.tool.execute({ command: "printf '%0100d' 0" });
+    const capped = await fixture.tool.execute({ command: "printf '%0100d' 0" }, APPROVED);
     expect(capped).toMatchObject({ truncated: true, stdout: '0'.repeat(64) });
-    const slow = await fixture.tool.execute({ command: 'sleep 30' });
+    const slow = await fixture.tool.execute({ command: 'sleep 30' }, APPROVED);
     expect(slow.timed_out).toBe(true);
   });
 
@@ -78,14 +81,30 @@ describe('createShellTool', () => {
   });
 
   it('runs an asked command once approved (the gate decided)', async () => {
-    const result = await fixture.tool.execute({ command: 'echo hi > approved.txt && cat approved.txt' }, { approvedPresentation: { type: 'command', content: 'echo hi > approved.txt && cat approved.txt' } });
+    const result = await fixture.tool.execute({ command: 'echo hi > approved.txt && cat approved.txt' }, { ...APPROVED, approvedPresentation: { type: 'command', content: 'echo hi > approved.txt && cat approved.txt' } });
     expect(result.stdout).toBe('hi\n');
   });
 
   it('cancels a running command', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('cancelled')), 200);
-    await expect(fixture.tool.execute({ command: 'sleep 5' }, { signal: controller.signal })).rejects.toThrow('cancelled');
+    await expect(fixture.tool.execute({ command: 'sleep 5' }, { ...APPROVED, signal: controller.signal })).rejects.toThrow('cancelled');
+  });
+
+  it('refuses a command the policy asks about when it comes without an authorization (a caller that skipped the gate)', async () => {
+    const marker = path.join(fixture.root, 'ws', 'unapproved.txt');
+    await expect(fixture.tool.execute({ command: 'echo x > unapproved.txt' })).rejects.toMatchObject({ code: 'SHELL_COMMAND_REFUSED', message: expect.stringMatching(/needs a person's approval/) });
+    await expect(fixture.tool.execute({ command: 'echo x > unapproved.txt' }, { approvedPresentation: { type: 'command', content: 'echo x > unapproved.txt' } })).rejects.toMatchObject({ code: 'SHELL_COMMAND_REFUSED' });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('an approval whose payload names no working directory approves none', async () => {
+    const command = 'echo x > payload.txt';
+    await expect(fixture.tool.execute({ command, cwd: 'ws/src' }, { authorization: { decision: 'approved', payload: { command } } })).rejects.toMatchObject({ code: 'SHELL_COMMAND_REFUSED' });
+    await expect(fixture.tool.execute({ command, cwd: 'ws/src' }, { authorization: { decision: 'approved', payload: { command, cwd: path.join(fixture.root, 'ws') } } })).rejects.toMatchObject({ code: 'SHELL_COMMAND_REFUSED' });
+    expect(existsSync(path.join(fixture.root, 'ws', 'src', 'payload.txt'))).toBe(false);
+    await fixture.tool.execute({ command, cwd: 'ws/src' }, { authorization: { decision: 'approved', payload: { command, cwd: path.join(fixture.root, 'ws', 'src') } } });
+    expect(existsSync(path.join(fixture.root, 'ws', 'src', 'payload.txt'))).toBe(true);
   });
 
   it('refuses to build from a policy whose examples fail', () => {

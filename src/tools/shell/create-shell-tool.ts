@@ -2,10 +2,9 @@
  * The `shell` built-in tool: runs a command line with bash in a zone, after
  * the gate has decided it from the policy's `shell` rules.
  */
-import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
+import { realPathOf } from '../../filesystem/real-path-of.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import { durationMs } from '../../core/policy/normalize-policy.ts';
 import type { Policy } from '../../core/policy/policy.ts';
@@ -90,7 +89,7 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
   const section = options.policy.document.shell ?? {};
   const timeoutMs = durationMs(section.timeout) ?? DEFAULT_SHELL_TIMEOUT_MS;
   const maxOutputBytes = section.max_output ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const base = realOrAbsolute(options.cwd);
+  const base = realPathOf(options.cwd);
   const defaultZone = zones.find((zone) => zone.mode === 'rw') ?? zones[0];
   const profileOptions = sandboxProfileOptionsFromPolicy({ policy: options.policy, zones, policyDirectory: base });
   // The most any call can get (a person-approved one): what the policy layer judges paths against.
@@ -183,6 +182,11 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
       if (authorization?.decision === 'approved' && !approvedPayloadMatches({ payload: authorization.payload, command, cwd: verdict.cwd })) {
         throw new ShellCommandRefusedError({ command, reasons: ['it is not the command that was approved (another command line, or another working directory)'] });
       }
+      // A caller that skipped the gate gets only what the policy allows outright: nobody approved an ask.
+      // (In an OS sandbox such a call runs with the profile of an unapproved one, which the kernel holds.)
+      if (authorization === undefined && sandbox === undefined && verdict.decision !== 'allow') {
+        throw new ShellCommandRefusedError({ command, reasons: ['it needs a person\'s approval, and it came without one (run it through the gate)', ...verdict.reasons] });
+      }
       if (authorization?.decision === 'allow' && verdict.decision !== 'allow') {
         throw new ShellCommandRefusedError({ command, reasons: ['it was allowed without asking, but now needs a person\'s approval (something it touches changed): call it again', ...verdict.reasons] });
       }
@@ -220,7 +224,8 @@ function authorityOf(executionOptions: ToolExecutionOptions): CallAuthority {
 
 /**
  * An approval for a payload (`{command, cwd}`, what `approvalRequest` asks
- * about) is for that command line in that directory, nothing else. No
+ * about) is for that command line in that directory, nothing else (a
+ * payload that names no directory matches none). No
  * payload: the person approved the arguments as edited, which are these.
  */
 function approvedPayloadMatches(options: { payload: unknown; command: string; cwd: string }): boolean {
@@ -228,18 +233,10 @@ function approvedPayloadMatches(options: { payload: unknown; command: string; cw
   if (payload === undefined) return true;
   if (typeof payload !== 'object' || payload === null) return false;
   const approved = payload as { command?: unknown; cwd?: unknown };
-  return approved.command === options.command && (approved.cwd === undefined || approved.cwd === options.cwd);
+  // The approval was for one directory (the request always names it): a payload without one approves none.
+  return approved.command === options.command && approved.cwd === options.cwd;
 }
 
 function problemsOf(error: z.ZodError): string[] {
   return error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`);
-}
-
-function realOrAbsolute(directory: string): string {
-  const absolute = path.resolve(directory);
-  try {
-    return realpathSync.native(absolute);
-  } catch {
-    return absolute;
-  }
 }
