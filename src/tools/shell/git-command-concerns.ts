@@ -49,6 +49,8 @@ export async function gitCommandConcerns(options: { name: string; words: readonl
     if (word.kind === 'dynamic' || !word.value.startsWith('-')) break;
     const equals = word.value.indexOf('=');
     const option = equals === -1 ? word.value : word.value.slice(0, equals);
+    // `--bare` makes the directory it is reached in the repository (unless `--git-dir` came first): its config runs too.
+    if (word.value === '--bare' && gitDirectory === undefined) gitDirectory = directory;
     if (!GIT_GLOBAL_VALUED.has(option)) continue;
     const valueWord = equals === -1 ? words[++index] : { ...word, text: word.value.slice(equals + 1), value: word.value.slice(equals + 1), tilde: false };
     if (valueWord === undefined || valueWord.kind === 'dynamic') return [];

@@ -52,7 +52,8 @@ describe('gitRepositoryHazards', () => {
 
   it('reads [section.sub] headers, key case, continued lines and inline sections', () => {
     appendFileSync(path.join(root, '.git', 'config'), '[Diff.Txt]\n\tTEXTCONV = x\n');
-    expect(reasons(root).join('\n')).toContain('diff.Txt.textconv');
+    // git lower-cases the subsection of the legacy [section.sub] form.
+    expect(reasons(root).join('\n')).toContain('diff.txt.textconv');
     writeFileSync(path.join(root, '.git', 'config'), '[core] fsmonitor = ./x \\\n  .sh\n');
     expect(reasons(root).join('\n')).toContain('core.fsmonitor');
   });
@@ -120,11 +121,11 @@ describe('gitRepositoryHazards', () => {
     expect(reasons(bare).join('\n')).toContain('diff.external');
   });
 
-  it('reads submodules\' configurations when .gitmodules exists', () => {
+  it('reads submodules\' configurations under .git/modules, with or without .gitmodules', () => {
     const module = path.join(root, '.git', 'modules', 'lib');
     mkdirSync(module, { recursive: true });
     writeFileSync(path.join(module, 'config'), '[core]\n\tfsmonitor = ./evil\n');
-    expect(reasons(root)).toEqual([]);
+    expect(reasons(root).join('\n')).toContain(path.join(module, 'config'));
     writeFileSync(path.join(root, '.gitmodules'), '[submodule "lib"]\n\tpath = lib\n');
     expect(reasons(root).join('\n')).toContain(path.join(module, 'config'));
   });
@@ -140,6 +141,137 @@ describe('gitRepositoryHazards with zone roots', () => {
       expect(gitRepositoryHazards({ directory: path.join(zone, 'src'), zoneRoots: [zone] }).reasons.join('\n')).toContain('diff.external');
     } finally {
       rmSync(zone, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('gitRepositoryHazards: keys that make git run something whatever their value', () => {
+  it.each([
+    ['tar "tar.gz"', 'command', 'gzip -cn', 'tar.tar.gz.command'],
+    ['protocol "ext"', 'allow', 'always', 'protocol.ext.allow'],
+    ['protocol', 'allow', 'always', 'protocol.allow'],
+    ['url "ext::sh -c x"', 'insteadOf', 'https://example.com/', 'url.ext::sh -c x.insteadof'],
+    ['url "x"', 'pushInsteadOf', 'y', 'url.x.pushinsteadof'],
+    ['extensions', 'partialClone', 'origin', 'extensions.partialclone'],
+    ['remote "origin"', 'promisor', 'true', 'remote.origin.promisor'],
+    ['remote "origin"', 'vcs', 'x', 'remote.origin.vcs'],
+    ['gpg "ssh"', 'defaultKeyCommand', 'x', 'gpg.ssh.defaultkeycommand'],
+    ['hook "x"', 'command', 'x', 'hook.x.command'],
+    ['help', 'browser', 'x', 'help.browser'],
+    ['remote "origin"', 'uploadpack', 'x', 'remote.origin.uploadpack'],
+    ['credential "https://example.com"', 'helper', 'x', 'credential.https://example.com.helper'],
+  ])('[%s] %s = %s asks, naming %s', (section, key, value, named) => {
+    appendFileSync(path.join(root, '.git', 'config'), `[${section}]\n\t${key} = ${value}\n`);
+    expect(reasons(root).join('\n')).toContain(named);
+  });
+
+  it.each([
+    ['url = "ext"::sh -c x', 'quoted pieces joined'],
+    ['url = e"x"t::sh', 'a quote inside the word'],
+    ['url = \\\n ext::sh', 'a continued line'],
+    ['url = fd::3', 'another remote helper'],
+    ['pushurl = "ext::sh" # comment', 'a comment after the value'],
+  ])('reads a remote URL as git does: %s (%s)', (line) => {
+    appendFileSync(path.join(root, '.git', 'config'), `[remote "o"]\n\t${line}\n`);
+    expect(reasons(root).join('\n')).toMatch(/remote\.o\.(push)?url to a [a-z]+:: URL/);
+  });
+
+  it('lets an ordinary remote, a fetch refspec and submodule.*.update = checkout through', () => {
+    appendFileSync(path.join(root, '.git', 'config'), '[remote "origin"]\n\turl = "https://example.com/x.git"\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[submodule "a"]\n\tupdate = checkout\n\turl = git@example.com:a.git\n');
+    expect(reasons(root)).toEqual([]);
+  });
+});
+
+describe('gitRepositoryHazards: repositories embedded at gitlinks', () => {
+  const commitIn = (directory: string) => {
+    git(directory, 'init', '-q');
+    writeFileSync(path.join(directory, 'f'), 'f\n');
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'add', 'f'], { cwd: directory, stdio: 'ignore' });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'x'], { cwd: directory, stdio: 'ignore' });
+  };
+  const embed = (parent: string, name: string) => {
+    const directory = path.join(parent, name);
+    mkdirSync(directory, { recursive: true });
+    commitIn(directory);
+    // `git add` of a directory holding a repository records a gitlink: no .gitmodules.
+    execFileSync('git', ['add', name], { cwd: parent, stdio: 'ignore' });
+    return directory;
+  };
+
+  it('reads the configuration of a repository recorded as a gitlink without .gitmodules', () => {
+    const embedded = embed(root, 'nest');
+    expect(reasons(root)).toEqual([]);
+    appendFileSync(path.join(embedded, '.git', 'config'), '[core]\n\tfsmonitor = touch /tmp/x\n');
+    expect(reasons(root).join('\n')).toContain(`${path.join(embedded, '.git', 'config')} sets core.fsmonitor`);
+    expect(reasons(path.join(root, 'sub')).join('\n')).toContain('core.fsmonitor');
+  });
+
+  it('reads its hooks, a gitdir: file it has, and repositories embedded in it', () => {
+    const embedded = embed(root, 'a');
+    const deeper = embed(embedded, 'b');
+    execFileSync('git', ['add', 'b'], { cwd: embedded, stdio: 'ignore' });
+    const hook = path.join(embedded, '.git', 'hooks', 'post-index-change');
+    writeFileSync(hook, '#!/bin/sh\n');
+    chmodSync(hook, 0o755);
+    expect(reasons(root).join('\n')).toContain(path.join(embedded, '.git', 'hooks'));
+    rmSync(hook);
+    appendFileSync(path.join(deeper, '.git', 'config'), '[diff]\n\texternal = x\n');
+    expect(reasons(root).join('\n')).toContain(`${path.join(deeper, '.git', 'config')} sets diff.external`);
+    // The embedded repository's .git as a gitdir: file that points elsewhere.
+    const elsewhere = path.join(root, 'elsewhere.git');
+    execFileSync('mv', [path.join(deeper, '.git'), elsewhere]);
+    writeFileSync(path.join(deeper, '.git'), `gitdir: ${elsewhere}\n`);
+    expect(reasons(root).join('\n')).toContain(`${path.join(elsewhere, 'config')} sets diff.external`);
+  });
+
+  it.each([
+    ['index version 4', ['update-index', '--index-version', '4']],
+    ['a split index', ['update-index', '--split-index']],
+  ])('reads gitlinks from %s', (_name, command) => {
+    embed(root, 'one');
+    const embedded = embed(root, 'two/deep/er');
+    execFileSync('git', command, { cwd: root, stdio: 'ignore' });
+    appendFileSync(path.join(embedded, '.git', 'config'), '[core]\n\tfsmonitor = x\n');
+    expect(reasons(root).join('\n')).toContain(path.join(embedded, '.git', 'config'));
+  });
+
+  it('reads gitlinks from a SHA-256 repository', () => {
+    const repository = path.join(root, 'sha256');
+    mkdirSync(repository);
+    execFileSync('git', ['init', '-q', '--object-format=sha256'], { cwd: repository, stdio: 'ignore' });
+    const embedded = path.join(repository, 'inner');
+    mkdirSync(embedded);
+    execFileSync('git', ['init', '-q', '--object-format=sha256'], { cwd: embedded, stdio: 'ignore' });
+    writeFileSync(path.join(embedded, 'f'), 'f\n');
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'add', 'f'], { cwd: embedded, stdio: 'ignore' });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'x'], { cwd: embedded, stdio: 'ignore' });
+    execFileSync('git', ['add', 'inner'], { cwd: repository, stdio: 'ignore' });
+    appendFileSync(path.join(embedded, '.git', 'config'), '[core]\n\tfsmonitor = x\n');
+    expect(reasons(repository).join('\n')).toContain(path.join(embedded, '.git', 'config'));
+  });
+
+  it('asks for more gitlinks than it reads, and for an index it cannot read', () => {
+    const object = execFileSync('git', ['hash-object', '-t', 'commit', '--stdin'], { cwd: root, input: 'tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n\nx\n' }).toString().trim();
+    for (let index = 0; index < 65; index++) execFileSync('git', ['update-index', '--add', '--cacheinfo', `160000,${object},link${index}`], { cwd: root, stdio: 'ignore' });
+    expect(reasons(root).join('\n')).toMatch(/more than 64 embedded repositories/);
+    writeFileSync(path.join(root, '.git', 'index'), 'DIRC\u0000\u0000\u0000\u0009');
+    expect(reasons(root).join('\n')).toMatch(/index .*cannot be checked/);
+  });
+});
+
+describe('gitRepositoryHazards with nested zones', () => {
+  it('finds a bare repository planted at a zone that holds another zone, from inside the inner one', () => {
+    const project = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-git-nested-zone-')));
+    try {
+      git(project, 'init', '-q', '--bare');
+      appendFileSync(path.join(project, 'config'), '[diff]\n\texternal = ./x\n');
+      const inner = path.join(project, 'inner');
+      mkdirSync(inner);
+      expect(gitRepositoryHazards({ directory: inner, zoneRoots: [inner, project] }).reasons.join('\n')).toContain('diff.external');
+      // Above every zone and inside none: not looked at.
+      expect(gitRepositoryHazards({ directory: path.join(inner, 'x'), zoneRoots: [path.join(inner, 'x')] }).reasons).toEqual([]);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
     }
   });
 });

@@ -10,12 +10,17 @@
  * The repository is found the way git finds it: `--git-dir`, else from the
  * directory the command runs in (`cwd`, moved by `-C`) upward, through
  * `.git` directories, `gitdir:` files (worktrees, submodules; a worktree's
- * shared `commondir` too) and bare repositories. Submodules' own
- * configurations are read when `.gitmodules` exists, since git runs in them
- * too. Files are read only when their `stat` changed since the last look.
+ * shared `commondir` too) and bare repositories. The repositories embedded
+ * in it are read too, since git status and git diff run in them: those at
+ * the gitlinks of its index (with or without `.gitmodules`) and those under
+ * `.git/modules`. Files are read only when their `stat` changed since the
+ * last look.
  */
 import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { parseGitConfig } from './git-config-entries.ts';
+import { gitlinkPaths } from './git-index-gitlinks.ts';
+import { isSameOrInside } from '../../sandbox/sandbox-profile.ts';
 
 /** The configuration keys that name a program git runs (section and key lower-cased; subsections kept). */
 const PROGRAM_KEYS: readonly { pattern: RegExp; what: string }[] = [
@@ -40,6 +45,15 @@ const PROGRAM_KEYS: readonly { pattern: RegExp; what: string }[] = [
   { pattern: /^imap\.tunnel$/, what: 'names a program git imap-send runs' },
   { pattern: /^trailer\..+\.(cmd|command)$/, what: 'names a command git runs for trailers' },
   { pattern: /^ssh\.variant$/, what: 'changes how git runs ssh' },
+  { pattern: /^tar\..+\.command$/, what: 'names a program git archive runs' },
+  { pattern: /^gpg\.ssh\.defaultkeycommand$/, what: 'names a program git runs to sign' },
+  { pattern: /^hook\..+\.command$/, what: 'names a hook command git runs' },
+  { pattern: /^(help\.browser|guitool\..+\.cmd|instaweb\.(httpd|browser))$/, what: 'names a program git runs' },
+  // Whatever their value: they let a URL or a fetch reach a transport that runs a command (ext::, a remote helper).
+  { pattern: /^protocol\.(.+\.)?allow$/, what: 'lets git use transports that can run commands (ext::)' },
+  { pattern: /^url\..+\.(insteadof|pushinsteadof)$/, what: 'rewrites URLs, which can turn a remote into one that runs a command (ext::)' },
+  { pattern: /^remote\..+\.(vcs|promisor)$/, what: 'makes git run a remote helper, or fetch from the remote while only reading' },
+  { pattern: /^extensions\.partialclone$/, what: 'makes git fetch missing objects from a remote while only reading, through whatever that remote runs' },
 ];
 
 /** `core.fsmonitor = true` uses git's own daemon; only a path or command runs something else. */
@@ -57,6 +71,8 @@ interface CachedConfig {
   /** Why it asks, one per key; `alias.*` keys apart, since they matter only for subcommands git does not know. */
   reasons: string[];
   aliases: string[];
+  /** `extensions.objectFormat = sha256`: the index names objects with 32 bytes. */
+  sha256: boolean;
 }
 
 interface CachedHooks {
@@ -73,6 +89,7 @@ interface CachedHooks {
 const READER_HOOKS = new Set(['post-index-change']);
 
 const configCache = new Map<string, CachedConfig>();
+const gitlinkCache = new Map<string, { key: string; links: { paths: string[] } | { reason: string } }>();
 const hooksCache = new Map<string, CachedHooks>();
 
 export interface GitRepository {
@@ -115,7 +132,8 @@ export function gitRepositoryHazards(options: { directory: string; gitDirectory?
       }
     }
     reasons.push(...hookHazards(path.join(repository.commonDirectory, 'hooks'), options.readsOnly === true));
-    if (repository.top !== undefined && exists(path.join(repository.top, '.gitmodules'))) reasons.push(...submoduleHazards(path.join(repository.commonDirectory, 'modules'), 0, { count: 0 }));
+    reasons.push(...submoduleHazards(path.join(repository.commonDirectory, 'modules'), 0, { count: 0 }));
+    if (repository.top !== undefined) reasons.push(...embeddedHazards({ repository, readsOnly: options.readsOnly === true, depth: 0, seen: { count: 0 } }));
   } catch (error) {
     reasons.push(`the repository around ${options.directory} could not be checked for programs git would run (${error instanceof Error ? error.message : String(error)})`);
   }
@@ -131,9 +149,10 @@ function findRepository(directory: string, zoneRoots: readonly string[] | undefi
     const status = statSync(dotGit, { throwIfNoEntry: false });
     if (status?.isDirectory() === true) return openGitDirectory(dotGit, current);
     if (status?.isFile() === true) return followGitFile(dotGit, current);
-    // A directory above every zone it leads to is not where a command could have planted a bare repository.
-    const aboveZones = zoneRoots !== undefined && zoneRoots.some((root) => root.startsWith(current === path.sep ? current : `${current}${path.sep}`));
-    if (!aboveZones && looksLikeGitDirectory(current)) return openGitDirectory(current, undefined);
+    // A directory above a zone and inside none (`/tmp`, `/`) is not where a command could have planted a bare repository.
+    // One inside any zone is, even when it is above another (zones nest).
+    const skipped = zoneRoots !== undefined && zoneRoots.some((root) => isSameOrInside(root, current) && root !== current) && !zoneRoots.some((root) => isSameOrInside(current, root));
+    if (!skipped && looksLikeGitDirectory(current)) return openGitDirectory(current, undefined);
     if (current === path.dirname(current)) return undefined;
   }
 }
@@ -167,11 +186,11 @@ function openGitDirectory(gitDirectory: string, top: string | undefined): Found 
 /** The keys in one configuration file that name programs (cached by the file's identity and times). */
 function configHazards(file: string): CachedConfig {
   const status = statSync(file, { throwIfNoEntry: false });
-  if (status === undefined) return { key: '', reasons: [], aliases: [] };
+  if (status === undefined) return { key: '', reasons: [], aliases: [], sha256: false };
   const key = identity(status);
   const cached = configCache.get(file);
   if (cached !== undefined && cached.key === key) return cached;
-  const result: CachedConfig = { key, reasons: [], aliases: [] };
+  const result: CachedConfig = { key, reasons: [], aliases: [], sha256: false };
   if (!status.isFile()) result.reasons.push(`${file} is not a regular file, so what git would run cannot be checked`);
   else if (status.size > MAX_CONFIG_BYTES) result.reasons.push(`${file} is larger than ${MAX_CONFIG_BYTES} bytes and is not read, so what git would run cannot be checked`);
   else scanConfig(file, readFileSync(file, 'utf8'), result);
@@ -181,56 +200,34 @@ function configHazards(file: string): CachedConfig {
 }
 
 /**
- * Reads git's configuration syntax just enough to name every key:
- * `[section]`, `[section "sub"]`, `[section.sub]`, `key = value`, a bare
- * `key`, comments. A line this reader cannot make sense of asks, since git
- * might read a key in it.
+ * Names every key that makes git run something, on the entries as git's
+ * own parser reads them (quoted pieces joined, escapes, continued lines).
+ * A file git would refuse asks, since this check and git might disagree.
  */
 function scanConfig(file: string, text: string, result: CachedConfig): void {
-  let section = '';
-  const lines = text.split('\n');
-  for (let index = 0; index < lines.length; index++) {
-    let line = lines[index]!.trim();
-    // A value continued on the next line with a trailing backslash.
-    while (line.endsWith('\\') && index + 1 < lines.length) line = `${line.slice(0, -1)}${lines[++index]!.trim()}`;
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    if (line.startsWith('[')) {
-      const header = /^\[\s*([A-Za-z0-9.-]+)\s*(?:"((?:[^"\\]|\\.)*)")?\s*\](.*)$/.exec(line);
-      if (header === null) {
-        result.reasons.push(`${file} has a line git may read that this check cannot (${JSON.stringify(line.slice(0, 60))})`);
-        section = '\u0000';
-        continue;
-      }
-      const [, name, subsection] = header;
-      const dot = name!.indexOf('.');
-      section = subsection !== undefined ? `${name!.toLowerCase()}.${subsection.replace(/\\(.)/g, '$1')}` : dot === -1 ? name!.toLowerCase() : `${name!.slice(0, dot).toLowerCase()}.${name!.slice(dot + 1)}`;
-      line = header[3]!.trim();
-      if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    }
-    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
-    if (entry === null) {
-      result.reasons.push(`${file} has a line git may read that this check cannot (${JSON.stringify(line.slice(0, 60))})`);
-      continue;
-    }
-    const key = `${section}.${entry[1]!.toLowerCase()}`;
-    const value = (entry[2] ?? '').replace(/\s[#;].*$/, '').replace(/^"(.*)"$/, '$1').trim();
-    if (section.startsWith('alias.') || section === 'alias') {
-      result.aliases.push(`${file} defines the alias ${entry[1]}, which can run any command`);
-      continue;
-    }
-    if (key === 'core.fsmonitor' && BOOLEAN.test(value)) continue;
-    if (/^submodule\..+\.update$/.test(key) && !value.startsWith('!')) continue;
-    if (/^submodule\..+\.update$/.test(key)) {
-      result.reasons.push(`${file} sets ${key} to a command, which git submodule update runs`);
-      continue;
-    }
-    if (/^remote\..+\.(url|pushurl)$/.test(key) && value.startsWith('ext::')) {
-      result.reasons.push(`${file} sets ${key} to an ext:: URL, which runs a command`);
-      continue;
-    }
-    const program = PROGRAM_KEYS.find((candidate) => candidate.pattern.test(key));
-    if (program !== undefined) result.reasons.push(`${file} sets ${key}, which ${program.what}`);
+  const parsed = parseGitConfig(text);
+  if (parsed.error !== undefined) result.reasons.push(`${file} has a line git may read that this check cannot (${parsed.error})`);
+  for (const { key, value } of parsed.entries) {
+    if (key === 'extensions.objectformat') result.sha256 = value?.toLowerCase() === 'sha256';
+    const reason = keyHazard(key, value);
+    if (reason === undefined) continue;
+    if (reason === ALIAS) result.aliases.push(`${file} defines the alias ${key.slice('alias.'.length)}, which can run any command`);
+    else result.reasons.push(`${file} sets ${key}${reason}`);
   }
+}
+
+const ALIAS = '\u0000alias';
+
+/** Why one key makes git run something (the text after the key's name), undefined when it does not, `ALIAS` for an alias. */
+function keyHazard(key: string, value: string | undefined): string | undefined {
+  if (key.startsWith('alias.')) return ALIAS;
+  const text = (value ?? 'true').trim();
+  if (key === 'core.fsmonitor' && BOOLEAN.test(text)) return undefined;
+  if (/^submodule\..+\.update$/.test(key)) return text.startsWith('!') ? ' to a command, which git submodule update runs' : undefined;
+  // `ext::cmd`, `fd::3`, `foo::url`: git runs the remote helper `git-remote-<transport>` (ext runs the command itself).
+  if (/^(remote|submodule)\..+\.(url|pushurl)$/.test(key)) return /^[A-Za-z0-9+.-]+::/.test(text) ? ` to a ${text.slice(0, text.indexOf('::') + 2)} URL, which runs a program (a remote helper; ext:: runs the command it names)` : undefined;
+  const program = PROGRAM_KEYS.find((candidate) => candidate.pattern.test(key));
+  return program === undefined ? undefined : `, which ${program.what}`;
 }
 
 /** Executable hooks (anything but the `*.sample` files `git init` writes) in `hooks`. */
@@ -254,6 +251,58 @@ function hookHazards(hooks: string, readsOnly = false): string[] {
     if (hook.isDirectory() || (hook.mode & 0o111) !== 0) found.push(name);
   }
   return found.length === 0 ? [] : [`${hooks} has hooks that git runs (${found.slice(0, 5).join(', ')}${found.length > 5 ? ', ...' : ''})`];
+}
+
+/**
+ * The repositories embedded at the gitlinks of `repository`'s index (with
+ * or without `.gitmodules`): git status and git diff go into each and run
+ * what its configuration names, and its hooks. Their own gitlinks too, down
+ * to a bound; more than `MAX_SUBMODULES` of them ask.
+ */
+function embeddedHazards(options: { repository: GitRepository; readsOnly: boolean; depth: number; seen: { count: number } }): string[] {
+  const { repository, readsOnly, depth, seen } = options;
+  const indexFile = path.join(repository.gitDirectory, 'index');
+  const links = cachedGitlinks(indexFile, repository.commonDirectory);
+  if ('reason' in links) return [`${links.reason}, so the repositories embedded in it cannot be checked for programs git would run`];
+  const reasons: string[] = [];
+  for (const link of links.paths) {
+    if (++seen.count > MAX_SUBMODULES) return [...reasons, `${indexFile} records more than ${MAX_SUBMODULES} embedded repositories (gitlinks), which are not all checked for programs git would run`];
+    const top = path.join(repository.top!, link);
+    const dotGit = path.join(top, '.git');
+    const status = statSync(dotGit, { throwIfNoEntry: false });
+    // Not checked out: git has nothing to run there.
+    if (status === undefined) continue;
+    const found = status.isDirectory() ? openGitDirectory(dotGit, top) : status.isFile() ? followGitFile(dotGit, top) : { reason: `${dotGit} is neither a directory nor a file, so what git would run there cannot be checked` };
+    if (found === undefined) continue;
+    if ('reason' in found) {
+      reasons.push(found.reason);
+      continue;
+    }
+    for (const gitDirectory of new Set([found.gitDirectory, found.commonDirectory])) {
+      for (const file of ['config', 'config.worktree']) reasons.push(...configHazards(path.join(gitDirectory, file)).reasons);
+    }
+    reasons.push(...hookHazards(path.join(found.commonDirectory, 'hooks'), readsOnly));
+    if (depth >= 3) {
+      reasons.push(`${top} is embedded more than 3 repositories deep, and what git would run below it is not checked`);
+      continue;
+    }
+    reasons.push(...embeddedHazards({ repository: found, readsOnly, depth: depth + 1, seen }));
+  }
+  return reasons;
+}
+
+/** The gitlinks of one index, cached by the index's identity (git status rewrites it often; most repositories have none). */
+function cachedGitlinks(indexFile: string, commonDirectory: string): { paths: string[] } | { reason: string } {
+  const status = statSync(indexFile, { throwIfNoEntry: false });
+  if (status === undefined) return { paths: [] };
+  const key = identity(status);
+  const cached = gitlinkCache.get(indexFile);
+  if (cached !== undefined && cached.key === key) return cached.links;
+  const hashBytes = configHazards(path.join(commonDirectory, 'config')).sha256 ? 32 : 20;
+  const links = gitlinkPaths({ indexFile, hashBytes });
+  if (gitlinkCache.size >= MAX_CACHED) gitlinkCache.clear();
+  gitlinkCache.set(indexFile, { key, links });
+  return links;
 }
 
 /** Submodules' repositories under `.git/modules` (nested ones under their own `modules`): git runs in them too. */
