@@ -15,7 +15,7 @@ export interface FakeTerminal {
   text(): string;
   /** Writes what the person types (one chunk: one keypress in raw mode). */
   type(text: string): void;
-  /** Resolves when the output written since the last match (colours removed) matches; rejects after `timeoutMs`. */
+  /** Resolves when the output written since the last match (colours removed) matches; rejects after `timeoutMs` (default 20 s: a loaded machine is slow, a missing prompt is still caught). */
   waitFor(pattern: string | RegExp, timeoutMs?: number): Promise<string>;
   /** Starts a new region for `waitFor`, so it ignores what is already on screen. */
   mark(): void;
@@ -59,7 +59,7 @@ export function createFakeTerminal(options: { isTTY?: boolean; raw?: boolean; ou
     text: () => written,
     type: (text) => void input.write(text),
     mark: () => void (markAt = written.length),
-    waitFor: (pattern, timeoutMs = 2_000) =>
+    waitFor: (pattern, timeoutMs = 20_000) =>
       new Promise<string>((resolve, reject) => {
         const matches = (): boolean => {
           const region = plain(written.slice(markAt));

@@ -16,7 +16,8 @@ beforeAll(async () => {
   harness = await startGatewayHarness({
     setup: ({ workspace }) => writeFileSync(path.join(workspace, 'notes.txt'), 'hello from the workspace\n'),
     policy: ({ workspace }) => ({
-      approval_timeout: '2s',
+      // Long enough that a loaded machine's elicitation round trip never times out a test that answers.
+      approval_timeout: '5s',
       mcp: {
         servers: {
           filesystem: {
@@ -159,7 +160,7 @@ describe('the gateway in front of server-filesystem', () => {
     const target = path.join(harness.workspace, 'late.txt');
     const result = await harness.client.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } });
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toMatch(/approval for this call to write_file timed out \(nobody answered within 2 s\)/);
+    expect(resultText(result)).toMatch(/approval for this call to write_file timed out \(nobody answered within 5 s\)/);
     expect(existsSync(target)).toBe(false);
   });
 

@@ -27,7 +27,8 @@ describe('terminal approver: typed-ahead keys', () => {
   });
 
   it('drops keys typed after the box is drawn but inside the settle time', async () => {
-    const decision = harness.approver({ settleMilliseconds: 400 }).ask(presentedRequest(), { signal: signal() });
+    // A settle time no pause of a loaded machine between the box and the keys outlasts.
+    const decision = harness.approver({ settleMilliseconds: 3_000 }).ask(presentedRequest(), { signal: signal() });
     await harness.terminal.waitFor('[?] help');
     expect(harness.screen()).not.toContain('approve? [');
     harness.terminal.type('y');
