@@ -6,8 +6,15 @@
  * counts as approved, so only what the tool itself does stands between the
  * key and the output).
  */
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shellEnvironment } from '../src/tools/shell/shell-environment.ts';
+import { loadPolicyFile } from '../src/config/load-policy-file.ts';
+import { createBuiltinTools } from '../src/runtime/create-builtin-tools.ts';
+import { createRuntimeGate } from '../src/runtime/create-runtime-gate.ts';
+import { SANDBOX_PATH } from '../src/sandbox/bwrap-sandbox.ts';
+import { shellEnvironment, trustedPath } from '../src/tools/shell/shell-environment.ts';
 import { createKernelPathsFixture, type KernelPathsFixture } from './kernel-paths-fixture.ts';
 import { requireWorkingBwrap } from './require-bwrap.ts';
 
@@ -124,6 +131,59 @@ describe('shellEnvironment', () => {
   });
 
   it('drops a value written like an exported bash function', () => {
-    expect(shellEnvironment({ TERM: '() { echo hooked; }', LANG: 'C' })).toEqual({ LANG: 'C' });
+    expect(shellEnvironment({ TERM: '() { echo hooked; }', LANG: 'C' })).toEqual({ LANG: 'C', PATH: SANDBOX_PATH });
+  });
+
+  it('drops PATH entries that are empty, relative or inside a zone, symlinked or not; none left gives the system PATH', () => {
+    const zone = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-path-zone-')));
+    const link = `${zone}-link`;
+    symlinkSync(path.join(zone, 'bin'), link);
+    mkdirSync(path.join(zone, 'bin'));
+    try {
+      const value = ['', '.', 'bin', './node_modules/.bin', `${zone}/nm`, zone, `${zone}/../${path.basename(zone)}/bin`, link, '/usr/local/bin', '/usr/bin', '/bin'].join(':');
+      expect(trustedPath({ value, zoneRoots: [zone] })).toBe('/usr/local/bin:/usr/bin:/bin');
+      expect(trustedPath({ value: `:.:${zone}/x`, zoneRoots: [zone] })).toBe(SANDBOX_PATH);
+      expect(trustedPath({ value: undefined, zoneRoots: [] })).toBe(SANDBOX_PATH);
+      expect(shellEnvironment({ PATH: `${zone}/nm:/usr/bin` }, { zoneRoots: [zone] })).toEqual({ PATH: '/usr/bin' });
+    } finally {
+      rmSync(zone, { recursive: true, force: true });
+      rmSync(link, { force: true });
+    }
+  });
+});
+
+describe('a program planted in a zone does not shadow an allowed command (sandbox off)', () => {
+  let savedPath: string | undefined;
+  let root: string;
+  beforeAll(() => {
+    savedPath = process.env.PATH;
+    root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-path-shadow-')));
+  });
+  afterAll(() => {
+    process.env.PATH = savedPath;
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('cat runs the system cat, not ws/nm/cat, whatever the parent PATH says', async () => {
+    const ws = path.join(root, 'ws');
+    mkdirSync(path.join(ws, 'nm'), { recursive: true });
+    writeFileSync(path.join(ws, 'README.md'), 'readme\n');
+    const marker = path.join(root, 'PWNED');
+    for (const directory of [path.join(ws, 'nm'), ws]) {
+      writeFileSync(path.join(directory, 'cat'), `#!/bin/sh\ntouch ${marker}\necho planted\n`);
+      chmodSync(path.join(directory, 'cat'), 0o755);
+    }
+    writeFileSync(path.join(root, 'toolgate.yaml'), ['fs:', '  zones:', '    - { name: ws, root: ./ws, mode: rw, approval: { read: allow, write: allow, delete: allow } }', 'shell:', '  default: ask', '  rules:', '    - { match: cat, decision: allow }', 'sandbox: { os: off }', ''].join('\n'));
+    // The parent's PATH names the zone's directory first, then the working directory (empty and relative entries).
+    process.env.PATH = `${path.join(ws, 'nm')}::.:nm:${savedPath}`;
+    const loaded = await loadPolicyFile(path.join(root, 'toolgate.yaml'));
+    const { tools } = await createBuiltinTools({ loaded, cwd: root });
+    const gate = createRuntimeGate({ loaded, tools, mode: 'auto_deny' });
+    const shell = tools.find((tool) => tool.name === 'shell')!;
+    const authorization = await gate.authorize({ tool: 'shell', args: { command: 'cat README.md' }, callId: 'path-1' }, { sessionId: 'path' });
+    expect(authorization.decision).toBe('allow');
+    const result = (await shell.execute({ command: 'cat README.md' } as never, { authorization: { decision: 'allow' } } as never)) as { stdout: string };
+    expect(result.stdout).toBe('readme\n');
+    expect(existsSync(marker)).toBe(false);
   });
 });

@@ -191,7 +191,7 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
         throw new ShellCommandRefusedError({ command, reasons: ['it was allowed without asking, but now needs a person\'s approval (something it touches changed): call it again', ...verdict.reasons] });
       }
       const wrapCommand = sandbox === undefined ? undefined : await sandboxedWrap({ sandbox, authority: authorityOf(executionOptions), cwd: verdict.cwd, command });
-      return runShellCommand({ command, cwd: verdict.cwd, timeoutMs, maxOutputBytes, signal: executionOptions.signal, wrapCommand });
+      return runShellCommand({ command, cwd: verdict.cwd, timeoutMs, maxOutputBytes, signal: executionOptions.signal, wrapCommand, zoneRoots: zones.map((zone) => zone.root) });
     },
   };
 }

@@ -51,6 +51,8 @@ export async function runShellCommand(options: {
   signal?: AbortSignal;
   wrapCommand?: WrapCommand;
   environment?: NodeJS.ProcessEnv;
+  /** PATH entries inside these directories are dropped (the agent could plant programs there). */
+  zoneRoots?: readonly string[];
 }): Promise<ShellCommandResult> {
   const { signal } = options;
   signal?.throwIfAborted();
@@ -60,7 +62,7 @@ export async function runShellCommand(options: {
   const child = spawn(wrapped.command, wrapped.args, {
     cwd: options.cwd,
     // Cleared to an allow-list with or without a sandbox: secrets in the parent's environment never reach the command.
-    env: shellEnvironment(options.environment ?? process.env),
+    env: shellEnvironment(options.environment ?? process.env, { zoneRoots: options.zoneRoots ?? [] }),
     // Its own process group, so that the group can be killed as one.
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
