@@ -109,3 +109,55 @@ describe('one model step\'s calls go through the gate together', () => {
     expect(ran).toEqual(['a', 'b']);
   });
 });
+
+describe('batches never decide a call nobody was shown', () => {
+  async function runWith(toolCalls: { toolCallId: string; toolName: string; input: unknown }[], answers: ScriptedAnswer[]) {
+    const { scriptedModel } = await import('../../test/ai-sdk-fixture.ts');
+    const ran: string[] = [];
+    const tool = publishTool(ran);
+    const approver = createScriptedApprover(answers);
+    const gate = createGate({ policy: parsePolicy({ text: 'tools: {}\n', source: 'inline' }), tools: [tool], approver });
+    const { model } = scriptedModel((_options, step) => (step === 0 ? { toolCalls } : { text: 'done' }));
+    await runAgent({ model, task: 'publish', gate, tools: [tool], context: { sessionId: 's' }, approver });
+    return { ran, approver };
+  }
+
+  it('two calls with the same id are asked about one by one, never as a batch', async () => {
+    const { approver } = await runWith(
+      [
+        { toolCallId: 'same', toolName: 'publish', input: { file: 'notes.md', batch: 'g' } },
+        { toolCallId: 'same', toolName: 'publish', input: { file: 'secret.md', batch: 'g' } },
+      ],
+      ['deny', 'deny'],
+    );
+    expect(approver.calls.every((call) => call.kind === 'ask')).toBe(true);
+  });
+
+  it('a call with input the schema rejects is not in the batch (the SDK never asks about it)', async () => {
+    const { ran, approver } = await runWith(
+      [
+        { toolCallId: 'c1', toolName: 'publish', input: { file: 'a', batch: 'g' } },
+        { toolCallId: 'c2', toolName: 'publish', input: { file: 42, batch: 'g' } },
+        { toolCallId: 'c3', toolName: 'publish', input: { file: 'b', batch: 'g' } },
+      ],
+      ['approve'],
+    );
+    expect(approver.calls).toHaveLength(1);
+    expect(approver.calls[0]!.kind === 'group' && approver.calls[0]!.requests.map((request) => request.call.callId)).toEqual(['c1', 'c3']);
+    expect(ran).toEqual(['a', 'b']);
+  });
+
+  it('a call to a tool the model was not given is not in the batch', async () => {
+    const { ran, approver } = await runWith(
+      [
+        { toolCallId: 'c1', toolName: 'publish', input: { file: 'a', batch: 'g' } },
+        { toolCallId: 'c2', toolName: 'format_disk', input: { batch: 'g' } },
+        { toolCallId: 'c3', toolName: 'publish', input: { file: 'b', batch: 'g' } },
+      ],
+      ['approve'],
+    );
+    expect(approver.calls).toHaveLength(1);
+    expect(approver.calls[0]!.kind === 'group' && approver.calls[0]!.requests.map((request) => request.call.tool)).toEqual(['publish', 'publish']);
+    expect(ran).toEqual(['a', 'b']);
+  });
+});

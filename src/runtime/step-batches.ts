@@ -81,7 +81,9 @@ export function createStepBatches(options: { model: LanguageModel; gate: Gate; t
         if (held.length === 0) return;
         const parts = held.splice(0);
         const calls = (await Promise.all(parts.map(parsedCall))).filter((call): call is ToolCall => call !== undefined);
-        current = { calls, decided: new Map() };
+        // Two calls with one id could not be told apart when each is handed its decision: such a step is asked call by call.
+        const unique = new Set(parts.map((part) => part.toolCallId)).size === parts.length;
+        current = { calls: unique ? calls : [], decided: new Map() };
         for (const part of parts) controller.enqueue(part);
       };
       return {
