@@ -79,6 +79,8 @@ describe('toolgate check --args', () => {
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toContain(`--args must be a JSON object such as '{"path": "notes.txt"}', not ${kind}`);
+      // Said before the policy is read: no policy line, however the policy is found.
+      expect(result.stderr).not.toContain('toolgate: policy');
     });
   }
 

@@ -115,6 +115,17 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
   if (values.answer !== undefined && ANSWERS[values.answer] === undefined) {
     throw new UsageError(`--answer must be once, session or deny, not ${JSON.stringify(values.answer)}`);
   }
+  // A mistake in the arguments is a usage error, said before the policy is even read.
+  let args: unknown = {};
+  if (values.args !== undefined) {
+    try {
+      args = JSON.parse(values.args);
+    } catch (error) {
+      throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
+    }
+    // Tool arguments are always an object: a list or a string would be judged as something no model can send.
+    if (!isObject(args)) throw new UsageError(`--args must be a JSON object such as '{"path": "notes.txt"}', not ${describeJson(args)}`);
+  }
   const loaded = await loadPolicyOrExplain({ policy: values.policy, io });
   // Which file, and whether an earlier run's agent could have planted it; the simulator records nothing.
   announcePolicy({ loaded, origin: values.policy === undefined ? 'found' : 'flag', cwd: io.cwd, env: io.env, write: (text) => io.stderr.write(text), record: false });
@@ -129,16 +140,6 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
   const noteFor = (tool: string): string | undefined => unknownToolNote({ tool, gate, knownTools });
 
   if (values.tool !== undefined) {
-    let args: unknown = {};
-    if (values.args !== undefined) {
-      try {
-        args = JSON.parse(values.args);
-      } catch (error) {
-        throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
-      }
-      // Tool arguments are always an object: a list or a string would be judged as something no model can send.
-      if (!isObject(args)) throw new UsageError(`--args must be a JSON object such as '{"path": "notes.txt"}', not ${describeJson(args)}`);
-    }
     const call: SimulatedCall = { tool: values.tool, args, session: values.session, chat: values.chat, answer: values.answer };
     const result = await simulate(call, 1, options);
     const note = noteFor(call.tool);
