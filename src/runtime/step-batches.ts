@@ -49,10 +49,15 @@ interface StreamPart {
  * then calls are decided one by one.
  *
  * @example
- * const batches = createStepBatches({ model, gate, tools: gated.tools });
+ * const batches = createStepBatches({ model, gate, tools: () => gated.tools });
  * streamText({ model: batches.model, ...gateTools({ tools, gate: batches.gate, ... }) });
  */
-export function createStepBatches(options: { model: LanguageModel; gate: Gate; tools: () => ToolSet }): StepBatches {
+export function createStepBatches(options: {
+  model: LanguageModel;
+  gate: Gate;
+  /** The tools the model is given (read when a step ends: the gated set is made after the gate it uses). */
+  tools: () => ToolSet;
+}): StepBatches {
   const { gate } = options;
   let current: Step | undefined;
 
