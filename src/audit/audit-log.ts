@@ -46,8 +46,6 @@ export interface AuditLogOptions {
 
 interface PendingRecord {
   line: string;
-  /** Someone acts once the line is written (`recordInStages`), not only once it is durable. */
-  stagedWaiter: boolean;
   written(): void;
   resolve(): void;
   reject(error: unknown): void;
@@ -92,14 +90,10 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
   let closing: Promise<void> | undefined;
 
   function record(entry: AuditEntry): Promise<void> {
-    return stage(entry, false).durable;
+    return recordInStages(entry).durable;
   }
 
   function recordInStages(entry: AuditEntry): AuditRecordStages {
-    return stage(entry, true);
-  }
-
-  function stage(entry: AuditEntry, stagedWaiter: boolean): AuditRecordStages {
     if (closing !== undefined) {
       return failedStages(
         new ToolgateError({ code: 'AUDIT_WRITE_FAILED', message: `the audit log ${logPath} is closed; open a new one with createAuditLog to keep recording` }),
@@ -127,7 +121,6 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     const durable = new Promise<void>((resolve, reject) => {
       queued.records.push({
         line: text,
-        stagedWaiter,
         written: markWritten,
         resolve,
         reject(error) {
@@ -174,12 +167,7 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
       }
       // In the file now: whoever acts on that (forwarding a call) may go ahead while the sync runs.
       for (const pending of batch.records) pending.written();
-      if (fsync && current.sync) {
-        // Handing the sync to the thread pool holds this thread for tens of microseconds: let whoever
-        // waited for the write (a call being forwarded) go first, and sync while they wait on others.
-        if (batch.records.some((pending) => pending.stagedWaiter)) await new Promise((resolve) => setImmediate(resolve));
-        await current.handle.datasync();
-      }
+      if (fsync && current.sync) await current.handle.datasync();
     } catch (error) {
       failure = writeFailed(error);
       // The next batch reopens, which also repairs a line this one may have torn.
