@@ -82,3 +82,26 @@ describe('git paths', () => {
     expect(commandPaths({ name: 'git', words: command!.words }).unsure[0]).toMatch(/reads the paths it works on from a file/);
   });
 });
+
+describe('the one table of git subcommands', () => {
+  const traits = (line: string) => gitSubcommand(analyzeCommand(line).commands[0]!.words).traits;
+
+  it('gives each subcommand its effect, network use and layout together', () => {
+    expect(traits('git status')).toEqual({ effect: 'read', network: false, keepsLayout: true });
+    expect(traits('git -C lib fetch origin')).toEqual({ effect: 'repository', network: true, keepsLayout: true });
+    expect(traits('git pull')).toEqual({ effect: 'delete', network: true, keepsLayout: false });
+    expect(traits('git checkout main')).toEqual({ effect: 'delete', network: false, keepsLayout: false });
+    expect(traits('git archive HEAD')).toEqual({ effect: 'read', network: false, keepsLayout: false });
+  });
+
+  it('knows send-email only for its network use: its effect is not modelled, so it is not a known subcommand', () => {
+    expect(traits('git send-email x.patch')).toEqual({ effect: 'unknown', network: true, keepsLayout: false });
+    expect(isKnownGitSubcommand('send-email')).toBe(false);
+    expect(effect('git send-email x.patch')).toBe('unknown');
+  });
+
+  it('has no traits for an alias, a bare git, --help or a subcommand known only at run time', () => {
+    for (const line of ['git st', 'git', 'git --help', 'git "$x"', 'git constructor', 'git toString']) expect(traits(line), line).toBeUndefined();
+    expect(isKnownGitSubcommand('constructor')).toBe(false);
+  });
+});

@@ -5,6 +5,9 @@
  * configuration), writes files of the work tree, or can also delete them.
  * A subcommand this table does not know is an alias or a program named
  * `git-NAME` on the PATH: it could do anything, and counts as the worst.
+ * The one table of git subcommands: each entry also says whether it uses
+ * the network and whether it leaves the work tree's layout alone, and
+ * `gitSubcommand` is the one way to find the subcommand among the words.
  * Pure: words in, effect out; the paths and the repository are judged elsewhere.
  */
 import type { PathUse } from './path-argument.ts';
@@ -27,39 +30,74 @@ export interface GitSubcommand {
   operands: PathUse;
   /** A word the effect hangs on, for reasons: `--hard`, `-u`, `drop`. */
   because: string | undefined;
+  /** The table's traits of `name`; undefined for a bare `git`, a subcommand only known at run time, or one the table does not know. */
+  traits: GitSubcommandTraits | undefined;
 }
 
 /** Global options that take their value as the next word. */
 export const GIT_GLOBAL_VALUED: ReadonlySet<string> = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--attr-source', '--list-cmds']);
 
-const READERS = new Set([
-  'annotate', 'blame', 'cat-file', 'check-attr', 'check-ignore', 'check-mailmap', 'check-ref-format', 'cherry', 'column', 'count-objects', 'describe', 'diff',
-  'diff-files', 'diff-index', 'diff-tree', 'fmt-merge-msg', 'for-each-ref', 'get-tar-commit-id', 'grep', 'help', 'log', 'ls-files', 'ls-remote', 'ls-tree', 'merge-base',
-  'name-rev', 'patch-id', 'range-diff', 'rev-list', 'rev-parse', 'shortlog', 'show', 'show-branch', 'show-index', 'show-ref', 'status', 'var', 'verify-commit',
-  'verify-tag', 'verify-pack', 'version', 'whatchanged', 'stripspace', 'request-pull', 'fsck-objects', 'archive', 'fast-export', 'difftool', 'pickaxe',
-  'pack-redundant', 'imap-send',
-]);
+/** What the table says of one subcommand by its name alone (its arguments can lower the effect, `gitSubcommand`). */
+export interface GitSubcommandTraits {
+  /** The most it does to files, whatever its arguments. */
+  effect: GitEffect;
+  /** It always talks to another machine (`fetch`, `push`); a few do only with some arguments (`clone URL`, see `network-commands.ts`). */
+  network: boolean;
+  /**
+   * It leaves the work tree's layout alone: it reads, or writes `.git` and
+   * regular files only, so it cannot make a path of another command in the
+   * same line lead somewhere else (`line-layout-changes.ts`). The others
+   * check out, apply, merge, stash, move or clean files anywhere in the
+   * work tree.
+   */
+  keepsLayout: boolean;
+}
 
-/** Subcommands that write the repository only (refs, index, objects, configuration, hooks they install). */
-const REPOSITORY_WRITERS = new Set([
-  'add', 'stage', 'commit', 'fetch', 'push', 'gc', 'prune', 'prune-packed', 'repack', 'pack-refs', 'update-ref', 'update-index', 'write-tree', 'commit-tree', 'mktag',
-  'mktree', 'unpack-objects', 'fast-import', 'hash-object', 'rerere', 'commit-graph', 'multi-pack-index', 'maintenance', 'merge-tree', 'fetch-pack', 'send-pack',
-  'replace', 'symbolic-ref', 'init', 'init-db', 'update-server-info', 'fsck', 'credential', 'credential-cache', 'credential-store', 'bundle', 'config', 'remote', 'notes',
-  'reflog', 'tag', 'branch', 'receive-pack', 'upload-pack', 'upload-archive', 'for-each-repo', 'http-fetch', 'http-push', 'index-pack', 'pack-objects', 'remote-ftp',
-  'remote-ftps', 'remote-http', 'remote-https',
-]);
+const NETWORK = 'network';
+const KEEPS_LAYOUT = 'layout';
+const t = (effect: GitEffect, ...flags: (typeof NETWORK | typeof KEEPS_LAYOUT)[]): GitSubcommandTraits => ({ effect, network: flags.includes(NETWORK), keepsLayout: flags.includes(KEEPS_LAYOUT) });
 
-/** Subcommands that rewrite files of the work tree but never remove one. */
-const WORKTREE_WRITERS = new Set(['unpack-file', 'format-patch', 'mailinfo', 'mailsplit', 'bugreport', 'diagnose', 'checkout-index', 'merge-file', 'interpret-trailers']);
-
-/** Subcommands that can remove files of the work tree (switching trees, applying patches, discarding changes). */
-const DELETERS = new Set([
-  'checkout', 'switch', 'restore', 'merge', 'rebase', 'pull', 'cherry-pick', 'revert', 'am', 'apply', 'clean', 'rm', 'mv', 'stash', 'reset', 'read-tree', 'bisect',
-  'submodule', 'sparse-checkout', 'worktree', 'quiltimport', 'subtree', 'merge-index', 'merge-one-file', 'merge-octopus', 'merge-ours', 'merge-recursive',
-  'merge-recursive-ours', 'merge-recursive-theirs', 'merge-resolve', 'merge-subtree', 'filter-branch', 'mergetool', 'clone',
-  // They run programs (hooks, a server, commands): anything at all.
-  'daemon', 'hook', 'shell', 'http-backend', 'instaweb', 'remote-ext', 'remote-fd',
-]);
+/** Every git subcommand toolgate knows, once: what it does to files, whether it uses the network, whether it keeps the layout. */
+const GIT_SUBCOMMANDS: ReadonlyMap<string, GitSubcommandTraits> = new Map(Object.entries({
+  // Read only (beyond git's own index refresh).
+  annotate: t('read', KEEPS_LAYOUT), archive: t('read'), blame: t('read', KEEPS_LAYOUT), 'cat-file': t('read', KEEPS_LAYOUT), 'check-attr': t('read', KEEPS_LAYOUT),
+  'check-ignore': t('read', KEEPS_LAYOUT), 'check-mailmap': t('read'), 'check-ref-format': t('read'), cherry: t('read'), column: t('read'),
+  'count-objects': t('read', KEEPS_LAYOUT), describe: t('read', KEEPS_LAYOUT), diff: t('read', KEEPS_LAYOUT), 'diff-files': t('read'), 'diff-index': t('read'),
+  'diff-tree': t('read'), difftool: t('read'), 'fast-export': t('read'), 'fmt-merge-msg': t('read'), 'for-each-ref': t('read', KEEPS_LAYOUT), 'fsck-objects': t('read'),
+  'get-tar-commit-id': t('read'), grep: t('read', KEEPS_LAYOUT), help: t('read', KEEPS_LAYOUT), 'imap-send': t('read'), log: t('read', KEEPS_LAYOUT),
+  'ls-files': t('read', KEEPS_LAYOUT), 'ls-remote': t('read', NETWORK), 'ls-tree': t('read', KEEPS_LAYOUT), 'merge-base': t('read', KEEPS_LAYOUT),
+  'name-rev': t('read', KEEPS_LAYOUT), 'pack-redundant': t('read'), 'patch-id': t('read'), pickaxe: t('read'), 'range-diff': t('read', KEEPS_LAYOUT),
+  'request-pull': t('read', NETWORK), 'rev-list': t('read', KEEPS_LAYOUT), 'rev-parse': t('read', KEEPS_LAYOUT), shortlog: t('read', KEEPS_LAYOUT),
+  show: t('read', KEEPS_LAYOUT), 'show-branch': t('read'), 'show-index': t('read'), 'show-ref': t('read', KEEPS_LAYOUT), status: t('read', KEEPS_LAYOUT),
+  stripspace: t('read'), var: t('read', KEEPS_LAYOUT), 'verify-commit': t('read'), 'verify-pack': t('read'), 'verify-tag': t('read'), version: t('read', KEEPS_LAYOUT),
+  whatchanged: t('read', KEEPS_LAYOUT),
+  // Write the repository only (refs, index, objects, configuration, hooks they install).
+  add: t('repository', KEEPS_LAYOUT), branch: t('repository', KEEPS_LAYOUT), bundle: t('repository'), commit: t('repository', KEEPS_LAYOUT),
+  'commit-graph': t('repository'), 'commit-tree': t('repository'), config: t('repository', KEEPS_LAYOUT), credential: t('repository'),
+  'credential-cache': t('repository'), 'credential-store': t('repository'), 'fast-import': t('repository'), fetch: t('repository', NETWORK, KEEPS_LAYOUT),
+  'fetch-pack': t('repository'), 'for-each-repo': t('repository'), fsck: t('repository', KEEPS_LAYOUT), gc: t('repository'), 'hash-object': t('repository'),
+  'http-fetch': t('repository'), 'http-push': t('repository'), 'index-pack': t('repository'), init: t('repository'), 'init-db': t('repository'),
+  maintenance: t('repository'), 'merge-tree': t('repository'), mktag: t('repository'), mktree: t('repository'), 'multi-pack-index': t('repository'),
+  notes: t('repository', KEEPS_LAYOUT), 'pack-objects': t('repository'), 'pack-refs': t('repository'), prune: t('repository'), 'prune-packed': t('repository'),
+  push: t('repository', NETWORK, KEEPS_LAYOUT), 'receive-pack': t('repository'), reflog: t('repository', KEEPS_LAYOUT), remote: t('repository', KEEPS_LAYOUT),
+  'remote-ftp': t('repository'), 'remote-ftps': t('repository'), 'remote-http': t('repository'), 'remote-https': t('repository'), repack: t('repository'),
+  replace: t('repository'), rerere: t('repository'), 'send-pack': t('repository'), stage: t('repository'), 'symbolic-ref': t('repository'),
+  tag: t('repository', KEEPS_LAYOUT), 'unpack-objects': t('repository'), 'update-index': t('repository'), 'update-ref': t('repository'),
+  'update-server-info': t('repository'), 'upload-archive': t('repository'), 'upload-pack': t('repository'), 'write-tree': t('repository'),
+  // Rewrite files of the work tree but never remove one.
+  bugreport: t('worktree'), 'checkout-index': t('worktree'), diagnose: t('worktree'), 'format-patch': t('worktree'), 'interpret-trailers': t('worktree'),
+  mailinfo: t('worktree'), mailsplit: t('worktree'), 'merge-file': t('worktree'), 'unpack-file': t('worktree'),
+  // Can remove files of the work tree (switching trees, applying patches, discarding changes), or run programs that can.
+  am: t('delete'), apply: t('delete'), bisect: t('delete'), checkout: t('delete'), 'cherry-pick': t('delete'), clean: t('delete'), clone: t('delete'),
+  daemon: t('delete'), 'filter-branch': t('delete'), hook: t('delete'), 'http-backend': t('delete'), instaweb: t('delete'), merge: t('delete'),
+  'merge-index': t('delete'), 'merge-octopus': t('delete'), 'merge-one-file': t('delete'), 'merge-ours': t('delete'), 'merge-recursive': t('delete'),
+  'merge-recursive-ours': t('delete'), 'merge-recursive-theirs': t('delete'), 'merge-resolve': t('delete'), 'merge-subtree': t('delete'), mergetool: t('delete'),
+  mv: t('delete'), pull: t('delete', NETWORK), quiltimport: t('delete'), 'read-tree': t('delete'), rebase: t('delete'), 'remote-ext': t('delete'),
+  'remote-fd': t('delete'), reset: t('delete'), restore: t('delete'), revert: t('delete'), rm: t('delete'), shell: t('delete'), 'sparse-checkout': t('delete'),
+  stash: t('delete'), submodule: t('delete'), subtree: t('delete'), switch: t('delete'), worktree: t('delete'),
+  // Not in git's own set of built-in commands here (a script, a separate package): not modelled, but known to use the network.
+  'send-email': t('unknown', NETWORK),
+}));
 
 /** The read-only forms of subcommands that mostly write: their first operand (or an option) says so. */
 const READ_ACTIONS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
@@ -91,25 +129,26 @@ const WRITING_BRANCH_OPTION = /^(-[a-zA-Z]*[dDmMcCfuasFe]|--(delete|move|copy|fo
  * The subcommand of one `git` command (`words[0]` is `git`) and what it does.
  *
  * @example
- * gitSubcommand([git, reset, --hard]) // { name: 'reset', index: 1, effect: 'delete', operands: 'write', because: '--hard' }
- * gitSubcommand([git, -C, lib, status]) // { name: 'status', index: 3, effect: 'read', operands: 'read', because: undefined }
+ * gitSubcommand([git, reset, --hard]) // { name: 'reset', index: 1, effect: 'delete', operands: 'write', because: '--hard', traits: { effect: 'delete', ... } }
+ * gitSubcommand([git, -C, lib, status]) // { name: 'status', index: 3, effect: 'read', operands: 'read', because: undefined, traits: { effect: 'read', network: false, keepsLayout: true } }
  */
 export function gitSubcommand(words: readonly ShellWord[]): GitSubcommand {
   let index = 1;
   for (; index < words.length; index++) {
     const word = words[index]!;
-    if (word.kind === 'dynamic') return { name: undefined, index, effect: 'unknown', operands: 'write', because: word.text };
+    if (word.kind === 'dynamic') return { name: undefined, index, effect: 'unknown', operands: 'write', because: word.text, traits: undefined };
     if (!word.value.startsWith('-')) break;
     if (GIT_GLOBAL_VALUED.has(word.value)) index++;
     // `git --help`, `git --version`, `git --exec-path` (without a value) print and stop.
-    if (['--help', '-h', '--version', '-v', '--html-path', '--man-path', '--info-path'].includes(word.value)) return { name: undefined, index, effect: 'read', operands: 'read', because: undefined };
+    if (['--help', '-h', '--version', '-v', '--html-path', '--man-path', '--info-path'].includes(word.value)) return { name: undefined, index, effect: 'read', operands: 'read', because: undefined, traits: undefined };
   }
   const word = words[index];
-  if (word === undefined) return { name: undefined, index, effect: 'read', operands: 'read', because: undefined };
+  if (word === undefined) return { name: undefined, index, effect: 'read', operands: 'read', because: undefined, traits: undefined };
   const name = word.value;
+  const traits = GIT_SUBCOMMANDS.get(name);
   const rest = words.slice(index + 1);
   const values = rest.map((entry) => entry.value);
-  const result = (effect: GitEffect, operands: PathUse = 'read', because?: string): GitSubcommand => ({ name, index, effect, operands, because });
+  const result = (effect: GitEffect, operands: PathUse = 'read', because?: string): GitSubcommand => ({ name, index, effect, operands, because, traits });
   const flag = (...names: string[]) => values.find((value) => names.includes(value) || names.some((candidate) => candidate.startsWith('--') && value.startsWith(`${candidate}=`)));
   const shortFlag = (letter: string) => values.find((value) => /^-[a-zA-Z]+$/.test(value) && value.includes(letter));
   const firstOperand = values.find((value) => !value.startsWith('-'));
@@ -178,11 +217,8 @@ export function gitSubcommand(words: readonly ShellWord[]): GitSubcommand {
       // Its paths (the new directory) are judged by the clone grammar itself.
       return result('worktree');
   }
-  if (READERS.has(name)) return result('read');
-  if (REPOSITORY_WRITERS.has(name)) return result('repository');
-  if (WORKTREE_WRITERS.has(name)) return result('worktree');
-  if (DELETERS.has(name)) return result('delete');
-  return result('unknown', 'write');
+  if (traits === undefined || traits.effect === 'unknown') return result('unknown', 'write');
+  return result(traits.effect);
 }
 
 /**
@@ -193,5 +229,6 @@ export function gitSubcommand(words: readonly ShellWord[]): GitSubcommand {
  * isKnownGitSubcommand('st')     // false: an alias, if anything
  */
 export function isKnownGitSubcommand(name: string): boolean {
-  return READERS.has(name) || REPOSITORY_WRITERS.has(name) || WORKTREE_WRITERS.has(name) || DELETERS.has(name);
+  const effect = GIT_SUBCOMMANDS.get(name)?.effect;
+  return effect !== undefined && effect !== 'unknown';
 }

@@ -20,6 +20,7 @@ import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { AnalyzedCommand, CommandAnalysis } from './analyze-command.ts';
 import type { ShellFinding } from './shell-finding.ts';
+import { gitSubcommand } from './git-subcommands.ts';
 import { isAtOrBelow, walkKernelPath } from './kernel-walk.ts';
 import type { PathArgument } from './path-argument.ts';
 import { commandPaths, takesNoPaths } from './path-arguments.ts';
@@ -62,32 +63,6 @@ const KEEPS_LAYOUT = new Set([
 
 /** Commands whose written or deleted paths are where the layout changes: links, renames, removals, copies of trees, extractions. */
 const MOVES_ENTRIES = new Set(['ln', 'mv', 'rm', 'rmdir', 'unlink', 'cp', 'rsync', 'scp', 'tar', 'unzip', 'find', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
-
-/**
- * git subcommands that leave the work tree's layout alone (they read, or
- * write `.git` only). The others check out, apply, merge, stash, move or
- * clean files, anywhere in the work tree, which can lie above the working
- * directory: they change anything.
- */
-const GIT_KEEPS_WORK_TREE = new Set([
-  'status', 'diff', 'log', 'show', 'branch', 'rev-parse', 'ls-files', 'ls-tree', 'blame', 'annotate', 'grep', 'describe', 'shortlog', 'remote', 'fetch', 'push',
-  'config', 'tag', 'cat-file', 'rev-list', 'reflog', 'add', 'commit', 'notes', 'help', 'version', 'var', 'count-objects', 'fsck', 'merge-base', 'name-rev',
-  'for-each-ref', 'show-ref', 'whatchanged', 'range-diff', 'check-ignore', 'check-attr',
-]);
-
-/** Global options of git that take the next word as their value. */
-const GIT_VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--attr-source', '--list-cmds']);
-
-/** The subcommand of a git command line; undefined when it is only known at run time or absent. */
-function gitSubcommandName(words: readonly ShellWord[]): string | undefined {
-  for (let index = 1; index < words.length; index++) {
-    const word = words[index]!;
-    if (word.kind !== 'static') return undefined;
-    if (!word.value.startsWith('-')) return word.value;
-    if (GIT_VALUED.has(word.value)) index++;
-  }
-  return undefined;
-}
 
 /** Writers whose every written path may become a link or a tree rather than a regular file. */
 const WRITES_ENTRIES = new Set(['ln', 'mv', 'cp', 'rsync', 'scp']);
@@ -185,8 +160,8 @@ function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: 
   // Builtins and commands that take no paths (`read`, `shift`, `kill`); eval, trap and watch payloads are analysed as commands of their own.
   if (command.role === 'wrapper' || KEEPS_LAYOUT.has(name) || takesNoPaths(name)) return { kind: 'none' };
   if (name === 'git') {
-    const subcommand = gitSubcommandName(command.words);
-    return subcommand !== undefined && GIT_KEEPS_WORK_TREE.has(subcommand) ? { kind: 'none' } : { kind: 'anything', reason: 'it can check out, apply, move or remove files anywhere in the work tree' };
+    // The table's `keepsLayout` is by name: `git --help` or a subcommand known only at run time changes anything.
+    return gitSubcommand(command.words).traits?.keepsLayout === true ? { kind: 'none' } : { kind: 'anything', reason: 'it can check out, apply, move or remove files anywhere in the work tree' };
   }
   if (!MOVES_ENTRIES.has(name)) return { kind: 'anything', reason: 'what it does to files is not modelled' };
   if (name === 'cp' && copiesContentOnly(command.words)) return { kind: 'none' };

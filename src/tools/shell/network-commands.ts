@@ -5,6 +5,7 @@
  * run (npx). When the policy turns the network off, the OS sandbox cuts it;
  * the shell tool blocks these commands so the policy layer is not weaker.
  */
+import { gitSubcommand } from './git-subcommands.ts';
 import type { ShellWord } from './shell-word.ts';
 
 /** Programs whose whole purpose is talking to other machines (or that fetch what they run). */
@@ -40,8 +41,6 @@ const SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['podman', new Set(['pull', 'push', 'login', 'search'])],
 ]);
 
-const GIT_NETWORK = new Set(['fetch', 'pull', 'push', 'ls-remote', 'send-email', 'request-pull']);
-const GIT_GLOBAL_VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--attr-source', '--list-cmds']);
 
 /**
  * Why the command uses the network, or undefined when it is not known to.
@@ -87,14 +86,11 @@ function subcommandNetwork(name: string, words: readonly ShellWord[]): string | 
 }
 
 function gitNetwork(words: readonly ShellWord[]): string | undefined {
-  let index = 1;
-  for (; index < words.length && words[index]!.value.startsWith('-'); index++) if (GIT_GLOBAL_VALUED.has(words[index]!.value)) index++;
-  const subcommand = words[index];
-  if (subcommand === undefined) return undefined;
-  if (subcommand.kind === 'dynamic') return `git ${subcommand.text}: the subcommand is only known at run time, and git has subcommands that use the network`;
-  const rest = words.slice(index + 1);
-  const value = subcommand.value;
-  if (GIT_NETWORK.has(value)) return `git ${value} uses the network`;
+  const subcommand = gitSubcommand(words);
+  if (subcommand.name === undefined) return subcommand.effect === 'unknown' ? `git ${subcommand.because ?? ''}: the subcommand is only known at run time, and git has subcommands that use the network` : undefined;
+  const rest = words.slice(subcommand.index + 1);
+  const value = subcommand.name;
+  if (subcommand.traits?.network === true) return `git ${value} uses the network`;
   if (value === 'clone') {
     const source = rest.find((word) => !word.value.startsWith('-'));
     return source === undefined || source.kind === 'dynamic' || isRemotePath(source.value) ? 'git clone of a remote repository uses the network' : undefined;

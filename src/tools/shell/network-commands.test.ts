@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeCommand } from './analyze-command.ts';
+import { networkUse } from './network-commands.ts';
+
+const use = (line: string) => {
+  const command = analyzeCommand(line).commands[0]!;
+  return networkUse({ name: command.name!, words: command.words });
+};
+
+describe('networkUse for git (the subcommand table\'s network column, found by gitSubcommand)', () => {
+  it.each(['git fetch', 'git -C lib pull', 'git --git-dir=x push origin main', 'git -c a.b=c ls-remote origin', 'git send-email x.patch', 'git request-pull a b'])('%s uses the network', (line) => {
+    expect(use(line)).toMatch(/uses the network/);
+  });
+
+  it.each(['git clone https://example.com/x.git', 'git clone host:x', 'git remote show origin', 'git submodule update', 'git archive --remote=x HEAD', 'git lfs fetch'])('%s uses the network (by its arguments)', (line) => {
+    expect(use(line)).toMatch(/uses the network/);
+  });
+
+  it.each(['git status', 'git -C fetch status', 'git clone ../local copy', 'git remote -v', 'git --help fetch', 'git --version', 'git'])('%s does not', (line) => {
+    expect(use(line)).toBeUndefined();
+  });
+
+  it('a subcommand only known at run time might', () => {
+    expect(use('git "$cmd" origin')).toMatch(/only known at run time/);
+  });
+});
