@@ -170,6 +170,10 @@ export function commandSemantics(options: { name: string; words: readonly ShellW
       findExec(words, semantics);
       semantics.hazards.push(...optionHazards({ name, words }));
       return semantics;
+    case 'fd':
+    case 'fdfind':
+      fdExec(words, semantics);
+      return semantics;
     case 'parallel':
       parallel(words, semantics);
       return semantics;
@@ -285,6 +289,30 @@ function findExec(words: readonly ShellWord[], semantics: CommandSemantics): voi
     if (inner.length > 0) semantics.inner.push({ words: inner, via: `run by find ${value}`, appendsArguments: true, changesDirectory: value.endsWith('dir') });
     semantics.role = 'wrapper';
     semantics.roleReason = `find ${value} runs another command`;
+    index = end;
+  }
+}
+
+/**
+ * `fd ... -x cmd args` (and `-X`, `--exec`, `--exec-batch`): the command
+ * takes every word up to a `;` (or the end), and fd runs it once per file
+ * (or once for all), appending the path unless a `{}` placeholder says where.
+ */
+function fdExec(words: readonly ShellWord[], semantics: CommandSemantics): void {
+  // `--base-directory` moves fd, and the commands it runs, into another directory.
+  const moves = words.some((word) => word.kind !== 'static' || /^--base-directory(=|$)/.test(word.value));
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index]!;
+    if (word.value === '--') break;
+    const exec = /^(-x|-X|--exec|--exec-batch)$/.test(word.value) ? word.value : /^-[HIusigFalLp01q]*[xX]$/.test(word.value) && word.kind === 'static' ? word.value : undefined;
+    if (exec === undefined) continue;
+    let end = index + 1;
+    while (end < words.length && !(words[end]!.kind === 'static' && words[end]!.value === ';')) end++;
+    const inner = words.slice(index + 1, end);
+    if (inner.length === 0) semantics.hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: `${words[0]!.value} ${exec}: no command follows it` }));
+    else semantics.inner.push({ words: inner, via: `run by ${words[0]!.value} ${exec}`, appendsArguments: true, changesDirectory: moves });
+    semantics.role = 'wrapper';
+    semantics.roleReason = `${words[0]!.value} ${exec} runs another command`;
     index = end;
   }
 }

@@ -6,7 +6,7 @@
  * followed), judged against the zones and the sandbox profile derived from
  * the same policy. What cannot be known from the words asks.
  */
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Decision } from '../../core/types.ts';
 import type { SandboxNetwork, SandboxProfile } from '../../sandbox/sandbox-profile.ts';
@@ -151,6 +151,7 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
     ask.push(`${word.text} expands to a directory only known at run time`);
     return;
   }
+  if (entry.onlyIfExists === true && !exists(target, cwd)) return;
   const sources = entry.sources ?? [];
   if (entry.use === 'write' && sources.length > 0) {
     await judgeCopies({ target, sources, layout: entry.layout ?? 'directory', cwd, common, context, judge, ask });
@@ -248,6 +249,14 @@ function isLister(producer: AnalyzedCommand | 'empty-input' | undefined): boolea
   if (producer.name === 'rg') return values.some((value) => value === '--files' || value === '--files-with-matches' || /^-[a-zA-Z]*l/.test(value));
   if (producer.name === 'grep') return values.some((value) => /^--files-with/.test(value) || /^-[a-zA-Z]*[lL]/.test(value));
   return false;
+}
+
+function exists(target: string, cwd: string): boolean {
+  try {
+    return lstatSync(path.isAbsolute(target) ? target : `${cwd}${path.sep}${target}`, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
 }
 
 function isDirectory(target: string, cwd: string): boolean {

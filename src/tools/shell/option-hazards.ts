@@ -144,7 +144,83 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['eslint', { rules: [write('rewrites or writes files', { short: 'o', long: ['fix', 'output-file'] })] }],
   ['yq', { rules: [write('rewrites files in place', { short: 'i', long: ['inplace'] })] }],
   ['dd', { rules: [], custom: ddHazards }],
+  // Known readers (unknown-command-paths.ts) whose options write files or run programs.
+  ['tree', { rules: [write('writes its listing to a file (or an HTML file in each directory)', { short: 'oR' })] }],
+  ['file', { rules: [write('compiles a magic file next to the one given', { short: 'C', long: ['compile'] })] }],
+  ['diff3', { rules: [exec('runs another diff program', { long: ['diff-program'] })] }],
+  ['batcat', { rules: [exec('runs a pager', { long: ['pager'] })] }],
+  ['xq', { rules: [write('rewrites files in place', { short: 'i', long: ['in-place'] })] }],
+  ['tomlq', { rules: [write('rewrites files in place', { short: 'i', long: ['in-place'] })] }],
+  ['ag', { rules: [exec('runs a pager', { long: ['pager'] })] }],
+  ['ack', { rules: [exec('runs a pager or Perl code', { long: ['pager', 'output'] })] }],
+  ['zless', LESS],
+  ['zmore', LESS],
+  ['date', { rules: [write('sets the system clock', { short: 's', long: ['set'] })] }],
+  ['dmesg', { rules: [write('clears or reconfigures the kernel log', { short: 'cCDEn', long: ['clear', 'read-clear', 'console-off', 'console-on', 'console-level'] })] }],
+  ['ldd', { rules: [], custom: (words) => lddHazards(words) }],
+  ['nm', { rules: [exec('loads a plugin', { long: ['plugin'] })] }],
+  ['mediainfo', { rules: [write('writes a log file', { single: ['LogFile', 'logfile', 'Output', 'output'] })] }],
+  ['ffprobe', { rules: [write('writes a report or an output file', { single: ['o', 'report'] })], custom: (words) => urlOperands(words) }],
+  ['jsonlint', { rules: [write('rewrites files in place', { short: 'i', long: ['in-place'] })] }],
+  ['markdownlint', { rules: [write('rewrites files or writes a report', { short: 'o', long: ['fix', 'output'] }), exec('loads rules written in JavaScript', { short: 'r', long: ['rules'] })] }],
+  ['cloc', { rules: [write('writes a report or database file', { long: ['report-file', 'out', 'sql', 'write-lang-def', 'write-lang-def-incl-dup'] }), exec('runs a program to extract archives', { long: ['extract-with'] })] }],
+  ['scc', { rules: [write('writes its report to a file', { short: 'o', long: ['output'] })] }],
+  ['delta', { rules: [exec('runs a pager', { long: ['pager'] })] }],
+  ['info', { rules: [write('writes nodes or keystrokes to a file', { short: 'o', long: ['output', 'dribble'] })] }],
+  ['tldr', { rules: [write('downloads and writes its page cache', { short: 'u', long: ['update'] })] }],
+  ['hostname', { rules: [], custom: (words) => hostnameHazards(words) }],
 ]);
+
+/**
+ * Every known reader (unknown-command-paths.ts) has been looked at for
+ * options that write files or run programs: those that have some are in
+ * the table above; these have none (or what they run is judged elsewhere,
+ * as said). A test holds the two lists together, so a reader added later
+ * without a look at its options fails it.
+ */
+const READERS_WITHOUT_HAZARDS: ReadonlyMap<string, string> = new Map([
+  ...['cat', 'tac', 'nl', 'head', 'tail', 'wc', 'ls', 'dir', 'vdir', 'stat', 'du', 'df', 'diff', 'cmp', 'comm', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr', 'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate', 'whereis', 'which', 'type', 'glow', 'jq', 'gojq', 'grep', 'egrep', 'fgrep', 'zgrep', 'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zdiff', 'test', '[', 'cal', 'printenv', 'id', 'groups', 'lsof', 'pgrep', 'free', 'uptime', 'w', 'who', 'last', 'lsblk', 'findmnt', 'objdump', 'readelf', 'size', 'identify', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'tokei', 'colordiff', 'difft', 'icdiff', 'apropos', 'whatis', 'help', 'nproc', 'lscpu', 'lspci', 'lsusb', 'uname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr'].map((name): [string, string] => [name, 'reads, prints or compares only']),
+  ['fd', 'its -x and -X run commands, which are judged as commands of their own (command-semantics.ts)'],
+  ['fdfind', 'its -x and -X run commands, which are judged as commands of their own (command-semantics.ts)'],
+  ['env', 'runs the command it is given, which is judged as a command of its own (wrapper-commands.ts)'],
+  ['top', 'its commands that kill processes or write its configuration are typed at a keyboard, and the shell tool gives commands an empty standard input'],
+  ['cd', 'changes the directory later commands are judged in'],
+  ['pushd', 'changes the directory later commands are judged in'],
+  ['popd', 'changes the directory later commands are judged in'],
+]);
+
+/**
+ * Whether a known reader has been looked at and found to have no options
+ * that write files or run programs (or has them in the hazard table).
+ *
+ * @example
+ * readerOptionsReviewed('cat') // true
+ * readerOptionsReviewed('tree') // true: tree -o is a hazard
+ */
+export function readerOptionsReviewed(name: string): boolean {
+  return READERS_WITHOUT_HAZARDS.has(name) || TABLE.has(name);
+}
+
+/** ldd may run the program it is given (the dynamic loader does); only a system path is left to read. */
+function lddHazards(words: readonly ShellWord[]): Hazard[] {
+  return indexesOf(words, (value) => !value.startsWith('-') && !/^\/(usr\/)?(s?bin|lib(32|64|x32)?|libexec)\//.test(value)).map((index) =>
+    hazardAt({ index, kind: 'exec', reason: `ldd ${words[index]!.value}: ldd can run the program it inspects; only programs in the system directories are taken as safe` }),
+  );
+}
+
+/** `hostname NAME` and `hostname -F FILE` set the host name. */
+function hostnameHazards(words: readonly ShellWord[]): Hazard[] {
+  return indexesOf(words, (value) => !value.startsWith('-') || /^-[a-zA-Z]*[Fb]|^--(file|boot)/.test(value)).map((index) =>
+    hazardAt({ index, kind: 'write', reason: `hostname ${words[index]!.value}: sets the host name` }),
+  );
+}
+
+/** A URL operand (`ffprobe http://x`): the program fetches it over the network. */
+function urlOperands(words: readonly ShellWord[]): Hazard[] {
+  return indexesOf(words, (value) => /^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !/^file:/i.test(value)).map((index) =>
+    hazardAt({ index, kind: 'exec', reason: `${words[0]!.value} ${words[index]!.value}: fetches it over the network` }),
+  );
+}
 
 /**
  * Whether the command has options that can run programs or write files (so
@@ -247,10 +323,54 @@ function ddHazards(words: readonly ShellWord[]): Hazard[] {
   return indexesOf(words, (value) => value.startsWith('of=')).map((index) => hazardAt({ index, kind: 'write', reason: `dd ${words[index]!.value}: writes a file` }));
 }
 
+/** Subcommands of go that rewrite the project's files, its go.mod, the module cache or binaries. */
+const GO_WRITERS: ReadonlyMap<string, string> = new Map([
+  ['fmt', 'rewrites source files'],
+  ['fix', 'rewrites source files'],
+  ['get', 'changes go.mod and go.sum (and downloads modules)'],
+  ['install', 'writes binaries'],
+  ['clean', 'deletes build outputs and caches'],
+  ['work', 'writes go.work'],
+  ['build', 'writes the binary of a main package into the working directory'],
+]);
+/** go mod subcommands that only print or check. */
+const GO_MOD_READERS = new Set(['graph', 'why', 'verify', 'help']);
+/** Flags of build, test, run and vet whose value is a file written or a program run. */
+const GO_OUTPUT_FLAGS = /^--?(o|coverprofile|cpuprofile|memprofile|blockprofile|mutexprofile|trace|outputdir|c|pgo-output|json-output)(=|$)/;
+const GO_PROGRAM_FLAGS = /^--?(vettool|exec|toolexec|overlay-exec)(=|$)/;
+
+/**
+ * go: `generate` runs commands from source files; `fmt`, `fix`, `get`,
+ * `mod tidy`/`vendor`/`edit`/`init`, `work`, `install`, `clean` and `build`
+ * write; `env -w`/`-u` rewrite go's configuration; `-o` and the profile
+ * flags write files, `-vettool` runs a program. A rule must name the word.
+ */
 function goHazards(words: readonly ShellWord[]): Hazard[] {
-  const subcommand = words[1];
-  if (subcommand?.value === 'generate') return [hazardAt({ index: 1, kind: 'exec', reason: 'go generate runs the commands written in source files' })];
-  return [];
+  const at = words.findIndex((word, index) => index > 0 && (word.kind !== 'static' || !word.value.startsWith('-')));
+  if (at === -1) return [];
+  const subcommand = words[at]!;
+  if (subcommand.kind !== 'static') return [hazardAt({ index: at, kind: 'unknown', reason: `go ${subcommand.text}: the subcommand is only known at run time` })];
+  const name = subcommand.value;
+  const hazards: Hazard[] = [];
+  if (name === 'generate') hazards.push(hazardAt({ index: at, kind: 'exec', reason: 'go generate runs the commands written in source files' }));
+  const writes = GO_WRITERS.get(name);
+  // `go build -o /dev/null ./...` only checks that it builds.
+  const discarded = name === 'build' && words.some((word, index) => (word.value === '-o' && words[index + 1]?.value === '/dev/null') || word.value === '-o=/dev/null');
+  if (writes !== undefined && !discarded) hazards.push(hazardAt({ index: at, kind: 'write', reason: `go ${name} ${writes}` }));
+  if (name === 'mod') {
+    const next = words[at + 1];
+    if (next === undefined || next.kind !== 'static' || !GO_MOD_READERS.has(next.value)) hazards.push(hazardAt({ index: at + 1 < words.length ? at + 1 : at, kind: 'write', reason: `go mod ${next?.text ?? ''}: changes go.mod, go.sum or vendor/`.replace(' :', ':') }));
+  }
+  for (let index = at + 1; index < words.length; index++) {
+    const word = words[index]!;
+    if (word.kind !== 'static') continue;
+    if (name === 'env' && /^-[wu]$/.test(word.value)) hazards.push(hazardAt({ index, kind: 'write', reason: `go env ${word.value}: rewrites go's configuration file` }));
+    else if (GO_PROGRAM_FLAGS.test(word.value)) hazards.push(hazardAt({ index, kind: 'exec', reason: `go ${name} ${word.value}: runs a program` }));
+    else if (name !== 'env' && GO_OUTPUT_FLAGS.test(word.value) && !(word.value === '-o' && words[index + 1]?.value === '/dev/null') && word.value !== '-o=/dev/null') {
+      hazards.push(hazardAt({ index, kind: 'write', reason: `go ${name} ${word.value}: writes a file` }));
+    }
+  }
+  return hazards;
 }
 
 /** Dot-commands after the database name: `.shell`, `.system`, `.output`, `.load`... */

@@ -33,6 +33,8 @@ export interface PathArgument {
    * instead of blocking, since the command may well only read.
    */
   presumed?: boolean;
+  /** Judged only when something by that name exists (a bare word of an unknown command: `trash Makefile`). */
+  onlyIfExists?: boolean;
 }
 
 export interface CommandPaths {

@@ -17,7 +17,8 @@ function unsure(line: string): string[] {
 describe('commandPaths: readers', () => {
   it('reads every operand and every path in an option of an unknown command, and writes and deletes its operands that look like files', () => {
     expect(uses('cc -I/usr/include -o out main.c --sysroot=/opt/x @args')).toEqual([
-      'read:/usr/include', 'read:out', 'read:main.c', 'read:/opt/x', 'read:@args', 'write:main.c', 'delete:main.c',
+      // Bare words (`out`, `@args`) are judged as writes only where a file by that name exists.
+      'read:/usr/include', 'read:out', 'read:main.c', 'read:/opt/x', 'read:@args', 'write:out', 'delete:out', 'write:main.c', 'delete:main.c', 'write:@args', 'delete:@args',
     ]);
     expect(uses('make DESTDIR=/tmp/x install')).toEqual(['read:DESTDIR=/tmp/x', 'read:/tmp/x', 'read:install']);
   });

@@ -5,7 +5,7 @@ import { commandPaths } from './path-arguments.ts';
 function paths(line: string): { uses: string[]; unsure: string[] } {
   const [command] = analyzeCommand(line).commands;
   const found = commandPaths({ name: command!.name!, words: command!.words });
-  return { uses: found.paths.map((entry) => `${entry.use}${entry.into === true ? '-into' : ''}:${entry.word.value}`), unsure: found.unsure };
+  return { uses: found.paths.map((entry) => `${entry.use}${entry.into === true ? '-into' : ''}${entry.onlyIfExists === true ? '-if-exists' : ''}:${entry.word.value}`), unsure: found.unsure };
 }
 
 describe('unknown means writer', () => {
@@ -15,8 +15,9 @@ describe('unknown means writer', () => {
     expect(paths('mytool ./build dir/x ~/y').uses.filter((use) => use.startsWith('write'))).toEqual(['write:./build', 'write:dir/x', 'write:~/y']);
   });
 
-  it('leaves bare words (a subcommand vocabulary) as reads', () => {
-    expect(paths('gh pr view 12').uses).toEqual(['read:pr', 'read:view', 'read:12']);
+  it('judges bare words (a subcommand vocabulary) as writes only where a file by that name exists (trash Makefile)', () => {
+    expect(paths('gh pr view 12').uses).toEqual(['read:pr', 'read:view', 'read:12', 'write-if-exists:pr', 'delete-if-exists:pr', 'write-if-exists:view', 'delete-if-exists:view', 'write-if-exists:12', 'delete-if-exists:12']);
+    expect(paths('trash Makefile').uses).toEqual(['read:Makefile', 'write-if-exists:Makefile', 'delete-if-exists:Makefile']);
   });
 
   it('only reads the operands of known readers and of code runners (which need a rule naming them)', () => {

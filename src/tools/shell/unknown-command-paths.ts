@@ -22,7 +22,7 @@ const KNOWN_READERS = new Set([
   'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'zdiff', 'sed', 'gsed', 'awk', 'gawk', 'mawk', 'nawk', 'test', '[', 'date', 'cal', 'env', 'printenv',
   'id', 'groups', 'lsof', 'ps', 'pgrep', 'top', 'free', 'uptime', 'w', 'who', 'last', 'dmesg', 'lsblk', 'findmnt', 'ldd', 'nm', 'objdump', 'readelf', 'size',
   'identify', 'mediainfo', 'ffprobe', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'jsonlint', 'markdownlint', 'cloc', 'tokei', 'scc',
-  'sloccount', 'colordiff', 'delta', 'difft', 'icdiff', 'man', 'info', 'apropos', 'whatis', 'help', 'tldr', 'nproc', 'lscpu', 'lspci', 'lsusb',
+  'colordiff', 'delta', 'difft', 'icdiff', 'man', 'info', 'apropos', 'whatis', 'help', 'tldr', 'nproc', 'lscpu', 'lspci', 'lsusb',
   'uname', 'hostname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr', 'cd', 'pushd', 'popd',
 ]);
 
@@ -48,8 +48,10 @@ export function unknownCommandPaths(options: { name: string; words: readonly She
     // The word itself, not what genericReads found inside it (`name=/path`): those stay reads.
     if (!words.includes(entry.word) || (entry.word.kind !== 'dynamic' && entry.word.value.startsWith('-'))) continue;
     // `gh pr view 12`, `kubectl get pods`: bare words are a vocabulary, not files; `out.png`, `./build`, `dir/x` are files.
-    if (entry.word.kind === 'static' && !PATH_LOOKING.test(entry.word.value)) continue;
-    written.push({ word: entry.word, use: 'write', presumed: true }, { word: entry.word, use: 'delete', presumed: true });
+    // A bare word that names a file here (`trash Makefile`) is judged too.
+    const bare = entry.word.kind === 'static' && !PATH_LOOKING.test(entry.word.value);
+    const onlyIfExists = bare ? { onlyIfExists: true } : {};
+    written.push({ word: entry.word, use: 'write', presumed: true, ...onlyIfExists }, { word: entry.word, use: 'delete', presumed: true, ...onlyIfExists });
   }
   return { paths: [...paths, ...written], unsure: [] };
 }
@@ -63,6 +65,16 @@ export function unknownCommandPaths(options: { name: string; words: readonly She
  */
 export function isKnownReader(name: string): boolean {
   return KNOWN_READERS.has(name);
+}
+
+/**
+ * Every known reader, for the test that each has had its options looked at (option-hazards.ts).
+ *
+ * @example
+ * knownReaders().includes('cat') // true
+ */
+export function knownReaders(): readonly string[] {
+  return [...KNOWN_READERS];
 }
 
 /** Options that name a file holding the list of files to work on, by command (`*` for any command). */

@@ -55,6 +55,15 @@ const PLAIN_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['deno', new Set(['info', 'doc', 'lint', 'fmt', 'check', 'types', 'completions', 'help', 'upgrade'])],
 ]);
 
+/** npm subcommands that change the registry or the account there, and their forms that only list (`npm owner ls`). */
+const NPM_REGISTRY_CHANGES: ReadonlyMap<string, { listings: ReadonlySet<string> }> = new Map(
+  [
+    ['owner', ['ls', 'list']], ['author', ['ls', 'list']], ['access', ['list', 'get', 'ls']], ['dist-tag', ['ls', 'list']], ['dist-tags', ['ls', 'list']], ['token', ['list', 'ls']],
+    ['profile', ['get']], ['team', ['ls', 'list']], ['org', ['ls', 'list']], ['publish', []], ['unpublish', []], ['deprecate', []], ['undeprecate', []], ['star', []], ['unstar', []],
+    ['login', []], ['logout', []], ['adduser', []], ['add-user', []],
+  ].map(([subcommand, listings]) => [subcommand as string, { listings: new Set(listings as string[]) }]),
+);
+
 /** Options that only print and stop: `npm --version`, `make --help`... */
 const PRINT_ONLY = /^(--version|-v|-V|--help|-h|version|help)$/;
 
@@ -91,6 +100,11 @@ export function workspaceCode(options: { name: string; words: readonly ShellWord
   if (word.kind !== 'static') return { index: at, reason: `${name} ${word.value}: the subcommand is only known at run time, and ${name} has subcommands that run the project's code` };
   const subcommand = word.value;
   const next = words[at + 1]?.value;
+  // What the registry holds, or the account there: `npm publish`, `npm owner add`, `npm dist-tag add`, `npm token create`...
+  const registry = name === 'npm' ? NPM_REGISTRY_CHANGES.get(subcommand) : undefined;
+  if (registry !== undefined && !(registry.listings.has(next ?? '') || (registry.listings.size > 0 && next === undefined))) {
+    return { index: at, reason: `npm ${subcommand} changes what the package registry (or your account there) holds` };
+  }
   // `npm audit fix` installs.
   if (plain.has(subcommand) && !(subcommand === 'audit' && next === 'fix')) return undefined;
   if ((name === 'uv' && subcommand === 'pip') || (name === 'pip' && subcommand === 'cache')) {
