@@ -56,11 +56,15 @@ export function createDeferredDurability(log: StagedAuditLog): DeferredDurabilit
     },
     async collect(work) {
       const collected: Promise<void>[] = [];
-      const value = await storage.run(collected, work);
-      const durable = collected.length === 0 ? Promise.resolve() : collected.length === 1 ? collected[0]! : Promise.all(collected).then(() => undefined);
-      durable.catch(() => undefined);
-      for (const promise of collected) promise.catch(() => undefined);
-      return { value, durable };
+      try {
+        const value = await storage.run(collected, work);
+        const durable = collected.length === 0 ? Promise.resolve() : collected.length === 1 ? collected[0]! : Promise.all(collected).then(() => undefined);
+        durable.catch(() => undefined);
+        return { value, durable };
+      } finally {
+        // Awaited through `durable` by the caller; a failed `work` leaves nobody to await them.
+        for (const promise of collected) promise.catch(() => undefined);
+      }
     },
   };
 }
