@@ -1,7 +1,8 @@
 /**
  * Ways a repository made git run a program that the first repository check
  * missed (issue 11, the security review): a repository embedded at a
- * gitlink (no .gitmodules) whose core.fsmonitor git status runs, keys that
+ * gitlink (no .gitmodules) whose core.fsmonitor git status runs, or one
+ * `git add` records just before `git status` in the same line, keys that
  * run programs whatever their value (tar.<format>.command; a partial
  * clone's promisor remote reached through a quoted "ext"::), `git --bare`
  * making the working directory the repository, and a bare repository
@@ -64,6 +65,15 @@ const ATTACKS: readonly Attack[] = [
       const nested = repository(directory, 'sub');
       git(directory, 'add', 'sub');
       git(directory, 'commit', '-q', '-m', 'embed');
+      git(nested, 'config', 'core.fsmonitor', `rm -f ${victim}; true`);
+    },
+    named: 'sub/.git/config sets core.fsmonitor',
+  },
+  {
+    name: 'an untracked repository recorded by git add in the same line runs its core.fsmonitor on the git status after it',
+    command: 'git add sub && git status',
+    plant(directory, victim) {
+      const nested = repository(directory, 'sub');
       git(nested, 'config', 'core.fsmonitor', `rm -f ${victim}; true`);
     },
     named: 'sub/.git/config sets core.fsmonitor',
@@ -137,7 +147,7 @@ describe('judged: the shell tool and toolgate check ask, naming what git would r
     const nested = repository(directory, 'sub');
     git(directory, 'add', 'sub');
     expect(existsSync(path.join(nested, '.git'))).toBe(true);
-    for (const command of ['git status', 'git diff HEAD~1 HEAD', 'git archive --format=tar.gz HEAD', 'git show HEAD']) {
+    for (const command of ['git status', 'git diff HEAD~1 HEAD', 'git archive --format=tar.gz HEAD', 'git show HEAD', 'git add sub && git status', 'git commit -qm x']) {
       expect(await fixture.decide(command, 'free/clean'), command).toEqual({ decision: 'allow', reasons: [] });
     }
   });
@@ -212,7 +222,7 @@ describe('nested zones: a bare repository planted in the outer zone is found fro
 describe('GIT_DIR given to git', () => {
   it.each(['GIT_DIR=. git diff HEAD~1 HEAD', 'env GIT_DIR=. git diff HEAD~1 HEAD', 'git --git-dir=. diff HEAD~1 HEAD', 'git --bare log'])('%s asks in a directory planted as a repository', async (command) => {
     const directory = repository(fixture.free, 'git-dir');
-    ATTACKS[3]!.plant(directory, path.join(directory, 'victim.txt'));
+    ATTACKS.find((attack) => attack.command.startsWith('git --bare'))!.plant(directory, path.join(directory, 'victim.txt'));
     expect((await fixture.decide(command, 'free/git-dir')).decision).toBe('ask');
   });
 });

@@ -104,7 +104,8 @@ describe('gitRepositoryHazards', () => {
     git(nested, 'init', '-q');
     appendFileSync(path.join(nested, '.git', 'config'), '[core]\n\tfsmonitor = ./evil\n');
     expect(reasons(nested).join('\n')).toContain(path.join(nested, '.git', 'config'));
-    expect(reasons(root)).toEqual([]);
+    // Not a gitlink of the outer repository: a reader there does not enter it.
+    expect(gitRepositoryHazards({ directory: root, readsOnly: true }).reasons).toEqual([]);
     const linked = path.join(root, 'linked');
     mkdirSync(linked);
     writeFileSync(path.join(linked, '.git'), `gitdir: ${path.join(nested, '.git')}\n`);
@@ -273,5 +274,23 @@ describe('gitRepositoryHazards with nested zones', () => {
     } finally {
       rmSync(project, { recursive: true, force: true });
     }
+  });
+});
+
+describe('gitRepositoryHazards: repositories a writing command could embed', () => {
+  it('reads every repository in the work tree for a command that may write the index, not for a reader', () => {
+    const untracked = path.join(root, 'vendor', 'x');
+    mkdirSync(untracked, { recursive: true });
+    git(untracked, 'init', '-q');
+    appendFileSync(path.join(untracked, '.git', 'config'), '[core]\n\tfsmonitor = touch /tmp/x\n');
+    // git add -A would record it as a gitlink, and a git status after it runs its fsmonitor.
+    expect(gitRepositoryHazards({ directory: root }).reasons.join('\n')).toContain(`${path.join(untracked, '.git', 'config')} sets core.fsmonitor`);
+    expect(gitRepositoryHazards({ directory: root, readsOnly: true }).reasons).toEqual([]);
+  });
+
+  it('asks when the work tree is larger than it searches', () => {
+    for (let index = 0; index <= 4000; index++) mkdirSync(path.join(root, 'many', `d${index}`), { recursive: true });
+    expect(gitRepositoryHazards({ directory: root }).reasons.join('\n')).toMatch(/more than 4000 directories/);
+    expect(gitRepositoryHazards({ directory: root, readsOnly: true }).reasons).toEqual([]);
   });
 });

@@ -61,6 +61,8 @@ const BOOLEAN = /^(true|false|yes|no|on|off|1|0|)$/i;
 
 /** Larger configuration files are not read: they ask. */
 const MAX_CONFIG_BYTES = 256 * 1024;
+/** A work tree with more directories than this is not searched whole for repositories a writing command could embed: it asks. */
+const MAX_WORK_TREE_DIRECTORIES = 4000;
 /** More submodules than this are not all read: they ask. */
 const MAX_SUBMODULES = 64;
 /** Repositories remembered at most (a long-running server sees many). */
@@ -106,7 +108,8 @@ export interface GitRepository {
  * its repository makes git run: configuration keys that name programs,
  * hooks, a `.git` file that cannot be followed. `knownSubcommand` false
  * (an alias, if anything) also counts `alias.*` keys; `readsOnly` counts
- * only the hooks a reader can set off. With `zoneRoots`, the directories
+ * only the hooks a reader can set off, and without it every repository
+ * anywhere in the work tree is read too (a writer can embed it). With `zoneRoots`, the directories
  * above the zones (`/tmp`, `/`, where no command may write) are not looked
  * at for being bare repositories on the way up; every other one is. Empty outside any
  * repository. Never throws: what cannot be read is a reason.
@@ -134,6 +137,8 @@ export function gitRepositoryHazards(options: { directory: string; gitDirectory?
     reasons.push(...hookHazards(path.join(repository.commonDirectory, 'hooks'), options.readsOnly === true));
     reasons.push(...submoduleHazards(path.join(repository.commonDirectory, 'modules'), 0, { count: 0 }));
     if (repository.top !== undefined) reasons.push(...embeddedHazards({ repository, readsOnly: options.readsOnly === true, depth: 0, seen: { count: 0 } }));
+    // A command that writes the index can make any repository in the work tree a gitlink (`git add -A`, `git reset`), which a later `git status` enters.
+    if (repository.top !== undefined && options.readsOnly !== true) reasons.push(...workTreeRepositoryHazards(repository.top));
   } catch (error) {
     reasons.push(`the repository around ${options.directory} could not be checked for programs git would run (${error instanceof Error ? error.message : String(error)})`);
   }
@@ -287,6 +292,37 @@ function embeddedHazards(options: { repository: GitRepository; readsOnly: boolea
       continue;
     }
     reasons.push(...embeddedHazards({ repository: found, readsOnly, depth: depth + 1, seen }));
+  }
+  return reasons;
+}
+
+/**
+ * Every repository inside the work tree (a `.git` below its top, tracked
+ * or not), read like an embedded one: a command that writes the index can
+ * record any of them as a gitlink, and a later git status in the same line
+ * runs what it names (and the hooks a reader sets off). Symlinks are not
+ * followed, as git does not. The walk is bounded: a larger tree asks.
+ */
+function workTreeRepositoryHazards(top: string): string[] {
+  const reasons: string[] = [];
+  let budget = MAX_WORK_TREE_DIRECTORIES;
+  let level = [top];
+  while (level.length > 0) {
+    const next: string[] = [];
+    for (const directory of level) {
+      if (--budget < 0) return [...reasons, `the work tree ${top} has more than ${MAX_WORK_TREE_DIRECTORIES} directories, and the repositories in it that this command could record as gitlinks are not all checked for programs git would run`];
+      for (const entry of readdirSync(directory, { withFileTypes: true })) {
+        if (entry.name === '.git') {
+          if (directory === top) continue;
+          const dotGit = path.join(directory, entry.name);
+          const found = entry.isDirectory() ? openGitDirectory(dotGit, directory) : entry.isFile() ? followGitFile(dotGit, directory) : undefined;
+          if (found === undefined) continue;
+          if ('reason' in found) reasons.push(found.reason);
+          else reasons.push(...configHazards(path.join(found.commonDirectory, 'config')).reasons, ...hookHazards(path.join(found.commonDirectory, 'hooks'), true));
+        } else if (entry.isDirectory()) next.push(path.join(directory, entry.name));
+      }
+    }
+    level = next;
   }
   return reasons;
 }
