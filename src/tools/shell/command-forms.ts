@@ -216,11 +216,20 @@ const CONTAINER_COMMANDS = 'attach commit cp create diff exec export inspect kil
 const IMAGE_COMMANDS = 'build history import inspect load ls list:image/ls prune pull push rm remove:image/rm save tag';
 const LEGACY_COMMANDS =
   'attach:container/attach commit:container/commit cp:container/cp create:container/create diff:container/diff exec:container/exec export:container/export kill:container/kill logs:container/logs ps:container/ls pause:container/pause port:container/port rename:container/rename restart:container/restart rm:container/rm run:container/run start:container/start stats:container/stats stop:container/stop top:container/top unpause:container/unpause update:container/update wait:container/wait build:image/build history:image/history import:image/import images:image/ls load:image/load pull:image/pull push:image/push rmi:image/rm save:image/save tag:image/tag';
+/**
+ * What also runs a container, so that a rule on `docker run` applies to it
+ * where it may match: `create` then `start` is `run` in two steps, and
+ * compose's `run`, `up`, `create` and `start` run the services' containers.
+ */
+const RUNS_CONTAINER: readonly string[] = ['container', 'run'];
+const CONTAINER_RUN_ALTERNATIVES = new Map([['create', RUNS_CONTAINER], ['start', RUNS_CONTAINER]]);
+const COMPOSE_COMMANDS = 'attach build config cp create down events exec images kill logs ls pause port ps pull push restart rm run scale start stats stop top unpause up version wait watch';
 function containerCli(globals: OptionTable, management: string, open: boolean): CommandSpec {
-  const container = level({ commands: CONTAINER_COMMANDS, prefix: ['container'] });
+  const container = level({ commands: CONTAINER_COMMANDS, prefix: ['container'], alternatives: CONTAINER_RUN_ALTERNATIVES });
   const image = level({ commands: IMAGE_COMMANDS, prefix: ['image'] });
   const buildx = level({ commands: 'build b:image/build bake create du inspect ls prune rm stop use version imagetools history', prefix: ['buildx'] });
-  return program(level({ options: globals, commands: `${LEGACY_COMMANDS} ${management}`, children: { container, image, buildx }, open }));
+  const compose = level({ commands: COMPOSE_COMMANDS, prefix: ['compose'], alternatives: new Map(['run', 'up', 'create', 'start'].map((name) => [name, RUNS_CONTAINER])), open: true });
+  return program(level({ options: globals, commands: `${LEGACY_COMMANDS} ${management}`, children: { container, image, buildx, compose }, open, alternatives: CONTAINER_RUN_ALTERNATIVES }));
 }
 const DOCKER = containerCli(
   options({
@@ -246,6 +255,10 @@ const PODMAN = containerCli(
 const KUBE_RESOURCES = new Map(
   Object.entries({ po: 'pods', pod: 'pods', deploy: 'deployments', deployment: 'deployments', svc: 'services', service: 'services', ns: 'namespaces', namespace: 'namespaces', cm: 'configmaps', configmap: 'configmaps', secret: 'secrets', no: 'nodes', node: 'nodes', pv: 'persistentvolumes', persistentvolume: 'persistentvolumes', pvc: 'persistentvolumeclaims', persistentvolumeclaim: 'persistentvolumeclaims', sts: 'statefulsets', statefulset: 'statefulsets', ds: 'daemonsets', daemonset: 'daemonsets', rs: 'replicasets', replicaset: 'replicasets', ing: 'ingresses', ingress: 'ingresses', job: 'jobs', cj: 'cronjobs', cronjob: 'cronjobs', sa: 'serviceaccounts', serviceaccount: 'serviceaccounts', crd: 'customresourcedefinitions', crds: 'customresourcedefinitions', customresourcedefinition: 'customresourcedefinitions' }),
 );
+const KUBECTL_DELETING_OPTIONS: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>> = new Map([
+  ['replace', new Map([['--force', ['delete']]])],
+  ['apply', new Map([['--prune', ['delete']]])],
+]);
 const KUBECTL_VERBS = 'get delete describe edit patch label annotate scale autoscale expose rollout set apply replace create explain wait logs';
 const KUBECTL = program(
   level({
@@ -256,7 +269,8 @@ const KUBECTL = program(
       synonyms: '-n=--namespace -s=--server -o=--output -l=--selector -A=--all-namespaces',
     }),
     commands: `${KUBECTL_VERBS} run certificate cluster-info top cordon uncordon drain taint attach exec port-forward proxy cp auth debug events diff kustomize completion alpha api-resources api-versions config plugin version options`,
-    children: Object.fromEntries(words(KUBECTL_VERBS).map((verb) => [verb, level({ argumentAliases: KUBE_RESOURCES })])),
+    // `kubectl replace --force` deletes and recreates; `kubectl apply --prune` deletes what the manifests no longer list.
+    children: Object.fromEntries(words(KUBECTL_VERBS).map((verb) => [verb, level({ argumentAliases: KUBE_RESOURCES, optionPaths: KUBECTL_DELETING_OPTIONS.get(verb) })])),
     open: true,
   }),
   { optionsAnywhere: true },
