@@ -123,19 +123,29 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     if (!directory.ok) {
       return { decision: 'block', findings: [{ decision: 'block', subject: args.cwd ?? '', reason: directory.reason, rule: null, via: undefined }], reasons: [directory.reason], rule: undefined, cwd: undefined };
     }
-    const verdict = await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile, network: profile.network });
-    if (verdict.decision !== 'allow' || unapprovedProfile === undefined) return { ...verdict, cwd: directory.cwd };
-    if (profileAccess(unapprovedProfile, directory.cwd).access === 'none') {
-      const reason = 'its working directory is in a zone whose reads need approval, which the OS sandbox shows only to a command a person approved';
-      return { decision: 'ask', findings: [...verdict.findings, { decision: 'ask', subject: args.command, reason, rule: null, via: undefined }], reasons: [`${args.command}: ${reason}`], rule: undefined, cwd: directory.cwd };
+    // The unapproved profile only narrows the full one: a command it allows, the full one allows too,
+    // so an allowed command is analysed once here (and once more when it runs), not twice.
+    const hiddenFromUnapproved = unapprovedProfile !== undefined && profileAccess(unapprovedProfile, directory.cwd).access === 'none';
+    if (narrowedForUnapproved && !hiddenFromUnapproved) {
+      const unapproved = await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile: unapprovedProfile!, network: unapprovedProfile!.network });
+      if (unapproved.decision === 'allow') return { ...unapproved, cwd: directory.cwd };
+      const verdict = await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile, network: profile.network });
+      if (verdict.decision !== 'allow') return { ...verdict, cwd: directory.cwd };
+      return askedForUnapproved({ verdict, unapproved, cwd: directory.cwd });
     }
-    if (!narrowedForUnapproved) return { ...verdict, cwd: directory.cwd };
-    const unapproved = await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile: unapprovedProfile, network: unapprovedProfile.network });
-    if (unapproved.decision === 'allow') return { ...verdict, cwd: directory.cwd };
+    const verdict = await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile, network: profile.network });
+    if (verdict.decision !== 'allow' || !hiddenFromUnapproved) return { ...verdict, cwd: directory.cwd };
+    const reason = 'its working directory is in a zone whose reads need approval, which the OS sandbox shows only to a command a person approved';
+    return { decision: 'ask', findings: [...verdict.findings, { decision: 'ask', subject: args.command, reason, rule: null, via: undefined }], reasons: [`${args.command}: ${reason}`], rule: undefined, cwd: directory.cwd };
+  }
+
+  /** An allowed command whose writes the sandbox grants only with approval: it asks, saying so. */
+  function askedForUnapproved(options: { verdict: ShellVerdict; unapproved: ShellVerdict; cwd: string }): ShellVerdict & { cwd: string } {
+    const { verdict, unapproved } = options;
     const note = 'the OS sandbox lets only a command a person approved write there';
     const findings = unapproved.findings.filter((finding) => finding.decision !== 'allow').map((finding) => ({ ...finding, decision: 'ask' as const, reason: `${finding.reason} (${note})` }));
     const reasons = findings.map((finding) => `${finding.subject}${finding.via === undefined ? '' : ` (${finding.via})`}: ${finding.reason}`);
-    return { decision: 'ask', findings: [...verdict.findings, ...findings], reasons, rule: undefined, cwd: directory.cwd };
+    return { decision: 'ask', findings: [...verdict.findings, ...findings], reasons, rule: undefined, cwd: options.cwd };
   }
 
   /**
