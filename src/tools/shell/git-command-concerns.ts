@@ -1,6 +1,7 @@
 /**
  * The repository side of one `git` command: where it runs (`-C`,
- * `--git-dir`), what that repository makes git run (its configuration and
+ * `--git-dir`, `--bare`, which makes the working directory the
+ * repository), what that repository makes git run (its configuration and
  * hooks), and, for a subcommand that writes the work tree, the whole work
  * tree, which reaches above the directory it runs in.
  */
