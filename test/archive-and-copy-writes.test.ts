@@ -141,7 +141,7 @@ describe('an archive is judged as a write like any other', () => {
 });
 
 describe('archivers that delete their sources delete them', () => {
-  it.each(['tar --remove-files -cf ../free/x.tar victim.txt', 'tar -cf ../free/x.tar --remove victim.txt', 'zip -m ../free/x.zip victim.txt', 'zip --move ../free/x.zip victim.txt', 'zip -rm ../free/x.zip src'])(
+  it.each(['tar --remove-files -cf ../free/x.tar victim.txt', 'tar -cf ../free/x.tar --remove victim.txt', 'zip -m ../free/x.zip victim.txt', 'zip --move ../free/x.zip victim.txt', 'zip -rm ../free/x.zip src', 'rsync -a --remove-source-files victim.txt ../free/', 'rsync --remove-source -a src ../free/'])(
     'in zone ws (delete: block) %s blocks',
     async (command) => {
       const verdict = await decide(command, 'ws');
@@ -153,6 +153,7 @@ describe('archivers that delete their sources delete them', () => {
   it('without the option the sources are only read', async () => {
     expect((await decide('tar -cf ../free/x.tar victim.txt', 'ws')).decision).toBe('allow');
     expect((await decide('zip ../free/x.zip victim.txt', 'ws')).decision).toBe('allow');
+    expect((await decide('rsync -a victim.txt ../free/', 'ws')).decision).toBe('allow');
   });
 });
 
@@ -201,8 +202,8 @@ for (const sandboxed of [false, true]) {
       expect(readFileSync(path.join(ws, 'README.md'), 'utf8')).toBe('# readme\n');
     });
 
-    it('tar --remove-files and zip -m do not delete files in a zone that blocks deletes', async () => {
-      for (const command of ['tar --remove-files -cf ../free/x.tar victim.txt', 'zip -m ../free/x.zip victim.txt']) expect((await attempt({ args: { command, cwd: 'ws' }, sandboxed })).ran).toBe(false);
+    it('tar --remove-files, zip -m and rsync --remove-source-files do not delete files in a zone that blocks deletes', async () => {
+      for (const command of ['tar --remove-files -cf ../free/x.tar victim.txt', 'zip -m ../free/x.zip victim.txt', 'rsync -a --remove-source-files victim.txt ../free/']) expect((await attempt({ args: { command, cwd: 'ws' }, sandboxed })).ran).toBe(false);
       expect(readFileSync(path.join(ws, 'victim.txt'), 'utf8')).toBe('victim\n');
     });
 

@@ -165,7 +165,9 @@ function remoteCopy(name: 'rsync' | 'scp'): PathHandler {
     const local = (word: ShellWord) => word.kind === 'dynamic' || !isRemotePath(word.value);
     const sources = scanned.operands.slice(0, -1).filter(local);
     const destination = scanned.operands.at(-1);
-    const paths: PathArgument[] = sources.map((word) => ({ word, use: 'read' }));
+    // `--remove-source-files` deletes each source file once it is copied.
+    const removes = name === 'rsync' && scanned.options.some((option) => option.name.length > 8 && '--remove-source-files'.startsWith(option.name));
+    const paths: PathArgument[] = sources.map((word) => ({ word, use: removes ? 'delete' : 'read' }));
     if (destination !== undefined && local(destination)) {
       paths.push({ word: destination, use: 'write', sources, layout: name === 'rsync' ? 'rsync' : 'directory' });
       if (scanned.options.some((option) => option.name.startsWith('--del'))) paths.push({ word: destination, use: 'delete', into: true });
