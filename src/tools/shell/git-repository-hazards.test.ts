@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -228,10 +228,13 @@ describe('gitRepositoryHazards: repositories embedded at gitlinks', () => {
   it.each([
     ['index version 4', ['update-index', '--index-version', '4']],
     ['a split index', ['update-index', '--split-index']],
+    ['index version 3 (an intent-to-add entry has extended flags)', ['add', '-N', 'later.txt']],
   ])('reads gitlinks from %s', (_name, command) => {
     embed(root, 'one');
     const embedded = embed(root, 'two/deep/er');
+    writeFileSync(path.join(root, 'later.txt'), 'x\n');
     execFileSync('git', command, { cwd: root, stdio: 'ignore' });
+    if (command[0] === 'add') expect(readFileSync(path.join(root, '.git', 'index')).readUInt32BE(4)).toBe(3);
     appendFileSync(path.join(embedded, '.git', 'config'), '[core]\n\tfsmonitor = x\n');
     expect(reasons(root).join('\n')).toContain(path.join(embedded, '.git', 'config'));
   });
