@@ -14,6 +14,7 @@ import { loadPolicyFile } from '../src/config/load-policy-file.ts';
 import { createBuiltinTools } from '../src/runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../src/runtime/create-runtime-gate.ts';
 import { SANDBOX_PATH } from '../src/sandbox/bwrap-sandbox.ts';
+import type { BuiltinTool } from '../src/tools/builtin-tool.ts';
 import { shellEnvironment, trustedPath } from '../src/tools/shell/shell-environment.ts';
 import { createKernelPathsFixture, type KernelPathsFixture } from './kernel-paths-fixture.ts';
 import { requireWorkingBwrap } from './require-bwrap.ts';
@@ -179,7 +180,7 @@ describe('a program planted in a zone does not shadow an allowed command (sandbo
     const loaded = await loadPolicyFile(path.join(root, 'toolgate.yaml'));
     const { tools } = await createBuiltinTools({ loaded, cwd: root });
     const gate = createRuntimeGate({ loaded, tools, mode: 'auto_deny' });
-    const shell = tools.find((tool) => tool.name === 'shell')!;
+    const shell = (tools as BuiltinTool[]).find((tool) => tool.name === 'shell')!;
     const authorization = await gate.authorize({ tool: 'shell', args: { command: 'cat README.md' }, callId: 'path-1' }, { sessionId: 'path' });
     expect(authorization.decision).toBe('allow');
     const result = (await shell.execute({ command: 'cat README.md' } as never, { authorization: { decision: 'allow' } } as never)) as { stdout: string };
