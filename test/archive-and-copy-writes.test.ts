@@ -21,7 +21,7 @@ import { createRuntimeGate } from '../src/runtime/create-runtime-gate.ts';
 import type { BuiltinTool } from '../src/tools/builtin-tool.ts';
 import { requireWorkingBwrap } from './require-bwrap.ts';
 
-const RULES = ['tar', 'zip', 'cp', 'mv', 'rsync', 'cat', 'echo'];
+const RULES = ['tar', 'zip', 'cp', 'mv', 'rsync', 'ln', 'cat', 'echo'];
 
 let root: string;
 let ws: string;
@@ -179,7 +179,7 @@ describe('a copy or move lands where the kernel puts it, and every name inside a
     expect(verdict.reasons).toMatch(/more than 400 entries/);
   });
 
-  it.each(['cp -r plain copy', 'cp -rT plain copy', 'rsync -a plain/ copy/', 'mv plain moved', 'cp -r fake state-copy', 'cp a b.txt'])('%s is allowed', async (command) => {
+  it.each(['cp -r plain copy', 'cp -rT plain copy', 'rsync -a plain/ copy/', 'mv plain moved', 'cp -r fake state-copy', 'cp a b.txt', 'ln -s /usr/share share', 'ln -sT evil evil-link'])('%s is allowed (a link writes nothing inside the directory it names)', async (command) => {
     expect((await decide(command, 'free')).decision).toBe('allow');
   });
 });

@@ -154,7 +154,7 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
   if (entry.onlyIfExists === true && !exists(target, cwd)) return;
   const sources = entry.sources ?? [];
   if (entry.use === 'write' && sources.length > 0) {
-    await judgeCopies({ target, sources, layout: entry.layout ?? 'directory', cwd, common, context, judge, ask });
+    await judgeCopies({ target, sources, layout: entry.layout ?? 'directory', links: entry.links === true, cwd, common, context, judge, ask });
     return;
   }
   if (entry.linkedFrom === undefined || path.isAbsolute(target)) {
@@ -175,8 +175,8 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
  * toolgate's own file among them asks or blocks); past a bounded walk the
  * names are unknown, and it asks.
  */
-async function judgeCopies(options: { target: string; sources: readonly ShellWord[]; layout: 'directory' | 'target' | 'rsync'; cwd: string; common: Omit<Parameters<Judge>[0], 'path'>; context: CommandPathContext; judge: Judge; ask: string[] }): Promise<void> {
-  const { target, sources, layout, cwd, common, context, judge, ask } = options;
+async function judgeCopies(options: { target: string; sources: readonly ShellWord[]; layout: 'directory' | 'target' | 'rsync'; links: boolean; cwd: string; common: Omit<Parameters<Judge>[0], 'path'>; context: CommandPathContext; judge: Judge; ask: string[] }): Promise<void> {
+  const { target, sources, layout, links, cwd, common, context, judge, ask } = options;
   const trimmed = target.replace(/\/+$/, '') || '/';
   const targetIsDirectory = isDirectory(target, cwd);
   for (const source of sources) {
@@ -198,7 +198,7 @@ async function judgeCopies(options: { target: string; sources: readonly ShellWor
       continue;
     }
     const landed = await judge({ ...common, path: landing });
-    if (!sourceIsDirectory) continue;
+    if (!sourceIsDirectory || links) continue;
     const tree = sourceTreeEntries({ directory: path.isAbsolute(sourcePath!) ? sourcePath! : `${cwd}${path.sep}${sourcePath!}` });
     if (tree.kind === 'unknown') ask.push(`the directory ${source.text} is copied or moved as a whole and ${tree.reason}, so the names it writes under ${quoteWord(landing)} cannot all be checked`);
     else if (tree.kind === 'entries') for (const entry of tree.entries) await judge({ ...common, path: `${landing.replace(/\/+$/, '')}/${entry}`, quietAt: landed });

@@ -23,6 +23,8 @@ export interface PathArgument {
    * its contents there, any other goes in under its own name).
    */
   layout?: 'directory' | 'target' | 'rsync';
+  /** The destination links to the sources (ln): no file inside a source directory is written. */
+  links?: boolean;
   /** Relative to this directory (itself relative to the working directory) instead: `tar -C dir`, `git -C dir`. */
   base?: ShellWord;
   /** A symlink target: a relative one is also resolved from the link's directory, where the kernel will resolve it. */

@@ -72,7 +72,7 @@ function copyLike(name: 'cp' | 'mv' | 'install' | 'ln'): PathHandler {
     const paths: PathArgument[] = sources.map((word) => ({ word, use: sourceUse, ...(symbolic && destination !== undefined ? { linkedFrom: destination } : {}) }));
     // `-T` (`--no-target-directory`): the destination is the copy itself, even when it is a directory.
     const noTargetDirectory = directory === undefined && scanned.options.some((option) => option.name === '-T' || (option.name.length > 5 && '--no-target-directory'.startsWith(option.name)));
-    if (destination !== undefined) paths.push({ word: destination, use: 'write', sources, layout: noTargetDirectory ? 'target' : 'directory' });
+    if (destination !== undefined) paths.push({ word: destination, use: 'write', sources, layout: noTargetDirectory ? 'target' : 'directory', ...(name === 'ln' ? { links: true } : {}) });
     paths.push(...reads(optionValues(scanned, ['--reference'])), ...unknownOptionReads(words, scanned));
     return { paths, unsure };
   };
