@@ -1,4 +1,4 @@
-import { maskSecrets } from './redact.ts';
+import { isSecretKey, maskSecrets, secretMask } from './redact.ts';
 import type { ToolCall } from './types.ts';
 
 /** Longest description made from a call; the full arguments are in the request's presentation. */
@@ -18,15 +18,20 @@ const MAX_VALUE_LENGTH = 48;
  * // 'send_email(to="a@b.c", subject="Hi")'
  */
 export function defaultDescription(options: { call: ToolCall; redactKeys: ReadonlySet<string> }): string {
-  const { call } = options;
-  const { value } = maskSecrets(call.args, options.redactKeys);
+  const { call, redactKeys } = options;
+  const value = call.args;
   let inner: string;
   if (value === undefined) inner = '';
   else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    inner = Object.entries(value as Record<string, unknown>)
-      .map(([key, member]) => `${key}=${shortJson(member)}`)
-      .join(', ');
-  } else inner = shortJson(value);
+    // Walked here rather than masked whole first: the gate builds this for every ask, and most values are plain.
+    const parts: string[] = [];
+    for (const key of Object.keys(value)) {
+      const member = (value as Record<string, unknown>)[key];
+      const shown = isSecretKey(key, redactKeys) ? secretMask(member) : typeof member === 'object' && member !== null ? maskSecrets(member, redactKeys).value : member;
+      parts.push(`${key}=${shortJson(shown)}`);
+    }
+    inner = parts.join(', ');
+  } else inner = shortJson(maskSecrets(value, redactKeys).value);
   const text = `${call.tool}(${inner})`;
   return text.length <= MAX_LENGTH ? text : `${text.slice(0, MAX_LENGTH - 4)}...)`;
 }

@@ -67,6 +67,29 @@ function redactDeep(value: unknown, keys: ReadonlySet<string>, depth: number): u
   return result;
 }
 
+/**
+ * Whether an argument key is one of `keys` (case-insensitive, `-`/`_`
+ * ignored, matched inside longer names: `github_token`).
+ *
+ * @example
+ * isSecretKey('X-Api-Key', new Set(['api_key'])) // true
+ */
+export function isSecretKey(key: string, keys: ReadonlySet<string>): boolean {
+  if (keys.size === 0) return false;
+  // The same few argument names come back on every call: remember the answer per key set (bounded).
+  let answers = secretKeyAnswers.get(keys);
+  if (answers === undefined) secretKeyAnswers.set(keys, (answers = new Map()));
+  let answer = answers.get(key);
+  if (answer === undefined) {
+    answer = isSensitive(key, normalizedKeys(keys));
+    if (answers.size >= 1024) answers.clear();
+    answers.set(key, answer);
+  }
+  return answer;
+}
+
+const secretKeyAnswers = new WeakMap<ReadonlySet<string>, Map<string, boolean>>();
+
 function isSensitive(key: string, keys: ReadonlySet<string>): boolean {
   const squashed = key.toLowerCase().replace(/[-_]/g, '');
   if (keys.has(squashed)) return true;
