@@ -237,16 +237,7 @@ export function openPromptInput(options: OpenPromptInputOptions): PromptInput {
       return dropped;
     },
     stopSignal: stopController.signal,
-    readKey: () =>
-      wait<KeyPress>((done) => (chunk) => {
-        if (!raw) return done(parseLineAsKey(chunk));
-        // One key pressed twice fast ("yy") may reach us as one chunk or as two, depending on how busy the
-        // machine is. Either way it is one answer and one key too many (reported by the next prompt), never a paste.
-        const repeated = repeatedKey(chunk);
-        if (repeated === undefined) return done(parseKey(chunk));
-        dropped += repeated.count - 1;
-        done(parseKey(repeated.character));
-      }),
+    readKey: () => wait<KeyPress>((done) => (chunk) => done(raw ? parseKey(chunk) : parseLineAsKey(chunk))),
     readLine: ({ maxLength }) =>
       wait<string | undefined>((done) => {
         if (!raw) return (line) => done(Array.from(stripControls(line)).slice(0, maxLength).join(''));
@@ -380,14 +371,6 @@ function parseKey(chunk: string): KeyPress {
   const characters = Array.from(chunk);
   if (characters.length > 1) return { kind: 'text', text: chunk };
   return CONTROL.test(chunk) ? { kind: 'other' } : { kind: 'character', character: chunk };
-}
-
-/** A chunk that is one printable character several times, such as "yy": the key and how often it was pressed. */
-function repeatedKey(chunk: string): { character: string; count: number } | undefined {
-  const characters = Array.from(chunk);
-  const first = characters[0];
-  if (characters.length < 2 || first === undefined || CONTROL.test(first) || first === '\x1b') return undefined;
-  return characters.every((character) => character === first) ? { character: first, count: characters.length } : undefined;
 }
 
 function parseLineAsKey(line: string): KeyPress {
