@@ -8,6 +8,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 const REQUIRED: { binary: string; aptPackage: string; why: string }[] = [
   { binary: 'bwrap', aptPackage: 'bubblewrap', why: 'the OS sandbox tests run commands in a real bubblewrap sandbox' },
   { binary: 'tmux', aptPackage: 'tmux', why: 'the terminal approver is tested in a real terminal' },
+  // The shell attack suites run these for real and check what they did to the filesystem.
+  { binary: 'git', aptPackage: 'git', why: 'repository config, hooks and git writers are attacked with real git' },
+  { binary: 'xxd', aptPackage: 'xxd', why: 'writers judged as readers (xxd IN OUT) are run for real' },
+  { binary: 'zip', aptPackage: 'zip', why: 'archives that write and delete are run for real' },
+  { binary: 'unzip', aptPackage: 'unzip', why: 'archives that extract through links are run for real' },
+  { binary: 'patch', aptPackage: 'patch', why: 'patches that create links before a later path are run for real' },
+  { binary: 'file', aptPackage: 'file', why: 'readers with writing options (file -C) are run for real' },
 ];
 
 function has(binary: string): boolean {
