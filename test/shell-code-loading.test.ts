@@ -153,6 +153,25 @@ describe('writing git metadata or another tool\'s code-loading configuration ask
     expect(verdict.reasons.join('\n')).toMatch(/asks in every zone/);
   });
 
+  it.each(['git init --template=evil sub', 'git init', 'git clone . copy', 'git worktree add ../tree', 'git submodule add ./other sub'])(
+    '%s makes a repository (template hooks and config, checked-out files of any name): it asks in every zone',
+    async (command) => {
+      const verdict = await fixture.decide(command, 'free');
+      expect(verdict.decision).not.toBe('allow');
+      expect(verdict.reasons.join('\n')).toMatch(/makes a repository|outside|network is off/);
+    },
+  );
+
+  it('git init --template with a planted hook and config does not run without a person, and leaves no repository', async () => {
+    const template = path.join(fixture.free, 'evil-template');
+    mkdirSync(path.join(template, 'hooks'), { recursive: true });
+    writeFileSync(path.join(template, 'config'), '[core]\n\tfsmonitor = touch planted\n');
+    const outcome = await fixture.run('git init --template=evil-template planted-repo', { sandboxed: false, cwd: 'free' });
+    expect(outcome.ran).toBe(false);
+    expect(existsSync(path.join(fixture.free, 'planted-repo'))).toBe(false);
+    expect((await fixture.decide('git worktree list', 'free')).decision).toBe('allow');
+  });
+
   it('ordinary writes in zone free stay allowed', async () => {
     expect((await fixture.decide('echo x > notes.txt', 'free')).decision).toBe('allow');
     expect((await fixture.decide('xxd README.md out.hex', 'free')).decision).toBe('allow');
