@@ -172,6 +172,21 @@ describe('writing git metadata or another tool\'s code-loading configuration ask
     expect((await fixture.decide('git worktree list', 'free')).decision).toBe('allow');
   });
 
+  it('a file staged without touching the work tree (hash-object, update-index) is not checked out as .envrc without a person', async () => {
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: fixture.free, input: 'touch planted-by-envrc\n' }).toString().trim();
+    git(fixture.free, 'update-index', '--add', '--cacheinfo', `100644,${blob},.envrc`);
+    for (const command of ['git checkout -- .', 'git checkout-index -a', 'git restore .', 'git stash pop', 'git apply evil.patch', 'git merge other']) {
+      expect((await fixture.decide(command, 'free')).decision, command).not.toBe('allow');
+    }
+    const outcome = await fixture.run('git checkout -- .', { sandboxed: false, cwd: 'free' });
+    expect(outcome.ran).toBe(false);
+    expect(existsSync(path.join(fixture.free, '.envrc'))).toBe(false);
+    git(fixture.free, 'rm', '-q', '--cached', '.envrc');
+    // What names its files in the line, or writes only the repository, stays allowed where writes are.
+    expect((await fixture.decide('git add README.md', 'free')).decision).toBe('allow');
+    expect((await fixture.decide('git commit -qm x', 'free')).decision).toBe('allow');
+  });
+
   it('ordinary writes in zone free stay allowed', async () => {
     expect((await fixture.decide('echo x > notes.txt', 'free')).decision).toBe('allow');
     expect((await fixture.decide('xxd README.md out.hex', 'free')).decision).toBe('allow');

@@ -72,8 +72,15 @@ describe('git subcommands are judged by what they do (zone ws: write ask, delete
     },
   );
 
-  it.each(['git rm victim.txt', 'git clean -fd', 'git reset --hard', 'git commit -m x', 'git stash -u'])('%s is allowed in zone free, which allows writes and deletes', async (command) => {
+  it.each(['git rm victim.txt', 'git clean -fd', 'git commit -m x'])('%s is allowed in zone free, which allows writes and deletes', async (command) => {
     expect((await fixture.decide(command, 'free')).decision).toBe('allow');
+  });
+
+  // They write files the repository names (a committed .envrc, .vscode tasks), not the line: like tar -x, they ask in every zone.
+  it.each(['git reset --hard', 'git stash -u'])('%s asks in zone free, which allows writes and deletes: it writes files the repository names', async (command) => {
+    const verdict = await fixture.decide(command, 'free');
+    expect(verdict.decision).toBe('ask');
+    expect(verdict.reasons.join('\n')).toMatch(/writes work-tree files named by the repository or a patch/);
   });
 });
 

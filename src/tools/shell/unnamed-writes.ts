@@ -17,6 +17,8 @@ import { gitSubcommand } from './git-subcommands.ts';
 import type { ShellWord } from './shell-word.ts';
 
 const GIT_NEW_REPOSITORY = new Set(['clone', 'init', 'init-db', 'worktree', 'submodule']);
+/** Work-tree changes that only remove: they create no file of any name. */
+const GIT_ONLY_REMOVES = new Set(['rm', 'clean']);
 
 /**
  * Why writing files of unknown names into a directory needs a person even
@@ -27,8 +29,13 @@ const GIT_NEW_REPOSITORY = new Set(['clone', 'init', 'init-db', 'worktree', 'sub
  */
 export function unnamedWritesConcern(options: { name: string; words: readonly ShellWord[] }): string | undefined {
   if (options.name === 'git') {
-    const subcommand = gitSubcommand(options.words).name;
-    if (subcommand === undefined || !GIT_NEW_REPOSITORY.has(subcommand)) return undefined;
+    const { name: subcommand, effect } = gitSubcommand(options.words);
+    if (subcommand === undefined) return undefined;
+    // `git checkout main`, `git apply x.patch`, `git stash pop`: the files written are named by the repository or a patch, not the line.
+    if ((effect === 'worktree' || effect === 'delete' || effect === 'unknown') && !GIT_ONLY_REMOVES.has(subcommand)) {
+      if (!GIT_NEW_REPOSITORY.has(subcommand)) return `git ${subcommand} writes work-tree files named by the repository or a patch, not by the command line, which could be .envrc, .vscode tasks or other files that run programs later, so it asks in every zone`;
+    }
+    if (!GIT_NEW_REPOSITORY.has(subcommand)) return undefined;
     return `git ${subcommand} makes a repository whose hooks and config (from a template or another repository) and checked-out files have names not in the command line, which could run programs later, so it asks in every zone`;
   }
   return `${options.name} writes files whose names are not in the command line (an archive's members, a download's name), which could be git metadata or another tool's configuration that runs programs, so it asks in every zone`;
