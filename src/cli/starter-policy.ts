@@ -63,6 +63,10 @@ shell:
     # - { match: "git push", decision: block, reason: "pushing is for people" }
 
 ${sandbox}
+# .git stays read-only inside the sandbox (hooks and config there make git run
+# programs), so \`git commit\` fails in it even when you approve it. To let
+# commands a person approved write .git, add to the sandbox line:
+#   vcs_metadata: writable_when_approved
 
 # Approvals and the audit log live in .toolgate/ beside this file (add it to
 # .gitignore). The agent can never write this file or .toolgate/.
