@@ -15,6 +15,7 @@ const REQUIRED: { binary: string; aptPackage: string; why: string }[] = [
   { binary: 'unzip', aptPackage: 'unzip', why: 'archives that extract through links are run for real' },
   { binary: 'patch', aptPackage: 'patch', why: 'patches that create links before a later path are run for real' },
   { binary: 'file', aptPackage: 'file', why: 'readers with writing options (file -C) are run for real' },
+  { binary: 'chromium', aptPackage: 'chromium', why: 'the web inbox is tested in real headless Chromium (playwright-core drives /usr/bin/chromium)' },
 ];
 
 function has(binary: string): boolean {

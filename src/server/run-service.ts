@@ -1,0 +1,110 @@
+/**
+ * What `toolgate serve` does, apart from HTTP: start runs, show them, take
+ * decisions, cancel, stream events. The HTTP layer (`server/http`) maps its
+ * routes onto this interface one to one and turns `ApiError` into JSON
+ * responses; everything it returns is already redacted and presented.
+ * This file has no behaviour.
+ */
+import type { RunStatus, ServerRunMode, StoredEvent, TokenRole } from '../store/store.ts';
+
+/** Who is calling: the authenticated token. */
+export interface Principal {
+  /** The token's name; runs record it as their owner, decisions as their approver. */
+  name: string;
+  role: TokenRole;
+}
+
+/** An error with the HTTP status and seed 004's `{"error": ...}` text. */
+export class ApiError extends Error {
+  readonly status: number;
+  /** Extra fields for the JSON body (`field`, `expected`, `current_status`...). */
+  readonly details: Record<string, unknown>;
+
+  constructor(status: number, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.details = details;
+  }
+}
+
+/** `POST /runs` (seed 004), checked by the HTTP layer (no unknown fields). */
+export interface StartRunInput {
+  input: string;
+  mode?: ServerRunMode;
+  session_id?: string;
+  chat_id?: string;
+  model?: string;
+}
+
+/** `POST /runs/:id/approve` (seed 004 plus toolgate's fields). */
+export interface ApproveInput {
+  approved: boolean;
+  reason?: string;
+  tool_call_id?: string;
+  group_id?: string;
+  scope?: 'once' | 'session' | 'always';
+  edited_args?: unknown;
+  /** A denial that ends the run (seed 004), whatever `on_deny` says. */
+  stop?: boolean;
+}
+
+/** The body of a successful decision: seed 004's `{status, message}` plus what happened. */
+export interface ApproveResult {
+  status: 'approved' | 'denied';
+  message: string;
+  /** The calls this request decided. */
+  decided: string[];
+  /** Calls of the run still waiting for a decision (the run resumes when none are left). */
+  waiting: string[];
+  /** `running` (resumed), `paused_checkpoint` (more to decide) or `cancelled` (a denial stopped it). */
+  run_status: RunStatus;
+}
+
+/** One pending call as the inbox shows it: the `checkpoint_required` event's data. */
+export type PendingView = Record<string, unknown> & { run_id: string; tool_call_id: string; tool_name: string; group_id: string | null };
+
+export interface RunView {
+  run_id: string;
+  status: RunStatus;
+  mode: ServerRunMode;
+  owner: string;
+  session_id: string;
+  chat_id: string | null;
+  model: string;
+  input: string;
+  text: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  pending_approvals: PendingView[];
+  /** Every decision taken in the run, oldest first: who, what, when. */
+  decisions: Array<{ tool_call_id: string; tool_name: string; approved: boolean; reason: string | null; scope: string; decided_by: string; decided_at: string }>;
+}
+
+export type RunSummaryView = Omit<RunView, 'pending_approvals' | 'decisions'> & { pending: number };
+
+export interface RunService {
+  startRun(principal: Principal, input: StartRunInput): Promise<{ run_id: string; status: RunStatus }>;
+  listRuns(principal: Principal, query: { status?: RunStatus; limit: number; before?: string }): Promise<{ runs: RunSummaryView[]; next: string | null }>;
+  /** 404 (`run not found or not active`) when the run is unknown or not the caller's to see. */
+  getRun(principal: Principal, runId: string): Promise<RunView>;
+  approve(principal: Principal, runId: string, input: ApproveInput): Promise<ApproveResult>;
+  cancel(principal: Principal, runId: string): Promise<{ status: RunStatus; message: string }>;
+  /** Everything pending that the caller may decide (the inbox). */
+  pendingApprovals(principal: Principal): Promise<PendingView[]>;
+  /** Forgets one chat's remembered approvals (seed 003's `clear(chatId)`). */
+  clearChat(principal: Principal, sessionId: string, chatId: string): Promise<{ cleared: number }>;
+  /**
+   * Events after `afterId` that the caller may see (one run's with `runId`,
+   * which must be visible to the caller: 404 otherwise), oldest first.
+   */
+  readEvents(principal: Principal, query: { runId?: string; afterId: number; limit: number }): Promise<StoredEvent[]>;
+  /** Calls `listener` as soon as new events are stored (any run); returns the unsubscribe function. */
+  onEvents(listener: () => void): () => void;
+  /** Whether the caller may see this event (owner, role). */
+  maySee(principal: Principal, event: StoredEvent): boolean;
+  /** Prometheus text for `GET /metrics`. */
+  metrics(): Promise<string>;
+  close(): Promise<void>;
+}

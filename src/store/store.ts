@@ -1,0 +1,209 @@
+/**
+ * Where `toolgate serve` keeps what must survive a restart: runs and their
+ * messages, pending approvals and the decisions on them, the events a client
+ * replays, the ledger of tool calls that started (at most once), session
+ * memory, and API tokens. Every operation that changes more than one record
+ * is one transaction, and every record carries `STORE_SCHEMA_VERSION`.
+ *
+ * The embedded default is SQLite (`openSqliteStore`); a PostgreSQL store
+ * implements the same interface and passes the same contract suite
+ * (`store-contract.ts`). This file has no behaviour.
+ */
+
+/** The version of every record this code writes; a store refuses a database written by a newer one. */
+export const STORE_SCHEMA_VERSION = 1;
+
+/** Seed 004's run statuses. */
+export type RunStatus = 'running' | 'paused_checkpoint' | 'completed' | 'cancelled' | 'failed';
+
+export const RUN_STATUSES: readonly RunStatus[] = ['running', 'paused_checkpoint', 'completed', 'cancelled', 'failed'];
+
+/** A run that has ended: nothing moves it again. */
+export function isFinished(status: RunStatus): boolean {
+  return status === 'completed' || status === 'cancelled' || status === 'failed';
+}
+
+/** The policy's modes, plus `daemon` for runs nobody watches (seed 004's `auto_approve_in_daemon`). */
+export type ServerRunMode = 'interactive' | 'approve_all' | 'strict' | 'auto_deny' | 'daemon';
+
+export type TokenRole = 'submitter' | 'approver' | 'admin';
+
+export interface StoredRun {
+  runId: string;
+  /** The name of the token that started it. */
+  owner: string;
+  status: RunStatus;
+  mode: ServerRunMode;
+  sessionId: string;
+  chatId: string | null;
+  /** The model id the run uses (one the server allows). */
+  model: string;
+  /** The task, redacted as stored. */
+  input: string;
+  /**
+   * What the run continues from: the signed, sealed run state (JSON text,
+   * opaque to the store) while it runs or waits. Null once it has finished.
+   */
+  state: string | null;
+  /** The model's last text, once the run has finished. */
+  text: string | null;
+  /** Why it failed or was cancelled. */
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Incremented by every change: `updateRun` moves a run only from the revision its caller read. */
+  revision: number;
+  schemaVersion: number;
+}
+
+/** What `createRun` needs; the store fills in times, revision and version. */
+export type NewRun = Omit<StoredRun, 'createdAt' | 'updatedAt' | 'revision' | 'schemaVersion' | 'text' | 'error'>;
+
+export interface RunChange {
+  status?: RunStatus;
+  state?: string | null;
+  text?: string | null;
+  error?: string | null;
+}
+
+/** An event as it is streamed: seed 004's `{type, data}`, with a store-wide increasing id. */
+export interface StoredEvent {
+  /** Increases across the whole store, in commit order; SSE's `id:`. */
+  id: number;
+  runId: string;
+  /** The run's owner, so a stream across runs can be filtered by who may see it. */
+  owner: string;
+  type: string;
+  data: Record<string, unknown>;
+  at: string;
+}
+
+export type NewEvent = Omit<StoredEvent, 'id' | 'at'>;
+
+/** A person's answer to one pending call. */
+export interface StoredDecision {
+  approved: boolean;
+  reason: string | null;
+  scope: 'once' | 'session' | 'always';
+  /** The arguments the person edited, when they did. */
+  editedArgs?: unknown;
+  /** Whether this denial stops the run (seed 004). */
+  stop?: boolean;
+  /** The authenticated approver (token name), or `timeout`/`system` when nobody decided. */
+  decidedBy: string;
+  decidedAt: string;
+}
+
+/** A call the run waits on. `request` is the `checkpoint_required` event's data (redacted, presented). */
+export interface StoredApproval {
+  runId: string;
+  toolCallId: string;
+  owner: string;
+  tool: string;
+  groupId: string | null;
+  request: Record<string, unknown>;
+  createdAt: string;
+  decision: StoredDecision | null;
+  schemaVersion: number;
+}
+
+export type NewApproval = Omit<StoredApproval, 'createdAt' | 'decision' | 'schemaVersion'>;
+
+/** The at-most-once ledger: a call is recorded as executing before it runs. */
+export type CallStatus = 'executing' | 'completed' | 'failed' | 'interrupted';
+
+export interface StoredCall {
+  runId: string;
+  toolCallId: string;
+  tool: string;
+  /** The arguments that ran, sealed (opaque text to the store). */
+  input: string;
+  status: CallStatus;
+  /** The tool's output once it completed (or its error once it failed), sealed. */
+  output: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+export interface StoredToken {
+  name: string;
+  role: TokenRole;
+  /** SHA-256 of the token, hex. The token itself is never stored. */
+  hash: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface RememberedRecord {
+  approved: boolean;
+  reason?: string;
+}
+
+export interface ToolgateStore {
+  /** `sqlite` or `postgres`, for logs and `/healthz`. */
+  readonly kind: string;
+
+  /** Creates a run (status `running`) and its first events, in one transaction. */
+  createRun(run: NewRun, events: readonly NewEvent[]): Promise<{ run: StoredRun; events: StoredEvent[] }>;
+  getRun(runId: string): Promise<StoredRun | undefined>;
+  /**
+   * Runs newest first; `owner` limits them to one owner's. `before` is the
+   * `next` cursor of the previous page.
+   */
+  listRuns(query: { owner?: string; status?: RunStatus; limit: number; before?: string }): Promise<{ runs: StoredRun[]; next: string | null }>;
+  /** How many runs have each status (for metrics). */
+  countRuns(): Promise<Record<RunStatus, number>>;
+  /**
+   * Moves a run from `revision` (compare-and-set), appends its events, adds
+   * approvals and decides or drops them, all in one transaction. Returns
+   * undefined, changing nothing, when the run is gone or another writer moved it first.
+   */
+  updateRun(
+    runId: string,
+    revision: number,
+    change: RunChange,
+    extra?: { events?: readonly NewEvent[]; approvals?: readonly NewApproval[]; dropApprovals?: boolean },
+  ): Promise<{ run: StoredRun; events: StoredEvent[] } | undefined>;
+
+  /** Pending (undecided) approvals, or all of a run's with `runId` and `includeDecided`. */
+  listApprovals(query: { runId?: string; owner?: string; includeDecided?: boolean }): Promise<StoredApproval[]>;
+  /**
+   * Records a person's decision on a call that is still undecided, with its
+   * events, in one transaction; false when it was decided already (or does not exist).
+   */
+  decideApproval(runId: string, toolCallId: string, decision: StoredDecision, events?: readonly NewEvent[]): Promise<{ decided: boolean; events: StoredEvent[] }>;
+
+  appendEvents(events: readonly NewEvent[]): Promise<StoredEvent[]>;
+  /** Events after `afterId` (exclusive), oldest first; `runId` for one run, `owner` for one owner's runs. */
+  readEvents(query: { afterId: number; runId?: string; owner?: string; limit: number }): Promise<StoredEvent[]>;
+  /** The newest event id (0 when none). */
+  lastEventId(): Promise<number>;
+
+  /**
+   * Records that a call is about to execute. False when it was recorded
+   * before (by this process or another): the caller must not run it.
+   */
+  beginCall(call: { runId: string; toolCallId: string; tool: string; input: string }): Promise<boolean>;
+  /** Ends an `executing` call; a call that already ended keeps its first ending. */
+  finishCall(runId: string, toolCallId: string, status: 'completed' | 'failed' | 'interrupted', output: string | null): Promise<void>;
+  getCall(runId: string, toolCallId: string): Promise<StoredCall | undefined>;
+  listCalls(runId: string): Promise<StoredCall[]>;
+
+  /** Session memory ("approve for session"), keyed as `memoryKey` makes keys; the session and chat let one chat be cleared. */
+  remember(entry: { key: string; sessionId: string; chatId: string | null; decision: RememberedRecord }): Promise<void>;
+  recall(key: string): Promise<RememberedRecord | undefined>;
+  /** Every remembered decision, for loading a process's memory at start. */
+  allRemembered(): Promise<Array<{ key: string; decision: RememberedRecord }>>;
+  /** Forgets one chat's remembered decisions (seed 003's `clear(chatId)`); returns how many. */
+  forgetChat(sessionId: string, chatId: string | null): Promise<number>;
+
+  /** False when a token of that name exists (revoked or not). */
+  createToken(token: Omit<StoredToken, 'createdAt' | 'revokedAt'>): Promise<boolean>;
+  /** The live (not revoked) token with this hash. */
+  findToken(hash: string): Promise<StoredToken | undefined>;
+  listTokens(): Promise<StoredToken[]>;
+  /** False when no live token has that name. */
+  revokeToken(name: string): Promise<boolean>;
+
+  close(): Promise<void>;
+}
