@@ -5,6 +5,7 @@ import type { Gate } from '../../core/gate.ts';
 import type { Policy } from '../../core/policy/policy.ts';
 import type { GateContext } from '../../core/types.ts';
 import type { BuiltinTool } from '../../tools/builtin-tool.ts';
+import type { CallLedger } from './call-ledger.ts';
 import { createCallRecords } from './call-records.ts';
 import { declarationOf } from './declaration-of.ts';
 import { createGateToolApproval } from './gate-tool-approval.ts';
@@ -37,6 +38,13 @@ export interface GateToolsOptions<TOOLS extends ToolSet> {
   stopWhen?: StopCondition<any, any> | Array<StopCondition<any, any>>;
   /** Cancels pending approvals (blocking runs). */
   signal?: AbortSignal;
+  /**
+   * Records each call as executing before it runs, so that no approved call
+   * runs twice — also when the same run state is resumed in two processes,
+   * or again after a crash (a call that started before is reported
+   * `interrupted`). The server's store implements it.
+   */
+  ledger?: CallLedger;
 }
 
 /** Secrets shorter than this are refused: a guessable key would let anyone sign approvals. */
@@ -70,6 +78,7 @@ export function gateTools<TOOLS extends ToolSet>(options: GateToolsOptions<TOOLS
     signal: options.signal,
     secret: checkedSecret(options.secret),
     records: createCallRecords(),
+    ledger: options.ledger,
     stoppedBy: undefined,
   };
   const tools: Record<string, Tool> = {};

@@ -9,6 +9,7 @@ import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import type { Gate } from '../../core/gate.ts';
 import type { Approver } from '../../core/approver.ts';
 import type { GateContext } from '../../core/types.ts';
+import type { CallLedger } from './call-ledger.ts';
 import type { CallRecords } from './call-records.ts';
 
 /** How asks are resolved: a person inline (seed 002), or a pause and a later resume (seed 004). */
@@ -55,6 +56,8 @@ export interface GatedToolsState {
   signal: AbortSignal | undefined;
   secret: string | Uint8Array;
   records: CallRecords;
+  /** At most once across processes: every run of a tool goes through it. */
+  ledger: CallLedger | undefined;
   stoppedBy: StoppedBy | undefined;
 }
 

@@ -21,3 +21,6 @@ export { AiSdkCallNotAuthorizedError } from './errors/ai-sdk-call-not-authorized
 export { AiSdkRunStateError } from './errors/ai-sdk-run-state-error.ts';
 export type { RunStateProblem } from './errors/ai-sdk-run-state-error.ts';
 export { AiSdkDecisionError } from './errors/ai-sdk-decision-error.ts';
+export { createInMemoryCallLedger } from './call-ledger.ts';
+export type { CallLedger, EarlierRun, LedgerCall } from './call-ledger.ts';
+export { AiSdkCallInterruptedError } from './errors/ai-sdk-call-interrupted-error.ts';

@@ -2,6 +2,7 @@ import type { Tool, ToolExecutionOptions } from 'ai';
 import { redact } from '../../core/redact.ts';
 import type { BuiltinTool } from '../../tools/builtin-tool.ts';
 import { permitsRun, sameArguments, type CallRecord } from './call-records.ts';
+import { runOnce } from './call-ledger.ts';
 import { AiSdkCallNotAuthorizedError } from './errors/ai-sdk-call-not-authorized-error.ts';
 import type { GatedToolsState } from './gated-tools-state.ts';
 
@@ -43,14 +44,19 @@ export function wrapTool(options: { name: string; tool: Tool | BuiltinTool; buil
     // Installed on the first edit only: until then the SDK's own (hot) default path shapes outputs.
     if (state.records.consume(toolCallId) && wrapped.toModelOutput !== toModelOutput) wrapped.toModelOutput = toModelOutput as Tool['toModelOutput'];
     const { args, presentation, decision, request } = record.authorization;
-    if (options.builtin) {
-      // An edited call was approved as the person typed it: the request's payload describes the model's arguments.
-      const edited = !sameArguments(record.modelArgs, args);
-      const authorization = decision === 'approved' ? (edited ? { decision } : { decision, payload: request?.payload }) : { decision: 'allow' as const };
-      return originalExecute.call(source, args, { signal: executionOptions.abortSignal, approvedPresentation: presentation, authorization });
-    }
-    // Returned as is: a streaming tool's async iterable must reach the SDK unwrapped.
-    return originalExecute.call(source, args, executionOptions);
+    const run = (): unknown => {
+      if (options.builtin) {
+        // An edited call was approved as the person typed it: the request's payload describes the model's arguments.
+        const edited = !sameArguments(record.modelArgs, args);
+        const authorization = decision === 'approved' ? (edited ? { decision } : { decision, payload: request?.payload }) : { decision: 'allow' as const };
+        return originalExecute.call(source, args, { signal: executionOptions.abortSignal, approvedPresentation: presentation, authorization });
+      }
+      return originalExecute.call(source, args, executionOptions);
+    };
+    if (state.ledger === undefined) return run();
+    // Without a ledger a streaming tool's async iterable reaches the SDK unwrapped; with one, the start is recorded first.
+    const call = { runId: state.context.runId ?? state.context.sessionId, toolCallId, tool: name, args };
+    return runOnce({ ledger: state.ledger, call, execute: run });
   }
 
   function toModelOutput(output: { toolCallId: string; input: unknown; output: unknown }): ModelOutput | PromiseLike<ModelOutput> {
