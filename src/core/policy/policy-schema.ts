@@ -189,6 +189,24 @@ export const policySchema = z
       })
       .optional(),
     mcp: z.strictObject({ servers: z.record(z.string(), mcpServer).optional() }).optional(),
+    server: z
+      .strictObject({
+        log_level: z.enum(['debug', 'info', 'warn', 'error']).optional().describe('The least severe level `toolgate serve` logs (JSON lines on stderr). Default info.'),
+        verbose_logging: z.boolean().optional().describe('Also log request bodies (redacted; tokens never). Default false.'),
+        trace_enabled: z.boolean().optional().describe('OpenTelemetry spans for each request, run and decision. Default false.'),
+        metrics_enabled: z.boolean().optional().describe('Serve Prometheus metrics at GET /metrics. Default true.'),
+        models: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('Model ids a run may choose with `model` (besides the server\'s own --model); never a file path a client names.'),
+        allowed_hosts: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('More Host header values the server answers (host or host:port, e.g. behind a proxy); anything else is refused (DNS rebinding).'),
+        max_steps: z.number().int().positive().optional().describe('Model steps per run before it stops. Default 30.'),
+      })
+      .optional()
+      .describe('`toolgate serve`: logs, traces, metrics, models, hosts.'),
     sandbox: z
       .strictObject({
         os: z.enum(['required', 'preferred', 'off']).optional(),
