@@ -271,6 +271,7 @@ export function createGate(options: GateOptions): Gate {
     if (answer.kind === 'failed') return finish(step, denied(step, 'policy', answer.reason));
     const decision = answer.decision;
     if (!decision.approved) {
+      if (decision.timedOut === true) return finish(step, denied(step, 'timeout', decision.reason ?? 'timed out'));
       if (decision.automatic === true) return finish(step, denied(step, 'mode', decision.reason ?? 'denied: nobody can approve it here'));
       const reason = decision.reason ? `denied by a person: ${decision.reason}` : 'denied by a person';
       const remember = decision.scope === 'session' ? () => memory.store(step.key, { approved: false, reason: decision.reason }) : undefined;

@@ -85,6 +85,8 @@ export type ApprovalDecision =
        * terminal): recorded with source `mode`, never as a person's denial.
        */
       automatic?: boolean;
+      /** Nobody answered in time (a server's approval timeout): recorded with source `timeout`, never as a person's denial. */
+      timedOut?: boolean;
     };
 
 /** Where a final decision came from. `timeout` is never a person's denial. */

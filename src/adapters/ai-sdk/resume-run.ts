@@ -76,7 +76,10 @@ export async function resumeRun(options: { gated: GatedTools<any>; state: RunSta
     if (stopped !== undefined && permitsRun(authorization)) authorization = { ...authorization, decision: 'denied', reason: stoppedReason(stopped) };
     else if (!decision.approved && permitsRun(authorization)) {
       // The policy may allow the call by now (a rule changed since the pause), but a person said no to it: it does not run.
-      authorization = { ...authorization, decision: 'denied', source: 'person', reason: denialOf(decision), stop: decision.stop ?? state.gate.policy.onDeny === 'stop' };
+      authorization =
+        decision.timedOut === true
+          ? { ...authorization, decision: 'denied', source: 'timeout', reason: decision.reason ?? 'timed out', stop: false }
+          : { ...authorization, decision: 'denied', source: 'person', reason: denialOf(decision), stop: decision.stop ?? state.gate.policy.onDeny === 'stop' };
     }
     // Checked again after the await: a concurrent resume of the same state may have decided (or run) it meanwhile.
     const meanwhile = state.records.get(approval.toolCallId);

@@ -15,6 +15,8 @@ export interface RunDecision {
   args?: unknown;
   /** Denials only: stop the run instead of letting the model adapt. */
   stop?: boolean;
+  /** Denials only: nobody answered in time; recorded as timed out, never as a person's denial. */
+  timedOut?: boolean;
 }
 
 /**
@@ -46,6 +48,9 @@ export function validateDecisions(options: { decisions: unknown; pending: readon
     if (decision.stop !== undefined && (typeof decision.stop !== 'boolean' || decision.approved)) {
       throw new AiSdkDecisionError({ field: `${field}.stop`, problem: 'is a boolean, for denials only' });
     }
+    if (decision.timedOut !== undefined && (decision.timedOut !== true || decision.approved)) {
+      throw new AiSdkDecisionError({ field: `${field}.timedOut`, problem: 'is true, for denials nobody gave in time only' });
+    }
     if (decision.args !== undefined && !decision.approved) throw new AiSdkDecisionError({ field: `${field}.args`, problem: 'edits the arguments of an approval; a denial has none' });
     byCall.set(decision.toolCallId, decision as unknown as RunDecision);
   }
@@ -74,5 +79,6 @@ export function toApprovalDecision(decision: RunDecision): ApprovalDecision {
     scope: decision.scope === 'session' ? 'session' : 'once',
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     ...(decision.stop === undefined ? {} : { stop: decision.stop }),
+    ...(decision.timedOut === true ? { timedOut: true } : {}),
   };
 }

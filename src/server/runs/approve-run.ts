@@ -1,0 +1,143 @@
+/**
+ * `POST /runs/:id/approve`: records a person's decision on the calls it
+ * names (one call, a whole group, or the only one waiting), and when nothing
+ * is left waiting, claims the run (compare-and-set: of two requests, one
+ * resumes it) and drives it on with every decision.
+ */
+import type { RunDecision } from '../../adapters/ai-sdk/run-decision.ts';
+import type { StoredApproval, StoredDecision, StoredRun } from '../../store/store.ts';
+import { ApiError, type ApproveInput, type ApproveResult, type Principal } from '../run-service.ts';
+import { driveRun } from './drive-run.ts';
+import { decisionEvent, runEvent } from './run-events.ts';
+import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
+
+export const NOT_FOUND = 'run not found or not active';
+
+/**
+ * Decides calls of a paused run. `decidedBy` is the authenticated approver
+ * (or `timeout` when nobody answered in time).
+ */
+export async function approveRun(options: { runtime: ServerRuntime; run: StoredRun; principal: Principal; input: ApproveInput; timedOut?: boolean }): Promise<ApproveResult> {
+  const { runtime, run, input } = options;
+  if (run.status !== 'paused_checkpoint') throw new ApiError(400, `run is not paused for approval, current status: ${run.status}`, { current_status: run.status });
+  const pending = await runtime.store.listApprovals({ runId: run.runId });
+  const targets = chooseTargets(pending, input);
+  if (input.edited_args !== undefined) {
+    if (!input.approved) throw new ApiError(400, 'edited_args edits an approval; a denial runs nothing', { field: 'edited_args' });
+    if (targets.length !== 1) throw new ApiError(400, 'edited_args applies to one call: give tool_call_id', { field: 'edited_args' });
+    checkEditedArgs(runtime, targets[0]!.tool, input.edited_args);
+  }
+  if (input.scope === 'always' && !input.approved) throw new ApiError(400, 'scope "always" applies to approvals only; a denial is once or session', { field: 'scope' });
+  if (input.stop !== undefined && input.approved) throw new ApiError(400, 'stop applies to denials only', { field: 'stop' });
+
+  const decision: StoredDecision = {
+    approved: input.approved,
+    reason: input.reason ?? null,
+    scope: input.scope ?? 'once',
+    ...(input.edited_args === undefined ? {} : { editedArgs: input.edited_args }),
+    ...(input.stop === undefined ? {} : { stop: input.stop }),
+    decidedBy: options.timedOut === true ? 'timeout' : options.principal.name,
+    decidedAt: new Date().toISOString(),
+  };
+  const context = { run, policy: runtime.policy };
+  const decided: string[] = [];
+  for (const target of targets) {
+    const result = await runtime.store.decideApproval(run.runId, target.toolCallId, decision, [decisionEvent(context, { toolCallId: target.toolCallId, tool: target.tool, decision })]);
+    if (!result.decided) {
+      if (decided.length === 0) throw new ApiError(409, `${target.toolCallId} was already decided`, { tool_call_id: target.toolCallId });
+      continue;
+    }
+    decided.push(target.toolCallId);
+  }
+  runtime.notify();
+  const all = await runtime.store.listApprovals({ runId: run.runId, includeDecided: true });
+  const waiting = all.filter((approval) => approval.decision === null).map((approval) => approval.toolCallId);
+  const status = input.approved ? 'approved' : 'denied';
+  if (waiting.length > 0) {
+    return { status, message: `Decision recorded; the run resumes once ${waiting.length} more call${waiting.length === 1 ? ' is' : 's are'} decided`, decided, waiting, run_status: 'paused_checkpoint' };
+  }
+  const thisPause = new Set([...pending.map((approval) => approval.toolCallId)]);
+  const stops = all.some((approval) => thisPause.has(approval.toolCallId) && stopsRun(runtime, approval.decision));
+  await resume(runtime, run, all);
+  if (!input.approved) {
+    return stops
+      ? { status, message: 'Tool execution denied and run cancelled', decided, waiting, run_status: 'cancelled' }
+      : { status, message: 'Tool execution denied; the run continues and the model is told why', decided, waiting, run_status: 'running' };
+  }
+  return stops
+    ? { status, message: 'Tool execution approved, but another denial cancelled the run', decided, waiting, run_status: 'cancelled' }
+    : { status, message: 'Tool execution approved and resumed', decided, waiting, run_status: 'running' };
+}
+
+/** Whether a decision ends the run: a person's denial with `stop`, or under `on_deny: stop` (a timeout never does). */
+function stopsRun(runtime: ServerRuntime, decision: StoredDecision | null): boolean {
+  if (decision === null || decision.approved || decision.decidedBy === 'timeout') return false;
+  return decision.stop ?? runtime.policy.onDeny === 'stop';
+}
+
+/** Which waiting calls the request decides. */
+function chooseTargets(pending: StoredApproval[], input: ApproveInput): StoredApproval[] {
+  if (input.tool_call_id !== undefined && input.group_id !== undefined) throw new ApiError(400, 'give tool_call_id or group_id, not both', { field: 'group_id' });
+  if (input.tool_call_id !== undefined) {
+    const target = pending.find((approval) => approval.toolCallId === input.tool_call_id);
+    if (target === undefined) throw new ApiError(400, `tool_call_id ${JSON.stringify(input.tool_call_id)} is not waiting for approval in this run`, { field: 'tool_call_id', waiting: pending.map((approval) => approval.toolCallId) });
+    return [target];
+  }
+  if (input.group_id !== undefined) {
+    const group = pending.filter((approval) => approval.groupId === input.group_id);
+    if (group.length === 0) throw new ApiError(400, `group_id ${JSON.stringify(input.group_id)} has no call waiting for approval in this run`, { field: 'group_id' });
+    return group;
+  }
+  if (pending.length === 1) return pending;
+  throw new ApiError(400, `Missing required field: tool_call_id (${pending.length} calls wait: ${pending.map((approval) => approval.toolCallId).join(', ')}; or give group_id)`, {
+    field: 'tool_call_id',
+    waiting: pending.map((approval) => approval.toolCallId),
+  });
+}
+
+function checkEditedArgs(runtime: ServerRuntime, toolName: string, args: unknown): void {
+  const tool = runtime.tools.find((candidate) => candidate.name === toolName);
+  if (tool === undefined) return;
+  const parsed = tool.inputSchema.safeParse(args);
+  if (parsed.success) return;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`).join('; ');
+  throw new ApiError(400, `edited_args do not fit ${toolName}'s schema: ${problems}`, { field: 'edited_args' });
+}
+
+/** Claims the run (one claimer wins) and drives it on with every decision. */
+async function resume(runtime: ServerRuntime, run: StoredRun, approvals: StoredApproval[]): Promise<void> {
+  const current = await runtime.store.getRun(run.runId);
+  if (current === undefined || current.status !== 'paused_checkpoint' || current.state === null) return;
+  const claimed = await runtime.store.updateRun(current.runId, current.revision, { status: 'running' }, { events: [runEvent({ run, policy: runtime.policy }, 'run_resumed', { reason: resumeReason(approvals), status: 'running' })] });
+  if (claimed === undefined) return;
+  runtime.notify();
+  const envelope = openEnvelope(runtime, current.state);
+  if (envelope.kind !== 'paused') throw new Error('a paused run has no paused state');
+  void driveRun(runtime, claimed.run, { kind: 'resume', state: envelope.state, decisions: runDecisions(ofThisPause(approvals, envelope.state.pending)) });
+}
+
+/** The approvals of the pause a run is in (earlier pauses' decisions stay as history). */
+export function ofThisPause(approvals: StoredApproval[], pending: ReadonlyArray<{ toolCallId: string }>): StoredApproval[] {
+  const ids = new Set(pending.map((call) => call.toolCallId));
+  return approvals.filter((approval) => ids.has(approval.toolCallId));
+}
+
+/** The stored decisions as the adapter's, for a resume (also after a restart). */
+export function runDecisions(approvals: StoredApproval[]): RunDecision[] {
+  return approvals.map((approval) => {
+    const decision = approval.decision!;
+    return {
+      toolCallId: approval.toolCallId,
+      approved: decision.approved,
+      ...(decision.reason === null ? {} : { reason: decision.reason }),
+      scope: decision.approved ? decision.scope : decision.scope === 'session' ? 'session' : 'once',
+      ...(decision.editedArgs === undefined ? {} : { args: decision.editedArgs }),
+      ...(decision.stop === undefined || decision.approved ? {} : { stop: decision.stop }),
+      ...(decision.decidedBy === 'timeout' && !decision.approved ? { timedOut: true } : {}),
+    };
+  });
+}
+
+function resumeReason(approvals: StoredApproval[]): string {
+  return approvals.every((approval) => approval.decision?.approved === true) ? 'tool_approved' : approvals.some((approval) => approval.decision?.approved) ? 'tools_decided' : 'tool_denied';
+}

@@ -1,0 +1,140 @@
+/**
+ * The server's runs: started from `POST /runs`, driven in deferred mode,
+ * paused durably on approvals, resumed by decisions, cancelled, recovered
+ * after a restart, and timed out when nobody answers. Implements RunService.
+ */
+import { randomBytes } from 'node:crypto';
+import type { StoredEvent, StoredRun } from '../../store/store.ts';
+import { isFinished } from '../../store/store.ts';
+import { redact } from '../../core/redact.ts';
+import { ApiError, type ApproveInput, type Principal, type RunService, type StartRunInput } from '../run-service.ts';
+import { withSpan } from '../tracing.ts';
+import { approveRun, NOT_FOUND } from './approve-run.ts';
+import { driveRun } from './drive-run.ts';
+import { runEvent } from './run-events.ts';
+import { maySeeEvent, maySeeRun, pendingView, runView, summaryView } from './run-views.ts';
+import { scopedSession, sealEnvelope, type ServerRuntime } from './server-runtime.ts';
+
+export interface RunServiceOptions {
+  runtime: ServerRuntime;
+  /** Prometheus text (the gate's counters and the server's gauges). */
+  metrics: () => Promise<string>;
+  /** Tells the service's SSE listeners; the runtime calls it through `notify`. */
+  listeners: Set<() => void>;
+  close: () => Promise<void>;
+}
+
+/**
+ * @example
+ * const service = createRunService({ runtime, metrics, listeners, close });
+ * const { run_id } = await service.startRun(principal, { input: 'Tidy the notes' });
+ */
+export function createRunService(options: RunServiceOptions): RunService {
+  const { runtime, listeners } = options;
+  const { store } = runtime;
+
+  async function visibleRun(principal: Principal, runId: string): Promise<StoredRun> {
+    const run = await store.getRun(runId);
+    if (run === undefined || !maySeeRun(principal, run)) throw new ApiError(404, NOT_FOUND);
+    return run;
+  }
+
+  function mustDecide(principal: Principal): void {
+    if (principal.role === 'submitter') throw new ApiError(403, 'deciding approvals needs the approver or admin role; this token is a submitter');
+  }
+
+  return {
+    async startRun(principal, input: StartRunInput) {
+      const model = input.model ?? runtime.defaultModel;
+      if (!runtime.models.has(model)) {
+        throw new ApiError(400, `model ${JSON.stringify(model)} is not offered by this server; choose one of: ${[...runtime.models.keys()].join(', ')}`, { field: 'model' });
+      }
+      const mode = input.mode ?? 'interactive';
+      if (mode === 'approve_all' && runtime.policy.mode !== 'approve_all') {
+        throw new ApiError(400, 'mode "approve_all" would approve what the policy asks a person about; a run may only choose a mode as strict as the policy (interactive, strict, auto_deny, daemon)', { field: 'mode' });
+      }
+      const runId = `run_${randomBytes(12).toString('base64url')}`;
+      const input_ = String(redact(input.input, runtime.policy.redact.keys));
+      const run = { runId, owner: principal.name, status: 'running' as const, mode, sessionId: input.session_id ?? `session_${runId}`, chatId: input.chat_id ?? null, model, input: input_ };
+      const messages = [{ role: 'user' as const, content: input.input }];
+      const created = await withSpan('toolgate.run.start', { 'toolgate.run_id': runId }, () =>
+        store.createRun({ ...run, state: sealEnvelope(runtime, { v: 1, kind: 'messages', messages }) }, [
+          runEvent({ run, policy: runtime.policy }, 'run_started', { status: 'running', input: input_, mode, model, session_id: run.sessionId, chat_id: run.chatId, owner: principal.name }),
+        ]),
+      );
+      runtime.notify();
+      void driveRun(runtime, created.run, { kind: 'messages', messages });
+      return { run_id: runId, status: 'running' };
+    },
+
+    async listRuns(principal, query) {
+      const page = await store.listRuns({ ...(principal.role === 'submitter' ? { owner: principal.name } : {}), ...query });
+      const pending = await store.listApprovals(principal.role === 'submitter' ? { owner: principal.name } : {});
+      const counts = new Map<string, number>();
+      for (const approval of pending) counts.set(approval.runId, (counts.get(approval.runId) ?? 0) + 1);
+      return { runs: page.runs.map((run) => summaryView(run, counts.get(run.runId) ?? 0)), next: page.next };
+    },
+
+    async getRun(principal, runId) {
+      const run = await visibleRun(principal, runId);
+      return runView(run, await store.listApprovals({ runId, includeDecided: true }));
+    },
+
+    async approve(principal, runId, input: ApproveInput) {
+      const run = await visibleRun(principal, runId);
+      mustDecide(principal);
+      return withSpan('toolgate.decision', { 'toolgate.run_id': runId, 'toolgate.approved': input.approved }, () => approveRun({ runtime, run, principal, input }));
+    },
+
+    async cancel(principal, runId) {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const run = await visibleRun(principal, runId);
+        if (principal.role === 'submitter' && run.owner !== principal.name) throw new ApiError(404, NOT_FOUND);
+        if (isFinished(run.status)) throw new ApiError(400, `run is not active, current status: ${run.status}`, { current_status: run.status });
+        const event = runEvent({ run, policy: runtime.policy }, 'run_cancelled', { reason: 'cancelled_by_request', status: 'cancelled', by: principal.name });
+        const moved = await store.updateRun(runId, run.revision, { status: 'cancelled', state: null, error: `cancelled by ${principal.name}` }, { events: [event], dropApprovals: true });
+        if (moved === undefined) continue;
+        runtime.active.get(runId)?.abort(new Error('cancelled'));
+        runtime.notify();
+        return { status: 'cancelled' as const, message: 'Run cancelled' };
+      }
+      throw new ApiError(409, 'the run kept changing while it was being cancelled; try again');
+    },
+
+    async pendingApprovals(principal) {
+      if (principal.role === 'submitter') return (await store.listApprovals({ owner: principal.name })).map(pendingView);
+      return (await store.listApprovals({})).map(pendingView);
+    },
+
+    async clearChat(principal, sessionId, chatId) {
+      // Sessions are scoped by owner: a submitter clears its own; an admin clears the chat for every owner.
+      const owners = principal.role === 'admin' ? await ownersOf(runtime) : [principal.name];
+      let cleared = 0;
+      for (const owner of owners) cleared += await runtime.memory.forgetChat(scopedSession(owner, sessionId), chatId);
+      return { cleared };
+    },
+
+    async readEvents(principal, query) {
+      if (query.runId !== undefined) {
+        await visibleRun(principal, query.runId);
+        return store.readEvents({ afterId: query.afterId, runId: query.runId, limit: query.limit });
+      }
+      if (principal.role === 'submitter') return store.readEvents({ afterId: query.afterId, owner: principal.name, limit: query.limit });
+      return store.readEvents({ afterId: query.afterId, limit: query.limit });
+    },
+
+    onEvents(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    maySee: (principal: Principal, event: StoredEvent) => maySeeEvent(principal, event),
+    metrics: options.metrics,
+    close: options.close,
+  };
+}
+
+/** Everyone who may own runs: every token's name and the admin. */
+async function ownersOf(runtime: ServerRuntime): Promise<string[]> {
+  return ['admin', ...(await runtime.store.listTokens()).map((token) => token.name)];
+}

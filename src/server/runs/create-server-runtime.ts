@@ -1,0 +1,113 @@
+/**
+ * Builds what the server's runs share from a policy file: the built-in tools,
+ * one audit log, the store's session memory, a gate per mode, the models a
+ * run may name, the ledger and the sealer.
+ */
+import type { LanguageModel } from 'ai';
+import { Gauge, type Registry } from 'prom-client';
+import { createAuditLog } from '../../audit/audit-log.ts';
+import { resolvePolicyPath, type LoadedPolicy } from '../../config/load-policy-file.ts';
+import { createGateMetrics } from '../../metrics/create-metrics.ts';
+import { resolveModelConnection } from '../../models/resolve-model.ts';
+import { createBuiltinTools } from '../../runtime/create-builtin-tools.ts';
+import { createRuntimeGate, type RuntimeGate } from '../../runtime/create-runtime-gate.ts';
+import { DEFAULT_SYSTEM_PROMPT } from '../../runtime/run-agent.ts';
+import type { BuiltinTool } from '../../tools/builtin-tool.ts';
+import { RUN_STATUSES, type ServerRunMode, type ToolgateStore } from '../../store/store.ts';
+import type { Logger } from '../log.ts';
+import { createSealer } from '../seal.ts';
+import { createStoreLedger } from './store-ledger.ts';
+import { loadStoreMemory } from './store-memory.ts';
+import { gateModeOf, type ServerRuntime } from './server-runtime.ts';
+
+export interface ServerRuntimeParts {
+  runtime: ServerRuntime;
+  registry: Registry;
+  listeners: Set<() => void>;
+  /** Closes the gates' audit log. */
+  close(): Promise<void>;
+}
+
+/**
+ * @example
+ * const { runtime, registry, listeners } = await createServerRuntime({ loaded, store, secret, modelIds: ['script:demo'], env, logger });
+ */
+export async function createServerRuntime(options: {
+  loaded: LoadedPolicy;
+  store: ToolgateStore;
+  secret: string;
+  /** The model ids a run may name; the first is the default. */
+  modelIds: readonly string[];
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** The project root relative tool paths resolve against (default: the policy's directory). */
+  cwd?: string;
+}): Promise<ServerRuntimeParts> {
+  const { loaded, store, logger } = options;
+  const { policy } = loaded;
+  const cwd = options.cwd ?? loaded.directory;
+  const builtins = await createBuiltinTools({ loaded, cwd });
+  const tools = builtins.tools.filter((tool): tool is BuiltinTool => 'execute' in tool && typeof tool.execute === 'function');
+  const audit = policy.document.audit?.enabled === false ? undefined : createAuditLog({ path: resolvePolicyPath({ loaded, value: policy.document.audit?.path, fallback: 'audit.jsonl' }) });
+  const memory = await loadStoreMemory(store);
+  const metrics = createGateMetrics();
+  const paused = new Gauge({ name: 'toolgate_runs', help: 'Runs in the store, by status (paused_checkpoint: waiting for a person).', labelNames: ['status'], registers: [metrics.registry] });
+  const pausedRuns = new Gauge({
+    name: 'toolgate_paused_runs',
+    help: 'Runs waiting for approval.',
+    registers: [metrics.registry],
+    async collect() {
+      const counts = await store.countRuns();
+      for (const status of RUN_STATUSES) paused.set({ status }, counts[status]);
+      this.set(counts.paused_checkpoint);
+    },
+  });
+  void pausedRuns;
+  const gates = new Map<string, RuntimeGate>();
+  const gateFor = (mode: ServerRunMode): RuntimeGate => {
+    const gateMode = gateModeOf(mode);
+    const key = gateMode ?? 'policy';
+    let gate = gates.get(key);
+    if (gate === undefined) {
+      gate = createRuntimeGate({ loaded, tools: builtins.tools, memory, observer: metrics, ...(audit === undefined ? {} : { audit }), ...(gateMode === undefined ? {} : { mode: gateMode }) });
+      gates.set(key, gate);
+    }
+    return gate;
+  };
+  const models = new Map<string, LanguageModel>();
+  for (const id of options.modelIds) {
+    if (models.has(id)) continue;
+    models.set(id, (await resolveModelConnection({ id, env: options.env, cwd: loaded.directory })).model);
+  }
+  const sealer = createSealer(options.secret);
+  const listeners = new Set<() => void>();
+  const runtime: ServerRuntime = {
+    store,
+    policy,
+    tools,
+    gateFor,
+    models,
+    defaultModel: options.modelIds[0]!,
+    secret: options.secret,
+    sealer,
+    ledger: createStoreLedger({ store, sealer }),
+    memory,
+    maxSteps: policy.document.server?.max_steps ?? 30,
+    system: DEFAULT_SYSTEM_PROMPT,
+    logger,
+    notify: () => {
+      for (const listener of listeners) listener();
+    },
+    active: new Map(),
+  };
+  return {
+    runtime,
+    registry: metrics.registry,
+    listeners,
+    close: async () => {
+      for (const controller of runtime.active.values()) controller.abort(new Error('the server is stopping'));
+      await memory.flush();
+      await audit?.close();
+    },
+  };
+}

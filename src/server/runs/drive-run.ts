@@ -1,0 +1,169 @@
+/**
+ * Drives one run of the server from where it stands to its next stop: a
+ * pause on approvals (stored with its signed state), completion, a denial
+ * that cancels it, or failure. Calls go through the gate in deferred mode,
+ * every execution through the store's ledger (at most once), and every step
+ * becomes events.
+ */
+import { generateText, stepCountIs, type ModelMessage, type StepResult, type ToolSet } from 'ai';
+import type { CallLedger } from '../../adapters/ai-sdk/call-ledger.ts';
+import { AiSdkCallInterruptedError } from '../../adapters/ai-sdk/errors/ai-sdk-call-interrupted-error.ts';
+import { gateTools } from '../../adapters/ai-sdk/gate-tools.ts';
+import { resumeRun } from '../../adapters/ai-sdk/resume-run.ts';
+import type { RunDecision } from '../../adapters/ai-sdk/run-decision.ts';
+import { runOutcome } from '../../adapters/ai-sdk/run-outcome.ts';
+import { createRunState, type RunState } from '../../adapters/ai-sdk/run-state.ts';
+import { redactSecretsInText } from '../../core/redact.ts';
+import type { NewEvent, StoredRun } from '../../store/store.ts';
+import { withSpan } from '../tracing.ts';
+import { pauseRecords, runEvent, shownArguments, shownOutput, type RunEventContext } from './run-events.ts';
+import { appendEvents, gateContextOf, sealEnvelope, type ServerRuntime } from './server-runtime.ts';
+
+/** Where a drive starts: messages to continue from, or a paused state and its decisions. */
+export type DriveStart = { kind: 'messages'; messages: ModelMessage[] } | { kind: 'resume'; state: RunState; decisions: RunDecision[] };
+
+/**
+ * Drives the run (which this process has claimed at `run.revision`) to its
+ * next stop and records it. Never throws: a failure fails the run.
+ *
+ * @example
+ * void driveRun(runtime, run, { kind: 'messages', messages: [{ role: 'user', content: run.input }] });
+ */
+export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: DriveStart): Promise<void> {
+  const controller = new AbortController();
+  runtime.active.set(run.runId, controller);
+  const context: RunEventContext = { run, policy: runtime.policy };
+  try {
+    await withSpan('toolgate.run', { 'toolgate.run_id': run.runId, 'toolgate.mode': run.mode, 'toolgate.start': start.kind }, () => drive(runtime, run, start, controller.signal));
+  } catch (error) {
+    const message = controller.signal.aborted ? 'cancelled' : errorText(error);
+    runtime.logger.error('run failed', { run_id: run.runId, error: message });
+    if (!controller.signal.aborted) {
+      await finishRun(runtime, run, { status: 'failed', error: message }, [runEvent(context, 'run_failed', { status: 'failed', error: message })]).catch((failure: unknown) => {
+        runtime.logger.error('could not record a failed run', { run_id: run.runId, error: errorText(failure) });
+      });
+    }
+  } finally {
+    runtime.active.delete(run.runId);
+  }
+}
+
+async function drive(runtime: ServerRuntime, run: StoredRun, start: DriveStart, signal: AbortSignal): Promise<void> {
+  const context: RunEventContext = { run, policy: runtime.policy };
+  const gateContext = gateContextOf(run);
+  const gate = runtime.gateFor(run.mode);
+  const gated = gateTools({
+    tools: runtime.tools,
+    gate,
+    context: gateContext,
+    resolve: 'deferred',
+    secret: runtime.secret,
+    ledger: reportingLedger(runtime, context),
+    stopWhen: stepCountIs(runtime.maxSteps),
+  });
+  let messages: ModelMessage[];
+  if (start.kind === 'resume') {
+    const resumed = await resumeRun({ gated, state: start.state, decisions: start.decisions, signal });
+    if (resumed.stoppedBy !== undefined) {
+      const reason = `tool_execution_denied: ${resumed.stoppedBy.tool} was denied (${resumed.stoppedBy.reason})`;
+      await finishRun(runtime, run, { status: 'cancelled', error: reason }, [
+        runEvent(context, 'run_cancelled', { reason: 'tool_execution_denied', status: 'cancelled', tool_name: resumed.stoppedBy.tool, detail: resumed.stoppedBy.reason }),
+      ]);
+      return;
+    }
+    messages = resumed.messages;
+  } else {
+    messages = start.messages;
+  }
+  const model = runtime.models.get(run.model);
+  if (model === undefined) throw new Error(`the model ${JSON.stringify(run.model)} is no longer one this server offers`);
+  const result = await generateText({
+    model,
+    system: runtime.system,
+    messages,
+    ...gated,
+    abortSignal: signal,
+    onStepFinish: async (step) => {
+      await appendEvents(runtime, stepEvents(context, step));
+    },
+  });
+  const outcome = runOutcome({ gated, content: result.content });
+  if (outcome.status === 'awaiting-approval') {
+    const state = await createRunState({ gated, messages, result });
+    const { approvals, events } = pauseRecords({ context, pending: state.pending, gateContext, pauseId: `${run.runId}:step-${result.steps.length}:${run.revision}` });
+    const moved = await runtime.store.updateRun(run.runId, run.revision, { status: 'paused_checkpoint', state: sealEnvelope(runtime, { v: 1, kind: 'paused', state }) }, { events, approvals });
+    if (moved === undefined) return reportLostRace(runtime, run);
+    runtime.notify();
+    return;
+  }
+  if (outcome.status === 'stopped') {
+    const stopped = outcome.stoppedBy!;
+    await finishRun(runtime, run, { status: 'cancelled', error: `tool_execution_denied: ${stopped.tool} was denied (${stopped.reason})` }, [
+      runEvent(context, 'run_cancelled', { reason: 'tool_execution_denied', status: 'cancelled', tool_name: stopped.tool, detail: stopped.reason }),
+    ]);
+    return;
+  }
+  const text = redactSecretsInText({ text: result.text, value: undefined, keys: runtime.policy.redact.keys });
+  await finishRun(runtime, run, { status: 'completed', text }, [runEvent(context, 'run_completed', { status: 'completed', text, steps: result.steps.length })]);
+}
+
+/** Records the run's end, from the revision this process claimed. */
+export async function finishRun(
+  runtime: ServerRuntime,
+  run: StoredRun,
+  end: { status: 'completed' | 'cancelled' | 'failed'; text?: string; error?: string },
+  events: NewEvent[],
+): Promise<void> {
+  const moved = await runtime.store.updateRun(run.runId, run.revision, { status: end.status, state: null, text: end.text ?? null, error: end.error ?? null }, { events, dropApprovals: true });
+  if (moved === undefined) return reportLostRace(runtime, run);
+  runtime.notify();
+}
+
+/** Another writer (a cancel) moved the run first: its word stands. */
+async function reportLostRace(runtime: ServerRuntime, run: StoredRun): Promise<void> {
+  const now = await runtime.store.getRun(run.runId);
+  runtime.logger.info('run moved by another writer; its state stands', { run_id: run.runId, status: now?.status ?? 'gone' });
+}
+
+/** The ledger, reporting every call's outcome as a `tool_result` event. */
+function reportingLedger(runtime: ServerRuntime, context: RunEventContext): CallLedger {
+  return {
+    async begin(call) {
+      const begun = await runtime.ledger.begin(call);
+      if (!begun.started && begun.earlier.status !== 'completed') {
+        const error = new AiSdkCallInterruptedError({ tool: call.tool, toolCallId: call.toolCallId }).message;
+        await appendEvents(runtime, [runEvent(context, 'tool_result', { tool_call_id: call.toolCallId, tool_name: call.tool, outcome: 'interrupted', error })]);
+      }
+      return begun;
+    },
+    async finish(call, outcome) {
+      await runtime.ledger.finish(call, outcome);
+      const shown = outcome.status === 'completed' ? { outcome: 'ran', output: shownOutput(runtime.policy, outcome.output) } : { outcome: 'failed', error: shownError(runtime, call.args, outcome.output) };
+      await appendEvents(runtime, [runEvent(context, 'tool_result', { tool_call_id: call.toolCallId, tool_name: call.tool, ...shown })]);
+    },
+  };
+}
+
+/** A step as events: the model's text, the calls it made, and the calls the gate refused. */
+function stepEvents(context: RunEventContext, step: StepResult<ToolSet>): NewEvent[] {
+  const events: NewEvent[] = [];
+  const text = step.text.trim();
+  if (text !== '') events.push(runEvent(context, 'text', { text: redactSecretsInText({ text: step.text, value: undefined, keys: context.policy.redact.keys }) }));
+  for (const part of step.content) {
+    if (part.type === 'tool-call') {
+      events.push(runEvent(context, 'tool_call', { tool_call_id: part.toolCallId, tool_name: part.toolName, arguments: shownArguments(context.policy, part.input) }));
+    } else if (part.type === 'tool-approval-response' && !part.approved) {
+      // Refused without a person (a block, a mode, memory): the model is told why.
+      events.push(runEvent(context, 'tool_result', { tool_call_id: part.toolCall.toolCallId, tool_name: part.toolCall.toolName, outcome: 'denied', reason: part.reason ?? null }));
+    }
+  }
+  return events;
+}
+
+function shownError(runtime: ServerRuntime, args: unknown, output: unknown): string {
+  return redactSecretsInText({ text: typeof output === 'string' ? output : errorText(output), value: args, keys: runtime.policy.redact.keys });
+}
+
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,117 @@
+/**
+ * The events a run streams, in seed 004's names and wire form (`{type,
+ * data}`), every one with `data.run_id`. Everything in them is redacted
+ * (`redact.keys`), tool outputs are left out under `redact.outputs`, and a
+ * pending call carries its presentation as the one presentation layer
+ * builds it for every approver.
+ */
+import type { PendingApproval } from '../../adapters/ai-sdk/pending-approvals.ts';
+import type { PresentedRequest } from '../../core/approver.ts';
+import type { Policy } from '../../core/policy/policy.ts';
+import { redact } from '../../core/redact.ts';
+import type { GateContext } from '../../core/types.ts';
+import { approvalView } from '../../presentation/approval-view.ts';
+import type { NewApproval, NewEvent, StoredDecision, StoredRun } from '../../store/store.ts';
+
+/** Seed 004's approval schema: what `POST /runs/:id/approve` takes. */
+export const APPROVAL_SCHEMA = {
+  type: 'object',
+  properties: {
+    approved: { type: 'boolean', description: 'Whether to approve the tool execution' },
+    reason: { type: 'string', description: 'Optional reason for the decision' },
+    tool_call_id: { type: 'string', description: 'Which call, when several wait' },
+    group_id: { type: 'string', description: 'Decide every waiting call of this group at once' },
+    scope: { type: 'string', enum: ['once', 'session', 'always'], description: 'How long an approval holds' },
+    edited_args: { description: 'Arguments to run instead (checked against the tool\'s schema)' },
+    stop: { type: 'boolean', description: 'A denial that ends the run' },
+  },
+  required: ['approved'],
+} as const;
+
+export interface RunEventContext {
+  run: Pick<StoredRun, 'runId' | 'owner'>;
+  policy: Policy;
+}
+
+export function runEvent(context: RunEventContext, type: string, data: Record<string, unknown>): NewEvent {
+  return { runId: context.run.runId, owner: context.run.owner, type, data: { run_id: context.run.runId, ...data } };
+}
+
+/** The arguments as shown anywhere but the deciding person's own view: redacted. */
+export function shownArguments(policy: Policy, args: unknown): unknown {
+  return redact(args, policy.redact.keys);
+}
+
+/** A tool's output as events show it: redacted, or left out under `redact.outputs`. */
+export function shownOutput(policy: Policy, output: unknown): unknown {
+  return policy.redact.outputs ? '[output hidden by redact.outputs]' : redact(output, policy.redact.keys);
+}
+
+/**
+ * A pending call as `checkpoint_required` carries it and `GET /approvals`
+ * lists it: seed 004's fields, then toolgate's presentation and group.
+ */
+export function checkpointData(options: { context: RunEventContext; pending: PendingApproval; gateContext: GateContext }): Record<string, unknown> {
+  const { context, pending } = options;
+  const request: PresentedRequest = {
+    tool: pending.tool,
+    description: pending.description,
+    payload: pending.payload,
+    required: pending.required,
+    ...(pending.groupId === undefined ? {} : { groupId: pending.groupId }),
+    presentation: pending.presentation,
+    call: { tool: pending.tool, args: pending.args, callId: pending.toolCallId },
+    context: options.gateContext,
+  };
+  const reason = pending.reason;
+  return {
+    run_id: context.run.runId,
+    tool_call_id: pending.toolCallId,
+    tool_name: pending.tool,
+    reason,
+    prompt: `Do you approve executing '${pending.tool}'? ${pending.description}`,
+    tool_arguments: JSON.stringify(shownArguments(context.policy, pending.args) ?? null),
+    approval_required: pending.required,
+    approval_schema: APPROVAL_SCHEMA,
+    description: pending.description,
+    group_id: pending.groupId ?? null,
+    presentation: approvalView(request),
+  };
+}
+
+/** The approvals and events of a run that pauses. */
+export function pauseRecords(options: { context: RunEventContext; pending: readonly PendingApproval[]; gateContext: GateContext; pauseId: string }): { approvals: NewApproval[]; events: NewEvent[] } {
+  const { context } = options;
+  const approvals: NewApproval[] = [];
+  const events: NewEvent[] = [];
+  // Calls that paused together in one step, with no group of their own, can be decided together (seed 001's batch).
+  const ungrouped = options.pending.filter((pending) => pending.groupId === undefined).length;
+  for (const original of options.pending) {
+    const pending = original.groupId === undefined && ungrouped > 1 ? { ...original, groupId: options.pauseId } : original;
+    const request = checkpointData({ context, pending, gateContext: options.gateContext });
+    approvals.push({ runId: context.run.runId, toolCallId: pending.toolCallId, owner: context.run.owner, tool: pending.tool, groupId: pending.groupId ?? null, request });
+    events.push(runEvent(context, 'checkpoint_required', request));
+  }
+  events.push(
+    runEvent(context, 'run_paused', {
+      reason: 'tool_approval_required',
+      status: 'paused_checkpoint',
+      tool_name: options.pending[0]?.tool ?? null,
+      waiting: options.pending.map((pending) => pending.toolCallId),
+    }),
+  );
+  return { approvals, events };
+}
+
+export function decisionEvent(context: RunEventContext, options: { toolCallId: string; tool: string; decision: StoredDecision }): NewEvent {
+  const { decision } = options;
+  return runEvent(context, 'approval_decided', {
+    tool_call_id: options.toolCallId,
+    tool_name: options.tool,
+    approved: decision.approved,
+    reason: decision.reason,
+    scope: decision.scope,
+    decided_by: decision.decidedBy,
+    timed_out: decision.decidedBy === 'timeout',
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * Everything the server's runs share: the store, the policy, one gate per
+ * mode, the built-in tools, the models a run may name, the secret that signs
+ * approvals and seals stored state, and who to tell when events are stored.
+ */
+import type { LanguageModel, ModelMessage } from 'ai';
+import type { RunState } from '../../adapters/ai-sdk/run-state.ts';
+import type { CallLedger } from '../../adapters/ai-sdk/call-ledger.ts';
+import type { Policy } from '../../core/policy/policy.ts';
+import type { GateContext, RunMode } from '../../core/types.ts';
+import type { RuntimeGate } from '../../runtime/create-runtime-gate.ts';
+import type { BuiltinTool } from '../../tools/builtin-tool.ts';
+import type { NewEvent, ServerRunMode, StoredEvent, StoredRun, ToolgateStore } from '../../store/store.ts';
+import type { Logger } from '../log.ts';
+import type { Sealer } from '../seal.ts';
+import type { StoreMemory } from './store-memory.ts';
+
+export interface ServerRuntime {
+  store: ToolgateStore;
+  policy: Policy;
+  /** The built-in tools that run (refused ones are declared on the gates and block). */
+  tools: BuiltinTool[];
+  /** One gate per mode a run may have; `daemon` runs use the policy's own mode with the daemon flag. */
+  gateFor(mode: ServerRunMode): RuntimeGate;
+  /** Model ids a run may choose, to the model; the first is the default. */
+  models: ReadonlyMap<string, LanguageModel>;
+  defaultModel: string;
+  secret: string;
+  sealer: Sealer;
+  ledger: CallLedger;
+  memory: StoreMemory;
+  maxSteps: number;
+  system: string;
+  logger: Logger;
+  /** Tells SSE streams that events were stored. */
+  notify(): void;
+  /** Runs driven by this process: their abort controllers, so a cancel stops them. */
+  active: Map<string, AbortController>;
+}
+
+/** A stored run's state column, sealed: the messages to continue from, or the signed state of a pause. */
+export type RunEnvelope = { v: 1; kind: 'messages'; messages: ModelMessage[] } | { v: 1; kind: 'paused'; state: RunState };
+
+export function sealEnvelope(runtime: ServerRuntime, envelope: RunEnvelope): string {
+  return runtime.sealer.seal(JSON.stringify(envelope));
+}
+
+export function openEnvelope(runtime: ServerRuntime, sealed: string): RunEnvelope {
+  const envelope = JSON.parse(runtime.sealer.unseal(sealed)) as RunEnvelope;
+  if (envelope?.v !== 1 || (envelope.kind !== 'messages' && envelope.kind !== 'paused')) throw new Error('the run\'s stored state has an unknown shape');
+  return envelope;
+}
+
+/**
+ * The gate context of a run. Sessions are scoped by the run's owner, so one
+ * principal can never reuse another's "approve for session" by naming its session.
+ */
+export function gateContextOf(run: Pick<StoredRun, 'runId' | 'owner' | 'sessionId' | 'chatId' | 'mode'>): GateContext {
+  return {
+    sessionId: scopedSession(run.owner, run.sessionId),
+    ...(run.chatId === null ? {} : { chatId: run.chatId }),
+    runId: run.runId,
+    caller: run.owner,
+    ...(run.mode === 'daemon' ? { daemon: true } : {}),
+  };
+}
+
+export function scopedSession(owner: string, sessionId: string): string {
+  return JSON.stringify([owner, sessionId]);
+}
+
+/** The gate mode of a run's mode: `daemon` and `interactive` leave the policy's mode (asks pause the run). */
+export function gateModeOf(mode: ServerRunMode): RunMode | undefined {
+  return mode === 'daemon' || mode === 'interactive' ? undefined : mode;
+}
+
+/** Appends events and tells the streams. */
+export async function appendEvents(runtime: ServerRuntime, events: readonly NewEvent[]): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
+  const stored = await runtime.store.appendEvents(events);
+  runtime.notify();
+  return stored;
+}

@@ -1,0 +1,60 @@
+import type { ApprovalMemory, RememberedDecision } from '../../core/approval-memory.ts';
+import type { ToolgateStore } from '../../store/store.ts';
+
+export interface StoreMemory extends ApprovalMemory {
+  /** Forgets one chat's decisions here and in the store; returns how many the store held. */
+  forgetChat(sessionId: string, chatId: string | null): Promise<number>;
+  /** Resolves once every decision stored so far is durable. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Session memory ("approve for session") kept in the store, so a restart
+ * remembers it: read into this process at start, written through on every
+ * decision. The gate looks decisions up synchronously, from the copy here.
+ * A write that fails only means asking again after a restart.
+ *
+ * @example
+ * const memory = await loadStoreMemory(store);
+ * const gate = createGate({ policy, memory });
+ */
+export async function loadStoreMemory(store: ToolgateStore): Promise<StoreMemory> {
+  const entries = new Map<string, RememberedDecision>();
+  for (const { key, decision } of await store.allRemembered()) entries.set(key, decision);
+  let writes: Promise<unknown> = Promise.resolve();
+  return {
+    lookup: (key) => entries.get(key),
+    store(key, decision) {
+      entries.set(key, decision);
+      const [sessionId, chatId] = scopeOf(key);
+      writes = writes.then(() => store.remember({ key, sessionId, chatId, decision })).catch(() => undefined);
+    },
+    async forgetChat(sessionId, chatId) {
+      await writes;
+      for (const key of [...entries.keys()]) {
+        const [session, chat] = scopeOf(key);
+        if (session === sessionId && chat === chatId) entries.delete(key);
+      }
+      return store.forgetChat(sessionId, chatId);
+    },
+    flush: async () => void (await writes),
+  };
+}
+
+/** The session and chat a `memoryKey` starts with: a JSON array, then the payload's fingerprint. */
+function scopeOf(key: string): [string, string | null] {
+  // memoryKey writes JSON.stringify([session, chat, tool, identity]) first; a JSON array ends at its first "]" outside strings.
+  let inString = false;
+  for (let index = 0; index < key.length; index++) {
+    const char = key[index];
+    if (inString) {
+      if (char === '\\') index++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === ']') {
+      const [session, chat] = JSON.parse(key.slice(0, index + 1)) as [string, string | null];
+      return [session, chat];
+    }
+  }
+  throw new Error('not a memory key');
+}

@@ -1,0 +1,130 @@
+/**
+ * `toolgate serve`, as a function: opens the store, builds the runs'
+ * runtime from the policy, recovers runs a crash left running, serves the
+ * HTTP API and the web inbox, and times out approvals nobody decides.
+ */
+import path from 'node:path';
+import { loadPolicyFile, stateDirectory } from '../config/load-policy-file.ts';
+import { chooseModel } from '../models/choose-model.ts';
+import { openStore } from '../store/open-store.ts';
+import type { ToolgateStore } from '../store/store.ts';
+import { createServerApp } from './http/create-server-app.ts';
+import { defaultAllowedHosts } from './http/browser-guard.ts';
+import { startHttpServer } from './http/start-http-server.ts';
+import type { WebAssets } from './http/web-routes.ts';
+import { createLogger, type Logger, type LogLevel } from './log.ts';
+import { ApiError, type RunService } from './run-service.ts';
+import { watchApprovalTimeouts } from './runs/approval-timeouts.ts';
+import { createRunService } from './runs/create-run-service.ts';
+import { createServerRuntime } from './runs/create-server-runtime.ts';
+import { recoverRuns } from './runs/recover-runs.ts';
+import { loadServerSecrets } from './server-secrets.ts';
+import { hashToken } from './tokens.ts';
+import { setTracingEnabled } from './tracing.ts';
+
+export interface StartServerOptions {
+  policyFile: string;
+  /** A SQLite file, or a `postgres://` URL (default: `.toolgate/toolgate.db` beside the policy). */
+  storeFile?: string;
+  host?: string;
+  /** 0 picks a free port. Default 8787. */
+  port?: number;
+  /** The model runs use by default (`toolgate run`'s ids); the policy's `server.models` may add more. */
+  model?: string;
+  /** The demo: the demo script is a model runs may use. */
+  demo?: boolean;
+  /** Overrides TOOLGATE_ADMIN_TOKEN and `.toolgate/server-token`. */
+  adminToken?: string;
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  heartbeatMs?: number;
+  web?: WebAssets;
+  /** Where relative tool paths resolve (default: the policy's directory). */
+  cwd?: string;
+}
+
+export interface RunningToolgateServer {
+  url: string;
+  /** Opening it logs a browser in to the inbox (the token is in the fragment, never sent to the server). */
+  loginUrl: string;
+  adminToken: string;
+  adminTokenSource: string;
+  storeFile: string;
+  store: ToolgateStore;
+  service: RunService;
+  /** Runs that were running when the server last stopped, now driven on. */
+  recovered: number;
+  close(): Promise<void>;
+}
+
+/**
+ * @example
+ * const server = await startToolgateServer({ policyFile: 'toolgate.yaml', port: 0, model: 'script:demo', demo: true });
+ * console.log(`listening on ${server.url}`);
+ */
+export async function startToolgateServer(options: StartServerOptions): Promise<RunningToolgateServer> {
+  const env = options.env ?? process.env;
+  const loaded = await loadPolicyFile(options.policyFile);
+  const settings = loaded.policy.document.server ?? {};
+  const logger =
+    options.logger ??
+    createLogger({ level: (settings.log_level ?? 'info') as LogLevel, verbose: settings.verbose_logging ?? false, redactKeys: [...loaded.policy.redact.keys] });
+  setTracingEnabled(settings.trace_enabled ?? false);
+  const state = stateDirectory(loaded.directory);
+  const secrets = loadServerSecrets({ stateDirectory: state, env });
+  const adminToken = options.adminToken ?? secrets.adminToken;
+  const model = chooseModel({ flag: options.model, env, demo: options.demo === true }).id;
+  const storeFile = options.storeFile ?? path.join(state, 'toolgate.db');
+  const store = await openStore({ location: storeFile });
+  let closeRuntime = async () => {};
+  try {
+    const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds: [model, ...(settings.models ?? [])], env, logger, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+    closeRuntime = parts.close;
+    const { runtime } = parts;
+    const service = createRunService({
+      runtime,
+      listeners: parts.listeners,
+      metrics: async () => {
+        if (settings.metrics_enabled === false) throw new ApiError(404, 'metrics are disabled (server.metrics_enabled: false in the policy)');
+        return parts.registry.metrics();
+      },
+      close: async () => {},
+    });
+    const allowedHosts: string[] = [...(settings.allowed_hosts ?? [])];
+    const app = createServerApp({
+      service,
+      store,
+      adminTokenHash: hashToken(adminToken),
+      allowedHosts,
+      logger,
+      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      ...(options.web === undefined ? {} : { web: options.web }),
+    });
+    const host = options.host ?? '127.0.0.1';
+    const http = await startHttpServer({ app, host, port: options.port ?? 8787 });
+    allowedHosts.push(...defaultAllowedHosts({ host, port: http.port }));
+    const recovered = await recoverRuns(runtime);
+    const stopTimeouts = watchApprovalTimeouts(runtime);
+    logger.info('listening', { url: http.url, store: store.kind, recovered });
+    return {
+      url: http.url,
+      loginUrl: `${http.url}/login#token=${encodeURIComponent(adminToken)}`,
+      adminToken,
+      adminTokenSource: options.adminToken === undefined ? secrets.adminTokenSource : 'the caller',
+      storeFile,
+      store,
+      service,
+      recovered,
+      close: async () => {
+        stopTimeouts();
+        await http.close();
+        await closeRuntime();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await closeRuntime();
+    await store.close();
+    throw error;
+  }
+}
