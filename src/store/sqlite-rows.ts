@@ -1,0 +1,237 @@
+/**
+ * The rows of the SQLite store as better-sqlite3 returns them, and their
+ * conversion to the records of `store.ts` (JSON columns parsed back to
+ * objects), plus the opaque `listRuns` cursor.
+ */
+import { StoreError } from './sqlite-store-error.ts';
+import type {
+  CallStatus,
+  RememberedRecord,
+  RunStatus,
+  ServerRunMode,
+  StoredApproval,
+  StoredCall,
+  StoredDecision,
+  StoredEvent,
+  StoredRun,
+  StoredToken,
+  TokenRole,
+} from './store.ts';
+
+export interface RunRow {
+  seq: number;
+  run_id: string;
+  owner: string;
+  status: string;
+  mode: string;
+  session_id: string;
+  chat_id: string | null;
+  model: string;
+  input: string;
+  state: string | null;
+  text: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  revision: number;
+  schema_version: number;
+}
+
+export interface ApprovalRow {
+  run_id: string;
+  tool_call_id: string;
+  owner: string;
+  tool: string;
+  group_id: string | null;
+  request: string;
+  created_at: string;
+  decision: string | null;
+  schema_version: number;
+}
+
+export interface EventRow {
+  id: number;
+  run_id: string;
+  owner: string;
+  type: string;
+  data: string;
+  at: string;
+}
+
+export interface CallRow {
+  run_id: string;
+  tool_call_id: string;
+  tool: string;
+  input: string;
+  status: string;
+  output: string | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export interface TokenRow {
+  name: string;
+  role: string;
+  hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/**
+ * The statuses, modes and roles below were checked by the tables' CHECK
+ * constraints on the way in, so the casts from TEXT are safe.
+ *
+ * @example
+ * const run = runFromRow(database.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow);
+ */
+export function runFromRow(row: RunRow): StoredRun {
+  return {
+    runId: row.run_id,
+    owner: row.owner,
+    status: row.status as RunStatus,
+    mode: row.mode as ServerRunMode,
+    sessionId: row.session_id,
+    chatId: row.chat_id,
+    model: row.model,
+    input: row.input,
+    state: row.state,
+    text: row.text,
+    error: row.error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    revision: row.revision,
+    schemaVersion: row.schema_version,
+  };
+}
+
+/**
+ * An approval with its request and decision parsed back to objects.
+ *
+ * @example
+ * const approvals = (statement.all(runId) as ApprovalRow[]).map(approvalFromRow);
+ */
+export function approvalFromRow(row: ApprovalRow): StoredApproval {
+  return {
+    runId: row.run_id,
+    toolCallId: row.tool_call_id,
+    owner: row.owner,
+    tool: row.tool,
+    groupId: row.group_id,
+    request: parseJsonObject(row.request, 'approvals.request') as Record<string, unknown>,
+    createdAt: row.created_at,
+    decision: row.decision === null ? null : (parseJsonObject(row.decision, 'approvals.decision') as unknown as StoredDecision),
+    schemaVersion: row.schema_version,
+  };
+}
+
+/**
+ * An event with its data parsed back to an object.
+ *
+ * @example
+ * const events = (statement.all(afterId) as EventRow[]).map(eventFromRow);
+ */
+export function eventFromRow(row: EventRow): StoredEvent {
+  return { id: row.id, runId: row.run_id, owner: row.owner, type: row.type, data: parseJsonObject(row.data, 'events.data'), at: row.at };
+}
+
+/**
+ * A ledger record.
+ *
+ * @example
+ * const call = callFromRow(statement.get(runId, toolCallId) as CallRow);
+ */
+export function callFromRow(row: CallRow): StoredCall {
+  return {
+    runId: row.run_id,
+    toolCallId: row.tool_call_id,
+    tool: row.tool,
+    input: row.input,
+    status: row.status as CallStatus,
+    output: row.output,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+/**
+ * A token record (its hash, never the token).
+ *
+ * @example
+ * const token = tokenFromRow(statement.get(hash) as TokenRow);
+ */
+export function tokenFromRow(row: TokenRow): StoredToken {
+  return { name: row.name, role: row.role as TokenRole, hash: row.hash, createdAt: row.created_at, revokedAt: row.revoked_at };
+}
+
+/**
+ * A remembered decision from its JSON column.
+ *
+ * @example
+ * rememberedFromText('{"approved":false,"reason":"no"}'); // { approved: false, reason: 'no' }
+ */
+export function rememberedFromText(text: string): RememberedRecord {
+  // Written by `remember` from a RememberedRecord; only its own fields are kept.
+  const parsed = parseJsonObject(text, 'memory.decision');
+  if (typeof parsed.approved !== 'boolean') throw new Error(`memory.decision holds ${text}, expected {"approved": boolean, ...}`);
+  return typeof parsed.reason === 'string' ? { approved: parsed.approved, reason: parsed.reason } : { approved: parsed.approved };
+}
+
+/**
+ * JSON text for a column that holds an object; refuses anything else, so
+ * that what is read back is what was written.
+ *
+ * @example
+ * jsonObjectText({ tool_call_id: 'call-1' }, 'event data'); // '{"tool_call_id":"call-1"}'
+ */
+export function jsonObjectText(value: unknown, field: string): string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `${field} must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` });
+  }
+  return JSON.stringify(value);
+}
+
+function parseJsonObject(text: string, column: string): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(text);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`the store's ${column} holds ${text.slice(0, 80)}, expected a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+const CURSOR_PREFIX = 'runs-before:';
+
+/**
+ * The `next` cursor after a page that ended with the run at `seq` (the store's creation order).
+ *
+ * @example
+ * decodeRunCursor(encodeRunCursor(42)); // 42
+ */
+export function encodeRunCursor(seq: number): string {
+  return Buffer.from(`${CURSOR_PREFIX}${seq}`, 'utf8').toString('base64url');
+}
+
+/**
+ * The creation order a `before` cursor points at; a cursor this store did not make is refused.
+ *
+ * @example
+ * decodeRunCursor('bm9wZQ'); // throws StoreError STORE_INVALID_QUERY
+ */
+export function decodeRunCursor(cursor: string): number {
+  const text = typeof cursor === 'string' && /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  const seq = text.startsWith(CURSOR_PREFIX) && /^[1-9][0-9]{0,15}$/.test(text.slice(CURSOR_PREFIX.length)) ? Number(text.slice(CURSOR_PREFIX.length)) : Number.NaN;
+  if (!Number.isSafeInteger(seq)) {
+    throw new StoreError({ code: 'STORE_INVALID_QUERY', message: `before: ${JSON.stringify(String(cursor).slice(0, 80))} is not a cursor from a previous page's next` });
+  }
+  return seq;
+}
+
+/**
+ * A page size or similar count: a positive integer.
+ *
+ * @example
+ * checkLimit(query.limit, 'listRuns limit');
+ */
+export function checkLimit(limit: number, field: string): number {
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new StoreError({ code: 'STORE_INVALID_QUERY', message: `${field} must be a positive integer, got ${JSON.stringify(limit)}` });
+  }
+  return limit;
+}

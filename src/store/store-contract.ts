@@ -1,0 +1,218 @@
+/**
+ * The behaviour every `ToolgateStore` must have, as one vitest suite: the
+ * SQLite store runs it on real files, the PostgreSQL store on a real
+ * database. Happy paths and, as hard, the unhappy ones: a write that loses a
+ * race or breaks a rule changes nothing at all.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { STORE_SCHEMA_VERSION } from './store.ts';
+import type { ToolgateStore } from './store.ts';
+import { describeStoreContractData } from './store-contract-data.ts';
+import { decision, newApproval, newEvent, newRun } from './store-contract-fixtures.ts';
+import type { OpenStoreForContract, StoreContractHandle } from './store-contract-fixtures.ts';
+
+export type { OpenStoreForContract, StoreContractHandle } from './store-contract-fixtures.ts';
+
+/**
+ * Runs the contract against the store `open` makes (a new, empty one for
+ * every test).
+ *
+ * @example
+ * describeStoreContract('sqlite', async () => {
+ *   const directory = mkdtempSync(path.join(os.tmpdir(), 'store-'));
+ *   const file = path.join(directory, 'toolgate.db');
+ *   return { store: openSqliteStore({ file }), reopen: async () => openSqliteStore({ file }), cleanup: async () => rmSync(directory, { recursive: true }) };
+ * });
+ */
+export function describeStoreContract(name: string, open: OpenStoreForContract): void {
+  describe(`ToolgateStore contract: ${name}`, () => {
+    let handle: StoreContractHandle;
+    let store: ToolgateStore;
+    beforeEach(async () => {
+      handle = await open();
+      store = handle.store;
+    });
+    afterEach(async () => {
+      await handle.cleanup();
+    });
+
+    describe('runs', () => {
+      it('creates a running run at revision 1 with its first events, in one transaction', async () => {
+        const created = await store.createRun(newRun('run-1'), [newEvent('run-1', 'run_started'), newEvent('run-1', 'text', { text: 'hi' })]);
+        expect(created.run).toMatchObject({ ...newRun('run-1'), revision: 1, schemaVersion: STORE_SCHEMA_VERSION, text: null, error: null });
+        expect(created.run.createdAt).toBe(created.run.updatedAt);
+        expect(Number.isNaN(Date.parse(created.run.createdAt))).toBe(false);
+        expect(created.events.map((event) => event.type)).toEqual(['run_started', 'text']);
+        expect(created.events[1]?.id).toBeGreaterThan(created.events[0]?.id ?? Infinity);
+        expect(await store.getRun('run-1')).toEqual(created.run);
+        expect(await store.readEvents({ afterId: 0, limit: 10 })).toEqual(created.events);
+      });
+
+      it('refuses a second run with the same id and writes none of its events', async () => {
+        const first = await store.createRun(newRun('run-1'), [newEvent('run-1', 'run_started')]);
+        await expect(store.createRun(newRun('run-1', { owner: 'mallory', input: 'other' }), [newEvent('run-1', 'run_started', {}, 'mallory')])).rejects.toThrow();
+        expect(await store.getRun('run-1')).toEqual(first.run);
+        expect(await store.readEvents({ afterId: 0, limit: 10 })).toEqual(first.events);
+      });
+
+      it('refuses a new run whose status is not running, and a run with an unknown mode', async () => {
+        await expect(store.createRun(newRun('run-1', { status: 'completed' }), [newEvent('run-1', 'x')])).rejects.toThrow(/running/);
+        // Deliberately outside the type: what a caller with unchecked input might pass.
+        await expect(store.createRun(newRun('run-2', { mode: 'yolo' as never }), [])).rejects.toThrow();
+        expect(await store.getRun('run-1')).toBeUndefined();
+        expect(await store.getRun('run-2')).toBeUndefined();
+        expect(await store.lastEventId()).toBe(0);
+      });
+
+      it('refuses events for a run that does not exist, writing none of the batch', async () => {
+        await store.createRun(newRun('run-1'), []);
+        await expect(store.appendEvents([newEvent('run-1', 'ok'), newEvent('ghost', 'orphan')])).rejects.toThrow();
+        expect(await store.readEvents({ afterId: 0, limit: 10 })).toEqual([]);
+      });
+
+      it('returns undefined for an unknown run', async () => {
+        expect(await store.getRun('nope')).toBeUndefined();
+      });
+
+      it('moves a run from the revision read, changing only the given fields, with events and approvals', async () => {
+        const { run } = await store.createRun(newRun('run-1'), []);
+        const moved = await store.updateRun('run-1', 1, { status: 'paused_checkpoint' }, {
+          events: [newEvent('run-1', 'checkpoint_required', { tool_call_id: 'call-1' }), newEvent('run-1', 'run_paused')],
+          approvals: [newApproval('run-1', 'call-1')],
+        });
+        expect(moved?.run).toMatchObject({ status: 'paused_checkpoint', revision: 2, state: run.state, text: null, input: run.input });
+        expect(moved?.events.map((event) => event.type)).toEqual(['checkpoint_required', 'run_paused']);
+        expect(await store.getRun('run-1')).toEqual(moved?.run);
+        expect((await store.listApprovals({ runId: 'run-1' })).map((approval) => approval.toolCallId)).toEqual(['call-1']);
+
+        const finished = await store.updateRun('run-1', 2, { status: 'completed', state: null, text: 'done', error: null });
+        expect(finished?.run).toMatchObject({ status: 'completed', state: null, text: 'done', error: null, revision: 3, createdAt: run.createdAt });
+        expect(finished?.events).toEqual([]);
+      });
+
+      it('changes nothing when the revision is stale: no run fields, no events, no approvals', async () => {
+        await store.createRun(newRun('run-1'), [newEvent('run-1', 'run_started')]);
+        const winner = await store.updateRun('run-1', 1, { status: 'paused_checkpoint' });
+        const before = await store.lastEventId();
+        const loser = await store.updateRun('run-1', 1, { status: 'failed', error: 'late', state: null }, {
+          events: [newEvent('run-1', 'run_failed')],
+          approvals: [newApproval('run-1', 'call-9')],
+          dropApprovals: true,
+        });
+        expect(loser).toBeUndefined();
+        expect(await store.getRun('run-1')).toEqual(winner?.run);
+        expect(await store.lastEventId()).toBe(before);
+        expect(await store.listApprovals({ runId: 'run-1', includeDecided: true })).toEqual([]);
+        expect(await store.updateRun('run-1', 3, { status: 'failed' })).toBeUndefined();
+      });
+
+      it('returns undefined for an unknown run and writes none of its events', async () => {
+        expect(await store.updateRun('ghost', 1, { status: 'failed' }, { events: [newEvent('ghost', 'run_failed')] })).toBeUndefined();
+        expect(await store.lastEventId()).toBe(0);
+      });
+
+      it('lets exactly one of two concurrent updates from the same revision win', async () => {
+        await store.createRun(newRun('run-1'), []);
+        const results = await Promise.all(
+          ['a', 'b', 'c'].map((writer) => store.updateRun('run-1', 1, { text: writer }, { events: [newEvent('run-1', 'won', { writer })] })),
+        );
+        const winners = results.filter((result) => result !== undefined);
+        expect(winners).toHaveLength(1);
+        expect((await store.getRun('run-1'))?.text).toBe(winners[0]?.run.text);
+        expect(await store.readEvents({ afterId: 0, runId: 'run-1', limit: 10 })).toHaveLength(1);
+      });
+
+      it('rolls the whole update back when an added approval already exists', async () => {
+        await store.createRun(newRun('run-1'), []);
+        const paused = await store.updateRun('run-1', 1, { status: 'paused_checkpoint' }, { approvals: [newApproval('run-1', 'call-1')] });
+        const events = await store.lastEventId();
+        await expect(
+          store.updateRun('run-1', 2, { status: 'running' }, { events: [newEvent('run-1', 'run_resumed')], approvals: [newApproval('run-1', 'call-1', { tool: 'other' })] }),
+        ).rejects.toThrow();
+        expect(await store.getRun('run-1')).toEqual(paused?.run);
+        expect(await store.lastEventId()).toBe(events);
+        expect((await store.listApprovals({ runId: 'run-1' }))[0]?.tool).toBe('write_file');
+      });
+
+      it('drops the pending approvals of the run only, keeps decided ones, then adds the new ones', async () => {
+        await store.createRun(newRun('run-1'), []);
+        await store.createRun(newRun('run-2'), []);
+        await store.updateRun('run-1', 1, {}, { approvals: [newApproval('run-1', 'call-1'), newApproval('run-1', 'call-2')] });
+        await store.updateRun('run-2', 1, {}, { approvals: [newApproval('run-2', 'call-1')] });
+        await store.decideApproval('run-1', 'call-1', decision());
+        const dropped = await store.updateRun('run-1', 2, { status: 'running' }, { dropApprovals: true, approvals: [newApproval('run-1', 'call-3')] });
+        expect(dropped?.run.revision).toBe(3);
+        const all = await store.listApprovals({ runId: 'run-1', includeDecided: true });
+        expect(all.map((approval) => [approval.toolCallId, approval.decision === null])).toEqual([
+          ['call-1', false],
+          ['call-3', true],
+        ]);
+        expect((await store.listApprovals({ runId: 'run-2' })).map((approval) => approval.toolCallId)).toEqual(['call-1']);
+      });
+
+      it('counts runs by status, every status present', async () => {
+        expect(await store.countRuns()).toEqual({ running: 0, paused_checkpoint: 0, completed: 0, cancelled: 0, failed: 0 });
+        for (const id of ['a', 'b', 'c', 'd']) await store.createRun(newRun(id), []);
+        await store.updateRun('a', 1, { status: 'paused_checkpoint' });
+        await store.updateRun('b', 1, { status: 'completed' });
+        await store.updateRun('c', 1, { status: 'failed' });
+        expect(await store.countRuns()).toEqual({ running: 1, paused_checkpoint: 1, completed: 1, cancelled: 0, failed: 1 });
+      });
+    });
+
+    describe('approvals', () => {
+      beforeEach(async () => {
+        await store.createRun(newRun('run-1'), []);
+        await store.createRun(newRun('run-2', { owner: 'carol' }), []);
+        await store.updateRun('run-1', 1, { status: 'paused_checkpoint' }, {
+          approvals: [newApproval('run-1', 'call-1', { groupId: 'group-1' }), newApproval('run-1', 'call-2', { groupId: 'group-1' })],
+        });
+        await store.updateRun('run-2', 1, { status: 'paused_checkpoint' }, { approvals: [newApproval('run-2', 'call-1', { owner: 'carol', tool: 'shell' })] });
+      });
+
+      it('lists the pending ones in the order they were added, by run, by owner or all', async () => {
+        const ids = (list: Array<{ runId: string; toolCallId: string }>) => list.map((approval) => `${approval.runId}/${approval.toolCallId}`);
+        expect(ids(await store.listApprovals({}))).toEqual(['run-1/call-1', 'run-1/call-2', 'run-2/call-1']);
+        expect(ids(await store.listApprovals({ runId: 'run-1' }))).toEqual(['run-1/call-1', 'run-1/call-2']);
+        expect(ids(await store.listApprovals({ owner: 'carol' }))).toEqual(['run-2/call-1']);
+        expect(ids(await store.listApprovals({ owner: 'nobody' }))).toEqual([]);
+        const [first] = await store.listApprovals({ runId: 'run-1' });
+        expect(first).toMatchObject({ ...newApproval('run-1', 'call-1', { groupId: 'group-1' }), decision: null, schemaVersion: STORE_SCHEMA_VERSION });
+      });
+
+      it('decides an undecided call once, with its events; the second decision is refused and writes nothing', async () => {
+        const edited = decision({ approved: false, reason: 'not that file', scope: 'session', editedArgs: { path: 'b.txt', lines: [1, 2] }, stop: true });
+        const first = await store.decideApproval('run-1', 'call-1', edited, [newEvent('run-1', 'decision', { approved: false })]);
+        expect(first.decided).toBe(true);
+        expect(first.events.map((event) => event.type)).toEqual(['decision']);
+        const events = await store.lastEventId();
+        const second = await store.decideApproval('run-1', 'call-1', decision({ decidedBy: 'mallory' }), [newEvent('run-1', 'decision')]);
+        expect(second).toEqual({ decided: false, events: [] });
+        expect(await store.lastEventId()).toBe(events);
+        const [decided] = await store.listApprovals({ runId: 'run-1', includeDecided: true });
+        expect(decided?.decision).toEqual(edited);
+        expect((await store.listApprovals({ runId: 'run-1' })).map((approval) => approval.toolCallId)).toEqual(['call-2']);
+      });
+
+      it('refuses to decide a call that does not exist, writing nothing', async () => {
+        expect(await store.decideApproval('run-1', 'call-404', decision(), [newEvent('run-1', 'decision')])).toEqual({ decided: false, events: [] });
+        expect(await store.decideApproval('ghost', 'call-1', decision())).toEqual({ decided: false, events: [] });
+        expect(await store.lastEventId()).toBe(0);
+      });
+
+      it('lets exactly one of concurrent decisions on the same call win', async () => {
+        const results = await Promise.all(['bob', 'dave', 'erin'].map((who) => store.decideApproval('run-2', 'call-1', decision({ decidedBy: who }))));
+        expect(results.filter((result) => result.decided)).toHaveLength(1);
+      });
+
+      it('keeps a decision without the optional fields without them', async () => {
+        await store.decideApproval('run-1', 'call-2', decision());
+        const decided = (await store.listApprovals({ runId: 'run-1', includeDecided: true })).find((approval) => approval.toolCallId === 'call-2');
+        expect(decided?.decision).toEqual(decision());
+        expect(decided?.decision).not.toHaveProperty('editedArgs');
+      });
+    });
+
+    describeStoreContractData(() => ({ store, handle }));
+  });
+}
