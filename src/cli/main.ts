@@ -13,11 +13,15 @@ import { runInitCommand } from './commands/init-command.ts';
 import { runMcpCommand } from './commands/mcp-command.ts';
 import { runRunCommand } from './commands/run-command.ts';
 import { runSchemaCommand } from './commands/schema-command.ts';
+import { runServeCommand } from './commands/serve-command.ts';
+import { runTokenCommand } from './commands/token-command.ts';
 
 const COMMANDS: Record<string, { run: (argv: string[], io: CliIo) => Promise<number>; summary: string }> = {
   init: { run: (argv, io) => runInitCommand(argv, io), summary: 'write a starter toolgate.yaml (commented) for this project' },
   run: { run: runRunCommand, summary: 'run an agent in this terminal, every tool call gated (--demo: no key needed)' },
   check: { run: runCheckCommand, summary: 'what the policy does with a tool call (the simulator)' },
+  serve: { run: (argv, io) => runServeCommand(argv, io), summary: 'the HTTP approval API and web inbox; paused runs kept in a store (--demo: no key needed)' },
+  token: { run: runTokenCommand, summary: "create, list or revoke the server's API tokens" },
   mcp: { run: runMcpCommand, summary: "an MCP gateway: one policy in front of the policy's MCP servers" },
   audit: { run: runAuditCommand, summary: 'read the audit log' },
   approvals: { run: runApprovalsCommand, summary: 'list or revoke "approve always" decisions' },

@@ -1,0 +1,151 @@
+import path from 'node:path';
+import { findPolicyFile } from '../../config/load-policy-file.ts';
+import { createDemoWorkspace } from '../../runtime/demo-workspace.ts';
+import { startToolgateServer, type RunningToolgateServer } from '../../server/start-server.ts';
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
+import { EXIT, type CliIo } from '../cli-io.ts';
+import { UsageError } from '../cli-support.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
+
+export const SERVE_HELP = `Usage: toolgate serve [options]
+
+Runs agents as a service: an HTTP API (seed 004's /runs, /runs/:id/events,
+/runs/:id/approve ...), a web inbox where people approve tool calls, and
+paused runs kept in a store, so a restart loses no pending approval and runs
+no approved call twice.
+
+Options:
+  --policy FILE      the policy (default: toolgate.yaml in this directory)
+  --host HOST        address to listen on (default 127.0.0.1; anything else
+                     exposes the API beyond this machine)
+  --port PORT        port (default 8787; 0 picks a free one)
+  --store FILE       the SQLite file runs are kept in
+                     (default .toolgate/toolgate.db beside the policy)
+  --model ID         the model runs use: script:FILE, openai:<model>,
+                     anthropic:<model>, openai-compatible:<model>
+                     (default TOOLGATE_MODEL, else the provider whose key is set);
+                     the policy's server.models lists more a run may choose
+  --demo             a fresh demo workspace, the scripted demo model, and a
+                     demo run that soon waits for approval (no key needed)
+  -h, --help         this help
+
+On start it prints \`listening on http://HOST:PORT\` and the inbox's login
+URL: opening it logs the browser in. Every endpoint but GET /healthz needs
+\`Authorization: Bearer TOKEN\`. The admin token is TOOLGATE_ADMIN_TOKEN when
+set, else one generated on first start and kept in .toolgate/server-token
+(mode 0600). More tokens: toolgate token create NAME --role submitter|approver|admin.
+The key that signs approvals and seals stored runs is TOOLGATE_SERVER_SECRET,
+else .toolgate/server-secret (every server sharing a store needs the same).
+
+Examples:
+  toolgate serve --demo
+  toolgate serve --policy toolgate.yaml --model openai:gpt-4o
+  curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
+       -d '{"input":"Tidy the notes"}' http://127.0.0.1:8787/runs
+
+Exit codes:
+  0  stopped (Ctrl-C or SIGTERM)   2  usage error
+  3  the policy file is missing or invalid
+  1  the server could not start (port in use, store unreadable, ...)
+`;
+
+const DEMO_TASK = 'Work through the open tasks in ws/notes.txt.';
+
+/**
+ * `toolgate serve`: serves until SIGINT or SIGTERM, then closes cleanly.
+ *
+ * @example
+ * process.exitCode = await runServeCommand(['--demo'], processIo());
+ */
+export async function runServeCommand(argv: string[], io: CliIo, options: { stopSignal?: AbortSignal } = {}): Promise<number> {
+  const { values, positionals } = parseCommandLine({
+    argv,
+    allowPositionals: false,
+    options: {
+      policy: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      store: { type: 'string' },
+      model: { type: 'string' },
+      demo: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(SERVE_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got ${JSON.stringify(positionals[0])})`);
+  const port = values.port === undefined ? 8787 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number from 0 to 65535, not ${JSON.stringify(values.port)}`);
+  if (values.demo === true && values.policy !== undefined) throw new UsageError('--demo brings its own workspace and policy; leave out --policy');
+  let policyFile: string;
+  if (values.demo === true) {
+    const workspace = createDemoWorkspace();
+    policyFile = workspace.policyFile;
+    io.stderr.write(`toolgate demo: a fresh workspace in ${workspace.root}\n`);
+  } else {
+    const found = values.policy ?? findPolicyFile(io.cwd);
+    if (found === undefined) throw new UsageError(`no policy: pass --policy FILE, run \`toolgate init\` to write a starter toolgate.yaml in ${io.cwd}, or try \`toolgate serve --demo\``);
+    policyFile = path.resolve(io.cwd, found);
+  }
+  let server: RunningToolgateServer;
+  try {
+    server = await startToolgateServer({
+      policyFile,
+      ...(values.store === undefined ? {} : { storeFile: path.resolve(io.cwd, values.store) }),
+      ...(values.host === undefined ? {} : { host: values.host }),
+      port,
+      ...(values.model === undefined ? {} : { model: values.model }),
+      demo: values.demo === true,
+      env: io.env,
+      ...(await inboxAssets()),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      io.stderr.write(`toolgate serve: port ${port} is in use; choose another with --port (0 picks a free one)\n`);
+      return 1;
+    }
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+      io.stderr.write(`toolgate serve: cannot listen on ${sanitizeTerminalText(values.host ?? '')}: no such address on this machine\n`);
+      return 1;
+    }
+    throw error;
+  }
+  io.stdout.write(`listening on ${server.url}\n`);
+  io.stdout.write(`open the inbox: ${server.loginUrl}\n`);
+  io.stderr.write(`admin token from ${server.adminTokenSource}; runs are kept in ${server.storeFile}${server.recovered > 0 ? `; ${server.recovered} runs stopped by the last shutdown are running again` : ''}\n`);
+  if (values.demo === true) {
+    const { run_id } = await server.service.startRun({ name: 'admin', role: 'admin' }, { input: DEMO_TASK });
+    io.stderr.write(`demo run ${run_id} started: it will soon wait for your approval in the inbox\n`);
+  }
+  await waitForStop(options.stopSignal);
+  io.stderr.write('stopping...\n');
+  await server.close();
+  return EXIT.ok;
+}
+
+function waitForStop(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/** The web inbox's files (until the inbox module lands, the server answers that the inbox is not built). */
+async function inboxAssets(): Promise<{ web?: import('../../server/http/web-routes.ts').WebAssets }> {
+  const specifier = new URL('../../server/web/web-assets.ts', import.meta.url).href;
+  try {
+    const module = (await import(specifier)) as { webAssets(): import('../../server/http/web-routes.ts').WebAssets };
+    return { web: module.webAssets() };
+  } catch {
+    return {};
+  }
+}
