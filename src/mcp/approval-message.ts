@@ -1,8 +1,7 @@
 import type { PresentedRequest } from '../core/approver.ts';
-import { maskSecrets } from '../core/redact.ts';
-import { sessionApprovalScope } from '../core/session-approval-scope.ts';
-import { shortFieldsFirstKeys } from '../core/short-fields-first.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
+import { approvalView, singleParagraph } from '../presentation/approval-view.ts';
+import { blockAsText, blockHeading } from '../presentation/view-as-text.ts';
 
 /** What the gateway knows about the tool behind a request, beyond the request itself. */
 export interface ApprovalMessageContext {
@@ -33,47 +32,28 @@ const MAX_ARGUMENTS = 2000;
  */
 export function approvalMessage(options: { request: PresentedRequest; context: ApprovalMessageContext | undefined; revealSecrets?: boolean | undefined }): string {
   const { request, context } = options;
+  // Revealed only when the person asked to see the secrets; logs and streams never get this text.
+  const reveal = options.revealSecrets === true;
+  const view = approvalView(request, { redactKeys: reveal ? new Set() : (context?.redactKeys ?? new Set()), revealSecrets: reveal });
   const lines = ['toolgate: approve this tool call?', ''];
   const where = context === undefined ? '' : ` (${JSON.stringify(context.upstreamName)} on MCP server ${JSON.stringify(context.server)})`;
-  lines.push(`Tool: ${request.tool}${where}`);
+  lines.push(`Tool: ${view.tool}${where}`);
   // The change note goes first, on its own lines: a changed description (as long as it likes) must not push it out of view.
   if (context?.changeNote !== undefined) lines.push('', context.changeNote);
-  // Revealed only when the person asked to see the secrets; logs and streams never get this text.
-  const keys = options.revealSecrets === true ? new Set<string>() : (context?.redactKeys ?? new Set<string>());
-  const { text: argumentText, masked } = formatArguments(request.call.args, keys);
-  const heading = options.revealSecrets === true ? 'Arguments (secret values shown, as you asked):' : masked === 0 ? 'Arguments:' : `Arguments (${masked} secret ${masked === 1 ? 'value' : 'values'} masked):`;
-  lines.push('', heading, cut(argumentText, MAX_ARGUMENTS));
-  lines.push('', `"For the rest of this session" covers ${sessionScopeText(request)}.`);
+  const masked = view.arguments_masked_secrets;
+  const heading = reveal ? 'Arguments (secret values shown, as you asked):' : masked === 0 ? 'Arguments:' : `Arguments (${masked} secret ${masked === 1 ? 'value' : 'values'} masked):`;
+  lines.push('', heading, cut(blockAsText(view.arguments), MAX_ARGUMENTS));
+  // A presentation other than the arguments themselves (a diff, a file, a command) is what the call will do: shown too.
+  for (const block of request.presentation === undefined ? [] : view.blocks) {
+    if (block.kind !== 'fields') lines.push('', blockHeading(block), cut(blockAsText(block), MAX_ARGUMENTS));
+  }
+  lines.push('', `"For the rest of this session" covers ${view.session_scope}.`);
   const note = context?.changeNote;
-  const description = singleParagraph(note === undefined ? request.description : request.description.replace(note, ''));
+  // The summary is the description folded into one paragraph, so the note is folded the same way to be taken out of it.
+  const shownNote = note === undefined ? undefined : sanitizeTerminalText(singleParagraph(note), { collapse: true });
+  const description = (shownNote === undefined || shownNote === '' ? view.summary : view.summary.replace(shownNote, '')).trim();
   if (description !== '') lines.push('', `About: ${cut(description, MAX_DESCRIPTION)}`);
   return sanitizeTerminalText(lines.join('\n'), { keepNewlines: true, keepTabs: true });
-}
-
-function sessionScopeText(request: PresentedRequest): string {
-  try {
-    return sessionApprovalScope({ request, call: request.call }).text;
-  } catch {
-    return 'later calls with an equal approval payload';
-  }
-}
-
-/** Short fields first (a long body must not push `to` out of view), secrets masked. */
-function formatArguments(args: unknown, keys: ReadonlySet<string>): { text: string; masked: number } {
-  try {
-    const { value, masked } = maskSecrets(args ?? {}, keys);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { text: JSON.stringify(value, null, 2) ?? 'null', masked };
-    const record = value as Record<string, unknown>;
-    const members = shortFieldsFirstKeys(record).map((key) => `  ${JSON.stringify(key)}: ${(JSON.stringify(record[key], null, 2) ?? 'null').replace(/\n/g, '\n  ')}`);
-    return { text: members.length === 0 ? '{}' : `{\n${members.join(',\n')}\n}`, masked };
-  } catch {
-    return { text: '[arguments that cannot be shown as JSON]', masked: 0 };
-  }
-}
-
-/** Line breaks and runs of blanks folded into single spaces (a lone `\r` stays, to be shown escaped). */
-function singleParagraph(text: string): string {
-  return text.replace(/(?:\r?\n|[ \t])+/g, ' ').trim();
 }
 
 function cut(text: string, limit: number): string {

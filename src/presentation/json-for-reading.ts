@@ -4,7 +4,7 @@
  * and re-serialised, which would round big numbers and merge duplicate
  * keys); and any value at all turned into readable JSON without throwing.
  */
-import { shortFieldsFirstJson } from '../../core/short-fields-first.ts';
+import { shortFieldsFirstJson } from '../core/short-fields-first.ts';
 
 /**
  * A JSON object with its short fields first (a long `body` must not push `to`

@@ -56,6 +56,17 @@ export const INDENT: Piece[] = [{ text: '    ', kind: 'text', styles: [] }];
  */
 export function sanitizeInto(context: RenderContext, text: string, options: SanitizeTerminalTextOptions): TerminalSegment[] {
   const segments = sanitizeTerminalSegments(text, options);
+  recordHidden(context, segments);
+  return segments;
+}
+
+/**
+ * Records the hidden characters that already-sanitized segments show escaped, for the warning line.
+ *
+ * @example
+ * recordHidden(context, [{ text: '\\x1b', kind: 'escape' }]) // context.hidden.count grows by 1
+ */
+export function recordHidden(context: RenderContext, segments: readonly TerminalSegment[]): void {
   for (const segment of segments) {
     if (segment.kind === 'text') continue;
     const hidden = hiddenIn(segment);
@@ -63,7 +74,6 @@ export function sanitizeInto(context: RenderContext, text: string, options: Sani
     context.hidden.count += hidden.count;
     if (context.hidden.examples.length < 4 && !context.hidden.examples.includes(hidden.escape)) context.hidden.examples.push(hidden.escape);
   }
-  return segments;
 }
 
 /** An escape stands for one hidden character; a marker like `⟨… 300 × \x00⟩` for many. */
