@@ -1,0 +1,54 @@
+/**
+ * The SSE routes: `GET /runs/:id/events` (one run; without `Last-Event-ID`,
+ * from the run's start) and `GET /events` (every run the caller may see;
+ * without `Last-Event-ID`, only what happens from now on). `?last_event_id=`
+ * stands in for the header where a client cannot set headers; the header
+ * wins when both are sent.
+ */
+import type { Context, Hono } from 'hono';
+import { ApiError, type RunService } from '../run-service.ts';
+import type { ToolgateStore } from '../../store/store.ts';
+import type { Logger } from '../log.ts';
+import { EVENT_PAGE_SIZE, eventStreamResponse } from './event-stream.ts';
+import { eventsQuery, parseRequest, singleValuedQuery } from './request-schemas.ts';
+import { principalOf } from './run-routes.ts';
+import type { ServerEnv } from './server-env.ts';
+
+/** Seed 004's default: a heartbeat comment every 15 seconds. */
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+/**
+ * Registers the SSE routes on `app`.
+ *
+ * @example
+ * registerEventRoutes({ app, service, store, heartbeatMs: DEFAULT_HEARTBEAT_MS, logger });
+ */
+export function registerEventRoutes(options: { app: Hono<ServerEnv>; service: RunService; store: ToolgateStore; heartbeatMs: number; logger: Logger }): void {
+  const { app, service, store } = options;
+
+  app.get('/runs/:id/events', async (c) => {
+    const principal = principalOf(c);
+    const runId = c.req.param('id');
+    const afterId = lastEventId(c) ?? 0;
+    // Read before answering: a run the caller may not see is the service's JSON 404, not an empty stream.
+    const firstPage = await service.readEvents(principal, { runId, afterId, limit: EVENT_PAGE_SIZE });
+    return eventStreamResponse({ ...options, principal, runId, afterId, firstPage, signal: c.req.raw.signal });
+  });
+
+  app.get('/events', async (c) => {
+    const principal = principalOf(c);
+    const afterId = lastEventId(c) ?? (await store.lastEventId());
+    const firstPage = await service.readEvents(principal, { afterId, limit: EVENT_PAGE_SIZE });
+    return eventStreamResponse({ ...options, principal, afterId, firstPage, signal: c.req.raw.signal });
+  });
+}
+
+/** `Last-Event-ID`, else `?last_event_id=`: a whole number, or a 400. */
+function lastEventId(c: Context<ServerEnv>): number | undefined {
+  const query = parseRequest({ schema: eventsQuery, value: singleValuedQuery(c.req.queries()), what: 'query' });
+  const header = c.req.header('last-event-id');
+  if (header === undefined) return query.last_event_id;
+  const trimmed = header.trim();
+  if (!/^[0-9]{1,16}$/.test(trimmed)) throw new ApiError(400, `Last-Event-ID must be the id of an event (a whole number), got ${JSON.stringify(header.slice(0, 40))}`, { field: 'Last-Event-ID', expected: 'a whole number' });
+  return Number(trimmed);
+}

@@ -1,0 +1,77 @@
+/**
+ * Reads a request's JSON body, or answers why not: 415 unless it is
+ * `application/json`, 413 past the size limit (counted as it arrives, not
+ * taken from Content-Length on trust), 400 for bytes that are not UTF-8 or
+ * text that is not JSON, naming the problem.
+ */
+import type { Context } from 'hono';
+import { ApiError } from '../run-service.ts';
+import type { ServerEnv } from './server-env.ts';
+
+/** The default body limit: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The parsed body, also kept for `verbose_logging`. With `optional`, a
+ * request without a body reads as `{}` (a cancel needs none).
+ *
+ * @example
+ * const body = await readJsonBody({ context: c, maxBytes: DEFAULT_MAX_BODY_BYTES });
+ */
+export async function readJsonBody(options: { context: Context<ServerEnv>; maxBytes: number; optional?: boolean }): Promise<unknown> {
+  const { context, maxBytes } = options;
+  const request = context.req.raw;
+  const length = request.headers.get('content-length');
+  const hasBody = request.body !== null && (request.headers.has('transfer-encoding') || (length !== null && length !== '0'));
+  if (!hasBody && options.optional === true) return {};
+  const type = request.headers.get('content-type');
+  const mediaType = type?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    throw new ApiError(415, `request body must be JSON: send Content-Type: application/json${type === null ? ' (none was sent)' : ` (got ${JSON.stringify(type)})`}`);
+  }
+  if (length !== null && Number(length) > maxBytes) throw tooLarge(maxBytes);
+  const bytes = await readLimited(request, maxBytes);
+  if (bytes.length === 0) throw new ApiError(400, 'request body is empty: send a JSON object');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new ApiError(400, 'request body is not valid UTF-8');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, `malformed JSON in request body: ${(error as Error).message}`);
+  }
+  context.set('requestBody', parsed);
+  return parsed;
+}
+
+async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const result = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    result.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return result;
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, `request body is larger than the limit of ${maxBytes} bytes`, { limit: maxBytes });
+}

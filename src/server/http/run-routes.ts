@@ -1,0 +1,83 @@
+/**
+ * The run routes, one to one onto the RunService: start, list, show,
+ * decide, cancel, the inbox of pending approvals, and forgetting a chat's
+ * remembered approvals. Roles are checked before these run (route-table);
+ * which runs a caller may see, the service decides.
+ */
+import type { Context, Hono } from 'hono';
+import type { Principal, RunService } from '../run-service.ts';
+import { readJsonBody } from './read-json-body.ts';
+import { cancelBody, emptyQuery, listRunsQuery, parseApproveBody, parseRequest, singleValuedQuery, startRunBody } from './request-schemas.ts';
+import type { ServerEnv } from './server-env.ts';
+
+/** `GET /runs` without `?limit=`. */
+export const DEFAULT_RUN_PAGE = 1000;
+
+/**
+ * Registers the run routes on `app`.
+ *
+ * @example
+ * registerRunRoutes({ app, service, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
+ */
+export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunService; maxBodyBytes: number }): void {
+  const { app, service, maxBodyBytes } = options;
+
+  app.post('/runs', async (c) => {
+    noQuery(c);
+    const body = parseRequest({ schema: startRunBody, value: await readJsonBody({ context: c, maxBytes: maxBodyBytes }), what: 'request body' });
+    return c.json(await service.startRun(principalOf(c), body), 201);
+  });
+
+  app.get('/runs', async (c) => {
+    const query = parseRequest({ schema: listRunsQuery, value: singleValuedQuery(c.req.queries()), what: 'query' });
+    const result = await service.listRuns(principalOf(c), {
+      limit: query.limit ?? DEFAULT_RUN_PAGE,
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.before === undefined ? {} : { before: query.before }),
+    });
+    return c.json(result);
+  });
+
+  app.get('/runs/:id', async (c) => {
+    noQuery(c);
+    return c.json(await service.getRun(principalOf(c), c.req.param('id')));
+  });
+
+  app.post('/runs/:id/approve', async (c) => {
+    noQuery(c);
+    const body = parseApproveBody(await readJsonBody({ context: c, maxBytes: maxBodyBytes }));
+    return c.json(await service.approve(principalOf(c), c.req.param('id'), body));
+  });
+
+  app.post('/runs/:id/cancel', async (c) => {
+    noQuery(c);
+    parseRequest({ schema: cancelBody, value: await readJsonBody({ context: c, maxBytes: maxBodyBytes, optional: true }), what: 'request body' });
+    return c.json(await service.cancel(principalOf(c), c.req.param('id')));
+  });
+
+  app.get('/approvals', async (c) => {
+    noQuery(c);
+    return c.json({ approvals: await service.pendingApprovals(principalOf(c)) });
+  });
+
+  app.delete('/sessions/:session/chats/:chat', async (c) => {
+    noQuery(c);
+    return c.json(await service.clearChat(principalOf(c), c.req.param('session'), c.req.param('chat')));
+  });
+}
+
+/**
+ * The authenticated caller. Every route registered here sits behind
+ * `authenticate`, which sets it; its absence is a wiring bug (500), never
+ * an anonymous request served.
+ */
+export function principalOf(c: Context<ServerEnv>): Principal {
+  const principal = c.get('principal');
+  if (principal === undefined) throw new Error(`no authenticated principal on ${c.req.method} ${c.req.path}: the authentication middleware is not in front of this route`);
+  return principal;
+}
+
+/** Routes without query parameters refuse any, like unknown body fields. */
+export function noQuery(c: Context<ServerEnv>): void {
+  parseRequest({ schema: emptyQuery, value: singleValuedQuery(c.req.queries()), what: 'query' });
+}
