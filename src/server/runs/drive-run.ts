@@ -51,6 +51,8 @@ export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: Dr
 async function drive(runtime: ServerRuntime, run: StoredRun, start: DriveStart, signal: AbortSignal): Promise<void> {
   const context: RunEventContext = { run, policy: runtime.policy };
   const gateContext = gateContextOf(run);
+  // Calls whose tool_call event was sent: at their start, or (paused calls) before the pause.
+  const shown = new Set<string>(start.kind === 'resume' ? start.state.pending.map((pending) => pending.toolCallId) : []);
   const gate = runtime.gateFor(run.mode);
   const gated = gateTools({
     tools: runtime.tools,
@@ -58,7 +60,7 @@ async function drive(runtime: ServerRuntime, run: StoredRun, start: DriveStart, 
     context: gateContext,
     resolve: 'deferred',
     secret: runtime.secret,
-    ledger: reportingLedger(runtime, context),
+    ledger: reportingLedger(runtime, context, shown),
     stopWhen: stepCountIs(runtime.maxSteps),
   });
   let messages: ModelMessage[];
@@ -84,7 +86,7 @@ async function drive(runtime: ServerRuntime, run: StoredRun, start: DriveStart, 
     ...gated,
     abortSignal: signal,
     onStepFinish: async (step) => {
-      await appendEvents(runtime, stepEvents(context, step));
+      await appendEvents(runtime, stepEvents(context, step, shown));
     },
   });
   const outcome = runOutcome({ gated, content: result.content });
@@ -126,9 +128,13 @@ async function reportLostRace(runtime: ServerRuntime, run: StoredRun): Promise<v
 }
 
 /** The ledger, reporting every call's outcome as a `tool_result` event. */
-function reportingLedger(runtime: ServerRuntime, context: RunEventContext): CallLedger {
+function reportingLedger(runtime: ServerRuntime, context: RunEventContext, shown: Set<string>): CallLedger {
   return {
     async begin(call) {
+      if (!shown.has(call.toolCallId)) {
+        shown.add(call.toolCallId);
+        await appendEvents(runtime, [runEvent(context, 'tool_call', { tool_call_id: call.toolCallId, tool_name: call.tool, arguments: shownArguments(runtime.policy, call.args) })]);
+      }
       const begun = await runtime.ledger.begin(call);
       if (!begun.started && begun.earlier.status !== 'completed') {
         const error = new AiSdkCallInterruptedError({ tool: call.tool, toolCallId: call.toolCallId }).message;
@@ -145,12 +151,14 @@ function reportingLedger(runtime: ServerRuntime, context: RunEventContext): Call
 }
 
 /** A step as events: the model's text, the calls it made, and the calls the gate refused. */
-function stepEvents(context: RunEventContext, step: StepResult<ToolSet>): NewEvent[] {
+function stepEvents(context: RunEventContext, step: StepResult<ToolSet>, shown: Set<string>): NewEvent[] {
   const events: NewEvent[] = [];
   const text = step.text.trim();
   if (text !== '') events.push(runEvent(context, 'text', { text: redactSecretsInText({ text: step.text, value: undefined, keys: context.policy.redact.keys }) }));
   for (const part of step.content) {
     if (part.type === 'tool-call') {
+      if (shown.has(part.toolCallId)) continue;
+      shown.add(part.toolCallId);
       events.push(runEvent(context, 'tool_call', { tool_call_id: part.toolCallId, tool_name: part.toolName, arguments: shownArguments(context.policy, part.input) }));
     } else if (part.type === 'tool-approval-response' && !part.approved) {
       // Refused without a person (a block, a mode, memory): the model is told why.
