@@ -17,7 +17,7 @@ import { ApiError, type RunService } from './run-service.ts';
 import { watchApprovalTimeouts } from './runs/approval-timeouts.ts';
 import { createRunService } from './runs/create-run-service.ts';
 import { createServerRuntime } from './runs/create-server-runtime.ts';
-import { recoverRuns } from './runs/recover-runs.ts';
+import { recoverRuns, resumeDecidedPauses } from './runs/recover-runs.ts';
 import { loadServerSecrets } from './server-secrets.ts';
 import { hashToken } from './tokens.ts';
 import { setTracingEnabled } from './tracing.ts';
@@ -104,6 +104,8 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
     const http = await startHttpServer({ app, host, port: options.port ?? 8787 });
     allowedHosts.push(...defaultAllowedHosts({ host, port: http.port }));
     const recovered = await recoverRuns(runtime);
+    // After listening: with many paused runs this reads them all, and nothing needs to wait for it.
+    void resumeDecidedPauses(runtime).catch((error: unknown) => logger.error('could not resume decided pauses', { error: String(error) }));
     const stopTimeouts = watchApprovalTimeouts(runtime);
     logger.info('listening', { url: http.url, store: store.kind, recovered });
     return {

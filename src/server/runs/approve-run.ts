@@ -7,9 +7,9 @@
 import type { RunDecision } from '../../adapters/ai-sdk/run-decision.ts';
 import type { StoredApproval, StoredDecision, StoredRun } from '../../store/store.ts';
 import { ApiError, type ApproveInput, type ApproveResult, type Principal } from '../run-service.ts';
-import { driveRun } from './drive-run.ts';
+import { driveRun, errorText, finishRun } from './drive-run.ts';
 import { decisionEvent, runEvent } from './run-events.ts';
-import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
+import { openEnvelope, type RunEnvelope, type ServerRuntime } from './server-runtime.ts';
 
 export const NOT_FOUND = 'run not found or not active';
 
@@ -21,6 +21,11 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
   const { runtime, run, input } = options;
   if (run.status !== 'paused_checkpoint') throw new ApiError(400, `run is not paused for approval, current status: ${run.status}`, { current_status: run.status });
   const pending = await runtime.store.listApprovals({ runId: run.runId });
+  if (pending.length === 0) {
+    // Every call was decided but the run never resumed (the process stopped in between): resume it now.
+    await resumeDecidedRun(runtime, run, await runtime.store.listApprovals({ runId: run.runId, includeDecided: true }));
+    throw new ApiError(400, 'run is not paused for approval, current status: running (its calls were already decided; it resumes now)', { current_status: 'running' });
+  }
   const targets = chooseTargets(pending, input);
   if (input.edited_args !== undefined) {
     if (!input.approved) throw new ApiError(400, 'edited_args edits an approval; a denial runs nothing', { field: 'edited_args' });
@@ -58,7 +63,7 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
   }
   const thisPause = new Set([...pending.map((approval) => approval.toolCallId)]);
   const stops = all.some((approval) => thisPause.has(approval.toolCallId) && stopsRun(runtime, approval.decision));
-  await resume(runtime, run, all);
+  await resumeDecidedRun(runtime, run, all);
   if (!input.approved) {
     return stops
       ? { status, message: 'Tool execution denied and run cancelled', decided, waiting, run_status: 'cancelled' }
@@ -104,15 +109,26 @@ function checkEditedArgs(runtime: ServerRuntime, toolName: string, args: unknown
   throw new ApiError(400, `edited_args do not fit ${toolName}'s schema: ${problems}`, { field: 'edited_args' });
 }
 
-/** Claims the run (one claimer wins) and drives it on with every decision. */
-async function resume(runtime: ServerRuntime, run: StoredRun, approvals: StoredApproval[]): Promise<void> {
+/**
+ * Claims a paused run whose calls are all decided (one claimer wins) and
+ * drives it on with the decisions of its pause. A state that does not open
+ * (another server secret) fails the run, saying why.
+ */
+export async function resumeDecidedRun(runtime: ServerRuntime, run: StoredRun, approvals: StoredApproval[]): Promise<void> {
   const current = await runtime.store.getRun(run.runId);
   if (current === undefined || current.status !== 'paused_checkpoint' || current.state === null) return;
   const claimed = await runtime.store.updateRun(current.runId, current.revision, { status: 'running' }, { events: [runEvent({ run, policy: runtime.policy }, 'run_resumed', { reason: resumeReason(approvals), status: 'running' })] });
   if (claimed === undefined) return;
   runtime.notify();
-  const envelope = openEnvelope(runtime, current.state);
-  if (envelope.kind !== 'paused') throw new Error('a paused run has no paused state');
+  let envelope: RunEnvelope;
+  try {
+    envelope = openEnvelope(runtime, current.state);
+    if (envelope.kind !== 'paused') throw new Error('a paused run has no paused state');
+  } catch (error) {
+    const message = `its stored state could not be opened: ${errorText(error)}`;
+    await finishRun(runtime, claimed.run, { status: 'failed', error: message }, [runEvent({ run, policy: runtime.policy }, 'run_failed', { status: 'failed', error: message })]);
+    return;
+  }
   void driveRun(runtime, claimed.run, { kind: 'resume', state: envelope.state, decisions: runDecisions(ofThisPause(approvals, envelope.state.pending)) });
 }
 

@@ -7,7 +7,7 @@
  * `interrupted`. Paused runs need nothing: they wait in the store.
  */
 import type { StoredRun } from '../../store/store.ts';
-import { ofThisPause, runDecisions } from './approve-run.ts';
+import { ofThisPause, resumeDecidedRun, runDecisions } from './approve-run.ts';
 import { driveRun, errorText, finishRun } from './drive-run.ts';
 import { runEvent } from './run-events.ts';
 import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
@@ -49,4 +49,28 @@ export async function recoverRuns(runtime: ServerRuntime): Promise<number> {
   }
   if (recovered > 0) runtime.notify();
   return recovered;
+}
+
+/**
+ * Paused runs whose calls were all decided, but which never resumed (the
+ * process stopped between the last decision and the resume): resumed now.
+ *
+ * @example
+ * void resumeDecidedPauses(runtime);
+ */
+export async function resumeDecidedPauses(runtime: ServerRuntime): Promise<number> {
+  const { store } = runtime;
+  const waiting = new Set((await store.listApprovals({})).map((approval) => approval.runId));
+  let resumed = 0;
+  let before: string | undefined;
+  do {
+    const page = await store.listRuns({ status: 'paused_checkpoint', limit: 1000, ...(before === undefined ? {} : { before }) });
+    for (const run of page.runs) {
+      if (waiting.has(run.runId)) continue;
+      await resumeDecidedRun(runtime, run, await store.listApprovals({ runId: run.runId, includeDecided: true }));
+      resumed++;
+    }
+    before = page.next ?? undefined;
+  } while (before !== undefined);
+  return resumed;
 }
