@@ -4,7 +4,7 @@ import { stateDirectory } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { createApiToken, TOKEN_ROLES, TokenNameError, tokenNameProblem } from '../../server/tokens.ts';
-import { openSqliteStore } from '../../store/sqlite-store.ts';
+import { openStore } from '../../store/open-store.ts';
 import { StoreError } from '../../store/sqlite-store-error.ts';
 import type { TokenRole, ToolgateStore } from '../../store/store.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
@@ -99,7 +99,7 @@ export async function runTokenCommand(argv: string[], io: CliIo): Promise<number
   }
   let store: ToolgateStore;
   try {
-    store = openSqliteStore({ file });
+    store = await openStore({ location: file });
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
     io.stderr.write(`toolgate token: cannot open the store ${sanitizeTerminalText(file)}: ${sanitizeTerminalText(error.message)}\n`);
