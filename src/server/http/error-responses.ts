@@ -21,7 +21,11 @@ import type { ServerEnv } from './server-env.ts';
  */
 export function errorResponse(options: { logger: Logger }): ErrorHandler<ServerEnv> {
   return (error, c) => {
-    if (error instanceof ApiError) return c.json({ ...error.details, error: error.message }, statusOf(error.status));
+    if (error instanceof ApiError) {
+      // `error` first, and never replaced by a detail of the same name.
+      const { error: _shadowed, ...details } = error.details;
+      return c.json({ error: error.message, ...details }, statusOf(error.status));
+    }
     if (error instanceof HTTPException && error.status < 500) return c.json({ error: error.message === '' ? 'bad request' : error.message }, error.status);
     options.logger.error('internal error', { method: c.req.method, path: c.req.path, principal: c.get('principal')?.name, error });
     return c.json({ error: 'internal error' }, 500);
