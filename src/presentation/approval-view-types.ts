@@ -99,7 +99,7 @@ export interface ApprovalView {
   masked_secrets: number;
   /** How many secret values `arguments` shows masked. */
   arguments_masked_secrets: number;
-  /** How many hidden or control characters anywhere in the view are shown escaped. */
+  /** How many hidden or control characters the top-level texts and the blocks show escaped. */
   hidden_characters: number;
   /** Things the person must notice first (a request naming one tool for a call to another). */
   warnings: string[];

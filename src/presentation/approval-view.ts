@@ -74,7 +74,8 @@ export function approvalView(request: PresentedRequest, options: ApprovalViewOpt
     blocks,
     arguments: args.block,
   };
-  for (const line of [...blocks.flatMap(blockLines), ...blockLines(args.block)]) counted(line, counter);
+  // What the blocks show (the arguments often repeat them, so they are not counted twice).
+  for (const line of blocks.flatMap(blockLines)) counted(line, counter);
   view.hidden_characters = counter.hidden;
   return view;
 }

@@ -1,0 +1,156 @@
+/**
+ * One pending call as seed 003's dialog: the tool, its description, why it
+ * asks, the presentation, what "for this session" covers, and the buttons
+ * Deny (with a reason the model sees), Allow once, Allow for this session,
+ * Always, and Edit arguments (checked by the server against the tool's
+ * schema; its error is shown here). Calls sharing a group get one group box
+ * with buttons that decide them all.
+ */
+import { api } from './api.js';
+import { button, el } from './dom.js';
+import { viewNode } from './view-render.js';
+
+/**
+ * Sends one decision; on success calls `done(result)`, on failure shows the server's message in `errorNode`.
+ *
+ * @example
+ * await decide({ runId, body: { approved: true, tool_call_id: id, scope: 'once' }, errorNode, done });
+ */
+export async function decide({ runId, body, errorNode, container, done }) {
+  errorNode.textContent = '';
+  container.classList.add('busy');
+  for (const control of container.querySelectorAll('button, input, textarea')) control.disabled = true;
+  try {
+    const result = await api('POST', `/runs/${encodeURIComponent(runId)}/approve`, body);
+    done(result);
+  } catch (error) {
+    errorNode.textContent = error instanceof Error ? error.message : String(error);
+  } finally {
+    container.classList.remove('busy');
+    for (const control of container.querySelectorAll('button, input, textarea')) control.disabled = false;
+  }
+}
+
+/** The arguments as the person may edit them: pretty JSON of `tool_arguments`. */
+function editableArguments(pending) {
+  try {
+    return JSON.stringify(JSON.parse(String(pending.tool_arguments ?? 'null')), null, 2);
+  } catch {
+    return String(pending.tool_arguments ?? '');
+  }
+}
+
+/**
+ * The dialog for one pending call. `onDecided(result)` runs after the server accepted a decision;
+ * `onOpenRun(runId)` when the person asks for the run.
+ *
+ * @example
+ * list.append(approvalCard(pending, { onDecided: refresh, onOpenRun: showRun }));
+ */
+export function approvalCard(pending, { onDecided, onOpenRun }) {
+  const view = pending.presentation && typeof pending.presentation === 'object' ? pending.presentation : null;
+  const card = el('article', { className: 'approval', attrs: { tabindex: '-1' } });
+  card.dataset.key = `${pending.run_id}\u0000${pending.tool_call_id}`;
+  const title = el('h2', { className: 'tool', text: view?.tool ?? String(pending.tool_name ?? '') });
+  if (view !== null && view.required === false) title.append(el('span', { className: 'optional', text: ' (optional)' }));
+  const runLink = button(`run ${String(pending.run_id)}`, 'link run-link', () => onOpenRun(String(pending.run_id)));
+  card.append(el('header', {}, [title, runLink]));
+  const description = view?.description ?? '';
+  if (description !== '') card.append(el('p', { className: 'description', text: description }));
+  if (view?.reason) card.append(el('p', { className: 'reason', text: `Why it asks: ${view.reason}` }));
+  card.append(viewNode(view));
+  if (view?.session_scope) card.append(el('p', { className: 'scope', text: `“Allow for this session” covers ${view.session_scope}.` }));
+
+  const errorNode = el('p', { className: 'error', attrs: { role: 'alert' } });
+  const reasonInput = el('input', { className: 'deny-reason', attrs: { type: 'text', placeholder: 'Reason for denying (the model sees it)', 'aria-label': 'Reason for denying', maxlength: '2000' } });
+  const body = (extra) => ({ tool_call_id: String(pending.tool_call_id), ...extra });
+  const send = (extra) => decide({ runId: pending.run_id, body: body(extra), errorNode, container: card, done: onDecided });
+  const deny = () => {
+    const reason = reasonInput.value.trim();
+    return send({ approved: false, ...(reason === '' ? {} : { reason }) });
+  };
+  reasonInput.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      void deny();
+    }
+  });
+
+  const editor = el('div', { className: 'editor', attrs: { hidden: '' } });
+  const textarea = el('textarea', { className: 'edit-args', attrs: { rows: '8', spellcheck: 'false', 'aria-label': 'Arguments as JSON' } });
+  textarea.value = editableArguments(pending);
+  const sendEdited = () => {
+    let edited;
+    try {
+      edited = JSON.parse(textarea.value);
+    } catch (error) {
+      errorNode.textContent = `The arguments are not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+      return;
+    }
+    void send({ approved: true, scope: 'once', edited_args: edited });
+  };
+  editor.append(
+    el('label', { className: 'edit-label', text: 'Arguments (JSON) to run instead:' }),
+    textarea,
+    el('div', { className: 'buttons' }, [button('Allow with these arguments', 'allow', sendEdited), button('Cancel', 'secondary', () => toggleEditor(false))]),
+  );
+  const toggleEditor = (open) => {
+    if (open) {
+      editor.removeAttribute('hidden');
+      textarea.focus();
+    } else {
+      editor.setAttribute('hidden', '');
+    }
+  };
+
+  card.append(
+    el('div', { className: 'deny-row' }, [reasonInput]),
+    el('div', { className: 'buttons' }, [
+      button('Deny', 'deny', () => void deny()),
+      button('Allow once', 'allow', () => void send({ approved: true, scope: 'once' })),
+      button('Allow for this session', 'allow', () => void send({ approved: true, scope: 'session' })),
+      button('Always', 'allow', () => void send({ approved: true, scope: 'always' })),
+      button('Edit arguments', 'secondary', () => toggleEditor(editor.hasAttribute('hidden'))),
+    ]),
+    editor,
+    errorNode,
+  );
+  card.actions = {
+    once: () => send({ approved: true, scope: 'once' }),
+    session: () => send({ approved: true, scope: 'session' }),
+    always: () => send({ approved: true, scope: 'always' }),
+    deny: () => reasonInput.focus(),
+    edit: () => toggleEditor(true),
+  };
+  return card;
+}
+
+/**
+ * Calls that share a `group_id` (in one run): their dialogs in one box, with buttons that decide the whole group.
+ *
+ * @example
+ * list.append(groupBox({ runId, groupId, cards, onDecided }));
+ */
+export function groupBox({ runId, groupId, cards, onDecided }) {
+  const box = el('section', { className: 'group' });
+  const errorNode = el('p', { className: 'error', attrs: { role: 'alert' } });
+  const reasonInput = el('input', { className: 'deny-reason group-reason', attrs: { type: 'text', placeholder: 'Reason for denying them all (the model sees it)', 'aria-label': 'Reason for denying the group', maxlength: '2000' } });
+  const send = (extra) => decide({ runId, body: { group_id: groupId, ...extra }, errorNode, container: box, done: onDecided });
+  const denyAll = () => {
+    const reason = reasonInput.value.trim();
+    return send({ approved: false, ...(reason === '' ? {} : { reason }) });
+  };
+  box.append(
+    el('header', { className: 'group-head' }, [el('h2', { text: `${cards.length} calls decided together` }), el('span', { className: 'group-id', text: `group ${groupId}` })]),
+    el('div', { className: 'deny-row' }, [reasonInput]),
+    el('div', { className: 'buttons group-buttons' }, [
+      button('Deny all', 'deny', () => void denyAll()),
+      button('Allow all once', 'allow', () => void send({ approved: true, scope: 'once' })),
+      button('Allow all for this session', 'allow', () => void send({ approved: true, scope: 'session' })),
+      button('Always allow all', 'allow', () => void send({ approved: true, scope: 'always' })),
+    ]),
+    errorNode,
+    ...cards,
+  );
+  return box;
+}

@@ -1,0 +1,212 @@
+/**
+ * The web inbox: log in with the token from the login URL, list every call
+ * waiting for the caller's decision (`GET /approvals`), keep the list live
+ * from `GET /events`, decide with buttons or keys, and open a run's view.
+ * No framework, no build step, nothing from elsewhere; all text goes into
+ * the page as text.
+ */
+import { api, followEvents, forgetToken, storeToken, takeToken, whenUnauthorized } from './api.js';
+import { approvalCard, groupBox } from './approval-card.js';
+import { clear, el } from './dom.js';
+import { showRun } from './run-view.js';
+
+const pending = new Map();
+/** Calls decided (by anyone) since the page loaded: a late list must not bring them back. */
+const decided = new Set();
+let selected = 0;
+let streamController = null;
+let runController = null;
+
+const $ = (id) => document.getElementById(id);
+const keyOf = (runId, toolCallId) => `${runId}\u0000${toolCallId}`;
+
+function showOnly(section) {
+  for (const id of ['login', 'inbox', 'run-view']) {
+    if (id === section) $(id).removeAttribute('hidden');
+    else $(id).setAttribute('hidden', '');
+  }
+}
+
+function setStreamState(state) {
+  const node = $('stream-state');
+  node.textContent = state === 'live' ? 'live' : state;
+  node.dataset.state = state;
+}
+
+function add(item) {
+  if (item === null || typeof item !== 'object' || typeof item.run_id !== 'string' || typeof item.tool_call_id !== 'string') return;
+  const key = keyOf(item.run_id, item.tool_call_id);
+  if (decided.has(key)) return;
+  pending.set(key, item);
+}
+
+function remove(runId, toolCallId) {
+  const key = keyOf(runId, toolCallId);
+  decided.add(key);
+  pending.delete(key);
+}
+
+/** Handles one event of `GET /events`. */
+function onEvent(message) {
+  const data = message.data !== null && typeof message.data === 'object' ? message.data : {};
+  if (message.type === 'checkpoint_required') {
+    add(data);
+    render();
+  } else if (message.type === 'approval_decided') {
+    remove(data.run_id, data.tool_call_id);
+    render();
+  } else if (['run_cancelled', 'run_completed', 'run_failed'].includes(message.type)) {
+    // A finished run has nothing left to decide.
+    for (const item of [...pending.values()]) if (item.run_id === data.run_id) remove(item.run_id, item.tool_call_id);
+    render();
+  }
+}
+
+async function loadApprovals() {
+  try {
+    const body = await api('GET', '/approvals');
+    const list = Array.isArray(body) ? body : Array.isArray(body?.approvals) ? body.approvals : [];
+    const seen = new Set();
+    for (const item of list) {
+      add(item);
+      seen.add(keyOf(item.run_id, item.tool_call_id));
+    }
+    // What the server no longer lists was decided while the stream was away.
+    for (const key of [...pending.keys()]) if (!seen.has(key)) pending.delete(key);
+    $('inbox-error').textContent = '';
+  } catch (error) {
+    $('inbox-error').textContent = error instanceof Error ? error.message : String(error);
+  }
+  render();
+}
+
+function onDecided(result) {
+  for (const id of result?.decided ?? []) for (const item of [...pending.values()]) if (item.tool_call_id === id) remove(item.run_id, id);
+  render();
+}
+
+function openRun(runId) {
+  location.hash = `#run=${encodeURIComponent(runId)}`;
+}
+
+/** The pending calls in arrival order, grouped where they share a group id in one run. */
+function render() {
+  const list = $('items');
+  const focusedKey = document.activeElement?.closest?.('.approval')?.dataset.key;
+  clear(list);
+  const groups = new Map();
+  for (const item of pending.values()) {
+    const groupKey = item.group_id ? keyOf(item.run_id, item.group_id) : keyOf(item.run_id, `call:${item.tool_call_id}`);
+    if (!groups.has(groupKey)) groups.set(groupKey, []);
+    groups.get(groupKey).push(item);
+  }
+  for (const items of groups.values()) {
+    const cards = items.map((item) => approvalCard(item, { onDecided, onOpenRun: openRun }));
+    if (items.length > 1 && items[0].group_id) list.append(groupBox({ runId: items[0].run_id, groupId: items[0].group_id, cards, onDecided }));
+    else list.append(...cards);
+  }
+  $('empty').hidden = pending.size > 0;
+  $('count').textContent = pending.size === 0 ? '' : String(pending.size);
+  document.title = pending.size === 0 ? 'toolgate inbox' : `(${pending.size}) toolgate inbox`;
+  const cards = cardsInOrder();
+  selected = Math.min(selected, Math.max(0, cards.length - 1));
+  const again = focusedKey === undefined ? undefined : cards.findIndex((card) => card.dataset.key === focusedKey);
+  if (again !== undefined && again >= 0) selected = again;
+  markSelected(false);
+}
+
+function cardsInOrder() {
+  return [...document.querySelectorAll('#items .approval')];
+}
+
+function markSelected(scroll) {
+  const cards = cardsInOrder();
+  cards.forEach((card, index) => card.classList.toggle('selected', index === selected));
+  if (scroll && cards[selected] !== undefined) {
+    cards[selected].focus({ preventScroll: true });
+    cards[selected].scrollIntoView({ block: 'nearest' });
+  }
+}
+
+function typing(target) {
+  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+}
+
+function onKey(event) {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (typing(event.target)) {
+    if (event.key === 'Escape') event.target.blur();
+    return;
+  }
+  if ($('inbox').hidden) {
+    if (event.key === 'Escape' || event.key === 'i') location.hash = '';
+    return;
+  }
+  const cards = cardsInOrder();
+  const card = cards[selected];
+  const actions = { j: () => move(1), k: () => move(-1), a: () => card?.actions.once(), s: () => card?.actions.session(), A: () => card?.actions.always(), d: () => card?.actions.deny(), e: () => card?.actions.edit(), r: () => card !== undefined && openRun(pending.get(card.dataset.key)?.run_id ?? '') };
+  const action = actions[event.key];
+  if (action === undefined) return;
+  event.preventDefault();
+  void action();
+}
+
+function move(step) {
+  const count = cardsInOrder().length;
+  if (count === 0) return;
+  selected = (selected + step + count) % count;
+  markSelected(true);
+}
+
+function route() {
+  runController?.abort();
+  runController = null;
+  const match = /^#run=(.+)$/.exec(location.hash);
+  if (match === null) {
+    showOnly('inbox');
+    return;
+  }
+  showOnly('run-view');
+  runController = new AbortController();
+  void showRun({ container: $('run-view'), runId: decodeURIComponent(match[1]), signal: runController.signal, onBack: () => (location.hash = '') });
+}
+
+function startInbox() {
+  streamController?.abort();
+  streamController = new AbortController();
+  route();
+  // The stream is opened first and the list read once it is open (and after every reconnect), so nothing falls between them.
+  void followEvents({ path: '/events', onEvent, onState: setStreamState, onOpen: () => void loadApprovals(), signal: streamController.signal });
+}
+
+function showLogin(message) {
+  streamController?.abort();
+  runController?.abort();
+  showOnly('login');
+  $('login-error').textContent = message ?? '';
+  $('token-input').focus();
+}
+
+function main() {
+  whenUnauthorized(() => {
+    forgetToken();
+    showLogin('The server refused this token. Paste a valid one, or open the login URL the server printed.');
+  });
+  $('login-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const value = $('token-input').value.trim();
+    if (value === '') return;
+    $('token-input').value = '';
+    storeToken(value);
+    startInbox();
+  });
+  document.addEventListener('keydown', onKey);
+  window.addEventListener('hashchange', () => {
+    if (!$('login').hidden) return;
+    route();
+  });
+  if (takeToken() === null) showLogin();
+  else startInbox();
+}
+
+main();

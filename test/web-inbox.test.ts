@@ -1,0 +1,282 @@
+/**
+ * The web inbox in real headless Chromium against the real server: log in
+ * from the printed login URL, see a pending call arrive live, approve it in
+ * the page and find the file on disk, deny with a reason the model quotes,
+ * edit the arguments (the server's schema error shown first), decide a group,
+ * and show hostile arguments as inert text that never runs. Screenshots of
+ * the dialog at desktop and phone width go to test-artifacts/.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../src/server/log.ts';
+import { startToolgateServer, type RunningToolgateServer } from '../src/server/start-server.ts';
+import { webAssets } from '../src/server/web/web-assets.ts';
+
+// Browser globals, for the functions page.evaluate runs in the page (this project's TypeScript has no DOM library).
+declare const document: any;
+declare const window: any;
+declare const location: any;
+declare const sessionStorage: any;
+
+const FIXTURES = fileURLToPath(new URL('./fixtures/web-inbox/', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
+
+let browser: Browser;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Inbox {
+  server: RunningToolgateServer;
+  root: string;
+  api(pathname: string, body?: unknown): Promise<{ status: number; json: any }>;
+  startRun(input: string): Promise<string>;
+  waitForRun(runId: string, statuses: string[]): Promise<any>;
+}
+
+async function startInbox(script: string): Promise<Inbox> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'toolgate-web-inbox-'));
+  mkdirSync(path.join(root, 'ws'));
+  const policyFile = path.join(root, 'toolgate.yaml');
+  writeFileSync(policyFile, readFileSync(path.join(FIXTURES, 'policy.yaml')));
+  const server = await startToolgateServer({
+    policyFile,
+    storeFile: path.join(root, '.toolgate', 'toolgate.db'),
+    port: 0,
+    model: `script:${path.join(FIXTURES, script)}`,
+    env: {},
+    logger: silentLogger(),
+    cwd: root,
+    web: webAssets(),
+  });
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => server.close());
+  const api = async (pathname: string, body?: unknown) => {
+    const response = await fetch(`${server.url}${pathname}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${server.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, json: (await response.json()) as any };
+  };
+  return {
+    server,
+    root,
+    api,
+    async startRun(input) {
+      const started = await api('/runs', { input });
+      expect(started.status).toBe(201);
+      return started.json.run_id as string;
+    },
+    async waitForRun(runId, statuses) {
+      const deadline = Date.now() + 20_000;
+      let last: any;
+      while (Date.now() < deadline) {
+        last = (await api(`/runs/${runId}`)).json;
+        if (statuses.includes(last.status)) return last;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`run ${runId} is ${last?.status}, not ${statuses.join(' or ')}: ${JSON.stringify(last)}`);
+    },
+  };
+}
+
+/** A page that records every dialog, page error and console error, so a test can assert none happened. */
+async function openPage(width: number): Promise<{ page: Page; incidents: string[] }> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  cleanups.push(() => context.close());
+  const page = await context.newPage();
+  const incidents: string[] = [];
+  page.on('dialog', (dialog) => {
+    incidents.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('pageerror', (error) => incidents.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    // The browser logs every refused request; those are recorded with their status and path below.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) incidents.push(`console: ${message.text()}`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) incidents.push(`http ${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+  });
+  return { page, incidents };
+}
+
+async function noHorizontalOverflow(page: Page): Promise<void> {
+  const sizes = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth, body: document.body.scrollWidth }));
+  expect(sizes.scroll, JSON.stringify(sizes)).toBeLessThanOrEqual(sizes.client);
+  expect(sizes.body, JSON.stringify(sizes)).toBeLessThanOrEqual(sizes.client);
+}
+
+describe('the web inbox in Chromium', () => {
+  it('logs in from the login URL, shows a new file in full, approves it, and the run writes the file', { timeout: 90_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const { page, incidents } = await openPage(1280);
+    await page.goto(inbox.server.loginUrl);
+    await page.waitForSelector('#inbox:not([hidden])');
+    // The token left the address bar and lives in this tab only.
+    expect(page.url()).toBe(`${inbox.server.url}/`);
+    expect(await page.evaluate(() => sessionStorage.getItem('toolgate-token'))).toBe(inbox.server.adminToken);
+    expect((await page.context().cookies()).length).toBe(0);
+    await page.waitForSelector('#stream-state[data-state="live"]');
+
+    // Started after the page is open: it arrives over the live stream.
+    const runId = await inbox.startRun('write a greeting');
+    const card = page.locator('.approval').first();
+    await card.waitFor();
+    await expect.poll(() => card.locator('.tool').textContent()).toBe('write_file');
+    const lines = await card.locator('.block-file .line').allTextContents();
+    expect(lines).toEqual(['1Hello from the inbox', '2line 2', '3line 3']);
+    expect(await card.locator('.block-head').first().textContent()).toContain('hello.txt');
+    expect(await card.locator('.scope').textContent()).toContain('for this session');
+    await card.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-dialog-1280.png') });
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noHorizontalOverflow(page);
+    await card.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-dialog-390.png') });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-page-390.png'), fullPage: true });
+
+    await card.getByRole('button', { name: 'Allow once' }).click();
+    await page.locator('.approval').waitFor({ state: 'detached' });
+    const run = await inbox.waitForRun(runId, ['completed']);
+    expect(run.text).toContain('The greeting is written');
+    expect(readFileSync(path.join(inbox.root, 'ws', 'hello.txt'), 'utf8')).toBe('Hello from the inbox\nline 2\nline 3\n');
+    expect(run.decisions).toMatchObject([{ tool_name: 'write_file', approved: true, scope: 'once' }]);
+
+    // The run view: status, input, the decision and who took it, the timeline.
+    await page.evaluate((id) => (location.hash = `#run=${encodeURIComponent(id)}`), runId);
+    await page.waitForSelector('#run-view:not([hidden]) .run-status');
+    await expect.poll(() => page.locator('.run-status').textContent()).toBe('completed');
+    expect(await page.locator('.run-input').textContent()).toBe('write a greeting');
+    expect(await page.locator('.decision-list').textContent()).toContain(`by ${run.decisions[0].decided_by}`);
+    await expect.poll(async () => (await page.locator('.timeline .event-type').allTextContents()).includes('run_completed')).toBe(true);
+    expect(await page.locator('.timeline .event-type').allTextContents()).toEqual(expect.arrayContaining(['checkpoint_required', 'approval_decided', 'run_completed']));
+    await noHorizontalOverflow(page);
+    expect(incidents).toEqual([]);
+  });
+
+  it('asks for a token without one, refuses a wrong one, and takes a pasted one', { timeout: 60_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const { page } = await openPage(390);
+    await page.goto(`${inbox.server.url}/`);
+    await page.waitForSelector('#login:not([hidden])');
+    await page.fill('#token-input', 'not-a-token');
+    await page.click('#login-form button');
+    await expect.poll(() => page.locator('#login-error').textContent()).toContain('refused this token');
+    expect(await page.evaluate(() => sessionStorage.getItem('toolgate-token'))).toBeNull();
+    await page.fill('#token-input', inbox.server.adminToken);
+    await page.click('#login-form button');
+    await page.waitForSelector('#stream-state[data-state="live"]');
+    await noHorizontalOverflow(page);
+  });
+
+  it('denies with a reason typed after d (keys do nothing while typing), and the model answers with it', { timeout: 60_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const runId = await inbox.startRun('write a greeting');
+    await inbox.waitForRun(runId, ['paused_checkpoint']);
+    const { page, incidents } = await openPage(1280);
+    // Already pending before the page opened: it comes from GET /approvals.
+    await page.goto(inbox.server.loginUrl);
+    await page.locator('.approval').waitFor();
+    await page.keyboard.press('d');
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe('deny-reason');
+    // "a", "s", "d" and "e" are shortcuts outside the field: typed here they are just letters.
+    await page.keyboard.type('not today, says the test');
+    expect(await page.inputValue('.deny-reason')).toBe('not today, says the test');
+    expect((await inbox.api(`/runs/${runId}`)).json.status).toBe('paused_checkpoint');
+    await page.keyboard.press('Enter');
+    await page.locator('.approval').waitFor({ state: 'detached' });
+    const run = await inbox.waitForRun(runId, ['completed', 'cancelled']);
+    expect(run.text).toContain('you denied it because "not today, says the test"');
+    expect(run.decisions).toMatchObject([{ approved: false, reason: 'not today, says the test' }]);
+    expect(readFileSync(path.join(inbox.root, 'ws', 'hello.txt'), { flag: 'a+' }).length).toBe(0);
+    expect(incidents).toEqual([]);
+  });
+
+  it('edits the arguments: the schema error from the server is shown, then the edited call runs', { timeout: 60_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const { page, incidents } = await openPage(1280);
+    await page.goto(inbox.server.loginUrl);
+    await page.waitForSelector('#stream-state[data-state="live"]');
+    const runId = await inbox.startRun('write a greeting');
+    const card = page.locator('.approval').first();
+    await card.waitFor();
+    await page.keyboard.press('e');
+    const textarea = card.locator('textarea.edit-args');
+    expect(JSON.parse(await textarea.inputValue())).toEqual({ path: 'ws/hello.txt', content: 'Hello from the inbox\nline 2\nline 3\n' });
+    await textarea.fill('{"path": 5}');
+    await card.getByRole('button', { name: 'Allow with these arguments' }).click();
+    await expect.poll(() => card.locator('.error').textContent()).not.toBe('');
+    const shown = await card.locator('.error').textContent();
+    expect(shown).toContain("edited_args do not fit write_file's schema");
+    expect(shown).toContain('path');
+    expect((await inbox.api(`/runs/${runId}`)).json.status).toBe('paused_checkpoint');
+    await textarea.fill('{not json');
+    await card.getByRole('button', { name: 'Allow with these arguments' }).click();
+    await expect.poll(() => card.locator('.error').textContent()).toContain('not valid JSON');
+    await textarea.fill(JSON.stringify({ path: 'ws/hello.txt', content: 'edited in the inbox\n' }));
+    await card.getByRole('button', { name: 'Allow with these arguments' }).click();
+    await page.locator('.approval').waitFor({ state: 'detached' });
+    await inbox.waitForRun(runId, ['completed']);
+    expect(readFileSync(path.join(inbox.root, 'ws', 'hello.txt'), 'utf8')).toBe('edited in the inbox\n');
+    // The one refusal: the schema check of the first edit (the invalid JSON never left the page).
+    expect(incidents).toEqual([`http 400 POST /runs/${runId}/approve`]);
+  });
+
+  it('shows hostile arguments as visible inert text, never runs them, and decides the group at once', { timeout: 90_000 }, async () => {
+    const inbox = await startInbox('hostile.yaml');
+    const { page, incidents } = await openPage(1280);
+    await page.goto(inbox.server.loginUrl);
+    await page.waitForSelector('#stream-state[data-state="live"]');
+    const runId = await inbox.startRun('do it');
+    const group = page.locator('.group');
+    await group.waitFor();
+    await expect.poll(() => group.locator('.approval').count()).toBe(2);
+    const file = group.locator('.block-file');
+    const text = (await file.locator('.line').allTextContents()).join('\n');
+    expect(text).toContain("<script>window.__pwned = 1; alert('script')</script>");
+    expect(text).toContain('<img src=x onerror="window.__pwned = 2;');
+    for (const escape of ['\\x07', '\\x1b[31mred', '\\x85', '\\u202eevil-bidi', '\\u2066iso\\u2069', 'zero\\u200bwidth']) expect(text).toContain(escape);
+    expect(await file.locator('.esc').count()).toBeGreaterThanOrEqual(7);
+    const command = (await group.locator('.block-command').textContent()) ?? '';
+    expect(command).toContain("echo '<script>alert(3)</script>' \\x1b]0;title\\x07");
+    expect(command).toMatch(/in \/\S*\/ws$/);
+    // Nothing ran and nothing was injected: no dialog, no global, no element but the page's own.
+    const dom = await page.evaluate(() => ({
+      pwned: (window as unknown as { __pwned?: number }).__pwned ?? null,
+      images: document.images.length,
+      scripts: [...document.scripts].map((script) => script.getAttribute('src')),
+      inlineHandlers: [...document.querySelectorAll('*')].filter((node) => [...node.attributes].some((attribute) => attribute.name.startsWith('on'))).length,
+      hidden: /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/u.test(document.body.innerText),
+    }));
+    expect(dom).toEqual({ pwned: null, images: 0, scripts: ['/assets/inbox.js'], inlineHandlers: 0, hidden: false });
+    await group.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-hostile-1280.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noHorizontalOverflow(page);
+    await group.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-hostile-390.png') });
+
+    await group.locator('.group-reason').fill('not these');
+    await group.getByRole('button', { name: 'Deny all' }).click();
+    await page.locator('.group').waitFor({ state: 'detached' });
+    const run = await inbox.waitForRun(runId, ['completed', 'cancelled']);
+    expect(run.decisions).toHaveLength(2);
+    expect(run.decisions.every((decision: { approved: boolean; reason: string }) => !decision.approved && decision.reason === 'not these')).toBe(true);
+    expect(() => readFileSync(path.join(inbox.root, 'ws', 'evil.txt'))).toThrow();
+    expect(incidents).toEqual([]);
+  });
+});
