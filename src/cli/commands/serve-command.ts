@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { findPolicyFile } from '../../config/load-policy-file.ts';
 import { createDemoWorkspace } from '../../runtime/demo-workspace.ts';
+import { webAssets } from '../../server/web/web-assets.ts';
 import { startToolgateServer, type RunningToolgateServer } from '../../server/start-server.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
@@ -99,7 +100,7 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
       ...(values.model === undefined ? {} : { model: values.model }),
       demo: values.demo === true,
       env: io.env,
-      ...(await inboxAssets()),
+      web: webAssets(),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -139,13 +140,3 @@ function waitForStop(signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** The web inbox's files (until the inbox module lands, the server answers that the inbox is not built). */
-async function inboxAssets(): Promise<{ web?: import('../../server/http/web-routes.ts').WebAssets }> {
-  const specifier = new URL('../../server/web/web-assets.ts', import.meta.url).href;
-  try {
-    const module = (await import(specifier)) as { webAssets(): import('../../server/http/web-routes.ts').WebAssets };
-    return { web: module.webAssets() };
-  } catch {
-    return {};
-  }
-}

@@ -4,6 +4,7 @@
  * is left waiting, claims the run (compare-and-set: of two requests, one
  * resumes it) and drives it on with every decision.
  */
+import { REDACTED } from '../../core/redact.ts';
 import type { RunDecision } from '../../adapters/ai-sdk/run-decision.ts';
 import type { StoredApproval, StoredDecision, StoredRun } from '../../store/store.ts';
 import { ApiError, type ApproveInput, type ApproveResult, type Principal } from '../run-service.ts';
@@ -18,7 +19,8 @@ export const NOT_FOUND = 'run not found or not active';
  * (or `timeout` when nobody answered in time).
  */
 export async function approveRun(options: { runtime: ServerRuntime; run: StoredRun; principal: Principal; input: ApproveInput; timedOut?: boolean }): Promise<ApproveResult> {
-  const { runtime, run, input } = options;
+  const { runtime, run } = options;
+  let input = options.input;
   if (run.status !== 'paused_checkpoint') throw new ApiError(400, `run is not paused for approval, current status: ${run.status}`, { current_status: run.status });
   const pending = await runtime.store.listApprovals({ runId: run.runId });
   if (pending.length === 0) {
@@ -30,6 +32,7 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
   if (input.edited_args !== undefined) {
     if (!input.approved) throw new ApiError(400, 'edited_args edits an approval; a denial runs nothing', { field: 'edited_args' });
     if (targets.length !== 1) throw new ApiError(400, 'edited_args applies to one call: give tool_call_id', { field: 'edited_args' });
+    input = { ...input, edited_args: restoreRedacted(input.edited_args, originalArgs(runtime, run, targets[0]!.toolCallId)) };
     checkEditedArgs(runtime, targets[0]!.tool, input.edited_args);
   }
   if (input.scope === 'always' && !input.approved) throw new ApiError(400, 'scope "always" applies to approvals only; a denial is once or session', { field: 'scope' });
@@ -98,6 +101,28 @@ function chooseTargets(pending: StoredApproval[], input: ApproveInput): StoredAp
     field: 'tool_call_id',
     waiting: pending.map((approval) => approval.toolCallId),
   });
+}
+
+/** The model's arguments of a waiting call, from the run's sealed state. */
+function originalArgs(runtime: ServerRuntime, run: StoredRun, toolCallId: string): unknown {
+  if (run.state === null) return undefined;
+  const envelope = openEnvelope(runtime, run.state);
+  return envelope.kind === 'paused' ? envelope.state.pending.find((pending) => pending.toolCallId === toolCallId)?.args : undefined;
+}
+
+/**
+ * A person edits the arguments as they were shown, with secrets as
+ * `[REDACTED]`: where the edit keeps that marker, the original value stays
+ * (they never saw it, so they cannot have meant to change it).
+ */
+export function restoreRedacted(edited: unknown, original: unknown): unknown {
+  if (edited === REDACTED) return original === undefined ? edited : original;
+  if (Array.isArray(edited)) return edited.map((value, index) => restoreRedacted(value, Array.isArray(original) ? original[index] : undefined));
+  if (typeof edited === 'object' && edited !== null) {
+    const source = typeof original === 'object' && original !== null && !Array.isArray(original) ? (original as Record<string, unknown>) : {};
+    return Object.fromEntries(Object.entries(edited).map(([key, value]) => [key, restoreRedacted(value, Object.hasOwn(source, key) ? source[key] : undefined)]));
+  }
+  return edited;
 }
 
 function checkEditedArgs(runtime: ServerRuntime, toolName: string, args: unknown): void {

@@ -64,18 +64,19 @@ export function checkpointData(options: { context: RunEventContext; pending: Pen
     context: options.gateContext,
   };
   const reason = pending.reason;
+  const prompt = `Do you approve executing '${pending.tool}'? ${pending.description}`;
   return {
     run_id: context.run.runId,
     tool_call_id: pending.toolCallId,
     tool_name: pending.tool,
     reason,
-    prompt: `Do you approve executing '${pending.tool}'? ${pending.description}`,
+    prompt,
     tool_arguments: JSON.stringify(shownArguments(context.policy, pending.args) ?? null),
     approval_required: pending.required,
     approval_schema: APPROVAL_SCHEMA,
     description: pending.description,
     group_id: pending.groupId ?? null,
-    presentation: approvalView(request),
+    presentation: approvalView(request, { reason, prompt, redactKeys: context.policy.redact.keys }),
   };
 }
 
