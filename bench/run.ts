@@ -22,6 +22,7 @@ const SUITES: { name: string; load: () => Promise<BenchSuite> }[] = [
   { name: 'mcp', load: async () => (await import('./suites/mcp-bench.ts')).mcpSuite },
   { name: 'shell', load: async () => (await import('./suites/shell-bench.ts')).shellSuite },
   { name: 'ai-sdk', load: async () => (await import('./suites/ai-sdk-bench.ts')).aiSdkSuite },
+  { name: 'server', load: async () => (await import('./suites/server-bench.ts')).serverSuite },
 ];
 
 const { values } = parseArgs({

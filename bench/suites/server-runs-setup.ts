@@ -1,0 +1,51 @@
+/**
+ * Paused runs for the server benchmarks, made by the server's own code: a
+ * server started in this process on the benchmark's store starts `count`
+ * runs of the scripted model (through the run service, as `POST /runs`
+ * does, minus the HTTP), waits until every one has paused on its approval,
+ * and stops. A `toolgate serve` process started on the store afterwards
+ * finds them as any restart would.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startToolgateServer } from '../../src/server/start-server.ts';
+import { silentLogger } from '../../src/server/log.ts';
+import { ADMIN_TOKEN, createServerProject, inParallel, SERVER_FIXTURES, type ServerProject } from '../../test/server-harness.ts';
+
+/** The scripted agent of the benchmarks: one write_file call that asks, and runs cheaply once approved. */
+export const BENCH_SCRIPT = 'write-same.yaml';
+
+/**
+ * A project under `parent` whose store holds `count` paused runs.
+ *
+ * @example
+ * const project = await projectWithPausedRuns({ parent: context.scratch, count: 1000 });
+ */
+export async function projectWithPausedRuns(options: { parent: string; count: number }): Promise<ServerProject> {
+  const project = createServerProject({ policy: 'crash-policy.yaml', parent: options.parent });
+  // The script writes this very content: every approved call finds the file as the person saw it.
+  writeFileSync(path.join(project.workspace, 'bench.txt'), 'benchmark\n');
+  const server = await startToolgateServer({
+    policyFile: project.policyFile,
+    storeFile: project.storeFile,
+    port: 0,
+    model: `script:${path.join(SERVER_FIXTURES, BENCH_SCRIPT)}`,
+    adminToken: ADMIN_TOKEN,
+    logger: silentLogger(),
+  });
+  try {
+    await inParallel(Array.from({ length: options.count }), 64, (_, index) => server.service.startRun({ name: 'admin', role: 'admin' }, { input: `Benchmark run ${index + 1}` }));
+    const deadline = Date.now() + Math.max(60_000, options.count * 50);
+    for (;;) {
+      const counts = await server.store.countRuns();
+      if (counts.paused_checkpoint === options.count) break;
+      if (counts.failed > 0 || counts.completed > 0 || counts.cancelled > 0 || Date.now() > deadline) {
+        throw new Error(`setting up ${options.count} paused runs: ${JSON.stringify(counts)} (expected every run paused_checkpoint)`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await server.close();
+  }
+  return project;
+}
