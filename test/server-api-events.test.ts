@@ -84,7 +84,8 @@ describe('GET /runs/:id/events', () => {
     await api.waitForStatus(runId, FINISHED);
     const missed = await api.events(runId, has('run_completed'), { lastEventId: lastSeen });
     expect(missed[0]!.id).toBeGreaterThan(lastSeen);
-    expect(missed.map((frame) => frame.type)).toEqual(['approval_decided', 'run_resumed', 'text', 'run_completed']);
+    expect(missed.map((frame) => frame.type)).toEqual(['approval_decided', 'run_resumed', 'tool_result', 'text', 'run_completed']);
+    expect(missed[2]!.data).toMatchObject({ outcome: 'denied', reason: expect.stringContaining('too early') });
     const all = await api.events(runId, has('run_completed'));
     expect(all.map((frame) => frame.id)).toEqual([...before, ...missed].map((frame) => frame.id));
 

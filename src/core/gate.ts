@@ -286,7 +286,7 @@ export function createGate(options: GateOptions): Gate {
       const edited = { ...step.call, args: decision.args };
       const verdict = await evaluator.evaluate(edited, step.context, step.tool);
       if (verdict.kind === 'block') {
-        return finish(step, { ...denied(step, 'person', `the edited arguments are blocked: ${verdict.reason}`), decision: 'block', rule: verdict.rule });
+        return finish(step, { ...denied(step, 'person', `the edited arguments are blocked: ${verdict.reason}`), decision: 'block', rule: verdict.rule, args: decision.args });
       }
       // The person approved the arguments they typed, not the prompt built
       // for the model's: that prompt must not vouch for the edited call.

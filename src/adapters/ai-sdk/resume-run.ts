@@ -78,7 +78,7 @@ export async function resumeRun(options: { gated: GatedTools<any>; state: RunSta
       // The policy may allow the call by now (a rule changed since the pause), but a person said no to it: it does not run.
       authorization =
         decision.timedOut === true
-          ? { ...authorization, decision: 'denied', source: 'timeout', reason: decision.reason ?? 'timed out', stop: false }
+          ? { ...authorization, decision: 'denied', source: 'timeout', reason: decision.reason ?? 'timed out', stop: state.gate.policy.onDeny === 'stop' }
           : { ...authorization, decision: 'denied', source: 'person', reason: denialOf(decision), stop: decision.stop ?? state.gate.policy.onDeny === 'stop' };
     }
     // Checked again after the await: a concurrent resume of the same state may have decided (or run) it meanwhile.

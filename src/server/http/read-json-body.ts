@@ -29,7 +29,10 @@ export async function readJsonBody(options: { context: Context<ServerEnv>; maxBy
   if (mediaType !== 'application/json') {
     throw new ApiError(415, `request body must be JSON: send Content-Type: application/json${type === null ? ' (none was sent)' : ` (got ${JSON.stringify(type)})`}`);
   }
-  if (length !== null && Number(length) > maxBytes) throw tooLarge(maxBytes);
+  if (length !== null && Number(length) > maxBytes) {
+    await drain(request, maxBytes);
+    throw tooLarge(maxBytes);
+  }
   const bytes = await readLimited(request, maxBytes);
   if (bytes.length === 0) throw new ApiError(400, 'request body is empty: send a JSON object');
   let text: string;
@@ -58,7 +61,7 @@ async function readLimited(request: Request, maxBytes: number): Promise<Uint8Arr
     if (done) break;
     size += value.length;
     if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
+      await drain(request, maxBytes, reader);
       throw tooLarge(maxBytes);
     }
     chunks.push(value);
@@ -70,6 +73,29 @@ async function readLimited(request: Request, maxBytes: number): Promise<Uint8Arr
     offset += chunk.length;
   }
   return result;
+}
+
+/**
+ * Reads and drops the rest of an oversized body (up to 16 times the limit),
+ * so that a client still sending it reads the 413 rather than a reset
+ * connection (fetch reports "other side closed" otherwise). Past that, the
+ * connection is cut.
+ */
+async function drain(request: Request, maxBytes: number, open?: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  if (request.body === null) return;
+  const reader = open ?? request.body.getReader();
+  let dropped = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      dropped += value.length;
+      if (dropped > maxBytes * 16) break;
+    }
+  } catch {
+    return;
+  }
+  await reader.cancel().catch(() => {});
 }
 
 function tooLarge(maxBytes: number): ApiError {

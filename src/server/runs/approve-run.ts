@@ -9,7 +9,7 @@ import type { RunDecision } from '../../adapters/ai-sdk/run-decision.ts';
 import type { StoredApproval, StoredDecision, StoredRun } from '../../store/store.ts';
 import { ApiError, type ApproveInput, type ApproveResult, type Principal } from '../run-service.ts';
 import { driveRun, errorText, finishRun } from './drive-run.ts';
-import { decisionEvent, runEvent } from './run-events.ts';
+import { decisionEvent, runEvent, toolCallInput } from './run-events.ts';
 import { openEnvelope, type RunEnvelope, type ServerRuntime } from './server-runtime.ts';
 
 export const NOT_FOUND = 'run not found or not active';
@@ -77,9 +77,9 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
     : { status, message: 'Tool execution approved and resumed', decided, waiting, run_status: 'running' };
 }
 
-/** Whether a decision ends the run: a person's denial with `stop`, or under `on_deny: stop` (a timeout never does). */
+/** Whether a decision ends the run: a denial with `stop`, or any denial (a timeout too, as everywhere in toolgate) under `on_deny: stop`. */
 function stopsRun(runtime: ServerRuntime, decision: StoredDecision | null): boolean {
-  if (decision === null || decision.approved || decision.decidedBy === 'timeout') return false;
+  if (decision === null || decision.approved) return false;
   return decision.stop ?? runtime.policy.onDeny === 'stop';
 }
 
@@ -107,7 +107,7 @@ function chooseTargets(pending: StoredApproval[], input: ApproveInput): StoredAp
 function originalArgs(runtime: ServerRuntime, run: StoredRun, toolCallId: string): unknown {
   if (run.state === null) return undefined;
   const envelope = openEnvelope(runtime, run.state);
-  return envelope.kind === 'paused' ? envelope.state.pending.find((pending) => pending.toolCallId === toolCallId)?.args : undefined;
+  return envelope.kind === 'paused' ? toolCallInput(envelope.state.messages, toolCallId) : undefined;
 }
 
 /**

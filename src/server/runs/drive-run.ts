@@ -66,6 +66,20 @@ async function drive(runtime: ServerRuntime, run: StoredRun, start: DriveStart, 
   let messages: ModelMessage[];
   if (start.kind === 'resume') {
     const resumed = await resumeRun({ gated, state: start.state, decisions: start.decisions, signal });
+    // A denial, a timeout or a blocked edit: the call does not run, and the run's events say so.
+    await appendEvents(
+      runtime,
+      resumed.decided
+        .filter((call) => call.authorization.decision !== 'approved' && call.authorization.decision !== 'allow')
+        .map((call) =>
+          runEvent(context, 'tool_result', {
+            tool_call_id: call.toolCallId,
+            tool_name: call.tool,
+            outcome: call.authorization.decision === 'block' ? 'blocked' : 'denied',
+            reason: redactSecretsInText({ text: call.authorization.reason, value: call.authorization.args, keys: runtime.policy.redact.keys }),
+          }),
+        ),
+    );
     if (resumed.stoppedBy !== undefined) {
       const reason = `tool_execution_denied: ${resumed.stoppedBy.tool} was denied (${resumed.stoppedBy.reason})`;
       await finishRun(runtime, run, { status: 'cancelled', error: reason }, [
@@ -92,7 +106,7 @@ async function drive(runtime: ServerRuntime, run: StoredRun, start: DriveStart, 
   const outcome = runOutcome({ gated, content: result.content });
   if (outcome.status === 'awaiting-approval') {
     const state = await createRunState({ gated, messages, result });
-    const { approvals, events } = pauseRecords({ context, pending: state.pending, gateContext, pauseId: `${run.runId}:step-${result.steps.length}:${run.revision}` });
+    const { approvals, events } = pauseRecords({ context, pending: state.pending, messages: state.messages, gateContext, pauseId: `${run.runId}:step-${result.steps.length}:${run.revision}` });
     const moved = await runtime.store.updateRun(run.runId, run.revision, { status: 'paused_checkpoint', state: sealEnvelope(runtime, { v: 1, kind: 'paused', state }) }, { events, approvals });
     if (moved === undefined) return reportLostRace(runtime, run);
     runtime.notify();

@@ -5,6 +5,7 @@
  * pending call carries its presentation as the one presentation layer
  * builds it for every approver.
  */
+import type { ModelMessage } from 'ai';
 import type { PendingApproval } from '../../adapters/ai-sdk/pending-approvals.ts';
 import type { PresentedRequest } from '../../core/approver.ts';
 import type { Policy } from '../../core/policy/policy.ts';
@@ -51,16 +52,19 @@ export function shownOutput(policy: Policy, output: unknown): unknown {
  * A pending call as `checkpoint_required` carries it and `GET /approvals`
  * lists it: seed 004's fields, then toolgate's presentation and group.
  */
-export function checkpointData(options: { context: RunEventContext; pending: PendingApproval; gateContext: GateContext }): Record<string, unknown> {
+export function checkpointData(options: { context: RunEventContext; pending: PendingApproval; gateContext: GateContext; args: unknown }): Record<string, unknown> {
   const { context, pending } = options;
+  // A presentation is built from the arguments (a file's content, a diff): where one of them is a secret
+  // (`redact.keys`), what is stored and streamed shows the arguments masked instead.
+  const secret = JSON.stringify(shownArguments(context.policy, options.args) ?? null) !== JSON.stringify(options.args ?? null);
   const request: PresentedRequest = {
     tool: pending.tool,
     description: pending.description,
-    payload: pending.payload,
+    payload: secret ? options.args : pending.payload,
     required: pending.required,
     ...(pending.groupId === undefined ? {} : { groupId: pending.groupId }),
-    presentation: pending.presentation,
-    call: { tool: pending.tool, args: pending.args, callId: pending.toolCallId },
+    presentation: secret ? undefined : pending.presentation,
+    call: { tool: pending.tool, args: options.args, callId: pending.toolCallId },
     context: options.gateContext,
   };
   const reason = pending.reason;
@@ -81,7 +85,14 @@ export function checkpointData(options: { context: RunEventContext; pending: Pen
 }
 
 /** The approvals and events of a run that pauses. */
-export function pauseRecords(options: { context: RunEventContext; pending: readonly PendingApproval[]; gateContext: GateContext; pauseId: string }): { approvals: NewApproval[]; events: NewEvent[] } {
+export function pauseRecords(options: {
+  context: RunEventContext;
+  pending: readonly PendingApproval[];
+  /** The run's messages: the pending calls' own arguments (the pending list holds them redacted). */
+  messages: readonly ModelMessage[];
+  gateContext: GateContext;
+  pauseId: string;
+}): { approvals: NewApproval[]; events: NewEvent[] } {
   const { context } = options;
   const approvals: NewApproval[] = [];
   const events: NewEvent[] = [];
@@ -89,7 +100,7 @@ export function pauseRecords(options: { context: RunEventContext; pending: reado
   const ungrouped = options.pending.filter((pending) => pending.groupId === undefined).length;
   for (const original of options.pending) {
     const pending = original.groupId === undefined && ungrouped > 1 ? { ...original, groupId: options.pauseId } : original;
-    const request = checkpointData({ context, pending, gateContext: options.gateContext });
+    const request = checkpointData({ context, pending, gateContext: options.gateContext, args: toolCallInput(options.messages, pending.toolCallId) ?? pending.args });
     approvals.push({ runId: context.run.runId, toolCallId: pending.toolCallId, owner: context.run.owner, tool: pending.tool, groupId: pending.groupId ?? null, request });
     events.push(runEvent(context, 'checkpoint_required', request));
   }
@@ -102,6 +113,15 @@ export function pauseRecords(options: { context: RunEventContext; pending: reado
     }),
   );
   return { approvals, events };
+}
+
+/** The arguments a tool call of the messages was made with. */
+export function toolCallInput(messages: readonly ModelMessage[], toolCallId: string): unknown {
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) if (part.type === 'tool-call' && part.toolCallId === toolCallId) return part.input;
+  }
+  return undefined;
 }
 
 export function decisionEvent(context: RunEventContext, options: { toolCallId: string; tool: string; decision: StoredDecision }): NewEvent {
