@@ -22,10 +22,11 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
   const { runtime, run } = options;
   let input = options.input;
   if (run.status !== 'paused_checkpoint') throw new ApiError(400, `run is not paused for approval, current status: ${run.status}`, { current_status: run.status });
-  const pending = await runtime.store.listApprovals({ runId: run.runId });
+  const approvals = await runtime.store.listApprovals({ runId: run.runId, includeDecided: true });
+  const pending = approvals.filter((approval) => approval.decision === null);
   if (pending.length === 0) {
     // Every call was decided but the run never resumed (the process stopped in between): resume it now.
-    await resumeDecidedRun(runtime, run, await runtime.store.listApprovals({ runId: run.runId, includeDecided: true }));
+    await resumeDecidedRun(runtime, run, approvals);
     throw new ApiError(400, 'run is not paused for approval, current status: running (its calls were already decided; it resumes now)', { current_status: 'running' });
   }
   const targets = chooseTargets(pending, input);
@@ -58,14 +59,19 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
     decided.push(target.toolCallId);
   }
   runtime.notify();
-  const all = await runtime.store.listApprovals({ runId: run.runId, includeDecided: true });
-  const waiting = all.filter((approval) => approval.decision === null).map((approval) => approval.toolCallId);
+  let all = approvals.map((approval) => (decided.includes(approval.toolCallId) ? { ...approval, decision } : approval));
+  let waiting = all.filter((approval) => approval.decision === null).map((approval) => approval.toolCallId);
+  // Others may have decided the rest meanwhile: read again after our own commit before saying something still waits.
+  if (waiting.length > 0) {
+    all = await runtime.store.listApprovals({ runId: run.runId, includeDecided: true });
+    waiting = all.filter((approval) => approval.decision === null).map((approval) => approval.toolCallId);
+  }
   const status = input.approved ? 'approved' : 'denied';
   if (waiting.length > 0) {
     return { status, message: `Decision recorded; the run resumes once ${waiting.length} more call${waiting.length === 1 ? ' is' : 's are'} decided`, decided, waiting, run_status: 'paused_checkpoint' };
   }
-  const thisPause = new Set([...pending.map((approval) => approval.toolCallId)]);
-  const stops = all.some((approval) => thisPause.has(approval.toolCallId) && stopsRun(runtime, approval.decision));
+  // Earlier pauses' denials cannot stop it: one that did would have ended the run then.
+  const stops = all.some((approval) => stopsRun(runtime, approval.decision));
   await resumeDecidedRun(runtime, run, all);
   if (!input.approved) {
     return stops
@@ -140,8 +146,9 @@ function checkEditedArgs(runtime: ServerRuntime, toolName: string, args: unknown
  * (another server secret) fails the run, saying why.
  */
 export async function resumeDecidedRun(runtime: ServerRuntime, run: StoredRun, approvals: StoredApproval[]): Promise<void> {
-  const current = await runtime.store.getRun(run.runId);
-  if (current === undefined || current.status !== 'paused_checkpoint' || current.state === null) return;
+  // Decisions do not move the run's revision: the run as read is current unless someone claimed or cancelled it, and then the claim below fails.
+  const current = run;
+  if (current.status !== 'paused_checkpoint' || current.state === null) return;
   const claimed = await runtime.store.updateRun(current.runId, current.revision, { status: 'running' }, { events: [runEvent({ run, policy: runtime.policy }, 'run_resumed', { reason: resumeReason(approvals), status: 'running' })] });
   if (claimed === undefined) return;
   runtime.notify();
