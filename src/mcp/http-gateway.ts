@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { errorMessage } from '../core/run-tool-check.ts';
 import type { McpGateway, McpGatewayConnection } from './create-mcp-gateway.ts';
+import { createHttpSessionPool, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from './http-session-pool.ts';
 
 export interface HttpGatewayOptions {
   gateway: McpGateway;
@@ -11,8 +12,14 @@ export interface HttpGatewayOptions {
   port: number;
   /** Every request must carry `Authorization: Bearer <token>`. */
   token: string;
-  /** Open client sessions at most (default 64); more are refused with 503. */
+  /**
+   * Open client sessions at most (default 64). A new client takes the place of
+   * the least recently used idle one; only when every session is busy (a
+   * request in flight or an open SSE stream) is it refused with 503.
+   */
   maxSessions?: number;
+  /** A session with no request and no SSE stream open for this long is closed (default 30 minutes). */
+  sessionIdleTimeoutMs?: number;
   log?: (line: string) => void;
 }
 
@@ -20,6 +27,8 @@ export interface HttpGateway {
   /** `http://127.0.0.1:<port>/mcp` */
   readonly url: string;
   readonly port: number;
+  /** Sessions open now. */
+  sessions(): number;
   close(): Promise<void>;
 }
 
@@ -46,6 +55,9 @@ export function generateGatewayToken(): string {
  * through DNS rebinding — and carry the bearer token, compared in constant
  * time. Each client session gets its own MCP server (its own elicitation
  * channel and session approvals); all share the gateway's upstreams and gate.
+ * Sessions end on DELETE, after `sessionIdleTimeoutMs` idle, or when a new
+ * client needs the place of an idle one (http-session-pool.ts); ending one
+ * aborts its calls and drops its resource subscriptions.
  *
  * @example
  * const http = await startHttpGateway({ gateway, port: 8808, token: generateGatewayToken() });
@@ -53,10 +65,15 @@ export function generateGatewayToken(): string {
  */
 export async function startHttpGateway(options: HttpGatewayOptions): Promise<HttpGateway> {
   const { gateway } = options;
-  const maxSessions = options.maxSessions ?? 64;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const log = options.log ?? (() => undefined);
   const expected = digest(options.token);
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; connection: McpGatewayConnection }>();
+  const sessions = createHttpSessionPool<HttpSession>({
+    maxSessions,
+    idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+    onEnded: (id, reason) => log(`session ${id} closed: ${reason === 'idle' ? 'idle too long' : 'its place was needed by a new client'}`),
+    onError: (id, error) => log(`could not close session ${id}: ${errorMessage(error)}`),
+  });
   let port = options.port;
 
   const server = http.createServer((request, response) => {
@@ -80,6 +97,8 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         reply(response, 404, 'unknown or expired session: initialize a new one');
         return;
       }
+      // Busy until the response ends: a POST's answer, a GET's SSE stream.
+      busyUntilClosed(response, sessions.begin(sessionHeader));
       await session.transport.handleRequest(request, response);
       return;
     }
@@ -87,23 +106,40 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       reply(response, 400, 'no session: start one with an initialize request (POST)');
       return;
     }
-    if (sessions.size >= maxSessions) {
-      reply(response, 503, `too many open sessions (${maxSessions}); close one first`);
+    if (!sessions.reserve()) {
+      reply(response, 503, `too many busy sessions (${maxSessions}, each with a request or stream open); try again when one finishes`);
       return;
     }
+    let added = false;
     const connection = gateway.openSession();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, connection }),
-      onsessionclosed: (id) => void sessions.delete(id),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    const session: HttpSession = {
+      connection,
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          added = true;
+          sessions.add(id, session);
+          busyUntilClosed(response, sessions.begin(id));
+        },
+        // DELETE: the transport closes itself (and so the session's server) right after.
+        onsessionclosed: (id) => sessions.remove(id),
+      }),
+      async close() {
+        await session.transport.close();
+        await connection.close();
+      },
     };
-    await connection.connect(transport);
-    await transport.handleRequest(request, response);
+    session.transport.onclose = () => {
+      if (session.transport.sessionId !== undefined && sessions.get(session.transport.sessionId) === session) sessions.remove(session.transport.sessionId);
+    };
+    try {
+      await connection.connect(session.transport);
+      await session.transport.handleRequest(request, response);
+    } finally {
+      if (!added) sessions.release();
+    }
     // Anything but an initialize request leaves no session behind.
-    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await connection.close();
+    if (!added) await connection.close();
   }
 
   function refuse(request: http.IncomingMessage): { status: number; message: string } | undefined {
@@ -138,19 +174,27 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   return {
     url: `http://127.0.0.1:${port}${MCP_HTTP_PATH}`,
     port,
+    sessions: () => sessions.size,
     async close() {
-      const open = [...sessions.values()];
-      sessions.clear();
-      await Promise.allSettled(open.map(async (session) => {
-        await session.transport.close();
-        await session.connection.close();
-      }));
+      await sessions.closeAll();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
     },
   };
+}
+
+interface HttpSession {
+  transport: StreamableHTTPServerTransport;
+  connection: McpGatewayConnection;
+  close(): Promise<void>;
+}
+
+/** Ends a session's busy mark when the response ends or its connection drops (at once if it already has). */
+function busyUntilClosed(response: http.ServerResponse, end: () => void): void {
+  if (response.closed) end();
+  else response.once('close', end);
 }
 
 /** Equal-length digests, so the comparison takes the same time whatever was sent. */

@@ -8,6 +8,7 @@ import { createMcpGateway, type McpGateway } from '../../mcp/create-mcp-gateway.
 import { GatewayStdioTransport } from '../../mcp/gateway-stdio-transport.ts';
 import { DEFAULT_CALL_TIMEOUT_MS } from '../../mcp/mcp-gateway-options.ts';
 import { generateGatewayToken, MIN_TOKEN_LENGTH, startHttpGateway, type HttpGateway } from '../../mcp/http-gateway.ts';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '../../mcp/http-session-pool.ts';
 import type { NamespacingMode } from '../../mcp/assign-client-names.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
@@ -30,6 +31,13 @@ Options:
   --token TOKEN            the bearer token for --http (default: $TOOLGATE_MCP_TOKEN;
                            else one is generated and printed to stderr). At least
                            ${MIN_TOKEN_LENGTH} characters; prefer the variable (argv is visible in ps).
+  --session-idle-timeout DURATION
+                           with --http: close a session that has had no request and no
+                           open stream for this long, e.g. 10m, 1h (default ${DEFAULT_SESSION_IDLE_TIMEOUT_MS / 60_000}m);
+                           its id then answers 404 and the client must initialize again
+  --max-sessions N         with --http: open sessions at most (default ${DEFAULT_MAX_SESSIONS}). A new client
+                           takes the place of the least recently used idle one; it is
+                           refused (503) only when every session is busy. DELETE ends one.
   --namespace MODE         collisions (default): a tool keeps its name unless two servers
                            offer that name, then both are listed as <namespace>__<name>;
                            always: every tool is <namespace>__<name>. The namespace is the
@@ -83,6 +91,8 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
       token: { type: 'string' },
       namespace: { type: 'string' },
       'call-timeout': { type: 'string' },
+      'session-idle-timeout': { type: 'string' },
+      'max-sessions': { type: 'string' },
       ...RUN_MODE_OPTIONS,
       terminal: { type: 'boolean', default: true },
       'stats-file': { type: 'string' },
@@ -96,8 +106,13 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   const mode = runModeFrom(values);
   const namespacing = values.namespace ?? 'collisions';
   if (namespacing !== 'collisions' && namespacing !== 'always') throw new UsageError(`--namespace must be collisions or always, not ${JSON.stringify(namespacing)}`);
-  const callTimeoutMs = values['call-timeout'] === undefined ? DEFAULT_CALL_TIMEOUT_MS : parseDuration(values['call-timeout']);
+  const callTimeoutMs = values['call-timeout'] === undefined ? DEFAULT_CALL_TIMEOUT_MS : parseDuration('--call-timeout', values['call-timeout']);
   const port = values.http === undefined ? undefined : parsePort(values.http);
+  const sessionIdleTimeoutMs = values['session-idle-timeout'] === undefined ? undefined : parseDuration('--session-idle-timeout', values['session-idle-timeout']);
+  const maxSessions = values['max-sessions'] === undefined ? undefined : parseSessionCount(values['max-sessions']);
+  if (port === undefined && (sessionIdleTimeoutMs !== undefined || maxSessions !== undefined)) {
+    throw new UsageError(`${sessionIdleTimeoutMs !== undefined ? '--session-idle-timeout' : '--max-sessions'} applies only with --http`);
+  }
   const token = port === undefined ? undefined : (values.token ?? io.env.TOOLGATE_MCP_TOKEN);
   if (token !== undefined && token.length < MIN_TOKEN_LENGTH) throw new UsageError(`the token must have at least ${MIN_TOKEN_LENGTH} characters`);
   if (port === undefined && values.token !== undefined) throw new UsageError('--token applies only with --http');
@@ -130,7 +145,7 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
     );
     if (port !== undefined) {
       const effectiveToken = token ?? generateGatewayToken();
-      http = await startHttpGateway({ gateway, port, token: effectiveToken, log });
+      http = await startHttpGateway({ gateway, port, token: effectiveToken, log, sessionIdleTimeoutMs, maxSessions });
       log(`listening on ${http.url}`);
       if (token === undefined) log(`bearer token (send "Authorization: Bearer <token>"): ${effectiveToken}`);
     } else {
@@ -172,10 +187,18 @@ function waitForStop(options: { io: CliIo; stdio: boolean }): { promise: Promise
   };
 }
 
-function parseDuration(text: string): number {
+function parseDuration(flag: string, text: string): number {
   const value = /^\d+(\.\d+)?$/.test(text) ? durationMs(Number(text)) : durationMs(text);
-  if (value === undefined || value <= 0) throw new UsageError(`--call-timeout must be a duration such as 30s, 500ms or 2m, not ${JSON.stringify(text)}`);
+  if (value === undefined || value <= 0) throw new UsageError(`${flag} must be a duration such as 30s, 500ms or 2m, not ${JSON.stringify(text)}`);
+  // setTimeout cannot wait longer than 2^31 - 1 ms (about 24.8 days).
+  if (value > 2_147_483_647) throw new UsageError(`${flag} must be at most 24 days, not ${JSON.stringify(text)}`);
   return value;
+}
+
+function parseSessionCount(text: string): number {
+  const count = Number(text);
+  if (!/^\d+$/.test(text) || count < 1 || count > 100_000) throw new UsageError(`--max-sessions must be a whole number from 1 to 100000, not ${JSON.stringify(text)}`);
+  return count;
 }
 
 function parsePort(text: string): number {
