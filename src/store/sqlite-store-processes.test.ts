@@ -23,13 +23,17 @@ const STORE_MODULE = pathToFileURL(path.join(path.dirname(fileURLToPath(import.m
  * (`{round, revision, runIds}`), tries to move each run from `revision` and
  * to begin call `call-<round>` of it, in its own shuffled order, and reports
  * what it won. `writer`: writes runs until killed, reporting each one after
- * its last commit. `open`: opens the file, writes one run, and exits.
+ * its last commit. `batch-writer`: the same from 16 concurrent loops, so that
+ * the writes are group-committed, reporting each run once its pause resolved
+ * (with the largest batch committed so far). `open`: opens the file, writes
+ * one run, and exits.
  */
 const CHILD_SOURCE = `
 import { createInterface } from 'node:readline';
 const { openSqliteStore } = await import(process.env.STORE_MODULE);
 const task = JSON.parse(process.env.CHILD_TASK);
-const store = openSqliteStore({ file: task.file });
+let largestBatch = 0;
+const store = openSqliteStore({ file: task.file, hooks: { afterCommit: (batch) => { largestBatch = Math.max(largestBatch, batch.writes); } } });
 const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
 const run = (runId) => ({ runId, owner: 'alice', status: 'running', mode: 'daemon', sessionId: 's', chatId: null, model: 'm', input: 'task ' + runId, state: '{"sealed":"' + runId + '"}' });
 const event = (runId, type, data = {}) => ({ runId, owner: 'alice', type, data: { run_id: runId, ...data } });
@@ -57,6 +61,19 @@ if (task.kind === 'race') {
     });
     send({ committed: runId });
   }
+} else if (task.kind === 'batch-writer') {
+  const loop = async (loopIndex) => {
+    for (let index = 0; ; index++) {
+      const runId = task.name + '-' + loopIndex + '-' + index;
+      await store.createRun(run(runId), [event(runId, 'run_started')]);
+      await store.updateRun(runId, 1, { status: 'paused_checkpoint' }, {
+        events: [event(runId, 'checkpoint_required', { tool_call_id: 'call-1', big: 'x'.repeat(2000) }), event(runId, 'run_paused')],
+        approvals: [1, 2].map((n) => ({ runId, toolCallId: 'call-' + n, owner: 'alice', tool: 'shell', groupId: 'g', request: { n } })),
+      });
+      send({ committed: runId, largestBatch });
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, (_, loopIndex) => loop(loopIndex)));
 } else if (task.kind === 'open') {
   await store.createRun(run(task.name), [event(task.name, 'run_started')]);
   send({ done: true });
@@ -187,6 +204,35 @@ describe('the SQLite store shared by processes', () => {
       expect((await exited(writers[1] as Child)).signal).toBe('SIGKILL');
       await expectConsistent(file, committed);
     }
+  }, 120_000);
+
+  it('never loses a group-committed write whose promise resolved, nor keeps half of one, when its process is killed with SIGKILL', async () => {
+    const committed: string[] = [];
+    let largestBatch = 0;
+    const collect = async (child: Child, count: number) => {
+      for (let index = 0; index < count; index++) {
+        const message = await nextMessage(child);
+        committed.push(message.committed as string);
+        largestBatch = Math.max(largestBatch, message.largestBatch as number);
+      }
+    };
+    const pause = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 4));
+    for (let round = 0; round < 5; round++) {
+      // Two processes of 16 concurrent writers each: batches in each, and the two contend for the write lock.
+      const writers = [startChild({ kind: 'batch-writer', file, name: `b${round}a` }), startChild({ kind: 'batch-writer', file, name: `b${round}b` })];
+      children.push(...writers);
+      await Promise.all(writers.map((writer) => collect(writer, 60 + round * 20)));
+      await pause();
+      writers[0]?.kill('SIGKILL');
+      expect(await exited(writers[0] as Child)).toEqual({ code: null, signal: 'SIGKILL' });
+      await collect(writers[1] as Child, 60);
+      await pause();
+      writers[1]?.kill('SIGKILL');
+      expect((await exited(writers[1] as Child)).signal).toBe('SIGKILL');
+      await expectConsistent(file, committed);
+    }
+    // The writes really were batched: some commit held several of them.
+    expect(largestBatch).toBeGreaterThan(1);
   }, 120_000);
 });
 

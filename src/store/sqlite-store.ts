@@ -1,12 +1,17 @@
 /**
  * The embedded store of `toolgate serve`: one SQLite file (better-sqlite3,
- * WAL, every commit synced), shared safely by several processes. Every
- * operation that writes more than one record is one IMMEDIATE transaction,
- * which takes SQLite's single write lock at its start: writers queue (up to
- * the busy timeout) instead of failing half way, and events get their ids
- * in commit order.
+ * WAL, every commit synced), shared safely by several processes. Writes are
+ * group-committed (`sqlite-group-commit.ts`): those queued in one turn of the
+ * event loop share one IMMEDIATE transaction and its one fsync, each inside
+ * its own savepoint, so a write that fails or loses a compare-and-set changes
+ * nothing and leaves the others alone. IMMEDIATE takes SQLite's single write
+ * lock at the start: writers of other processes queue (up to the busy
+ * timeout) instead of failing half way, and events get their ids in commit
+ * order. A write's promise resolves only once its commit is durable; reads
+ * run at once and see every write whose promise has resolved.
  */
 import type Database from 'better-sqlite3';
+import { createGroupCommit, type GroupCommitHooks } from './sqlite-group-commit.ts';
 import { openSqliteDatabase } from './sqlite-schema.ts';
 import {
   type ApprovalRow,
@@ -36,6 +41,10 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** The clock for every stored time. Default `new Date()`. */
   now?: () => Date;
+  /** A batch commits as soon as it holds this many writes. Default 256. */
+  maxBatch?: number;
+  /** What tests watch of the batches (how many commits, a COMMIT made to fail). */
+  hooks?: GroupCommitHooks;
 }
 
 /**
@@ -62,7 +71,9 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     }
     return found;
   };
-  const inTransaction = <Result>(work: () => Result): Result => database.transaction(work).immediate();
+  const commits = createGroupCommit({ database, ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }), ...(options.hooks === undefined ? {} : { hooks: options.hooks }) });
+  /** Queues a write: it runs in the next batch, inside its own savepoint, and resolves once that batch's commit is durable. */
+  const batchedWrite = <Result>(work: () => Result): Promise<Result> => commits.write(work);
 
   const readRun = (runId: string): StoredRun | undefined => {
     const row = statement('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
@@ -97,7 +108,7 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       if (run.status !== 'running') {
         throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `createRun: a new run's status must be "running", got ${JSON.stringify(run.status)}` });
       }
-      return inTransaction(() => {
+      return batchedWrite(() => {
         const at = now();
         statement(
           `INSERT INTO runs (run_id, owner, status, mode, session_id, chat_id, model, input, state, text, error, created_at, updated_at, revision, schema_version)
@@ -143,7 +154,7 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     },
 
     async updateRun(runId, revision, change, extra = {}) {
-      return inTransaction(() => {
+      return batchedWrite(() => {
         // Compare-and-set: only the revision the caller read moves; nothing else is written when it does not.
         const moved = statement(
           `UPDATE runs SET
@@ -194,7 +205,7 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
 
     async decideApproval(runId, toolCallId, decision, events = []) {
       const text = jsonObjectText(decision, `decision on ${toolCallId}`);
-      return inTransaction(() => {
+      return batchedWrite(() => {
         const decided = statement('UPDATE approvals SET decision = ? WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL').run(text, runId, toolCallId);
         if (decided.changes === 0) return { decided: false, events: [] };
         return { decided: true, events: insertEvents(events) };
@@ -202,7 +213,7 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     },
 
     async appendEvents(events) {
-      return inTransaction(() => insertEvents(events));
+      return batchedWrite(() => insertEvents(events));
     },
 
     async readEvents(query) {
@@ -230,18 +241,18 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
 
     async beginCall(call) {
       // The UNIQUE (run_id, tool_call_id) decides between racing processes: exactly one insert lands.
-      const inserted = statement(
+      const insert = statement(
         `INSERT INTO calls (run_id, tool_call_id, tool, input, status, output, started_at, finished_at, schema_version)
          VALUES (?, ?, ?, ?, 'executing', NULL, ?, NULL, ?) ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
-      ).run(call.runId, call.toolCallId, call.tool, call.input, now(), STORE_SCHEMA_VERSION);
-      return inserted.changes === 1;
+      );
+      return batchedWrite(() => insert.run(call.runId, call.toolCallId, call.tool, call.input, now(), STORE_SCHEMA_VERSION).changes === 1);
     },
 
     async finishCall(runId, toolCallId, status, output) {
       if (status !== 'completed' && status !== 'failed' && status !== 'interrupted') {
         throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: status must be completed, failed or interrupted, got ${JSON.stringify(status)}` });
       }
-      inTransaction(() => {
+      await batchedWrite(() => {
         const ended = statement(`UPDATE calls SET status = ?, output = ?, finished_at = ? WHERE run_id = ? AND tool_call_id = ? AND status = 'executing'`).run(
           status,
           output,
@@ -269,11 +280,12 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
         entry.decision.reason === undefined ? { approved: entry.decision.approved } : { approved: entry.decision.approved, reason: entry.decision.reason },
         `remembered decision ${entry.key}`,
       );
-      statement(
+      const upsert = statement(
         `INSERT INTO memory (key, session_id, chat_id, decision, updated_at, schema_version) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (key) DO UPDATE SET session_id = excluded.session_id, chat_id = excluded.chat_id, decision = excluded.decision,
            updated_at = excluded.updated_at, schema_version = excluded.schema_version`,
-      ).run(entry.key, entry.sessionId, entry.chatId, decision, now(), STORE_SCHEMA_VERSION);
+      );
+      await batchedWrite(() => upsert.run(entry.key, entry.sessionId, entry.chatId, decision, now(), STORE_SCHEMA_VERSION));
     },
 
     async recall(key) {
@@ -288,15 +300,13 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
 
     async forgetChat(sessionId, chatId) {
       // IS, not =: the null chat is a chat of its own, forgotten only when asked for.
-      return statement('DELETE FROM memory WHERE session_id = ? AND chat_id IS ?').run(sessionId, chatId).changes;
+      return batchedWrite(() => statement('DELETE FROM memory WHERE session_id = ? AND chat_id IS ?').run(sessionId, chatId).changes);
     },
 
     async createToken(token) {
       // A taken name (revoked or not) or, astronomically unlikely, a taken hash: nothing is written.
-      const inserted = statement(
-        `INSERT INTO tokens (name, role, hash, created_at, revoked_at, schema_version) VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT DO NOTHING`,
-      ).run(token.name, token.role, token.hash, now(), STORE_SCHEMA_VERSION);
-      return inserted.changes === 1;
+      const insert = statement(`INSERT INTO tokens (name, role, hash, created_at, revoked_at, schema_version) VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT DO NOTHING`);
+      return batchedWrite(() => insert.run(token.name, token.role, token.hash, now(), STORE_SCHEMA_VERSION).changes === 1);
     },
 
     async findToken(hash) {
@@ -309,11 +319,17 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     },
 
     async revokeToken(name) {
-      return statement('UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL').run(now(), name).changes === 1;
+      return batchedWrite(() => statement('UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL').run(now(), name).changes === 1);
     },
 
     async close() {
-      if (database.open) database.close();
+      if (!database.open) return;
+      // What is queued commits first: a write accepted before close is not dropped.
+      try {
+        commits.flush();
+      } finally {
+        database.close();
+      }
     },
   };
   return store;

@@ -122,6 +122,25 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         expect(await store.readEvents({ afterId: 0, runId: 'run-1', limit: 10 })).toHaveLength(1);
       });
 
+      it('keeps concurrent writes apart: one that fails writes nothing and fails none of the others', async () => {
+        await store.createRun(newRun('run-1'), []);
+        const settled = await Promise.allSettled([
+          store.createRun(newRun('run-2'), [newEvent('run-2', 'run_started')]),
+          store.createRun(newRun('run-1', { owner: 'mallory' }), [newEvent('run-1', 'run_started', {}, 'mallory')]),
+          store.appendEvents([newEvent('run-1', 'kept')]),
+          store.appendEvents([newEvent('run-1', 'dropped'), newEvent('ghost', 'orphan')]),
+          store.beginCall({ runId: 'run-1', toolCallId: 'call-1', tool: 'shell', input: 'x' }),
+          store.updateRun('run-1', 1, { text: 'moved' }, { events: [newEvent('run-1', 'moved')] }),
+        ]);
+        expect(settled.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+        expect((await store.getRun('run-1'))?.owner).toBe('alice');
+        expect((await store.getRun('run-2'))?.revision).toBe(1);
+        expect((await store.getRun('run-1'))?.text).toBe('moved');
+        expect(await store.getCall('run-1', 'call-1')).toMatchObject({ status: 'executing', input: 'x' });
+        const events = await store.readEvents({ afterId: 0, limit: 10 });
+        expect(events.map((event) => `${event.runId}:${event.type}`).sort()).toEqual(['run-1:kept', 'run-1:moved', 'run-2:run_started']);
+      });
+
       it('rolls the whole update back when an added approval already exists', async () => {
         await store.createRun(newRun('run-1'), []);
         const paused = await store.updateRun('run-1', 1, { status: 'paused_checkpoint' }, { approvals: [newApproval('run-1', 'call-1')] });
