@@ -93,6 +93,12 @@ export interface RunService {
   cancel(principal: Principal, runId: string): Promise<{ status: RunStatus; message: string }>;
   /** Everything pending that the caller may decide (the inbox). */
   pendingApprovals(principal: Principal): Promise<PendingView[]>;
+  /**
+   * `pendingApprovals` in pages of at most `pageSize`, in the same order, read
+   * as they are asked for, so that `GET /approvals` streams a long inbox with
+   * bounded memory. Optional: without it the route answers `pendingApprovals`.
+   */
+  pendingApprovalPages?(principal: Principal, pageSize: number): AsyncIterable<PendingView[]>;
   /** Forgets one chat's remembered approvals (seed 003's `clear(chatId)`). */
   clearChat(principal: Principal, sessionId: string, chatId: string): Promise<{ cleared: number }>;
   /**

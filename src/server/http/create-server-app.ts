@@ -59,7 +59,7 @@ export function createServerApp(options: ServerAppOptions): Hono<ServerEnv> {
   app.use('*', authenticate({ store, adminTokenHash: options.adminTokenHash }));
   registerOpsRoutes({ app, service });
   registerWebRoutes({ app, web: options.web });
-  registerRunRoutes({ app, service, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });
+  registerRunRoutes({ app, service, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, logger });
   registerEventRoutes({ app, service, store, heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, logger });
   app.notFound(routeNotFound());
   app.onError(errorResponse({ logger }));

@@ -5,7 +5,9 @@
  * which runs a caller may see, the service decides.
  */
 import type { Context, Hono } from 'hono';
+import type { Logger } from '../log.ts';
 import type { Principal, RunService } from '../run-service.ts';
+import { APPROVALS_PAGE_SIZE, approvalsStreamResponse } from './approvals-stream.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { cancelBody, emptyQuery, listRunsQuery, parseApproveBody, parseRequest, singleValuedQuery, startRunBody } from './request-schemas.ts';
 import type { ServerEnv } from './server-env.ts';
@@ -17,10 +19,10 @@ export const DEFAULT_RUN_PAGE = 1000;
  * Registers the run routes on `app`.
  *
  * @example
- * registerRunRoutes({ app, service, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
+ * registerRunRoutes({ app, service, maxBodyBytes: DEFAULT_MAX_BODY_BYTES, logger });
  */
-export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunService; maxBodyBytes: number }): void {
-  const { app, service, maxBodyBytes } = options;
+export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunService; maxBodyBytes: number; logger: Logger }): void {
+  const { app, service, maxBodyBytes, logger } = options;
 
   app.post('/runs', async (c) => {
     noQuery(c);
@@ -57,7 +59,12 @@ export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunS
 
   app.get('/approvals', async (c) => {
     noQuery(c);
-    return c.json({ approvals: await service.pendingApprovals(principalOf(c)) });
+    const principal = principalOf(c);
+    // A long inbox is streamed page by page; a service without pages answers in one piece.
+    if (service.pendingApprovalPages !== undefined) {
+      return approvalsStreamResponse({ pages: service.pendingApprovalPages(principal, APPROVALS_PAGE_SIZE), logger, principal: principal.name });
+    }
+    return c.json({ approvals: await service.pendingApprovals(principal) });
   });
 
   app.delete('/sessions/:session/chats/:chat', async (c) => {

@@ -114,6 +114,12 @@ export function createTestRunService(options: { store: ToolgateStore }): TestRun
       const approvals = await store.listApprovals({});
       return approvals.map((approval) => ({ ...approval.request, run_id: approval.runId, tool_call_id: approval.toolCallId, tool_name: approval.tool, group_id: approval.groupId }));
     },
+    async *pendingApprovalPages(principal, pageSize) {
+      record('pendingApprovalPages', principal, [pageSize]);
+      const approvals = await service.pendingApprovals(principal);
+      calls.pop();
+      for (let start = 0; start < approvals.length; start += pageSize) yield approvals.slice(start, start + pageSize);
+    },
     async clearChat(principal, sessionId, chatId) {
       record('clearChat', principal, [sessionId, chatId]);
       return { cleared: await store.forgetChat(sessionId, chatId) };

@@ -106,6 +106,12 @@ export function createRunService(options: RunServiceOptions): RunService {
       return (await store.listApprovals({})).map(pendingView);
     },
 
+    // One read of the store (it has no pages of approvals yet); the views and their JSON are made a page at a time.
+    async *pendingApprovalPages(principal, pageSize) {
+      const approvals = await store.listApprovals(principal.role === 'submitter' ? { owner: principal.name } : {});
+      for (let start = 0; start < approvals.length; start += pageSize) yield approvals.slice(start, start + pageSize).map(pendingView);
+    },
+
     async clearChat(principal, sessionId, chatId) {
       // Sessions are scoped by owner: a submitter clears its own; an admin clears the chat for every owner.
       const owners = principal.role === 'admin' ? await ownersOf(runtime) : [principal.name];
