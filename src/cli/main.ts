@@ -1,32 +1,29 @@
 import { readFileSync } from 'node:fs';
+import { enableCompileCache, flushCompileCache } from 'node:module';
 import { PolicyError } from '../core/errors/policy-error.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { EXIT, processIo, type CliIo } from './cli-io.ts';
-import { UsageError } from './cli-support.ts';
-import { nearestName } from './parse-command-line.ts';
-import { runApprovalsCommand } from './commands/approvals-command.ts';
-import { runAuditCommand } from './commands/audit-command.ts';
-import { runCheckCommand } from './commands/check-command.ts';
-import { runDoctorCommand } from './commands/doctor-command.ts';
-import { runInitCommand } from './commands/init-command.ts';
-import { runMcpCommand } from './commands/mcp-command.ts';
-import { runRunCommand } from './commands/run-command.ts';
-import { runSchemaCommand } from './commands/schema-command.ts';
-import { runServeCommand } from './commands/serve-command.ts';
-import { runTokenCommand } from './commands/token-command.ts';
 
-const COMMANDS: Record<string, { run: (argv: string[], io: CliIo) => Promise<number>; summary: string }> = {
-  init: { run: (argv, io) => runInitCommand(argv, io), summary: 'write a starter toolgate.yaml (commented) for this project' },
-  run: { run: runRunCommand, summary: 'run an agent in this terminal, every tool call gated (--demo: no key needed)' },
-  check: { run: runCheckCommand, summary: 'what the policy does with a tool call (the simulator)' },
-  serve: { run: (argv, io) => runServeCommand(argv, io), summary: 'the HTTP approval API and web inbox; paused runs kept in a store (--demo: no key needed)' },
-  token: { run: runTokenCommand, summary: "create, list or revoke the server's API tokens" },
-  mcp: { run: runMcpCommand, summary: "an MCP gateway: one policy in front of the policy's MCP servers" },
-  audit: { run: runAuditCommand, summary: 'read the audit log' },
-  approvals: { run: runApprovalsCommand, summary: 'list or revoke "approve always" decisions' },
-  schema: { run: runSchemaCommand, summary: 'print the policy file\'s JSON Schema' },
-  doctor: { run: (argv, io) => runDoctorCommand(argv, io), summary: 'what the OS sandbox can do here, and what the policy needs' },
+type CommandRun = (argv: string[], io: CliIo) => Promise<number>;
+
+/**
+ * Every command with its one-line summary for `toolgate --help`. A command's
+ * module (and all it pulls in: the MCP SDK, the AI SDK, the server...) is
+ * imported only when that command is chosen, so `toolgate --help` and each
+ * command start without loading the others.
+ */
+const COMMANDS: Record<string, { load: () => Promise<CommandRun>; summary: string }> = {
+  init: { load: async () => (await import('./commands/init-command.ts')).runInitCommand, summary: 'write a starter toolgate.yaml (commented) for this project' },
+  run: { load: async () => (await import('./commands/run-command.ts')).runRunCommand, summary: 'run an agent in this terminal, every tool call gated (--demo: no key needed)' },
+  check: { load: async () => (await import('./commands/check-command.ts')).runCheckCommand, summary: 'what the policy does with a tool call (the simulator)' },
+  serve: { load: async () => (await import('./commands/serve-command.ts')).runServeCommand, summary: 'the HTTP approval API and web inbox; paused runs kept in a store (--demo: no key needed)' },
+  token: { load: async () => (await import('./commands/token-command.ts')).runTokenCommand, summary: "create, list or revoke the server's API tokens" },
+  mcp: { load: async () => (await import('./commands/mcp-command.ts')).runMcpCommand, summary: "an MCP gateway: one policy in front of the policy's MCP servers" },
+  audit: { load: async () => (await import('./commands/audit-command.ts')).runAuditCommand, summary: 'read the audit log' },
+  approvals: { load: async () => (await import('./commands/approvals-command.ts')).runApprovalsCommand, summary: 'list or revoke "approve always" decisions' },
+  schema: { load: async () => (await import('./commands/schema-command.ts')).runSchemaCommand, summary: 'print the policy file\'s JSON Schema' },
+  doctor: { load: async () => (await import('./commands/doctor-command.ts')).runDoctorCommand, summary: 'what the OS sandbox can do here, and what the policy needs' },
 };
 
 export const MAIN_HELP = `toolgate — human-in-the-loop approval for the tools that LLM agents call
@@ -61,21 +58,27 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     io.stdout.write(`${version()}\n`);
     return EXIT.ok;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command === undefined) {
+    const { nearestName } = await import('./parse-command-line.ts');
     const suggestion = nearestName(name, Object.keys(COMMANDS));
     io.stderr.write(`toolgate: unknown command ${sanitizeTerminalText(JSON.stringify(name))}${suggestion === undefined ? '' : `: did you mean ${suggestion}?`}\n\n${MAIN_HELP}`);
     return EXIT.usage;
   }
   try {
-    return await command.run(rest, io);
+    const run = await command.load();
+    // Written now, not at exit: a server runs until it is stopped, maybe by kill -9.
+    flushCompileCache();
+    return await run(rest, io);
   } catch (error) {
-    return reportError(error, name, io);
+    return await reportError(error, name, io);
   }
 }
 
 /** Error messages quote flags, JSON and policy text a model may have written: they print through the one sanitiser. */
-function reportError(error: unknown, command: string, io: CliIo): number {
+async function reportError(error: unknown, command: string, io: CliIo): Promise<number> {
+  // Loaded here, not up front: every command imports it already, so this costs nothing then.
+  const { UsageError } = await import('./cli-support.ts');
   const safe = (text: unknown): string => sanitizeTerminalText(String(text), { keepNewlines: true, keepTabs: true, collapse: true });
   if (error instanceof UsageError || (error as NodeJS.ErrnoException)?.code?.startsWith?.('ERR_PARSE_ARGS')) {
     io.stderr.write(`toolgate ${command}: ${safe((error as Error).message)}\nRun 'toolgate ${command} --help' for usage.\n`);
@@ -107,5 +110,10 @@ function version(): string {
 }
 
 if (import.meta.main) {
+  // V8's code cache (and the TypeScript stripped to JavaScript), kept in the
+  // OS's temp directory (NODE_COMPILE_CACHE names another, NODE_DISABLE_COMPILE_CACHE=1
+  // turns it off): a second start compiles nothing again. Before the command's
+  // import, so all it loads is cached.
+  enableCompileCache();
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -1,6 +1,3 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { chooseModel } from './choose-model.ts';
 import { ModelConfigError } from './errors/model-config-error.ts';
@@ -41,6 +38,7 @@ export interface ResolveModelOptions {
  * Anthropic key is never sent to a server chosen for another provider.
  * Throws `ModelConfigError` (`MODEL_CONFIG_INVALID`) naming the variable or
  * flag to set. No network is used here: keys are checked when a call is made.
+ * Only the chosen provider's SDK is loaded (each is imported on first use).
  *
  * @example
  * const model = await resolveModel({ id: 'openai-compatible:llama3.2', env: process.env, cwd: process.cwd(), baseUrl: 'http://localhost:11434/v1' });
@@ -88,11 +86,13 @@ export async function resolveModelConnection(options: ResolveModelOptions): Prom
     case 'openai': {
       const apiKey = requireSetting({ id, env: options.env, variable: 'OPENAI_API_KEY', purpose: 'an OpenAI API key' });
       const baseURL = optionalUrl({ id, candidates: [['--base-url', options.baseUrl], ['OPENAI_BASE_URL', options.env.OPENAI_BASE_URL]] }) ?? OPENAI_DEFAULT_URL;
+      const { createOpenAI } = await import('@ai-sdk/openai');
       return { provider, modelId: name, baseUrl: baseURL, model: createOpenAI({ apiKey, baseURL })(name) };
     }
     case 'anthropic': {
       const apiKey = requireSetting({ id, env: options.env, variable: 'ANTHROPIC_API_KEY', purpose: 'an Anthropic API key' });
       const baseURL = optionalUrl({ id, candidates: [['--base-url', options.baseUrl], ['ANTHROPIC_BASE_URL', options.env.ANTHROPIC_BASE_URL]] }) ?? ANTHROPIC_DEFAULT_URL;
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return { provider, modelId: name, baseUrl: baseURL, model: createAnthropic({ apiKey, baseURL })(name) };
     }
     default: {
@@ -113,6 +113,7 @@ export async function resolveModelConnection(options: ResolveModelOptions): Prom
         });
       }
       const apiKey = nonEmpty(options.env.OPENAI_COMPATIBLE_API_KEY) ?? nonEmpty(options.env.TOOLGATE_API_KEY);
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return { provider, modelId: name, baseUrl: baseURL, model: createOpenAICompatible({ name: 'openai-compatible', baseURL, ...(apiKey === undefined ? {} : { apiKey }) })(name) };
     }
   }
