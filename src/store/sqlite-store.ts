@@ -11,7 +11,7 @@
  * run at once and see every write whose promise has resolved.
  */
 import type Database from 'better-sqlite3';
-import { createGroupCommit, type GroupCommitHooks } from './sqlite-group-commit.ts';
+import { createGroupCommit, type GroupCommit, type GroupCommitHooks } from './sqlite-group-commit.ts';
 import { openSqliteDatabase } from './sqlite-schema.ts';
 import {
   type ApprovalRow,
@@ -71,7 +71,13 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     }
     return found;
   };
-  const commits = createGroupCommit({ database, ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }), ...(options.hooks === undefined ? {} : { hooks: options.hooks }) });
+  let commits: GroupCommit;
+  try {
+    commits = createGroupCommit({ database, ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }), ...(options.hooks === undefined ? {} : { hooks: options.hooks }) });
+  } catch (error) {
+    database.close();
+    throw error;
+  }
   /** Queues a write: it runs in the next batch, inside its own savepoint, and resolves once that batch's commit is durable. */
   const batchedWrite = <Result>(work: () => Result): Promise<Result> => commits.write(work);
 
