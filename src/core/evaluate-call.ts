@@ -1,6 +1,6 @@
 import { firstMatch } from './pattern.ts';
 import type { LabelledPattern, Policy, ToolRule } from './policy/policy.ts';
-import { argumentRuleMatches } from './policy/normalize-policy.ts';
+import { describeConditions, judgeArgumentRules } from './policy/judge-argument-rules.ts';
 import { declaresApproval, type ToolDeclaration } from './tool-declaration.ts';
 import { defaultRequest, errorMessage, runToolChecks } from './run-tool-check.ts';
 import type { ApprovalRequest, Decision, GateContext, MatchedRule, ToolCall, Verdict } from './types.ts';
@@ -142,18 +142,19 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
 }
 
 function policySource(name: string, toolRule: ToolRule, args: unknown): Source {
-  for (const rule of toolRule.rules) {
-    if (argumentRuleMatches(rule, args)) {
-      const conditions = rule.conditions.map((condition) => `${condition.path} ~ ${JSON.stringify(condition.pattern.source)}`).join(', ');
-      return {
-        decision: rule.decision,
-        rule: rule.label,
-        reason: rule.reason ?? `${name} arguments match ${conditions}`,
-        required: rule.required,
-        description: rule.description ?? toolRule.description,
-      };
-    }
+  const judged = toolRule.rules.length === 0 ? undefined : judgeArgumentRules(toolRule, args);
+  if (judged?.kind === 'matched') {
+    const { rule } = judged;
+    return {
+      decision: rule.decision,
+      rule: rule.label,
+      reason: rule.reason ?? `${name} arguments match ${describeConditions(rule)}`,
+      required: rule.required,
+      description: rule.description ?? toolRule.description,
+    };
   }
+  // Never a soft ask: strict mode must not approve what the policy could not judge.
+  if (judged?.kind === 'unsure') return { decision: 'ask', rule: judged.rule.label, reason: judged.reason, required: true, description: judged.rule.description ?? toolRule.description };
   return {
     decision: toolRule.decision,
     rule: toolRule.label,

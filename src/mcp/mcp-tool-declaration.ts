@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { argumentRuleMatches } from '../core/policy/normalize-policy.ts';
+import { describeConditions, judgeArgumentRules } from '../core/policy/judge-argument-rules.ts';
 import type { Policy } from '../core/policy/policy.ts';
 import { maskSecrets } from '../core/redact.ts';
 import { blockCall, type ApprovalCheckResult, type ToolDeclaration } from '../core/tool-declaration.ts';
@@ -50,17 +50,19 @@ export function evaluateServerRule(options: { entry: McpToolEntry; policy: Polic
   const { server, tool } = entry;
   const rule = server.tools.get(tool.name);
   if (rule !== undefined) {
-    for (const argumentRule of rule.rules) {
-      if (!argumentRuleMatches(argumentRule, args)) continue;
-      const conditions = argumentRule.conditions.map((condition) => `${condition.path} ~ ${JSON.stringify(condition.pattern.source)}`).join(', ');
+    const judged = judgeArgumentRules(rule, args);
+    if (judged.kind === 'matched') {
+      const argumentRule = judged.rule;
       return {
         decision: argumentRule.decision,
         label: argumentRule.label,
-        reason: argumentRule.reason ?? `${entry.clientName} arguments match ${conditions} (${argumentRule.label})`,
+        reason: argumentRule.reason ?? `${entry.clientName} arguments match ${describeConditions(argumentRule)} (${argumentRule.label})`,
         description: argumentRule.description ?? rule.description,
         required: argumentRule.required,
       };
     }
+    // Never a soft ask: strict mode must not approve what the policy could not judge.
+    if (judged.kind === 'unsure') return { decision: 'ask', label: judged.rule.label, reason: `${judged.reason} (${judged.rule.label})`, description: judged.rule.description ?? rule.description, required: true };
     return { decision: rule.decision, label: rule.label, reason: rule.reason ?? `${rule.label} is ${rule.decision}`, description: rule.description, required: rule.required };
   }
   // A top-level rule for the name decides instead of the server's default, but

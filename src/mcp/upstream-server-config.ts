@@ -68,7 +68,7 @@ export function readUpstreamServers(options: { policy: Policy; directory: string
     }
     const tools = new Map<string, ToolRule>();
     for (const [toolName, toolEntry] of Object.entries(entry.tools ?? {})) {
-      const rule = toolRule(toolName, toolEntry, [...base, 'tools', toolName], issues);
+      const rule = toolRule(toolName, toolEntry, [...base, 'tools', toolName], issues, { policyDirectory: directory });
       if (rule !== undefined) tools.set(toolName, rule);
     }
     const filter = {

@@ -14,6 +14,16 @@ import {
 } from './policy.ts';
 import { policySchema, type PatternDocument, type PolicyDocument, type ToolEntryDocument } from './policy-schema.ts';
 import { zodIssuesToPolicyIssues } from './zod-issues.ts';
+import { argumentRuleMatches } from './judge-argument-rules.ts';
+import { normalizePosixPath, resolvePosixPath } from '../posix-path.ts';
+
+export { argumentRuleMatches };
+
+/** What argument rules need from where the policy lives: `relative_to: policy` is its directory. */
+export interface RuleContext {
+  /** The policy file's directory (absolute), when the policy was read from a file. */
+  policyDirectory?: string;
+}
 
 /** A policy issue before it is located in a file: the path is a list of keys. */
 export interface PathIssue extends Omit<PolicyIssue, 'path' | 'line' | 'column'> {
@@ -77,8 +87,10 @@ function findPrototypeKeys(data: unknown, path: (string | number)[] = [], found:
 
 function build(document: PolicyDocument, source: string, issues: PathIssue[]): Policy {
   const tools = new Map<string, ToolRule>();
+  // The source is the file's absolute path when the policy was read from one.
+  const context: RuleContext = source.startsWith('/') ? { policyDirectory: normalizePosixPath(`${source}/..`) } : {};
   for (const [name, entry] of Object.entries(document.tools ?? {})) {
-    const rule = toolRule(name, entry, ['tools', name], issues);
+    const rule = toolRule(name, entry, ['tools', name], issues, context);
     if (rule !== undefined) tools.set(name, rule);
   }
   const keywords = document.unknown_tools?.dangerous_keywords;
@@ -121,7 +133,7 @@ export function normalizeDecision(value: string): Decision {
  * Reads a tool entry: a bare decision, or an object whose aliases must agree
  * with its `decision` (a contradiction is an error, never a silent pick).
  */
-export function toolRule(name: string, entry: ToolEntryDocument, path: (string | number)[], issues: PathIssue[]): ToolRule | undefined {
+export function toolRule(name: string, entry: ToolEntryDocument, path: (string | number)[], issues: PathIssue[], context: RuleContext = {}): ToolRule | undefined {
   const label = formatPath(path);
   if (typeof entry === 'string') {
     return { label, decision: normalizeDecision(entry), description: undefined, reason: undefined, required: true, rules: [] };
@@ -140,7 +152,7 @@ export function toolRule(name: string, entry: ToolEntryDocument, path: (string |
     });
     return undefined;
   }
-  const rules = (entry.rules ?? []).map((rule, index) => argumentRule(rule, [...path, 'rules', index], issues));
+  const rules = (entry.rules ?? []).map((rule, index) => argumentRule(rule, [...path, 'rules', index], issues, context));
   return {
     label,
     decision: stated[0]?.decision ?? 'ask',
@@ -155,6 +167,7 @@ function argumentRule(
   rule: NonNullable<Exclude<ToolEntryDocument, string>['rules']>[number],
   path: (string | number)[],
   issues: PathIssue[],
+  context: RuleContext,
 ): ArgumentRule | undefined {
   const conditions: ArgumentCondition[] = [];
   if (Object.keys(rule.args).length === 0) {
@@ -168,8 +181,13 @@ function argumentRule(
       issues.push({ path: [...path, 'args', argumentPath], atKey: true, message: 'invalid argument path', expected: 'names joined by "." with optional [index], e.g. options.files[0]', found: JSON.stringify(argumentPath) });
       continue;
     }
+    if (typeof source !== 'string') {
+      const condition = insideCondition({ argumentPath, segments, source, path: [...path, 'args', argumentPath], issues, context });
+      if (condition !== undefined) conditions.push(condition);
+      continue;
+    }
     const pattern = compileAt(source, [...path, 'args', argumentPath], issues);
-    if (pattern !== undefined) conditions.push({ path: argumentPath, segments, pattern });
+    if (pattern !== undefined) conditions.push({ kind: 'pattern', path: argumentPath, segments, pattern });
   }
   if (conditions.length !== Object.keys(rule.args).length) return undefined;
   const compiled: ArgumentRule = {
@@ -193,24 +211,46 @@ function argumentRule(
   return compiled;
 }
 
-/** True when every condition of `rule` matches `args`. A missing argument never matches. */
-export function argumentRuleMatches(rule: ArgumentRule, args: unknown): boolean {
-  for (const condition of rule.conditions) {
-    const value = readArgument(args, condition.segments);
-    if (value === undefined) return false;
-    if (!condition.pattern.test(typeof value === 'string' ? value : fingerprint(value))) return false;
+/**
+ * `{inside: DIR, relative_to?: BASE}`: DIR absolute, or relative to BASE when
+ * given; BASE absolute, or `policy` for the policy file's directory. Both are
+ * normalised here, so matching compares normalised paths only.
+ */
+function insideCondition(options: {
+  argumentPath: string;
+  segments: (string | number)[];
+  source: { inside: string; relative_to?: string | undefined };
+  path: (string | number)[];
+  issues: PathIssue[];
+  context: RuleContext;
+}): ArgumentCondition | undefined {
+  const { source, path, issues } = options;
+  let relativeTo: string | undefined;
+  if (source.relative_to !== undefined) {
+    if (source.relative_to === 'policy') {
+      relativeTo = options.context.policyDirectory;
+      if (relativeTo === undefined) {
+        issues.push({ path: [...path, 'relative_to'], message: 'relative_to: policy needs a policy read from a file', expected: 'an absolute directory', found: '"policy"' });
+        return undefined;
+      }
+    } else if (source.relative_to.startsWith('/') && !source.relative_to.includes('\u0000')) {
+      relativeTo = normalizePosixPath(source.relative_to);
+    } else {
+      issues.push({ path: [...path, 'relative_to'], message: 'relative_to must be an absolute directory or "policy"', expected: 'a path starting with "/", or policy (the policy file\'s directory)', found: JSON.stringify(source.relative_to) });
+      return undefined;
+    }
   }
-  return true;
-}
-
-function readArgument(args: unknown, segments: readonly (string | number)[]): unknown {
-  let current: unknown = args;
-  for (const segment of segments) {
-    if (current === null || typeof current !== 'object') return undefined;
-    if (!Object.prototype.hasOwnProperty.call(current, segment)) return undefined;
-    current = (current as Record<string | number, unknown>)[segment];
+  if (source.inside.includes('\u0000') || (!source.inside.startsWith('/') && relativeTo === undefined)) {
+    issues.push({
+      path: [...path, 'inside'],
+      message: 'inside must be an absolute directory (or relative, with relative_to)',
+      expected: 'a path starting with "/", e.g. /home/me/notes/drafts',
+      found: JSON.stringify(source.inside),
+    });
+    return undefined;
   }
-  return current;
+  const inside = relativeTo === undefined ? normalizePosixPath(source.inside) : resolvePosixPath(relativeTo, source.inside);
+  return { kind: 'inside', path: options.argumentPath, segments: options.segments, inside, relativeTo };
 }
 
 function parseArgumentPath(path: string): (string | number)[] | undefined {

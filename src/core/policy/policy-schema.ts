@@ -35,10 +35,29 @@ const pattern = z
   ])
   .describe('An RE2 pattern that must match the whole input (linear-time, no backtracking). `.` matches newlines; prefix (?i) for case-insensitive.');
 
+const argumentCondition = z
+  .union([
+    z
+      .string()
+      .describe(
+        'A full-match pattern on the value: strings as written, other values as JSON. An allow rule never covers a string that is not a normalised path (with "..", "." or "//" segments): such a call asks.',
+      ),
+    z
+      .strictObject({
+        inside: z.string().min(1).describe('An absolute directory (or relative, with relative_to): the value, normalised, must be it or below it.'),
+        relative_to: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('What a relative value (and a relative `inside`) is resolved against: an absolute directory, or `policy` for the policy file\'s directory. Without it a relative value never matches.'),
+      })
+      .describe('A path condition: `.`, `..` and repeated slashes are resolved before comparing (as strings; symbolic links are not followed).'),
+  ]);
+
 const argumentRule = z.strictObject({
   args: z
-    .record(z.string(), z.string())
-    .describe('Argument path (`to`, `options.force`, `files[0]`) to a full-match pattern on its value; strings match as written, other values as JSON. Every listed argument must match.'),
+    .record(z.string(), argumentCondition)
+    .describe('Argument path (`to`, `options.force`, `files[0]`) to a condition on its value: a full-match pattern, or {inside: DIR} for a path. Every listed argument must match.'),
   decision,
   reason: z.string().optional(),
   description: z.string().optional(),

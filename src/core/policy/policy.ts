@@ -49,11 +49,26 @@ export interface ArgumentRule {
   readonly required: boolean;
 }
 
-export interface ArgumentCondition {
+/** A condition on one argument: a full-match pattern, or (for paths) the directory it must be inside. */
+export type ArgumentCondition = PatternCondition | InsideCondition;
+
+export interface PatternCondition {
+  readonly kind: 'pattern';
   /** As written: `options.force`. */
   readonly path: string;
   readonly segments: readonly (string | number)[];
   readonly pattern: Pattern;
+}
+
+/** `{inside: DIR}`: the value, normalised (and resolved against `relativeTo` when relative), is DIR or below it. */
+export interface InsideCondition {
+  readonly kind: 'inside';
+  readonly path: string;
+  readonly segments: readonly (string | number)[];
+  /** Absolute and normalised. */
+  readonly inside: string;
+  /** Absolute and normalised; without it a relative value never matches. */
+  readonly relativeTo: string | undefined;
 }
 
 /** The seed-003 keywords, used when `unknown_tools.dangerous_keywords: true`. */

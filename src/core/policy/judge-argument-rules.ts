@@ -1,0 +1,117 @@
+import { fingerprint } from '../fingerprint.ts';
+import { isInsidePath, isNormalizedPath, normalizePosixPath, resolvePosixPath } from '../posix-path.ts';
+import type { ArgumentCondition, ArgumentRule, ToolRule } from './policy.ts';
+
+/**
+ * What a tool's argument rules say about one call:
+ * - `matched`: this rule decides (first match wins);
+ * - `unsure`: an allow rule would have covered the call only by reading a
+ *   path-like value as written (`drafts/../x`), or a block/ask rule could not
+ *   judge a relative path: the call asks (never less than a later block);
+ * - `none`: no rule speaks; the tool's own decision applies.
+ */
+export type ArgumentJudgement =
+  | { kind: 'matched'; rule: ArgumentRule }
+  | { kind: 'unsure'; rule: ArgumentRule; reason: string }
+  | { kind: 'none' };
+
+type ConditionResult = { result: 'match' } | { result: 'no' } | { result: 'unsure'; why: string };
+// Shared, so judging an allowed call allocates nothing on the gate's hot path.
+const MATCH: ConditionResult = { result: 'match' };
+const NO: ConditionResult = { result: 'no' };
+
+/**
+ * Judges `args` against the tool rule's argument rules in order. A plain
+ * pattern never lets an allow rule cover a value that is not a normalised
+ * path (`..` or `.` segments, `//`); a block or ask rule's pattern applies to
+ * the value as written and normalised. `{inside: DIR}` conditions normalise
+ * (and resolve, with `relative_to`) before comparing.
+ *
+ * @example
+ * judgeArgumentRules(rule, { path: '/home/me/notes/drafts/../important.md' })
+ * // { kind: 'unsure', rule, reason: 'path "/home/me/notes/drafts/../important.md" is not a normalised path: ...' }
+ */
+export function judgeArgumentRules(toolRule: ToolRule, args: unknown): ArgumentJudgement {
+  let unsure: { rule: ArgumentRule; reason: string } | undefined;
+  for (const rule of toolRule.rules) {
+    const outcome = judgeRule(rule, args);
+    if (outcome.result === 'no') continue;
+    if (outcome.result === 'match') {
+      // After an unsure rule, only a block may still speak: it is stricter than the ask.
+      if (unsure === undefined || rule.decision === 'block') return { kind: 'matched', rule };
+      continue;
+    }
+    unsure ??= { rule, reason: outcome.why };
+  }
+  if (unsure === undefined || toolRule.decision === 'block') return { kind: 'none' };
+  return { kind: 'unsure', ...unsure };
+}
+
+/**
+ * True when every condition of `rule` definitely matches `args` (used for a rule's `examples`). A missing argument never matches.
+ *
+ * @example
+ * argumentRuleMatches(rule, { path: '/home/me/notes/drafts/a.md' }) // true
+ */
+export function argumentRuleMatches(rule: ArgumentRule, args: unknown): boolean {
+  return judgeRule(rule, args).result === 'match';
+}
+
+/**
+ * `path ~ "pattern"` or `path inside "/dir"`, for reasons.
+ *
+ * @example
+ * describeConditions(rule) // 'path inside "/home/me/notes/drafts"'
+ */
+export function describeConditions(rule: ArgumentRule): string {
+  return rule.conditions
+    .map((condition) =>
+      condition.kind === 'pattern'
+        ? `${condition.path} ~ ${JSON.stringify(condition.pattern.source)}`
+        : `${condition.path} inside ${JSON.stringify(condition.inside)}${condition.relativeTo === undefined ? '' : ` (relative to ${JSON.stringify(condition.relativeTo)})`}`,
+    )
+    .join(', ');
+}
+
+function judgeRule(rule: ArgumentRule, args: unknown): ConditionResult {
+  let unsure: ConditionResult | undefined;
+  for (const condition of rule.conditions) {
+    const outcome = judgeCondition(condition, readArgument(args, condition.segments), rule.decision === 'allow');
+    if (outcome.result === 'no') return outcome;
+    if (outcome.result === 'unsure') unsure ??= outcome;
+  }
+  return unsure ?? MATCH;
+}
+
+function judgeCondition(condition: ArgumentCondition, value: unknown, allows: boolean): ConditionResult {
+  if (value === undefined) return NO;
+  if (condition.kind === 'pattern') {
+    if (typeof value !== 'string') return condition.pattern.test(fingerprint(value)) ? MATCH : NO;
+    if (isNormalizedPath(value)) return condition.pattern.test(value) ? MATCH : NO;
+    if (!condition.pattern.test(value) && !condition.pattern.test(normalizePosixPath(value))) return NO;
+    if (!allows) return MATCH;
+    const why =
+      `${condition.path} ${JSON.stringify(value)} is not a normalised path (it has "..", "." or "//"), so the pattern ` +
+      `${JSON.stringify(condition.pattern.source)} cannot tell where it leads; use {inside: DIR} to judge it as a path`;
+    return { result: 'unsure', why };
+  }
+  if (typeof value !== 'string') return NO;
+  const relative = !value.startsWith('/');
+  if (value.includes('\u0000') || (relative && condition.relativeTo === undefined)) {
+    // Fail closed: an allow rule does not cover what it cannot judge; a block or ask rule asks.
+    if (allows) return NO;
+    return { result: 'unsure', why: `${condition.path} ${JSON.stringify(value)} is not an absolute path, so whether it is inside ${JSON.stringify(condition.inside)} cannot be judged` };
+  }
+  const resolved = relative ? resolvePosixPath(condition.relativeTo!, value) : normalizePosixPath(value);
+  return isInsidePath(resolved, condition.inside) ? MATCH : NO;
+}
+
+function readArgument(args: unknown, segments: readonly (string | number)[]): unknown {
+  let current: unknown = args;
+  for (const segment of segments) {
+    if (current === null || typeof current !== 'object') return undefined;
+    if (!Object.prototype.hasOwnProperty.call(current, segment)) return undefined;
+    current = (current as Record<string | number, unknown>)[segment];
+  }
+  return current;
+}
