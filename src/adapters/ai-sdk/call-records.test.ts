@@ -35,4 +35,19 @@ describe('createCallRecords', () => {
     expect(records.consume('edited')).toBe(true);
     expect(records.editOf('edited')).toEqual({ args: { to: 'b' } });
   });
+
+  it('remembers that a call ran as long as a record set at that moment would be kept', () => {
+    const records = createCallRecords({ maxEntries: 4 });
+    records.set({ toolCallId: 'a', tool: 'add', modelArgs: {}, authorization: allow({}) });
+    records.set({ toolCallId: 'b', tool: 'add', modelArgs: {}, authorization: allow({}) });
+    // 'a' is among the older records when it runs; running makes it recent again.
+    expect(records.consume('a')).toBe(false);
+    records.set({ toolCallId: 'c', tool: 'add', modelArgs: {}, authorization: allow({}) });
+    records.set({ toolCallId: 'd', tool: 'add', modelArgs: {}, authorization: allow({}) });
+    expect(records.hasRun('a')).toBe(true);
+    records.set({ toolCallId: 'a', tool: 'add', modelArgs: {}, authorization: allow({}) });
+    expect(records.get('a')).toBeUndefined();
+    expect(records.get('b')).toBeUndefined();
+    expect(records.get('c')?.tool).toBe('add');
+  });
 });

@@ -33,8 +33,23 @@ export interface CallRecords {
   hasRun(toolCallId: string): boolean;
 }
 
-/** Past this many open records the oldest are forgotten (at least half this many are kept): a forgotten record only means refusing. */
-const DEFAULT_MAX_RECORDS = 10_000;
+/**
+ * Past this many call ids the oldest are forgotten (at least half this many
+ * are kept): a forgotten open record only means refusing. Each id holds its
+ * record until it runs, then the fact that it ran; 20,000 ids keep as many
+ * ran ids as separate bounds of 10,000 for records and ran ids did.
+ */
+const DEFAULT_MAX_ENTRIES = 20_000;
+
+/** Everything known about one tool call id: one map entry, so the allow path costs one lookup per step. */
+interface CallEntry {
+  /** The decision, until the call starts running. */
+  record: CallRecord | undefined;
+  /** The call started running: it is never armed again. */
+  ran: boolean;
+  /** The person's edited arguments the call ran with. */
+  edit: { args: unknown } | undefined;
+}
 
 /**
  * The records of one gated tool set, bounded in size.
@@ -44,30 +59,33 @@ const DEFAULT_MAX_RECORDS = 10_000;
  * records.set({ toolCallId: 'call-1', tool: 'send_email', modelArgs: args, authorization });
  */
 export function createCallRecords(options: { maxEntries?: number } = {}): CallRecords {
-  const maxEntries = options.maxEntries ?? DEFAULT_MAX_RECORDS;
-  const open = createBoundedMap<CallRecord>(maxEntries);
-  const edits = createBoundedMap<{ args: unknown }>(maxEntries);
-  const ran = createBoundedMap<true>(maxEntries);
+  const entries = createBoundedMap<CallEntry>(options.maxEntries ?? DEFAULT_MAX_ENTRIES);
 
   return {
     set: (record) => {
+      const entry = entries.get(record.toolCallId);
       // A call that ran is never armed again (a retried resume racing the first).
-      if (ran.has(record.toolCallId)) return;
-      edits.delete(record.toolCallId);
-      open.set(record.toolCallId, record);
+      if (entry?.ran === true) return;
+      entries.set(record.toolCallId, { record, ran: false, edit: undefined });
     },
-    get: (toolCallId) => open.get(toolCallId),
+    get(toolCallId) {
+      const entry = entries.get(toolCallId);
+      return entry === undefined ? undefined : entry.record;
+    },
     consume(toolCallId) {
-      const record = open.get(toolCallId);
-      if (record === undefined) return false;
-      open.delete(toolCallId);
-      ran.set(toolCallId, true);
-      if (sameArguments(record.authorization.args, record.modelArgs)) return false;
-      edits.set(toolCallId, { args: record.authorization.args });
+      const entry = entries.get(toolCallId);
+      const record = entry?.record;
+      if (entry === undefined || record === undefined) return false;
+      entry.record = undefined;
+      entry.ran = true;
+      // Kept among the most recent ids: that it ran is remembered as long as a fresh record would be.
+      entries.refresh(toolCallId, entry);
+      if (record.authorization.args === record.modelArgs || sameArguments(record.authorization.args, record.modelArgs)) return false;
+      entry.edit = { args: record.authorization.args };
       return true;
     },
-    editOf: (toolCallId) => edits.get(toolCallId),
-    hasRun: (toolCallId) => ran.has(toolCallId),
+    editOf: (toolCallId) => entries.get(toolCallId)?.edit,
+    hasRun: (toolCallId) => entries.get(toolCallId)?.ran === true,
   };
 }
 
@@ -82,21 +100,21 @@ export function createCallRecords(options: { maxEntries?: number } = {}): CallRe
 function createBoundedMap<Value>(maxEntries: number) {
   const half = Math.max(1, Math.floor(maxEntries / 2));
   let young = new Map<string, Value>();
-  let old = new Map<string, Value>();
+  let old: Map<string, Value> | undefined;
+  const set = (key: string, value: Value): void => {
+    old?.delete(key);
+    young.set(key, value);
+    if (young.size >= half) {
+      old = young;
+      young = new Map();
+    }
+  };
   return {
-    get: (key: string): Value | undefined => young.get(key) ?? old.get(key),
-    has: (key: string): boolean => young.has(key) || old.has(key),
-    set(key: string, value: Value): void {
-      old.delete(key);
-      young.set(key, value);
-      if (young.size >= half) {
-        old = young;
-        young = new Map();
-      }
-    },
-    delete(key: string): void {
-      young.delete(key);
-      old.delete(key);
+    get: (key: string): Value | undefined => young.get(key) ?? old?.get(key),
+    set,
+    /** Makes `key` (holding `value`) one of the most recently set keys again, unless it already is. */
+    refresh(key: string, value: Value): void {
+      if (!young.has(key)) set(key, value);
     },
   };
 }

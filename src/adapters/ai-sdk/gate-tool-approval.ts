@@ -38,8 +38,10 @@ export function createGateToolApproval(state: GatedToolsState): GateToolApproval
       return { type: 'denied', reason: `not run: the run was stopped after ${state.stoppedBy.tool} was denied` };
     }
     const call: ToolCall = { tool: toolName, args: input, callId: toolCallId };
-    // A tool's own needsApproval is asked with what the SDK would have given it (messages, tool context).
-    const context = withSdkApprovalInput(state.context, { kind: 'asked', messages, toolsContext, signal: state.signal });
+    // A tool's own needsApproval is asked with what the SDK would have given it (messages, tool context);
+    // a tool without a check of its own has nobody to hand them to.
+    const context =
+      state.gate.tool(toolName)?.checkApproval === undefined ? state.context : withSdkApprovalInput(state.context, { kind: 'asked', messages, toolsContext, signal: state.signal });
     const authorization = await state.gate.authorize(call, context, authorizeOptions);
     const record = { toolCallId, tool: toolName, modelArgs: input, authorization };
     switch (authorization.decision) {
