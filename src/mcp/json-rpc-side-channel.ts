@@ -1,6 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { setLongTimeout } from '../core/long-timeout.ts';
 
 /** Ids of side-channel requests: strings with this prefix, which the SDK (numeric ids) never uses. */
 const ID_PREFIX = 'toolgate:';
@@ -34,7 +33,8 @@ export interface SideChannel {
  * const result = await channel.request({ method: 'tools/call', params: { name: 'echo', arguments: {} }, timeoutMs: 60_000 });
  */
 export function attachSideChannel(transport: Transport): SideChannel {
-  const pending = new Map<string, { resolve: (result: Record<string, unknown>) => void; reject: (error: unknown) => void; onprogress: SideChannelRequest['onprogress'] }>();
+  const pending = new Map<string, Waiting>();
+  const deadlines = createDeadlines();
   let counter = 0;
   let closed = false;
 
@@ -48,11 +48,11 @@ export function attachSideChannel(transport: Transport): SideChannel {
       pending.delete(record.id);
       if (record.error !== undefined) {
         const code = typeof record.error.code === 'number' ? record.error.code : ErrorCode.InternalError;
-        waiting.reject(new McpError(code, String(record.error.message ?? 'error'), record.error.data));
+        waiting.settle(new McpError(code, String(record.error.message ?? 'error'), record.error.data), undefined);
       } else if (typeof record.result === 'object' && record.result !== null && !Array.isArray(record.result)) {
-        waiting.resolve(record.result as Record<string, unknown>);
+        waiting.settle(undefined, record.result as Record<string, unknown>);
       } else {
-        waiting.reject(new McpError(ErrorCode.InvalidRequest, 'the response has no result object'));
+        waiting.settle(new McpError(ErrorCode.InvalidRequest, 'the response has no result object'), undefined);
       }
       return;
     }
@@ -68,8 +68,9 @@ export function attachSideChannel(transport: Transport): SideChannel {
   transport.onclose = () => {
     closed = true;
     const error = new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
-    for (const waiting of pending.values()) waiting.reject(error);
+    const waiting = [...pending.values()];
     pending.clear();
+    for (const entry of waiting) entry.settle(error, undefined);
     clientOnClose?.();
   };
 
@@ -80,38 +81,100 @@ export function attachSideChannel(transport: Transport): SideChannel {
       const id = `${ID_PREFIX}${++counter}`;
       const params = request.onprogress === undefined ? request.params : { ...request.params, _meta: { ...(request.params._meta as object | undefined), progressToken: id } };
       return new Promise<Record<string, unknown>>((resolve, reject) => {
-        let cancelTimer: (() => void) | undefined;
+        const { signal } = request;
+        const onAbort = () => giveUp(signal!.reason);
+        const waiting: Waiting = {
+          deadline: performance.now() + Math.max(0, request.timeoutMs),
+          onprogress: request.onprogress,
+          settle(error, result) {
+            deadlines.remove(waiting);
+            signal?.removeEventListener('abort', onAbort);
+            if (error === undefined) resolve(result!);
+            else reject(error);
+          },
+          expire: () => giveUp(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: request.timeoutMs })),
+        };
         const giveUp = (reason: unknown) => {
           if (!pending.delete(id)) return;
-          cleanup();
-          reject(reason);
+          waiting.settle(reason, undefined);
           const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String((reason as Error)?.message ?? reason) } } as JSONRPCMessage;
           transport.send(cancel).catch(() => undefined);
         };
-        const onAbort = () => giveUp(request.signal!.reason);
-        const cleanup = () => {
-          cancelTimer?.();
-          request.signal?.removeEventListener('abort', onAbort);
-        };
-        pending.set(id, {
-          resolve: (result) => {
-            cleanup();
-            resolve(result);
-          },
-          reject: (error) => {
-            cleanup();
-            reject(error);
-          },
-          onprogress: request.onprogress,
-        });
-        cancelTimer = setLongTimeout(() => giveUp(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: request.timeoutMs })), request.timeoutMs);
-        request.signal?.addEventListener('abort', onAbort, { once: true });
+        pending.set(id, waiting);
+        // The request goes out first; its deadline and cancellation are set up while the server works.
         transport.send({ jsonrpc: '2.0', id, method: request.method, params } as JSONRPCMessage).catch((error: unknown) => {
           if (!pending.delete(id)) return;
-          cleanup();
-          reject(new McpError(ErrorCode.ConnectionClosed, `could not send the request: ${(error as Error)?.message ?? String(error)}`));
+          waiting.settle(new McpError(ErrorCode.ConnectionClosed, `could not send the request: ${(error as Error)?.message ?? String(error)}`), undefined);
         });
+        if (!pending.has(id)) return;
+        deadlines.add(waiting);
+        signal?.addEventListener('abort', onAbort, { once: true });
       });
+    },
+  };
+}
+
+/** A request waiting for its response. */
+interface Waiting extends Deadline {
+  onprogress: SideChannelRequest['onprogress'];
+  /** Removes its deadline and abort listener, then resolves or rejects the request. */
+  settle(error: unknown, result: Record<string, unknown> | undefined): void;
+}
+
+interface Deadline {
+  /** `performance.now()` time after which `expire` is called. */
+  deadline: number;
+  expire(): void;
+}
+
+/** The longest delay `setTimeout` honours; a later deadline is reached in steps. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The deadlines of the requests in flight, watched by one timer armed for the
+ * earliest of them: a request costs a set insertion, not a timer of its own
+ * (a forwarded call would otherwise arm and cancel one each time). Like a
+ * timer per request, it keeps the process alive while a request is in
+ * flight, and not once none is.
+ */
+function createDeadlines() {
+  const entries = new Set<Deadline>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let armedFor = Number.POSITIVE_INFINITY;
+
+  function arm(at: number): void {
+    if (timer !== undefined) clearTimeout(timer);
+    armedFor = at;
+    timer = setTimeout(fire, Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(at - performance.now()))));
+  }
+
+  function fire(): void {
+    timer = undefined;
+    armedFor = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    const expired: Deadline[] = [];
+    for (const entry of entries) {
+      if (entry.deadline <= now) expired.push(entry);
+      else if (entry.deadline < next) next = entry.deadline;
+    }
+    for (const entry of expired) {
+      entries.delete(entry);
+      entry.expire();
+    }
+    if (next !== Number.POSITIVE_INFINITY && timer === undefined) arm(next);
+  }
+
+  return {
+    add(entry: Deadline): void {
+      entries.add(entry);
+      // A timer armed for a later moment is moved earlier; one armed sooner fires, finds nothing due, and re-arms.
+      if (entry.deadline < armedFor) arm(entry.deadline);
+      else if (entries.size === 1) timer?.ref();
+    },
+    remove(entry: Deadline): void {
+      // Left armed (re-arming on every call costs more than a timer that fires and finds nothing due), but unref'd.
+      if (entries.delete(entry) && entries.size === 0) timer?.unref();
     },
   };
 }
