@@ -100,12 +100,11 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       ...(options.web === undefined ? {} : { web: options.web }),
     });
+    // Before anyone is answered: a client must never see a run as paused that is about to resume.
+    const recovered = (await recoverRuns(runtime)) + (await resumeDecidedPauses(runtime));
     const host = options.host ?? '127.0.0.1';
     const http = await startHttpServer({ app, host, port: options.port ?? 8787 });
     allowedHosts.push(...defaultAllowedHosts({ host, port: http.port }));
-    const recovered = await recoverRuns(runtime);
-    // After listening: with many paused runs this reads them all, and nothing needs to wait for it.
-    void resumeDecidedPauses(runtime).catch((error: unknown) => logger.error('could not resume decided pauses', { error: String(error) }));
     const stopTimeouts = watchApprovalTimeouts(runtime);
     logger.info('listening', { url: http.url, store: store.kind, recovered });
     return {

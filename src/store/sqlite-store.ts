@@ -152,6 +152,13 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       return { runs: page.map(runFromRow), next: rows.length > limit && last !== undefined ? encodeRunCursor(last.seq) : null };
     },
 
+    async decidedPausedRuns() {
+      const rows = statement(
+        `SELECT * FROM runs WHERE status = 'paused_checkpoint' AND NOT EXISTS (SELECT 1 FROM approvals WHERE approvals.run_id = runs.run_id AND approvals.decision IS NULL) ORDER BY seq`,
+      ).all() as RunRow[];
+      return rows.map(runFromRow);
+    },
+
     async countRuns() {
       const counts = Object.fromEntries(RUN_STATUSES.map((status) => [status, 0])) as Record<RunStatus, number>;
       const rows = statement('SELECT status, count(*) AS count FROM runs GROUP BY status').all() as Array<{ status: RunStatus; count: number }>;

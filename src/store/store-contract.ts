@@ -169,6 +169,18 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         expect((await store.listApprovals({ runId: 'run-2' })).map((approval) => approval.toolCallId)).toEqual(['call-1']);
       });
 
+      it('lists the paused runs that have nothing left to decide, and only those', async () => {
+        for (const id of ['waiting', 'decided', 'bare', 'running']) await store.createRun(newRun(id), []);
+        await store.updateRun('waiting', 1, { status: 'paused_checkpoint' }, { approvals: [newApproval('waiting', 'call-1'), newApproval('waiting', 'call-2')] });
+        await store.updateRun('decided', 1, { status: 'paused_checkpoint' }, { approvals: [newApproval('decided', 'call-1')] });
+        await store.updateRun('bare', 1, { status: 'paused_checkpoint' });
+        expect(await store.decideApproval('decided', 'call-1', decision())).toMatchObject({ decided: true });
+        expect(await store.decideApproval('waiting', 'call-1', decision())).toMatchObject({ decided: true });
+        expect((await store.decidedPausedRuns()).map((run) => run.runId)).toEqual(['decided', 'bare']);
+        await store.updateRun('decided', 2, { status: 'running' });
+        expect((await store.decidedPausedRuns()).map((run) => run.runId)).toEqual(['bare']);
+      });
+
       it('counts runs by status, every status present', async () => {
         expect(await store.countRuns()).toEqual({ running: 0, paused_checkpoint: 0, completed: 0, cancelled: 0, failed: 0 });
         for (const id of ['a', 'b', 'c', 'd']) await store.createRun(newRun(id), []);

@@ -154,6 +154,12 @@ export interface ToolgateStore {
   /** How many runs have each status (for metrics). */
   countRuns(): Promise<Record<RunStatus, number>>;
   /**
+   * Runs that are `paused_checkpoint` but have no undecided approval left:
+   * every call was decided and the run was never resumed (the process
+   * stopped in between). A server resumes them when it starts.
+   */
+  decidedPausedRuns(): Promise<StoredRun[]>;
+  /**
    * Moves a run from `revision` (compare-and-set), appends its events, adds
    * approvals and decides or drops them, all in one transaction. Returns
    * undefined, changing nothing, when the run is gone or another writer moved it first.

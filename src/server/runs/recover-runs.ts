@@ -56,21 +56,14 @@ export async function recoverRuns(runtime: ServerRuntime): Promise<number> {
  * process stopped between the last decision and the resume): resumed now.
  *
  * @example
- * void resumeDecidedPauses(runtime);
+ * await resumeDecidedPauses(runtime);
  */
 export async function resumeDecidedPauses(runtime: ServerRuntime): Promise<number> {
   const { store } = runtime;
-  const waiting = new Set((await store.listApprovals({})).map((approval) => approval.runId));
   let resumed = 0;
-  let before: string | undefined;
-  do {
-    const page = await store.listRuns({ status: 'paused_checkpoint', limit: 1000, ...(before === undefined ? {} : { before }) });
-    for (const run of page.runs) {
-      if (waiting.has(run.runId)) continue;
-      await resumeDecidedRun(runtime, run, await store.listApprovals({ runId: run.runId, includeDecided: true }));
-      resumed++;
-    }
-    before = page.next ?? undefined;
-  } while (before !== undefined);
+  for (const run of await store.decidedPausedRuns()) {
+    await resumeDecidedRun(runtime, run, await store.listApprovals({ runId: run.runId, includeDecided: true }));
+    resumed++;
+  }
   return resumed;
 }
