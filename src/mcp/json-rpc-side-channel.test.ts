@@ -47,7 +47,7 @@ describe('attachSideChannel', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(295);
     expect((slowError as McpError).code).toBe(ErrorCode.RequestTimeout);
     const cancelled = sent.filter((message) => (message as { method?: string }).method === 'notifications/cancelled');
-    expect(cancelled.map((message) => (message as { params: { requestId: string } }).params.requestId)).toEqual([idOf(sent[1]!), idOf(sent[0]!)]);
+    expect(cancelled.map((message) => (message as unknown as { params: { requestId: string } }).params.requestId)).toEqual([idOf(sent[1]!), idOf(sent[0]!)]);
   });
 
   it('keeps the process alive only while a request is in flight', async () => {
