@@ -38,6 +38,7 @@ export interface RunRow {
 }
 
 export interface ApprovalRow {
+  seq: number;
   run_id: string;
   tool_call_id: string;
   owner: string;

@@ -216,6 +216,24 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       return rows.map(approvalFromRow);
     },
 
+    async listPendingApprovals(query) {
+      const limit = checkLimit(query.limit, 'listPendingApprovals limit');
+      const conditions = ['decision IS NULL'];
+      const parameters: Record<string, string | number> = { limit: limit + 1 };
+      if (query.owner !== undefined) {
+        conditions.push('owner = @owner');
+        parameters.owner = query.owner;
+      }
+      if (query.after !== undefined) {
+        conditions.push('seq > @after');
+        parameters.after = decodeRunCursor(query.after);
+      }
+      const rows = statement(`SELECT * FROM approvals WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT @limit`).all(parameters) as ApprovalRow[];
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return { approvals: page.map(approvalFromRow), next: rows.length > limit && last !== undefined ? encodeRunCursor(last.seq) : null };
+    },
+
     async decideApproval(runId, toolCallId, decision, events = []) {
       const text = jsonObjectText(decision, `decision on ${toolCallId}`);
       return batchedWrite(() => {

@@ -211,6 +211,20 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         expect(first).toMatchObject({ ...newApproval('run-1', 'call-1', { groupId: 'group-1' }), decision: null, schemaVersion: STORE_SCHEMA_VERSION });
       });
 
+      it('pages through the pending ones, oldest first, each once, by owner or all', async () => {
+        const ids = (list: Array<{ runId: string; toolCallId: string }>) => list.map((approval) => `${approval.runId}/${approval.toolCallId}`);
+        const first = await store.listPendingApprovals({ limit: 2 });
+        expect(ids(first.approvals)).toEqual(['run-1/call-1', 'run-1/call-2']);
+        expect(first.next).not.toBeNull();
+        const second = await store.listPendingApprovals({ limit: 2, after: first.next! });
+        expect(ids(second.approvals)).toEqual(['run-2/call-1']);
+        expect(second.next).toBeNull();
+        expect(ids((await store.listPendingApprovals({ limit: 10, owner: 'carol' })).approvals)).toEqual(['run-2/call-1']);
+        await store.decideApproval('run-1', 'call-1', decision());
+        expect(ids((await store.listPendingApprovals({ limit: 10 })).approvals)).toEqual(['run-1/call-2', 'run-2/call-1']);
+        await expect(store.listPendingApprovals({ limit: 0 })).rejects.toThrow();
+      });
+
       it('decides an undecided call once, with its events; the second decision is refused and writes nothing', async () => {
         const edited = decision({ approved: false, reason: 'not that file', scope: 'session', editedArgs: { path: 'b.txt', lines: [1, 2] }, stop: true });
         const first = await store.decideApproval('run-1', 'call-1', edited, [newEvent('run-1', 'decision', { approved: false })]);

@@ -174,6 +174,11 @@ export interface ToolgateStore {
   /** Pending (undecided) approvals, or all of a run's with `runId` and `includeDecided`. */
   listApprovals(query: { runId?: string; owner?: string; includeDecided?: boolean }): Promise<StoredApproval[]>;
   /**
+   * Undecided approvals a page at a time, oldest first (`owner` for one
+   * owner's); `after` is the previous page's `next`.
+   */
+  listPendingApprovals(query: { owner?: string; limit: number; after?: string }): Promise<{ approvals: StoredApproval[]; next: string | null }>;
+  /**
    * Records a person's decision on a call that is still undecided, with its
    * events, in one transaction; false when it was decided already (or does not exist).
    */

@@ -106,10 +106,13 @@ export function createRunService(options: RunServiceOptions): RunService {
       return (await store.listApprovals({})).map(pendingView);
     },
 
-    // One read of the store (it has no pages of approvals yet); the views and their JSON are made a page at a time.
     async *pendingApprovalPages(principal, pageSize) {
-      const approvals = await store.listApprovals(principal.role === 'submitter' ? { owner: principal.name } : {});
-      for (let start = 0; start < approvals.length; start += pageSize) yield approvals.slice(start, start + pageSize).map(pendingView);
+      let after: string | undefined;
+      do {
+        const page = await store.listPendingApprovals({ limit: pageSize, ...(principal.role === 'submitter' ? { owner: principal.name } : {}), ...(after === undefined ? {} : { after }) });
+        yield page.approvals.map(pendingView);
+        after = page.next ?? undefined;
+      } while (after !== undefined);
     },
 
     async clearChat(principal, sessionId, chatId) {
