@@ -34,6 +34,9 @@ export interface CallEvaluator {
 
 const MAX_CACHED_NAMES = 10_000;
 
+/** The aliases of a tool that has none (shared: never written to). */
+const NO_ALIASES: readonly string[] = Object.freeze([]);
+
 /**
  * The policy half of the gate: filter → any block → any ask → allow, over
  * every source that speaks (the policy's tool rule and its argument rules,
@@ -77,7 +80,7 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     }
     // A tool's other names (aliases) are judged by the same name rules: hidden
     // if any is denied, and each one's tool rule and ask_when speak.
-    const aliases = tool?.aliases?.filter((alias) => typeof alias === 'string' && alias !== name) ?? [];
+    const aliases = tool?.aliases === undefined || tool.aliases === null ? NO_ALIASES : tool.aliases.filter((alias) => typeof alias === 'string' && alias !== name);
     const facts = aliases.length === 0 ? factsFor(name) : combinedFacts(name, aliases);
     if (facts.hiddenBy !== undefined) {
       const rule = facts.hiddenBy === 'not-allowed' ? 'filter.allow' : facts.hiddenBy.label;
@@ -105,26 +108,40 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     if (policy.askAlways) sources.push({ decision: 'ask', rule: 'ask_always', reason: 'every call asks (ask_always)', required: true });
 
     const declared = tool !== undefined && declaresApproval(tool);
-    const conclude = (): EvaluatedVerdict => {
-      let dangerous = false;
-      if (toolRule === undefined && !declared && aliases.every((alias) => !policy.tools.has(alias))) {
-        const keyword = dangerousKeyword(name, tool?.description, policy.unknownTools.dangerousKeywords);
-        dangerous = keyword !== undefined;
-        const fallback = policy.unknownTools.decision;
-        if (fallback === 'allow' && dangerous) {
-          sources.push({ decision: 'ask', rule: 'unknown_tools.dangerous_keywords', reason: `${name} looks dangerous (mentions ${JSON.stringify(keyword)})`, required: true });
-        } else {
-          const why = dangerous ? ` and looks dangerous (mentions ${JSON.stringify(keyword)})` : '';
-          sources.push({ decision: fallback, rule: 'unknown_tools.decision', reason: `${name} has no rule and declares no approval of its own${why}`, required: true });
-        }
-      }
-      return { ...combine({ name, call, tool, sources, redactKeys: policy.redact.keys }), dangerous };
-    };
-    if (!declared) return conclude();
+    // Allowed calls take this path without a closure or a promise: it is the gate's hot path.
+    if (!declared) return conclude(name, call, tool, sources, aliases, toolRule !== undefined, declared);
     return runToolChecks({ tool: tool!, call, context, timeoutMs: policy.checkTimeoutMs, redactKeys: policy.redact.keys }).then((outcomes) => {
       for (const outcome of outcomes) sources.push({ ...outcome, required: outcome.decision === 'ask' ? outcome.request.required : true });
-      return conclude();
+      return conclude(name, call, tool, sources, aliases, toolRule !== undefined, declared);
     });
+  }
+
+  /** The fallback for a tool nothing speaks for, then precedence over every source (positional: it runs on every call). */
+  function conclude(
+    name: string,
+    call: ToolCall,
+    tool: ToolDeclaration | undefined,
+    sources: Source[],
+    aliases: readonly string[],
+    hasToolRule: boolean,
+    declared: boolean,
+  ): EvaluatedVerdict {
+    let dangerous = false;
+    if (!hasToolRule && !declared && aliases.every((alias) => !policy.tools.has(alias))) {
+      const keyword = dangerousKeyword(name, tool?.description, policy.unknownTools.dangerousKeywords);
+      dangerous = keyword !== undefined;
+      const fallback = policy.unknownTools.decision;
+      if (fallback === 'allow' && dangerous) {
+        sources.push({ decision: 'ask', rule: 'unknown_tools.dangerous_keywords', reason: `${name} looks dangerous (mentions ${JSON.stringify(keyword)})`, required: true });
+      } else {
+        const why = dangerous ? ` and looks dangerous (mentions ${JSON.stringify(keyword)})` : '';
+        sources.push({ decision: fallback, rule: 'unknown_tools.decision', reason: `${name} has no rule and declares no approval of its own${why}`, required: true });
+      }
+    }
+    // combine returns a fresh object: `dangerous` is added to it rather than copied into another.
+    const verdict = combine({ name, call, tool, sources, redactKeys: policy.redact.keys }) as EvaluatedVerdict;
+    verdict.dangerous = dangerous;
+    return verdict;
   }
 
   /** Hidden when any name is denied, or when the allow list admits none of them. */

@@ -119,7 +119,8 @@ export function createGate(options: GateOptions): Gate {
    */
   function authorizeNow(call: ToolCall, context: GateContext, authorizeOptions: AuthorizeOptions): Authorization | Promise<Authorization> {
     if (options.audit !== undefined) return authorize(call, context, authorizeOptions);
-    const started = clock.now();
+    // Without an audit log the start time only feeds the observer: nobody else reads it.
+    const started = options.observer === undefined ? 0 : clock.now();
     const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
     const verdict = evaluator.evaluate(call, context, tool);
     if (verdict instanceof Promise || verdict.kind === 'ask') return authorize(call, context, authorizeOptions, { started, verdict });
