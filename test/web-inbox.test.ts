@@ -208,6 +208,41 @@ describe('the web inbox in Chromium', () => {
     expect(incidents).toEqual([]);
   });
 
+  it('keeps a reason being typed while other calls arrive, and a second hurried key never approves the card that moved under it', { timeout: 90_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const first = await inbox.startRun('write a greeting');
+    await inbox.waitForRun(first, ['paused_checkpoint']);
+    const { page, incidents } = await openPage(1280);
+    await page.goto(inbox.server.loginUrl);
+    await page.locator('.approval').waitFor();
+    await page.waitForTimeout(500);
+    await page.keyboard.press('d');
+    await page.keyboard.type('half a reas');
+    // Another run pauses: its card arrives while the person is typing in the first one.
+    const second = await inbox.startRun('write another greeting');
+    await inbox.waitForRun(second, ['paused_checkpoint']);
+    await page.locator('.approval').nth(1).waitFor();
+    await page.keyboard.type('on');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.value)).toBe('half a reason');
+    await page.keyboard.press('Escape');
+    // `a` twice in a row: the first approves the selected card; the second lands on the card that just moved under
+    // the selection, and is dropped. (Both runs' calls are call_1_1: deciding one must not drop the other's card.)
+    await page.waitForTimeout(500);
+    await page.keyboard.press('a');
+    await page.keyboard.press('a');
+    await page.waitForFunction(() => document.querySelectorAll('.approval').length === 1);
+    await page.waitForTimeout(300);
+    const statuses = [(await inbox.api(`/runs/${first}`)).json.status, (await inbox.api(`/runs/${second}`)).json.status];
+    expect(statuses.filter((status) => status === 'paused_checkpoint')).toHaveLength(1);
+    // After it settles, the key works again.
+    await page.waitForTimeout(500);
+    await page.keyboard.press('a');
+    await page.locator('.approval').waitFor({ state: 'detached' });
+    await inbox.waitForRun(first, ['completed']);
+    await inbox.waitForRun(second, ['completed']);
+    expect(incidents).toEqual([]);
+  });
+
   it('edits the arguments: the schema error from the server is shown, then the edited call runs', { timeout: 60_000 }, async () => {
     const inbox = await startInbox('write-hello.yaml');
     const { page, incidents } = await openPage(1280);

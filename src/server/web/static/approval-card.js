@@ -17,12 +17,14 @@ import { viewNode } from './view-render.js';
  * await decide({ runId, body: { approved: true, tool_call_id: id, scope: 'once' }, errorNode, done });
  */
 export async function decide({ runId, body, errorNode, container, done }) {
+  // One decision at a time per card: a key pressed again while the first is on its way sends nothing.
+  if (container.classList.contains('busy')) return;
   errorNode.textContent = '';
   container.classList.add('busy');
   for (const control of container.querySelectorAll('button, input, textarea')) control.disabled = true;
   try {
     const result = await api('POST', `/runs/${encodeURIComponent(runId)}/approve`, body);
-    done(result);
+    done(result, runId);
   } catch (error) {
     errorNode.textContent = error instanceof Error ? error.message : String(error);
   } finally {

@@ -7,13 +7,25 @@
  */
 import { api, followEvents, forgetToken, storeToken, takeToken, whenUnauthorized } from './api.js';
 import { approvalCard, groupBox } from './approval-card.js';
-import { clear, el } from './dom.js';
+import { el } from './dom.js';
 import { showRun } from './run-view.js';
 
 const pending = new Map();
 /** Calls decided (by anyone) since the page loaded: a late list must not bring them back. */
 const decided = new Set();
 let selected = 0;
+/** Cards and group boxes already on the page, kept across renders so that a reason being typed or an edit in progress survives new arrivals. */
+const cardCache = new Map();
+const groupCache = new Map();
+/** When the selected card last changed (a decision moves the selection to the next card). */
+let selectionChangedAt = 0;
+let selectedKey;
+/**
+ * A keyboard approval needs the card to have been on screen, and selected,
+ * this long: a second `a` pressed in a hurry must not approve the card that
+ * just moved under the selection (the terminal drops such typeahead too).
+ */
+const SETTLE_MS = 400;
 let streamController = null;
 let runController = null;
 
@@ -80,8 +92,9 @@ async function loadApprovals() {
   render();
 }
 
-function onDecided(result) {
-  for (const id of result?.decided ?? []) for (const item of [...pending.values()]) if (item.tool_call_id === id) remove(item.run_id, id);
+/** Tool call ids are unique within a run only: the decided calls are this run's. */
+function onDecided(result, runId) {
+  for (const id of result?.decided ?? []) remove(runId, id);
   render();
 }
 
@@ -93,18 +106,42 @@ function openRun(runId) {
 function render() {
   const list = $('items');
   const focusedKey = document.activeElement?.closest?.('.approval')?.dataset.key;
-  clear(list);
+  const nodes = [];
   const groups = new Map();
   for (const item of pending.values()) {
     const groupKey = item.group_id ? keyOf(item.run_id, item.group_id) : keyOf(item.run_id, `call:${item.tool_call_id}`);
     if (!groups.has(groupKey)) groups.set(groupKey, []);
     groups.get(groupKey).push(item);
   }
-  for (const items of groups.values()) {
-    const cards = items.map((item) => approvalCard(item, { onDecided, onOpenRun: openRun }));
-    if (items.length > 1 && items[0].group_id) list.append(groupBox({ runId: items[0].run_id, groupId: items[0].group_id, cards, onDecided }));
-    else list.append(...cards);
+  const liveCards = new Set();
+  const liveGroups = new Set();
+  for (const [groupKey, items] of groups) {
+    const cards = items.map((item) => {
+      const key = keyOf(item.run_id, item.tool_call_id);
+      liveCards.add(key);
+      let card = cardCache.get(key);
+      if (card === undefined) {
+        card = approvalCard(item, { onDecided, onOpenRun: openRun });
+        card.shownAt = performance.now();
+        cardCache.set(key, card);
+      }
+      return card;
+    });
+    if (items.length > 1 && items[0].group_id) {
+      // A group box is made again when its members change; its cards (and what is typed in them) are kept.
+      const signature = `${groupKey}\u0000${items.map((item) => item.tool_call_id).join('\u0000')}`;
+      liveGroups.add(signature);
+      let box = groupCache.get(signature);
+      if (box === undefined) {
+        box = groupBox({ runId: items[0].run_id, groupId: items[0].group_id, cards, onDecided });
+        groupCache.set(signature, box);
+      }
+      nodes.push(box);
+    } else nodes.push(...cards);
   }
+  reconcile(list, nodes);
+  for (const key of [...cardCache.keys()]) if (!liveCards.has(key)) cardCache.delete(key);
+  for (const key of [...groupCache.keys()]) if (!liveGroups.has(key)) groupCache.delete(key);
   $('empty').hidden = pending.size > 0;
   $('count').textContent = pending.size === 0 ? '' : String(pending.size);
   document.title = pending.size === 0 ? 'toolgate inbox' : `(${pending.size}) toolgate inbox`;
@@ -115,12 +152,29 @@ function render() {
   markSelected(false);
 }
 
+/**
+ * Puts `nodes` in `list`, in order, moving only what is out of place, so a
+ * card being typed in keeps its focus while others arrive or leave.
+ */
+function reconcile(list, nodes) {
+  const wanted = new Set(nodes);
+  for (const child of [...list.children]) if (!wanted.has(child)) child.remove();
+  nodes.forEach((node, index) => {
+    if (list.children[index] !== node) list.insertBefore(node, list.children[index] ?? null);
+  });
+}
+
 function cardsInOrder() {
   return [...document.querySelectorAll('#items .approval')];
 }
 
 function markSelected(scroll) {
   const cards = cardsInOrder();
+  const key = cards[selected]?.dataset.key;
+  if (key !== selectedKey) {
+    selectedKey = key;
+    selectionChangedAt = performance.now();
+  }
   cards.forEach((card, index) => card.classList.toggle('selected', index === selected));
   if (scroll && cards[selected] !== undefined) {
     cards[selected].focus({ preventScroll: true });
@@ -144,6 +198,11 @@ function onKey(event) {
   }
   const cards = cardsInOrder();
   const card = cards[selected];
+  const settled = card !== undefined && performance.now() - Math.max(card.shownAt ?? 0, selectionChangedAt) >= SETTLE_MS;
+  if (['a', 's', 'A'].includes(event.key) && !settled) {
+    event.preventDefault();
+    return;
+  }
   const actions = { j: () => move(1), k: () => move(-1), a: () => card?.actions.once(), s: () => card?.actions.session(), A: () => card?.actions.always(), d: () => card?.actions.deny(), e: () => card?.actions.edit(), r: () => card !== undefined && openRun(pending.get(card.dataset.key)?.run_id ?? '') };
   const action = actions[event.key];
   if (action === undefined) return;
