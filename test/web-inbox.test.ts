@@ -223,7 +223,7 @@ describe('the web inbox in Chromium', () => {
     await inbox.waitForRun(second, ['paused_checkpoint']);
     await page.locator('.approval').nth(1).waitFor();
     await page.keyboard.type('on');
-    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.value)).toBe('half a reason');
+    expect(await page.evaluate(() => (document.activeElement as { value?: string } | null)?.value)).toBe('half a reason');
     await page.keyboard.press('Escape');
     // `a` twice in a row: the first approves the selected card; the second lands on the card that just moved under
     // the selection, and is dropped. (Both runs' calls are call_1_1: deciding one must not drop the other's card.)

@@ -223,6 +223,12 @@ export const policySchema = z
           .optional()
           .describe('More Host header values the server answers (host or host:port, e.g. behind a proxy); anything else is refused (DNS rebinding).'),
         max_steps: z.number().int().positive().optional().describe('Model steps per run before it stops. Default 30.'),
+        max_concurrent_runs: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('Runs one server drives at once (models and tools working); more wait their turn, claimed, in order. Default 16.'),
       })
       .optional()
       .describe('`toolgate serve`: logs, traces, metrics, models, hosts.'),

@@ -18,7 +18,10 @@ import type { Logger } from '../log.ts';
 import { createSealer } from '../seal.ts';
 import { createStoreLedger } from './store-ledger.ts';
 import { loadStoreMemory } from './store-memory.ts';
-import { gateModeOf, type ServerRuntime } from './server-runtime.ts';
+import { createDriveSlots, gateModeOf, type ServerRuntime } from './server-runtime.ts';
+
+/** Runs driven at once unless `server.max_concurrent_runs` says otherwise. */
+export const DEFAULT_MAX_CONCURRENT_RUNS = 16;
 
 export interface ServerRuntimeParts {
   runtime: ServerRuntime;
@@ -99,6 +102,7 @@ export async function createServerRuntime(options: {
       for (const listener of listeners) listener();
     },
     active: new Map(),
+    slots: createDriveSlots(policy.document.server?.max_concurrent_runs ?? DEFAULT_MAX_CONCURRENT_RUNS),
   };
   return {
     runtime,

@@ -33,7 +33,12 @@ export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: Dr
   const controller = new AbortController();
   runtime.active.set(run.runId, controller);
   const context: RunEventContext = { run, policy: runtime.policy };
+  await runtime.slots.acquire();
   try {
+    // Waiting for the slot, the run may have been cancelled (or the server be stopping): then it is not driven.
+    if (controller.signal.aborted) return;
+    const current = await runtime.store.getRun(run.runId);
+    if (current === undefined || current.revision !== run.revision || current.status !== 'running') return;
     await withSpan('toolgate.run', { 'toolgate.run_id': run.runId, 'toolgate.mode': run.mode, 'toolgate.start': start.kind }, () => drive(runtime, run, start, controller.signal));
   } catch (error) {
     const message = controller.signal.aborted ? 'cancelled' : errorText(error);
@@ -44,6 +49,7 @@ export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: Dr
       });
     }
   } finally {
+    runtime.slots.release();
     runtime.active.delete(run.runId);
   }
 }

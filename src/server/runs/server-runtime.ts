@@ -34,8 +34,50 @@ export interface ServerRuntime {
   logger: Logger;
   /** Tells SSE streams that events were stored. */
   notify(): void;
-  /** Runs driven by this process: their abort controllers, so a cancel stops them. */
+  /** Runs driven by this process (waiting for a slot or running): their abort controllers, so a cancel stops them. */
   active: Map<string, AbortController>;
+  /** How many runs are driven at once (`server.max_concurrent_runs`); the rest wait, claimed, in order. */
+  slots: DriveSlots;
+}
+
+export interface DriveSlots {
+  acquire(): Promise<void>;
+  release(): void;
+  /** Runs waiting for a slot. */
+  readonly waiting: number;
+}
+
+/**
+ * A counting semaphore: at most `limit` runs are driven at once, so that
+ * approving a thousand runs does not start a thousand models and tools
+ * together (and the API stays responsive while they work); the others wait
+ * their turn, first come first served.
+ *
+ * @example
+ * await slots.acquire();
+ * try { await drive(); } finally { slots.release(); }
+ */
+export function createDriveSlots(limit: number): DriveSlots {
+  let busy = 0;
+  const queue: Array<() => void> = [];
+  return {
+    acquire() {
+      if (busy < limit) {
+        busy++;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => queue.push(resolve));
+    },
+    release() {
+      // The slot passes straight to the next waiter, or frees.
+      const next = queue.shift();
+      if (next !== undefined) next();
+      else busy--;
+    },
+    get waiting() {
+      return queue.length;
+    },
+  };
 }
 
 /** A stored run's state column, sealed: the messages to continue from, or the signed state of a pause. */
