@@ -18,7 +18,8 @@ no approved call twice.
 Options:
   --policy FILE      the policy (default: toolgate.yaml in this directory)
   --host HOST        address to listen on (default 127.0.0.1; anything else
-                     exposes the API beyond this machine)
+                     exposes the API beyond this machine: list the names
+                     clients use in the policy's server.allowed_hosts)
   --port PORT        port (default 8787; 0 picks a free one)
   --store FILE       the SQLite file runs are kept in
                      (default .toolgate/toolgate.db beside the policy)
