@@ -1,19 +1,12 @@
 /** server.max_concurrent_runs: runs beyond the limit wait their turn, claimed; a cancel while waiting means it never runs. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startApiServer, type ApiServer } from './server-api-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { serveForEachTest } from './server-api-harness.ts';
 
-const servers: ApiServer[] = [];
-afterEach(async () => {
-  for (const api of servers.splice(0)) {
-    await api.close();
-    api.project.remove();
-  }
-});
+const { serve } = serveForEachTest();
 
 describe('server.max_concurrent_runs', () => {
   it('drives one run at a time when the limit is 1: the others wait their turn, then run; one cancelled while waiting never runs', { timeout: 60_000 }, async () => {
-    const api = await startApiServer({ script: 'slow-then-write.yaml', extraPolicy: 'server:\n  max_concurrent_runs: 1\n' });
-    servers.push(api);
+    const api = await serve({ script: 'slow-then-write.yaml', extraPolicy: 'server:\n  max_concurrent_runs: 1\n' });
     const first = (await api.startRun({ input: 'one' })).json.run_id as string;
     const second = (await api.startRun({ input: 'two' })).json.run_id as string;
     const third = (await api.startRun({ input: 'three' })).json.run_id as string;

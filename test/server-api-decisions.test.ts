@@ -4,24 +4,11 @@
  * (interactive, daemon with and without auto_approve_in_daemon, strict,
  * auto_deny, approve_all refused), and approvals that time out.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { auditEntries, startApiServer, type ApiServer, type SseFrame } from './server-api-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { auditEntries, type ApiServer, type SseFrame, serveForEachTest } from './server-api-harness.ts';
 
 const FINISHED = ['completed', 'cancelled', 'failed'];
-const servers: ApiServer[] = [];
-
-async function serve(options: Parameters<typeof startApiServer>[0]): Promise<ApiServer> {
-  const api = await startApiServer(options);
-  servers.push(api);
-  return api;
-}
-
-afterEach(async () => {
-  for (const api of servers.splice(0)) {
-    await api.close();
-    api.project.remove();
-  }
-});
+const { serve } = serveForEachTest();
 
 async function startAndSettle(api: ApiServer, body: Record<string, unknown>): Promise<{ runId: string; view: any }> {
   const started = await api.startRun(body);

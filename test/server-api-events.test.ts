@@ -5,25 +5,12 @@
  * missed, and `GET /events` across runs (every event names its run, a
  * submitter sees only its own).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APPROVAL_SCHEMA } from '../src/server/runs/run-events.ts';
-import { startApiServer, type ApiServer, type SseFrame } from './server-api-harness.ts';
+import { type SseFrame, serveForEachTest } from './server-api-harness.ts';
 
 const FINISHED = ['completed', 'cancelled', 'failed'];
-const servers: ApiServer[] = [];
-
-async function serve(options: Parameters<typeof startApiServer>[0]): Promise<ApiServer> {
-  const api = await startApiServer(options);
-  servers.push(api);
-  return api;
-}
-
-afterEach(async () => {
-  for (const api of servers.splice(0)) {
-    await api.close();
-    api.project.remove();
-  }
-});
+const { serve } = serveForEachTest();
 
 const has = (type: string) => (frames: SseFrame[]) => frames.some((frame) => frame.type === type);
 

@@ -3,22 +3,11 @@
  * secrets in the approval view, and a blocked edit missing from the events.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { auditEntries, startApiServer, type ApiServer } from './server-api-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { auditEntries, serveForEachTest } from './server-api-harness.ts';
 
 const FINISHED = ['completed', 'cancelled', 'failed'];
-const servers: ApiServer[] = [];
-async function serve(options: Parameters<typeof startApiServer>[0]): Promise<ApiServer> {
-  const api = await startApiServer(options);
-  servers.push(api);
-  return api;
-}
-afterEach(async () => {
-  for (const api of servers.splice(0)) {
-    await api.close();
-    api.project.remove();
-  }
-});
+const { serve, servers } = serveForEachTest();
 
 describe('fixed bugs of the API', () => {
   // Timeouts follow on_deny as every denial does in toolgate (the terminal too): under on_deny: stop the run ends, recorded as timed out.

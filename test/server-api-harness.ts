@@ -5,6 +5,7 @@
  * policy; tokens of every role; a fetch-based client and an SSE reader.
  * Test code only.
  */
+import { afterEach } from 'vitest';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -310,4 +311,30 @@ export async function eventually(what: string, check: () => boolean | Promise<bo
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * `serve` starts a server for the current test; every server it started is
+ * closed, and its project removed, after each test (`servers` lists them).
+ *
+ * @example
+ * const { serve } = serveForEachTest();
+ * const api = await serve({ script: 'write-note.yaml' });
+ */
+export function serveForEachTest(): { serve: (options: Parameters<typeof startApiServer>[0]) => Promise<ApiServer>; servers: ApiServer[] } {
+  const servers: ApiServer[] = [];
+  afterEach(async () => {
+    for (const api of servers.splice(0)) {
+      await api.close();
+      api.project.remove();
+    }
+  });
+  return {
+    servers,
+    async serve(options) {
+      const api = await startApiServer(options);
+      servers.push(api);
+      return api;
+    },
+  };
 }

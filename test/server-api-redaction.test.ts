@@ -4,25 +4,12 @@
  * but the API's views of the arguments, the streamed events and the audit
  * log show `[REDACTED]`; `redact.outputs` hides tool outputs from events.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { auditEntries, startApiServer, type ApiServer } from './server-api-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { auditEntries, serveForEachTest } from './server-api-harness.ts';
 
 const SECRET = 'sk-live-PLUTONIUM-7f3a9c2e41b8';
 const FINISHED = ['completed', 'cancelled', 'failed'];
-const servers: ApiServer[] = [];
-
-async function serve(options: Parameters<typeof startApiServer>[0]): Promise<ApiServer> {
-  const api = await startApiServer(options);
-  servers.push(api);
-  return api;
-}
-
-afterEach(async () => {
-  for (const api of servers.splice(0)) {
-    await api.close();
-    api.project.remove();
-  }
-});
+const { serve } = serveForEachTest();
 
 describe('redact.keys', () => {
   it('the secret argument is [REDACTED] in tool_arguments, the arguments view, tool_call events and the audit log, while the file holds it', async () => {

@@ -5,25 +5,12 @@
  * cancelled, listed in pages, counted in /metrics, and still paused and
  * approvable after a restart on the same SQLite store.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APPROVAL_SCHEMA } from '../src/server/runs/run-events.ts';
-import { createApiProject, startApiServer, type ApiServer } from './server-api-harness.ts';
+import { createApiProject, startApiServer, type ApiServer, serveForEachTest } from './server-api-harness.ts';
 
 const FINISHED = ['completed', 'cancelled', 'failed'];
-const servers: ApiServer[] = [];
-
-async function serve(options: Parameters<typeof startApiServer>[0]): Promise<ApiServer> {
-  const api = await startApiServer(options);
-  servers.push(api);
-  return api;
-}
-
-afterEach(async () => {
-  for (const api of servers.splice(0)) {
-    await api.close();
-    api.project.remove();
-  }
-});
+const { serve } = serveForEachTest();
 
 async function pausedRun(api: ApiServer, body: Record<string, unknown> = { input: 'Write the note' }): Promise<{ runId: string; view: any }> {
   const started = await api.startRun(body);

@@ -4,26 +4,13 @@
  * without asking; sessions are scoped by owner and chats are isolated;
  * `DELETE /sessions/:session/chats/:chat` forgets; a restart remembers.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { auditEntries, createApiProject, startApiServer, type ApiServer, type TokenName } from './server-api-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { auditEntries, createApiProject, startApiServer, type ApiServer, type TokenName, serveForEachTest } from './server-api-harness.ts';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 
 const FINISHED = ['completed', 'cancelled', 'failed'];
-const servers: ApiServer[] = [];
-
-async function serve(options: Parameters<typeof startApiServer>[0]): Promise<ApiServer> {
-  const api = await startApiServer(options);
-  servers.push(api);
-  return api;
-}
-
-afterEach(async () => {
-  for (const api of servers.splice(0)) {
-    await api.close();
-    api.project.remove();
-  }
-});
+const { serve } = serveForEachTest();
 
 async function runNote(api: ApiServer, options: { session_id: string; chat_id?: string; token?: TokenName }): Promise<{ runId: string; view: any }> {
   const { token = 'alice', ...scope } = options;
