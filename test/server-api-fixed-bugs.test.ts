@@ -81,4 +81,17 @@ describe('fixed bugs of the API', () => {
     await api.waitForStatus(runId, FINISHED);
     expect(api.project.read('ws/moved-key.txt')).toBe(`${SECRET}\n`);
   });
+
+  it('the audit log names the authenticated approver of every decision a person took', async () => {
+    const api = await serve({ script: 'write-note.yaml' });
+    const runId = (await api.startRun({ input: 'Write the note' })).json.run_id as string;
+    await api.waitForStatus(runId, 'paused_checkpoint');
+    expect((await api.approve(runId, { approved: true })).status).toBe(200);
+    await api.waitForStatus(runId, FINISHED);
+    const decisions = auditEntries(api.project).filter((entry) => entry.kind === 'decision' && entry.tool === 'write_file');
+    expect(decisions.map((entry) => [entry.source, entry.approver])).toEqual([
+      ['policy', undefined],
+      ['person', 'carol'],
+    ]);
+  });
 });

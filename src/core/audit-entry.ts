@@ -25,6 +25,8 @@ export interface AuditEntry {
   rule: string | null;
   reason: string;
   latency_ms: number;
+  /** Who decided, on a person's decision whose approver says so (`toolgate serve`: the approver's token name). */
+  approver?: string;
 }
 
 /** Where audit entries go. `record` resolves once the entry is durable. */

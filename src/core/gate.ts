@@ -111,6 +111,8 @@ export function createGate(options: GateOptions): Gate {
     tool: ToolDeclaration | undefined;
     /** Set once a person has been shown the request. */
     presentation?: Presentation;
+    /** Who answered, when the approver says (an authenticated approver). */
+    approver?: string;
   }
 
   /**
@@ -271,6 +273,7 @@ export function createGate(options: GateOptions): Gate {
     if (answer.kind === 'timeout') return finish(step, denied(step, 'timeout', 'timed out'));
     if (answer.kind === 'failed') return finish(step, denied(step, 'policy', answer.reason));
     const decision = answer.decision;
+    if (typeof decision.by === 'string' && decision.by !== '') step.approver = decision.by;
     if (!decision.approved) {
       if (decision.timedOut === true) return finish(step, denied(step, 'timeout', decision.reason ?? 'timed out'));
       if (decision.automatic === true) return finish(step, denied(step, 'mode', decision.reason ?? 'denied: nobody can approve it here'));
@@ -311,7 +314,8 @@ export function createGate(options: GateOptions): Gate {
    * Records the decision, then remembers it: a decision the audit log could
    * not record is denied and never remembered.
    */
-  async function finish(step: PendingAsk, outcome: Authorization, remember?: () => void | Promise<void>): Promise<Authorization> {
+  async function finish(step: PendingAsk, decided: Authorization, remember?: () => void | Promise<void>): Promise<Authorization> {
+    const outcome = step.approver !== undefined && decided.source === 'person' ? { ...decided, approver: step.approver } : decided;
     const failure = await record(step.call, step.context, step.verdict, outcome, 'decision', step.started);
     const final = failure ?? outcome;
     if (failure === undefined && remember !== undefined) {
@@ -372,6 +376,7 @@ export function createGate(options: GateOptions): Gate {
         rule: outcome.rule,
         reason: outcome.reason,
         latency_ms: Math.round((clock.now() - started) * 1000) / 1000,
+        ...(kind === 'decision' && outcome.approver !== undefined ? { approver: outcome.approver } : {}),
       });
       return undefined;
     } catch (error) {

@@ -73,6 +73,8 @@ export type ApprovalDecision =
       /** Edited arguments: what runs is what was approved. Always once-only. */
       args?: unknown;
       note?: string;
+      /** Who decided (an authenticated approver's name), for the audit log. */
+      by?: string;
     }
   | {
       approved: false;
@@ -87,6 +89,8 @@ export type ApprovalDecision =
       automatic?: boolean;
       /** Nobody answered in time (a server's approval timeout): recorded with source `timeout`, never as a person's denial. */
       timedOut?: boolean;
+      /** Who decided (an authenticated approver's name), for the audit log. */
+      by?: string;
     };
 
 /** Where a final decision came from. `timeout` is never a person's denial. */
@@ -106,6 +110,8 @@ export interface Authorization {
   presentation?: Presentation;
   /** Whether a denial should stop the run (`on_deny: stop` or the decision's own `stop`). */
   stop: boolean;
+  /** The person who decided, when their approver says who (the server's authenticated approver). */
+  approver?: string;
   trace: MatchedRule[];
 }
 

@@ -17,6 +17,8 @@ export interface RunDecision {
   stop?: boolean;
   /** Denials only: nobody answered in time; recorded as timed out, never as a person's denial. */
   timedOut?: boolean;
+  /** Who decided (e.g. the server's authenticated approver), recorded in the audit log. */
+  by?: string;
 }
 
 /**
@@ -51,6 +53,7 @@ export function validateDecisions(options: { decisions: unknown; pending: readon
     if (decision.timedOut !== undefined && (decision.timedOut !== true || decision.approved)) {
       throw new AiSdkDecisionError({ field: `${field}.timedOut`, problem: 'is true, for denials nobody gave in time only' });
     }
+    if (decision.by !== undefined && (typeof decision.by !== 'string' || decision.by === '')) throw new AiSdkDecisionError({ field: `${field}.by`, problem: 'names who decided: a non-empty string' });
     if (decision.args !== undefined && !decision.approved) throw new AiSdkDecisionError({ field: `${field}.args`, problem: 'edits the arguments of an approval; a denial has none' });
     byCall.set(decision.toolCallId, decision as unknown as RunDecision);
   }
@@ -72,6 +75,7 @@ export function toApprovalDecision(decision: RunDecision): ApprovalDecision {
       scope: decision.scope ?? 'once',
       ...(decision.args === undefined ? {} : { args: decision.args }),
       ...(decision.reason === undefined ? {} : { note: decision.reason }),
+      ...(decision.by === undefined ? {} : { by: decision.by }),
     };
   }
   return {
@@ -80,5 +84,6 @@ export function toApprovalDecision(decision: RunDecision): ApprovalDecision {
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     ...(decision.stop === undefined ? {} : { stop: decision.stop }),
     ...(decision.timedOut === true ? { timedOut: true } : {}),
+    ...(decision.by === undefined ? {} : { by: decision.by }),
   };
 }

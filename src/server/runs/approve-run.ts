@@ -181,7 +181,7 @@ export function runDecisions(approvals: StoredApproval[]): RunDecision[] {
       scope: decision.approved ? decision.scope : decision.scope === 'session' ? 'session' : 'once',
       ...(decision.editedArgs === undefined ? {} : { args: decision.editedArgs }),
       ...(decision.stop === undefined || decision.approved ? {} : { stop: decision.stop }),
-      ...(decision.decidedBy === 'timeout' && !decision.approved ? { timedOut: true } : {}),
+      ...(decision.decidedBy === 'timeout' && !decision.approved ? { timedOut: true } : { by: decision.decidedBy }),
     };
   });
 }
