@@ -236,3 +236,16 @@ export function checkLimit(limit: number, field: string): number {
   }
   return limit;
 }
+
+/**
+ * One page of rows read with `LIMIT limit + 1`: the first `limit`, mapped,
+ * and the cursor of the next page (null when this is the last).
+ *
+ * @example
+ * const { items, next } = pageOf({ rows, limit, map: runFromRow });
+ */
+export function pageOf<Row extends { seq: number }, Item>(options: { rows: Row[]; limit: number; map: (row: Row) => Item }): { items: Item[]; next: string | null } {
+  const page = options.rows.slice(0, options.limit);
+  const last = page.at(-1);
+  return { items: page.map(options.map), next: options.rows.length > options.limit && last !== undefined ? encodeRunCursor(last.seq) : null };
+}

@@ -23,11 +23,11 @@ import {
   callFromRow,
   checkLimit,
   decodeRunCursor,
-  encodeRunCursor,
   eventFromRow,
   jsonObjectText,
   rememberedFromText,
   runFromRow,
+  pageOf,
   tokenFromRow,
 } from './sqlite-rows.ts';
 import { StoreError } from './sqlite-store-error.ts';
@@ -147,9 +147,8 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       }
       const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
       const rows = statement(`SELECT * FROM runs ${where} ORDER BY seq DESC LIMIT @limit`).all(parameters) as RunRow[];
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return { runs: page.map(runFromRow), next: rows.length > limit && last !== undefined ? encodeRunCursor(last.seq) : null };
+      const { items, next } = pageOf({ rows, limit, map: runFromRow });
+      return { runs: items, next };
     },
 
     async decidedPausedRuns() {
@@ -229,9 +228,8 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
         parameters.after = decodeRunCursor(query.after);
       }
       const rows = statement(`SELECT * FROM approvals WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT @limit`).all(parameters) as ApprovalRow[];
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return { approvals: page.map(approvalFromRow), next: rows.length > limit && last !== undefined ? encodeRunCursor(last.seq) : null };
+      const { items, next } = pageOf({ rows, limit, map: approvalFromRow });
+      return { approvals: items, next };
     },
 
     async decideApproval(runId, toolCallId, decision, events = []) {

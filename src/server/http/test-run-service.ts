@@ -4,6 +4,7 @@
  * runs, approvers and admins all), so the tests can check routing,
  * validation, authentication and SSE without the agent loop. Test code only.
  */
+import { maySeeRun, summaryView } from '../runs/run-views.ts';
 import { ApiError, type ApproveResult, type Principal, type RunService, type RunSummaryView, type RunView } from '../run-service.ts';
 import type { NewEvent, StoredEvent, StoredRun, ToolgateStore } from '../../store/store.ts';
 
@@ -40,27 +41,12 @@ export function createTestRunService(options: { store: ToolgateStore }): TestRun
       throw failure;
     }
   };
-  const sees = (principal: Principal, owner: string) => principal.role !== 'submitter' || principal.name === owner;
   const visibleRun = async (principal: Principal, runId: string): Promise<StoredRun> => {
     const run = await store.getRun(runId);
-    if (run === undefined || !sees(principal, run.owner)) throw new ApiError(404, NOT_FOUND);
+    if (run === undefined || !maySeeRun(principal, run)) throw new ApiError(404, NOT_FOUND);
     return run;
   };
-  const summary = (run: StoredRun): RunSummaryView => ({
-    run_id: run.runId,
-    status: run.status,
-    mode: run.mode,
-    owner: run.owner,
-    session_id: run.sessionId,
-    chat_id: run.chatId,
-    model: run.model,
-    input: run.input,
-    text: run.text,
-    error: run.error,
-    created_at: run.createdAt,
-    updated_at: run.updatedAt,
-    pending: 0,
-  });
+  const summary = (run: StoredRun): RunSummaryView => summaryView(run, 0);
   const change = async (run: StoredRun, status: StoredRun['status'], events: NewEvent[]) => {
     const updated = await store.updateRun(run.runId, run.revision, { status }, { events, dropApprovals: status !== 'paused_checkpoint' });
     if (updated === undefined) throw new Error('the run moved under the test service');
@@ -134,7 +120,7 @@ export function createTestRunService(options: { store: ToolgateStore }): TestRun
       listeners.add(wrapped);
       return () => listeners.delete(wrapped);
     },
-    maySee: (principal, event) => sees(principal, event.owner),
+    maySee: (principal, event) => maySeeRun(principal, event),
     async metrics() {
       return '# HELP tool_consent_required_total Calls that waited for a person.\n# TYPE tool_consent_required_total counter\ntool_consent_required_total 0\n';
     },
