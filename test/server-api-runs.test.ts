@@ -5,6 +5,8 @@
  * cancelled, listed in pages, counted in /metrics, and still paused and
  * approvable after a restart on the same SQLite store.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_SCHEMA } from '../src/server/runs/run-events.ts';
 import { createApiProject, startApiServer, type ApiServer, serveForEachTest } from './server-api-harness.ts';
@@ -279,6 +281,28 @@ describe('restart', () => {
       expect(done.text).toBe('The note is written.');
       expect(project.read('ws/note.txt')).toBe('first draft\n');
       expect(done.decisions).toMatchObject([{ decided_by: 'carol', approved: true }]);
+    } finally {
+      await second?.close();
+      await first.close().catch(() => {});
+      project.remove();
+    }
+  });
+
+  it('a run paused under one server secret fails, saying why, when a server with another secret resumes it; nothing runs', async () => {
+    const project = createApiProject();
+    const first = await startApiServer({ script: 'write-note.yaml', project });
+    let second: ApiServer | undefined;
+    try {
+      const { runId } = await pausedRun(first);
+      await first.close();
+      // The secret that sealed the run is lost (a new machine, a deleted file).
+      writeFileSync(path.join(project.root, '.toolgate', 'server-secret'), 'another-secret-of-at-least-32-bytes-0123456789\n');
+      second = await startApiServer({ script: 'write-note.yaml', project, tokens: first.tokens });
+      expect((await second.approve(runId, { approved: true })).status).toBe(200);
+      const done = await second.waitForStatus(runId, FINISHED);
+      expect(done.status).toBe('failed');
+      expect(done.error).toMatch(/its stored state could not be opened: .*does not open with this server's secret/);
+      expect(project.read('ws/note.txt')).toBeUndefined();
     } finally {
       await second?.close();
       await first.close().catch(() => {});

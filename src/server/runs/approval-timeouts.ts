@@ -3,6 +3,7 @@
  * time is denied as "timed out" (recorded as a timeout, never as a person's
  * denial), and the run goes on once nothing else waits.
  */
+import type { StoredApproval } from '../../store/store.ts';
 import { ApiError } from '../run-service.ts';
 import { approveRun } from './approve-run.ts';
 import { errorText } from './drive-run.ts';
@@ -33,7 +34,17 @@ export function watchApprovalTimeouts(runtime: ServerRuntime, options: { interva
 
 async function expire(runtime: ServerRuntime, timeoutMs: number): Promise<void> {
   const deadline = Date.now() - timeoutMs;
-  const expired = (await runtime.store.listApprovals({})).filter((approval) => Date.parse(approval.createdAt) <= deadline);
+  // Pending approvals come oldest first: read pages only until the first one still in time.
+  const expired: StoredApproval[] = [];
+  let after: string | undefined;
+  pages: do {
+    const page = await runtime.store.listPendingApprovals({ limit: 200, ...(after === undefined ? {} : { after }) });
+    for (const approval of page.approvals) {
+      if (Date.parse(approval.createdAt) > deadline) break pages;
+      expired.push(approval);
+    }
+    after = page.next ?? undefined;
+  } while (after !== undefined);
   for (const approval of expired) {
     const run = await runtime.store.getRun(approval.runId);
     if (run === undefined) continue;

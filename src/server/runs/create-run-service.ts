@@ -69,10 +69,10 @@ export function createRunService(options: RunServiceOptions): RunService {
 
     async listRuns(principal, query) {
       const page = await store.listRuns({ ...(principal.role === 'submitter' ? { owner: principal.name } : {}), ...query });
-      const pending = await store.listApprovals(principal.role === 'submitter' ? { owner: principal.name } : {});
-      const counts = new Map<string, number>();
-      for (const approval of pending) counts.set(approval.runId, (counts.get(approval.runId) ?? 0) + 1);
-      return { runs: page.runs.map((run) => summaryView(run, counts.get(run.runId) ?? 0)), next: page.next };
+      // Only a paused run has calls waiting: count those of this page's paused runs, not every pending call in the store.
+      const runs = [];
+      for (const run of page.runs) runs.push(summaryView(run, run.status === 'paused_checkpoint' ? (await store.listApprovals({ runId: run.runId })).length : 0));
+      return { runs, next: page.next };
     },
 
     async getRun(principal, runId) {
