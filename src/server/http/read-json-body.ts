@@ -2,7 +2,9 @@
  * Reads a request's JSON body, or answers why not: 415 unless it is
  * `application/json`, 413 past the size limit (counted as it arrives, not
  * taken from Content-Length on trust), 400 for bytes that are not UTF-8 or
- * text that is not JSON, naming the problem.
+ * text that is not JSON, or JSON nested deeper than any request needs
+ * (which would otherwise overflow the stack of whatever walks it later and
+ * answer 500), naming the problem.
  */
 import type { Context } from 'hono';
 import { ApiError } from '../run-service.ts';
@@ -10,6 +12,9 @@ import type { ServerEnv } from './server-env.ts';
 
 /** The default body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** How deeply arrays and objects may nest in a request body (edited arguments included). */
+export const MAX_JSON_DEPTH = 64;
 
 /**
  * The parsed body, also kept for `verbose_logging`. With `optional`, a
@@ -41,6 +46,10 @@ export async function readJsonBody(options: { context: Context<ServerEnv>; maxBy
   } catch {
     throw new ApiError(400, 'request body is not valid UTF-8');
   }
+  const depth = jsonDepthOver(text, MAX_JSON_DEPTH);
+  if (depth !== undefined) {
+    throw new ApiError(400, `request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, { limit: MAX_JSON_DEPTH });
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -49,6 +58,31 @@ export async function readJsonBody(options: { context: Context<ServerEnv>; maxBy
   }
   context.set('requestBody', parsed);
   return parsed;
+}
+
+/**
+ * Whether `text` opens more than `limit` arrays or objects at once (brackets
+ * inside strings do not count): the depth first reached past the limit, or
+ * undefined. A scan of the text, so nothing recursive ever sees a deep body.
+ *
+ * @example
+ * jsonDepthOver('[[1]]', 1) // 2
+ * jsonDepthOver('{"a":"[[["}', 1) // undefined
+ */
+export function jsonDepthOver(text: string, limit: number): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c) index++; // a backslash escapes the next character
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return depth;
+    } else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return undefined;
 }
 
 async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {

@@ -1,0 +1,52 @@
+/**
+ * `toolgate serve` under attack: requests a client crafts to make the server
+ * do something no person allowed, or to knock it over for everyone else.
+ * Each test is an attack that once worked (or answered 500), on a real
+ * server with a real run waiting for approval.
+ */
+import { describe, expect, it } from 'vitest';
+import { MAX_JSON_DEPTH } from '../src/server/http/read-json-body.ts';
+import { serveForEachTest, type ApiServer } from './server-api-harness.ts';
+
+const { serve } = serveForEachTest();
+
+/** A server with alice's run paused on its write of ws/note.txt. */
+async function pausedRun(): Promise<{ api: ApiServer; runId: string }> {
+  const api = await serve({ script: 'write-note.yaml' });
+  const runId = (await api.startRun({ input: 'Write the note' })).json.run_id as string;
+  await api.waitForStatus(runId, 'paused_checkpoint');
+  return { api, runId };
+}
+
+const asJson = { 'content-type': 'application/json' };
+
+describe('deeply nested request bodies', () => {
+  it('edited_args nested thousands of levels deep are a 400 naming the limit, not a 500; nothing is decided', async () => {
+    const { api, runId } = await pausedRun();
+    for (const depth of [3_000, 200_000]) {
+      const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+      const body = `{"approved":true,"edited_args":{"path":"ws/note.txt","content":"x","extra":${deep}}}`;
+      const response = await api.request(`/runs/${runId}/approve`, { token: 'carol', body, headers: asJson });
+      expect(response.status).toBe(400);
+      expect(response.json).toEqual({ error: `request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, limit: MAX_JSON_DEPTH });
+    }
+    const view = await api.run(runId);
+    expect(view.status).toBe('paused_checkpoint');
+    expect(view.decisions).toEqual([]);
+    expect(api.project.read('ws/note.txt')).toBeUndefined();
+  });
+
+  it('brackets inside strings do not count, and a body as deep as the limit is read', async () => {
+    const { api, runId } = await pausedRun();
+    // At the limit: the body parses and the schema names what is wrong with it.
+    const atLimit = `{"approved":true,"edited_args":{"path":"ws/note.txt","content":"x","extra":${'['.repeat(MAX_JSON_DEPTH - 2)}${']'.repeat(MAX_JSON_DEPTH - 2)}}}`;
+    const deepButAllowed = await api.request(`/runs/${runId}/approve`, { token: 'carol', body: atLimit, headers: asJson });
+    expect(deepButAllowed.status).toBe(400);
+    expect(deepButAllowed.json.error).toMatch(/^edited_args do not fit write_file's schema: /);
+    const content = `${'[{'.repeat(5_000)}\\"`;
+    const approved = await api.approve(runId, { approved: true, edited_args: { path: 'ws/note.txt', content } });
+    expect(approved.status).toBe(200);
+    await api.waitForStatus(runId, 'completed');
+    expect(api.project.read('ws/note.txt')).toBe(content);
+  });
+});
