@@ -43,20 +43,23 @@ export function wrapTool(options: { name: string; tool: Tool | BuiltinTool; buil
     }
     // Installed on the first edit only: until then the SDK's own (hot) default path shapes outputs.
     if (state.records.consume(toolCallId) && wrapped.toModelOutput !== toModelOutput) wrapped.toModelOutput = toModelOutput as Tool['toModelOutput'];
-    const { args, presentation, decision, request } = record.authorization;
-    const run = (): unknown => {
-      if (options.builtin) {
-        // An edited call was approved as the person typed it: the request's payload describes the model's arguments.
-        const edited = !sameArguments(record.modelArgs, args);
-        const authorization = decision === 'approved' ? (edited ? { decision } : { decision, payload: request?.payload }) : { decision: 'allow' as const };
-        return originalExecute.call(source, args, { signal: executionOptions.abortSignal, approvedPresentation: presentation, authorization });
-      }
-      return originalExecute.call(source, args, executionOptions);
-    };
-    if (state.ledger === undefined) return run();
+    if (state.ledger === undefined) return run(record, executionOptions);
     // Without a ledger a streaming tool's async iterable reaches the SDK unwrapped; with one, the start is recorded first.
-    const call = { runId: state.context.runId ?? state.context.sessionId, toolCallId, tool: name, args };
-    return runOnce({ ledger: state.ledger, call, execute: run });
+    const call = { runId: state.context.runId ?? state.context.sessionId, toolCallId, tool: name, args: record.authorization.args };
+    return runOnce({ ledger: state.ledger, call, execute: () => run(record, executionOptions) });
+  }
+
+  /** Runs the authorized arguments (no closure on the hot path without a ledger). */
+  function run(record: CallRecord, executionOptions: ToolExecutionOptions<unknown>): unknown {
+    const { args, presentation, decision, request } = record.authorization;
+    if (options.builtin) {
+      // An edited call was approved as the person typed it: the request's payload describes the model's arguments.
+      const edited = !sameArguments(record.modelArgs, args);
+      const authorization = decision === 'approved' ? (edited ? { decision } : { decision, payload: request?.payload }) : { decision: 'allow' as const };
+      return originalExecute.call(source, args, { signal: executionOptions.abortSignal, approvedPresentation: presentation, authorization });
+    }
+    // Returned as is: a streaming tool's async iterable must reach the SDK unwrapped.
+    return originalExecute.call(source, args, executionOptions);
   }
 
   function toModelOutput(output: { toolCallId: string; input: unknown; output: unknown }): ModelOutput | PromiseLike<ModelOutput> {
