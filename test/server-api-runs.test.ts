@@ -246,11 +246,15 @@ describe('GET /metrics', () => {
     }
     expect(metrics.text).toMatch(/^tool_consent_required_total\{tool="write_file"\} 2$/m);
     expect(metrics.text).toMatch(/^toolgate_paused_runs 2$/m);
+    // Counted at this very scrape, not the one before.
+    expect(metrics.text).toMatch(/^toolgate_runs\{status="paused_checkpoint"\} 2$/m);
 
     expect((await api.approve(first.runId, { approved: false, reason: 'no' })).status).toBe(200);
     await api.waitForStatus(first.runId, 'completed');
     const after = await api.request('/metrics');
     expect(after.text).toMatch(/^toolgate_paused_runs 1$/m);
+    expect(after.text).toMatch(/^toolgate_runs\{status="paused_checkpoint"\} 1$/m);
+    expect(after.text).toMatch(/^toolgate_runs\{status="completed"\} 1$/m);
     expect(after.text).toMatch(/^tool_authorization_failures_total\{tool="write_file",decision="denied",source="person"\} 1$/m);
 
     for (const token of ['alice', 'carol'] as const) expect((await api.request('/metrics', { token })).status).toBe(403);

@@ -54,18 +54,25 @@ export async function createServerRuntime(options: {
   const audit = policy.document.audit?.enabled === false ? undefined : createAuditLog({ path: resolvePolicyPath({ loaded, value: policy.document.audit?.path, fallback: 'audit.jsonl' }) });
   const memory = await loadStoreMemory(store);
   const metrics = createGateMetrics();
-  const paused = new Gauge({ name: 'toolgate_runs', help: 'Runs in the store, by status (paused_checkpoint: waiting for a person).', labelNames: ['status'], registers: [metrics.registry] });
-  const pausedRuns = new Gauge({
+  // Each read from the store when /metrics is scraped (prom-client collects them concurrently), never kept up to date by hand.
+  new Gauge({
+    name: 'toolgate_runs',
+    help: 'Runs in the store, by status (paused_checkpoint: waiting for a person).',
+    labelNames: ['status'],
+    registers: [metrics.registry],
+    async collect() {
+      const counts = await store.countRuns();
+      for (const status of RUN_STATUSES) this.set({ status }, counts[status]);
+    },
+  });
+  new Gauge({
     name: 'toolgate_paused_runs',
     help: 'Runs waiting for approval.',
     registers: [metrics.registry],
     async collect() {
-      const counts = await store.countRuns();
-      for (const status of RUN_STATUSES) paused.set({ status }, counts[status]);
-      this.set(counts.paused_checkpoint);
+      this.set((await store.countRuns()).paused_checkpoint);
     },
   });
-  void pausedRuns;
   const gates = new Map<string, RuntimeGate>();
   const gateFor = (mode: ServerRunMode): RuntimeGate => {
     const gateMode = gateModeOf(mode);
