@@ -5,8 +5,9 @@
  * server with a real run waiting for approval.
  */
 import { describe, expect, it } from 'vitest';
+import { MAX_STREAMS_PER_PRINCIPAL } from '../src/server/http/event-routes.ts';
 import { MAX_JSON_DEPTH } from '../src/server/http/read-json-body.ts';
-import { serveForEachTest, type ApiServer } from './server-api-harness.ts';
+import { serveForEachTest, type ApiServer, type EventStream } from './server-api-harness.ts';
 
 const { serve } = serveForEachTest();
 
@@ -48,5 +49,42 @@ describe('deeply nested request bodies', () => {
     expect(approved.status).toBe(200);
     await api.waitForStatus(runId, 'completed');
     expect(api.project.read('ws/note.txt')).toBe(content);
+  });
+});
+
+describe('event streams held open', () => {
+  it('one token cannot hold more than the limit of streams open (429); others still can, and a closed stream frees its place', async () => {
+    const { api, runId } = await pausedRun();
+    const streams: EventStream[] = [];
+    try {
+      for (let index = 0; index < MAX_STREAMS_PER_PRINCIPAL; index++) {
+        streams.push(await api.stream(index % 2 === 0 ? '/events' : `/runs/${runId}/events`, { token: 'alice' }));
+      }
+      for (const pathname of ['/events', `/runs/${runId}/events`]) {
+        const refused = await api.request(pathname, { token: 'alice' });
+        expect(refused.status).toBe(429);
+        expect(refused.json).toEqual({ error: `too many open event streams for token "alice": at most ${MAX_STREAMS_PER_PRINCIPAL} at once; close one first`, limit: MAX_STREAMS_PER_PRINCIPAL });
+      }
+      // A refused or unauthorized attempt takes no place: bob and carol are not affected.
+      streams.push(await api.stream('/events', { token: 'bob' }));
+      streams.push(await api.stream(`/runs/${runId}/events`, { token: 'carol' }));
+      // Streams still open keep working.
+      await api.approve(runId, { approved: true });
+      await streams[1]!.waitFor((frames) => frames.some((frame) => frame.type === 'run_completed'));
+      streams.shift()!.close();
+      const deadline = Date.now() + 5_000;
+      for (;;) {
+        const again = await api.stream('/events', { token: 'alice' }).catch((error: { status?: number }) => error);
+        if (!('status' in again) || again.status === 200) {
+          streams.push(again as EventStream);
+          break;
+        }
+        expect(again.status).toBe(429);
+        if (Date.now() > deadline) throw new Error('a closed stream never freed its place');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    } finally {
+      for (const stream of streams) stream.close();
+    }
   });
 });

@@ -3,7 +3,10 @@
  * from the run's start) and `GET /events` (every run the caller may see;
  * without `Last-Event-ID`, only what happens from now on). `?last_event_id=`
  * stands in for the header where a client cannot set headers; the header
- * wins when both are sent.
+ * wins when both are sent. One token holds at most
+ * `MAX_STREAMS_PER_PRINCIPAL` streams open at once (429 past that): every
+ * open stream reads the store again on every stored event, so one client
+ * opening thousands would slow every run for everyone.
  */
 import type { Context, Hono } from 'hono';
 import { ApiError, type RunService } from '../run-service.ts';
@@ -17,6 +20,9 @@ import type { ServerEnv } from './server-env.ts';
 /** Seed 004's default: a heartbeat comment every 15 seconds. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 
+/** Open SSE streams one principal (token name) may hold at once: a few browser tabs and clients, each with a run view. */
+export const MAX_STREAMS_PER_PRINCIPAL = 32;
+
 /**
  * Registers the SSE routes on `app`.
  *
@@ -25,6 +31,7 @@ export const DEFAULT_HEARTBEAT_MS = 15_000;
  */
 export function registerEventRoutes(options: { app: Hono<ServerEnv>; service: RunService; store: ToolgateStore; heartbeatMs: number; logger: Logger }): void {
   const { app, service, store } = options;
+  const open = openStreamCounter(MAX_STREAMS_PER_PRINCIPAL);
 
   app.get('/runs/:id/events', async (c) => {
     const principal = principalOf(c);
@@ -32,15 +39,42 @@ export function registerEventRoutes(options: { app: Hono<ServerEnv>; service: Ru
     const afterId = lastEventId(c) ?? 0;
     // Read before answering: a run the caller may not see is the service's JSON 404, not an empty stream.
     const firstPage = await service.readEvents(principal, { runId, afterId, limit: EVENT_PAGE_SIZE });
-    return eventStreamResponse({ ...options, principal, runId, afterId, firstPage, signal: c.req.raw.signal });
+    const onClose = open.claim(principal.name);
+    return eventStreamResponse({ ...options, principal, runId, afterId, firstPage, signal: c.req.raw.signal, onClose });
   });
 
   app.get('/events', async (c) => {
     const principal = principalOf(c);
     const afterId = lastEventId(c) ?? (await store.lastEventId());
     const firstPage = await service.readEvents(principal, { afterId, limit: EVENT_PAGE_SIZE });
-    return eventStreamResponse({ ...options, principal, afterId, firstPage, signal: c.req.raw.signal });
+    const onClose = open.claim(principal.name);
+    return eventStreamResponse({ ...options, principal, afterId, firstPage, signal: c.req.raw.signal, onClose });
   });
+}
+
+/**
+ * Counts each principal's open streams: `claim` takes a place (or throws a
+ * 429 when none is left) and returns its release, which frees it once.
+ */
+function openStreamCounter(limit: number): { claim(name: string): () => void } {
+  const counts = new Map<string, number>();
+  return {
+    claim(name) {
+      const count = counts.get(name) ?? 0;
+      if (count >= limit) {
+        throw new ApiError(429, `too many open event streams for token ${JSON.stringify(name)}: at most ${limit} at once; close one first`, { limit });
+      }
+      counts.set(name, count + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (counts.get(name) ?? 1) - 1;
+        if (left <= 0) counts.delete(name);
+        else counts.set(name, left);
+      };
+    },
+  };
 }
 
 /** `Last-Event-ID`, else `?last_event_id=`: a whole number, or a 400. */

@@ -39,6 +39,8 @@ export function eventStreamResponse(options: {
   heartbeatMs: number;
   signal: AbortSignal;
   logger: Logger;
+  /** Called once when the stream stops (the client left, or the stream failed). */
+  onClose?: () => void;
 }): Response {
   const { service, principal, runId, logger } = options;
   const encoder = new TextEncoder();
@@ -60,6 +62,7 @@ export function eventStreamResponse(options: {
   const stop = () => {
     if (closed) return;
     closed = true;
+    options.onClose?.();
     unsubscribe();
     clearInterval(heartbeat);
     options.signal.removeEventListener('abort', stop);
