@@ -88,3 +88,22 @@ describe('event streams held open', () => {
     }
   });
 });
+
+describe('ids and cursors a client makes up', () => {
+  it('a Last-Event-ID or ?last_event_id= past 2^53 is a 400 naming it, not a 500', async () => {
+    const { api, runId } = await pausedRun();
+    for (const pathname of ['/events', `/runs/${runId}/events`]) {
+      const header = await api.request(pathname, { token: 'alice', headers: { 'last-event-id': '9999999999999999' } });
+      expect(header.status).toBe(400);
+      expect(header.json).toEqual({ error: 'Last-Event-ID must be the id of an event (a whole number), got "9999999999999999"', field: 'Last-Event-ID', expected: 'a whole number' });
+      const query = await api.request(`${pathname}?last_event_id=9999999999999999`, { token: 'alice' });
+      expect(query.status).toBe(400);
+      expect(query.json.field).toBe('last_event_id');
+      expect(query.json.error).toMatch(/^query parameter "last_event_id": expected at most 9007199254740991/);
+    }
+    // The largest safe id is still a valid place to resume from: nothing after it yet.
+    const stream = await api.stream(`/runs/${runId}/events`, { token: 'alice', lastEventId: Number.MAX_SAFE_INTEGER });
+    stream.close();
+  });
+
+});

@@ -83,6 +83,6 @@ function lastEventId(c: Context<ServerEnv>): number | undefined {
   const header = c.req.header('last-event-id');
   if (header === undefined) return query.last_event_id;
   const trimmed = header.trim();
-  if (!/^[0-9]{1,16}$/.test(trimmed)) throw new ApiError(400, `Last-Event-ID must be the id of an event (a whole number), got ${JSON.stringify(header.slice(0, 40))}`, { field: 'Last-Event-ID', expected: 'a whole number' });
+  if (!/^[0-9]{1,16}$/.test(trimmed) || !Number.isSafeInteger(Number(trimmed))) throw new ApiError(400, `Last-Event-ID must be the id of an event (a whole number), got ${JSON.stringify(header.slice(0, 40))}`, { field: 'Last-Event-ID', expected: 'a whole number' });
   return Number(trimmed);
 }

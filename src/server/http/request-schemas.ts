@@ -43,7 +43,8 @@ export const listRunsQuery = z.strictObject({
 });
 
 export const eventsQuery = z.strictObject({
-  last_event_id: decimal.transform(Number).optional(),
+  // Past 2^53 a number no longer names one event (and the store refuses it).
+  last_event_id: decimal.transform(Number).pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)).optional(),
 });
 
 /** A query with no parameters at all. */
