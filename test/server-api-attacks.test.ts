@@ -106,4 +106,19 @@ describe('ids and cursors a client makes up', () => {
     stream.close();
   });
 
+  it('a made-up ?before= cursor is a 400 naming before, not a 500; a real one still pages', async () => {
+    const { api } = await pausedRun();
+    for (const before of ['x'.repeat(500), 'bm9wZQ', 'not a cursor!']) {
+      const response = await api.request(`/runs?before=${encodeURIComponent(before)}`, { token: 'alice' });
+      expect(response.status).toBe(400);
+      expect(response.json).toEqual({ error: `query parameter "before": expected the next cursor of a previous page, got ${JSON.stringify(before.slice(0, 80))}`, field: 'before', expected: 'a cursor from next' });
+    }
+    await api.startRun({ input: 'Write the note again' });
+    const first = await api.request('/runs?limit=1', { token: 'alice' });
+    expect(first.json.runs).toHaveLength(1);
+    const second = await api.request(`/runs?limit=1&before=${encodeURIComponent(first.json.next)}`, { token: 'alice' });
+    expect(second.status).toBe(200);
+    expect(second.json.runs).toHaveLength(1);
+    expect(second.json.runs[0].run_id).not.toBe(first.json.runs[0].run_id);
+  });
 });

@@ -6,7 +6,8 @@
  */
 import type { Context, Hono } from 'hono';
 import type { Logger } from '../log.ts';
-import type { Principal, RunService } from '../run-service.ts';
+import { ApiError, type Principal, type RunService } from '../run-service.ts';
+import { StoreError } from '../../store/sqlite-store-error.ts';
 import { APPROVALS_PAGE_SIZE, approvalsStreamResponse } from './approvals-stream.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { cancelBody, emptyQuery, listRunsQuery, parseApproveBody, parseRequest, singleValuedQuery, startRunBody } from './request-schemas.ts';
@@ -32,11 +33,19 @@ export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunS
 
   app.get('/runs', async (c) => {
     const query = parseRequest({ schema: listRunsQuery, value: singleValuedQuery(c.req.queries()), what: 'query' });
-    const result = await service.listRuns(principalOf(c), {
-      limit: query.limit ?? DEFAULT_RUN_PAGE,
-      ...(query.status === undefined ? {} : { status: query.status }),
-      ...(query.before === undefined ? {} : { before: query.before }),
-    });
+    const result = await service
+      .listRuns(principalOf(c), {
+        limit: query.limit ?? DEFAULT_RUN_PAGE,
+        ...(query.status === undefined ? {} : { status: query.status }),
+        ...(query.before === undefined ? {} : { before: query.before }),
+      })
+      .catch((error: unknown) => {
+        // The store refuses a cursor it did not make: the client's mistake, not the server's.
+        if (query.before !== undefined && error instanceof StoreError && error.code === 'STORE_INVALID_QUERY') {
+          throw new ApiError(400, `query parameter "before": expected the next cursor of a previous page, got ${JSON.stringify(query.before.slice(0, 80))}`, { field: 'before', expected: 'a cursor from next' });
+        }
+        throw error;
+      });
     return c.json(result);
   });
 
