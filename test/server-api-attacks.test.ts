@@ -87,6 +87,21 @@ describe('event streams held open', () => {
       for (const stream of streams) stream.close();
     }
   });
+
+  it('HEAD on an event route answers its headers and leaves no stream open behind it', async () => {
+    const { api, runId } = await pausedRun();
+    for (let index = 0; index <= MAX_STREAMS_PER_PRINCIPAL; index++) {
+      const head = await api.request(index % 2 === 0 ? '/events' : `/runs/${runId}/events`, { token: 'alice', method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    }
+    // Still the service's 404 for a run the caller may not see.
+    expect((await api.request(`/runs/${runId}/events`, { token: 'bob', method: 'HEAD' })).status).toBe(404);
+    // Had each HEAD left a stream open, alice would be at the limit now.
+    const stream = await api.stream(`/runs/${runId}/events`, { token: 'alice' });
+    await stream.waitFor((frames) => frames.some((frame) => frame.type === 'checkpoint_required'));
+    stream.close();
+  });
 });
 
 describe('ids and cursors a client makes up', () => {

@@ -39,6 +39,7 @@ export function registerEventRoutes(options: { app: Hono<ServerEnv>; service: Ru
     const afterId = lastEventId(c) ?? 0;
     // Read before answering: a run the caller may not see is the service's JSON 404, not an empty stream.
     const firstPage = await service.readEvents(principal, { runId, afterId, limit: EVENT_PAGE_SIZE });
+    if (c.req.method === 'HEAD') return headResponse();
     const onClose = open.claim(principal.name);
     return eventStreamResponse({ ...options, principal, runId, afterId, firstPage, signal: c.req.raw.signal, onClose });
   });
@@ -47,9 +48,20 @@ export function registerEventRoutes(options: { app: Hono<ServerEnv>; service: Ru
     const principal = principalOf(c);
     const afterId = lastEventId(c) ?? (await store.lastEventId());
     const firstPage = await service.readEvents(principal, { afterId, limit: EVENT_PAGE_SIZE });
+    if (c.req.method === 'HEAD') return headResponse();
     const onClose = open.claim(principal.name);
     return eventStreamResponse({ ...options, principal, afterId, firstPage, signal: c.req.raw.signal, onClose });
   });
+}
+
+/**
+ * A HEAD answer: the stream's status and headers, and no stream. (Hono
+ * answers HEAD with the GET handler's response minus its body; a stream
+ * made for it is never read nor cancelled, so it would stay subscribed and
+ * hold its place forever.)
+ */
+function headResponse(): Response {
+  return new Response(null, { status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } });
 }
 
 /**
