@@ -203,6 +203,9 @@ describe('the web inbox in Chromium', () => {
     await page.locator('.approval').waitFor({ state: 'detached' });
     const run = await inbox.waitForRun(runId, ['completed', 'cancelled']);
     expect(run.text).toContain('you denied it because "not today, says the test"');
+    // The run's timeline says the call was denied, and why.
+    await page.evaluate((id) => (location.hash = `#run=${encodeURIComponent(id)}`), runId);
+    await page.getByText(/write_file denied: denied by a person: not today, says the test/).waitFor();
     expect(run.decisions).toMatchObject([{ approved: false, reason: 'not today, says the test' }]);
     expect(readFileSync(path.join(inbox.root, 'ws', 'hello.txt'), { flag: 'a+' }).length).toBe(0);
     expect(incidents).toEqual([]);

@@ -27,7 +27,9 @@ function eventSummary(type, data) {
     case 'text':
       return String(data.text ?? data.delta ?? '');
     case 'tool_result':
-      return `${tool} → ${typeof data.output === 'string' ? data.output : JSON.stringify(data.output ?? data.result ?? data.error ?? null)}`;
+      // A call that did not run (denied, blocked, failed, interrupted) says so and why; one that ran shows its output.
+      if (data.outcome !== undefined && data.outcome !== 'ran') return `${tool} ${String(data.outcome)}${data.reason || data.error ? `: ${String(data.reason ?? data.error)}` : ''}`;
+      return `${tool} → ${typeof data.output === 'string' ? data.output : JSON.stringify(data.output ?? data.result ?? null)}`;
     default:
       return JSON.stringify(data);
   }
