@@ -7,6 +7,8 @@ import { lastRunPolicy, type PolicyOrigin } from '../config/policy-discovery.ts'
 import { defaultPolicyText } from '../runtime/demo-workspace.ts';
 import { realPathOf } from '../filesystem/real-path-of.ts';
 import type { CliIo } from './cli-io.ts';
+import { chooseModel } from '../models/choose-model.ts';
+import { ModelNotChosenError } from '../models/errors/model-not-chosen-error.ts';
 
 /** A mistake in how a command was called: printed with a hint, exit code 2. */
 export class UsageError extends Error {
@@ -89,3 +91,13 @@ export async function policyForState(options: { policy: string | undefined; io: 
 }
 
 export { PolicyError };
+
+/** `chooseModel`, with "no model" reported as a usage error (exit 2) that lists the ways to choose one. */
+export function chooseModelOrExplain(options: Parameters<typeof chooseModel>[0]): ReturnType<typeof chooseModel> {
+  try {
+    return chooseModel(options);
+  } catch (error) {
+    if (error instanceof ModelNotChosenError) throw new UsageError(error.message);
+    throw error;
+  }
+}

@@ -33,7 +33,7 @@ const HOW_TO_CHOOSE = [
   '  --model openai:gpt-4o                     needs OPENAI_API_KEY',
   '  --model anthropic:claude-sonnet-4-5       needs ANTHROPIC_API_KEY',
   '  --model openai-compatible:llama3.2 --base-url http://localhost:11434/v1   a local server (Ollama, vLLM, LM Studio)',
-  'Setting OPENAI_API_KEY or ANTHROPIC_API_KEY alone picks that provider. To try toolgate without a model: toolgate run --demo',
+  'Setting OPENAI_API_KEY or ANTHROPIC_API_KEY alone picks that provider. To try toolgate without a model: toolgate run --demo (or toolgate serve --demo)',
 ].join('\n');
 
 /**

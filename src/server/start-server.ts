@@ -31,6 +31,8 @@ export interface StartServerOptions {
   port?: number;
   /** The model runs use by default (`toolgate run`'s ids); the policy's `server.models` may add more. */
   model?: string;
+  /** The server of the models' provider (`--base-url`), as for `toolgate run`. */
+  baseUrl?: string;
   /** The demo: the demo script is a model runs may use. */
   demo?: boolean;
   /** Overrides TOOLGATE_ADMIN_TOKEN and `.toolgate/server-token`. */
@@ -78,7 +80,7 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
   const store = await openStore({ location: storeFile });
   let closeRuntime = async () => {};
   try {
-    const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds: [model, ...(settings.models ?? [])], env, logger, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+    const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds: [model, ...(settings.models ?? [])], env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     closeRuntime = parts.close;
     const { runtime } = parts;
     const service = createRunService({

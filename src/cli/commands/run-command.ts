@@ -5,8 +5,6 @@ import { loadPolicyFile, type LoadedPolicy } from '../../config/load-policy-file
 import { createTerminalApprover } from '../../approvers/terminal/terminal-approver.ts';
 import { redact, redactSecretsInText } from '../../core/redact.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
-import { chooseModel } from '../../models/choose-model.ts';
-import { ModelNotChosenError } from '../../models/errors/model-not-chosen-error.ts';
 import { modelCallErrorFrom } from '../../models/model-call-error-from.ts';
 import { resolveModelConnection } from '../../models/resolve-model.ts';
 import { createBuiltinTools } from '../../runtime/create-builtin-tools.ts';
@@ -18,7 +16,7 @@ import type { StoppedBy } from '../../adapters/ai-sdk/gated-tools-state.ts';
 import { createWorkerTool, WORKER_TOOL_NAME } from '../../runtime/worker-tool.ts';
 import type { BuiltinTool } from '../../tools/builtin-tool.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
-import { policyForRun, UsageError } from '../cli-support.ts';
+import { chooseModelOrExplain, policyForRun, UsageError } from '../cli-support.ts';
 import { chooseApprovalTerminal } from '../choose-approval-terminal.ts';
 import { describeMissingSandbox } from '../describe-missing-sandbox.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
@@ -276,16 +274,6 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
     process.removeListener('SIGINT', onSignal);
     await gate.close();
     terminal?.close();
-  }
-}
-
-/** `chooseModel`, with "no model" reported as a usage error (exit 2) that lists the ways to choose one. */
-function chooseModelOrExplain(options: Parameters<typeof chooseModel>[0]): ReturnType<typeof chooseModel> {
-  try {
-    return chooseModel(options);
-  } catch (error) {
-    if (error instanceof ModelNotChosenError) throw new UsageError(error.message);
-    throw error;
   }
 }
 

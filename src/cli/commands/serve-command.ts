@@ -5,7 +5,7 @@ import { webAssets } from '../../server/web/web-assets.ts';
 import { startToolgateServer, type RunningToolgateServer } from '../../server/start-server.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
-import { UsageError } from '../cli-support.ts';
+import { chooseModelOrExplain, UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 
 export const SERVE_HELP = `Usage: toolgate serve [options]
@@ -27,6 +27,7 @@ Options:
                      anthropic:<model>, openai-compatible:<model>
                      (default TOOLGATE_MODEL, else the provider whose key is set);
                      the policy's server.models lists more a run may choose
+  --base-url URL     the server of the model's provider (Ollama, vLLM, a proxy)
   --demo             a fresh demo workspace, the scripted demo model, and a
                      demo run that soon waits for approval (no key needed)
   -h, --help         this help
@@ -69,6 +70,7 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
       port: { type: 'string' },
       store: { type: 'string' },
       model: { type: 'string' },
+      'base-url': { type: 'string' },
       demo: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -91,6 +93,8 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
     if (found === undefined) throw new UsageError(`no policy: pass --policy FILE, run \`toolgate init\` to write a starter toolgate.yaml in ${io.cwd}, or try \`toolgate serve --demo\``);
     policyFile = path.resolve(io.cwd, found);
   }
+  // Chosen before anything starts: without a model there is nothing to serve (exit 2, with every way to choose one).
+  const model = chooseModelOrExplain({ flag: values.model, env: io.env, demo: values.demo === true }).id;
   let server: RunningToolgateServer;
   try {
     server = await startToolgateServer({
@@ -98,7 +102,8 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
       ...(values.store === undefined ? {} : { storeFile: path.resolve(io.cwd, values.store) }),
       ...(values.host === undefined ? {} : { host: values.host }),
       port,
-      ...(values.model === undefined ? {} : { model: values.model }),
+      model,
+      ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
       demo: values.demo === true,
       env: io.env,
       web: webAssets(),

@@ -42,6 +42,8 @@ export async function createServerRuntime(options: {
   /** The model ids a run may name; the first is the default. */
   modelIds: readonly string[];
   env: NodeJS.ProcessEnv;
+  /** `--base-url`: the server of the models' provider. */
+  baseUrl?: string;
   logger: Logger;
   /** The project root relative tool paths resolve against (default: the policy's directory). */
   cwd?: string;
@@ -87,7 +89,7 @@ export async function createServerRuntime(options: {
   const models = new Map<string, LanguageModel>();
   for (const id of options.modelIds) {
     if (models.has(id)) continue;
-    models.set(id, (await resolveModelConnection({ id, env: options.env, cwd: loaded.directory })).model);
+    models.set(id, (await resolveModelConnection({ id, env: options.env, cwd: loaded.directory, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }) })).model);
   }
   const sealer = createSealer(options.secret);
   const listeners = new Set<() => void>();
