@@ -72,7 +72,8 @@ describe('toolgate token', () => {
     const directory = project();
     const first = (await token(['create', 'ci-bot', '--role', 'submitter'], directory)).stdout.trim();
     await token(['create', 'ops.admin', '--role', 'admin'], directory);
-    expect((await token(['revoke', 'ci-bot'], directory)).stdout).toBe('revoked ci-bot: it stops working at once, also on a running server\n');
+    // It names the store it changed: a revoke in another store than the server's changes nothing there.
+    expect((await token(['revoke', 'ci-bot'], directory)).stdout).toBe(`revoked ci-bot in ${store(directory)}: it stops working at once, also on a running server that uses this store\n`);
     const listed = await token(['list'], directory);
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trimEnd().split('\n');
@@ -96,7 +97,7 @@ describe('toolgate token', () => {
     await token(['create', 'alice', '--role', 'submitter'], directory);
     const missing = await token(['revoke', 'nobody'], directory);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toBe('toolgate token: no live token named "nobody" (see `toolgate token list`): nothing revoked\n');
+    expect(missing.stderr).toBe(`toolgate token: no live token named "nobody" in ${store(directory)} (see \`toolgate token list\`): nothing revoked\n`);
     await token(['revoke', 'alice'], directory);
     expect((await token(['revoke', 'alice'], directory)).code).toBe(1);
   });

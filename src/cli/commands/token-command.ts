@@ -108,7 +108,7 @@ export async function runTokenCommand(argv: string[], io: CliIo): Promise<number
   try {
     if (action === 'create') return await create({ store, name, role: role!, file, io });
     if (action === 'list') return await list({ store, json: values.json === true, file, io });
-    return await revoke({ store, name, io });
+    return await revoke({ store, name, file, io });
   } finally {
     await store.close();
   }
@@ -146,13 +146,13 @@ async function list(options: { store: ToolgateStore; json: boolean; file: string
   return EXIT.ok;
 }
 
-async function revoke(options: { store: ToolgateStore; name: string; io: CliIo }): Promise<number> {
+async function revoke(options: { store: ToolgateStore; name: string; file: string; io: CliIo }): Promise<number> {
   const { io, name } = options;
   if (!(await options.store.revokeToken(name))) {
-    io.stderr.write(`toolgate token: no live token named ${sanitizeTerminalText(JSON.stringify(name))} (see \`toolgate token list\`): nothing revoked\n`);
+    io.stderr.write(`toolgate token: no live token named ${sanitizeTerminalText(JSON.stringify(name))} in ${sanitizeTerminalText(options.file)} (see \`toolgate token list\`): nothing revoked\n`);
     return EXIT.blockedOrDenied;
   }
-  io.stdout.write(`revoked ${sanitizeTerminalText(name)}: it stops working at once, also on a running server\n`);
+  io.stdout.write(`revoked ${sanitizeTerminalText(name)} in ${sanitizeTerminalText(options.file)}: it stops working at once, also on a running server that uses this store\n`);
   return EXIT.ok;
 }
 
