@@ -11,7 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
-import { decision, newApproval, newEvent, newRun } from './store-contract-fixtures.ts';
+import { decideOne, decision, newApproval, newEvent, newRun } from './store-contract-fixtures.ts';
 import type { ToolgateStore } from './store.ts';
 
 /** Settles every promise, keeping each outcome (a rejection is not a test failure here). */
@@ -119,8 +119,8 @@ describe('group commit in the SQLite store', () => {
     await store.updateRun('run-1', 1, { status: 'paused_checkpoint' }, { approvals: [newApproval('run-1', 'call-1')] });
     batches = [];
     const [bob, carol, appended] = await Promise.all([
-      store.decideApproval('run-1', 'call-1', decision({ decidedBy: 'bob' }), [newEvent('run-1', 'approval_decided', { by: 'bob' })]),
-      store.decideApproval('run-1', 'call-1', decision({ decidedBy: 'carol' }), [newEvent('run-1', 'approval_decided', { by: 'carol' })]),
+      decideOne(store, 'run-1', 'call-1', decision({ decidedBy: 'bob' }), [newEvent('run-1', 'approval_decided', { by: 'bob' })]),
+      decideOne(store, 'run-1', 'call-1', decision({ decidedBy: 'carol' }), [newEvent('run-1', 'approval_decided', { by: 'carol' })]),
       store.appendEvents([newEvent('run-1', 'after')]),
     ]);
     expect(batches).toEqual([3]);

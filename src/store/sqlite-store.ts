@@ -32,7 +32,7 @@ import {
 } from './sqlite-rows.ts';
 import { StoreError } from './sqlite-store-error.ts';
 import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
-import type { NewApproval, NewEvent, RunStatus, StoredEvent, StoredRun, ToolgateStore } from './store.ts';
+import type { DecideResult, NewApproval, NewEvent, RunChange, RunStatus, StoredEvent, StoredRun, ToolgateStore } from './store.ts';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. */
@@ -107,6 +107,33 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     }
   };
 
+  /** Compare-and-set: only the revision the caller read moves; false (nothing written) when it does not. */
+  const moveRun = (runId: string, revision: number, change: RunChange): boolean => {
+    const moved = statement(
+      `UPDATE runs SET
+         status = CASE WHEN @setStatus THEN @status ELSE status END,
+         state = CASE WHEN @setState THEN @state ELSE state END,
+         text = CASE WHEN @setText THEN @text ELSE text END,
+         error = CASE WHEN @setError THEN @error ELSE error END,
+         updated_at = @now, revision = revision + 1, schema_version = @schemaVersion
+       WHERE run_id = @runId AND revision = @revision`,
+    ).run({
+      runId,
+      revision,
+      now: now(),
+      schemaVersion: STORE_SCHEMA_VERSION,
+      setStatus: change.status === undefined ? 0 : 1,
+      status: change.status ?? null,
+      setState: change.state === undefined ? 0 : 1,
+      state: change.state ?? null,
+      setText: change.text === undefined ? 0 : 1,
+      text: change.text ?? null,
+      setError: change.error === undefined ? 0 : 1,
+      error: change.error ?? null,
+    });
+    return moved.changes === 1;
+  };
+
   const store: ToolgateStore = {
     kind: 'sqlite',
 
@@ -167,30 +194,7 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
 
     async updateRun(runId, revision, change, extra = {}) {
       return batchedWrite(() => {
-        // Compare-and-set: only the revision the caller read moves; nothing else is written when it does not.
-        const moved = statement(
-          `UPDATE runs SET
-             status = CASE WHEN @setStatus THEN @status ELSE status END,
-             state = CASE WHEN @setState THEN @state ELSE state END,
-             text = CASE WHEN @setText THEN @text ELSE text END,
-             error = CASE WHEN @setError THEN @error ELSE error END,
-             updated_at = @now, revision = revision + 1, schema_version = @schemaVersion
-           WHERE run_id = @runId AND revision = @revision`,
-        ).run({
-          runId,
-          revision,
-          now: now(),
-          schemaVersion: STORE_SCHEMA_VERSION,
-          setStatus: change.status === undefined ? 0 : 1,
-          status: change.status ?? null,
-          setState: change.state === undefined ? 0 : 1,
-          state: change.state ?? null,
-          setText: change.text === undefined ? 0 : 1,
-          text: change.text ?? null,
-          setError: change.error === undefined ? 0 : 1,
-          error: change.error ?? null,
-        });
-        if (moved.changes === 0) return undefined;
+        if (!moveRun(runId, revision, change)) return undefined;
         if (extra.dropApprovals === true) statement('DELETE FROM approvals WHERE run_id = ? AND decision IS NULL').run(runId);
         insertApprovals(extra.approvals ?? []);
         const events = insertEvents(extra.events ?? []);
@@ -232,12 +236,23 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       return { approvals: items, next };
     },
 
-    async decideApproval(runId, toolCallId, decision, events = []) {
-      const text = jsonObjectText(decision, `decision on ${toolCallId}`);
+    async decideApprovals(runId, calls, decision, resume) {
+      const text = jsonObjectText(decision, `decision on ${calls.map((call) => call.toolCallId).join(', ')}`);
       return batchedWrite(() => {
-        const decided = statement('UPDATE approvals SET decision = ? WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL').run(text, runId, toolCallId);
-        if (decided.changes === 0) return { decided: false, events: [] };
-        return { decided: true, events: insertEvents(events) };
+        const decide = statement('UPDATE approvals SET decision = ? WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL');
+        const decided: string[] = [];
+        const events: StoredEvent[] = [];
+        for (const call of calls) {
+          if (decide.run(text, runId, call.toolCallId).changes === 0) continue;
+          decided.push(call.toolCallId);
+          events.push(...insertEvents(call.events ?? []));
+        }
+        const waiting = statement('SELECT tool_call_id FROM approvals WHERE run_id = ? AND decision IS NULL ORDER BY seq').pluck().all(runId) as string[];
+        const result: DecideResult = { decided, waiting, events };
+        if (resume !== undefined && decided.length === calls.length && waiting.length === 0 && moveRun(runId, resume.revision, { status: 'running' })) {
+          result.resumed = { run: readRun(runId) as StoredRun, events: insertEvents(resume.events) };
+        }
+        return result;
       });
     },
 

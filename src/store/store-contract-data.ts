@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StoreContractHandle } from './store-contract-fixtures.ts';
-import { decision, newApproval, newEvent, newRun } from './store-contract-fixtures.ts';
+import { decideOne, decision, newApproval, newEvent, newRun } from './store-contract-fixtures.ts';
 import type { ToolgateStore } from './store.ts';
 
 /**
@@ -25,7 +25,7 @@ export function describeStoreContractData(current: () => { store: ToolgateStore;
       await store.appendEvents([newEvent('run-a', 'text', { text: 'one', nested: { list: [1, 'two', null, { deep: true }] } }), newEvent('run-b', 'text', {}, 'carol')]);
       await store.updateRun('run-a', 1, {}, { events: [newEvent('run-a', 'run_paused')] });
       await store.createRun(newRun('run-c'), []);
-      await store.decideApproval('run-a', 'none', decision(), [newEvent('run-a', 'never')]);
+      await decideOne(store, 'run-a', 'none', decision(), [newEvent('run-a', 'never')]);
       await store.appendEvents([newEvent('run-c', 'run_started'), newEvent('run-a', 'run_completed')]);
 
       const all = await store.readEvents({ afterId: 0, limit: 100 });
@@ -225,7 +225,7 @@ export function describeStoreContractData(current: () => { store: ToolgateStore;
       const { store, handle } = current();
       const { run } = await store.createRun(newRun('run-1'), [newEvent('run-1', 'run_started')]);
       const paused = await store.updateRun('run-1', run.revision, { status: 'paused_checkpoint' }, { approvals: [newApproval('run-1', 'call-1'), newApproval('run-1', 'call-2')], events: [newEvent('run-1', 'run_paused')] });
-      await store.decideApproval('run-1', 'call-1', decision({ editedArgs: { path: 'b.txt' } }));
+      await decideOne(store, 'run-1', 'call-1', decision({ editedArgs: { path: 'b.txt' } }));
       await store.beginCall({ runId: 'run-1', toolCallId: 'call-1', tool: 'shell', input: 'in' });
       await store.beginCall({ runId: 'run-1', toolCallId: 'call-0', tool: 'shell', input: 'in' });
       await store.finishCall('run-1', 'call-0', 'completed', 'out');
@@ -257,8 +257,8 @@ export function describeStoreContractData(current: () => { store: ToolgateStore;
       expect(await reopened.listRuns({ limit: 10 })).toEqual(snapshot.runs);
       expect(await reopened.findToken('0'.repeat(64))).toBeUndefined();
       expect(await reopened.beginCall({ runId: 'run-1', toolCallId: 'call-1', tool: 'shell', input: 'again' })).toBe(false);
-      expect(await reopened.decideApproval('run-1', 'call-1', decision())).toEqual({ decided: false, events: [] });
-      expect(await reopened.decideApproval('run-1', 'call-2', decision())).toMatchObject({ decided: true });
+      expect(await decideOne(reopened, 'run-1', 'call-1', decision())).toEqual({ decided: false, events: [] });
+      expect(await decideOne(reopened, 'run-1', 'call-2', decision())).toMatchObject({ decided: true });
 
       const last = snapshot.events.at(-1)?.id ?? Infinity;
       const [next] = await reopened.appendEvents([newEvent('run-1', 'after_reopen')]);

@@ -2,7 +2,7 @@
  * The records the store contract writes (`store-contract.ts`), and what a
  * store's test hands the contract.
  */
-import type { NewApproval, NewEvent, NewRun, StoredDecision, ToolgateStore } from './store.ts';
+import type { NewApproval, NewEvent, NewRun, StoredDecision, StoredEvent, ToolgateStore } from './store.ts';
 
 /** What a store's test gives the contract for each test: a fresh, empty store. */
 export interface StoreContractHandle {
@@ -68,9 +68,20 @@ export function newApproval(runId: string, toolCallId: string, overrides: Partia
  * A person's decision (approved once by bob unless `overrides` say otherwise).
  *
  * @example
- * await store.decideApproval('run-1', 'call-1', decision({ approved: false, reason: 'no' }));
+ * await decideOne(store, 'run-1', 'call-1', decision({ approved: false, reason: 'no' }));
  */
 export function decision(overrides: Partial<StoredDecision> = {}): StoredDecision {
   return { approved: true, reason: null, scope: 'once', decidedBy: 'bob', decidedAt: '2026-11-24T10:00:00.000Z', ...overrides };
 }
 
+
+/**
+ * Decides one call (no resume): whether it was decided by this decision, and its stored events.
+ *
+ * @example
+ * expect(await decideOne(store, 'run-1', 'call-1', decision())).toMatchObject({ decided: true });
+ */
+export async function decideOne(store: ToolgateStore, runId: string, toolCallId: string, made: StoredDecision, events: readonly NewEvent[] = []): Promise<{ decided: boolean; events: StoredEvent[] }> {
+  const result = await store.decideApprovals(runId, [{ toolCallId, events }], made);
+  return { decided: result.decided.length === 1, events: result.events };
+}

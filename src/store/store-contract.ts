@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_SCHEMA_VERSION } from './store.ts';
 import type { ToolgateStore } from './store.ts';
 import { describeStoreContractData } from './store-contract-data.ts';
-import { decision, newApproval, newEvent, newRun } from './store-contract-fixtures.ts';
+import { decideOne, decision, newApproval, newEvent, newRun } from './store-contract-fixtures.ts';
 import type { OpenStoreForContract, StoreContractHandle } from './store-contract-fixtures.ts';
 
 export type { OpenStoreForContract, StoreContractHandle } from './store-contract-fixtures.ts';
@@ -158,7 +158,7 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         await store.createRun(newRun('run-2'), []);
         await store.updateRun('run-1', 1, {}, { approvals: [newApproval('run-1', 'call-1'), newApproval('run-1', 'call-2')] });
         await store.updateRun('run-2', 1, {}, { approvals: [newApproval('run-2', 'call-1')] });
-        await store.decideApproval('run-1', 'call-1', decision());
+        await decideOne(store, 'run-1', 'call-1', decision());
         const dropped = await store.updateRun('run-1', 2, { status: 'running' }, { dropApprovals: true, approvals: [newApproval('run-1', 'call-3')] });
         expect(dropped?.run.revision).toBe(3);
         const all = await store.listApprovals({ runId: 'run-1', includeDecided: true });
@@ -174,8 +174,8 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         await store.updateRun('waiting', 1, { status: 'paused_checkpoint' }, { approvals: [newApproval('waiting', 'call-1'), newApproval('waiting', 'call-2')] });
         await store.updateRun('decided', 1, { status: 'paused_checkpoint' }, { approvals: [newApproval('decided', 'call-1')] });
         await store.updateRun('bare', 1, { status: 'paused_checkpoint' });
-        expect(await store.decideApproval('decided', 'call-1', decision())).toMatchObject({ decided: true });
-        expect(await store.decideApproval('waiting', 'call-1', decision())).toMatchObject({ decided: true });
+        expect(await decideOne(store, 'decided', 'call-1', decision())).toMatchObject({ decided: true });
+        expect(await decideOne(store, 'waiting', 'call-1', decision())).toMatchObject({ decided: true });
         expect((await store.decidedPausedRuns()).map((run) => run.runId)).toEqual(['decided', 'bare']);
         await store.updateRun('decided', 2, { status: 'running' });
         expect((await store.decidedPausedRuns()).map((run) => run.runId)).toEqual(['bare']);
@@ -220,18 +220,18 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         expect(ids(second.approvals)).toEqual(['run-2/call-1']);
         expect(second.next).toBeNull();
         expect(ids((await store.listPendingApprovals({ limit: 10, owner: 'carol' })).approvals)).toEqual(['run-2/call-1']);
-        await store.decideApproval('run-1', 'call-1', decision());
+        await decideOne(store, 'run-1', 'call-1', decision());
         expect(ids((await store.listPendingApprovals({ limit: 10 })).approvals)).toEqual(['run-1/call-2', 'run-2/call-1']);
         await expect(store.listPendingApprovals({ limit: 0 })).rejects.toThrow();
       });
 
       it('decides an undecided call once, with its events; the second decision is refused and writes nothing', async () => {
         const edited = decision({ approved: false, reason: 'not that file', scope: 'session', editedArgs: { path: 'b.txt', lines: [1, 2] }, stop: true });
-        const first = await store.decideApproval('run-1', 'call-1', edited, [newEvent('run-1', 'decision', { approved: false })]);
+        const first = await decideOne(store, 'run-1', 'call-1', edited, [newEvent('run-1', 'decision', { approved: false })]);
         expect(first.decided).toBe(true);
         expect(first.events.map((event) => event.type)).toEqual(['decision']);
         const events = await store.lastEventId();
-        const second = await store.decideApproval('run-1', 'call-1', decision({ decidedBy: 'mallory' }), [newEvent('run-1', 'decision')]);
+        const second = await decideOne(store, 'run-1', 'call-1', decision({ decidedBy: 'mallory' }), [newEvent('run-1', 'decision')]);
         expect(second).toEqual({ decided: false, events: [] });
         expect(await store.lastEventId()).toBe(events);
         const [decided] = await store.listApprovals({ runId: 'run-1', includeDecided: true });
@@ -240,18 +240,62 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
       });
 
       it('refuses to decide a call that does not exist, writing nothing', async () => {
-        expect(await store.decideApproval('run-1', 'call-404', decision(), [newEvent('run-1', 'decision')])).toEqual({ decided: false, events: [] });
-        expect(await store.decideApproval('ghost', 'call-1', decision())).toEqual({ decided: false, events: [] });
+        expect(await decideOne(store, 'run-1', 'call-404', decision(), [newEvent('run-1', 'decision')])).toEqual({ decided: false, events: [] });
+        expect(await decideOne(store, 'ghost', 'call-1', decision())).toEqual({ decided: false, events: [] });
         expect(await store.lastEventId()).toBe(0);
       });
 
       it('lets exactly one of concurrent decisions on the same call win', async () => {
-        const results = await Promise.all(['bob', 'dave', 'erin'].map((who) => store.decideApproval('run-2', 'call-1', decision({ decidedBy: who }))));
+        const results = await Promise.all(['bob', 'dave', 'erin'].map((who) => decideOne(store, 'run-2', 'call-1', decision({ decidedBy: who }))));
         expect(results.filter((result) => result.decided)).toHaveLength(1);
       });
 
+      it('decides a group in one transaction and claims the run with the last decision, one claimer only', async () => {
+        const resume = { revision: 2, events: [newEvent('run-1', 'run_resumed')] };
+        const group = await store.decideApprovals('run-1', [{ toolCallId: 'call-1', events: [newEvent('run-1', 'decided-1')] }, { toolCallId: 'call-2', events: [newEvent('run-1', 'decided-2')] }], decision(), resume);
+        expect(group).toMatchObject({ decided: ['call-1', 'call-2'], waiting: [] });
+        expect(group.events.map((event) => event.type)).toEqual(['decided-1', 'decided-2']);
+        expect(group.resumed?.run).toMatchObject({ status: 'running', revision: 3 });
+        expect(group.resumed?.events.map((event) => event.type)).toEqual(['run_resumed']);
+        expect(group.resumed!.events[0]!.id).toBeGreaterThan(group.events[1]!.id);
+        expect(await store.getRun('run-1')).toEqual(group.resumed?.run);
+        // Nothing left to decide: a second claim of the same revision finds nothing and writes nothing.
+        const events = await store.lastEventId();
+        expect(await store.decideApprovals('run-1', [{ toolCallId: 'call-1' }], decision(), resume)).toEqual({ decided: [], waiting: [], events: [] });
+        expect(await store.lastEventId()).toBe(events);
+      });
+
+      it('decides without claiming while calls still wait, and claims with the decision that leaves none', async () => {
+        const first = await store.decideApprovals('run-1', [{ toolCallId: 'call-1' }], decision(), { revision: 2, events: [newEvent('run-1', 'run_resumed')] });
+        expect(first).toEqual({ decided: ['call-1'], waiting: ['call-2'], events: [] });
+        expect((await store.getRun('run-1'))?.status).toBe('paused_checkpoint');
+        const last = await store.decideApprovals('run-1', [{ toolCallId: 'call-2' }], decision({ approved: false }), { revision: 2, events: [] });
+        expect(last.resumed?.run.status).toBe('running');
+      });
+
+      it('records the decision but does not claim from a revision that moved, or when a named call was decided already', async () => {
+        const stale = await store.decideApprovals('run-2', [{ toolCallId: 'call-1' }], decision(), { revision: 1, events: [newEvent('run-2', 'run_resumed', {}, 'carol')] });
+        expect(stale).toEqual({ decided: ['call-1'], waiting: [], events: [] });
+        expect((await store.getRun('run-2'))).toMatchObject({ status: 'paused_checkpoint', revision: 2 });
+        expect(await store.lastEventId()).toBe(0);
+        await decideOne(store, 'run-1', 'call-1', decision({ decidedBy: 'dave' }));
+        const partly = await store.decideApprovals('run-1', [{ toolCallId: 'call-1' }, { toolCallId: 'call-2' }], decision(), { revision: 2, events: [newEvent('run-1', 'run_resumed')] });
+        expect(partly).toMatchObject({ decided: ['call-2'], waiting: [] });
+        expect(partly.resumed).toBeUndefined();
+        expect((await store.listApprovals({ runId: 'run-1', includeDecided: true })).map((approval) => approval.decision?.decidedBy)).toEqual(['dave', 'bob']);
+      });
+
+      it('lets exactly one of concurrent deciders of the last call claim the run', async () => {
+        const results = await Promise.all(
+          ['bob', 'dave', 'erin'].map((who) => store.decideApprovals('run-2', [{ toolCallId: 'call-1' }], decision({ decidedBy: who }), { revision: 2, events: [newEvent('run-2', 'run_resumed', {}, 'carol')] })),
+        );
+        expect(results.filter((result) => result.resumed !== undefined)).toHaveLength(1);
+        expect(results.filter((result) => result.decided.length === 1)).toHaveLength(1);
+        expect((await store.getRun('run-2'))?.revision).toBe(3);
+      });
+
       it('keeps a decision without the optional fields without them', async () => {
-        await store.decideApproval('run-1', 'call-2', decision());
+        await decideOne(store, 'run-1', 'call-2', decision());
         const decided = (await store.listApprovals({ runId: 'run-1', includeDecided: true })).find((approval) => approval.toolCallId === 'call-2');
         expect(decided?.decision).toEqual(decision());
         expect(decided?.decision).not.toHaveProperty('editedArgs');

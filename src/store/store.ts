@@ -109,6 +109,18 @@ export interface StoredApproval {
 
 export type NewApproval = Omit<StoredApproval, 'createdAt' | 'decision' | 'schemaVersion'>;
 
+/** What `decideApprovals` did. */
+export interface DecideResult {
+  /** The calls this decision decided, in the order named. */
+  decided: string[];
+  /** The run's calls still undecided afterwards, oldest first. */
+  waiting: string[];
+  /** The decided calls' events, as stored. */
+  events: StoredEvent[];
+  /** The run as claimed and its resume events, when it was claimed. */
+  resumed?: { run: StoredRun; events: StoredEvent[] };
+}
+
 /** The at-most-once ledger: a call is recorded as executing before it runs. */
 export type CallStatus = 'executing' | 'completed' | 'failed' | 'interrupted';
 
@@ -179,10 +191,20 @@ export interface ToolgateStore {
    */
   listPendingApprovals(query: { owner?: string; limit: number; after?: string }): Promise<{ approvals: StoredApproval[]; next: string | null }>;
   /**
-   * Records a person's decision on a call that is still undecided, with its
-   * events, in one transaction; false when it was decided already (or does not exist).
+   * Records one decision on the named calls of a run, each with its events,
+   * and, when `resume` is given, claims the run in the same transaction (one
+   * commit): the run moves from `resume.revision` to `running` with
+   * `resume.events`, but only if every named call was undecided (this
+   * decision is the one that stands on each) and no call of the run is left
+   * undecided. A call decided already (or unknown) is skipped and writes
+   * nothing. `waiting` lists the run's calls still undecided afterwards.
    */
-  decideApproval(runId: string, toolCallId: string, decision: StoredDecision, events?: readonly NewEvent[]): Promise<{ decided: boolean; events: StoredEvent[] }>;
+  decideApprovals(
+    runId: string,
+    calls: ReadonlyArray<{ toolCallId: string; events?: readonly NewEvent[] }>,
+    decision: StoredDecision,
+    resume?: { revision: number; events: readonly NewEvent[] },
+  ): Promise<DecideResult>;
 
   appendEvents(events: readonly NewEvent[]): Promise<StoredEvent[]>;
   /** Events after `afterId` (exclusive), oldest first; `runId` for one run, `owner` for one owner's runs. */

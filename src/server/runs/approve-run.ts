@@ -6,7 +6,7 @@
  */
 import { REDACTED } from '../../core/redact.ts';
 import type { RunDecision } from '../../adapters/ai-sdk/run-decision.ts';
-import type { StoredApproval, StoredDecision, StoredRun } from '../../store/store.ts';
+import type { NewEvent, StoredApproval, StoredDecision, StoredRun } from '../../store/store.ts';
 import { ApiError, type ApproveInput, type ApproveResult, type Principal } from '../run-service.ts';
 import { driveRun, errorText, finishRun } from './drive-run.ts';
 import { decisionEvent, runEvent, toolCallInput } from './run-events.ts';
@@ -49,30 +49,29 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
     decidedAt: new Date().toISOString(),
   };
   const context = { run, policy: runtime.policy };
-  const decided: string[] = [];
-  for (const target of targets) {
-    const result = await runtime.store.decideApproval(run.runId, target.toolCallId, decision, [decisionEvent(context, { toolCallId: target.toolCallId, tool: target.tool, decision })]);
-    if (!result.decided) {
-      if (decided.length === 0) throw new ApiError(409, `${target.toolCallId} was already decided`, { tool_call_id: target.toolCallId });
-      continue;
-    }
-    decided.push(target.toolCallId);
-  }
+  // The approvals as they will stand if this decision is the one that leaves nothing waiting: then the same commit claims the run.
+  const targetIds = new Set(targets.map((target) => target.toolCallId));
+  let all = approvals.map((approval) => (targetIds.has(approval.toolCallId) ? { ...approval, decision } : approval));
+  const calls = targets.map((target) => ({ toolCallId: target.toolCallId, events: [decisionEvent(context, { toolCallId: target.toolCallId, tool: target.tool, decision })] }));
+  const paused = all.every((approval) => approval.decision !== null) && run.state !== null ? openPaused(runtime, run) : undefined;
+  const resume = paused === undefined ? undefined : { revision: run.revision, events: [resumeEvent(runtime, run, all, paused)] };
+  const result = await runtime.store.decideApprovals(run.runId, calls, decision, resume);
+  if (result.decided.length === 0) throw new ApiError(409, `${targets[0]!.toolCallId} was already decided`, { tool_call_id: targets[0]!.toolCallId });
   runtime.notify();
-  let all = approvals.map((approval) => (decided.includes(approval.toolCallId) ? { ...approval, decision } : approval));
-  let waiting = all.filter((approval) => approval.decision === null).map((approval) => approval.toolCallId);
-  // Others may have decided the rest meanwhile: read again after our own commit before saying something still waits.
-  if (waiting.length > 0) {
-    all = await runtime.store.listApprovals({ runId: run.runId, includeDecided: true });
-    waiting = all.filter((approval) => approval.decision === null).map((approval) => approval.toolCallId);
-  }
+  const { decided, waiting } = result;
   const status = input.approved ? 'approved' : 'denied';
   if (waiting.length > 0) {
     return { status, message: `Decision recorded; the run resumes once ${waiting.length} more call${waiting.length === 1 ? ' is' : 's are'} decided`, decided, waiting, run_status: 'paused_checkpoint' };
   }
+  if (result.resumed !== undefined) {
+    driveClaimed(runtime, result.resumed.run, all, paused!);
+  } else {
+    // Others decided the rest meanwhile (or a call named here was decided by another first): read what stands, and resume from it.
+    all = await runtime.store.listApprovals({ runId: run.runId, includeDecided: true });
+    await resumeDecidedRun(runtime, run, all);
+  }
   // Earlier pauses' denials cannot stop it: one that did would have ended the run then.
   const stops = all.some((approval) => stopsRun(runtime, approval.decision));
-  await resumeDecidedRun(runtime, run, all);
   if (!input.approved) {
     return stops
       ? { status, message: 'Tool execution denied and run cancelled', decided, waiting, run_status: 'cancelled' }
@@ -142,26 +141,46 @@ function checkEditedArgs(runtime: ServerRuntime, toolName: string, args: unknown
 
 /**
  * Claims a paused run whose calls are all decided (one claimer wins) and
- * drives it on with the decisions of its pause. A state that does not open
- * (another server secret) fails the run, saying why.
+ * drives it on with the decisions of its pause.
  */
 export async function resumeDecidedRun(runtime: ServerRuntime, run: StoredRun, approvals: StoredApproval[]): Promise<void> {
   // Decisions do not move the run's revision: the run as read is current unless someone claimed or cancelled it, and then the claim below fails.
-  const current = run;
-  if (current.status !== 'paused_checkpoint' || current.state === null) return;
-  const claimed = await runtime.store.updateRun(current.runId, current.revision, { status: 'running' }, { events: [runEvent({ run, policy: runtime.policy }, 'run_resumed', { reason: resumeReason(approvals), status: 'running' })] });
+  if (run.status !== 'paused_checkpoint' || run.state === null) return;
+  const paused = openPaused(runtime, run);
+  const claimed = await runtime.store.updateRun(run.runId, run.revision, { status: 'running' }, { events: [resumeEvent(runtime, run, approvals, paused)] });
   if (claimed === undefined) return;
   runtime.notify();
-  let envelope: RunEnvelope;
+  driveClaimed(runtime, claimed.run, approvals, paused);
+}
+
+/** The run's paused state, opened; or why it does not open (another server secret, a broken record). */
+type OpenedPause = { state: PausedState } | { error: string };
+type PausedState = Extract<RunEnvelope, { kind: 'paused' }>['state'];
+
+function openPaused(runtime: ServerRuntime, run: StoredRun): OpenedPause {
   try {
-    envelope = openEnvelope(runtime, current.state);
+    const envelope = openEnvelope(runtime, run.state!);
     if (envelope.kind !== 'paused') throw new Error('a paused run has no paused state');
+    return { state: envelope.state };
   } catch (error) {
-    const message = `its stored state could not be opened: ${errorText(error)}`;
-    await finishRun(runtime, claimed.run, { status: 'failed', error: message }, [runEvent({ run, policy: runtime.policy }, 'run_failed', { status: 'failed', error: message })]);
+    return { error: `its stored state could not be opened: ${errorText(error)}` };
+  }
+}
+
+function resumeEvent(runtime: ServerRuntime, run: StoredRun, approvals: StoredApproval[], paused: OpenedPause): NewEvent {
+  const ofPause = 'state' in paused ? ofThisPause(approvals, paused.state.pending) : approvals;
+  return runEvent({ run, policy: runtime.policy }, 'run_resumed', { reason: resumeReason(ofPause), status: 'running' });
+}
+
+/** Drives a run this process has just claimed; a state that did not open fails it, saying why. */
+function driveClaimed(runtime: ServerRuntime, claimed: StoredRun, approvals: StoredApproval[], paused: OpenedPause): void {
+  if ('error' in paused) {
+    finishRun(runtime, claimed, { status: 'failed', error: paused.error }, [runEvent({ run: claimed, policy: runtime.policy }, 'run_failed', { status: 'failed', error: paused.error })]).catch((failure: unknown) => {
+      runtime.logger.error('could not record a failed run', { run_id: claimed.runId, error: errorText(failure) });
+    });
     return;
   }
-  void driveRun(runtime, claimed.run, { kind: 'resume', state: envelope.state, decisions: runDecisions(ofThisPause(approvals, envelope.state.pending)) });
+  void driveRun(runtime, claimed, { kind: 'resume', state: paused.state, decisions: runDecisions(ofThisPause(approvals, paused.state.pending)) });
 }
 
 /** The approvals of the pause a run is in (earlier pauses' decisions stay as history). */
