@@ -10,6 +10,7 @@ import type { ToolgateStore } from '../../store/store.ts';
 import { principalForToken } from '../tokens.ts';
 import { isPublicRoute, matchApiRoute } from './route-table.ts';
 import type { ServerEnv } from './server-env.ts';
+import { requestHeader } from './node-request.ts';
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
@@ -24,7 +25,7 @@ export function authenticate(options: { store: ToolgateStore; adminTokenHash: st
   return async (c, next) => {
     const request = { method: c.req.method, path: c.req.path };
     if (isPublicRoute(request)) return next();
-    const header = c.req.header('authorization');
+    const header = requestHeader(c, 'authorization');
     const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
     if (token === undefined) {
       c.header('WWW-Authenticate', 'Bearer');

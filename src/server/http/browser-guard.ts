@@ -14,6 +14,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { ServerEnv } from './server-env.ts';
+import { requestHeader } from './node-request.ts';
 
 /**
  * The `Host` values of a server bound to `host`:`port`: that, and for a
@@ -42,15 +43,15 @@ const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 export function browserGuard(options: { allowedHosts: readonly string[] }): MiddlewareHandler<ServerEnv> {
   return async (c, next) => {
     const allowed = new Set(options.allowedHosts.map((host) => host.toLowerCase()));
-    const host = c.req.header('host')?.toLowerCase();
+    const host = requestHeader(c, 'host')?.toLowerCase();
     if (host === undefined || !allowed.has(host)) {
       return c.json({ error: `host ${JSON.stringify(host ?? '')} is not one this server answers to (a DNS rebinding attempt, or a name missing from the server's allowed hosts)` }, 421);
     }
-    const origin = c.req.header('origin');
+    const origin = requestHeader(c, 'origin');
     if (origin !== undefined && !isAllowedOrigin(origin, allowed)) {
       return c.json({ error: `cross-origin request refused: origin ${JSON.stringify(origin)} is not this server` }, 403);
     }
-    const site = c.req.header('sec-fetch-site');
+    const site = requestHeader(c, 'sec-fetch-site');
     if (site !== undefined && site !== 'same-origin' && site !== 'none') {
       return c.json({ error: `cross-site request refused (Sec-Fetch-Site: ${site})` }, 403);
     }

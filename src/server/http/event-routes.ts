@@ -16,6 +16,7 @@ import { EVENT_PAGE_SIZE, eventStreamResponse } from './event-stream.ts';
 import { eventsQuery, parseRequest, singleValuedQuery } from './request-schemas.ts';
 import { principalOf } from './run-routes.ts';
 import type { ServerEnv } from './server-env.ts';
+import { requestHeader } from './node-request.ts';
 
 /** Seed 004's default: a heartbeat comment every 15 seconds. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
@@ -92,7 +93,7 @@ function openStreamCounter(limit: number): { claim(name: string): () => void } {
 /** `Last-Event-ID`, else `?last_event_id=`: a whole number, or a 400. */
 function lastEventId(c: Context<ServerEnv>): number | undefined {
   const query = parseRequest({ schema: eventsQuery, value: singleValuedQuery(c.req.queries()), what: 'query' });
-  const header = c.req.header('last-event-id');
+  const header = requestHeader(c, 'last-event-id');
   if (header === undefined) return query.last_event_id;
   const trimmed = header.trim();
   if (!/^[0-9]{1,16}$/.test(trimmed) || !Number.isSafeInteger(Number(trimmed))) throw new ApiError(400, `Last-Event-ID must be the id of an event (a whole number), got ${JSON.stringify(header.slice(0, 40))}`, { field: 'Last-Event-ID', expected: 'a whole number' });

@@ -8,6 +8,7 @@
  */
 import type { Context } from 'hono';
 import { ApiError } from '../run-service.ts';
+import { bodyReader, requestHeader, type BodyReader } from './node-request.ts';
 import type { ServerEnv } from './server-env.ts';
 
 /** The default body limit: 1 MiB. */
@@ -25,20 +26,20 @@ export const MAX_JSON_DEPTH = 64;
  */
 export async function readJsonBody(options: { context: Context<ServerEnv>; maxBytes: number; optional?: boolean }): Promise<unknown> {
   const { context, maxBytes } = options;
-  const request = context.req.raw;
-  const length = request.headers.get('content-length');
-  const hasBody = request.body !== null && (request.headers.has('transfer-encoding') || (length !== null && length !== '0'));
+  const length = requestHeader(context, 'content-length');
+  const hasBody = requestHeader(context, 'transfer-encoding') !== undefined || (length !== undefined && length !== '0');
   if (!hasBody && options.optional === true) return {};
-  const type = request.headers.get('content-type');
+  const type = requestHeader(context, 'content-type');
   const mediaType = type?.split(';')[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json') {
-    throw new ApiError(415, `request body must be JSON: send Content-Type: application/json${type === null ? ' (none was sent)' : ` (got ${JSON.stringify(type)})`}`);
+    throw new ApiError(415, `request body must be JSON: send Content-Type: application/json${type === undefined ? ' (none was sent)' : ` (got ${JSON.stringify(type)})`}`);
   }
-  if (length !== null && Number(length) > maxBytes) {
-    await drain(request, maxBytes);
+  const reader = hasBody ? bodyReader(context) : undefined;
+  if (length !== undefined && Number(length) > maxBytes) {
+    if (reader !== undefined) await drain(reader, maxBytes);
     throw tooLarge(maxBytes);
   }
-  const bytes = await readLimited(request, maxBytes);
+  const bytes = reader === undefined ? new Uint8Array(0) : await readLimited(reader, maxBytes);
   if (bytes.length === 0) throw new ApiError(400, 'request body is empty: send a JSON object');
   let text: string;
   try {
@@ -85,20 +86,16 @@ export function jsonDepthOver(text: string, limit: number): number | undefined {
   return undefined;
 }
 
-async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
+async function readLimited(reader: BodyReader, maxBytes: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
+  for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) {
+    size += chunk.length;
     if (size > maxBytes) {
-      await drain(request, maxBytes, reader);
+      await drain(reader, maxBytes);
       throw tooLarge(maxBytes);
     }
-    chunks.push(value);
+    chunks.push(chunk);
   }
   const result = new Uint8Array(size);
   let offset = 0;
@@ -115,21 +112,18 @@ async function readLimited(request: Request, maxBytes: number): Promise<Uint8Arr
  * connection (fetch reports "other side closed" otherwise). Past that, the
  * connection is cut.
  */
-async function drain(request: Request, maxBytes: number, open?: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  if (request.body === null) return;
-  const reader = open ?? request.body.getReader();
+async function drain(reader: BodyReader, maxBytes: number): Promise<void> {
   let dropped = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      dropped += value.length;
+    for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) {
+      dropped += chunk.length;
       if (dropped > maxBytes * 16) break;
     }
+    if (dropped <= maxBytes * 16) return;
   } catch {
     return;
   }
-  await reader.cancel().catch(() => {});
+  await reader.cancel();
 }
 
 function tooLarge(maxBytes: number): ApiError {

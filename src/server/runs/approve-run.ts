@@ -5,12 +5,11 @@
  * resumes it) and drives it on with every decision.
  */
 import { REDACTED } from '../../core/redact.ts';
-import type { RunDecision } from '../../adapters/ai-sdk/run-decision.ts';
 import type { NewEvent, StoredApproval, StoredDecision, StoredRun } from '../../store/store.ts';
 import { ApiError, type ApproveInput, type ApproveResult, type Principal } from '../run-service.ts';
-import { driveRun, errorText, finishRun } from './drive-run.ts';
+import { driveRun } from './drive-run.ts';
 import { decisionEvent, runEvent, toolCallInput } from './run-events.ts';
-import { openEnvelope, type RunEnvelope, type ServerRuntime } from './server-runtime.ts';
+import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
 
 export const NOT_FOUND = 'run not found or not active';
 
@@ -53,8 +52,7 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
   const targetIds = new Set(targets.map((target) => target.toolCallId));
   let all = approvals.map((approval) => (targetIds.has(approval.toolCallId) ? { ...approval, decision } : approval));
   const calls = targets.map((target) => ({ toolCallId: target.toolCallId, events: [decisionEvent(context, { toolCallId: target.toolCallId, tool: target.tool, decision })] }));
-  const paused = all.every((approval) => approval.decision !== null) && run.state !== null ? openPaused(runtime, run) : undefined;
-  const resume = paused === undefined ? undefined : { revision: run.revision, events: [resumeEvent(runtime, run, all, paused)] };
+  const resume = all.every((approval) => approval.decision !== null) ? { revision: run.revision, events: [resumeEvent(runtime, run, all)] } : undefined;
   const result = await runtime.store.decideApprovals(run.runId, calls, decision, resume);
   if (result.decided.length === 0) throw new ApiError(409, `${targets[0]!.toolCallId} was already decided`, { tool_call_id: targets[0]!.toolCallId });
   runtime.notify();
@@ -64,7 +62,7 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
     return { status, message: `Decision recorded; the run resumes once ${waiting.length} more call${waiting.length === 1 ? ' is' : 's are'} decided`, decided, waiting, run_status: 'paused_checkpoint' };
   }
   if (result.resumed !== undefined) {
-    driveClaimed(runtime, result.resumed.run, all, paused!);
+    void driveRun(runtime, result.resumed.run, { kind: 'decided', sealed: run.state!, approvals: all });
   } else {
     // Others decided the rest meanwhile (or a call named here was decided by another first): read what stands, and resume from it.
     all = await runtime.store.listApprovals({ runId: run.runId, includeDecided: true });
@@ -146,63 +144,14 @@ function checkEditedArgs(runtime: ServerRuntime, toolName: string, args: unknown
 export async function resumeDecidedRun(runtime: ServerRuntime, run: StoredRun, approvals: StoredApproval[]): Promise<void> {
   // Decisions do not move the run's revision: the run as read is current unless someone claimed or cancelled it, and then the claim below fails.
   if (run.status !== 'paused_checkpoint' || run.state === null) return;
-  const paused = openPaused(runtime, run);
-  const claimed = await runtime.store.updateRun(run.runId, run.revision, { status: 'running' }, { events: [resumeEvent(runtime, run, approvals, paused)] });
+  const claimed = await runtime.store.updateRun(run.runId, run.revision, { status: 'running' }, { events: [resumeEvent(runtime, run, approvals)] });
   if (claimed === undefined) return;
   runtime.notify();
-  driveClaimed(runtime, claimed.run, approvals, paused);
+  void driveRun(runtime, claimed.run, { kind: 'decided', sealed: run.state, approvals });
 }
 
-/** The run's paused state, opened; or why it does not open (another server secret, a broken record). */
-type OpenedPause = { state: PausedState } | { error: string };
-type PausedState = Extract<RunEnvelope, { kind: 'paused' }>['state'];
-
-function openPaused(runtime: ServerRuntime, run: StoredRun): OpenedPause {
-  try {
-    const envelope = openEnvelope(runtime, run.state!);
-    if (envelope.kind !== 'paused') throw new Error('a paused run has no paused state');
-    return { state: envelope.state };
-  } catch (error) {
-    return { error: `its stored state could not be opened: ${errorText(error)}` };
-  }
-}
-
-function resumeEvent(runtime: ServerRuntime, run: StoredRun, approvals: StoredApproval[], paused: OpenedPause): NewEvent {
-  const ofPause = 'state' in paused ? ofThisPause(approvals, paused.state.pending) : approvals;
-  return runEvent({ run, policy: runtime.policy }, 'run_resumed', { reason: resumeReason(ofPause), status: 'running' });
-}
-
-/** Drives a run this process has just claimed; a state that did not open fails it, saying why. */
-function driveClaimed(runtime: ServerRuntime, claimed: StoredRun, approvals: StoredApproval[], paused: OpenedPause): void {
-  if ('error' in paused) {
-    finishRun(runtime, claimed, { status: 'failed', error: paused.error }, [runEvent({ run: claimed, policy: runtime.policy }, 'run_failed', { status: 'failed', error: paused.error })]).catch((failure: unknown) => {
-      runtime.logger.error('could not record a failed run', { run_id: claimed.runId, error: errorText(failure) });
-    });
-    return;
-  }
-  void driveRun(runtime, claimed, { kind: 'resume', state: paused.state, decisions: runDecisions(ofThisPause(approvals, paused.state.pending)) });
-}
-
-/** The approvals of the pause a run is in (earlier pauses' decisions stay as history). */
-export function ofThisPause(approvals: StoredApproval[], pending: ReadonlyArray<{ toolCallId: string }>): StoredApproval[] {
-  const ids = new Set(pending.map((call) => call.toolCallId));
-  return approvals.filter((approval) => ids.has(approval.toolCallId));
-}
-
-/** The stored decisions as the adapter's, for a resume (also after a restart). */
-export function runDecisions(approvals: StoredApproval[]): RunDecision[] {
-  return approvals.map((approval) => {
-    const decision = approval.decision!;
-    return {
-      toolCallId: approval.toolCallId,
-      approved: decision.approved,
-      ...(decision.reason === null ? {} : { reason: decision.reason }),
-      scope: decision.approved ? decision.scope : decision.scope === 'session' ? 'session' : 'once',
-      ...(decision.editedArgs === undefined ? {} : { args: decision.editedArgs }),
-      ...(decision.stop === undefined || decision.approved ? {} : { stop: decision.stop }),
-      ...(decision.decidedBy === 'timeout' && !decision.approved ? { timedOut: true } : { by: decision.decidedBy }),
-    };
-  });
+function resumeEvent(runtime: ServerRuntime, run: StoredRun, approvals: StoredApproval[]): NewEvent {
+  return runEvent({ run, policy: runtime.policy }, 'run_resumed', { reason: resumeReason(approvals), status: 'running' });
 }
 
 function resumeReason(approvals: StoredApproval[]): string {

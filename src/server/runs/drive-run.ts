@@ -14,13 +14,22 @@ import type { RunDecision } from '../../adapters/ai-sdk/run-decision.ts';
 import { runOutcome } from '../../adapters/ai-sdk/run-outcome.ts';
 import { createRunState, type RunState } from '../../adapters/ai-sdk/run-state.ts';
 import { redactSecretsInText } from '../../core/redact.ts';
-import type { NewEvent, StoredRun } from '../../store/store.ts';
+import type { NewEvent, StoredApproval, StoredRun } from '../../store/store.ts';
 import { withSpan } from '../tracing.ts';
 import { pauseRecords, runEvent, shownArguments, shownOutput, type RunEventContext } from './run-events.ts';
-import { appendEvents, gateContextOf, sealEnvelope, type ServerRuntime } from './server-runtime.ts';
+import { ofThisPause, runDecisions } from './pause-decisions.ts';
+import { appendEvents, gateContextOf, openEnvelope, sealEnvelope, type ServerRuntime } from './server-runtime.ts';
 
-/** Where a drive starts: messages to continue from, or a paused state and its decisions. */
-export type DriveStart = { kind: 'messages'; messages: ModelMessage[] } | { kind: 'resume'; state: RunState; decisions: RunDecision[] };
+/**
+ * Where a drive starts: messages to continue from, a paused state and its
+ * decisions, or (`decided`) a paused run just claimed: its sealed state and
+ * its approvals, opened by the drive itself so that whoever decided is
+ * answered first.
+ */
+export type DriveStart =
+  | { kind: 'messages'; messages: ModelMessage[] }
+  | { kind: 'resume'; state: RunState; decisions: RunDecision[] }
+  | { kind: 'decided'; sealed: string; approvals: StoredApproval[] };
 
 /**
  * Drives the run (which this process has claimed at `run.revision`) to its
@@ -54,7 +63,8 @@ export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: Dr
   }
 }
 
-async function drive(runtime: ServerRuntime, run: StoredRun, start: DriveStart, signal: AbortSignal): Promise<void> {
+async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, signal: AbortSignal): Promise<void> {
+  const start = from.kind === 'decided' ? openDecided(runtime, from) : from;
   const context: RunEventContext = { run, policy: runtime.policy };
   const gateContext = gateContextOf(run);
   // Calls whose tool_call event was sent: at their start, or (paused calls) before the pause.
@@ -127,6 +137,19 @@ async function drive(runtime: ServerRuntime, run: StoredRun, start: DriveStart, 
   }
   const text = redactSecretsInText({ text: result.text, value: undefined, keys: runtime.policy.redact.keys });
   await finishRun(runtime, run, { status: 'completed', text }, [runEvent(context, 'run_completed', { status: 'completed', text, steps: result.steps.length })]);
+}
+
+/** A claimed pause as the adapter resumes it; throws, failing the run, when its state does not open (sealed under another server secret). */
+function openDecided(runtime: ServerRuntime, start: Extract<DriveStart, { kind: 'decided' }>): Extract<DriveStart, { kind: 'resume' }> {
+  let state: RunState;
+  try {
+    const envelope = openEnvelope(runtime, start.sealed);
+    if (envelope.kind !== 'paused') throw new Error('a paused run has no paused state');
+    state = envelope.state;
+  } catch (error) {
+    throw new Error(`its stored state could not be opened: ${errorText(error)}`);
+  }
+  return { kind: 'resume', state, decisions: runDecisions(ofThisPause(start.approvals, state.pending)) };
 }
 
 /** Records the run's end, from the revision this process claimed. */

@@ -7,7 +7,8 @@
  * `interrupted`. Paused runs need nothing: they wait in the store.
  */
 import type { StoredRun } from '../../store/store.ts';
-import { ofThisPause, resumeDecidedRun, runDecisions } from './approve-run.ts';
+import { resumeDecidedRun } from './approve-run.ts';
+import { ofThisPause, runDecisions } from './pause-decisions.ts';
 import { driveRun, errorText, finishRun } from './drive-run.ts';
 import { runEvent } from './run-events.ts';
 import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
