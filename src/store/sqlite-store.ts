@@ -8,10 +8,14 @@
  * lock at the start: writers of other processes queue (up to the busy
  * timeout) instead of failing half way, and events get their ids in commit
  * order. A write's promise resolves only once its commit is durable; reads
- * run at once and see every write whose promise has resolved.
+ * run at once and see every write whose promise has resolved. Writes run on
+ * the store's connection or, with `writer: 'thread'`, on a worker thread's
+ * (`sqlite-writer.ts`), so that their fsyncs never hold up the event loop.
  */
 import type Database from 'better-sqlite3';
-import { createGroupCommit, type GroupCommit, type GroupCommitHooks } from './sqlite-group-commit.ts';
+import type { GroupCommitHooks } from './sqlite-group-commit.ts';
+import { inlineWriter, threadWriter, type SqliteWriter } from './sqlite-writer.ts';
+import type { EventText } from './sqlite-writes.ts';
 import { openSqliteDatabase } from './sqlite-schema.ts';
 import {
   type ApprovalRow,
@@ -31,8 +35,8 @@ import {
   tokenFromRow,
 } from './sqlite-rows.ts';
 import { StoreError } from './sqlite-store-error.ts';
-import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
-import type { DecideResult, NewApproval, NewEvent, RunChange, RunStatus, StoredEvent, StoredRun, ToolgateStore } from './store.ts';
+import { RUN_STATUSES } from './store.ts';
+import type { DecideResult, NewEvent, RunStatus, StoredEvent, StoredRun, ToolgateStore } from './store.ts';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. */
@@ -43,8 +47,14 @@ export interface SqliteStoreOptions {
   now?: () => Date;
   /** A batch commits as soon as it holds this many writes. Default 256. */
   maxBatch?: number;
-  /** What tests watch of the batches (how many commits, a COMMIT made to fail). */
+  /** What tests watch of the batches (how many commits, a COMMIT made to fail); inline writes only. */
   hooks?: GroupCommitHooks;
+  /**
+   * Where writes run: `inline` on the store's connection (the default), or
+   * `thread`, a worker thread's own connection, so that no commit's fsync
+   * holds up this thread's event loop (what `toolgate serve` uses).
+   */
+  writer?: 'inline' | 'thread';
 }
 
 /**
@@ -71,68 +81,32 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     }
     return found;
   };
-  let commits: GroupCommit;
+  let writer: SqliteWriter;
   try {
-    commits = createGroupCommit({ database, ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }), ...(options.hooks === undefined ? {} : { hooks: options.hooks }) });
+    const batching = options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch };
+    if (options.writer === 'thread') {
+      if (options.hooks !== undefined) throw new Error('openSqliteStore: hooks watch inline writes only; they cannot reach a writer thread');
+      writer = threadWriter({ file: options.file, busyTimeoutMs: options.busyTimeoutMs ?? 10_000, ...batching });
+    } else {
+      writer = inlineWriter({ database, ...batching, ...(options.hooks === undefined ? {} : { hooks: options.hooks }) });
+    }
   } catch (error) {
     database.close();
     throw error;
   }
-  /** Queues a write: it runs in the next batch, inside its own savepoint, and resolves once that batch's commit is durable. */
-  const batchedWrite = <Result>(work: () => Result): Promise<Result> => commits.write(work);
 
   const readRun = (runId: string): StoredRun | undefined => {
     const row = statement('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
     return row === undefined ? undefined : runFromRow(row);
   };
 
-  const insertEvents = (events: readonly NewEvent[]): StoredEvent[] => {
-    const insert = statement('INSERT INTO events (run_id, owner, type, data, at, schema_version) VALUES (?, ?, ?, ?, ?, ?)');
-    return events.map((event) => {
-      const at = now();
-      const data = jsonObjectText(event.data, `event ${event.type} data`);
-      const id = Number(insert.run(event.runId, event.owner, event.type, data, at, STORE_SCHEMA_VERSION).lastInsertRowid);
-      return { id, runId: event.runId, owner: event.owner, type: event.type, data: JSON.parse(data) as Record<string, unknown>, at };
-    });
-  };
+  /** Events as the writer takes them: their data checked and made JSON text here. */
+  const eventTexts = (events: readonly NewEvent[]): EventText[] =>
+    events.map((event) => ({ runId: event.runId, owner: event.owner, type: event.type, data: jsonObjectText(event.data, `event ${event.type} data`) }));
 
-  const insertApprovals = (approvals: readonly NewApproval[]): void => {
-    const insert = statement(
-      `INSERT INTO approvals (run_id, tool_call_id, owner, tool, group_id, request, created_at, decision, schema_version)
-       VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
-    );
-    for (const approval of approvals) {
-      const request = jsonObjectText(approval.request, `approval ${approval.toolCallId} request`);
-      insert.run(approval.runId, approval.toolCallId, approval.owner, approval.tool, approval.groupId, request, now(), STORE_SCHEMA_VERSION);
-    }
-  };
-
-  /** Compare-and-set: only the revision the caller read moves; false (nothing written) when it does not. */
-  const moveRun = (runId: string, revision: number, change: RunChange): boolean => {
-    const moved = statement(
-      `UPDATE runs SET
-         status = CASE WHEN @setStatus THEN @status ELSE status END,
-         state = CASE WHEN @setState THEN @state ELSE state END,
-         text = CASE WHEN @setText THEN @text ELSE text END,
-         error = CASE WHEN @setError THEN @error ELSE error END,
-         updated_at = @now, revision = revision + 1, schema_version = @schemaVersion
-       WHERE run_id = @runId AND revision = @revision`,
-    ).run({
-      runId,
-      revision,
-      now: now(),
-      schemaVersion: STORE_SCHEMA_VERSION,
-      setStatus: change.status === undefined ? 0 : 1,
-      status: change.status ?? null,
-      setState: change.state === undefined ? 0 : 1,
-      state: change.state ?? null,
-      setText: change.text === undefined ? 0 : 1,
-      text: change.text ?? null,
-      setError: change.error === undefined ? 0 : 1,
-      error: change.error ?? null,
-    });
-    return moved.changes === 1;
-  };
+  /** The stored events: the ids the writer gave them, in order. */
+  const storedEvents = (events: readonly EventText[], ids: readonly number[], at: string): StoredEvent[] =>
+    events.map((event, index) => ({ id: ids[index]!, runId: event.runId, owner: event.owner, type: event.type, data: JSON.parse(event.data) as Record<string, unknown>, at }));
 
   const store: ToolgateStore = {
     kind: 'sqlite',
@@ -141,15 +115,10 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       if (run.status !== 'running') {
         throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `createRun: a new run's status must be "running", got ${JSON.stringify(run.status)}` });
       }
-      return batchedWrite(() => {
-        const at = now();
-        statement(
-          `INSERT INTO runs (run_id, owner, status, mode, session_id, chat_id, model, input, state, text, error, created_at, updated_at, revision, schema_version)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, 1, ?)`,
-        ).run(run.runId, run.owner, run.status, run.mode, run.sessionId, run.chatId, run.model, run.input, run.state, at, at, STORE_SCHEMA_VERSION);
-        const stored = insertEvents(events);
-        return { run: readRun(run.runId) as StoredRun, events: stored };
-      });
+      const texts = eventTexts(events);
+      const at = now();
+      const written = await writer.write('createRun', { run, events: texts, at });
+      return { run: runFromRow(written.run), events: storedEvents(texts, written.eventIds, at) };
     },
 
     async getRun(runId) {
@@ -193,13 +162,18 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     },
 
     async updateRun(runId, revision, change, extra = {}) {
-      return batchedWrite(() => {
-        if (!moveRun(runId, revision, change)) return undefined;
-        if (extra.dropApprovals === true) statement('DELETE FROM approvals WHERE run_id = ? AND decision IS NULL').run(runId);
-        insertApprovals(extra.approvals ?? []);
-        const events = insertEvents(extra.events ?? []);
-        return { run: readRun(runId) as StoredRun, events };
-      });
+      const texts = eventTexts(extra.events ?? []);
+      const approvals = (extra.approvals ?? []).map((approval) => ({
+        runId: approval.runId,
+        toolCallId: approval.toolCallId,
+        owner: approval.owner,
+        tool: approval.tool,
+        groupId: approval.groupId,
+        request: jsonObjectText(approval.request, `approval ${approval.toolCallId} request`),
+      }));
+      const at = now();
+      const written = await writer.write('updateRun', { runId, revision, change, events: texts, approvals, dropApprovals: extra.dropApprovals === true, at });
+      return written === undefined ? undefined : { run: runFromRow(written.run), events: storedEvents(texts, written.eventIds, at) };
     },
 
     async listApprovals(query) {
@@ -238,26 +212,20 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
 
     async decideApprovals(runId, calls, decision, resume) {
       const text = jsonObjectText(decision, `decision on ${calls.map((call) => call.toolCallId).join(', ')}`);
-      return batchedWrite(() => {
-        const decide = statement('UPDATE approvals SET decision = ? WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL');
-        const decided: string[] = [];
-        const events: StoredEvent[] = [];
-        for (const call of calls) {
-          if (decide.run(text, runId, call.toolCallId).changes === 0) continue;
-          decided.push(call.toolCallId);
-          events.push(...insertEvents(call.events ?? []));
-        }
-        const waiting = statement('SELECT tool_call_id FROM approvals WHERE run_id = ? AND decision IS NULL ORDER BY seq').pluck().all(runId) as string[];
-        const result: DecideResult = { decided, waiting, events };
-        if (resume !== undefined && decided.length === calls.length && waiting.length === 0 && moveRun(runId, resume.revision, { status: 'running' })) {
-          result.resumed = { run: readRun(runId) as StoredRun, events: insertEvents(resume.events) };
-        }
-        return result;
-      });
+      const callTexts = calls.map((call) => ({ toolCallId: call.toolCallId, events: eventTexts(call.events ?? []) }));
+      const resumeTexts = resume === undefined ? undefined : { revision: resume.revision, events: eventTexts(resume.events) };
+      const at = now();
+      const written = await writer.write('decideApprovals', { runId, calls: callTexts, decision: text, ...(resumeTexts === undefined ? {} : { resume: resumeTexts }), at });
+      const decidedEvents = callTexts.filter((call) => written.decided.includes(call.toolCallId)).flatMap((call) => call.events);
+      const result: DecideResult = { decided: written.decided, waiting: written.waiting, events: storedEvents(decidedEvents, written.eventIds, at) };
+      if (written.resumed !== undefined) result.resumed = { run: runFromRow(written.resumed.run), events: storedEvents(resumeTexts!.events, written.resumed.eventIds, at) };
+      return result;
     },
 
     async appendEvents(events) {
-      return batchedWrite(() => insertEvents(events));
+      const texts = eventTexts(events);
+      const at = now();
+      return storedEvents(texts, await writer.write('appendEvents', { events: texts, at }), at);
     },
 
     async readEvents(query) {
@@ -284,30 +252,14 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     },
 
     async beginCall(call) {
-      // The UNIQUE (run_id, tool_call_id) decides between racing processes: exactly one insert lands.
-      const insert = statement(
-        `INSERT INTO calls (run_id, tool_call_id, tool, input, status, output, started_at, finished_at, schema_version)
-         VALUES (?, ?, ?, ?, 'executing', NULL, ?, NULL, ?) ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
-      );
-      return batchedWrite(() => insert.run(call.runId, call.toolCallId, call.tool, call.input, now(), STORE_SCHEMA_VERSION).changes === 1);
+      return writer.write('beginCall', { runId: call.runId, toolCallId: call.toolCallId, tool: call.tool, input: call.input, at: now() });
     },
 
     async finishCall(runId, toolCallId, status, output) {
       if (status !== 'completed' && status !== 'failed' && status !== 'interrupted') {
         throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: status must be completed, failed or interrupted, got ${JSON.stringify(status)}` });
       }
-      await batchedWrite(() => {
-        const ended = statement(`UPDATE calls SET status = ?, output = ?, finished_at = ? WHERE run_id = ? AND tool_call_id = ? AND status = 'executing'`).run(
-          status,
-          output,
-          now(),
-          runId,
-          toolCallId,
-        );
-        if (ended.changes === 0 && statement('SELECT 1 FROM calls WHERE run_id = ? AND tool_call_id = ?').get(runId, toolCallId) === undefined) {
-          throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: no call ${toolCallId} of run ${runId} was begun (beginCall records it before it runs)` });
-        }
-      });
+      await writer.write('finishCall', { runId, toolCallId, status, output, at: now() });
     },
 
     async getCall(runId, toolCallId) {
@@ -324,12 +276,7 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
         entry.decision.reason === undefined ? { approved: entry.decision.approved } : { approved: entry.decision.approved, reason: entry.decision.reason },
         `remembered decision ${entry.key}`,
       );
-      const upsert = statement(
-        `INSERT INTO memory (key, session_id, chat_id, decision, updated_at, schema_version) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (key) DO UPDATE SET session_id = excluded.session_id, chat_id = excluded.chat_id, decision = excluded.decision,
-           updated_at = excluded.updated_at, schema_version = excluded.schema_version`,
-      );
-      await batchedWrite(() => upsert.run(entry.key, entry.sessionId, entry.chatId, decision, now(), STORE_SCHEMA_VERSION));
+      await writer.write('remember', { key: entry.key, sessionId: entry.sessionId, chatId: entry.chatId, decision, at: now() });
     },
 
     async recall(key) {
@@ -343,14 +290,11 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     },
 
     async forgetChat(sessionId, chatId) {
-      // IS, not =: the null chat is a chat of its own, forgotten only when asked for.
-      return batchedWrite(() => statement('DELETE FROM memory WHERE session_id = ? AND chat_id IS ?').run(sessionId, chatId).changes);
+      return writer.write('forgetChat', { sessionId, chatId });
     },
 
     async createToken(token) {
-      // A taken name (revoked or not) or, astronomically unlikely, a taken hash: nothing is written.
-      const insert = statement(`INSERT INTO tokens (name, role, hash, created_at, revoked_at, schema_version) VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT DO NOTHING`);
-      return batchedWrite(() => insert.run(token.name, token.role, token.hash, now(), STORE_SCHEMA_VERSION).changes === 1);
+      return writer.write('createToken', { name: token.name, role: token.role, hash: token.hash, at: now() });
     },
 
     async findToken(hash) {
@@ -363,14 +307,14 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     },
 
     async revokeToken(name) {
-      return batchedWrite(() => statement('UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL').run(now(), name).changes === 1);
+      return writer.write('revokeToken', { name, at: now() });
     },
 
     async close() {
       if (!database.open) return;
       // What is queued commits first: a write accepted before close is not dropped.
       try {
-        commits.flush();
+        await writer.close();
       } finally {
         database.close();
       }

@@ -1,0 +1,198 @@
+/**
+ * Every write of the SQLite store, as plain data in and out, so that the
+ * same code runs on the connection of the thread that reads
+ * (`inlineWriter`) or on a writer thread of its own (`threadWriter`, so
+ * that no fsync ever holds up the event loop). Each write runs inside the
+ * group commit's transaction (`sqlite-group-commit.ts`) and must not await.
+ *
+ * What crosses threads is text: JSON is made (and checked) by the caller,
+ * times are the caller's clock, and what comes back is rows and ids.
+ */
+import type Database from 'better-sqlite3';
+import type { RunRow } from './sqlite-rows.ts';
+import { StoreError } from './sqlite-store-error.ts';
+import { STORE_SCHEMA_VERSION, type NewRun, type RunChange, type TokenRole } from './store.ts';
+
+/** An event to insert, its data already JSON text. */
+export interface EventText {
+  runId: string;
+  owner: string;
+  type: string;
+  data: string;
+}
+
+/** An approval to insert, its request already JSON text. */
+export interface ApprovalText {
+  runId: string;
+  toolCallId: string;
+  owner: string;
+  tool: string;
+  groupId: string | null;
+  request: string;
+}
+
+/** What each write takes; `at` is the time every record it writes gets. */
+export interface WriteRequests {
+  createRun: { run: NewRun; events: EventText[]; at: string };
+  updateRun: { runId: string; revision: number; change: RunChange; events: EventText[]; approvals: ApprovalText[]; dropApprovals: boolean; at: string };
+  decideApprovals: { runId: string; calls: Array<{ toolCallId: string; events: EventText[] }>; decision: string; resume?: { revision: number; events: EventText[] }; at: string };
+  appendEvents: { events: EventText[]; at: string };
+  beginCall: { runId: string; toolCallId: string; tool: string; input: string; at: string };
+  finishCall: { runId: string; toolCallId: string; status: 'completed' | 'failed' | 'interrupted'; output: string | null; at: string };
+  remember: { key: string; sessionId: string; chatId: string | null; decision: string; at: string };
+  forgetChat: { sessionId: string; chatId: string | null };
+  createToken: { name: string; role: TokenRole; hash: string; at: string };
+  revokeToken: { name: string; at: string };
+}
+
+/** What each write answers: rows as read inside its transaction, and the ids its events got. */
+export interface WriteResults {
+  createRun: { run: RunRow; eventIds: number[] };
+  updateRun: { run: RunRow; eventIds: number[] } | undefined;
+  decideApprovals: { decided: string[]; waiting: string[]; eventIds: number[]; resumed?: { run: RunRow; eventIds: number[] } };
+  appendEvents: number[];
+  beginCall: boolean;
+  finishCall: void;
+  remember: void;
+  forgetChat: number;
+  createToken: boolean;
+  revokeToken: boolean;
+}
+
+export type WriteKind = keyof WriteRequests;
+
+export type SqliteWrites = { [Kind in WriteKind]: (request: WriteRequests[Kind]) => WriteResults[Kind] };
+
+/**
+ * The writes on one connection; each distinct statement is prepared once.
+ *
+ * @example
+ * const writes = createSqliteWrites(database);
+ * commits.write(() => writes.appendEvents({ events, at: new Date().toISOString() }));
+ */
+export function createSqliteWrites(database: Database.Database): SqliteWrites {
+  const prepared = new Map<string, Database.Statement>();
+  const statement = (sql: string): Database.Statement => {
+    let found = prepared.get(sql);
+    if (found === undefined) {
+      found = database.prepare(sql);
+      prepared.set(sql, found);
+    }
+    return found;
+  };
+  const readRun = (runId: string): RunRow => statement('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow;
+
+  const insertEvents = (events: readonly EventText[], at: string): number[] => {
+    const insert = statement('INSERT INTO events (run_id, owner, type, data, at, schema_version) VALUES (?, ?, ?, ?, ?, ?)');
+    return events.map((event) => Number(insert.run(event.runId, event.owner, event.type, event.data, at, STORE_SCHEMA_VERSION).lastInsertRowid));
+  };
+
+  /** Compare-and-set: only the revision the caller read moves; false (nothing written) when it does not. */
+  const moveRun = (runId: string, revision: number, change: RunChange, at: string): boolean =>
+    statement(
+      `UPDATE runs SET
+         status = CASE WHEN @setStatus THEN @status ELSE status END,
+         state = CASE WHEN @setState THEN @state ELSE state END,
+         text = CASE WHEN @setText THEN @text ELSE text END,
+         error = CASE WHEN @setError THEN @error ELSE error END,
+         updated_at = @now, revision = revision + 1, schema_version = @schemaVersion
+       WHERE run_id = @runId AND revision = @revision`,
+    ).run({
+      runId,
+      revision,
+      now: at,
+      schemaVersion: STORE_SCHEMA_VERSION,
+      setStatus: change.status === undefined ? 0 : 1,
+      status: change.status ?? null,
+      setState: change.state === undefined ? 0 : 1,
+      state: change.state ?? null,
+      setText: change.text === undefined ? 0 : 1,
+      text: change.text ?? null,
+      setError: change.error === undefined ? 0 : 1,
+      error: change.error ?? null,
+    }).changes === 1;
+
+  return {
+    createRun({ run, events, at }) {
+      statement(
+        `INSERT INTO runs (run_id, owner, status, mode, session_id, chat_id, model, input, state, text, error, created_at, updated_at, revision, schema_version)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, 1, ?)`,
+      ).run(run.runId, run.owner, run.status, run.mode, run.sessionId, run.chatId, run.model, run.input, run.state, at, at, STORE_SCHEMA_VERSION);
+      const eventIds = insertEvents(events, at);
+      return { run: readRun(run.runId), eventIds };
+    },
+
+    updateRun({ runId, revision, change, events, approvals, dropApprovals, at }) {
+      if (!moveRun(runId, revision, change, at)) return undefined;
+      if (dropApprovals) statement('DELETE FROM approvals WHERE run_id = ? AND decision IS NULL').run(runId);
+      const insert = statement(
+        `INSERT INTO approvals (run_id, tool_call_id, owner, tool, group_id, request, created_at, decision, schema_version)
+         VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
+      );
+      for (const approval of approvals) insert.run(approval.runId, approval.toolCallId, approval.owner, approval.tool, approval.groupId, approval.request, at, STORE_SCHEMA_VERSION);
+      const eventIds = insertEvents(events, at);
+      return { run: readRun(runId), eventIds };
+    },
+
+    decideApprovals({ runId, calls, decision, resume, at }) {
+      const decide = statement('UPDATE approvals SET decision = ? WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL');
+      const decided: string[] = [];
+      const eventIds: number[] = [];
+      for (const call of calls) {
+        if (decide.run(decision, runId, call.toolCallId).changes === 0) continue;
+        decided.push(call.toolCallId);
+        eventIds.push(...insertEvents(call.events, at));
+      }
+      const waiting = statement('SELECT tool_call_id FROM approvals WHERE run_id = ? AND decision IS NULL ORDER BY seq').pluck().all(runId) as string[];
+      const result: WriteResults['decideApprovals'] = { decided, waiting, eventIds };
+      // The claim: only when this decision stands on every call named and nothing is left to decide.
+      if (resume !== undefined && decided.length === calls.length && waiting.length === 0 && moveRun(runId, resume.revision, { status: 'running' }, at)) {
+        result.resumed = { run: readRun(runId), eventIds: insertEvents(resume.events, at) };
+      }
+      return result;
+    },
+
+    appendEvents({ events, at }) {
+      return insertEvents(events, at);
+    },
+
+    beginCall({ runId, toolCallId, tool, input, at }) {
+      // The UNIQUE (run_id, tool_call_id) decides between racing processes: exactly one insert lands.
+      return (
+        statement(
+          `INSERT INTO calls (run_id, tool_call_id, tool, input, status, output, started_at, finished_at, schema_version)
+           VALUES (?, ?, ?, ?, 'executing', NULL, ?, NULL, ?) ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
+        ).run(runId, toolCallId, tool, input, at, STORE_SCHEMA_VERSION).changes === 1
+      );
+    },
+
+    finishCall({ runId, toolCallId, status, output, at }) {
+      const ended = statement(`UPDATE calls SET status = ?, output = ?, finished_at = ? WHERE run_id = ? AND tool_call_id = ? AND status = 'executing'`).run(status, output, at, runId, toolCallId);
+      if (ended.changes === 0 && statement('SELECT 1 FROM calls WHERE run_id = ? AND tool_call_id = ?').get(runId, toolCallId) === undefined) {
+        throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: no call ${toolCallId} of run ${runId} was begun (beginCall records it before it runs)` });
+      }
+    },
+
+    remember({ key, sessionId, chatId, decision, at }) {
+      statement(
+        `INSERT INTO memory (key, session_id, chat_id, decision, updated_at, schema_version) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET session_id = excluded.session_id, chat_id = excluded.chat_id, decision = excluded.decision,
+           updated_at = excluded.updated_at, schema_version = excluded.schema_version`,
+      ).run(key, sessionId, chatId, decision, at, STORE_SCHEMA_VERSION);
+    },
+
+    forgetChat({ sessionId, chatId }) {
+      // IS, not =: the null chat is a chat of its own, forgotten only when asked for.
+      return statement('DELETE FROM memory WHERE session_id = ? AND chat_id IS ?').run(sessionId, chatId).changes;
+    },
+
+    createToken({ name, role, hash, at }) {
+      // A taken name (revoked or not) or, astronomically unlikely, a taken hash: nothing is written.
+      return statement(`INSERT INTO tokens (name, role, hash, created_at, revoked_at, schema_version) VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT DO NOTHING`).run(name, role, hash, at, STORE_SCHEMA_VERSION).changes === 1;
+    },
+
+    revokeToken({ name, at }) {
+      return statement('UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL').run(at, name).changes === 1;
+    },
+  };
+}
