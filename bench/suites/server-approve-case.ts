@@ -6,6 +6,9 @@
  * they would in service. The baseline, measured in the same run on the same
  * disk and interleaved repetition by repetition: raw SQLite commits
  * (better-sqlite3, WAL, synchronous = FULL, one small INSERT per transaction).
+ * Beside it, the floor of any answer over HTTP here: the same clients asking
+ * `GET /healthz` (no store, no decision), so a reader sees how much of an
+ * approval is the HTTP round trip itself (the clients share the machine).
  */
 import Database from 'better-sqlite3';
 import path from 'node:path';
@@ -19,6 +22,7 @@ export const RAW_BASELINE = 'raw SQLite commits (WAL, synchronous=FULL, 1 INSERT
 interface Repetition {
   rawRate: number;
   rawLatencies: Float64Array;
+  healthRate: number;
   approveRate: number;
   approveLatencies: Float64Array;
 }
@@ -42,9 +46,10 @@ export async function approveCase(options: { scratch: string; quick: boolean }):
     for (let repetition = 0; repetition < repetitions; repetition++) {
       await settled(server.url);
       const rawLatencies = rawCommits(raw, options.quick ? 300 : 1000);
+      const healthRate = await healthChecks({ url: server.url, count: perRepetition });
       const started = warmup + repetition * perRepetition;
       const approved = await approveAll({ url: server.url, runIds: runIds.slice(started, started + perRepetition) });
-      measured.push({ rawRate: rateOf(rawLatencies), rawLatencies, ...approved });
+      measured.push({ rawRate: rateOf(rawLatencies), rawLatencies, healthRate, ...approved });
     }
     await settled(server.url);
     return rowsOf(measured, perRepetition);
@@ -95,6 +100,16 @@ async function approveAll(options: { url: string; runIds: readonly string[] }): 
   return { approveRate: (options.runIds.length / (performance.now() - started)) * 1000, approveLatencies: latencies };
 }
 
+/** `count` GET /healthz, `APPROVE_CLIENTS` at a time: answers per second. */
+async function healthChecks(options: { url: string; count: number }): Promise<number> {
+  const started = performance.now();
+  await inParallel(Array.from({ length: options.count }), APPROVE_CLIENTS, async () => {
+    const answer = await api(options.url, 'GET', '/healthz');
+    if (answer.status !== 200) throw new Error(`GET /healthz answered ${answer.status}`);
+  });
+  return (options.count / (performance.now() - started)) * 1000;
+}
+
 /** Waits until no resumed run is still running, so one repetition's runs do not weigh on the next. */
 async function settled(url: string): Promise<void> {
   await waitFor(async () => ((await runsWithStatus(url, 'running')).length === 0 ? true : undefined), {
@@ -117,9 +132,21 @@ function rowsOf(measured: Repetition[], perRepetition: number): BenchRow[] {
   const approveRate = median(measured.map((repetition) => repetition.approveRate));
   const ratio = median(ratios);
   const p99 = median(approveP99);
+  const healthRate = median(measured.map((repetition) => repetition.healthRate));
   const name = `POST /runs/:id/approve → run resumed, ${APPROVE_CLIENTS} concurrent HTTP clients, durable store`;
   return [
     { suite: 'server', case: RAW_BASELINE, p50_us: round(median(rawP50)), p99_us: round(median(rawP99)), ops_per_s: Math.round(rawRate), ratio: null, baseline: null, note: 'one connection, the same disk' },
+    {
+      suite: 'server',
+      case: `GET /healthz, the same ${APPROVE_CLIENTS} HTTP clients (the floor of any answer over HTTP on this machine)`,
+      p50_us: null,
+      p99_us: null,
+      ops_per_s: Math.round(healthRate),
+      ratio: round(healthRate / rawRate, 2),
+      baseline: RAW_BASELINE,
+      ratio_meaning: 'answers/s / raw commits/s',
+      note: 'no store, no decision: what the approvals below could reach at most',
+    },
     {
       suite: 'server',
       case: `${name}: throughput`,
