@@ -77,7 +77,7 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
   const adminToken = options.adminToken ?? secrets.adminToken;
   const model = chooseModel({ flag: options.model, env, demo: options.demo === true }).id;
   const storeFile = options.storeFile ?? path.join(state, 'toolgate.db');
-  const store = await openStore({ location: storeFile, writer: 'thread' });
+  const store = await openStore({ location: storeFile });
   let closeRuntime = async () => {};
   try {
     const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds: [model, ...(settings.models ?? [])], env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });

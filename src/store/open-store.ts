@@ -4,16 +4,15 @@ import type { ToolgateStore } from './store.ts';
 
 /**
  * The store a `--store` value names: a SQLite file (the embedded default),
- * or a `postgres://` URL. A server's SQLite writes run on a writer thread
- * (`writer: 'thread'`), so that their fsyncs never hold up its event loop.
+ * or a `postgres://` URL.
  *
  * @example
  * const store = await openStore({ location: '.toolgate/toolgate.db' });
  */
-export async function openStore(options: { location: string; writer?: 'inline' | 'thread' }): Promise<ToolgateStore> {
+export async function openStore(options: { location: string }): Promise<ToolgateStore> {
   const { location } = options;
   if (/^postgres(ql)?:\/\//i.test(location)) {
     throw new ToolgateError({ code: 'USAGE', message: 'a PostgreSQL store is not available in this version of toolgate; give --store a SQLite file (the default is .toolgate/toolgate.db beside the policy)' });
   }
-  return openSqliteStore({ file: location, ...(options.writer === undefined ? {} : { writer: options.writer }) });
+  return openSqliteStore({ file: location });
 }

@@ -10,29 +10,27 @@ import { newEvent, newRun } from './store-contract-fixtures.ts';
 import { STORE_SCHEMA_VERSION } from './store.ts';
 import type { ToolgateStore } from './store.ts';
 
-for (const writer of ['inline', 'thread'] as const) {
-  describeStoreContract(`sqlite, ${writer} writes`, async () => {
-    const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-store-'));
-    const file = path.join(directory, 'nested', 'toolgate.db');
-    const opened: ToolgateStore[] = [openSqliteStore({ file, writer })];
-    const closeAll = async () => {
-      for (const store of opened) await store.close();
-    };
-    return {
-      store: opened[0] as ToolgateStore,
-      async reopen() {
-        await closeAll();
-        const store = openSqliteStore({ file, writer });
-        opened.push(store);
-        return store;
-      },
-      async cleanup() {
-        await closeAll();
-        rmSync(directory, { recursive: true, force: true });
-      },
-    };
-  });
-}
+describeStoreContract('sqlite', async () => {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-store-'));
+  const file = path.join(directory, 'nested', 'toolgate.db');
+  const opened: ToolgateStore[] = [openSqliteStore({ file })];
+  const closeAll = async () => {
+    for (const store of opened) await store.close();
+  };
+  return {
+    store: opened[0] as ToolgateStore,
+    async reopen() {
+      await closeAll();
+      const store = openSqliteStore({ file });
+      opened.push(store);
+      return store;
+    },
+    async cleanup() {
+      await closeAll();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+});
 
 describe('openSqliteStore', () => {
   let directory: string;

@@ -1,12 +1,8 @@
 /**
- * Every write of the SQLite store, as plain data in and out, so that the
- * same code runs on the connection of the thread that reads
- * (`inlineWriter`) or on a writer thread of its own (`threadWriter`, so
- * that no fsync ever holds up the event loop). Each write runs inside the
- * group commit's transaction (`sqlite-group-commit.ts`) and must not await.
- *
- * What crosses threads is text: JSON is made (and checked) by the caller,
- * times are the caller's clock, and what comes back is rows and ids.
+ * Every write of the SQLite store, as plain data in and out: JSON is made
+ * (and checked) by the caller, times are the caller's clock, and what comes
+ * back is rows and ids. Each write runs inside the group commit's
+ * transaction (`sqlite-group-commit.ts`) and must not await.
  */
 import type Database from 'better-sqlite3';
 import type { RunRow } from './sqlite-rows.ts';
