@@ -9,10 +9,12 @@
  * Beside it, the floor of any answer over HTTP here: the same clients asking
  * `GET /healthz` (no store, no decision), so a reader sees how much of an
  * approval is the HTTP round trip itself (the clients share the machine).
+ * The clients are Node's lean keep-alive `http` client (`http-load-client.ts`).
  */
 import Database from 'better-sqlite3';
 import path from 'node:path';
-import { api, inParallel, runsWithStatus, startServerProcess, waitFor } from '../../test/server-harness.ts';
+import { ADMIN_TOKEN, inParallel, runsWithStatus, startServerProcess, waitFor } from '../../test/server-harness.ts';
+import { loadClient, type LoadClient } from '../http-load-client.ts';
 import { median, percentile, round, spreadOf, type BenchRow } from '../harness.ts';
 import { BENCH_SCRIPT, projectWithPausedRuns } from './server-runs-setup.ts';
 
@@ -38,22 +40,24 @@ export async function approveCase(options: { scratch: string; quick: boolean }):
   const project = await projectWithPausedRuns({ parent: options.scratch, count: warmup + repetitions * perRepetition });
   const raw = openRawDatabase(path.join(options.scratch, `raw-${process.pid}.db`));
   const server = await startServerProcess({ project, script: BENCH_SCRIPT });
+  const client = loadClient({ url: server.url, token: ADMIN_TOKEN, connections: APPROVE_CLIENTS });
   try {
     const runIds = (await runsWithStatus(server.url, 'paused_checkpoint')).map((run) => run.run_id);
-    await approveAll({ url: server.url, runIds: runIds.slice(0, warmup) });
+    await approveAll({ client, runIds: runIds.slice(0, warmup) });
     rawCommits(raw, 200);
     const measured: Repetition[] = [];
     for (let repetition = 0; repetition < repetitions; repetition++) {
       await settled(server.url);
       const rawLatencies = rawCommits(raw, options.quick ? 300 : 1000);
-      const healthRate = await healthChecks({ url: server.url, count: perRepetition });
+      const healthRate = await healthChecks({ client, count: perRepetition });
       const started = warmup + repetition * perRepetition;
-      const approved = await approveAll({ url: server.url, runIds: runIds.slice(started, started + perRepetition) });
+      const approved = await approveAll({ client, runIds: runIds.slice(started, started + perRepetition) });
       measured.push({ rawRate: rateOf(rawLatencies), rawLatencies, healthRate, ...approved });
     }
     await settled(server.url);
     return rowsOf(measured, perRepetition);
   } finally {
+    client.close();
     raw.close();
     await server.kill9();
   }
@@ -86,12 +90,12 @@ function rateOf(sequentialLatencies: Float64Array): number {
 }
 
 /** Approves every run, `APPROVE_CLIENTS` requests at a time; fails unless each answer says the run resumed. */
-async function approveAll(options: { url: string; runIds: readonly string[] }): Promise<{ approveRate: number; approveLatencies: Float64Array }> {
+async function approveAll(options: { client: LoadClient; runIds: readonly string[] }): Promise<{ approveRate: number; approveLatencies: Float64Array }> {
   const latencies = new Float64Array(options.runIds.length);
   const started = performance.now();
   await inParallel(options.runIds, APPROVE_CLIENTS, async (runId, index) => {
     const before = performance.now();
-    const answer = await api(options.url, 'POST', `/runs/${runId}/approve`, { approved: true });
+    const answer = await options.client.request('POST', `/runs/${runId}/approve`, { approved: true });
     latencies[index] = performance.now() - before;
     if (answer.status !== 200 || (answer.body.run_status !== 'running' && answer.body.run_status !== 'completed')) {
       throw new Error(`approving ${runId} did not resume it: ${answer.status} ${JSON.stringify(answer.body)}`);
@@ -101,10 +105,10 @@ async function approveAll(options: { url: string; runIds: readonly string[] }): 
 }
 
 /** `count` GET /healthz, `APPROVE_CLIENTS` at a time: answers per second. */
-async function healthChecks(options: { url: string; count: number }): Promise<number> {
+async function healthChecks(options: { client: LoadClient; count: number }): Promise<number> {
   const started = performance.now();
   await inParallel(Array.from({ length: options.count }), APPROVE_CLIENTS, async () => {
-    const answer = await api(options.url, 'GET', '/healthz');
+    const answer = await options.client.request('GET', '/healthz');
     if (answer.status !== 200) throw new Error(`GET /healthz answered ${answer.status}`);
   });
   return (options.count / (performance.now() - started)) * 1000;
