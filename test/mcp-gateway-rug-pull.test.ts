@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { DefinitionChange } from '../src/mcp/definition-change.ts';
+import { runCli } from './cli-harness.ts';
 import { approve, eventually, fixtureServer, resultText, startGatewayHarness, type ElicitHandler, type GatewayHarness } from './mcp-gateway-harness.ts';
 
 let harness: GatewayHarness | undefined;
@@ -85,5 +86,14 @@ describe('a changed tool definition', () => {
     const result = await client.callTool({ name: 'echo', arguments: { text: 'c' } });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toContain('the tool changed');
+
+    // The kept approval is marked void for whoever reads the list, naming the identity the tool has now.
+    const now = harness.gateway.tools().find((entry) => entry.clientName === 'echo')!.identity;
+    const kept = JSON.parse(readFileSync(path.join(harness.directory, '.toolgate', 'approvals.json'), 'utf8')) as { approvals: Array<{ tool: string; voided_at?: string; voided_for?: string }> };
+    expect(kept.approvals).toHaveLength(1);
+    expect(kept.approvals[0]).toMatchObject({ tool: 'echo', voided_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), voided_for: now });
+    const listed = await runCli(['approvals', 'list', '--policy', path.join(harness.directory, 'toolgate.json')]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/VOIDED since \d{4}-\d\d-\d\dT[^:]+:\d\d:[\d.]+Z: the tool's definition or server changed \(it is now mcp:fixture:/);
   });
 });

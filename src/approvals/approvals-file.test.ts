@@ -92,3 +92,73 @@ describe('the approvals file', () => {
     expect(existsSync(file)).toBe(true);
   });
 });
+
+describe('approvals changed by several processes', () => {
+  it('keeps every approval when processes add at the same time (each change under the lock)', async () => {
+    const file = temporaryFile();
+    const { spawn } = await import('node:child_process');
+    const script = `
+      const { openApprovalsFile } = await import(${JSON.stringify(path.resolve(import.meta.dirname, 'approvals-file.ts'))});
+      const approvals = openApprovalsFile({ path: process.argv[1] });
+      for (let index = 0; index < 25; index++) await approvals.add({ tool: 'tool-' + process.argv[2], payload: index, description: 'approval ' + index });
+    `;
+    const writers = Array.from({ length: 4 }, (_, writer) =>
+      new Promise<number | null>((resolve) => spawn(process.execPath, ['--input-type=module', '-e', script, file, String(writer)], { stdio: 'inherit' }).once('exit', resolve)),
+    );
+    expect(await Promise.all(writers)).toEqual([0, 0, 0, 0]);
+    const kept = openApprovalsFile({ path: file }).list();
+    expect(kept).toHaveLength(100);
+    expect(new Set(kept.map((record) => record.tool))).toEqual(new Set(['tool-0', 'tool-1', 'tool-2', 'tool-3']));
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('takes over the lock of a process that died holding it', async () => {
+    const file = temporaryFile();
+    const { spawnSync } = await import('node:child_process');
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const approvals = openApprovalsFile({ path: file });
+    (await import('node:fs')).mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(`${file}.lock`, `${dead.stdout}\n`);
+    await approvals.add({ tool: 't', payload: 1, description: 'd' });
+    expect(approvals.list()).toHaveLength(1);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it("waits for a live holder, then says who holds it instead of writing past the lock", async () => {
+    const file = temporaryFile();
+    const { withFileLock } = await import('./file-lock.ts');
+    openApprovalsFile({ path: file });
+    (await import('node:fs')).mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(`${file}.lock`, `${process.ppid}\n`);
+    const started = Date.now();
+    expect(() => withFileLock(file, () => 'written', { waitMs: 200 })).toThrow(new RegExp(`approvals\\.json\\.lock is held by process ${process.ppid} and did not come free in 200 ms`));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+  });
+});
+
+describe('approvals of a tool whose identity changed', () => {
+  it('are marked void (once, naming the identity the tool has now), others untouched, and still never match', async () => {
+    const file = temporaryFile();
+    const approvals = openApprovalsFile({ path: file, clock: () => new Date('2026-11-24T12:00:00.000Z') });
+    await approvals.add({ tool: 'echo', identity: 'mcp:fixture:v1', payload: { text: 'a' }, description: 'Echo a' });
+    await approvals.add({ tool: 'echo', identity: 'mcp:fixture:v2', payload: { text: 'b' }, description: 'Echo b' });
+    await approvals.add({ tool: 'other', identity: 'mcp:fixture:v1', payload: 1, description: 'Other' });
+    await approvals.add({ tool: 'echo', payload: { text: 'c' }, description: 'No identity' });
+    expect(approvals.retire({ tool: 'echo', identity: 'mcp:fixture:v2' }).map((record) => record.description)).toEqual(['Echo a']);
+    expect(approvals.retire({ tool: 'echo', identity: 'mcp:fixture:v2' })).toEqual([]);
+    const byDescription = new Map(openApprovalsFile({ path: file }).list().map((record) => [record.description, record]));
+    expect(byDescription.get('Echo a')).toMatchObject({ voided_at: '2026-11-24T12:00:00.000Z', voided_for: 'mcp:fixture:v2' });
+    for (const untouched of ['Echo b', 'Other', 'No identity']) expect(byDescription.get(untouched)).not.toHaveProperty('voided_at');
+    expect(approvals.has({ tool: 'echo', identity: 'mcp:fixture:v2', payload: { text: 'a' } })).toBe(false);
+    expect(approvals.has({ tool: 'echo', identity: 'mcp:fixture:v2', payload: { text: 'b' } })).toBe(true);
+  });
+
+  it('are marked when a gate learns the tool under its new identity', async () => {
+    const file = temporaryFile();
+    const approvals = openApprovalsFile({ path: file });
+    await approvals.add({ tool: 'deploy', identity: 'builtin:deploy@1', payload: {}, description: 'Deploy' });
+    const gate = createGate({ policy: normalizePolicy({}), always: approvals, tools: [] });
+    gate.register({ name: 'deploy', identity: 'builtin:deploy@2' });
+    expect(approvals.list()[0]).toMatchObject({ voided_for: 'builtin:deploy@2' });
+  });
+});

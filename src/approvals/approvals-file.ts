@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { withFileLock } from './file-lock.ts';
 import path from 'node:path';
 import { z } from 'zod';
 import { toolKey } from '../core/approval-memory.ts';
@@ -20,6 +21,10 @@ const approvalRecord = z.strictObject({
   /** A redacted, possibly shortened copy of the payload, for people to read. */
   payload_preview: z.string(),
   created_at: z.string(),
+  /** When toolgate saw the tool under another identity (its definition or server changed): the approval no longer applies. */
+  voided_at: z.string().optional(),
+  /** The identity the tool had then. */
+  voided_for: z.string().optional(),
 });
 
 const approvalsDocument = z.strictObject({
@@ -35,6 +40,12 @@ export interface ApprovalsFile extends AlwaysApprovals {
   /** Removes approvals by id (or id prefix of at least 6 characters); returns the removed ones. */
   revoke(ids: readonly string[]): ApprovalRecord[];
   revokeAll(): ApprovalRecord[];
+  /**
+   * Marks the approvals of `tool` under any other identity as voided (they
+   * never matched a call of the tool as it is now; the mark tells people
+   * why). Returns the ones marked now.
+   */
+  retire(entry: { tool: string; identity: string }): ApprovalRecord[];
 }
 
 /**
@@ -43,6 +54,9 @@ export interface ApprovalsFile extends AlwaysApprovals {
  * re-read whenever it changes on disk, so a revoke from another terminal takes
  * effect at the next call; every write is atomic (temporary file, fsync,
  * rename), so a crash leaves the old file or the new one, never half of one.
+ * Every change reads the file and writes it under a lock (`file-lock.ts`),
+ * so that two processes (a gateway and `toolgate run`, say) adding at once
+ * both keep their approvals.
  *
  * @example
  * const approvals = openApprovalsFile({ path: '.toolgate/approvals.json', redactKeys: policy.redact.keys });
@@ -88,6 +102,16 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
     load();
   }
 
+  /** A read-modify-write of the file: under its lock, from what is on disk now. */
+  function change<Result>(work: () => Result): Result {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    return withFileLock(file, () => {
+      loadedStamp = '';
+      load();
+      return work();
+    });
+  }
+
   load();
 
   return {
@@ -102,37 +126,58 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
       return fingerprints.has(hashKey(entry));
     },
     async add(entry) {
-      load();
-      const fingerprint = hashKey(entry);
-      if (fingerprints.has(fingerprint)) return;
-      const preview = JSON.stringify(redact(entry.payload, options.redactKeys ?? new Set())) ?? 'null';
-      const record: ApprovalRecord = {
-        id: fingerprint.slice('sha256:'.length, 'sha256:'.length + 12),
-        tool: entry.tool,
-        identity: entry.identity ?? null,
-        fingerprint,
-        description: entry.description,
-        payload_preview: preview.length > 500 ? `${preview.slice(0, 497)}...` : preview,
-        created_at: clock().toISOString(),
-      };
-      save([...records, record]);
+      change(() => {
+        const fingerprint = hashKey(entry);
+        if (fingerprints.has(fingerprint)) return;
+        const preview = JSON.stringify(redact(entry.payload, options.redactKeys ?? new Set())) ?? 'null';
+        const record: ApprovalRecord = {
+          id: fingerprint.slice('sha256:'.length, 'sha256:'.length + 12),
+          tool: entry.tool,
+          identity: entry.identity ?? null,
+          fingerprint,
+          description: entry.description,
+          payload_preview: preview.length > 500 ? `${preview.slice(0, 497)}...` : preview,
+          created_at: clock().toISOString(),
+        };
+        save([...records, record]);
+      });
     },
     list() {
       load();
       return [...records];
     },
     revoke(ids) {
-      load();
-      const matches = (record: ApprovalRecord) => ids.some((id) => id.length >= 6 && record.id.startsWith(id));
-      const removed = records.filter(matches);
-      if (removed.length > 0) save(records.filter((record) => !matches(record)));
-      return removed;
+      return change(() => {
+        const matches = (record: ApprovalRecord) => ids.some((id) => id.length >= 6 && record.id.startsWith(id));
+        const removed = records.filter(matches);
+        if (removed.length > 0) save(records.filter((record) => !matches(record)));
+        return removed;
+      });
     },
     revokeAll() {
+      return change(() => {
+        const removed = [...records];
+        if (removed.length > 0) save([]);
+        return removed;
+      });
+    },
+    retire(entry) {
       load();
-      const removed = [...records];
-      if (removed.length > 0) save([]);
-      return removed;
+      const stale = (record: ApprovalRecord) => record.tool === entry.tool && record.identity !== null && record.identity !== entry.identity && record.voided_at === undefined;
+      // Most calls find nothing to mark: no lock, no write.
+      if (!records.some(stale)) return [];
+      return change(() => {
+        const marked: ApprovalRecord[] = [];
+        const at = clock().toISOString();
+        const next = records.map((record) => {
+          if (!stale(record)) return record;
+          const voided = { ...record, voided_at: at, voided_for: entry.identity };
+          marked.push(voided);
+          return voided;
+        });
+        if (marked.length > 0) save(next);
+        return marked;
+      });
     },
   };
 }

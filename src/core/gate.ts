@@ -26,6 +26,11 @@ import type {
 export interface AlwaysApprovals {
   has(entry: { tool: string; identity?: string; payload: unknown }): boolean;
   add(entry: { tool: string; identity?: string; payload: unknown; description: string }): Promise<void>;
+  /**
+   * Told the identity a tool has now (when the gate learns the tool): its
+   * approvals under another identity never match again, and may be marked so.
+   */
+  retire?(entry: { tool: string; identity: string }): void;
 }
 
 /** Sees every authorization; the metrics registry implements it. */
@@ -93,7 +98,17 @@ export interface Gate {
 export function createGate(options: GateOptions): Gate {
   const { policy } = options;
   const registry = new Map<string, ToolDeclaration>();
-  for (const tool of options.tools ?? []) registry.set(tool.name, tool);
+  /** Learns a tool; approvals kept for it under another identity are marked void (a failure to mark changes no decision). */
+  const learn = (tool: ToolDeclaration): void => {
+    registry.set(tool.name, tool);
+    if (tool.identity === undefined || options.always?.retire === undefined) return;
+    try {
+      options.always.retire({ tool: tool.name, identity: tool.identity });
+    } catch {
+      // The mark is for people reading the approvals list; has() already never matches another identity.
+    }
+  };
+  for (const tool of options.tools ?? []) learn(tool);
   const evaluator = createCallEvaluator({ policy, openWorld: options.openWorld ?? false });
   const memory = options.memory ?? createInMemoryApprovalMemory();
   const clock = options.clock ?? { now: () => performance.now() };
@@ -422,7 +437,7 @@ export function createGate(options: GateOptions): Gate {
       }
     },
     isVisible: (name, aliases) => !evaluator.isHidden(name, aliases ?? registry.get(name)?.aliases ?? []),
-    register: (tool) => void registry.set(tool.name, tool),
+    register: (tool) => learn(tool),
     unregister: (name) => void registry.delete(name),
     tool: (name) => registry.get(name),
   };

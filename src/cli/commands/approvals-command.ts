@@ -17,7 +17,12 @@ Without --policy: the policy the last \`toolgate run\` in this directory used
 (the built-in default policy's are in ./.toolgate/), else ./toolgate.yaml.
 
 list shows them; revoke forgets them (an id prefix of 6+ characters is
-enough). A running agent sees a revoke at its next call.
+enough). A running agent sees a revoke at its next call. An approval is
+bound to the tool's identity (for an MCP tool: its server and definition);
+once toolgate has seen the tool under another identity, list marks the
+approval VOIDED: it no longer applies, and the next call asks again.
+Gateways and runs change the file under a lock (approvals.json.lock), so
+two of them approving at once both keep their approvals.
 
 Options:
   --policy FILE   whose approvals (default: see above)
@@ -66,6 +71,9 @@ export async function runApprovalsCommand(argv: string[], io: CliIo): Promise<nu
       const safe = (text: string) => sanitizeTerminalText(text);
       io.stdout.write(`${safe(record.id)}  ${safe(record.created_at)}  ${safe(record.tool)}${record.identity === null ? '' : ` [${safe(record.identity)}]`}\n`);
       io.stdout.write(`    ${safe(record.description)}\n    payload: ${safe(record.payload_preview)}\n`);
+      if (record.voided_at !== undefined) {
+        io.stdout.write(`    VOIDED since ${safe(record.voided_at)}: the tool's definition or server changed${record.voided_for === undefined ? '' : ` (it is now ${safe(record.voided_for)})`}; this approval no longer applies, and the next call asks again\n`);
+      }
     }
     return EXIT.ok;
   }
