@@ -147,6 +147,60 @@ describe('toolgate mcp --http', () => {
       await client.close();
     }
   });
+  it("serves seed 004's metrics at /metrics, behind the same token and Host checks", async () => {
+    const port = new URL(url).port;
+    const client = new Client({ name: 'metrics-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      expect((await client.callTool({ name: 'move_file', arguments: { source: 'a', destination: 'b' } })).isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+    expect((await raw({ port, path: '/metrics', method: 'GET', headers: {} })).status).toBe(401);
+    expect((await raw({ port, path: '/metrics', method: 'GET', headers: { Authorization: `Bearer ${token}`, Host: `evil.example:${port}` } })).status).toBe(403);
+    expect((await raw({ port, path: '/metrics', method: 'POST', body: '', headers: { Authorization: `Bearer ${token}` } })).status).toBe(405);
+    const metrics = await raw({ port, path: '/metrics', method: 'GET', headers: { Authorization: `Bearer ${token}` } });
+    expect(metrics.status).toBe(200);
+    expect(metrics.type).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(metrics.body).toContain('tool_authorization_failures_total{tool="move_file",decision="block",source="policy"} 1');
+    expect(metrics.body).toMatch(/toolgate_decision_duration_seconds_count\{verdict="allow",decision="allow"\} \d+/);
+    expect(metrics.body).toContain('# TYPE tool_consent_required_total counter');
+  });
+});
+
+describe('toolgate mcp --metrics-port (a gateway on stdio)', () => {
+  it('serves the metrics on loopback, counting the calls made over stdio; refuses a foreign Host, other paths and methods', async () => {
+    const client = new Client({ name: 'stdio-metrics', version: '1.0.0' });
+    const transport = new StdioClientTransport({ command: NODE, args: [MCP_ENTRY, '--policy', policyPath, '--no-terminal', '--metrics-port', '0'], stderr: 'pipe' });
+    let stderr = '';
+    const printed = new Promise<string>((resolve) => {
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(stderr);
+        if (match !== null) resolve(match[1]!);
+      });
+    });
+    await client.connect(transport);
+    try {
+      const metricsUrl = await printed;
+      const port = new URL(metricsUrl).port;
+      expect((await client.callTool({ name: 'move_file', arguments: { source: 'a', destination: 'b' } })).isError).toBe(true);
+      expect(resultText(await client.callTool({ name: 'read_text_file', arguments: { path: path.join(scratch.workspace, 'readme.txt') } }))).toContain('read me');
+      const metrics = await raw({ port, path: '/metrics', method: 'GET', headers: {} });
+      expect(metrics.status).toBe(200);
+      expect(metrics.body).toContain('tool_authorization_failures_total{tool="move_file",decision="block",source="policy"} 1');
+      expect(metrics.body).toContain('toolgate_decision_duration_seconds_count{verdict="allow",decision="allow"} 1');
+      expect((await raw({ port, path: '/metrics', method: 'GET', headers: { Host: `evil.example:${port}` } })).status).toBe(403);
+      expect((await raw({ port, path: '/mcp', method: 'GET', headers: {} })).status).toBe(404);
+      expect((await raw({ port, path: '/metrics', method: 'DELETE', headers: {} })).status).toBe(405);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a --metrics-port that is not a port', async () => {
+    await expect(runInProcess(['--policy', policyPath, '--metrics-port', 'http'])).rejects.toThrow('--metrics-port must be a port number (0-65535), not "http"');
+  });
 });
 
 describe('an upstream reached by url', () => {
@@ -202,12 +256,12 @@ async function runInProcess(argv: string[]): Promise<{ code: number; stderr: str
   return { code, stderr };
 }
 
-function raw(options: { port: string; body: string; headers: Record<string, string> }): Promise<{ status: number; body: string }> {
+function raw(options: { port: string; body?: string; headers: Record<string, string>; path?: string; method?: string }): Promise<{ status: number; body: string; type: string | undefined }> {
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port: Number(options.port), path: '/mcp', method: 'POST', headers: options.headers }, (response) => {
+    const request = http.request({ host: '127.0.0.1', port: Number(options.port), path: options.path ?? '/mcp', method: options.method ?? 'POST', headers: options.headers }, (response) => {
       let body = '';
       response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body, type: response.headers['content-type'] }));
     });
     request.on('error', reject);
     request.end(options.body);

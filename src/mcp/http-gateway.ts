@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Registry } from 'prom-client';
 import { errorMessage } from '../core/run-tool-check.ts';
 import type { McpGateway, McpGatewayConnection } from './create-mcp-gateway.ts';
 import { createHttpSessionPool, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from './http-session-pool.ts';
@@ -20,6 +21,8 @@ export interface HttpGatewayOptions {
   maxSessions?: number;
   /** A session with no request and no SSE stream open for this long is closed (default 30 minutes). */
   sessionIdleTimeoutMs?: number;
+  /** Served at `GET /metrics` (Prometheus text), behind the same token and checks as `/mcp`. */
+  metrics?: Registry;
   log?: (line: string) => void;
 }
 
@@ -34,6 +37,9 @@ export interface HttpGateway {
 
 /** The path MCP clients connect to. */
 export const MCP_HTTP_PATH = '/mcp';
+
+/** Where the gateway's Prometheus metrics are, when it was given them. */
+export const METRICS_HTTP_PATH = '/metrics';
 
 /** The shortest token accepted: anything shorter can be guessed. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -88,6 +94,16 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     const refusal = refuse(request);
     if (refusal !== undefined) {
       reply(response, refusal.status, refusal.message, refusal.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="toolgate"' } : {});
+      return;
+    }
+    if (options.metrics !== undefined && pathOf(request) === METRICS_HTTP_PATH) {
+      if (request.method !== 'GET') {
+        reply(response, 405, `method ${request.method ?? ''} not allowed on ${METRICS_HTTP_PATH}: use GET`, { Allow: 'GET' });
+        return;
+      }
+      const text = await options.metrics.metrics();
+      response.writeHead(200, { 'Content-Type': options.metrics.contentType, 'Cache-Control': 'no-store' });
+      response.end(text);
       return;
     }
     const sessionHeader = request.headers['mcp-session-id'];
@@ -157,8 +173,8 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
       return { status: 401, message: 'missing or wrong bearer token: send Authorization: Bearer <token> (printed by toolgate mcp --http, or set with --token / TOOLGATE_MCP_TOKEN)' };
     }
-    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
-    if (path !== MCP_HTTP_PATH) return { status: 404, message: `not found: the MCP endpoint is ${MCP_HTTP_PATH}` };
+    const path = pathOf(request);
+    if (path !== MCP_HTTP_PATH && !(path === METRICS_HTTP_PATH && options.metrics !== undefined)) return { status: 404, message: `not found: the MCP endpoint is ${MCP_HTTP_PATH}` };
     return undefined;
   }
 
@@ -195,6 +211,10 @@ interface HttpSession {
 function busyUntilClosed(response: http.ServerResponse, end: () => void): void {
   if (response.closed) end();
   else response.once('close', end);
+}
+
+function pathOf(request: http.IncomingMessage): string {
+  return new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
 }
 
 /** Equal-length digests, so the comparison takes the same time whatever was sent. */

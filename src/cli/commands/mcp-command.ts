@@ -9,6 +9,8 @@ import { GatewayStdioTransport } from '../../mcp/gateway-stdio-transport.ts';
 import { DEFAULT_CALL_TIMEOUT_MS } from '../../mcp/mcp-gateway-options.ts';
 import { generateGatewayToken, MIN_TOKEN_LENGTH, startHttpGateway, type HttpGateway } from '../../mcp/http-gateway.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '../../mcp/http-session-pool.ts';
+import { startMetricsEndpoint, type MetricsEndpoint } from '../../mcp/metrics-endpoint.ts';
+import { createGateMetrics } from '../../metrics/create-metrics.ts';
 import type { NamespacingMode } from '../../mcp/assign-client-names.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
@@ -44,6 +46,12 @@ Options:
                            server's \`namespace\`, else its name under mcp.servers.
   --call-timeout DURATION  deadline of each forwarded call, e.g. 30s, 2m (default ${DEFAULT_CALL_TIMEOUT_MS / 1000}s);
                            the call is then cancelled on the server
+  --metrics-port PORT      serve Prometheus metrics on http://127.0.0.1:PORT/metrics
+                           (no token; 0: any free port, printed). With --http they
+                           are also at /metrics beside /mcp, behind the bearer token.
+                           Names as in seed 004: tool_authorization_failures_total,
+                           tool_consent_required_total, dangerous_operations_detected_total,
+                           toolgate_decision_duration_seconds
 ${runModeHelp(24)}
   --no-terminal            never ask in the terminal (/dev/tty)
   --stats-file FILE        on exit, write call statistics as JSON (benchmarks)
@@ -93,6 +101,7 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
       'call-timeout': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
       'max-sessions': { type: 'string' },
+      'metrics-port': { type: 'string' },
       ...RUN_MODE_OPTIONS,
       terminal: { type: 'boolean', default: true },
       'stats-file': { type: 'string' },
@@ -107,7 +116,8 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   const namespacing = values.namespace ?? 'collisions';
   if (namespacing !== 'collisions' && namespacing !== 'always') throw new UsageError(`--namespace must be collisions or always, not ${JSON.stringify(namespacing)}`);
   const callTimeoutMs = values['call-timeout'] === undefined ? DEFAULT_CALL_TIMEOUT_MS : parseDuration('--call-timeout', values['call-timeout']);
-  const port = values.http === undefined ? undefined : parsePort(values.http);
+  const port = values.http === undefined ? undefined : parsePort('--http', values.http);
+  const metricsPort = values['metrics-port'] === undefined ? undefined : parsePort('--metrics-port', values['metrics-port']);
   const sessionIdleTimeoutMs = values['session-idle-timeout'] === undefined ? undefined : parseDuration('--session-idle-timeout', values['session-idle-timeout']);
   const maxSessions = values['max-sessions'] === undefined ? undefined : parseSessionCount(values['max-sessions']);
   if (port === undefined && (sessionIdleTimeoutMs !== undefined || maxSessions !== undefined)) {
@@ -133,9 +143,11 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
     terminal === undefined ? undefined : createTerminalApprover({ input: terminal.input, output: terminal.output, env: io.env });
   let gateway: McpGateway | undefined;
   let http: HttpGateway | undefined;
+  let metricsEndpoint: MetricsEndpoint | undefined;
+  const metrics = createGateMetrics();
   const stopped = waitForStop({ io, stdio: port === undefined });
   try {
-    gateway = createMcpGateway({ loaded, mode, namespacing: namespacing as NamespacingMode, callTimeoutMs, terminalApprover, log });
+    gateway = createMcpGateway({ loaded, mode, namespacing: namespacing as NamespacingMode, callTimeoutMs, terminalApprover, log, observer: metrics });
     await gateway.start();
     const upstreams = gateway.upstreams();
     const down = upstreams.filter((upstream) => upstream.state !== 'ready').map((upstream) => upstream.name);
@@ -143,9 +155,13 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
       `serving ${gateway.tools().length} tools from ${upstreams.length - down.length} of ${upstreams.length} servers` +
         `${down.length > 0 ? ` (not running yet: ${down.join(', ')})` : ''}; approvals by ${terminal === undefined ? 'MCP elicitation only' : 'MCP elicitation or this terminal'}`,
     );
+    if (metricsPort !== undefined) {
+      metricsEndpoint = await startMetricsEndpoint({ port: metricsPort, registry: metrics.registry });
+      log(`metrics on ${metricsEndpoint.url}`);
+    }
     if (port !== undefined) {
       const effectiveToken = token ?? generateGatewayToken();
-      http = await startHttpGateway({ gateway, port, token: effectiveToken, log, sessionIdleTimeoutMs, maxSessions });
+      http = await startHttpGateway({ gateway, port, token: effectiveToken, log, sessionIdleTimeoutMs, maxSessions, metrics: metrics.registry });
       log(`listening on ${http.url}`);
       if (token === undefined) log(`bearer token (send "Authorization: Bearer <token>"): ${effectiveToken}`);
     } else {
@@ -157,6 +173,7 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   } finally {
     stopped.dispose();
     await http?.close();
+    await metricsEndpoint?.close();
     if (values['stats-file'] !== undefined && gateway !== undefined) {
       writeFileSync(path.resolve(io.cwd, values['stats-file']), `${JSON.stringify({ stats: gateway.stats(), upstreams: gateway.upstreams() }, null, 2)}\n`);
     }
@@ -201,8 +218,8 @@ function parseSessionCount(text: string): number {
   return count;
 }
 
-function parsePort(text: string): number {
+function parsePort(flag: string, text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--http must be a port number (0-65535), not ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`${flag} must be a port number (0-65535), not ${JSON.stringify(text)}`);
   return port;
 }
