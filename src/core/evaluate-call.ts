@@ -1,4 +1,6 @@
 import { firstMatch } from './pattern.ts';
+import { sanitizeTerminalText } from './sanitize-terminal-text.ts';
+import { unsafeToolName } from './tool-name-safety.ts';
 import type { LabelledPattern, Policy, ToolRule } from './policy/policy.ts';
 import { describeConditions, judgeArgumentRules } from './policy/judge-argument-rules.ts';
 import { declaresApproval, type ToolDeclaration } from './tool-declaration.ts';
@@ -9,6 +11,8 @@ import type { ApprovalRequest, Decision, GateContext, MatchedRule, ToolCall, Ver
 interface NameFacts {
   hiddenBy: LabelledPattern | 'not-allowed' | undefined;
   askWhen: LabelledPattern | undefined;
+  /** Why the name could pass for another (`tool-name-safety.ts`): then it is blocked, never judged as written. */
+  unsafe: string | undefined;
 }
 
 /** A source that spoke about one call, before precedence is applied. */
@@ -53,7 +57,7 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     const denied = policy.filter.deny[firstMatch(policy.filter.deny, name)];
     const allowList = policy.filter.allow;
     const hiddenBy = denied ?? (allowList !== undefined && firstMatch(allowList, name) === -1 ? 'not-allowed' : undefined);
-    facts = { hiddenBy, askWhen: policy.askWhen[firstMatch(policy.askWhen, name)] };
+    facts = { hiddenBy, askWhen: policy.askWhen[firstMatch(policy.askWhen, name)], unsafe: unsafeToolName(name) };
     if (names.size >= MAX_CACHED_NAMES) names.clear();
     names.set(name, facts);
     return facts;
@@ -82,6 +86,10 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     // if any is denied, and each one's tool rule and ask_when speak.
     const aliases = tool?.aliases === undefined || tool.aliases === null ? NO_ALIASES : tool.aliases.filter((alias) => typeof alias === 'string' && alias !== name);
     const facts = aliases.length === 0 ? factsFor(name) : combinedFacts(name, aliases);
+    if (facts.unsafe !== undefined) {
+      const reason = `the tool name ${JSON.stringify(sanitizeTerminalText(name))} ${facts.unsafe}; blocked: a name that can pass for another is never judged as written`;
+      return { kind: 'block', rule: null, reason, trace: [{ rule: 'gate', decision: 'block', reason }], dangerous: false };
+    }
     if (facts.hiddenBy !== undefined) {
       const rule = facts.hiddenBy === 'not-allowed' ? 'filter.allow' : facts.hiddenBy.label;
       const reason =
@@ -149,12 +157,15 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     const all = [name, ...aliases].map(factsFor);
     const denied = all.find((facts) => facts.hiddenBy !== undefined && facts.hiddenBy !== 'not-allowed')?.hiddenBy;
     const hiddenBy = denied ?? (all.every((facts) => facts.hiddenBy === 'not-allowed') ? 'not-allowed' : undefined);
-    return { hiddenBy, askWhen: all.find((facts) => facts.askWhen !== undefined)?.askWhen };
+    return { hiddenBy, askWhen: all.find((facts) => facts.askWhen !== undefined)?.askWhen, unsafe: all[0]!.unsafe };
   }
 
   return {
     evaluate,
-    isHidden: (name, aliases = []) => (aliases.length === 0 ? factsFor(name) : combinedFacts(name, aliases)).hiddenBy !== undefined,
+    isHidden: (name, aliases = []) => {
+      const facts = aliases.length === 0 ? factsFor(name) : combinedFacts(name, aliases);
+      return facts.hiddenBy !== undefined || facts.unsafe !== undefined;
+    },
   };
 }
 

@@ -27,13 +27,19 @@ export interface AssignedName<Item> extends NamedItem<Item> {
  * the servers' policy order. Should two items still end with one client name
  * (a server whose own tool is called `files__read`, or two servers sharing a
  * namespace), the first keeps it and the later ones are dropped and reported:
- * a call must never be routed to a server the client did not mean.
+ * a call must never be routed to a server the client did not mean. Names
+ * `refuse` speaks against are dropped and reported too.
  *
  * @example
  * assignClientNames({ items, mode: 'collisions' }).assigned.map((entry) => entry.clientName)
  * // ['read_file', 'files__write_file', 'backup__write_file']
  */
-export function assignClientNames<Item>(options: { items: readonly NamedItem<Item>[]; mode: NamespacingMode }): {
+export function assignClientNames<Item>(options: {
+  items: readonly NamedItem<Item>[];
+  mode: NamespacingMode;
+  /** Why an upstream name is not listed at all (a name that may pass for another), or undefined. */
+  refuse?: (name: string) => string | undefined;
+}): {
   assigned: AssignedName<Item>[];
   dropped: (AssignedName<Item> & { reason: string })[];
 } {
@@ -47,6 +53,11 @@ export function assignClientNames<Item>(options: { items: readonly NamedItem<Ite
   const dropped: (AssignedName<Item> & { reason: string })[] = [];
   const taken = new Map<string, AssignedName<Item>>();
   for (const entry of options.items) {
+    const refused = options.refuse?.(entry.name);
+    if (refused !== undefined) {
+      dropped.push({ ...entry, clientName: entry.name, reason: refused });
+      continue;
+    }
     const prefixed = options.mode === 'always' || (owners.get(entry.name)?.size ?? 0) > 1;
     const clientName = prefixed ? `${entry.namespace}${NAMESPACE_SEPARATOR}${entry.name}` : entry.name;
     const named = { ...entry, clientName };

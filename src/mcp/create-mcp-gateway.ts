@@ -14,6 +14,7 @@ import { resolvePolicyPath } from '../config/load-policy-file.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { approvalMessage } from './approval-message.ts';
+import { refusedToolName } from './mcp-tool-name.ts';
 import { assignClientNames, type NamespacingMode } from './assign-client-names.ts';
 import { createDeferredDurability, type StagedAuditLog } from './deferred-durability.ts';
 import { definitionChangeNote, recordDefinitionChanges, type DefinitionChange } from './definition-change.ts';
@@ -156,7 +157,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
         .filter((tool) => !hiddenByServer(connection.config, tool.name))
         .map((tool) => ({ server: connection.name, namespace: connection.config.namespace, name: tool.name, item: { tool, config: connection.config } })),
     );
-    const { assigned, dropped } = assignClientNames({ items, mode });
+    const { assigned, dropped } = assignClientNames({ items, mode, refuse: refusedToolName });
     for (const drop of dropped) {
       const key = `${drop.server}\u0000${drop.name}\u0000${drop.reason}`;
       if (!reportedDrops.has(key)) log(`not listing ${JSON.stringify(drop.name)} of server ${JSON.stringify(drop.server)}: ${drop.reason}`);
