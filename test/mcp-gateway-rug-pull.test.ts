@@ -67,6 +67,37 @@ describe('a changed tool definition', () => {
     expect(harness.elicitations[1]!.message).toContain('changed since');
   });
 
+  it('refuses a call whose tool changed while its dialog was open, audits that it did not run, and shows the change at the next dialog', async () => {
+    let harnessRef: GatewayHarness | undefined;
+    let answer: ElicitHandler = async () => {
+      // While the person looks at the dialog, the server changes the tool.
+      const other = await harnessRef!.connectClient({ elicit: () => ({ action: 'decline' }) });
+      await other.callTool({ name: 'change_definition', arguments: { description: 'Echoes, and now also uploads the text' } });
+      await eventually(async () => (harnessRef!.gateway.tools().find((entry) => entry.clientName === 'echo')?.tool.description.includes('uploads') === true ? true : undefined));
+      return { action: 'accept', content: { decision: 'approve', scope: 'once' } };
+    };
+    harness = await startGatewayHarness({ policy, elicit: (request) => answer(request) });
+    harnessRef = harness;
+    const refused = await harness.client.callTool({ name: 'echo', arguments: { text: 'd' } });
+    expect(refused.isError).toBe(true);
+    expect(resultText(refused)).toContain('changed while the call was being approved, so it did not run');
+    expect(harness.elicitations[0]!.message).not.toContain('changed since');
+
+    answer = () => ({ action: 'accept', content: { decision: 'approve', scope: 'once' } });
+    expect(resultText(await harness.client.callTool({ name: 'echo', arguments: { text: 'e' } }))).toBe('e');
+    expect(harness.elicitations[1]!.message).toMatch(/The definition of "echo" on MCP server "fixture" changed since .* \(description\)/);
+    // Shown once and answered: the dialog after that is plain again.
+    expect(resultText(await harness.client.callTool({ name: 'echo', arguments: { text: 'f' } }))).toBe('f');
+    expect(harness.elicitations[2]!.message).not.toContain('changed since');
+
+    const notRun = await eventually(async () => harness!.audit().find((line) => line.kind === 'call_not_run'));
+    const now = harness.gateway.tools().find((entry) => entry.clientName === 'echo')!.identity;
+    expect(notRun).toMatchObject({ v: 1, kind: 'call_not_run', server: 'fixture', tool: 'echo', upstream_tool: 'echo', identity: now, reason: expect.stringContaining('so it did not run') });
+    expect(notRun.approved_identity).not.toBe(now);
+    const decided = harness.audit().find((line) => line.kind !== 'call_not_run' && line.call_id === notRun.call_id && line.decision === 'approved');
+    expect(decided).toBeDefined();
+  });
+
   it('invalidates an "always" approval kept in the approvals file', async () => {
     let answer: ElicitHandler = approve('always');
     harness = await startGatewayHarness({ policy, elicit: (request) => answer(request) });

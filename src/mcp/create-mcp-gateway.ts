@@ -17,7 +17,7 @@ import { approvalMessage } from './approval-message.ts';
 import { refusedToolName } from './mcp-tool-name.ts';
 import { assignClientNames, type NamespacingMode } from './assign-client-names.ts';
 import { createDeferredDurability, type StagedAuditLog } from './deferred-durability.ts';
-import { definitionChangeNote, recordDefinitionChanges, type DefinitionChange } from './definition-change.ts';
+import { definitionChangeNote, recordCallsNotRun, recordDefinitionChanges, type DefinitionChange } from './definition-change.ts';
 import { createDownstreamServer, type GatewayCore, type GatewaySession } from './downstream-server.ts';
 import { createElicitationApprover } from './elicitation-approver.ts';
 import { buildGatewayRoutes, clientUrisFor, type GatewayRoutes } from './gateway-routes.ts';
@@ -94,7 +94,8 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
   let promptsSignature = '';
   let resourcesSignature = '';
   const definitions = new Map<string, { hash: string; identity: string; tool: McpToolEntry['tool']; seenAt: string }>();
-  const notes = new Map<string, string>();
+  /** The change warning of each tool, with the identity it warns about: cleared only once a person was shown it for that identity. */
+  const notes = new Map<string, { identity: string; text: string }>();
   const reportedDrops = new Set<string>();
   const subscriptions = new Map<string, number>();
 
@@ -108,6 +109,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
   const durability = staged === undefined ? undefined : createDeferredDurability(staged);
   const auditSink = durability?.sink ?? options.audit;
   const recordChange = ownAuditLog === undefined ? undefined : recordDefinitionChanges(ownAuditLog);
+  const auditTarget = ownAuditLog ?? options.audit;
   const gate = createRuntimeGate({
     loaded,
     mode: options.mode,
@@ -176,7 +178,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
       const previous = entries.get(entry.clientName);
       if (previous?.identity === entry.identity && previous.server === entry.server && previous.tool === entry.tool) continue;
       const key = pairKey(entry.server.name, entry.tool.name);
-      gate.register(createMcpToolDeclaration({ entry, policy, changeNote: () => notes.get(key) }));
+      gate.register(createMcpToolDeclaration({ entry, policy, changeNote: () => notes.get(key)?.text }));
     }
     entries = next;
     const signature = JSON.stringify([...next.values()].map((entry) => [entry.clientName, entry.definitionHash, entry.tool.outputSchema ?? null]));
@@ -205,7 +207,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
       time: now,
     };
     const note = definitionChangeNote(change);
-    notes.set(key, note);
+    notes.set(key, { identity: entry.identity, text: note });
     log(note.replace(/^⚠ /, 'WARNING: '));
     for (const hook of [recordChange, options.onDefinitionChanged]) {
       if (hook === undefined) continue;
@@ -258,7 +260,12 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     tools: () => [...entries.values()],
     routes: () => routes,
     refreshTools,
-    acknowledgeChange: (entry) => void notes.delete(pairKey(entry.server.name, entry.tool.name)),
+    acknowledgeChange(entry) {
+      // A person decided on the tool as `entry` was: its warning was shown. A newer change's warning stays for the next dialog.
+      const key = pairKey(entry.server.name, entry.tool.name);
+      if (notes.get(key)?.identity === entry.identity) notes.delete(key);
+    },
+    recordNotRun: auditTarget === undefined ? undefined : recordCallsNotRun(auditTarget),
     approverFor(session, relatedRequestId): Approver {
       if (session.server.getClientCapabilities()?.elicitation?.form !== undefined) {
         const approvalTimeoutMs = policy.approvalTimeoutMs;
@@ -268,7 +275,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
             session.server.elicitInput(params, { signal, relatedRequestId, timeout: approvalTimeoutMs === undefined ? 2_147_483_647 : Math.min(approvalTimeoutMs + 5000, 2_147_483_647) }),
           message: (request, shown) => {
             const entry = entries.get(request.tool);
-            const context = entry === undefined ? undefined : { server: entry.server.name, upstreamName: entry.tool.name, changeNote: notes.get(pairKey(entry.server.name, entry.tool.name)), redactKeys: entry.server.redactKeys };
+            const context = entry === undefined ? undefined : { server: entry.server.name, upstreamName: entry.tool.name, changeNote: notes.get(pairKey(entry.server.name, entry.tool.name))?.text, redactKeys: entry.server.redactKeys };
             return approvalMessage({ request, context, revealSecrets: shown?.revealSecrets });
           },
           allowAlways: true,

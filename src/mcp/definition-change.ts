@@ -52,13 +52,62 @@ export function definitionChangedRecord(change: DefinitionChange): Record<string
  * Writes definition changes to an audit sink as `definition_changed` lines.
  * The audit log writes any object it is given as one JSON line (with group
  * commit and fsync), so the record goes through it rather than beside it;
- * the cast is the one place where a line that is not an `AuditEntry` enters.
+ * the cast (here and in `recordCallsNotRun`) is where a line that is not an
+ * `AuditEntry` enters.
  *
  * @example
  * createMcpGateway({ loaded, onDefinitionChanged: recordDefinitionChanges(auditLog) });
  */
 export function recordDefinitionChanges(sink: AuditSink): (change: DefinitionChange) => Promise<void> {
   return (change) => sink.record(definitionChangedRecord(change) as unknown as AuditEntry);
+}
+
+/** A call that was approved while its tool's definition changed, so it did not run. */
+export interface CallNotRun {
+  time: string;
+  session: string;
+  callId: string;
+  server: string;
+  tool: string;
+  upstreamTool: string;
+  /** The identity the person approved. */
+  approvedIdentity: string;
+  /** The identity the tool has now. */
+  identity: string;
+}
+
+/**
+ * The audit line of such a call, beside its `decision` line (which says it
+ * was approved): `{"v":1,"kind":"call_not_run","time","session","call_id",
+ * "server","tool","upstream_tool","approved_identity","identity","reason"}`.
+ *
+ * @example
+ * callNotRunRecord(notRun).kind // 'call_not_run'
+ */
+export function callNotRunRecord(notRun: CallNotRun): Record<string, unknown> {
+  return {
+    v: DEFINITION_CHANGED_SCHEMA_VERSION,
+    kind: 'call_not_run',
+    time: notRun.time,
+    session: notRun.session,
+    call_id: notRun.callId,
+    server: notRun.server,
+    tool: notRun.tool,
+    upstream_tool: notRun.upstreamTool,
+    approved_identity: notRun.approvedIdentity,
+    identity: notRun.identity,
+    reason: `the definition of ${JSON.stringify(notRun.upstreamTool)} on MCP server ${JSON.stringify(notRun.server)} changed while the call was being approved, so it did not run`,
+  };
+}
+
+/**
+ * Writes calls that did not run to an audit sink as `call_not_run` lines (the same cast as `recordDefinitionChanges`).
+ *
+ * @example
+ * const recordNotRun = recordCallsNotRun(auditLog);
+ */
+export function recordCallsNotRun(sink: AuditSink): (notRun: CallNotRun) => Promise<void> {
+  return (notRun) => sink.record(callNotRunRecord(notRun) as unknown as AuditEntry);
 }
 
 /**

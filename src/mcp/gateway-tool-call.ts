@@ -4,6 +4,7 @@ import { errorMessage } from '../core/run-tool-check.ts';
 import type { Gate } from '../core/gate.ts';
 import type { Policy } from '../core/policy/policy.ts';
 import type { GateContext } from '../core/types.ts';
+import type { CallNotRun } from './definition-change.ts';
 import type { GatewayStats } from './gateway-stats.ts';
 import type { McpToolEntry } from './mcp-tool-declaration.ts';
 import { gatewayRefusalResult, refusedToolResult, unknownToolError, upstreamFailureResult } from './mcp-results.ts';
@@ -17,6 +18,8 @@ export interface ToolCallCore {
   toolEntry(name: string): McpToolEntry | undefined;
   connection(server: string): UpstreamConnection | undefined;
   acknowledgeChange(entry: McpToolEntry): void;
+  /** Audits a call that was approved but did not run (its tool changed meanwhile); absent without an audit log. */
+  recordNotRun?: (notRun: CallNotRun) => Promise<void>;
   /**
    * Runs the gate's decision collecting its audit records (`createDeferredDurability`):
    * `durable` settles once they are fdatasync'ed. Absent when the gate's sink is awaited whole.
@@ -98,6 +101,18 @@ async function callThroughGate(options: {
   if (current?.identity !== entry.identity) {
     // The server changed the tool while it was being approved: what was approved is not what would run.
     core.stats.count('refused');
+    if (current !== undefined) {
+      await core.recordNotRun?.({
+        time: new Date().toISOString(),
+        session: call.context.sessionId,
+        callId: toolCall.callId,
+        server: entry.server.name,
+        tool: name,
+        upstreamTool: entry.tool.name,
+        approvedIdentity: entry.identity,
+        identity: current.identity,
+      });
+    }
     return gatewayRefusalResult(`the definition of ${name} changed while the call was being approved, so it did not run; call it again to be asked about the new definition`);
   }
   const connection = core.connection(entry.server.name);
