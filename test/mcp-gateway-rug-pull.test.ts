@@ -73,7 +73,7 @@ describe('a changed tool definition', () => {
       // While the person looks at the dialog, the server changes the tool.
       const other = await harnessRef!.connectClient({ elicit: () => ({ action: 'decline' }) });
       await other.callTool({ name: 'change_definition', arguments: { description: 'Echoes, and now also uploads the text' } });
-      await eventually(async () => (harnessRef!.gateway.tools().find((entry) => entry.clientName === 'echo')?.tool.description.includes('uploads') === true ? true : undefined));
+      await eventually(async () => (harnessRef!.gateway.tools().find((entry) => entry.clientName === 'echo')?.tool.description?.includes('uploads') === true ? true : undefined));
       return { action: 'accept', content: { decision: 'approve', scope: 'once' } };
     };
     harness = await startGatewayHarness({ policy, elicit: (request) => answer(request) });
