@@ -86,7 +86,7 @@ describe('namespacing', () => {
   it('prefixes every name with --namespace always', async () => {
     harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { fixture: { ...fixtureServer(), default: 'allow' } } } }), gateway: { namespacing: 'always' } });
     const names = (await harness.client.listTools()).tools.map((tool) => tool.name);
-    expect(names.sort()).toEqual(['fixture__change_definition', 'fixture__crash', 'fixture__echo', 'fixture__hang', 'fixture__pid']);
+    expect(names.sort()).toEqual(['fixture__change_definition', 'fixture__crash', 'fixture__echo', 'fixture__env', 'fixture__hang', 'fixture__pid']);
   });
 });
 

@@ -30,7 +30,7 @@ describe('upstream failures', () => {
     });
     expect(secondPid).not.toBe(firstPid);
     expect(harness.logs.some((line) => line.includes('server "fixture" stopped (exited with code 7'))).toBe(true);
-    expect(harness.gateway.upstreams()).toEqual([{ name: 'fixture', state: 'ready', tools: 5 }]);
+    expect(harness.gateway.upstreams()).toEqual([{ name: 'fixture', state: 'ready', tools: 6 }]);
   });
 
   it('answers calls made while the server is down at once, saying it is restarting', async () => {

@@ -4,6 +4,7 @@ import { PolicyError, type PolicyIssue } from '../core/errors/policy-error.ts';
 import { formatPath, normalizeDecision, patterns, toolRule, type PathIssue } from '../core/policy/normalize-policy.ts';
 import type { LabelledPattern, Policy, ToolRule } from '../core/policy/policy.ts';
 import type { Decision } from '../core/types.ts';
+import { ENV_NAME, interpolateEnv } from './interpolate-env.ts';
 
 /** How the gateway reaches one upstream server. */
 export type UpstreamTransportConfig =
@@ -17,8 +18,9 @@ export interface UpstreamServerConfig {
   transport: UpstreamTransportConfig;
   /**
    * sha256 of the server's name and how it is started (command, args and cwd
-   * as written, or url): approvals are bound to it, so pointing the same name
-   * at another program forgets them.
+   * as written, or url) and of the values its `${VAR}`s, env and headers
+   * resolve to: approvals are bound to it, so pointing the same name at
+   * another program, or giving it another credential, forgets them.
    */
   identity: string;
   /** Prefix for this server's tool and prompt names when they are namespaced. */
@@ -49,13 +51,14 @@ const NAMESPACE = /^[A-Za-z0-9_.-]{1,64}$/;
  * @example
  * const servers = readUpstreamServers({ policy: loaded.policy, directory: loaded.directory });
  */
-export function readUpstreamServers(options: { policy: Policy; directory: string }): UpstreamServerConfig[] {
+export function readUpstreamServers(options: { policy: Policy; directory: string; env?: Readonly<Record<string, string | undefined>> }): UpstreamServerConfig[] {
   const { policy, directory } = options;
+  const env = options.env ?? process.env;
   const issues: PathIssue[] = [];
   const servers: UpstreamServerConfig[] = [];
   for (const [name, entry] of Object.entries(policy.document.mcp?.servers ?? {})) {
     const base = ['mcp', 'servers', name];
-    const transport = readTransport({ name, entry, directory, base, issues });
+    const transport = readTransport({ name, entry, directory, base, issues, env });
     const namespace = entry.namespace ?? name;
     if (!NAMESPACE.test(namespace)) {
       issues.push({
@@ -79,7 +82,7 @@ export function readUpstreamServers(options: { policy: Policy; directory: string
     servers.push({
       name,
       transport,
-      identity: serverIdentity(name, entry),
+      identity: serverIdentity(name, entry, transport),
       namespace,
       // A policy that blocks unknown tools blocks unconfigured MCP tools too; otherwise they ask.
       defaultDecision: entry.default !== undefined ? normalizeDecision(entry.default) : policy.unknownTools.decision === 'block' ? 'block' : 'ask',
@@ -104,8 +107,17 @@ function readTransport(options: {
   directory: string;
   base: (string | number)[];
   issues: PathIssue[];
+  env: Readonly<Record<string, string | undefined>>;
 }): UpstreamTransportConfig | undefined {
   const { entry, directory, base, issues } = options;
+  const resolve = (text: string, at: (string | number)[]): string => {
+    const resolved = interpolateEnv(text, options.env);
+    if ('value' in resolved) return resolved.value;
+    issues.push({ path: at, message: resolved.problem, expected: resolved.expected });
+    return text;
+  };
+  const resolveRecord = (record: Readonly<Record<string, string>> | undefined, key: string): Record<string, string> =>
+    Object.fromEntries(Object.entries(record ?? {}).map(([name, value]) => [name, resolve(value, [...base, key, name])]));
   if ((entry.command === undefined) === (entry.url === undefined)) {
     issues.push({
       path: base,
@@ -116,9 +128,9 @@ function readTransport(options: {
     return undefined;
   }
   if (entry.url !== undefined) {
-    const stdioOnly = (['args', 'env', 'cwd'] as const).filter((key) => entry[key] !== undefined);
+    const stdioOnly = (['args', 'env', 'env_from', 'cwd'] as const).filter((key) => entry[key] !== undefined);
     if (stdioOnly.length > 0) {
-      issues.push({ path: [...base, stdioOnly[0]!], atKey: true, message: `\`${stdioOnly[0]}\` applies only to servers started with \`command\``, expected: 'no args, env or cwd with url' });
+      issues.push({ path: [...base, stdioOnly[0]!], atKey: true, message: `\`${stdioOnly[0]}\` applies only to servers started with \`command\``, expected: 'no args, env, env_from or cwd with url' });
     }
     let url: URL;
     try {
@@ -131,7 +143,7 @@ function readTransport(options: {
       issues.push({ path: [...base, 'url'], message: 'only Streamable HTTP servers are supported', expected: 'an http:// or https:// URL', found: JSON.stringify(entry.url) });
       return undefined;
     }
-    return { kind: 'http', url, headers: { ...(entry.headers ?? {}) } };
+    return { kind: 'http', url, headers: resolveRecord(entry.headers, 'headers') };
   }
   if (entry.headers !== undefined) {
     issues.push({ path: [...base, 'headers'], atKey: true, message: '`headers` applies only to servers reached by `url`', expected: 'no headers with command' });
@@ -144,11 +156,30 @@ function readTransport(options: {
   const cwd = path.resolve(directory, entry.cwd ?? '.');
   // A bare name is looked up on PATH; a relative path is relative to the policy, like every other path in it.
   const resolvedCommand = command.includes('/') && !path.isAbsolute(command) ? path.resolve(directory, command) : command;
-  return { kind: 'stdio', command: resolvedCommand, args: [...(entry.args ?? [])], env: { ...(entry.env ?? {}) }, cwd };
+  const passed: Record<string, string> = {};
+  (entry.env_from ?? []).forEach((variable, index) => {
+    const at = [...base, 'env_from', index];
+    if (!ENV_NAME.test(variable)) issues.push({ path: at, message: `${JSON.stringify(variable)} is not a variable name`, expected: 'letters, digits and _, not starting with a digit' });
+    else if (options.env[variable] === undefined) issues.push({ path: at, message: `${variable} is not set in the environment toolgate runs in`, expected: `set ${variable} before starting toolgate, or remove it from env_from` });
+    else passed[variable] = options.env[variable]!;
+  });
+  const args = (entry.args ?? []).map((arg, index) => resolve(arg, [...base, 'args', index]));
+  // env wins over env_from for a variable named in both: it is the more specific.
+  return { kind: 'stdio', command: resolvedCommand, args, env: { ...passed, ...resolveRecord(entry.env, 'env') }, cwd };
 }
 
-/** As written in the policy (not resolved), so moving the policy directory keeps approvals. */
-function serverIdentity(name: string, entry: ServerEntry): string {
+/**
+ * How the server is started as written in the policy (not resolved, so
+ * moving the policy directory keeps approvals), and what its arguments,
+ * environment and headers resolve to (hashed with the rest, never stored):
+ * a rotated token or another endpoint in a variable is another server.
+ */
+function serverIdentity(name: string, entry: ServerEntry, transport: UpstreamTransportConfig): string {
   const spec = entry.url !== undefined ? ['url', name, entry.url] : ['command', name, entry.command ?? '', entry.args ?? [], entry.cwd ?? null];
-  return createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 16);
+  const resolved = transport.kind === 'http' ? [sorted(transport.headers)] : [transport.args, sorted(transport.env)];
+  return createHash('sha256').update(JSON.stringify([...spec, ...resolved])).digest('hex').slice(0, 16);
+}
+
+function sorted(record: Readonly<Record<string, string>>): Array<[string, string]> {
+  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -117,11 +117,12 @@ const shellRule = z.strictObject({
 
 const mcpServer = z.strictObject({
   command: z.string().optional(),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
+  args: z.array(z.string()).optional().describe('May use ${VAR}: the variable of toolgate\'s environment (the policy keeps no secret).'),
+  env: z.record(z.string(), z.string()).optional().describe('May use ${VAR}: the variable of toolgate\'s environment.'),
+  env_from: z.array(z.string()).optional().describe('Variables of toolgate\'s environment passed on to the server as they are.'),
   cwd: z.string().optional(),
   url: z.string().optional(),
-  headers: z.record(z.string(), z.string()).optional(),
+  headers: z.record(z.string(), z.string()).optional().describe('May use ${VAR}: the variable of toolgate\'s environment.'),
   default: decision.optional().describe('For this server\'s tools that have no rule (ask when absent).'),
   trust_annotations: z.boolean().optional().describe('Whether readOnlyHint may lower ask to allow for this server.'),
   tools: z.record(z.string(), toolEntry).optional(),
