@@ -77,3 +77,32 @@ describe('choosing who to ask', () => {
     expect(harness.elicitations).toHaveLength(0);
   });
 });
+
+describe('--approver: who is asked, whatever the client supports', () => {
+  it('none: nobody, not even a client that elicits; the denial says why and how to decide', async () => {
+    const terminal = recording('approve');
+    harness = await startGatewayHarness({ policy, elicit: approve('once'), gateway: { approverChoice: 'none', terminalApprover: terminal } });
+    const result = await harness.client.callTool({ name: 'echo', arguments: { text: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toContain('--approver none');
+    expect(harness.elicitations).toHaveLength(0);
+    expect(terminal.asked).toHaveLength(0);
+  });
+
+  it('terminal: the terminal, also when the client would answer elicitation itself', async () => {
+    const terminal = recording('approve');
+    harness = await startGatewayHarness({ policy, elicit: approve('once'), gateway: { approverChoice: 'terminal', terminalApprover: terminal } });
+    expect(resultText(await harness.client.callTool({ name: 'echo', arguments: { text: 'from the terminal' } }))).toBe('from the terminal');
+    expect(terminal.asked).toHaveLength(1);
+    expect(harness.elicitations).toHaveLength(0);
+  });
+
+  it('elicitation: never the terminal, even when the client cannot elicit', async () => {
+    const terminal = recording('approve');
+    harness = await startGatewayHarness({ policy, gateway: { approverChoice: 'elicitation', terminalApprover: terminal } });
+    const result = await harness.client.callTool({ name: 'echo', arguments: { text: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toContain('cannot show an approval dialog');
+    expect(terminal.asked).toHaveLength(0);
+  });
+});

@@ -88,6 +88,8 @@ describe('toolgate mcp over stdio (the real CLI entry)', () => {
     expect(noServers.stderr).toContain('names no MCP servers');
     await expect(runInProcess(['--policy', policyPath, '--namespace', 'sometimes'])).rejects.toThrow('--namespace must be collisions or always');
     await expect(runInProcess(['--policy', policyPath, '--http', '0', '--token', 'short'])).rejects.toThrow('at least 16 characters');
+    await expect(runInProcess(['--policy', policyPath, '--approver', 'robot'])).rejects.toThrow('--approver must be elicitation, terminal or none, not "robot"');
+    await expect(runInProcess(['--policy', policyPath, '--approver', 'terminal', '--no-terminal'])).rejects.toThrow('--approver terminal asks in the terminal; --no-terminal forbids it');
   });
 });
 

@@ -248,6 +248,12 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
       `or decide in ${loaded.path}: a rule such as \`mcp.servers.<server>.tools.<tool>: allow\`, or the line \`mode: approve_all\``,
   });
 
+  const nobodyAsked = createNonInteractiveApprover({
+    hint:
+      'toolgate mcp was started with --approver none: nobody is asked, so calls the policy would ask about are denied. ' +
+      `Decide in ${loaded.path} (a rule that allows or blocks the tool), or start it with another --approver`,
+  });
+
   const core: GatewayCore = {
     policy,
     gate,
@@ -267,6 +273,9 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     },
     recordNotRun: auditTarget === undefined ? undefined : recordCallsNotRun(auditTarget),
     approverFor(session, relatedRequestId): Approver {
+      const choice = options.approverChoice ?? 'auto';
+      if (choice === 'none') return nobodyAsked;
+      if (choice === 'terminal') return options.terminalApprover ?? nonInteractive;
       if (session.server.getClientCapabilities()?.elicitation?.form !== undefined) {
         const approvalTimeoutMs = policy.approvalTimeoutMs;
         return createElicitationApprover({
@@ -281,6 +290,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
           allowAlways: true,
         });
       }
+      if (choice === 'elicitation') return nonInteractive;
       return options.terminalApprover ?? options.approver ?? nonInteractive;
     },
     async subscribe(server, uri) {

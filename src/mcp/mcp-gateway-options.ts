@@ -14,6 +14,9 @@ import type { UpstreamServerConfig } from './upstream-server-config.ts';
 /** The default deadline of one forwarded request (tools/call, resources/read...). */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
+/** The values of `toolgate mcp --approver`, and `auto`. */
+export type ApproverChoice = 'auto' | 'elicitation' | 'terminal' | 'none';
+
 export interface McpGatewayOptions {
   /** The policy, with the directory its relative paths (cwd, audit, approvals) resolve against. */
   loaded: LoadedPolicy;
@@ -27,6 +30,14 @@ export interface McpGatewayOptions {
   connectTimeoutMs?: number;
   /** Backoff for restarting upstream servers that stop (0.5 s doubling to 30 s by default). */
   restart?: RestartPolicy;
+  /**
+   * How a person is asked (`--approver`): `auto` (default) by MCP
+   * elicitation when the client supports it, else the terminal, else
+   * `approver`; `elicitation` by elicitation only; `terminal` by the
+   * terminal only (for clients that answer elicitation on their own);
+   * `none`: nobody, every ask is denied with a message saying how to decide.
+   */
+  approverChoice?: ApproverChoice;
   /**
    * A terminal to ask in, when the client cannot elicit. For a stdio gateway
    * it must be built on /dev/tty: stdin and stdout carry the protocol.

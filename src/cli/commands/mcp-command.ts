@@ -6,7 +6,7 @@ import type { Approver } from '../../core/approver.ts';
 import { durationMs } from '../../core/policy/normalize-policy.ts';
 import { createMcpGateway, type McpGateway } from '../../mcp/create-mcp-gateway.ts';
 import { GatewayStdioTransport } from '../../mcp/gateway-stdio-transport.ts';
-import { DEFAULT_CALL_TIMEOUT_MS } from '../../mcp/mcp-gateway-options.ts';
+import { DEFAULT_CALL_TIMEOUT_MS, type ApproverChoice } from '../../mcp/mcp-gateway-options.ts';
 import { generateGatewayToken, MIN_TOKEN_LENGTH, startHttpGateway, type HttpGateway } from '../../mcp/http-gateway.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '../../mcp/http-session-pool.ts';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../../mcp/metrics-endpoint.ts';
@@ -53,6 +53,11 @@ Options:
                            tool_consent_required_total, dangerous_operations_detected_total,
                            toolgate_decision_duration_seconds
 ${runModeHelp(24)}
+  --approver WHO           how a person is asked: elicitation (MCP elicitation only),
+                           terminal (this terminal only: for clients that answer
+                           elicitation on their own), none (nobody: asks are denied).
+                           Default: elicitation when the client supports it, else
+                           the terminal
   --no-terminal            never ask in the terminal (/dev/tty)
   --stats-file FILE        on exit, write call statistics as JSON (benchmarks)
   -h, --help               this help
@@ -72,9 +77,10 @@ Which rule decides a call (then the most restrictive of all that speak wins):
   filter, ask_when                   apply to the names clients see; a server's
                                      own filter to the names on that server
 
-How a person is asked, first available wins: MCP elicitation (when the client
-supports it), the terminal the gateway was started from (/dev/tty), else the
-call is denied with a message saying how to approve.
+How a person is asked (without --approver), first available wins: MCP
+elicitation (when the client supports it), the terminal the gateway was
+started from (/dev/tty), else the call is denied with a message saying how
+to approve.
 
 Runs until stdin closes (stdio) or SIGINT/SIGTERM.
 
@@ -102,6 +108,7 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
       'session-idle-timeout': { type: 'string' },
       'max-sessions': { type: 'string' },
       'metrics-port': { type: 'string' },
+      approver: { type: 'string' },
       ...RUN_MODE_OPTIONS,
       terminal: { type: 'boolean', default: true },
       'stats-file': { type: 'string' },
@@ -118,6 +125,8 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   const callTimeoutMs = values['call-timeout'] === undefined ? DEFAULT_CALL_TIMEOUT_MS : parseDuration('--call-timeout', values['call-timeout']);
   const port = values.http === undefined ? undefined : parsePort('--http', values.http);
   const metricsPort = values['metrics-port'] === undefined ? undefined : parsePort('--metrics-port', values['metrics-port']);
+  const approverChoice = parseApproverChoice(values.approver);
+  if (approverChoice === 'terminal' && values.terminal === false) throw new UsageError('--approver terminal asks in the terminal; --no-terminal forbids it: give one of them');
   const sessionIdleTimeoutMs = values['session-idle-timeout'] === undefined ? undefined : parseDuration('--session-idle-timeout', values['session-idle-timeout']);
   const maxSessions = values['max-sessions'] === undefined ? undefined : parseSessionCount(values['max-sessions']);
   if (port === undefined && (sessionIdleTimeoutMs !== undefined || maxSessions !== undefined)) {
@@ -138,7 +147,11 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
     );
     return EXIT.policy;
   }
-  const terminal: ControllingTerminal | undefined = values.terminal ? openControllingTerminal() : undefined;
+  const terminal: ControllingTerminal | undefined = values.terminal && approverChoice !== 'elicitation' && approverChoice !== 'none' ? openControllingTerminal() : undefined;
+  if (approverChoice === 'terminal' && terminal === undefined) {
+    io.stderr.write('toolgate mcp: --approver terminal needs a terminal (/dev/tty), and none is attached: start it from a terminal, or choose another --approver\n');
+    return EXIT.usage;
+  }
   const terminalApprover: Approver | undefined =
     terminal === undefined ? undefined : createTerminalApprover({ input: terminal.input, output: terminal.output, env: io.env });
   let gateway: McpGateway | undefined;
@@ -147,13 +160,13 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   const metrics = createGateMetrics();
   const stopped = waitForStop({ io, stdio: port === undefined });
   try {
-    gateway = createMcpGateway({ loaded, mode, namespacing: namespacing as NamespacingMode, callTimeoutMs, terminalApprover, log, observer: metrics });
+    gateway = createMcpGateway({ loaded, mode, namespacing: namespacing as NamespacingMode, callTimeoutMs, terminalApprover, log, observer: metrics, approverChoice });
     await gateway.start();
     const upstreams = gateway.upstreams();
     const down = upstreams.filter((upstream) => upstream.state !== 'ready').map((upstream) => upstream.name);
     log(
       `serving ${gateway.tools().length} tools from ${upstreams.length - down.length} of ${upstreams.length} servers` +
-        `${down.length > 0 ? ` (not running yet: ${down.join(', ')})` : ''}; approvals by ${terminal === undefined ? 'MCP elicitation only' : 'MCP elicitation or this terminal'}`,
+        `${down.length > 0 ? ` (not running yet: ${down.join(', ')})` : ''}; approvals by ${approverText(approverChoice, terminal !== undefined)}`,
     );
     if (metricsPort !== undefined) {
       metricsEndpoint = await startMetricsEndpoint({ port: metricsPort, registry: metrics.registry });
@@ -216,6 +229,18 @@ function parseSessionCount(text: string): number {
   const count = Number(text);
   if (!/^\d+$/.test(text) || count < 1 || count > 100_000) throw new UsageError(`--max-sessions must be a whole number from 1 to 100000, not ${JSON.stringify(text)}`);
   return count;
+}
+
+function parseApproverChoice(text: string | undefined): ApproverChoice {
+  if (text === undefined) return 'auto';
+  if (text === 'elicitation' || text === 'terminal' || text === 'none') return text;
+  throw new UsageError(`--approver must be elicitation, terminal or none, not ${JSON.stringify(text)}`);
+}
+
+function approverText(choice: ApproverChoice, hasTerminal: boolean): string {
+  if (choice === 'none') return 'nobody (--approver none: asks are denied)';
+  if (choice === 'terminal') return 'this terminal only';
+  return hasTerminal ? 'MCP elicitation or this terminal' : 'MCP elicitation only';
 }
 
 function parsePort(flag: string, text: string): number {
