@@ -92,7 +92,7 @@ describe('namespacing', () => {
 
 describe('pass-through', () => {
   it('passes resources, resource templates, prompts and completion through', async () => {
-    harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { everything: everythingServer() } } }) });
+    harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { everything: { ...everythingServer(), resources: 'allow', prompts: 'allow' } } } }) });
     const { client } = harness;
     const resources = await client.listResources();
     expect(resources.resources.length).toBeGreaterThan(0);
@@ -124,7 +124,7 @@ describe('pass-through', () => {
   });
 
   it('forwards resource subscriptions and the updates that follow', async () => {
-    harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { everything: { ...everythingServer(), tools: { 'toggle-subscriber-updates': 'allow' } } } } }) });
+    harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { everything: { ...everythingServer(), resources: 'allow', tools: { 'toggle-subscriber-updates': 'allow' } } } } }) });
     const updated: string[] = [];
     harness.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updated.push(notification.params.uri));
     const uri = (await harness.client.listResources()).resources[0]!.uri;

@@ -14,6 +14,8 @@ import { resolvePolicyPath } from '../config/load-policy-file.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { approvalMessage } from './approval-message.ts';
+import { decideAccess } from './mcp-access.ts';
+import { judgeAccess } from './mcp-access-policy.ts';
 import { refusedToolName } from './mcp-tool-name.ts';
 import { assignClientNames, type NamespacingMode } from './assign-client-names.ts';
 import { createDeferredDurability, type StagedAuditLog } from './deferred-durability.ts';
@@ -220,13 +222,14 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
   function rebuildRoutes(): void {
     routes = buildGatewayRoutes({
       mode,
+      // What the policy blocks is not listed: prompts by name, resources by URI, templates when no resource can be used.
       sources: connections.map((connection) => ({
         server: connection.name,
         namespace: connection.config.namespace,
-        prompts: connection.snapshot.prompts,
-        resources: connection.snapshot.resources,
-        resourceTemplates: connection.snapshot.resourceTemplates,
-        hasResources: connection.snapshot.capabilities?.resources !== undefined,
+        prompts: connection.snapshot.prompts.filter((prompt) => judgeAccess(connection.config.prompts, prompt.name).decision !== 'block'),
+        resources: connection.snapshot.resources.filter((resource) => judgeAccess(connection.config.resources, resource.uri).decision !== 'block'),
+        resourceTemplates: connection.config.resources.blocksAll ? [] : connection.snapshot.resourceTemplates,
+        hasResources: connection.snapshot.capabilities?.resources !== undefined && !connection.config.resources.blocksAll,
       })),
     });
     const prompts = JSON.stringify([...routes.prompts.values()].map((route) => [route.clientName, route.prompt]));
@@ -272,6 +275,17 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
       if (notes.get(key)?.identity === entry.identity) notes.delete(key);
     },
     recordNotRun: auditTarget === undefined ? undefined : recordCallsNotRun(auditTarget),
+    access(session, relatedRequestId, request, signal) {
+      const client = session.server.getClientVersion();
+      return decideAccess({
+        request,
+        context: { sessionId: session.id, ...(client === undefined ? {} : { caller: `mcp:${client.name}` }) },
+        approver: () => core.approverFor(session, relatedRequestId),
+        signal,
+        deps: { mode: options.mode ?? policy.mode, approvalTimeoutMs: policy.approvalTimeoutMs, audit: auditTarget },
+      });
+    },
+    completable: (request) => judgeAccess(request.method === 'prompts/get' ? request.server.prompts : request.server.resources, request.target).decision === 'allow',
     approverFor(session, relatedRequestId): Approver {
       const choice = options.approverChoice ?? 'auto';
       if (choice === 'none') return nobodyAsked;
@@ -321,10 +335,24 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     }
   }
 
+  /**
+   * A server's instructions, unless they name one of its tools that clients
+   * are not offered (blocked, filtered, a look-alike name): then they would
+   * steer the model to what it cannot see, and are not passed on verbatim.
+   */
+  function passedInstructions(connection: UpstreamConnection): string {
+    const text = connection.snapshot.instructions!;
+    const offered = new Set([...entries.values()].filter((entry) => entry.server.name === connection.name).map((entry) => entry.tool.name));
+    const hidden = connection.snapshot.tools.map((tool) => tool.name).filter((name) => !offered.has(name) && mentions(text, name));
+    if (hidden.length === 0) return text;
+    log(`not passing on the instructions of server ${JSON.stringify(connection.name)}: they name tools clients are not offered (${hidden.map((name) => JSON.stringify(name)).join(', ')})`);
+    return `(toolgate: this server's instructions are not passed on, because they name tools this gateway does not offer.)`;
+  }
+
   function openSession(sessionOptions: { sessionId?: string } = {}): McpGatewayConnection {
     const instructions = connections
       .filter((connection) => connection.snapshot.instructions !== undefined)
-      .map((connection) => `## MCP server ${connection.name}\n${connection.snapshot.instructions}`)
+      .map((connection) => `## MCP server ${connection.name}\n${passedInstructions(connection)}`)
       .join('\n\n');
     const session = createDownstreamServer({ core, serverInfo, sessionId: sessionOptions.sessionId ?? `mcp-${randomUUID()}`, instructions: instructions === '' ? undefined : instructions });
     sessions.add(session);
@@ -390,5 +418,18 @@ function packageVersion(): string {
     return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   } catch {
     return '0.0.0';
+  }
+}
+
+/** Whether `text` names `name` as a word of its own (not inside a longer name). */
+function mentions(text: string, name: string): boolean {
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(name, from);
+    if (at === -1) return false;
+    const before = at === 0 ? '' : text[at - 1]!;
+    const after = text[at + name.length] ?? '';
+    if (!/[A-Za-z0-9_.-]/.test(before) && !/[A-Za-z0-9_-]/.test(after)) return true;
+    from = at + 1;
   }
 }

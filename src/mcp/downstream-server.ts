@@ -23,6 +23,7 @@ import { resolveResource, type GatewayRoutes } from './gateway-routes.ts';
 import { handleToolCall, type ToolCallCore } from './gateway-tool-call.ts';
 import { interceptToolCalls, type InterceptedCall, type ToolCallInterception } from './intercept-tool-calls.ts';
 import { forwardedRequestError, notFoundError } from './mcp-results.ts';
+import type { AccessRequest } from './mcp-access.ts';
 import type { UpstreamConnection } from './upstream-connection.ts';
 
 /** One client connected to the gateway. */
@@ -49,6 +50,10 @@ export interface GatewayCore extends ToolCallCore {
   routes(): GatewayRoutes;
   refreshTools(): Promise<void>;
   approverFor(session: GatewaySession, relatedRequestId: RequestId): Approver;
+  /** Whether this session may use a resource or prompt (the policy's resources/prompts rules); throws the client's error when not. */
+  access(session: GatewaySession, relatedRequestId: RequestId, request: AccessRequest, signal: AbortSignal): Promise<void>;
+  /** Whether a resource or prompt may be completed: only an allowed one is (completions never ask a person). */
+  completable(request: Omit<AccessRequest, 'method' | 'args'> & { method: 'resources/read' | 'prompts/get' }): boolean;
   /** Subscriptions are counted across clients: the upstream is subscribed once. */
   subscribe(server: string, uri: string): Promise<void>;
   unsubscribe(server: string, uri: string): Promise<void>;
@@ -135,9 +140,17 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
     prompts: [...core.routes().prompts.values()].map((route) => ({ ...route.prompt, name: route.clientName })),
   }));
 
+  /** The policy's word on a resource or prompt before it is forwarded. */
+  const permit = async (server: string, method: AccessRequest['method'], target: string, extra: { requestId: RequestId; signal: AbortSignal }, args?: Record<string, unknown>) => {
+    const config = core.connection(server)?.config;
+    if (config === undefined) throw notFoundError(`MCP server ${JSON.stringify(server)}`);
+    await core.access(session, extra.requestId, { server: config, method, target, ...(args === undefined ? {} : { args }) }, extra.signal);
+  };
+
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
     const route = core.routes().prompts.get(request.params.name);
     if (route === undefined) throw notFoundError(`Prompt ${request.params.name}`);
+    await permit(route.server, 'prompts/get', route.prompt.name, extra, request.params.arguments);
     return forward(route.server, 'prompts/get', { ...request.params, name: route.prompt.name }, extra.signal);
   });
 
@@ -152,6 +165,7 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const target = resolveResource(core.routes(), request.params.uri);
     if (target === undefined) throw notFoundError(`Resource ${request.params.uri}`);
+    await permit(target.server, 'resources/read', target.uri, extra);
     const result = await forward(target.server, 'resources/read', { ...request.params, uri: target.uri }, extra.signal);
     if (target.uri === request.params.uri || !Array.isArray(result.contents)) return result;
     // A collided URI is read under the client's name for it, and answered under that name too.
@@ -159,10 +173,11 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
     return { ...result, contents };
   });
 
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const target = resolveResource(core.routes(), request.params.uri);
     if (target === undefined) throw notFoundError(`Resource ${request.params.uri}`);
     if (session.subscriptions.has(request.params.uri)) return {};
+    await permit(target.server, 'resources/subscribe', target.uri, extra);
     try {
       await core.subscribe(target.server, target.uri);
     } catch (error) {
@@ -199,10 +214,14 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
     if (ref.type === 'ref/prompt') {
       const route = routes.prompts.get(ref.name);
       if (route === undefined) throw notFoundError(`Prompt ${ref.name}`);
+      const config = core.connection(route.server)?.config;
+      if (config === undefined || !core.completable({ server: config, method: 'prompts/get', target: route.prompt.name })) return { completion: { values: [] } };
       return forward(route.server, 'completion/complete', { ...request.params, ref: { ...ref, name: route.prompt.name } }, extra.signal);
     }
     const owner = routes.templates.find((route) => route.template.uriTemplate === ref.uri)?.server ?? resolveResource(routes, ref.uri)?.server;
     if (owner === undefined) return { completion: { values: [] } };
+    const config = core.connection(owner)?.config;
+    if (config === undefined || !core.completable({ server: config, method: 'resources/read', target: ref.uri })) return { completion: { values: [] } };
     return forward(owner, 'completion/complete', request.params, extra.signal);
   });
 

@@ -5,6 +5,7 @@ import { formatPath, normalizeDecision, patterns, toolRule, type PathIssue } fro
 import type { LabelledPattern, Policy, ToolRule } from '../core/policy/policy.ts';
 import type { Decision } from '../core/types.ts';
 import { ENV_NAME, interpolateEnv } from './interpolate-env.ts';
+import { readAccessPolicy, type AccessDocument, type AccessPolicy } from './mcp-access-policy.ts';
 
 /** How the gateway reaches one upstream server. */
 export type UpstreamTransportConfig =
@@ -36,6 +37,10 @@ export interface UpstreamServerConfig {
   filter: { allow: readonly LabelledPattern[] | undefined; deny: readonly LabelledPattern[] };
   /** The policy's `redact.keys` and the server's own, lowercased. */
   redactKeys: ReadonlySet<string>;
+  /** Who may read, subscribe to and complete which resources (`mcp-access-policy.ts`). */
+  resources: AccessPolicy;
+  /** Who may get and complete which prompts. */
+  prompts: AccessPolicy;
 }
 
 /** Characters a namespace may use: it becomes part of tool names, which clients restrict. */
@@ -79,18 +84,23 @@ export function readUpstreamServers(options: { policy: Policy; directory: string
       deny: patterns(entry.filter?.deny ?? [], [...base, 'filter', 'deny'], issues),
     };
     if (transport === undefined) continue;
+    const defaultDecision: Decision = entry.default !== undefined ? normalizeDecision(entry.default) : policy.unknownTools.decision === 'block' ? 'block' : 'ask';
+    const defaultLabel = entry.default !== undefined ? formatPath([...base, 'default']) : policy.unknownTools.decision === 'block' ? 'unknown_tools.decision' : `${formatPath(base)} (no default: ask)`;
+    const fallback = { decision: defaultDecision, label: defaultLabel };
     servers.push({
       name,
       transport,
       identity: serverIdentity(name, entry, transport),
       namespace,
       // A policy that blocks unknown tools blocks unconfigured MCP tools too; otherwise they ask.
-      defaultDecision: entry.default !== undefined ? normalizeDecision(entry.default) : policy.unknownTools.decision === 'block' ? 'block' : 'ask',
-      defaultLabel: entry.default !== undefined ? formatPath([...base, 'default']) : policy.unknownTools.decision === 'block' ? 'unknown_tools.decision' : `${formatPath(base)} (no default: ask)`,
+      defaultDecision,
+      defaultLabel,
       trustAnnotations: entry.trust_annotations ?? false,
       tools,
       filter,
       redactKeys: new Set([...policy.redact.keys, ...(entry.redact?.keys ?? []).map((key) => key.toLowerCase())]),
+      resources: readAccessPolicy({ document: entry.resources as AccessDocument, field: 'uri', path: [...base, 'resources'], fallback, issues }),
+      prompts: readAccessPolicy({ document: entry.prompts as AccessDocument, field: 'name', path: [...base, 'prompts'], fallback, issues }),
     });
   }
   if (issues.length > 0) {

@@ -115,6 +115,19 @@ const shellRule = z.strictObject({
   examples: nameExamples.optional(),
 });
 
+/** A server's resources or prompts: a decision, or a default and rules matching `field` (uri or name). */
+const mcpAccess = (field: 'uri' | 'name', what: string) =>
+  z
+    .union([
+      decision,
+      z.strictObject({
+        default: decision.optional().describe(`For ${what} no rule matches (the server's default when absent).`),
+        rules: z.array(z.strictObject({ [field]: z.string().describe(`An RE2 pattern matching the whole ${field}.`), decision })).optional(),
+      }),
+    ])
+    .optional()
+    .describe(`Whether clients may list and use this server's ${what}; the server's default when absent. Every matching rule speaks; the most restrictive wins.`);
+
 const mcpServer = z.strictObject({
   command: z.string().optional(),
   args: z.array(z.string()).optional().describe('May use ${VAR}: the variable of toolgate\'s environment (the policy keeps no secret).'),
@@ -131,6 +144,8 @@ const mcpServer = z.strictObject({
     .optional(),
   namespace: z.string().optional().describe('Prefix for this server\'s tool names when they collide.'),
   redact: z.strictObject({ keys: z.array(z.string()).optional() }).optional(),
+  resources: mcpAccess('uri', 'resources (reads, subscriptions and their completions)'),
+  prompts: mcpAccess('name', 'prompts (and their completions)'),
 });
 
 export const policySchema = z
