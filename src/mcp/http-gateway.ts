@@ -1,11 +1,11 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Registry } from 'prom-client';
 import { errorMessage } from '../core/run-tool-check.ts';
 import type { McpGateway, McpGatewayConnection } from './create-mcp-gateway.ts';
 import { createHttpSessionPool, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from './http-session-pool.ts';
+import { listenOnLoopback } from './listen-on-loopback.ts';
 
 export interface HttpGatewayOptions {
   gateway: McpGateway;
@@ -178,14 +178,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     return undefined;
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
+  port = await listenOnLoopback(server, options.port);
 
   return {
     url: `http://127.0.0.1:${port}${MCP_HTTP_PATH}`,

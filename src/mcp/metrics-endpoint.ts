@@ -8,8 +8,8 @@
  * them through DNS rebinding.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { listenOnLoopback } from './listen-on-loopback.ts';
 
 export interface MetricsEndpoint {
   /** `http://127.0.0.1:<port>/metrics` */
@@ -41,14 +41,7 @@ export async function startMetricsEndpoint(options: { port: number; registry: Re
       (error: unknown) => answer(500, `the metrics could not be collected: ${error instanceof Error ? error.message : String(error)}\n`),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
+  port = await listenOnLoopback(server, options.port);
   return {
     url: `http://127.0.0.1:${port}/metrics`,
     port,

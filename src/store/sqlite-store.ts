@@ -18,6 +18,7 @@
  * instead of 550 µs, at 1,400–1,600 approvals/s instead of 1,760.
  */
 import type Database from 'better-sqlite3';
+import { preparedStatements } from './sqlite-statements.ts';
 import { createGroupCommit, type GroupCommit, type GroupCommitHooks } from './sqlite-group-commit.ts';
 import { createSqliteWrites, type EventText, type WriteKind, type WriteRequests, type WriteResults } from './sqlite-writes.ts';
 import { openSqliteDatabase } from './sqlite-schema.ts';
@@ -69,16 +70,7 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
   const database = openSqliteDatabase({ file: options.file, busyTimeoutMs: options.busyTimeoutMs ?? 10_000 });
   const now = () => (options.now ?? (() => new Date()))().toISOString();
 
-  // Each distinct SQL text is prepared once, on first use.
-  const prepared = new Map<string, Database.Statement>();
-  const statement = (sql: string): Database.Statement => {
-    let found = prepared.get(sql);
-    if (found === undefined) {
-      found = database.prepare(sql);
-      prepared.set(sql, found);
-    }
-    return found;
-  };
+  const statement = preparedStatements(database);
   let commits: GroupCommit;
   try {
     commits = createGroupCommit({ database, ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }), ...(options.hooks === undefined ? {} : { hooks: options.hooks }) });

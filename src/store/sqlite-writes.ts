@@ -5,6 +5,7 @@
  * transaction (`sqlite-group-commit.ts`) and must not await.
  */
 import type Database from 'better-sqlite3';
+import { preparedStatements } from './sqlite-statements.ts';
 import type { RunRow } from './sqlite-rows.ts';
 import { StoreError } from './sqlite-store-error.ts';
 import { STORE_SCHEMA_VERSION, type NewRun, type RunChange, type TokenRole } from './store.ts';
@@ -67,15 +68,7 @@ export type SqliteWrites = { [Kind in WriteKind]: (request: WriteRequests[Kind])
  * commits.write(() => writes.appendEvents({ events, at: new Date().toISOString() }));
  */
 export function createSqliteWrites(database: Database.Database): SqliteWrites {
-  const prepared = new Map<string, Database.Statement>();
-  const statement = (sql: string): Database.Statement => {
-    let found = prepared.get(sql);
-    if (found === undefined) {
-      found = database.prepare(sql);
-      prepared.set(sql, found);
-    }
-    return found;
-  };
+  const statement = preparedStatements(database);
   const readRun = (runId: string): RunRow => statement('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow;
 
   const insertEvents = (events: readonly EventText[], at: string): number[] => {
