@@ -1,0 +1,112 @@
+/**
+ * The MCP Inspector's CLI (`@modelcontextprotocol/inspector`, v2, run on the
+ * pinned Node as it needs >= 22.19) against `toolgate mcp`, as real
+ * processes, over stdio and over Streamable HTTP with the bearer token: the
+ * list, an allowed call, a blocked one, and one that asks — the CLI cannot
+ * show a dialog, so it is denied with the message saying how to approve, and
+ * nothing is written.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { filesystemServer, makeScratch, MCP_ENTRY, NODE } from './mcp-gateway-harness.ts';
+
+const INSPECTOR = path.resolve(import.meta.dirname, '..', 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
+const token = 'inspector-token-0123456789';
+const run = promisify(execFile);
+
+let scratch: { directory: string; workspace: string };
+let policyPath: string;
+
+beforeAll(() => {
+  scratch = makeScratch('toolgate-inspector-');
+  mkdirSync(scratch.workspace, { recursive: true });
+  writeFileSync(path.join(scratch.workspace, 'readme.txt'), 'read me\n');
+  const server = filesystemServer(scratch.workspace);
+  policyPath = path.join(scratch.directory, 'toolgate.yaml');
+  writeFileSync(policyPath, ['mcp:', '  servers:', '    filesystem:', `      command: ${JSON.stringify(server.command)}`, `      args: ${JSON.stringify(server.args)}`, '      tools:', '        read_text_file: allow', '        move_file: block', ''].join('\n'));
+});
+
+afterAll(() => rmSync(scratch.directory, { recursive: true, force: true }));
+
+/** One Inspector CLI invocation: its exit status and JSON output (it exits non-zero for a tool result with isError). */
+async function inspectorRun(target: string[], args: string[]): Promise<{ ok: boolean; output: any }> {
+  try {
+    const { stdout } = await run(NODE, [INSPECTOR, '--cli', ...target, ...args], {
+      env: { ...process.env, MCP_CATALOG_PATH: path.join(scratch.directory, 'inspector-catalog.json') },
+      timeout: 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return { ok: true, output: JSON.parse(stdout) };
+  } catch (error) {
+    const stdout = (error as { stdout?: string }).stdout ?? '';
+    if (stdout.trim() === '') throw error;
+    return { ok: false, output: JSON.parse(stdout) };
+  }
+}
+
+async function inspector(target: string[], args: string[]): Promise<any> {
+  const result = await inspectorRun(target, args);
+  if (!result.ok) throw new Error(`the Inspector CLI failed: ${JSON.stringify(result.output)}`);
+  return result.output;
+}
+
+function checks(target: () => string[]) {
+  it('lists the tools the policy lets clients see', async () => {
+    const listed = await inspector(target(), ['--method', 'tools/list']);
+    expect(listed.tools.map((tool: { name: string }) => tool.name)).toContain('read_text_file');
+  });
+
+  it('runs an allowed call, refuses a blocked one, and denies an ask it cannot show, saying how to approve', async () => {
+    const read = await inspector(target(), ['--method', 'tools/call', '--tool-name', 'read_text_file', '--tool-arg', `path=${path.join(scratch.workspace, 'readme.txt')}`]);
+    expect(JSON.stringify(read.content)).toContain('read me');
+    const moved = await inspectorRun(target(), ['--method', 'tools/call', '--tool-name', 'move_file', '--tool-arg', `source=${path.join(scratch.workspace, 'readme.txt')}`, `destination=${path.join(scratch.workspace, 'gone.txt')}`]);
+    expect(moved).toMatchObject({ ok: false, output: { isError: true } });
+    expect(JSON.stringify(moved.output.content)).toContain('toolgate blocked this call to move_file');
+    expect(existsSync(path.join(scratch.workspace, 'readme.txt'))).toBe(true);
+    const target_ = path.join(scratch.workspace, `asked-${Date.now()}.txt`);
+    const write = await inspectorRun(target(), ['--method', 'tools/call', '--tool-name', 'write_file', '--tool-arg', `path=${target_}`, 'content=never']);
+    expect(write).toMatchObject({ ok: false, output: { isError: true } });
+    expect(JSON.stringify(write.output.content)).toContain('needs approval');
+    expect(existsSync(target_)).toBe(false);
+    expect(readFileSync(path.join(scratch.workspace, 'readme.txt'), 'utf8')).toBe('read me\n');
+  });
+}
+
+describe('the MCP Inspector CLI, toolgate mcp over stdio', () => {
+  checks(() => [NODE, MCP_ENTRY, '--policy', policyPath, '--no-terminal']);
+});
+
+describe('the MCP Inspector CLI, toolgate mcp --http', () => {
+  let gateway: ChildProcess;
+  let url: string;
+  beforeAll(async () => {
+    gateway = spawn(NODE, [MCP_ENTRY, '--policy', policyPath, '--http', '0', '--no-terminal'], { env: { ...process.env, TOOLGATE_MCP_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
+    url = await new Promise<string>((resolve, reject) => {
+      let stderr = '';
+      const timer = setTimeout(() => reject(new Error(`no URL printed: ${stderr}`)), 20_000);
+      gateway.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+        if (match !== null) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+      gateway.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+    });
+  }, 30_000);
+  afterAll(async () => {
+    const exited = new Promise((resolve) => gateway.once('exit', resolve));
+    gateway.kill('SIGTERM');
+    await exited;
+  });
+
+  checks(() => [url, '--transport', 'http', '--header', `Authorization: Bearer ${token}`]);
+
+  it('is refused without the token', async () => {
+    await expect(inspector([url, '--transport', 'http'], ['--method', 'tools/list'])).rejects.toThrow(/401|Unauthorized|bearer|auth/i);
+  });
+});
