@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -122,6 +123,17 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
   });
 
   const events: UpstreamEvents = {
+    listRoots: async (server) => {
+      // A server's roots are its client's: relayed when exactly one client shares them (whose, with several, cannot be told).
+      const sharing = [...sessions].filter((session) => session.server.getClientCapabilities()?.roots !== undefined);
+      if (sharing.length === 1) return sharing[0]!.server.listRoots();
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        sharing.length === 0
+          ? `toolgate: no client of this gateway shares its roots with ${JSON.stringify(server)}`
+          : `toolgate: ${sharing.length} clients of this gateway share roots; it cannot tell whose ${JSON.stringify(server)} should use`,
+      );
+    },
     toolsChanged: () => rebuildTools(),
     promptsChanged: () => rebuildRoutes(),
     resourcesChanged: () => rebuildRoutes(),
@@ -285,6 +297,9 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
         deps: { mode: options.mode ?? policy.mode, approvalTimeoutMs: policy.approvalTimeoutMs, audit: auditTarget },
       });
     },
+    rootsChanged: () => {
+      for (const connection of connections) connection.rootsChanged();
+    },
     completable: (request) => judgeAccess(request.method === 'prompts/get' ? request.server.prompts : request.server.resources, request.target).decision === 'allow',
     approverFor(session, relatedRequestId): Approver {
       const choice = options.approverChoice ?? 'auto';
@@ -358,6 +373,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     sessions.add(session);
     session.server.onclose = () => {
       sessions.delete(session);
+      if (session.server.getClientCapabilities()?.roots !== undefined) core.rootsChanged();
       session.abortCalls(new Error('the client disconnected'));
       for (const clientUri of session.subscriptions) void session.release(clientUri).catch(() => undefined);
     };

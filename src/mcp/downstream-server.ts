@@ -9,6 +9,7 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
@@ -54,6 +55,8 @@ export interface GatewayCore extends ToolCallCore {
   access(session: GatewaySession, relatedRequestId: RequestId, request: AccessRequest, signal: AbortSignal): Promise<void>;
   /** Whether a resource or prompt may be completed: only an allowed one is (completions never ask a person). */
   completable(request: Omit<AccessRequest, 'method' | 'args'> & { method: 'resources/read' | 'prompts/get' }): boolean;
+  /** A client's roots came or changed: every server is told, and asks for them again. */
+  rootsChanged(): void;
   /** Subscriptions are counted across clients: the upstream is subscribed once. */
   subscribe(server: string, uri: string): Promise<void>;
   unsubscribe(server: string, uri: string): Promise<void>;
@@ -82,6 +85,11 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
   });
   let interception: ToolCallInterception | undefined;
+  // A client that shares roots: the servers hear of them once it is initialized, and whenever they change.
+  server.oninitialized = () => {
+    if (server.getClientCapabilities()?.roots !== undefined) core.rootsChanged();
+  };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => core.rootsChanged());
   const session: GatewaySession = {
     id: options.sessionId,
     server,

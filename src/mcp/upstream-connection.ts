@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
+  ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
   PromptListChangedNotificationSchema,
@@ -11,6 +12,7 @@ import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type Implementation,
+  type ListRootsResult,
   type LoggingMessageNotification,
   type Prompt,
   type Resource,
@@ -37,6 +39,8 @@ export interface UpstreamEvents {
   resourcesChanged(server: string): void;
   resourceUpdated(server: string, uri: string): void;
   logMessage(server: string, params: LoggingMessageNotification['params']): void;
+  /** The server asks for the client's roots (`roots/list`): the gateway relays its client's. */
+  listRoots(server: string): Promise<ListRootsResult>;
 }
 
 export interface RestartPolicy {
@@ -128,7 +132,9 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
 
   async function connect(): Promise<boolean> {
     const attemptTransport = createTransport(config);
-    const attemptClient = new Client(options.clientInfo, { capabilities: {} });
+    // Roots are the clients' to give: the gateway relays them (listRoots), and says when they change (rootsChanged).
+    const attemptClient = new Client(options.clientInfo, { capabilities: { roots: { listChanged: true } } });
+    attemptClient.setRequestHandler(ListRootsRequestSchema, () => events.listRoots(name));
     attemptClient.onerror = (error) => log(`server ${JSON.stringify(name)}: ${errorMessage(error)}`);
     attemptClient.onclose = () => onClosed(attemptClient, attemptTransport);
     const current = () => client === attemptClient && state !== 'closed';
@@ -303,6 +309,10 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
       if (!(await connect())) scheduleRestart();
     },
     refreshTools,
+    /** Tells the server its client's roots changed (it asks for them again). */
+    rootsChanged(): void {
+      if (state === 'ready') void client?.sendRootsListChanged().catch(() => undefined);
+    },
     async callTool(request: {
       name: string;
       arguments: Record<string, unknown> | undefined;
