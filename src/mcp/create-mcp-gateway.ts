@@ -15,7 +15,7 @@ import { resolvePolicyPath } from '../config/load-policy-file.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { approvalMessage } from './approval-message.ts';
-import { decideAccess } from './mcp-access.ts';
+import { accessPolicyFor, decideAccess } from './mcp-access.ts';
 import { judgeAccess } from './mcp-access-policy.ts';
 import { refusedToolName } from './mcp-tool-name.ts';
 import { assignClientNames, type NamespacingMode } from './assign-client-names.ts';
@@ -134,6 +134,9 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
           : `toolgate: ${sharing.length} clients of this gateway share roots; it cannot tell whose ${JSON.stringify(server)} should use`,
       );
     },
+    createMessage: (server, params, signal) =>
+      relayToClient(server, 'sampling/createMessage', signal, { sampling: true }, (session) => session.server.createMessage(params, { signal }), { messages: params.messages, max_tokens: params.maxTokens }),
+    elicit: (server, params, signal) => relayToClient(server, 'elicitation/create', signal, { elicitation: true }, (session) => session.server.elicitInput(params, { signal }), { message: params.message }),
     toolsChanged: () => rebuildTools(),
     promptsChanged: () => rebuildRoutes(),
     resourcesChanged: () => rebuildRoutes(),
@@ -300,7 +303,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     rootsChanged: () => {
       for (const connection of connections) connection.rootsChanged();
     },
-    completable: (request) => judgeAccess(request.method === 'prompts/get' ? request.server.prompts : request.server.resources, request.target).decision === 'allow',
+    completable: (request) => judgeAccess(accessPolicyFor(request.server, request.method), request.target).decision === 'allow',
     approverFor(session, relatedRequestId): Approver {
       const choice = options.approverChoice ?? 'auto';
       if (choice === 'none') return nobodyAsked;
@@ -362,6 +365,37 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     if (hidden.length === 0) return text;
     log(`not passing on the instructions of server ${JSON.stringify(connection.name)}: they name tools clients are not offered (${hidden.map((name) => JSON.stringify(name)).join(', ')})`);
     return `(toolgate: this server's instructions are not passed on, because they name tools this gateway does not offer.)`;
+  }
+
+  /**
+   * A server's request of the client (sampling, elicitation): decided by the
+   * policy (asking a person when it says ask) and audited, then sent to the
+   * one client that can answer it. With several such clients, whose the
+   * request is cannot be told, and it is refused.
+   */
+  async function relayToClient<Result>(
+    serverName: string,
+    method: 'sampling/createMessage' | 'elicitation/create',
+    signal: AbortSignal,
+    capability: { sampling?: true; elicitation?: true },
+    send: (session: GatewaySession) => Promise<Result>,
+    shown: Record<string, unknown>,
+  ): Promise<Result> {
+    const config = byName.get(serverName)?.config;
+    if (config === undefined) throw new McpError(ErrorCode.InvalidRequest, `toolgate: unknown MCP server ${JSON.stringify(serverName)}`);
+    const able = [...sessions].filter((session) => {
+      const declared = session.server.getClientCapabilities();
+      return capability.sampling === true ? declared?.sampling !== undefined : declared?.elicitation !== undefined;
+    });
+    if (able.length !== 1) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        able.length === 0 ? `toolgate: no client of this gateway supports ${method}` : `toolgate: ${able.length} clients of this gateway support ${method}; which one ${JSON.stringify(serverName)} means cannot be told`,
+      );
+    }
+    const session = able[0]!;
+    await core.access(session, undefined, { server: config, method, target: '', args: shown }, signal);
+    return send(session);
   }
 
   function openSession(sessionOptions: { sessionId?: string } = {}): McpGatewayConnection {

@@ -50,9 +50,9 @@ export interface GatewayCore extends ToolCallCore {
   tools(): McpToolEntry[];
   routes(): GatewayRoutes;
   refreshTools(): Promise<void>;
-  approverFor(session: GatewaySession, relatedRequestId: RequestId): Approver;
+  approverFor(session: GatewaySession, relatedRequestId: RequestId | undefined): Approver;
   /** Whether this session may use a resource or prompt (the policy's resources/prompts rules); throws the client's error when not. */
-  access(session: GatewaySession, relatedRequestId: RequestId, request: AccessRequest, signal: AbortSignal): Promise<void>;
+  access(session: GatewaySession, relatedRequestId: RequestId | undefined, request: AccessRequest, signal: AbortSignal): Promise<void>;
   /** Whether a resource or prompt may be completed: only an allowed one is (completions never ask a person). */
   completable(request: Omit<AccessRequest, 'method' | 'args'> & { method: 'resources/read' | 'prompts/get' }): boolean;
   /** A client's roots came or changed: every server is told, and asks for them again. */

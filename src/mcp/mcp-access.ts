@@ -12,15 +12,26 @@ import type { AuditEntry, AuditSink } from '../core/audit-entry.ts';
 import { redact } from '../core/redact.ts';
 import { errorMessage } from '../core/run-tool-check.ts';
 import type { GateContext, RunMode } from '../core/types.ts';
-import { judgeAccess } from './mcp-access-policy.ts';
+import { judgeAccess, type AccessPolicy } from './mcp-access-policy.ts';
 import { McpProtocolError } from './mcp-protocol-error.ts';
 import type { UpstreamServerConfig } from './upstream-server-config.ts';
 
-/** What a client wants to do, on which server. */
+/** What is decided: a client's use of a resource or prompt, or a server's request to the client. */
+export type AccessMethod = 'resources/read' | 'resources/subscribe' | 'prompts/get' | 'sampling/createMessage' | 'elicitation/create';
+
+/** The rules that decide `method` on `server`. */
+export function accessPolicyFor(server: UpstreamServerConfig, method: AccessMethod): AccessPolicy {
+  if (method === 'prompts/get') return server.prompts;
+  if (method === 'sampling/createMessage') return server.sampling;
+  if (method === 'elicitation/create') return server.elicitation;
+  return server.resources;
+}
+
+/** What a client wants to do, on which server (or what a server wants of the client). */
 export interface AccessRequest {
   server: UpstreamServerConfig;
   /** The MCP method: `resources/read`, `resources/subscribe`, `prompts/get`. */
-  method: 'resources/read' | 'resources/subscribe' | 'prompts/get';
+  method: AccessMethod;
   /** The URI or the prompt name, as the server knows it. */
   target: string;
   /** The prompt's arguments (shown to the person, redacted in the audit). */
@@ -45,9 +56,9 @@ export const MCP_ACCESS_SCHEMA_VERSION = 1;
  */
 export async function decideAccess(options: { request: AccessRequest; context: GateContext; approver: () => Approver; signal: AbortSignal; deps: AccessDependencies }): Promise<void> {
   const { request, context, deps } = options;
-  const policy = request.method === 'prompts/get' ? request.server.prompts : request.server.resources;
+  const policy = accessPolicyFor(request.server, request.method);
   const verdict = judgeAccess(policy, request.target);
-  const what = `${request.method} ${JSON.stringify(request.target)} on MCP server ${JSON.stringify(request.server.name)}`;
+  const what = request.target === '' ? `${request.method} by MCP server ${JSON.stringify(request.server.name)}` : `${request.method} ${JSON.stringify(request.target)} on MCP server ${JSON.stringify(request.server.name)}`;
   const record = async (decision: string, source: string, reason: string, approver?: string) => {
     await deps.audit?.record({
       v: MCP_ACCESS_SCHEMA_VERSION,
@@ -66,7 +77,11 @@ export async function decideAccess(options: { request: AccessRequest; context: G
       ...(approver === undefined ? {} : { approver }),
     } as unknown as AuditEntry);
   };
-  if (verdict.decision === 'allow') return;
+  if (verdict.decision === 'allow') {
+    // A server's requests of the client are rare and reach the person or their model: each is audited, allowed ones too.
+    if (request.method === 'sampling/createMessage' || request.method === 'elicitation/create') await record('allow', 'policy', `${what} is allowed by ${verdict.rule}`);
+    return;
+  }
   if (verdict.decision === 'block') {
     const reason = `${what} is blocked by ${verdict.rule}`;
     await record('block', 'policy', reason);

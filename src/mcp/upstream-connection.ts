@@ -2,6 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
@@ -11,6 +13,10 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
   type Implementation,
   type ListRootsResult,
   type LoggingMessageNotification,
@@ -41,6 +47,10 @@ export interface UpstreamEvents {
   logMessage(server: string, params: LoggingMessageNotification['params']): void;
   /** The server asks for the client's roots (`roots/list`): the gateway relays its client's. */
   listRoots(server: string): Promise<ListRootsResult>;
+  /** The server asks the client's model to write (`sampling/createMessage`): decided by the policy, then relayed. */
+  createMessage(server: string, params: CreateMessageRequest['params'], signal: AbortSignal): Promise<CreateMessageResult>;
+  /** The server asks the person a question (`elicitation/create`): decided by the policy, then relayed. */
+  elicit(server: string, params: ElicitRequest['params'], signal: AbortSignal): Promise<ElicitResult>;
 }
 
 export interface RestartPolicy {
@@ -132,9 +142,11 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
 
   async function connect(): Promise<boolean> {
     const attemptTransport = createTransport(config);
-    // Roots are the clients' to give: the gateway relays them (listRoots), and says when they change (rootsChanged).
-    const attemptClient = new Client(options.clientInfo, { capabilities: { roots: { listChanged: true } } });
+    // Roots, sampling and elicitation are the clients' to give: the gateway relays them, under the policy.
+    const attemptClient = new Client(options.clientInfo, { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } } });
     attemptClient.setRequestHandler(ListRootsRequestSchema, () => events.listRoots(name));
+    attemptClient.setRequestHandler(CreateMessageRequestSchema, (request, extra) => events.createMessage(name, request.params, extra.signal));
+    attemptClient.setRequestHandler(ElicitRequestSchema, (request, extra) => events.elicit(name, request.params, extra.signal));
     attemptClient.onerror = (error) => log(`server ${JSON.stringify(name)}: ${errorMessage(error)}`);
     attemptClient.onclose = () => onClosed(attemptClient, attemptTransport);
     const current = () => client === attemptClient && state !== 'closed';

@@ -41,6 +41,10 @@ export interface UpstreamServerConfig {
   resources: AccessPolicy;
   /** Who may get and complete which prompts. */
   prompts: AccessPolicy;
+  /** Whether the server may have the client's model write (`sampling/createMessage`). */
+  sampling: AccessPolicy;
+  /** Whether the server may ask the person through the client (`elicitation/create`). */
+  elicitation: AccessPolicy;
 }
 
 /** Characters a namespace may use: it becomes part of tool names, which clients restrict. */
@@ -101,6 +105,15 @@ export function readUpstreamServers(options: { policy: Policy; directory: string
       redactKeys: new Set([...policy.redact.keys, ...(entry.redact?.keys ?? []).map((key) => key.toLowerCase())]),
       resources: readAccessPolicy({ document: entry.resources as AccessDocument, field: 'uri', path: [...base, 'resources'], fallback, issues }),
       prompts: readAccessPolicy({ document: entry.prompts as AccessDocument, field: 'name', path: [...base, 'prompts'], fallback, issues }),
+      sampling: readAccessPolicy({ document: entry.sampling, field: 'name', path: [...base, 'sampling'], fallback, issues }),
+      // The person sees an elicitation and may decline it: ask is allow; only a block (the server's, or its own) keeps it from them.
+      elicitation: readAccessPolicy({
+        document: entry.elicitation === 'ask' ? 'allow' : entry.elicitation,
+        field: 'name',
+        path: [...base, 'elicitation'],
+        fallback: defaultDecision === 'block' ? fallback : { decision: 'allow', label: `${formatPath(base)}.elicitation (allowed unless the server is blocked)` },
+        issues,
+      }),
     });
   }
   if (issues.length > 0) {

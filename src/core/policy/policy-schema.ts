@@ -146,6 +146,10 @@ const mcpServer = z.strictObject({
   redact: z.strictObject({ keys: z.array(z.string()).optional() }).optional(),
   resources: mcpAccess('uri', 'resources (reads, subscriptions and their completions)'),
   prompts: mcpAccess('name', 'prompts (and their completions)'),
+  sampling: decision.optional().describe("Whether the server may have the client's model write a message (sampling/createMessage); the server's default when absent."),
+  elicitation: decision
+    .optional()
+    .describe('Whether the server may ask the person questions through the client (elicitation/create); allowed unless the server is blocked (ask is allow: the person sees the question and may decline).'),
 });
 
 export const policySchema = z
