@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filesystemServer, makeScratch, MCP_ENTRY, NODE } from './mcp-gateway-harness.ts';
+import { everythingServer, filesystemServer, makeScratch, MCP_ENTRY, NODE } from './mcp-gateway-harness.ts';
 
 const INSPECTOR = path.resolve(import.meta.dirname, '..', 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
 const token = 'inspector-token-0123456789';
@@ -75,11 +75,13 @@ function checks(target: () => string[]) {
   });
 }
 
-describe('the MCP Inspector CLI, toolgate mcp over stdio', () => {
+// Each Inspector CLI run is a process that starts the gateway and its server: seconds each on a busy machine.
+describe('the MCP Inspector CLI, toolgate mcp over stdio', { timeout: 120_000 }, () => {
   checks(() => [NODE, MCP_ENTRY, '--policy', policyPath, '--no-terminal']);
 });
 
-describe('the MCP Inspector CLI, toolgate mcp --http', () => {
+// Each Inspector CLI run is a process that starts the gateway and its server: seconds each on a busy machine.
+describe('the MCP Inspector CLI, toolgate mcp --http', { timeout: 120_000 }, () => {
   let gateway: ChildProcess;
   let url: string;
   beforeAll(async () => {
@@ -108,5 +110,48 @@ describe('the MCP Inspector CLI, toolgate mcp --http', () => {
 
   it('is refused without the token', async () => {
     await expect(inspector([url, '--transport', 'http'], ['--method', 'tools/list'])).rejects.toThrow(/401|Unauthorized|bearer|auth/i);
+  });
+});
+
+// Each Inspector CLI run is a process that starts the gateway and its server: seconds each on a busy machine.
+describe('the MCP Inspector CLI: hidden tools, resources and prompts through the policy', { timeout: 120_000 }, () => {
+  let everythingPolicy: string;
+  beforeAll(() => {
+    const server = everythingServer();
+    everythingPolicy = path.join(scratch.directory, 'everything.yaml');
+    writeFileSync(
+      everythingPolicy,
+      [
+        'mcp:',
+        '  servers:',
+        '    everything:',
+        `      command: ${JSON.stringify(server.command)}`,
+        `      args: ${JSON.stringify(server.args)}`,
+        '      default: allow',
+        '      filter: { deny: [get-env] }',
+        '      resources: { default: block, rules: [{ uri: "demo://resource/static/document/.*", decision: allow }] }',
+        '      prompts: { default: block, rules: [{ name: simple-prompt, decision: allow }] }',
+        '',
+      ].join('\n'),
+    );
+  });
+  const target = () => [NODE, MCP_ENTRY, '--policy', everythingPolicy, '--no-terminal'];
+
+  it('does not list a hidden tool and refuses it by name', async () => {
+    const listed = await inspector(target(), ['--method', 'tools/list']);
+    const names = listed.tools.map((tool: { name: string }) => tool.name);
+    expect(names).toContain('echo');
+    expect(names).not.toContain('get-env');
+    await expect(inspector(target(), ['--method', 'tools/call', '--tool-name', 'get-env'])).rejects.toThrow(/Unknown tool|get-env/);
+  });
+
+  it('lists and reads only the resources, and gets only the prompts, the policy allows', async () => {
+    const resources = (await inspector(target(), ['--method', 'resources/list'])).resources.map((resource: { uri: string }) => resource.uri);
+    expect(resources.length).toBeGreaterThan(0);
+    for (const uri of resources) expect(uri).toMatch(/^demo:\/\/resource\/static\/document\//);
+    expect((await inspector(target(), ['--method', 'resources/read', '--uri', resources[0]])).contents.length).toBeGreaterThan(0);
+    await expect(inspector(target(), ['--method', 'resources/read', '--uri', 'demo://resource/dynamic/text/1'])).rejects.toThrow(/blocked by mcp\.servers\.everything\.resources\.default/);
+    expect((await inspector(target(), ['--method', 'prompts/list'])).prompts.map((prompt: { name: string }) => prompt.name)).toEqual(['simple-prompt']);
+    expect((await inspector(target(), ['--method', 'prompts/get', '--prompt-name', 'simple-prompt'])).messages.length).toBeGreaterThan(0);
   });
 });
