@@ -3,7 +3,6 @@
  * separate process: over stdio with the SDK's stdio client, and over
  * Streamable HTTP with the bearer token and Host/Origin checks.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -15,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CliIo } from '../src/cli/cli-io.ts';
 import { runMcpCommand } from '../src/cli/commands/mcp-command.ts';
-import { filesystemServer, makeScratch, MCP_ENTRY, NODE, readAudit, resultText, startGatewayHarness, type GatewayHarness } from './mcp-gateway-harness.ts';
+import { filesystemServer, makeScratch, MCP_ENTRY, NODE, readAudit, resultText, startGatewayHarness, startHttpGatewayProcess, type GatewayHarness, type HttpGatewayProcess } from './mcp-gateway-harness.ts';
 
 let scratch: { directory: string; workspace: string };
 let policyPath: string;
@@ -94,31 +93,17 @@ describe('toolgate mcp over stdio (the real CLI entry)', () => {
 });
 
 describe('toolgate mcp --http', () => {
-  let child: ChildProcess;
+  let gateway: HttpGatewayProcess;
   let url: string;
   const token = 'test-token-0123456789abcdef';
 
   beforeAll(async () => {
-    child = spawn(NODE, [MCP_ENTRY, '--policy', policyPath, '--http', '0', '--no-terminal'], { env: { ...process.env, TOOLGATE_MCP_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
-    url = await new Promise<string>((resolve, reject) => {
-      let stderr = '';
-      const timer = setTimeout(() => reject(new Error(`no URL printed: ${stderr}`)), 20_000);
-      child.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-        if (match !== null) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
-    });
+    gateway = await startHttpGatewayProcess({ policyPath, token });
+    url = gateway.url;
   }, 30_000);
 
   afterAll(async () => {
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await gateway.stop()).toBe(0);
   });
 
   it('refuses requests without the token (401), with a foreign Host or Origin (403)', async () => {
@@ -208,18 +193,10 @@ describe('toolgate mcp --metrics-port (a gateway on stdio)', () => {
 describe('an upstream reached by url', () => {
   it('is served through Streamable HTTP with its headers (a gateway in front of the --http gateway)', async () => {
     const token = 'chain-token-0123456789abcdef';
-    const child = spawn(NODE, [MCP_ENTRY, '--policy', policyPath, '--http', '0', '--no-terminal'], { env: { ...process.env, TOOLGATE_MCP_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const remote = await startHttpGatewayProcess({ policyPath, token });
+    const { url } = remote;
     let harness: GatewayHarness | undefined;
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let stderr = '';
-        child.stderr!.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-          const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-          if (match !== null) resolve(match[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
-      });
       harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { remote: { url, headers: { Authorization: `Bearer ${token}` }, tools: { read_text_file: 'allow', move_file: 'allow' } } } } }) });
       expect((await harness.client.listTools()).tools).toHaveLength(14);
       const read = await harness.client.callTool({ name: 'read_text_file', arguments: { path: path.join(scratch.workspace, 'readme.txt') } });
@@ -230,7 +207,7 @@ describe('an upstream reached by url', () => {
       expect(resultText(moved)).toContain('toolgate blocked this call to move_file');
     } finally {
       await harness?.close();
-      child.kill('SIGTERM');
+      await remote.stop();
     }
   });
 

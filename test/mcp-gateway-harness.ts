@@ -4,6 +4,7 @@
  * built from a policy file in a temporary directory, and the SDK's real
  * `Client` connected to it over an in-memory transport.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -153,4 +154,46 @@ export async function eventually<Value>(attempt: () => Promise<Value | undefined
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** `toolgate mcp --http 0` as a process of its own. */
+export interface HttpGatewayProcess {
+  /** `http://127.0.0.1:<port>/mcp`, as the gateway printed it. */
+  url: string;
+  child: ChildProcess;
+  /** SIGTERM, then its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts the real CLI entry with `--http 0 --no-terminal` on `policyPath`,
+ * the token in TOOLGATE_MCP_TOKEN, and waits for its listening line.
+ *
+ * @example
+ * const gateway = await startHttpGatewayProcess({ policyPath, token: 'test-token-0123456789abcdef' });
+ */
+export async function startHttpGatewayProcess(options: { policyPath: string; token: string }): Promise<HttpGatewayProcess> {
+  const child = spawn(NODE, [MCP_ENTRY, '--policy', options.policyPath, '--http', '0', '--no-terminal'], { env: { ...process.env, TOOLGATE_MCP_TOKEN: options.token }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`no URL printed: ${stderr}`)), 20_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    stop: () => {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }

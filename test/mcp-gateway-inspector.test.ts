@@ -6,12 +6,12 @@
  * show a dialog, so it is denied with the message saying how to approve, and
  * nothing is written.
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everythingServer, filesystemServer, makeScratch, MCP_ENTRY, NODE } from './mcp-gateway-harness.ts';
+import { everythingServer, filesystemServer, makeScratch, MCP_ENTRY, NODE, startHttpGatewayProcess, type HttpGatewayProcess } from './mcp-gateway-harness.ts';
 
 const INSPECTOR = path.resolve(import.meta.dirname, '..', 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
 const token = 'inspector-token-0123456789';
@@ -82,28 +82,14 @@ describe('the MCP Inspector CLI, toolgate mcp over stdio', { timeout: 120_000 },
 
 // Each Inspector CLI run is a process that starts the gateway and its server: seconds each on a busy machine.
 describe('the MCP Inspector CLI, toolgate mcp --http', { timeout: 120_000 }, () => {
-  let gateway: ChildProcess;
+  let gateway: HttpGatewayProcess;
   let url: string;
   beforeAll(async () => {
-    gateway = spawn(NODE, [MCP_ENTRY, '--policy', policyPath, '--http', '0', '--no-terminal'], { env: { ...process.env, TOOLGATE_MCP_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
-    url = await new Promise<string>((resolve, reject) => {
-      let stderr = '';
-      const timer = setTimeout(() => reject(new Error(`no URL printed: ${stderr}`)), 20_000);
-      gateway.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-        if (match !== null) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      });
-      gateway.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
-    });
+    gateway = await startHttpGatewayProcess({ policyPath, token });
+    url = gateway.url;
   }, 30_000);
   afterAll(async () => {
-    const exited = new Promise((resolve) => gateway.once('exit', resolve));
-    gateway.kill('SIGTERM');
-    await exited;
+    await gateway.stop();
   });
 
   checks(() => [url, '--transport', 'http', '--header', `Authorization: Bearer ${token}`]);

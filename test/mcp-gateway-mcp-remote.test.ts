@@ -4,7 +4,6 @@
  * processes. Through it: the list, an allowed call, a blocked one, and one
  * that asks, answered by the client's own elicitation through the bridge.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,13 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { filesystemServer, makeScratch, MCP_ENTRY, NODE, resultText } from './mcp-gateway-harness.ts';
+import { filesystemServer, makeScratch, NODE, resultText, startHttpGatewayProcess, type HttpGatewayProcess } from './mcp-gateway-harness.ts';
 
 const MCP_REMOTE = path.resolve(import.meta.dirname, '..', 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
 const token = 'mcp-remote-token-0123456789';
 
 let scratch: { directory: string; workspace: string };
-let gateway: ChildProcess;
+let gateway: HttpGatewayProcess;
 let url: string;
 
 beforeAll(async () => {
@@ -28,26 +27,12 @@ beforeAll(async () => {
   const server = filesystemServer(scratch.workspace);
   const policyPath = path.join(scratch.directory, 'toolgate.yaml');
   writeFileSync(policyPath, ['mcp:', '  servers:', '    filesystem:', `      command: ${JSON.stringify(server.command)}`, `      args: ${JSON.stringify(server.args)}`, '      tools:', '        read_text_file: allow', '        move_file: block', ''].join('\n'));
-  gateway = spawn(NODE, [MCP_ENTRY, '--policy', policyPath, '--http', '0', '--no-terminal'], { env: { ...process.env, TOOLGATE_MCP_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
-  url = await new Promise<string>((resolve, reject) => {
-    let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`no URL printed: ${stderr}`)), 20_000);
-    gateway.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    gateway.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
-  });
+  gateway = await startHttpGatewayProcess({ policyPath, token });
+  url = gateway.url;
 }, 30_000);
 
 afterAll(async () => {
-  const exited = new Promise((resolve) => gateway.once('exit', resolve));
-  gateway.kill('SIGTERM');
-  await exited;
+  await gateway.stop();
   rmSync(scratch.directory, { recursive: true, force: true });
 });
 
