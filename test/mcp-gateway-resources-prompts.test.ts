@@ -62,6 +62,11 @@ describe('resources and prompts through the policy', () => {
     expect(harness.elicitations).toHaveLength(0);
     const blocked = harness.audit().find((line) => line.kind === 'mcp_access' && line.decision === 'block');
     expect(blocked).toMatchObject({ method: 'resources/read', target: 'demo://resource/dynamic/text/7', source: 'policy' });
+    // Through an allowed prefix with "..": not served on the allow rule's word (the server would resolve it to a blocked resource); a person is asked.
+    const sneaky = 'demo://resource/static/document/../../dynamic/text/7';
+    await client.readResource({ uri: sneaky });
+    expect(harness.elicitations).toHaveLength(1);
+    expect(harness.elicitations[0]!.message).toContain(sneaky);
   });
 
   it('plain block hides resource templates and every resource', async () => {

@@ -47,4 +47,19 @@ describe('resources and prompts rules', () => {
     expect(shape).toContain('mcp.servers.docs.prompts.rules[0].uri: unknown key "uri" (expected one of name, decision');
     expect(problems({ resources: { rules: [{ uri: '(', decision: 'allow' }] } })).toContain('mcp.servers.docs.resources.rules[0].uri');
   });
+
+  it('never lets an allow rule cover a URI that may lead elsewhere than it reads; block rules see where it leads', () => {
+    const resources = server({
+      resources: { default: 'block', rules: [{ uri: 'demo://resource/static/.*', decision: 'allow' }, { uri: 'demo://resource/secret/.*', decision: 'block' }] },
+    }).resources;
+    for (const sneaky of ['demo://resource/static/../../dynamic/text/7', 'demo://resource/static/./x', 'demo://resource/static//x', 'demo://resource/static/%2e%2e/%2e%2e/dynamic/1']) {
+      expect(judgeAccess(resources, sneaky).decision, sneaky).toBe('ask');
+    }
+    expect(judgeAccess(resources, 'demo://resource/static/../secret/key')).toEqual({ decision: 'block', rule: 'mcp.servers.docs.resources.rules[1]' });
+    expect(judgeAccess(resources, 'demo://resource/static/doc.md').decision).toBe('allow');
+    const open = server({ resources: { default: 'allow', rules: [{ uri: 'file:///private/.*', decision: 'block' }] } }).resources;
+    expect(judgeAccess(open, 'file:///public/../private/keys').decision).toBe('block');
+    expect(judgeAccess(open, 'file:///public/./readme').decision).toBe('ask');
+    expect(judgeAccess(open, 'file:///public/readme').decision).toBe('allow');
+  });
 });

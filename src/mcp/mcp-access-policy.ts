@@ -14,6 +14,7 @@
 import type { PathIssue } from '../core/policy/normalize-policy.ts';
 import { formatPath, normalizeDecision, patterns } from '../core/policy/normalize-policy.ts';
 import type { Pattern } from '../core/pattern.ts';
+import { isNormalizedPath, normalizePosixPath } from '../core/posix-path.ts';
 import type { Decision } from '../core/types.ts';
 
 export interface AccessPolicy {
@@ -72,10 +73,28 @@ export function readAccessPolicy(options: {
  * judgeAccess(policy, 'file:///docs/readme.md') // { decision: 'allow', rule: 'mcp.servers.docs.resources.rules[0]' }
  */
 export function judgeAccess(policy: AccessPolicy, target: string): { decision: Decision; rule: string } {
+  // A URI with "..", "." or "//" segments, or percent-encoded dots and slashes, may lead elsewhere than it reads:
+  // block and ask rules speak when they match it as written or normalised, and an allow rule only asks.
+  const unsure = !isNormalizedPath(target) || /%2e|%2f|%5c/i.test(target);
+  const normalised = unsure ? normalizedUri(target) : target;
   let verdict: { decision: Decision; rule: string } | undefined;
   for (const rule of policy.rules) {
-    if (!rule.pattern.test(target)) continue;
-    if (verdict === undefined || RESTRICTIVENESS[rule.decision] > RESTRICTIVENESS[verdict.decision]) verdict = { decision: rule.decision, rule: rule.label };
+    if (!rule.pattern.test(target) && !(unsure && rule.pattern.test(normalised))) continue;
+    const decision: Decision = unsure && rule.decision === 'allow' ? 'ask' : rule.decision;
+    if (verdict === undefined || RESTRICTIVENESS[decision] > RESTRICTIVENESS[verdict.decision]) verdict = { decision, rule: rule.label };
   }
-  return verdict ?? { decision: policy.defaultDecision, rule: policy.defaultLabel };
+  if (verdict !== undefined) return verdict;
+  // The default speaks for what no rule names; an unsure target is never allowed by a default that a rule could have narrowed.
+  if (unsure && policy.defaultDecision === 'allow' && policy.rules.length > 0) return { decision: 'ask', rule: policy.defaultLabel };
+  return { decision: policy.defaultDecision, rule: policy.defaultLabel };
+}
+
+/** `scheme://authority` kept, the path normalised (`..`, `.` and `//` resolved): where the URI leads. */
+function normalizedUri(target: string): string {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(target);
+  if (scheme === null) return normalizePosixPath(target);
+  const rest = target.slice(scheme[0].length);
+  const cut = rest.search(/[?#]/);
+  const path = cut === -1 ? rest : rest.slice(0, cut);
+  return `${scheme[0]}${path === '' ? '' : normalizePosixPath(path.startsWith('/') ? path : `/${path}`)}${cut === -1 ? '' : rest.slice(cut)}`;
 }
