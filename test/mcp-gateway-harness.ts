@@ -43,6 +43,8 @@ export interface GatewayHarness {
   audit(): Record<string, unknown>[];
   /** A second client on the same gateway (another session). */
   connectClient(options?: { elicit?: ElicitHandler }): Promise<Client>;
+  /** Connects a client the test built (its own capabilities and handlers) as another session; closed with the harness. */
+  attach(client: Client): Promise<Client>;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,9 @@ export async function startGatewayHarness(options: {
         return elicit(request);
       });
     }
+    return attach(client);
+  }
+  async function attach(client: Client): Promise<Client> {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await gateway.connect(serverSide);
     await client.connect(clientSide);
@@ -108,6 +113,7 @@ export async function startGatewayHarness(options: {
       logs,
       audit: () => readAudit(path.join(directory, '.toolgate', 'audit.jsonl')),
       connectClient,
+      attach,
       async close() {
         await Promise.allSettled(clients.map((each) => each.close()));
         await gateway.close();

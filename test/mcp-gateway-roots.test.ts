@@ -10,14 +10,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ListRootsRequestSchema, type Root } from '@modelcontextprotocol/sdk/types.js';
 import { eventually, everythingServer, filesystemServer, resultText, startGatewayHarness, type GatewayHarness } from './mcp-gateway-harness.ts';
 
 let harness: GatewayHarness | undefined;
-const clients: Client[] = [];
 afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((client) => client.close()));
   await harness?.close();
   harness = undefined;
 });
@@ -27,10 +24,7 @@ async function clientWithRoots(gateway: GatewayHarness, roots: Root[]): Promise<
   let current = roots;
   const client = new Client({ name: 'roots-client', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: current }));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await gateway.gateway.connect(serverSide);
-  await client.connect(clientSide);
-  clients.push(client);
+  await gateway.attach(client);
   return {
     client,
     async setRoots(next) {
@@ -65,9 +59,12 @@ describe("a client's roots", () => {
   it('are not given when two clients share roots: whose a server should use cannot be told', async () => {
     harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { everything: { ...everythingServer(), tools: { 'get-roots-list': 'allow' } } } } }) });
     const first = await clientWithRoots(harness, [{ uri: 'file:///home/alice', name: 'alice' }]);
-    await clientWithRoots(harness, [{ uri: 'file:///home/bob', name: 'bob' }]);
+    const second = await clientWithRoots(harness, [{ uri: 'file:///home/bob', name: 'bob' }]);
     const text = resultText(await first.client.callTool({ name: 'get-roots-list', arguments: {} }));
     expect(text).not.toContain('file:///home/alice');
     expect(text).not.toContain('file:///home/bob');
+    // Once bob has gone, alice is the only client sharing roots: the server is told, asks again, and gets hers.
+    await second.client.close();
+    await eventually(async () => (resultText(await first.client.callTool({ name: 'get-roots-list', arguments: {} })).includes('file:///home/alice') ? true : undefined));
   });
 });

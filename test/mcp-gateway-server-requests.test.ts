@@ -7,14 +7,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { everythingServer, resultText, startGatewayHarness, type GatewayHarness } from './mcp-gateway-harness.ts';
 
 let harness: GatewayHarness | undefined;
-const clients: Client[] = [];
 afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((client) => client.close()));
   await harness?.close();
   harness = undefined;
 });
@@ -34,10 +31,7 @@ async function capableClient(gateway: GatewayHarness, elicit: (request: ElicitRe
     elicited.push(request.params.message);
     return elicit(request);
   });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await gateway.gateway.connect(serverSide);
-  await client.connect(clientSide);
-  clients.push(client);
+  await gateway.attach(client);
   return { client, sampled, elicited };
 }
 

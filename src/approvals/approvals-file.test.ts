@@ -162,3 +162,16 @@ describe('approvals of a tool whose identity changed', () => {
     expect(approvals.list()[0]).toMatchObject({ voided_for: 'builtin:deploy@2' });
   });
 });
+
+describe('the lock itself', () => {
+  it('is released when the work fails, so the next change is not held up', async () => {
+    const file = temporaryFile();
+    const { withFileLock } = await import('./file-lock.ts');
+    (await import('node:fs')).mkdirSync(path.dirname(file), { recursive: true });
+    expect(() => withFileLock(file, () => {
+      throw new Error('the rewrite failed');
+    })).toThrow('the rewrite failed');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    expect(withFileLock(file, () => 'next', { waitMs: 0 })).toBe('next');
+  });
+});

@@ -135,8 +135,8 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
       );
     },
     createMessage: (server, params, signal) =>
-      relayToClient(server, 'sampling/createMessage', signal, { sampling: true }, (session) => session.server.createMessage(params, { signal }), { messages: params.messages, max_tokens: params.maxTokens }),
-    elicit: (server, params, signal) => relayToClient(server, 'elicitation/create', signal, { elicitation: true }, (session) => session.server.elicitInput(params, { signal }), { message: params.message }),
+      relayToClient(server, 'sampling/createMessage', signal, (session) => session.server.createMessage(params, { signal }), { messages: params.messages, max_tokens: params.maxTokens }),
+    elicit: (server, params, signal) => relayToClient(server, 'elicitation/create', signal, (session) => session.server.elicitInput(params, { signal }), { message: params.message }),
     toolsChanged: () => rebuildTools(),
     promptsChanged: () => rebuildRoutes(),
     resourcesChanged: () => rebuildRoutes(),
@@ -377,7 +377,6 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     serverName: string,
     method: 'sampling/createMessage' | 'elicitation/create',
     signal: AbortSignal,
-    capability: { sampling?: true; elicitation?: true },
     send: (session: GatewaySession) => Promise<Result>,
     shown: Record<string, unknown>,
   ): Promise<Result> {
@@ -385,7 +384,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     if (config === undefined) throw new McpError(ErrorCode.InvalidRequest, `toolgate: unknown MCP server ${JSON.stringify(serverName)}`);
     const able = [...sessions].filter((session) => {
       const declared = session.server.getClientCapabilities();
-      return capability.sampling === true ? declared?.sampling !== undefined : declared?.elicitation !== undefined;
+      return method === 'sampling/createMessage' ? declared?.sampling !== undefined : declared?.elicitation !== undefined;
     });
     if (able.length !== 1) {
       throw new McpError(

@@ -103,7 +103,9 @@ async function ask(
   if (deps.mode === 'auto_deny' || deps.mode === 'strict') return { approved: false, source: 'mode', reason: `denied by mode ${deps.mode}` };
   const timeout = deps.approvalTimeoutMs === undefined ? undefined : AbortSignal.timeout(deps.approvalTimeoutMs);
   const signal = timeout === undefined ? options.signal : AbortSignal.any([options.signal, timeout]);
-  const payload = request.args === undefined ? { [request.method === 'prompts/get' ? 'name' : 'uri']: request.target } : { name: request.target, arguments: request.args };
+  // What the person is shown: the URI, the prompt and its arguments, or (a server's request of the client) what it asks for.
+  const payload =
+    request.target === '' ? (request.args ?? {}) : request.args === undefined ? { [request.method === 'prompts/get' ? 'name' : 'uri']: request.target } : { name: request.target, arguments: request.args };
   try {
     const decision = await options.approver().ask(
       {
