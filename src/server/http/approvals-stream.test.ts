@@ -119,21 +119,29 @@ describe('approvalsStreamResponse', () => {
   });
 
   it('reads pages only as fast as the client takes them, and stops reading when the client goes away', async () => {
+    // 1,000 pages of ~100 KB (~100 MB) is more than the kernel's socket buffers can hold
+    // (tcp_rmem/tcp_wmem max out at 32 MB + 4 MB here), so a reader that waits for the socket
+    // must stop short of the end while the client is paused; one that does not reads them all.
+    const totalPages = 1000;
     const page = Array.from({ length: 20 }, (_, index) => view(index, { padding: 'y'.repeat(5000) }));
-    const recorded = recordedPages(Array.from({ length: 200 }, () => page));
+    const recorded = recordedPages(Array.from({ length: totalPages }, () => page));
     const { server } = await serve(() => approvalsStreamResponse({ pages: recorded.pages, logger, principal: 'carol' }));
     try {
       const incoming = await new Promise<http.IncomingMessage>((resolve, reject) => http.get({ host: '127.0.0.1', port: server.port, path: '/approvals', agent: false }, resolve).on('error', reject));
       incoming.pause();
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      // 200 pages of ~100 KB: a reader that did not wait for the socket would have read them all by now.
-      const readWhilePaused = recorded.state.read;
-      expect(readWhilePaused).toBeGreaterThan(0);
-      expect(readWhilePaused).toBeLessThan(40);
+      // Wait until reading has stalled: the same count over 300 ms (or everything read, which fails below).
+      let stalledAt = -1;
+      for (let waited = 0, unchangedFor = 0; waited < 10_000 && unchangedFor < 300; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        unchangedFor = recorded.state.read === stalledAt ? unchangedFor + 50 : 0;
+        stalledAt = recorded.state.read;
+      }
+      expect(stalledAt).toBeGreaterThan(0);
+      expect(stalledAt).toBeLessThan(totalPages);
       incoming.destroy();
       for (let waited = 0; waited < 2000 && !recorded.state.returned; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(recorded.state.returned).toBe(true);
-      expect(recorded.state.read).toBeLessThan(40);
+      expect(recorded.state.read).toBeLessThan(totalPages);
     } finally {
       await server.close();
     }
