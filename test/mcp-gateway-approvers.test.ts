@@ -85,6 +85,7 @@ describe('--approver: who is asked, whatever the client supports', () => {
     const result = await harness.client.callTool({ name: 'echo', arguments: { text: 'x' } });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toContain('--approver none');
+    expect(resultText(result)).toContain('`mcp.servers.fixture.tools.echo: allow`');
     expect(harness.elicitations).toHaveLength(0);
     expect(terminal.asked).toHaveLength(0);
   });

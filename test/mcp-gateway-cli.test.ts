@@ -35,7 +35,10 @@ beforeAll(() => {
       `      args: ${JSON.stringify(server.args)}`,
       '      tools:',
       '        read_text_file: allow',
-      '        move_file: block',
+      // Blocked except into archive/ (which asks): listed, and a move elsewhere is refused by the rule.
+      '        move_file: { decision: block, rules: [{ args: { destination: ".*/archive/.*" }, decision: ask }] }',
+      // Blocked whatever its arguments: not listed (14 tools, 13 offered).
+      '        create_directory: block',
       '',
     ].join('\n'),
   );
@@ -57,7 +60,10 @@ describe('toolgate mcp over stdio (the real CLI entry)', () => {
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await client.connect(transport);
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('read_text_file');
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain('read_text_file');
+      expect(names).toContain('move_file');
+      expect(names).not.toContain('create_directory');
       const read = await client.callTool({ name: 'read_text_file', arguments: { path: path.join(scratch.workspace, 'readme.txt') } });
       expect(resultText(read)).toContain('read me');
       const target = path.join(scratch.workspace, 'written.txt');
@@ -74,9 +80,16 @@ describe('toolgate mcp over stdio (the real CLI entry)', () => {
     const stats = JSON.parse(readFileSync(statsFile, 'utf8')) as { stats: { forwarded: number; refused: number; beforeForward: { count: number } } };
     expect(stats.stats).toMatchObject({ forwarded: 2, refused: 1 });
     expect(stats.stats.beforeForward.count).toBe(1);
-    expect(stderr).toContain('serving 14 tools from 1 of 1 servers');
+    expect(stderr).toContain('serving 13 tools from 1 of 1 servers');
     const audit = readAudit(path.join(scratch.directory, '.toolgate', 'audit.jsonl'));
     expect(audit.map((record) => [record.tool, record.decision])).toContainEqual(['write_file', 'approved']);
+    // Each line names the server, the tool's identity (server + definition) and the rule that decided, in toolgate's words.
+    const written = audit.find((record) => record.tool === 'write_file' && record.kind === 'decision')!;
+    expect(written).toMatchObject({ server: 'filesystem', rule: 'mcp.servers.filesystem (no default: ask)', source: 'person' });
+    expect(String(written.identity)).toMatch(/^mcp:filesystem:[0-9a-f]{16}:sha256:[0-9a-f]{64}$/);
+    const refused = audit.find((record) => record.tool === 'move_file' && record.kind === 'verdict')!;
+    expect(refused).toMatchObject({ server: 'filesystem', decision: 'block', rule: 'mcp.servers.filesystem.tools.move_file' });
+    expect(refused.reason).toBe('mcp.servers.filesystem.tools.move_file is block');
   });
 
   it('exits with 3 for a policy without MCP servers and 2 for a bad flag', async () => {
@@ -124,7 +137,7 @@ describe('toolgate mcp --http', () => {
     client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { decision: 'approve' } }));
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     try {
-      expect((await client.listTools()).tools.length).toBe(14);
+      expect((await client.listTools()).tools.length).toBe(13);
       expect(resultText(await client.callTool({ name: 'read_text_file', arguments: { path: path.join(scratch.workspace, 'readme.txt') } }))).toContain('read me');
       const target = path.join(scratch.workspace, 'over-http.txt');
       const write = await client.callTool({ name: 'write_file', arguments: { path: target, content: 'http' } });
@@ -198,7 +211,7 @@ describe('an upstream reached by url', () => {
     let harness: GatewayHarness | undefined;
     try {
       harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { remote: { url, headers: { Authorization: `Bearer ${token}` }, tools: { read_text_file: 'allow', move_file: 'allow' } } } } }) });
-      expect((await harness.client.listTools()).tools).toHaveLength(14);
+      expect((await harness.client.listTools()).tools).toHaveLength(13);
       const read = await harness.client.callTool({ name: 'read_text_file', arguments: { path: path.join(scratch.workspace, 'readme.txt') } });
       expect(resultText(read)).toContain('read me');
       // Allowed here, blocked by the remote gateway: its refusal comes back as it was given.

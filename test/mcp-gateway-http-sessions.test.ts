@@ -39,6 +39,7 @@ async function serve(options: { maxSessions?: number; sessionIdleTimeoutMs?: num
   mkdirSync(workspace, { recursive: true });
   writeFileSync(path.join(workspace, 'readme.txt'), 'read me\n');
   const policyPath = path.join(directory, 'toolgate.json');
+  // 14 tools, 13 listed: move_file is blocked whatever its arguments.
   writeFileSync(policyPath, JSON.stringify({ mcp: { servers: { filesystem: { ...filesystemServer(workspace), tools: { read_text_file: 'allow', move_file: 'block' } } } } }));
   const logs: string[] = [];
   const gateway = createMcpGateway({ loaded: await loadPolicyFile(policyPath), log: (line) => void logs.push(line) });
@@ -121,7 +122,7 @@ describe('HTTP sessions of the MCP gateway', () => {
     }
     expect(seen.size).toBe(200);
     const last = await launch(served.url);
-    expect((await last.client.listTools()).tools.length).toBe(14);
+    expect((await last.client.listTools()).tools.length).toBe(13);
     const read = await last.client.callTool({ name: 'read_text_file', arguments: { path: path.join(workspace, 'readme.txt') } });
     expect(resultText(read)).toContain('read me');
     await last.client.close();
@@ -155,8 +156,8 @@ describe('HTTP sessions of the MCP gateway', () => {
     }
     expect(await rawStatus({ url: served.url, sessionId: idleId, method: 'POST' })).toBe(404);
     expect(logs.some((line) => line.includes(idleId) && line.includes('idle'))).toBe(true);
-    expect((await working.client.listTools()).tools.length).toBe(14);
-    expect((await streaming.client.listTools()).tools.length).toBe(14);
+    expect((await working.client.listTools()).tools.length).toBe(13);
+    expect((await streaming.client.listTools()).tools.length).toBe(13);
     expect(served.sessions()).toBe(2);
     // Gone quietly, each expires in its turn.
     working.goAway();
@@ -203,8 +204,8 @@ describe('HTTP sessions of the MCP gateway', () => {
     // The call is answered and the client stays quiet: now its place can be taken.
     const newcomer = await launch(served.url);
     expect(await rawStatus({ url: served.url, sessionId: busy.transport.sessionId!, method: 'POST' })).toBe(404);
-    expect((await newcomer.client.listTools()).tools.length).toBe(14);
-    expect((await streaming.client.listTools()).tools.length).toBe(14);
+    expect((await newcomer.client.listTools()).tools.length).toBe(13);
+    expect((await streaming.client.listTools()).tools.length).toBe(13);
     await Promise.all([busy.client.close(), newcomer.client.close(), streaming.client.close()]);
   });
 

@@ -26,7 +26,7 @@ beforeAll(() => {
   writeFileSync(path.join(scratch.workspace, 'readme.txt'), 'read me\n');
   const server = filesystemServer(scratch.workspace);
   policyPath = path.join(scratch.directory, 'toolgate.yaml');
-  writeFileSync(policyPath, ['mcp:', '  servers:', '    filesystem:', `      command: ${JSON.stringify(server.command)}`, `      args: ${JSON.stringify(server.args)}`, '      tools:', '        read_text_file: allow', '        move_file: block', ''].join('\n'));
+  writeFileSync(policyPath, ['mcp:', '  servers:', '    filesystem:', `      command: ${JSON.stringify(server.command)}`, `      args: ${JSON.stringify(server.args)}`, '      tools:', '        read_text_file: allow', '        move_file: { decision: ask, rules: [{ args: { destination: ".*gone.txt" }, decision: block }] }', '        create_directory: block', ''].join('\n'));
 });
 
 afterAll(() => rmSync(scratch.directory, { recursive: true, force: true }));
@@ -56,7 +56,11 @@ async function inspector(target: string[], args: string[]): Promise<any> {
 function checks(target: () => string[]) {
   it('lists the tools the policy lets clients see', async () => {
     const listed = await inspector(target(), ['--method', 'tools/list']);
-    expect(listed.tools.map((tool: { name: string }) => tool.name)).toContain('read_text_file');
+    const names = listed.tools.map((tool: { name: string }) => tool.name);
+    expect(names).toContain('read_text_file');
+    expect(names).toContain('move_file');
+    // Blocked whatever its arguments: never offered.
+    expect(names).not.toContain('create_directory');
   });
 
   it('runs an allowed call, refuses a blocked one, and denies an ask it cannot show, saying how to approve', async () => {
@@ -70,6 +74,8 @@ function checks(target: () => string[]) {
     const write = await inspectorRun(target(), ['--method', 'tools/call', '--tool-name', 'write_file', '--tool-arg', `path=${target_}`, 'content=never']);
     expect(write).toMatchObject({ ok: false, output: { isError: true } });
     expect(JSON.stringify(write.output.content)).toContain('needs approval');
+    // The hint names the rule that would decide it, with the real server and tool.
+    expect(JSON.stringify(write.output.content)).toContain('mcp.servers.filesystem.tools.write_file: allow');
     expect(existsSync(target_)).toBe(false);
     expect(readFileSync(path.join(scratch.workspace, 'readme.txt'), 'utf8')).toBe('read me\n');
   });

@@ -24,11 +24,14 @@ describe('tool names that can pass for others', () => {
     });
     const listed = (await harness.client.listTools()).tools.map((tool) => tool.name);
     expect(listed).toContain('safe.name-2');
-    expect(listed).toContain('delete_file');
+    // Blocked by the policy whatever its arguments: not offered either.
+    expect(listed).not.toContain('delete_file');
     for (const name of LOOK_ALIKES) expect(listed).not.toContain(name);
     // Called by name all the same: an unknown tool to the client, and the server never runs it.
     for (const name of LOOK_ALIKES) await expect(harness.client.callTool({ name, arguments: {} }), name).rejects.toThrow(/Unknown tool/);
-    expect((await harness.client.callTool({ name: 'delete_file', arguments: {} })).isError).toBe(true);
+    const refused = await harness.client.callTool({ name: 'delete_file', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(resultText(refused)).toContain('tools.delete_file');
     expect(resultText(await harness.client.callTool({ name: 'safe.name-2', arguments: {} }))).toBe('ran safe.name-2');
     const refusals = harness.logs.filter((line) => line.includes("is not a tool name of the MCP specification's characters"));
     expect(refusals).toHaveLength(LOOK_ALIKES.length);

@@ -21,17 +21,20 @@ export interface Approver {
 
 /**
  * The approver for a run with nobody to ask (no terminal, no mode): it denies
- * and says how to approve instead (seed 003's pipeline mode).
+ * and says how to approve instead (seed 003's pipeline mode). The hint may
+ * be written for each request (naming the rule that would allow it).
  *
  * @example
  * createGate({ policy, approver: process.stdin.isTTY ? terminalApprover : createNonInteractiveApprover() })
  */
-export function createNonInteractiveApprover(options: { hint?: string } = {}): Approver {
-  const hint =
-    options.hint ??
+export function createNonInteractiveApprover(options: { hint?: string | ((request: PresentedRequest) => string) } = {}): Approver {
+  const fallback =
     'no one is here to approve it (no interactive terminal). Run in a terminal, or choose a mode: --approve-all, --strict or --auto-deny, or `mode:` in the policy';
   return {
-    ask: async (request) => ({ approved: false, scope: 'once', automatic: true, reason: `${request.tool} needs approval, but ${hint}` }),
+    ask: async (request) => {
+      const hint = typeof options.hint === 'function' ? options.hint(request) : (options.hint ?? fallback);
+      return { approved: false, scope: 'once', automatic: true, reason: `${request.tool} needs approval, but ${hint}` };
+    },
   };
 }
 

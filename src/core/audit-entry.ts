@@ -25,6 +25,10 @@ export interface AuditEntry {
   rule: string | null;
   reason: string;
   latency_ms: number;
+  /** The MCP server the tool is offered by (the gateway's calls). */
+  server?: string;
+  /** The tool's identity when it declares one: for an MCP tool, `mcp:<server>:<server identity>:<definition hash>`. */
+  identity?: string;
   /** Who decided, on a person's decision whose approver says so (`toolgate serve`: the approver's token name). */
   approver?: string;
 }

@@ -15,6 +15,9 @@ interface NameFacts {
   unsafe: string | undefined;
 }
 
+/** Who judged a call before the tool's own checks: a `tools` rule, a policy section (flagging it dangerous or not), or nothing yet. */
+type Judged = 'nothing' | 'tool-rule' | 'section' | 'section-dangerous';
+
 /** A source that spoke about one call, before precedence is applied. */
 interface Source {
   decision: Decision;
@@ -23,9 +26,39 @@ interface Source {
   required: boolean;
   description?: string | undefined;
   request?: ApprovalRequest;
+  notice?: string;
 }
 
 export type EvaluatedVerdict = Verdict & { dangerous: boolean };
+
+/**
+ * What a part of the policy beyond `tools` says about one call (the MCP
+ * gateway's `mcp.servers.<name>`): one more source, under its own rule label.
+ */
+export interface SectionVerdict {
+  decision: Decision;
+  /** Where it is written: `mcp.servers.files.tools.write_file`. */
+  rule: string;
+  /** toolgate's words (never text from the tool or its server). */
+  reason: string;
+  required: boolean;
+  /** What the person reads when this asks. */
+  description?: string | undefined;
+  /** The request a person is shown when this asks (the default one otherwise). */
+  request?: ApprovalRequest;
+  /** The unknown-tool heuristic raised it (`unknown_tools.dangerous_keywords`). */
+  dangerous?: boolean;
+  /** A warning the person reads first, whatever description is chosen (a tool's changed definition). */
+  notice?: string;
+}
+
+/**
+ * A part of the policy that speaks about some tools: for a call to one of
+ * them it returns its verdicts (at least one: it has its own default, so
+ * `unknown_tools` does not apply), for any other call undefined. Synchronous
+ * and without I/O, like the rest of the policy; a throw blocks the call.
+ */
+export type PolicySection = (call: ToolCall, tool: ToolDeclaration | undefined) => readonly SectionVerdict[] | undefined;
 
 export interface CallEvaluator {
   /**
@@ -47,8 +80,9 @@ const NO_ALIASES: readonly string[] = Object.freeze([]);
  * `ask_when`, `ask_always`, the tool's own check, and the default for tools
  * that say nothing). Any error inside blocks the call.
  */
-export function createCallEvaluator(options: { policy: Policy; openWorld: boolean }): CallEvaluator {
+export function createCallEvaluator(options: { policy: Policy; openWorld: boolean; sections?: readonly PolicySection[] }): CallEvaluator {
   const { policy } = options;
+  const sections = options.sections ?? [];
   const names = new Map<string, NameFacts>();
 
   function factsFor(name: string): NameFacts {
@@ -114,13 +148,32 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
       sources.push({ decision: 'ask', rule: facts.askWhen.label, reason: `${name} matches ${JSON.stringify(facts.askWhen.pattern.source)}`, required: true });
     }
     if (policy.askAlways) sources.push({ decision: 'ask', rule: 'ask_always', reason: 'every call asks (ask_always)', required: true });
+    let judged: Judged = toolRule !== undefined ? 'tool-rule' : 'nothing';
+    for (const section of sections) {
+      const verdicts = section(call, tool);
+      if (verdicts === undefined) continue;
+      if (verdicts.length === 0) throw new Error('a policy section spoke about the call but gave no verdict');
+      for (const verdict of verdicts) {
+        sources.push({
+          decision: verdict.decision,
+          rule: verdict.rule,
+          reason: verdict.reason,
+          required: verdict.required,
+          description: verdict.description,
+          ...(verdict.request === undefined ? {} : { request: verdict.request }),
+          ...(verdict.notice === undefined ? {} : { notice: verdict.notice }),
+        });
+        if (verdict.dangerous === true) judged = 'section-dangerous';
+      }
+      if (judged === 'nothing' || judged === 'tool-rule') judged = 'section';
+    }
 
     const declared = tool !== undefined && declaresApproval(tool);
     // Allowed calls take this path without a closure or a promise: it is the gate's hot path.
-    if (!declared) return conclude(name, call, tool, sources, aliases, toolRule !== undefined, declared);
+    if (!declared) return conclude(name, call, tool, sources, aliases, judged, declared);
     return runToolChecks({ tool: tool!, call, context, timeoutMs: policy.checkTimeoutMs, redactKeys: policy.redact.keys }).then((outcomes) => {
       for (const outcome of outcomes) sources.push({ ...outcome, required: outcome.decision === 'ask' ? outcome.request.required : true });
-      return conclude(name, call, tool, sources, aliases, toolRule !== undefined, declared);
+      return conclude(name, call, tool, sources, aliases, judged, declared);
     });
   }
 
@@ -131,11 +184,11 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     tool: ToolDeclaration | undefined,
     sources: Source[],
     aliases: readonly string[],
-    hasToolRule: boolean,
+    judged: Judged,
     declared: boolean,
   ): EvaluatedVerdict {
-    let dangerous = false;
-    if (!hasToolRule && !declared && aliases.every((alias) => !policy.tools.has(alias))) {
+    let dangerous = judged === 'section-dangerous';
+    if (judged === 'nothing' && !declared && aliases.every((alias) => !policy.tools.has(alias))) {
       const keyword = dangerousKeyword(name, tool?.description, policy.unknownTools.dangerousKeywords);
       dangerous = keyword !== undefined;
       const fallback = policy.unknownTools.decision;
@@ -202,8 +255,11 @@ function combine(options: { name: string; call: ToolCall; tool: ToolDeclaration 
   if (asks.length > 0) {
     const rich = asks.find((source) => source.request !== undefined)?.request;
     // The policy's description of the tool (or of the matching argument rule) is what the person reads, whoever asks.
-    const description = sources.find((source) => source.description !== undefined && source.description !== '')?.description;
+    const chosen = sources.find((source) => source.description !== undefined && source.description !== '')?.description;
     const base = rich ?? defaultRequest({ call, redactKeys: options.redactKeys });
+    // A notice (a changed definition) goes first whichever description is chosen: a rule's description must not hide it.
+    const notices = [...new Set(asks.flatMap((source) => (source.notice === undefined ? [] : [source.notice])))];
+    const description = notices.length === 0 ? chosen : [...notices, chosen ?? base.description].join('\n\n');
     const request: ApprovalRequest = { ...base, ...(description === undefined ? {} : { description }), required: asks.some((source) => source.required) };
     const first = asks[0]!;
     return { kind: 'ask', request, rule: first.rule, reason: first.reason, trace };

@@ -2,7 +2,7 @@ import { resolveMode } from './approval-controller.ts';
 import { createInMemoryApprovalMemory, memoryKey, type ApprovalMemory } from './approval-memory.ts';
 import { presentRequest, type Approver, type PresentedRequest } from './approver.ts';
 import { AUDIT_SCHEMA_VERSION, type AuditEntry, type AuditSink } from './audit-entry.ts';
-import { createCallEvaluator, type EvaluatedVerdict } from './evaluate-call.ts';
+import { createCallEvaluator, type EvaluatedVerdict, type PolicySection } from './evaluate-call.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { Policy } from './policy/policy.ts';
 import { redact } from './redact.ts';
@@ -44,6 +44,8 @@ export interface GateOptions {
   tools?: Iterable<ToolDeclaration>;
   /** Treat unregistered tools as tools that declare nothing (the simulator, gateways). */
   openWorld?: boolean;
+  /** Parts of the policy beyond `tools` that speak about some tools (the MCP gateway's `mcp.servers`). */
+  sections?: readonly PolicySection[];
   /** Overrides the policy's mode (CLI flags). */
   mode?: RunMode;
   memory?: ApprovalMemory;
@@ -109,7 +111,7 @@ export function createGate(options: GateOptions): Gate {
     }
   };
   for (const tool of options.tools ?? []) learn(tool);
-  const evaluator = createCallEvaluator({ policy, openWorld: options.openWorld ?? false });
+  const evaluator = createCallEvaluator({ policy, openWorld: options.openWorld ?? false, sections: options.sections });
   const memory = options.memory ?? createInMemoryApprovalMemory();
   const clock = options.clock ?? { now: () => performance.now() };
   const mode = options.mode ?? policy.mode;
@@ -229,7 +231,7 @@ export function createGate(options: GateOptions): Gate {
     const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
     const verdict = await (evaluated ?? evaluator.evaluate(call, context, tool));
     const { dangerous } = verdict;
-    const auditFailure = await record(call, context, verdict, verdictOutcome(verdict, call), 'verdict', started);
+    const auditFailure = await record(call, context, verdict, verdictOutcome(verdict, call), 'verdict', started, tool);
     if (verdict.kind !== 'ask' || auditFailure !== undefined) {
       const outcome = auditFailure ?? verdictOutcome(verdict, call);
       observe(call, tool !== undefined, verdict.kind, outcome, dangerous, started);
@@ -331,7 +333,7 @@ export function createGate(options: GateOptions): Gate {
    */
   async function finish(step: PendingAsk, decided: Authorization, remember?: () => void | Promise<void>): Promise<Authorization> {
     const outcome = step.approver !== undefined && decided.source === 'person' ? { ...decided, approver: step.approver } : decided;
-    const failure = await record(step.call, step.context, step.verdict, outcome, 'decision', step.started);
+    const failure = await record(step.call, step.context, step.verdict, outcome, 'decision', step.started, step.tool);
     const final = failure ?? outcome;
     if (failure === undefined && remember !== undefined) {
       try {
@@ -366,6 +368,7 @@ export function createGate(options: GateOptions): Gate {
     outcome: Authorization,
     kind: AuditEntry['kind'],
     started: number,
+    tool: ToolDeclaration | undefined,
   ): Promise<Authorization | undefined> {
     if (options.audit === undefined) return undefined;
     if (kind === 'verdict' && verdict.kind === 'ask') {
@@ -391,6 +394,8 @@ export function createGate(options: GateOptions): Gate {
         rule: outcome.rule,
         reason: outcome.reason,
         latency_ms: Math.round((clock.now() - started) * 1000) / 1000,
+        ...(typeof tool?.server === 'string' ? { server: tool.server } : {}),
+        ...(typeof tool?.identity === 'string' ? { identity: tool.identity } : {}),
         ...(kind === 'decision' && outcome.approver !== undefined ? { approver: outcome.approver } : {}),
       });
       return undefined;

@@ -34,6 +34,8 @@ export interface ToolDeclaration {
    * the tool's definition: when it changes, earlier approvals stop applying.
    */
   identity?: string;
+  /** The MCP server that offers the tool: audit lines name it (with `identity`). */
+  server?: string;
   /**
    * Other names the tool is known by (an MCP tool's name on its server when
    * clients see it namespaced): the policy's name rules judge these too, and

@@ -5,7 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { createAuditLog, type AuditLog } from '../audit/audit-log.ts';
-import { createNonInteractiveApprover, type Approver } from '../core/approver.ts';
+import { createNonInteractiveApprover, type Approver, type PresentedRequest } from '../core/approver.ts';
 import type { AuditSink } from '../core/audit-entry.ts';
 import type { Gate } from '../core/gate.ts';
 import { firstMatch } from '../core/pattern.ts';
@@ -26,7 +26,7 @@ import { createElicitationApprover } from './elicitation-approver.ts';
 import { buildGatewayRoutes, clientUrisFor, type GatewayRoutes } from './gateway-routes.ts';
 import { createGatewayStats, type GatewayStatsSnapshot } from './gateway-stats.ts';
 import { DEFAULT_CALL_TIMEOUT_MS, type McpGatewayOptions } from './mcp-gateway-options.ts';
-import { createMcpToolDeclaration, type McpToolEntry } from './mcp-tool-declaration.ts';
+import { blockedWhateverTheArguments, createMcpServerSection, type McpToolEntry } from './mcp-tool-declaration.ts';
 import { changedFields, toolDefinitionHash, toolIdentity } from './tool-definition.ts';
 import { createUpstreamConnection, type UpstreamConnection, type UpstreamEvents } from './upstream-connection.ts';
 import { readUpstreamServers, type UpstreamServerConfig } from './upstream-server-config.ts';
@@ -92,6 +92,8 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
   const sessions = new Set<GatewaySession>();
 
   let entries = new Map<string, McpToolEntry>();
+  /** The entries clients are offered: `entries` less the tools the policy blocks whatever the arguments. */
+  let listed: McpToolEntry[] = [];
   let routes: GatewayRoutes = buildGatewayRoutes({ sources: [], mode });
   let toolsSignature = '';
   let promptsSignature = '';
@@ -113,8 +115,11 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
   const auditSink = durability?.sink ?? options.audit;
   const recordChange = ownAuditLog === undefined ? undefined : recordDefinitionChanges(ownAuditLog);
   const auditTarget = ownAuditLog ?? options.audit;
+  // Each server's section of the policy judges the calls to its tools, as one more source of the gate's.
+  const servers = createMcpServerSection({ policy, changeNote: (entry) => notes.get(pairKey(entry.server.name, entry.tool.name))?.text });
   const gate = createRuntimeGate({
     loaded,
+    sections: [servers.section],
     mode: options.mode,
     // A call to a tool no client can see is redacted with every server's keys: its server is not known.
     audit: auditSink === undefined ? undefined : redactingSink(auditSink, (tool) => entries.get(tool)?.server.redactKeys ?? everyServersKeys),
@@ -194,11 +199,12 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     for (const entry of next.values()) {
       const previous = entries.get(entry.clientName);
       if (previous?.identity === entry.identity && previous.server === entry.server && previous.tool === entry.tool) continue;
-      const key = pairKey(entry.server.name, entry.tool.name);
-      gate.register(createMcpToolDeclaration({ entry, policy, changeNote: () => notes.get(key)?.text }));
+      gate.register(servers.declare(entry));
     }
     entries = next;
-    const signature = JSON.stringify([...next.values()].map((entry) => [entry.clientName, entry.definitionHash, entry.tool.outputSchema ?? null]));
+    // A tool the policy blocks whatever its arguments is not offered (it could only be refused); called by name, its rule refuses it.
+    listed = [...next.values()].filter((entry) => !blockedWhateverTheArguments({ entry, policy }));
+    const signature = JSON.stringify(listed.map((entry) => [entry.clientName, entry.definitionHash, entry.tool.outputSchema ?? null]));
     if (signature === toolsSignature) return;
     const first = toolsSignature === '';
     toolsSignature = signature;
@@ -259,17 +265,22 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     }
   }
 
+  /** The rule that would decide the call's tool, as a line of the policy: `mcp.servers.files.tools.write_file: allow`. */
+  const ruleFor = (request: PresentedRequest): string => {
+    const entry = entries.get(request.tool);
+    return entry === undefined ? 'tools.<tool>: allow' : `mcp.servers.${entry.server.name}.tools.${entry.tool.name}: allow`;
+  };
   const nonInteractive = createNonInteractiveApprover({
-    hint:
+    hint: (request) =>
       'this MCP client cannot show an approval dialog (it does not support elicitation) and no terminal is attached. ' +
       'Approve with an MCP client that supports elicitation, run `toolgate mcp` from a terminal, ' +
-      `or decide in ${loaded.path}: a rule such as \`mcp.servers.<server>.tools.<tool>: allow\`, or the line \`mode: approve_all\``,
+      `or decide in ${loaded.path}: a rule such as \`${ruleFor(request)}\`, or the line \`mode: approve_all\``,
   });
 
   const nobodyAsked = createNonInteractiveApprover({
-    hint:
+    hint: (request) =>
       'toolgate mcp was started with --approver none: nobody is asked, so calls the policy would ask about are denied. ' +
-      `Decide in ${loaded.path} (a rule that allows or blocks the tool), or start it with another --approver`,
+      `Decide in ${loaded.path} (a rule that allows or blocks the tool, such as \`${ruleFor(request)}\`), or start it with another --approver`,
   });
 
   const core: GatewayCore = {
@@ -281,7 +292,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     connection: (name) => byName.get(name),
     connections: () => connections,
     toolEntry: (name) => entries.get(name),
-    tools: () => [...entries.values()],
+    tools: () => listed,
     routes: () => routes,
     refreshTools,
     acknowledgeChange(entry) {
@@ -360,7 +371,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
    */
   function passedInstructions(connection: UpstreamConnection): string {
     const text = connection.snapshot.instructions!;
-    const offered = new Set([...entries.values()].filter((entry) => entry.server.name === connection.name).map((entry) => entry.tool.name));
+    const offered = new Set(listed.filter((entry) => entry.server.name === connection.name).map((entry) => entry.tool.name));
     const hidden = connection.snapshot.tools.map((tool) => tool.name).filter((name) => !offered.has(name) && mentions(text, name));
     if (hidden.length === 0) return text;
     log(`not passing on the instructions of server ${JSON.stringify(connection.name)}: they name tools clients are not offered (${hidden.map((name) => JSON.stringify(name)).join(', ')})`);
@@ -426,7 +437,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
       return connection;
     },
     openSession,
-    tools: () => [...entries.values()],
+    tools: () => [...listed],
     refresh: refreshTools,
     upstreams: () => connections.map((connection) => ({ name: connection.name, state: connection.state, tools: connection.snapshot.tools.length })),
     stats: () => stats.snapshot(),

@@ -1,9 +1,11 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { PolicySection, SectionVerdict } from '../core/evaluate-call.ts';
+import { firstMatch } from '../core/pattern.ts';
 import { describeConditions, judgeArgumentRules } from '../core/policy/judge-argument-rules.ts';
-import type { Policy } from '../core/policy/policy.ts';
+import { blocksOutright, type Policy } from '../core/policy/policy.ts';
 import { maskSecrets } from '../core/redact.ts';
-import { blockCall, type ApprovalCheckResult, type ToolDeclaration } from '../core/tool-declaration.ts';
-import type { Decision, ToolCall } from '../core/types.ts';
+import type { ToolDeclaration } from '../core/tool-declaration.ts';
+import type { ApprovalRequest, Decision, ToolCall } from '../core/types.ts';
 import type { UpstreamServerConfig } from './upstream-server-config.ts';
 
 /** An upstream tool as the gateway lists it. */
@@ -85,49 +87,108 @@ export function evaluateServerRule(options: { entry: McpToolEntry; policy: Polic
 }
 
 /**
- * The gate's view of an upstream tool: named as the client sees it, its
- * identity bound to the server and the definition, and a `checkApproval` that
- * brings the server's rules (`evaluateServerRule`) to the gate.
- * `changeNote` says, while it returns text, that the definition changed
- * since it was last approved; it is shown in the request.
+ * Everything the server's section of the policy says about one call: its rule
+ * (`evaluateServerRule`), then its `ask_when` and `ask_always`. Undefined when
+ * it says nothing (a top-level `tools` rule decides). Asks carry the request a
+ * person is shown; `changeNote` (while the definition has changed since it was
+ * last shown) goes first in it.
  *
  * @example
- * gate.register(createMcpToolDeclaration({ entry, policy, changeNote: () => undefined }));
+ * serverVerdicts({ entry, policy, args: { path: 'a.txt' }, changeNote: undefined })
+ * // [{ decision: 'allow', rule: 'mcp.servers.files.tools.read_text_file', ... }]
  */
-export function createMcpToolDeclaration(options: { entry: McpToolEntry; policy: Policy; changeNote: () => string | undefined }): ToolDeclaration {
-  const { entry, policy } = options;
-  const declaration: ToolDeclaration = {
-    name: entry.clientName,
-    // The policy's name rules (filter, tools.<name>, ask_when) also judge the
-    // tool's own name on its server: a collision that renames it must not shed them.
-    ...(entry.tool.name === entry.clientName ? {} : { aliases: [entry.tool.name] }),
-    identity: entry.identity,
-    checkApproval: (call: ToolCall): ApprovalCheckResult => {
-      const outcome = evaluateServerRule({ entry, policy, args: call.args });
-      if (outcome === undefined || outcome.decision === 'allow') return null;
-      if (outcome.decision === 'block') return blockCall(outcome.reason.includes(outcome.label) ? outcome.reason : `${outcome.reason} (${outcome.label})`);
-      const note = options.changeNote();
-      const summary = outcome.description ?? entry.tool.description ?? `Call ${entry.tool.name} on MCP server ${entry.server.name}`;
+export function serverVerdicts(options: { entry: McpToolEntry; policy: Policy; call: ToolCall; changeNote: string | undefined }): SectionVerdict[] | undefined {
+  const { entry, call } = options;
+  const { server, tool } = entry;
+  const outcome = evaluateServerRule({ entry, policy: options.policy, args: call.args });
+  const verdicts: SectionVerdict[] = [];
+  if (outcome !== undefined) {
+    const reason = outcome.decision === 'block' && !outcome.reason.includes(outcome.label) ? `${outcome.reason} (${outcome.label})` : outcome.reason;
+    verdicts.push({ decision: outcome.decision, rule: outcome.label, reason, required: outcome.required, description: outcome.description, dangerous: outcome.label === 'unknown_tools.dangerous_keywords' });
+  }
+  const asked = server.askWhen[firstMatch(server.askWhen, tool.name)];
+  if (asked !== undefined) verdicts.push({ decision: 'ask', rule: asked.label, reason: `${tool.name} on MCP server ${server.name} matches ${JSON.stringify(asked.pattern.source)}`, required: true });
+  if (server.askAlways) verdicts.push({ decision: 'ask', rule: `mcp.servers.${server.name}.ask_always`, reason: `every call to MCP server ${server.name} asks (mcp.servers.${server.name}.ask_always)`, required: true });
+  if (verdicts.length === 0) return undefined;
+  if (!verdicts.some((verdict) => verdict.decision === 'ask')) return verdicts;
+  const request: ApprovalRequest = {
+    tool: call.tool,
+    // The server's description is what the tool says it does; the person reads it as such (approval-message.ts: "About").
+    description: outcome?.description ?? tool.description ?? `Call ${tool.name} on MCP server ${server.name}`,
+    payload: call.args ?? null,
+    required: true,
+    presentation: () => {
+      // Secrets are masked for the person, not dropped: the terminal can reveal them from the call's own arguments.
+      const { value, masked } = maskSecrets(call.args ?? {}, server.redactKeys);
+      const rule = verdicts.find((verdict) => verdict.decision === 'ask')!.rule;
       return {
-        tool: call.tool,
-        // The change note first: a server's description may be long, and a person must not miss that the tool changed.
-        description: note === undefined ? summary : `${note}\n\n${summary}`,
-        payload: call.args ?? null,
-        required: outcome.required,
-        presentation: () => {
-          // Secrets are masked for the person, not dropped: the terminal can reveal them from the call's own arguments.
-          const { value, masked } = maskSecrets(call.args ?? {}, entry.server.redactKeys);
-          return {
-            type: 'structured',
-            content: JSON.stringify(value, null, 2) ?? 'null',
-            metadata: { server: entry.server.name, upstreamTool: entry.tool.name, rule: outcome.label, ...(masked === 0 ? {} : { masked_secrets: masked }) },
-          };
-        },
+        type: 'structured',
+        content: JSON.stringify(value, null, 2) ?? 'null',
+        metadata: { server: server.name, upstreamTool: tool.name, rule, ...(masked === 0 ? {} : { masked_secrets: masked }) },
       };
     },
   };
-  if (entry.tool.description !== undefined) declaration.description = entry.tool.description;
-  return declaration;
+  return verdicts.map((verdict) => (verdict.decision === 'ask' ? { ...verdict, request, ...(options.changeNote === undefined ? {} : { notice: options.changeNote }) } : verdict));
+}
+
+/**
+ * The gate's view of upstream tools: `declare` names one as the client sees
+ * it, its identity bound to the server and the definition; `section` is the
+ * servers' part of the policy (`serverVerdicts`) for the gate's `sections`,
+ * judging each call by the entry its declaration was made from.
+ * `changeNote` says, while it returns text, that an entry's definition
+ * changed since it was last shown; it goes first in the request.
+ *
+ * @example
+ * const servers = createMcpServerSection({ policy, changeNote: () => undefined });
+ * const gate = createGate({ policy, sections: [servers.section] });
+ * gate.register(servers.declare(entry));
+ */
+export function createMcpServerSection(options: { policy: Policy; changeNote: (entry: McpToolEntry) => string | undefined }): {
+  section: PolicySection;
+  declare(entry: McpToolEntry): ToolDeclaration;
+} {
+  const { policy } = options;
+  const declared = new WeakMap<ToolDeclaration, McpToolEntry>();
+  return {
+    section: (call, tool) => {
+      const entry = tool === undefined ? undefined : declared.get(tool);
+      if (entry === undefined) return undefined;
+      return serverVerdicts({ entry, policy, call, changeNote: options.changeNote(entry) });
+    },
+    declare: (entry) => {
+      const declaration: ToolDeclaration = {
+        name: entry.clientName,
+        // The policy's name rules (filter, tools.<name>, ask_when) also judge the
+        // tool's own name on its server: a collision that renames it must not shed them.
+        ...(entry.tool.name === entry.clientName ? {} : { aliases: [entry.tool.name] }),
+        identity: entry.identity,
+        server: entry.server.name,
+      };
+      if (entry.tool.description !== undefined) declaration.description = entry.tool.description;
+      declared.set(declaration, entry);
+      return declaration;
+    },
+  };
+}
+
+/**
+ * Whether the policy blocks every call to the tool whatever its arguments:
+ * then clients are not offered it (seed 004's schema filtering), as the AI
+ * SDK adapter does not offer such tools to the model.
+ *
+ * @example
+ * blockedWhateverTheArguments({ entry, policy }) // true for `mcp.servers.files.tools.delete_file: block`
+ */
+export function blockedWhateverTheArguments(options: { entry: McpToolEntry; policy: Policy }): boolean {
+  const { entry, policy } = options;
+  const serverRule = entry.server.tools.get(entry.tool.name);
+  if (serverRule !== undefined && blocksOutright(serverRule)) return true;
+  if (serverRule === undefined && entry.server.defaultDecision === 'block') return true;
+  return [entry.clientName, entry.tool.name].some((name) => {
+    const rule = policy.tools.get(name);
+    return rule !== undefined && blocksOutright(rule);
+  });
 }
 
 function dangerousKeyword(tool: Tool, keywords: readonly string[] | undefined): string | undefined {

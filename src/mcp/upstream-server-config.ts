@@ -33,6 +33,10 @@ export interface UpstreamServerConfig {
   trustAnnotations: boolean;
   /** Rules keyed by the tool's name on the server (not the namespaced name). */
   tools: ReadonlyMap<string, ToolRule>;
+  /** `ask_when`: the server's tools whose name on the server matches one always ask. */
+  askWhen: readonly LabelledPattern[];
+  /** `ask_always`: every call to the server's tools asks (unless blocked). */
+  askAlways: boolean;
   /** Matched against the tool's name on the server. */
   filter: { allow: readonly LabelledPattern[] | undefined; deny: readonly LabelledPattern[] };
   /** The policy's `redact.keys` and the server's own, lowercased. */
@@ -87,6 +91,7 @@ export function readUpstreamServers(options: { policy: Policy; directory: string
       allow: entry.filter?.allow === undefined ? undefined : patterns(entry.filter.allow, [...base, 'filter', 'allow'], issues),
       deny: patterns(entry.filter?.deny ?? [], [...base, 'filter', 'deny'], issues),
     };
+    const askWhen = patterns(entry.ask_when ?? [], [...base, 'ask_when'], issues);
     if (transport === undefined) continue;
     const defaultDecision: Decision = entry.default !== undefined ? normalizeDecision(entry.default) : policy.unknownTools.decision === 'block' ? 'block' : 'ask';
     const defaultLabel = entry.default !== undefined ? formatPath([...base, 'default']) : policy.unknownTools.decision === 'block' ? 'unknown_tools.decision' : `${formatPath(base)} (no default: ask)`;
@@ -101,6 +106,8 @@ export function readUpstreamServers(options: { policy: Policy; directory: string
       defaultLabel,
       trustAnnotations: entry.trust_annotations ?? false,
       tools,
+      askWhen,
+      askAlways: entry.ask_always ?? false,
       filter,
       redactKeys: new Set([...policy.redact.keys, ...(entry.redact?.keys ?? []).map((key) => key.toLowerCase())]),
       resources: readAccessPolicy({ document: entry.resources as AccessDocument, field: 'uri', path: [...base, 'resources'], fallback, issues }),

@@ -5,6 +5,7 @@ import type { Approver } from '../core/approver.ts';
 import type { AuditSink } from '../core/audit-entry.ts';
 import { toolKey, type ApprovalMemory } from '../core/approval-memory.ts';
 import type { ToolDeclaration } from '../core/tool-declaration.ts';
+import type { PolicySection } from '../core/evaluate-call.ts';
 import type { RunMode } from '../core/types.ts';
 import { resolvePolicyPath, type LoadedPolicy } from '../config/load-policy-file.ts';
 import type { GateObserver } from '../core/gate.ts';
@@ -17,6 +18,8 @@ export interface RuntimeGate extends Gate {
 export interface RuntimeGateOptions {
   loaded: LoadedPolicy;
   tools?: Iterable<ToolDeclaration>;
+  /** Parts of the policy beyond `tools` that speak about some tools (`GateOptions.sections`). */
+  sections?: readonly PolicySection[];
   mode?: RunMode;
   approver?: Approver;
   /** Where audit records go; by default the policy's audit log (`audit.path`), unless `audit.enabled: false`. */
@@ -51,6 +54,7 @@ export function createRuntimeGate(options: RuntimeGateOptions): RuntimeGate {
     policy: loaded.policy,
     tools: options.tools,
     openWorld: simulate,
+    sections: options.sections,
     mode: options.mode,
     approver: options.approver,
     audit: simulate ? undefined : (options.audit ?? auditLog),

@@ -2,7 +2,7 @@ import { stepCountIs, type StopCondition, type Tool, type ToolSet } from 'ai';
 import type { Approver } from '../../core/approver.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import type { Gate } from '../../core/gate.ts';
-import type { Policy } from '../../core/policy/policy.ts';
+import { blocksOutright, type ToolRule } from '../../core/policy/policy.ts';
 import type { GateContext } from '../../core/types.ts';
 import type { BuiltinTool } from '../../tools/builtin-tool.ts';
 import type { CallLedger } from './call-ledger.ts';
@@ -83,7 +83,7 @@ export function gateTools<TOOLS extends ToolSet>(options: GateToolsOptions<TOOLS
   };
   const tools: Record<string, Tool> = {};
   for (const [name, entry] of toolEntries(options.tools)) {
-    if (!gate.isVisible(name) || blockedOutright(gate.policy, name)) continue;
+    if (!gate.isVisible(name) || blocks(gate.policy.tools.get(name))) continue;
     const builtin = isBuiltinTool(entry);
     if (!builtin && (entry as { type?: unknown }).type === 'provider' && (entry as { isProviderExecuted?: unknown }).isProviderExecuted === true) {
       throw new ToolgateError({ code: 'USAGE', message: `${name} is executed by the provider, where toolgate cannot stop it; remove it from the gated tools` });
@@ -142,11 +142,6 @@ function isBuiltinTool(tool: unknown): tool is BuiltinTool {
   return typeof tool === 'object' && tool !== null && typeof (tool as BuiltinTool).name === 'string' && typeof (tool as BuiltinTool).checkApproval === 'function';
 }
 
-/** A tool-level `block` with no argument rule that could decide otherwise: the model never sees it. */
-function blockedOutright(policy: Policy, name: string): boolean {
-  const rule = policy.tools.get(name);
-  return rule !== undefined && rule.decision === 'block' && rule.rules.every((argumentRule) => argumentRule.decision === 'block');
-}
 
 function checkedSecret(secret: string | Uint8Array | undefined): string | Uint8Array {
   if (secret === undefined) return randomSecret();
@@ -155,4 +150,9 @@ function checkedSecret(secret: string | Uint8Array | undefined): string | Uint8A
     throw new ToolgateError({ code: 'USAGE', message: `the approval secret must be a string or Uint8Array of at least ${MINIMUM_SECRET_BYTES} bytes (e.g. \`openssl rand -base64 32\`)` });
   }
   return secret;
+}
+
+/** A tool-level `block` with no argument rule that could decide otherwise: the model never sees it. */
+function blocks(rule: ToolRule | undefined): boolean {
+  return rule !== undefined && blocksOutright(rule);
 }

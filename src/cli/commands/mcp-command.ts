@@ -75,7 +75,10 @@ Which rule decides a call (then the most restrictive of all that speak wins):
                                      unknown_tools.dangerous_keywords raise it
                                      back to ask
   filter, ask_when                   apply to the names clients see; a server's
-                                     own filter to the names on that server
+                                     own filter, ask_when and ask_always to
+                                     the names on that server
+A tool blocked whatever its arguments is not listed; called by name, its
+rule refuses it.
 
 How a person is asked (without --approver), first available wins: MCP
 elicitation (when the client supports it), the terminal the gateway was

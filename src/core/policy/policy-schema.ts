@@ -142,6 +142,8 @@ const mcpServer = z.strictObject({
   filter: z
     .strictObject({ allow: z.array(pattern).optional(), deny: z.array(pattern).optional() })
     .optional(),
+  ask_when: z.array(pattern).optional().describe("This server's tools whose name (on the server) matches any of these always ask."),
+  ask_always: z.boolean().optional().describe('Every call to this server\'s tools asks unless blocked.'),
   namespace: z.string().optional().describe('Prefix for this server\'s tool names when they collide.'),
   redact: z.strictObject({ keys: z.array(z.string()).optional() }).optional(),
   resources: mcpAccess('uri', 'resources (reads, subscriptions and their completions)'),

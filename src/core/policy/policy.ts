@@ -71,6 +71,17 @@ export interface InsideCondition {
   readonly relativeTo: string | undefined;
 }
 
+/**
+ * A rule that blocks whatever the arguments: a `block` whose argument rules
+ * (if any) all block too. Tools it speaks for are never offered.
+ *
+ * @example
+ * blocksOutright(policy.tools.get('delete_file')!) // true for `delete_file: block`
+ */
+export function blocksOutright(rule: ToolRule): boolean {
+  return rule.decision === 'block' && rule.rules.every((argumentRule) => argumentRule.decision === 'block');
+}
+
 /** The seed-003 keywords, used when `unknown_tools.dangerous_keywords: true`. */
 export const DEFAULT_DANGEROUS_KEYWORDS: readonly string[] = ['execute', 'command', 'delete', 'remove', 'write', 'shell'];
 
