@@ -146,7 +146,7 @@ describe('toolgate check --batch', () => {
     const result = await runCli(['check', '--policy', example, '--batch', '-'], { stdin });
     const output = lines(result.stdout);
     expect(output).toHaveLength(6);
-    expect(output[1]).toEqual({ line: 2, error: 'unknown key "answr" (expected tool, args, session, chat, answer)' });
+    expect(output[1]).toEqual({ line: 2, error: 'unknown key "answr" (expected tool, args, server, session, chat, answer)' });
     expect(output[2]).toMatchObject({ line: 3 });
     expect(output[3]).toMatchObject({ line: 4 });
     expect(output[4]).toEqual({ line: 5, error: expect.stringContaining('not valid JSON') });

@@ -17,9 +17,13 @@ import { loadPolicyOrExplain, UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { RUN_MODE_OPTIONS, runModeFrom, runModeHelp } from '../run-mode-options.ts';
 import { announcePolicy } from '../../config/policy-discovery.ts';
+import { createMcpSimulation } from '../../mcp/simulated-mcp-tools.ts';
+
+type McpSimulation = ReturnType<typeof createMcpSimulation>;
 
 export const CHECK_HELP = `Usage:
   toolgate check [--policy FILE] --tool NAME [--args JSON] [options]
+  toolgate check [--policy FILE] --server NAME --tool TOOL [--args JSON] [options]
   toolgate check [--policy FILE] --batch FILE.jsonl|- [options]
 
 What the policy does with a tool call, through the very same code path as a
@@ -30,15 +34,19 @@ Options:
   --policy FILE     the policy (default: ./toolgate.yaml, .yml or .json)
   --tool NAME       the tool to call
   --args JSON       its arguments as a JSON object (default {})
+  --server NAME     the tool is TOOL of the MCP server mcp.servers.NAME, judged as
+                    \`toolgate mcp\` judges it (without starting the server). A
+                    namespaced name such as files__write_file needs no --server.
   --session ID      session of the call (default "check")
   --chat ID         chat of the call
 ${runModeHelp(17)}
   --answer ANSWER   what a person would answer if asked: once | session | deny
-  --batch FILE      one call per line: {"tool", "args", "session"?, "chat"?, "answer"?};
+  --batch FILE      one call per line: {"tool", "args", "server"?, "session"?, "chat"?, "answer"?};
                     "-" reads stdin. Lines share one memory, so an "approve for
                     session" on one line applies to later lines. An audit log is
                     accepted too: its calls are replayed against this policy, with
-                    the answers people gave then.
+                    the answers people gave then (an MCP gateway's calls as its
+                    server's tools).
   --explain         say which rules matched and why
   --show            print the approval prompt exactly as the terminal shows it
   --json            one JSON object per call (always on with --batch)
@@ -54,7 +62,8 @@ Output (--json and --batch), one line per call:
   "note" says when the tool is neither toolgate's own nor in the policy: it is
   judged as a tool with no rule and no declaration (unknown_tools.decision),
   while \`toolgate run\` offers the model only its own tools and blocks a call
-  to any other.
+  to any other; for an MCP server's tool, it says what the simulation could
+  not know without starting the server (its description and annotations).
 
 Exit codes:
   0  allowed or approved (batch: every line was read)
@@ -74,6 +83,10 @@ const ANSWERS: Record<string, ApprovalDecision> = {
 interface SimulatedCall {
   tool: string;
   args: unknown;
+  /** The MCP server whose tool it is (`--server`, a batch line's or an audit line's `server`). */
+  server?: string | undefined;
+  /** An audit line's tool identity: lets "always" approvals bound to the definition be found. */
+  identity?: string | undefined;
   session?: string;
   chat?: string;
   answer?: string;
@@ -91,6 +104,7 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
     options: {
       policy: { type: 'string' },
       tool: { type: 'string' },
+      server: { type: 'string' },
       args: { type: 'string' },
       session: { type: 'string' },
       chat: { type: 'string' },
@@ -108,8 +122,8 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
     return EXIT.ok;
   }
   if ((values.tool === undefined) === (values.batch === undefined)) throw new UsageError('give either --tool NAME or --batch FILE');
-  if (values.batch !== undefined && (values.args !== undefined || values.answer !== undefined)) {
-    throw new UsageError('--args and --answer go with --tool; in --batch files each line carries its own');
+  if (values.batch !== undefined && (values.args !== undefined || values.answer !== undefined || values.server !== undefined)) {
+    throw new UsageError('--args, --server and --answer go with --tool; in --batch files each line carries its own');
   }
   const mode = runModeFrom(values);
   if (values.answer !== undefined && ANSWERS[values.answer] === undefined) {
@@ -133,16 +147,20 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
   const { tools } = await createBuiltinTools({ loaded, cwd: io.cwd });
   // call_worker is judged as `toolgate run` declares it (it never runs here).
   const worker = createWorkerTool({ askFirst: loaded.policy.tools.get(WORKER_TOOL_NAME)?.decision !== 'allow', runChild: async () => '' });
-  const gate = createRuntimeGate({ loaded, tools: [...tools, worker], mode, simulate: true, memory: createInMemoryApprovalMemory() });
+  // MCP servers' tools are judged by their section of the policy, as the gateway judges them.
+  const mcp = createMcpSimulation({ loaded, env: io.env });
+  const gate = createRuntimeGate({ loaded, tools: [...tools, worker], sections: [mcp.section], mode, simulate: true, memory: createInMemoryApprovalMemory() });
   const color = io.env.NO_COLOR === undefined && io.stdout.isTTY === true;
-  const options = { gate, io, explain: values.explain === true, show: values.show === true, color };
+  const options = { gate, io, explain: values.explain === true, show: values.show === true, color, mcp };
   const knownTools = [...tools.map((tool) => tool.name), worker.name, ...loaded.policy.tools.keys()];
-  const noteFor = (tool: string): string | undefined => unknownToolNote({ tool, gate, knownTools });
+  const noteFor = (tool: string): string | undefined => unknownToolNote({ tool, gate, knownTools, mcpServers: mcp.servers.map((server) => server.name) });
 
   if (values.tool !== undefined) {
-    const call: SimulatedCall = { tool: values.tool, args, session: values.session, chat: values.chat, answer: values.answer };
-    const result = await simulate(call, 1, options);
-    const note = noteFor(call.tool);
+    const call: SimulatedCall = { tool: values.tool, args, server: values.server, session: values.session, chat: values.chat, answer: values.answer };
+    const simulated = await simulate(call, 1, options);
+    if ('error' in simulated) throw new UsageError(`--server: ${simulated.error}`);
+    const { result } = simulated;
+    const note = simulated.note ?? noteFor(call.tool);
     if (values.json === true) io.stdout.write(`${terminalSafeJson(outputOf(result, options.explain, note))}\n`);
     else io.stdout.write(humanOutput(result, options.explain, note));
     if (result.decision === 'allow' || result.decision === 'approved') return EXIT.ok;
@@ -169,14 +187,46 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
       io.stdout.write(`${terminalSafeJson({ line: lineNumber, error: parsed.error })}\n`);
       continue;
     }
-    const result = await simulate({ ...parsed, session: parsed.session ?? values.session, chat: parsed.chat ?? values.chat }, lineNumber, options);
+    const simulated = await simulate({ ...parsed, session: parsed.session ?? values.session, chat: parsed.chat ?? values.chat }, lineNumber, options);
+    if ('error' in simulated) {
+      malformed++;
+      io.stderr.write(`${safe(source === '-' ? '<stdin>' : source)}:${lineNumber}: ${safe(simulated.error)}\n`);
+      io.stdout.write(`${terminalSafeJson({ line: lineNumber, error: simulated.error })}\n`);
+      continue;
+    }
+    const note = simulated.note ?? noteFor(parsed.tool);
     // The line number and the tool first, so each output line can be matched with its input without counting.
-    io.stdout.write(`${terminalSafeJson({ line: lineNumber, tool: parsed.tool, ...outputOf(result, options.explain, noteFor(parsed.tool)) })}\n`);
+    io.stdout.write(`${terminalSafeJson({ line: lineNumber, tool: parsed.tool, ...(parsed.server === undefined ? {} : { server: parsed.server }), ...outputOf(simulated.result, options.explain, note) })}\n`);
   }
   return malformed > 0 ? EXIT.badInput : EXIT.ok;
 }
 
+/**
+ * One call through the gate; an MCP server's tool (named with its server, or
+ * by its namespaced name) is declared as the gateway declares it for the
+ * call, and the declaration it stands in for is put back afterwards, so a
+ * built-in tool of the same name on the next line is judged as itself.
+ */
 async function simulate(
+  call: SimulatedCall,
+  lineNumber: number,
+  options: { gate: Gate; io: CliIo; show: boolean; color: boolean; mcp: McpSimulation },
+): Promise<{ result: Authorization; note: string | undefined } | { error: string }> {
+  const mcpTool = options.mcp.resolve({ tool: call.tool, server: call.server, identity: call.identity });
+  if (mcpTool !== undefined && 'error' in mcpTool) return mcpTool;
+  if (mcpTool === undefined) return { result: await authorizeSimulated(call, lineNumber, options), note: undefined };
+  const { gate } = options;
+  const previous = gate.tool(call.tool);
+  gate.register(mcpTool.declaration);
+  try {
+    return { result: await authorizeSimulated(call, lineNumber, options), note: mcpTool.note };
+  } finally {
+    if (previous === undefined) gate.unregister(call.tool);
+    else gate.register(previous);
+  }
+}
+
+async function authorizeSimulated(
   call: SimulatedCall,
   lineNumber: number,
   options: { gate: Gate; io: CliIo; show: boolean; color: boolean },
@@ -219,13 +269,16 @@ function outputOf(result: Authorization, explain: boolean, note: string | undefi
  * (no rule, no declaration: `unknown_tools.decision`); `toolgate run` offers
  * the model only its own tools, so there a call to it is blocked.
  */
-function unknownToolNote(options: { tool: string; gate: Gate; knownTools: readonly string[] }): string | undefined {
+function unknownToolNote(options: { tool: string; gate: Gate; knownTools: readonly string[]; mcpServers: readonly string[] }): string | undefined {
   const { tool, gate } = options;
   if (gate.tool(tool) !== undefined || gate.policy.tools.has(tool)) return undefined;
   const close = closestName(tool, options.knownTools);
+  const servers = options.mcpServers;
+  const mcp = servers.length === 0 ? '' : `; for a tool of one of the policy's MCP servers (${servers.join(', ')}), give --server NAME (batch: "server")`;
   return (
     `${tool} is not a toolgate tool and the policy has no rule for it${close === undefined ? '' : ` (did you mean ${close}?)`}: ` +
-    'judged as a tool with no rule and no declaration of its own (unknown_tools.decision), such as a tool an MCP server or your own code offers; `toolgate run` offers the model only its own tools and blocks a call to any other'
+    'judged as a tool with no rule and no declaration of its own (unknown_tools.decision), such as a tool an MCP server or your own code offers; `toolgate run` offers the model only its own tools and blocks a call to any other' +
+    mcp
   );
 }
 
@@ -285,23 +338,27 @@ function parseBatchLine(text: string, replay: Map<string, string>): BatchLine {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'expected a JSON object with "tool" and "args"' };
   const line = value as Record<string, unknown>;
-  if (line.v !== undefined && (line.kind === 'verdict' || line.kind === 'decision' || line.kind === 'definition_changed')) {
-    // An audit record: replay its call; decision records only supply answers, other records no call.
+  if (line.v !== undefined && typeof line.kind === 'string') {
+    // An audit record: replay its call; decision records only supply answers, other records
+    // (definition_changed, call_not_run, mcp_access) no call.
     if (line.kind !== 'verdict') return { skip: true };
     if (typeof line.tool !== 'string') return { error: 'audit record without a tool' };
     return {
       tool: line.tool,
       args: line.args ?? {},
+      // An MCP gateway's line names the server and the tool's identity: replayed as that server's tool.
+      server: typeof line.server === 'string' ? line.server : undefined,
+      identity: typeof line.identity === 'string' ? line.identity : undefined,
       session: typeof line.session === 'string' ? line.session : undefined,
       chat: typeof line.chat === 'string' ? line.chat : undefined,
       answer: replay.get(`${String(line.session)}\u0000${String(line.call_id)}`),
     };
   }
-  const known = new Set(['tool', 'args', 'session', 'chat', 'answer']);
+  const known = new Set(['tool', 'args', 'server', 'session', 'chat', 'answer']);
   const unknown = Object.keys(line).filter((key) => !known.has(key));
-  if (unknown.length > 0) return { error: `unknown key ${JSON.stringify(unknown[0])} (expected tool, args, session, chat, answer)` };
+  if (unknown.length > 0) return { error: `unknown key ${JSON.stringify(unknown[0])} (expected tool, args, server, session, chat, answer)` };
   if (typeof line.tool !== 'string' || line.tool === '') return { error: '"tool" must be a non-empty string' };
-  for (const key of ['session', 'chat'] as const) {
+  for (const key of ['server', 'session', 'chat'] as const) {
     if (line[key] !== undefined && typeof line[key] !== 'string') return { error: `"${key}" must be a string` };
   }
   if (line.answer !== undefined && (typeof line.answer !== 'string' || ANSWERS[line.answer] === undefined)) {
@@ -311,6 +368,7 @@ function parseBatchLine(text: string, replay: Map<string, string>): BatchLine {
   return {
     tool: line.tool,
     args: line.args ?? {},
+    server: line.server as string | undefined,
     session: line.session as string | undefined,
     chat: line.chat as string | undefined,
     answer: line.answer as string | undefined,
