@@ -5,10 +5,14 @@
  * allows, asked about when it says ask, refused when it blocks, and every
  * one audited as an mcp_access line.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { everythingServer, resultText, startGatewayHarness, type GatewayHarness } from './mcp-gateway-harness.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { everythingServer, resultText, startGatewayHarness, startHttpGatewayProcess, type GatewayHarness } from './mcp-gateway-harness.ts';
 
 let harness: GatewayHarness | undefined;
 afterEach(async () => {
@@ -19,13 +23,18 @@ afterEach(async () => {
 const TOOLS = { 'trigger-sampling-request': 'allow', 'trigger-elicitation-request': 'allow' };
 
 /** A client that samples (answering with `sampled`) and elicits (with `elicit`), as desktop clients do. */
-async function capableClient(gateway: GatewayHarness, elicit: (request: ElicitRequest) => ElicitResult): Promise<{ client: Client; sampled: string[]; elicited: string[] }> {
+async function capableClient(
+  gateway: GatewayHarness,
+  elicit: (request: ElicitRequest) => ElicitResult,
+  options: { model?: string; beforeSampling?: () => Promise<void> } = {},
+): Promise<{ client: Client; sampled: string[]; elicited: string[] }> {
   const sampled: string[] = [];
   const elicited: string[] = [];
   const client = new Client({ name: 'capable-client', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
-  client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     sampled.push(JSON.stringify(request.params.messages));
-    return { role: 'assistant', content: { type: 'text', text: 'written by the client model' }, model: 'client-model' };
+    await options.beforeSampling?.();
+    return { role: 'assistant', content: { type: 'text', text: `written by the ${options.model ?? 'client'} model` }, model: 'client-model' };
   });
   client.setRequestHandler(ElicitRequestSchema, (request) => {
     elicited.push(request.params.message);
@@ -84,5 +93,65 @@ describe("a server's requests of the client", () => {
     const blocked = await capableClient(harness, () => ({ action: 'accept', content: {} }));
     expect((await blocked.client.callTool({ name: 'trigger-elicitation-request', arguments: {} })).isError).toBe(true);
     expect(blocked.elicited).toEqual([]);
+  });
+
+  it("with several capable clients, the one whose call the server is serving is asked, never another's model or person", async () => {
+    harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { everything: { ...everythingServer(), tools: TOOLS, sampling: 'allow' } } } }) });
+    let releaseAlice: () => void = () => undefined;
+    let holdAlice = false;
+    const alice = await capableClient(harness, () => ({ action: 'decline' }), {
+      model: 'alice',
+      beforeSampling: () => (holdAlice ? new Promise<void>((resolve) => (releaseAlice = resolve)) : Promise.resolve()),
+    });
+    const bob = await capableClient(harness, () => ({ action: 'decline' }), { model: 'bob' });
+    expect(resultText(await samplingCall(alice.client))).toContain('written by the alice model');
+    expect(resultText(await samplingCall(bob.client))).toContain('written by the bob model');
+    expect([alice.sampled.length, bob.sampled.length]).toEqual([1, 1]);
+    expect(resultText(await bob.client.callTool({ name: 'trigger-elicitation-request', arguments: {} }))).toMatch(/declin/i);
+    expect([alice.elicited.length, bob.elicited.length]).toEqual([0, 1]);
+
+    // Both calls under way at once: whose the server's request is cannot be told, so it is refused, and nobody's model writes for it.
+    holdAlice = true;
+    const aliceCall = samplingCall(alice.client);
+    await vi.waitFor(() => expect(alice.sampled).toHaveLength(2));
+    const bobResult = await samplingCall(bob.client);
+    expect(bobResult.isError).toBe(true);
+    expect(resultText(bobResult)).toContain('which one it means cannot be told');
+    expect(bob.sampled).toHaveLength(1);
+    releaseAlice();
+    expect(resultText(await aliceCall)).toContain('written by the alice model');
+  });
+});
+
+describe("a server's requests of its clients over Streamable HTTP (toolgate mcp --http, two clients)", () => {
+  it("each client's call is answered by its own model", async () => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-http-sampling-'));
+    const policyPath = path.join(directory, 'toolgate.json');
+    writeFileSync(policyPath, JSON.stringify({ mcp: { servers: { everything: { ...everythingServer(), tools: TOOLS, sampling: 'allow' } } } }));
+    const token = 'sampling-token-0123456789abcdef';
+    const gateway = await startHttpGatewayProcess({ policyPath, token });
+    const clients: Client[] = [];
+    try {
+      const connect = async (model: string) => {
+        const sampled: string[] = [];
+        const client = new Client({ name: `http-${model}`, version: '1.0.0' }, { capabilities: { sampling: {} } });
+        client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+          sampled.push(JSON.stringify(request.params.messages));
+          return { role: 'assistant', content: { type: 'text', text: `written by the ${model} model` }, model };
+        });
+        await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+        clients.push(client);
+        return { client, sampled };
+      };
+      const alice = await connect('alice');
+      const bob = await connect('bob');
+      expect(resultText(await samplingCall(bob.client))).toContain('written by the bob model');
+      expect(resultText(await samplingCall(alice.client))).toContain('written by the alice model');
+      expect([alice.sampled.length, bob.sampled.length]).toEqual([1, 1]);
+    } finally {
+      await Promise.allSettled(clients.map((client) => client.close()));
+      await gateway.stop();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -3,7 +3,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingLevel, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { createAuditLog, type AuditLog } from '../audit/audit-log.ts';
 import { createNonInteractiveApprover, type Approver, type PresentedRequest } from '../core/approver.ts';
 import type { AuditSink } from '../core/audit-entry.ts';
@@ -139,9 +139,14 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
           : `toolgate: ${sharing.length} clients of this gateway share roots; it cannot tell whose ${JSON.stringify(server)} should use`,
       );
     },
+    // Sent along the client's request the server is serving (over HTTP: on that request's stream), when there is one.
     createMessage: (server, params, signal) =>
-      relayToClient(server, 'sampling/createMessage', signal, (session) => session.server.createMessage(params, { signal }), { messages: params.messages, max_tokens: params.maxTokens }),
-    elicit: (server, params, signal) => relayToClient(server, 'elicitation/create', signal, (session) => session.server.elicitInput(params, { signal }), { message: params.message }),
+      relayToClient(server, 'sampling/createMessage', signal, (session, relatedRequestId) => session.server.createMessage(params, { signal, relatedRequestId }), {
+        messages: params.messages,
+        max_tokens: params.maxTokens,
+      }),
+    elicit: (server, params, signal) =>
+      relayToClient(server, 'elicitation/create', signal, (session, relatedRequestId) => session.server.elicitInput(params, { signal, relatedRequestId }), { message: params.message }),
     toolsChanged: () => rebuildTools(),
     promptsChanged: () => rebuildRoutes(),
     resourcesChanged: () => rebuildRoutes(),
@@ -381,14 +386,16 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
   /**
    * A server's request of the client (sampling, elicitation): decided by the
    * policy (asking a person when it says ask) and audited, then sent to the
-   * one client that can answer it. With several such clients, whose the
-   * request is cannot be told, and it is refused.
+   * client it belongs to: of the clients that can answer it, the one with a
+   * request the server is serving now (its tool call asked), or the only one.
+   * When that cannot be told (several are, or none is and several could), it
+   * is refused: never another client's person or model.
    */
   async function relayToClient<Result>(
     serverName: string,
     method: 'sampling/createMessage' | 'elicitation/create',
     signal: AbortSignal,
-    send: (session: GatewaySession) => Promise<Result>,
+    send: (session: GatewaySession, relatedRequestId: RequestId | undefined) => Promise<Result>,
     shown: Record<string, unknown>,
   ): Promise<Result> {
     const config = byName.get(serverName)?.config;
@@ -397,15 +404,20 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
       const declared = session.server.getClientCapabilities();
       return method === 'sampling/createMessage' ? declared?.sampling !== undefined : declared?.elicitation !== undefined;
     });
-    if (able.length !== 1) {
+    // The client whose request the server is serving now is the one it asks; with one able client, that one.
+    const busy = able.filter((session) => session.requestTo(serverName) !== undefined);
+    const chosen = busy.length === 1 ? busy[0] : able.length === 1 ? able[0] : undefined;
+    if (chosen === undefined) {
       throw new McpError(
         ErrorCode.InvalidRequest,
-        able.length === 0 ? `toolgate: no client of this gateway supports ${method}` : `toolgate: ${able.length} clients of this gateway support ${method}; which one ${JSON.stringify(serverName)} means cannot be told`,
+        able.length === 0
+          ? `toolgate: no client of this gateway supports ${method}`
+          : `toolgate: ${able.length} clients of this gateway support ${method} and ${busy.length === 0 ? 'none' : busy.length} of them ${busy.length === 1 ? 'has' : 'have'} a request with ${JSON.stringify(serverName)} under way; which one it means cannot be told`,
       );
     }
-    const session = able[0]!;
-    await core.access(session, undefined, { server: config, method, target: '', args: shown }, signal);
-    return send(session);
+    const relatedRequestId = chosen.requestTo(serverName);
+    await core.access(chosen, relatedRequestId, { server: config, method, target: '', args: shown }, signal);
+    return send(chosen, relatedRequestId);
   }
 
   function openSession(sessionOptions: { sessionId?: string } = {}): McpGatewayConnection {

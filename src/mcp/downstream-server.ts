@@ -41,6 +41,12 @@ export interface GatewaySession {
   attach(transport: Transport): Promise<void>;
   /** Aborts the calls still running (the client went away). */
   abortCalls(reason: unknown): void;
+  /**
+   * The latest of this client's requests being served by `server` now (a
+   * tool call, a prompt, a resource read), or undefined: a server's request
+   * of the client made meanwhile is this client's to answer.
+   */
+  requestTo(server: string): RequestId | undefined;
 }
 
 /** The gateway as one client's server sees it. */
@@ -105,10 +111,30 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
       interception = interceptToolCalls({ transport, handle: callTool });
     },
     abortCalls: (reason) => interception?.abortAll(reason),
+    requestTo: (upstream) => {
+      const ids = inFlight.get(upstream);
+      return ids === undefined ? undefined : [...ids].at(-1);
+    },
   };
 
+  /** This client's requests each server is serving now, oldest first. */
+  const inFlight = new Map<string, Set<RequestId>>();
+  /** Runs `work` with `requestId` counted as being served by `upstream`. */
+  async function serving<Value>(upstream: string | undefined, requestId: RequestId, work: () => Promise<Value>): Promise<Value> {
+    if (upstream === undefined) return work();
+    const ids = inFlight.get(upstream) ?? new Set<RequestId>();
+    inFlight.set(upstream, ids);
+    ids.add(requestId);
+    try {
+      return await work();
+    } finally {
+      ids.delete(requestId);
+      if (ids.size === 0) inFlight.delete(upstream);
+    }
+  }
+
   function callTool(request: CallToolRequest, call: InterceptedCall) {
-    return handleToolCall({
+    return serving(core.toolEntry(request.params.name)?.server.name, call.requestId, () => handleToolCall({
       core,
       request,
       call: {
@@ -119,17 +145,19 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
         approver: { ask: (presented, askOptions) => core.approverFor(session, call.requestId).ask(presented, askOptions) },
         sendNotification: call.sendNotification,
       },
-    });
+    }));
   }
 
-  const forward = async (server: string, method: Parameters<UpstreamConnection['request']>[0], params: Record<string, unknown>, signal: AbortSignal) => {
+  const forward = async (server: string, method: Parameters<UpstreamConnection['request']>[0], params: Record<string, unknown>, extra: { requestId: RequestId; signal: AbortSignal }) => {
     const connection = core.connection(server);
     if (connection === undefined) throw notFoundError(`MCP server ${JSON.stringify(server)}`);
-    try {
-      return await connection.request(method, params, signal);
-    } catch (error) {
-      throw forwardedRequestError(error);
-    }
+    return serving(server, extra.requestId, async () => {
+      try {
+        return await connection.request(method, params, extra.signal);
+      } catch (error) {
+        throw forwardedRequestError(error);
+      }
+    });
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -159,7 +187,7 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
     const route = core.routes().prompts.get(request.params.name);
     if (route === undefined) throw notFoundError(`Prompt ${request.params.name}`);
     await permit(route.server, 'prompts/get', route.prompt.name, extra, request.params.arguments);
-    return forward(route.server, 'prompts/get', { ...request.params, name: route.prompt.name }, extra.signal);
+    return forward(route.server, 'prompts/get', { ...request.params, name: route.prompt.name }, extra);
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
@@ -174,7 +202,7 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
     const target = resolveResource(core.routes(), request.params.uri);
     if (target === undefined) throw notFoundError(`Resource ${request.params.uri}`);
     await permit(target.server, 'resources/read', target.uri, extra);
-    const result = await forward(target.server, 'resources/read', { ...request.params, uri: target.uri }, extra.signal);
+    const result = await forward(target.server, 'resources/read', { ...request.params, uri: target.uri }, extra);
     if (target.uri === request.params.uri || !Array.isArray(result.contents)) return result;
     // A collided URI is read under the client's name for it, and answered under that name too.
     const contents = (result.contents as { uri?: unknown }[]).map((content) => (content.uri === target.uri ? { ...content, uri: request.params.uri } : content));
@@ -224,13 +252,13 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
       if (route === undefined) throw notFoundError(`Prompt ${ref.name}`);
       const config = core.connection(route.server)?.config;
       if (config === undefined || !core.completable({ server: config, method: 'prompts/get', target: route.prompt.name })) return { completion: { values: [] } };
-      return forward(route.server, 'completion/complete', { ...request.params, ref: { ...ref, name: route.prompt.name } }, extra.signal);
+      return forward(route.server, 'completion/complete', { ...request.params, ref: { ...ref, name: route.prompt.name } }, extra);
     }
     const owner = routes.templates.find((route) => route.template.uriTemplate === ref.uri)?.server ?? resolveResource(routes, ref.uri)?.server;
     if (owner === undefined) return { completion: { values: [] } };
     const config = core.connection(owner)?.config;
     if (config === undefined || !core.completable({ server: config, method: 'resources/read', target: ref.uri })) return { completion: { values: [] } };
-    return forward(owner, 'completion/complete', request.params, extra.signal);
+    return forward(owner, 'completion/complete', request.params, extra);
   });
 
   return session;
