@@ -26,7 +26,6 @@ interface Source {
   required: boolean;
   description?: string | undefined;
   request?: ApprovalRequest;
-  notice?: string;
 }
 
 export type EvaluatedVerdict = Verdict & { dangerous: boolean };
@@ -48,17 +47,24 @@ export interface SectionVerdict {
   request?: ApprovalRequest;
   /** The unknown-tool heuristic raised it (`unknown_tools.dangerous_keywords`). */
   dangerous?: boolean;
-  /** A warning the person reads first, whatever description is chosen (a tool's changed definition). */
-  notice?: string;
+}
+
+/** What a policy section says about a call it knows. */
+export interface SectionJudgement {
+  /** Its verdicts; none when another rule (a `tools` rule) speaks for it. */
+  verdicts: readonly SectionVerdict[];
+  /** A warning the person reads first when the call asks, whoever asks (a tool's changed definition). */
+  notice?: string | undefined;
 }
 
 /**
  * A part of the policy that speaks about some tools: for a call to one of
- * them it returns its verdicts (at least one: it has its own default, so
- * `unknown_tools` does not apply), for any other call undefined. Synchronous
- * and without I/O, like the rest of the policy; a throw blocks the call.
+ * them it returns its judgement (where it gives a verdict, `unknown_tools`
+ * does not apply: it has its own default), for any other call undefined.
+ * Synchronous and without I/O, like the rest of the policy; a throw blocks
+ * the call.
  */
-export type PolicySection = (call: ToolCall, tool: ToolDeclaration | undefined) => readonly SectionVerdict[] | undefined;
+export type PolicySection = (call: ToolCall, tool: ToolDeclaration | undefined) => SectionJudgement | undefined;
 
 export interface CallEvaluator {
   /**
@@ -149,11 +155,12 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     }
     if (policy.askAlways) sources.push({ decision: 'ask', rule: 'ask_always', reason: 'every call asks (ask_always)', required: true });
     let judged: Judged = toolRule !== undefined ? 'tool-rule' : 'nothing';
+    let notices: string[] | undefined;
     for (const section of sections) {
-      const verdicts = section(call, tool);
-      if (verdicts === undefined) continue;
-      if (verdicts.length === 0) throw new Error('a policy section spoke about the call but gave no verdict');
-      for (const verdict of verdicts) {
+      const judgement = section(call, tool);
+      if (judgement === undefined) continue;
+      if (judgement.notice !== undefined) (notices ??= []).push(judgement.notice);
+      for (const verdict of judgement.verdicts) {
         sources.push({
           decision: verdict.decision,
           rule: verdict.rule,
@@ -161,19 +168,18 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
           required: verdict.required,
           description: verdict.description,
           ...(verdict.request === undefined ? {} : { request: verdict.request }),
-          ...(verdict.notice === undefined ? {} : { notice: verdict.notice }),
         });
         if (verdict.dangerous === true) judged = 'section-dangerous';
+        else if (judged === 'nothing' || judged === 'tool-rule') judged = 'section';
       }
-      if (judged === 'nothing' || judged === 'tool-rule') judged = 'section';
     }
 
     const declared = tool !== undefined && declaresApproval(tool);
     // Allowed calls take this path without a closure or a promise: it is the gate's hot path.
-    if (!declared) return conclude(name, call, tool, sources, aliases, judged, declared);
+    if (!declared) return conclude(name, call, tool, sources, aliases, judged, declared, notices);
     return runToolChecks({ tool: tool!, call, context, timeoutMs: policy.checkTimeoutMs, redactKeys: policy.redact.keys }).then((outcomes) => {
       for (const outcome of outcomes) sources.push({ ...outcome, required: outcome.decision === 'ask' ? outcome.request.required : true });
-      return conclude(name, call, tool, sources, aliases, judged, declared);
+      return conclude(name, call, tool, sources, aliases, judged, declared, notices);
     });
   }
 
@@ -186,6 +192,7 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
     aliases: readonly string[],
     judged: Judged,
     declared: boolean,
+    notices: readonly string[] | undefined,
   ): EvaluatedVerdict {
     let dangerous = judged === 'section-dangerous';
     if (judged === 'nothing' && !declared && aliases.every((alias) => !policy.tools.has(alias))) {
@@ -200,7 +207,7 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
       }
     }
     // combine returns a fresh object: `dangerous` is added to it rather than copied into another.
-    const verdict = combine({ name, call, tool, sources, redactKeys: policy.redact.keys }) as EvaluatedVerdict;
+    const verdict = combine({ name, call, tool, sources, notices, redactKeys: policy.redact.keys }) as EvaluatedVerdict;
     verdict.dangerous = dangerous;
     return verdict;
   }
@@ -246,7 +253,14 @@ function policySource(name: string, toolRule: ToolRule, args: unknown): Source {
 }
 
 /** Precedence: any block blocks, any ask asks, otherwise allow. */
-function combine(options: { name: string; call: ToolCall; tool: ToolDeclaration | undefined; sources: Source[]; redactKeys: ReadonlySet<string> }): Verdict {
+function combine(options: {
+  name: string;
+  call: ToolCall;
+  tool: ToolDeclaration | undefined;
+  sources: Source[];
+  notices: readonly string[] | undefined;
+  redactKeys: ReadonlySet<string>;
+}): Verdict {
   const { name, call, sources } = options;
   const trace: MatchedRule[] = sources.map((source) => ({ rule: source.rule, decision: source.decision, reason: source.reason }));
   const block = sources.find((source) => source.decision === 'block');
@@ -258,7 +272,7 @@ function combine(options: { name: string; call: ToolCall; tool: ToolDeclaration 
     const chosen = sources.find((source) => source.description !== undefined && source.description !== '')?.description;
     const base = rich ?? defaultRequest({ call, redactKeys: options.redactKeys });
     // A notice (a changed definition) goes first whichever description is chosen: a rule's description must not hide it.
-    const notices = [...new Set(asks.flatMap((source) => (source.notice === undefined ? [] : [source.notice])))];
+    const notices = options.notices ?? [];
     const description = notices.length === 0 ? chosen : [...notices, chosen ?? base.description].join('\n\n');
     const request: ApprovalRequest = { ...base, ...(description === undefined ? {} : { description }), required: asks.some((source) => source.required) };
     const first = asks[0]!;

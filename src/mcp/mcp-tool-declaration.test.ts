@@ -139,11 +139,11 @@ describe("the server's section in the gate: its own rule labels and words", () =
     expect((await authorize({ server: { ask_when: ['x'] }, tools: { x: 'block' } }, { name: 'x' })).verdict.kind).toBe('block');
   });
 
-  it('a changed definition is shown first even when a top-level rule gives the description', async () => {
+  it('a changed definition is shown first whoever asks, even when a top-level rule decides and gives the description', async () => {
     const note = '⚠ The definition of "t" changed';
     const { verdict } = await authorize({ tools: { t: { decision: 'ask', description: 'Writes a note' } } }, { name: 't' }, {}, { changeNote: note });
-    // The top-level rule decides (the server says nothing), so no notice: the server has not spoken.
-    expect(verdict.kind === 'ask' && verdict.request.description).toBe('Writes a note');
+    // The top-level rule decides (the server gives no verdict): the change is shown all the same.
+    expect(verdict.kind === 'ask' && verdict.request.description).toBe(`${note}\n\nWrites a note`);
     const spoken = await authorize({ tools: { t: { decision: 'ask', description: 'Writes a note' } }, server: { tools: { t: 'ask' } } }, { name: 't' }, {}, { changeNote: note });
     expect(spoken.verdict.kind === 'ask' && spoken.verdict.request.description).toBe(`${note}\n\nWrites a note`);
   });
@@ -156,8 +156,9 @@ describe("the server's section in the gate: its own rule labels and words", () =
     const result = await gate.authorize({ tool: 't', args: {}, callId: 'c' }, { sessionId: 's' });
     expect(result).toMatchObject({ decision: 'block' });
     expect(result.reason).toContain('broken section');
-    const silent = createGate({ policy, tools: [{ name: 't' }], sections: [() => []] });
-    expect((await silent.authorize({ tool: 't', args: {}, callId: 'c' }, { sessionId: 's' })).decision).toBe('block');
+    // A section that gives no verdict leaves the call to the rest of the policy: here unknown_tools (ask).
+    const silent = createGate({ policy, tools: [{ name: 't' }], sections: [() => ({ verdicts: [] })] });
+    expect(await silent.evaluate({ tool: 't', args: {}, callId: 'c' }, { sessionId: 's' })).toMatchObject({ kind: 'ask', rule: 'unknown_tools.decision' });
   });
 });
 

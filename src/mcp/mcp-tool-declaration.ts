@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { PolicySection, SectionVerdict } from '../core/evaluate-call.ts';
+import type { PolicySection, SectionJudgement, SectionVerdict } from '../core/evaluate-call.ts';
 import { firstMatch } from '../core/pattern.ts';
 import { describeConditions, judgeArgumentRules } from '../core/policy/judge-argument-rules.ts';
 import { blocksOutright, type Policy } from '../core/policy/policy.ts';
@@ -88,16 +88,16 @@ export function evaluateServerRule(options: { entry: McpToolEntry; policy: Polic
 
 /**
  * Everything the server's section of the policy says about one call: its rule
- * (`evaluateServerRule`), then its `ask_when` and `ask_always`. Undefined when
- * it says nothing (a top-level `tools` rule decides). Asks carry the request a
- * person is shown; `changeNote` (while the definition has changed since it was
- * last shown) goes first in it.
+ * (`evaluateServerRule`), then its `ask_when` and `ask_always` — no verdict
+ * when a top-level `tools` rule decides. Asks carry the request a person is
+ * shown; `changeNote` (while the definition has changed since it was last
+ * shown) is the notice that goes first in whatever request is made.
  *
  * @example
  * serverVerdicts({ entry, policy, args: { path: 'a.txt' }, changeNote: undefined })
- * // [{ decision: 'allow', rule: 'mcp.servers.files.tools.read_text_file', ... }]
+ * // { verdicts: [{ decision: 'allow', rule: 'mcp.servers.files.tools.read_text_file', ... }] }
  */
-export function serverVerdicts(options: { entry: McpToolEntry; policy: Policy; call: ToolCall; changeNote: string | undefined }): SectionVerdict[] | undefined {
+export function serverVerdicts(options: { entry: McpToolEntry; policy: Policy; call: ToolCall; changeNote: string | undefined }): SectionJudgement {
   const { entry, call } = options;
   const { server, tool } = entry;
   const outcome = evaluateServerRule({ entry, policy: options.policy, args: call.args });
@@ -109,8 +109,9 @@ export function serverVerdicts(options: { entry: McpToolEntry; policy: Policy; c
   const asked = server.askWhen[firstMatch(server.askWhen, tool.name)];
   if (asked !== undefined) verdicts.push({ decision: 'ask', rule: asked.label, reason: `${tool.name} on MCP server ${server.name} matches ${JSON.stringify(asked.pattern.source)}`, required: true });
   if (server.askAlways) verdicts.push({ decision: 'ask', rule: `mcp.servers.${server.name}.ask_always`, reason: `every call to MCP server ${server.name} asks (mcp.servers.${server.name}.ask_always)`, required: true });
-  if (verdicts.length === 0) return undefined;
-  if (!verdicts.some((verdict) => verdict.decision === 'ask')) return verdicts;
+  // The change note is the section's to give whoever asks (a top-level rule, the tool's own check).
+  const notice = options.changeNote === undefined ? {} : { notice: options.changeNote };
+  if (!verdicts.some((verdict) => verdict.decision === 'ask')) return { verdicts, ...notice };
   const request: ApprovalRequest = {
     tool: call.tool,
     // The server's description is what the tool says it does; the person reads it as such (approval-message.ts: "About").
@@ -128,7 +129,7 @@ export function serverVerdicts(options: { entry: McpToolEntry; policy: Policy; c
       };
     },
   };
-  return verdicts.map((verdict) => (verdict.decision === 'ask' ? { ...verdict, request, ...(options.changeNote === undefined ? {} : { notice: options.changeNote }) } : verdict));
+  return { verdicts: verdicts.map((verdict) => (verdict.decision === 'ask' ? { ...verdict, request } : verdict)), ...notice };
 }
 
 /**
