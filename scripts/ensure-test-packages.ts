@@ -4,8 +4,16 @@
  * with apt-get; otherwise it fails and says exactly what to install.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 
-const REQUIRED: { binary: string; aptPackage: string; why: string }[] = [
+/** Debian puts PostgreSQL's server programs in /usr/lib/postgresql/<version>/bin, off PATH. */
+function hasPostgresServer(): boolean {
+  if (has('initdb') && has('postgres')) return true;
+  const root = '/usr/lib/postgresql';
+  return existsSync(root) && readdirSync(root).some((version) => existsSync(`${root}/${version}/bin/initdb`) && existsSync(`${root}/${version}/bin/postgres`));
+}
+
+const REQUIRED: { binary: string; aptPackage: string; why: string; present?: () => boolean }[] = [
   { binary: 'bwrap', aptPackage: 'bubblewrap', why: 'the OS sandbox tests run commands in a real bubblewrap sandbox' },
   { binary: 'tmux', aptPackage: 'tmux', why: 'the terminal approver is tested in a real terminal' },
   // The shell attack suites run these for real and check what they did to the filesystem.
@@ -16,13 +24,15 @@ const REQUIRED: { binary: string; aptPackage: string; why: string }[] = [
   { binary: 'patch', aptPackage: 'patch', why: 'patches that create links before a later path are run for real' },
   { binary: 'file', aptPackage: 'file', why: 'readers with writing options (file -C) are run for real' },
   { binary: 'chromium', aptPackage: 'chromium', why: 'the web inbox is tested in real headless Chromium (playwright-core drives /usr/bin/chromium)' },
+  { binary: 'postgres', aptPackage: 'postgresql', why: 'the PostgreSQL store is tested against a real server the tests start', present: hasPostgresServer },
 ];
 
 function has(binary: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore' }).status === 0;
 }
 
-const missing = REQUIRED.filter((entry) => !has(entry.binary));
+const present = (entry: (typeof REQUIRED)[number]) => (entry.present ?? (() => has(entry.binary)))();
+const missing = REQUIRED.filter((entry) => !present(entry));
 if (missing.length > 0) {
   const packages = missing.map((entry) => entry.aptPackage);
   const isRoot = process.getuid?.() === 0;
@@ -43,7 +53,7 @@ if (missing.length > 0) {
       process.exit(1);
     }
   }
-  const still = missing.filter((entry) => !has(entry.binary));
+  const still = missing.filter((entry) => !present(entry));
   if (still.length > 0) {
     process.stderr.write(`still missing after install: ${still.map((entry) => entry.binary).join(', ')}\n`);
     process.exit(1);

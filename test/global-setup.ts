@@ -1,15 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startTestPostgres, TEST_POSTGRES_URL_VARIABLE } from './postgres-server.ts';
 
 /**
  * Runs once around the suite: says which Node runs it (toolgate needs >= 22),
  * and gives the run its own temporary directory. Every test file's
  * `os.tmpdir()` (and every process they start) is under it, so whatever a
  * test forgets to remove, or leaves behind when it fails or times out, goes
- * with the run instead of piling up in /tmp.
+ * with the run instead of piling up in /tmp. And starts the run's PostgreSQL
+ * server (`postgres-server.ts`), whose admin URL the workers inherit.
  */
-export default function setup(): () => void {
+export default async function setup(): Promise<() => Promise<void>> {
   const major = Number(process.versions.node.split('.')[0]);
   process.stdout.write(`toolgate tests on Node ${process.version}\n`);
   if (major < 22) throw new Error(`toolgate needs Node >= 22, the tests run on ${process.version}: run them through npm (npm test), which uses the pinned node devDependency`);
@@ -17,7 +19,12 @@ export default function setup(): () => void {
   // Workers are started after this and inherit the environment.
   const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-tests-'));
   process.env.TMPDIR = directory;
-  return () => {
+  // One PostgreSQL server for the run; each test that needs it makes its own database (postgres-server.ts).
+  const postgres = await startTestPostgres();
+  process.env[TEST_POSTGRES_URL_VARIABLE] = postgres.url;
+  return async () => {
+    await postgres.stop();
+    delete process.env[TEST_POSTGRES_URL_VARIABLE];
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
     try {

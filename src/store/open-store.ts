@@ -1,4 +1,3 @@
-import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 import type { ToolgateStore } from './store.ts';
 
@@ -11,8 +10,7 @@ import type { ToolgateStore } from './store.ts';
  */
 export async function openStore(options: { location: string }): Promise<ToolgateStore> {
   const { location } = options;
-  if (/^postgres(ql)?:\/\//i.test(location)) {
-    throw new ToolgateError({ code: 'USAGE', message: 'a PostgreSQL store is not available in this version of toolgate; give --store a SQLite file (the default is .toolgate/toolgate.db beside the policy)' });
-  }
+  // Loaded only when named: the embedded default never loads the PostgreSQL driver.
+  if (/^postgres(ql)?:\/\//i.test(location)) return (await import('./postgres-store.ts')).openPostgresStore({ url: location });
   return openSqliteStore({ file: location });
 }

@@ -13,7 +13,9 @@ export type StoreErrorCode =
   /** A query's argument is malformed: a `before` cursor this store did not make, a limit that is not a positive integer. */
   | 'STORE_INVALID_QUERY'
   /** A record the caller asked to write breaks a rule of the store (a new run that is not `running`, finishing a call never begun). */
-  | 'STORE_INVALID_RECORD';
+  | 'STORE_INVALID_RECORD'
+  /** The database cannot be reached now (PostgreSQL down, restarting, out of connections): the server answers 503 and retries later. */
+  | 'STORE_UNAVAILABLE';
 
 /**
  * An error a store throws on purpose: `code` is stable, `message` names the

@@ -1,0 +1,157 @@
+/**
+ * The PostgreSQL store's tables, in their own schema (`toolgate`) so that a
+ * database shared with other programs keeps theirs apart, created on first
+ * start and checked on every start under an advisory lock: instances starting
+ * together never both create (or migrate) it.
+ */
+import type pg from 'pg';
+import { StoreError } from './sqlite-store-error.ts';
+import { STORE_SCHEMA_VERSION } from './store.ts';
+
+/** The PostgreSQL schema every table lives in (the connections' search_path). */
+export const POSTGRES_SCHEMA = 'toolgate';
+
+/** Advisory lock keys (one number space per database): creating or migrating the schema, and giving events their ids in commit order. */
+export const SCHEMA_LOCK = 0x746f6f6c; // 'tool'
+export const EVENT_ORDER_LOCK = 0x67617465; // 'gate'
+
+/**
+ * The same records as the SQLite store's, with the same columns: times and
+ * JSON as text (what was written is what is read back, byte for byte), ids
+ * and creation order from identity columns.
+ */
+const SCHEMA_SQL = `
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+CREATE TABLE runs (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id TEXT NOT NULL UNIQUE,
+  owner TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'paused_checkpoint', 'completed', 'cancelled', 'failed')),
+  mode TEXT NOT NULL CHECK (mode IN ('interactive', 'approve_all', 'strict', 'auto_deny', 'daemon')),
+  session_id TEXT NOT NULL,
+  chat_id TEXT,
+  model TEXT NOT NULL,
+  input TEXT NOT NULL,
+  state TEXT,
+  text TEXT,
+  error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  schema_version INTEGER NOT NULL
+);
+CREATE INDEX runs_by_owner_created ON runs (owner, seq);
+CREATE INDEX runs_by_status ON runs (status, seq);
+
+CREATE TABLE approvals (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs (run_id),
+  tool_call_id TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  group_id TEXT,
+  request TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  decision TEXT,
+  schema_version INTEGER NOT NULL,
+  UNIQUE (run_id, tool_call_id)
+);
+CREATE INDEX approvals_pending_by_run ON approvals (run_id, seq) WHERE decision IS NULL;
+CREATE INDEX approvals_pending_by_owner ON approvals (owner, seq) WHERE decision IS NULL;
+
+CREATE TABLE events (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs (run_id),
+  owner TEXT NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  at TEXT NOT NULL,
+  schema_version INTEGER NOT NULL
+);
+CREATE INDEX events_by_run ON events (run_id, id);
+CREATE INDEX events_by_owner ON events (owner, id);
+
+CREATE TABLE calls (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  input TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('executing', 'completed', 'failed', 'interrupted')),
+  output TEXT,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  schema_version INTEGER NOT NULL,
+  UNIQUE (run_id, tool_call_id)
+);
+
+CREATE TABLE memory (
+  key TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  chat_id TEXT,
+  decision TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  schema_version INTEGER NOT NULL
+);
+CREATE INDEX memory_by_chat ON memory (session_id, chat_id);
+
+CREATE TABLE tokens (
+  name TEXT PRIMARY KEY,
+  role TEXT NOT NULL CHECK (role IN ('submitter', 'approver', 'admin')),
+  hash TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT,
+  schema_version INTEGER NOT NULL
+);
+`;
+
+/**
+ * Creates the `toolgate` schema and its tables in a database that has none,
+ * or checks the version of the one it has: a schema from a newer toolgate,
+ * or a `toolgate` schema some other program made, is refused rather than
+ * written to. One transaction under `SCHEMA_LOCK`, so a second instance
+ * starting at the same moment waits, then finds the tables made.
+ *
+ * @example
+ * await ensurePostgresSchema(client, 'postgres://db.internal/toolgate');
+ */
+export async function ensurePostgresSchema(client: pg.ClientBase, where: string): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+    const tables = (await client.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`, [POSTGRES_SCHEMA])).rows.map(
+      (row) => row.table_name,
+    );
+    if (tables.length === 0) {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${POSTGRES_SCHEMA}`);
+      await client.query(`SET LOCAL search_path TO ${POSTGRES_SCHEMA}`);
+      await client.query(SCHEMA_SQL);
+      await client.query(`INSERT INTO meta (key, value) VALUES ('schema_version', $1)`, [String(STORE_SCHEMA_VERSION)]);
+      await client.query('COMMIT');
+      return;
+    }
+    const version = tables.includes('meta') ? (await client.query<{ value: string }>(`SELECT value FROM ${POSTGRES_SCHEMA}.meta WHERE key = 'schema_version'`)).rows[0]?.value : undefined;
+    const parsed = version === undefined ? Number.NaN : Number(version);
+    if (!Number.isSafeInteger(parsed) || parsed < 1) {
+      throw new StoreError({
+        code: 'STORE_NOT_TOOLGATE',
+        message: `${where} has a "${POSTGRES_SCHEMA}" schema that is not a toolgate store (no schema_version in a meta table; tables: ${tables.join(', ')}); use another database`,
+      });
+    }
+    if (parsed > STORE_SCHEMA_VERSION) {
+      throw new StoreError({
+        code: 'STORE_SCHEMA_NEWER',
+        message: `${where} has store schema version ${parsed}, newer than this toolgate's ${STORE_SCHEMA_VERSION}: upgrade toolgate to use it (no record in it was changed)`,
+      });
+    }
+    // Versions older than ours would be migrated here, under the lock; 1 is the first.
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

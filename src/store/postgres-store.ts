@@ -1,0 +1,478 @@
+/**
+ * The store of `toolgate serve` on PostgreSQL (node-postgres), for several
+ * instances sharing one database. Same records, same columns and the same
+ * contract (`store-contract.ts`) as the SQLite store; what differs is how
+ * concurrent writers are kept apart, since PostgreSQL has many:
+ * - compare-and-set on `revision` and "only while undecided" updates: a row
+ *   lock makes the second writer re-check the condition after the first
+ *   commits, so exactly one wins;
+ * - deciding locks the run first (`FOR NO KEY UPDATE`), so the last two
+ *   deciders of a run cannot each see the other's call still undecided and
+ *   leave it decided but never claimed;
+ * - events get their ids under one advisory lock taken just before they are
+ *   inserted, at the end of each transaction and held until its commit: ids
+ *   are then in commit order, so a reader that has seen id N never later
+ *   finds a smaller id appear (what `Last-Event-ID` replay relies on). Rows
+ *   are locked only before it, never after, so no two writers deadlock.
+ * Times and JSON are stored as text; BIGINT ids come back as numbers.
+ */
+import pg from 'pg';
+import { EVENT_ORDER_LOCK, POSTGRES_SCHEMA, ensurePostgresSchema } from './postgres-schema.ts';
+import {
+  type ApprovalRow,
+  type CallRow,
+  type EventRow,
+  type RunRow,
+  type TokenRow,
+  approvalFromRow,
+  callFromRow,
+  checkLimit,
+  decodeRunCursor,
+  eventFromRow,
+  jsonObjectText,
+  pageOf,
+  rememberedFromText,
+  runFromRow,
+  tokenFromRow,
+} from './sqlite-rows.ts';
+import { StoreError } from './sqlite-store-error.ts';
+import type { EventText } from './sqlite-writes.ts';
+import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
+import type { DecideResult, NewEvent, RunChange, RunStatus, StoredEvent, ToolgateStore } from './store.ts';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database` (libpq's keywords in the query string: `?sslmode=require`...). */
+  url: string;
+  /** Connections this instance keeps open at most. Default 10. */
+  maxConnections?: number;
+  /** How long to wait for a connection before failing with STORE_UNAVAILABLE. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** The clock for every stored time. Default `new Date()`. */
+  now?: () => Date;
+}
+
+const BIGINT_OID = 20;
+
+/** BIGINT ids and counts as numbers (they stay far below 2^53); every other type as node-postgres reads it. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === BIGINT_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * Opens the PostgreSQL store at `url`: connects, creates or checks the
+ * schema, and returns once the store can be used. Throws a `StoreError`
+ * (STORE_UNAVAILABLE when the server cannot be reached, STORE_SCHEMA_NEWER,
+ * STORE_NOT_TOOLGATE).
+ *
+ * @example
+ * const store = await openPostgresStore({ url: 'postgres://toolgate@db.internal/toolgate' });
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<ToolgateStore> {
+  const where = describeUrl(options.url);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    options: `-c search_path=${POSTGRES_SCHEMA}`,
+    types,
+  });
+  // An idle connection the server drops (a restart, a failover) must not crash the process: the pool replaces it.
+  pool.on('error', () => undefined);
+  const now = () => (options.now ?? (() => new Date()))().toISOString();
+  const failure = (error: unknown): unknown => unavailable(error, where);
+
+  try {
+    const client = await pool.connect();
+    try {
+      await ensurePostgresSchema(client, where);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw failure(error);
+  }
+
+  const query = async <Row extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<pg.QueryResult<Row>> => {
+    try {
+      return await pool.query<Row>(sql, values);
+    } catch (error) {
+      throw failure(error);
+    }
+  };
+
+  /** One transaction on one connection; any error rolls it back (a broken connection is dropped, not reused). */
+  async function transaction<Result>(work: (client: pg.PoolClient) => Promise<Result>): Promise<Result> {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw failure(error);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackError) {
+        broken = rollbackError as Error;
+      }
+      throw failure(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Inserts events last in a transaction, under the event-order lock (see the file comment); their ids in order. */
+  async function insertEvents(client: pg.PoolClient, events: readonly EventText[], at: string): Promise<number[]> {
+    if (events.length === 0) return [];
+    await client.query('SELECT pg_advisory_xact_lock($1)', [EVENT_ORDER_LOCK]);
+    const ids: number[] = [];
+    for (const event of events) {
+      const inserted = await client.query<{ id: number }>('INSERT INTO events (run_id, owner, type, data, at, schema_version) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id', [
+        event.runId,
+        event.owner,
+        event.type,
+        event.data,
+        at,
+        STORE_SCHEMA_VERSION,
+      ]);
+      ids.push(inserted.rows[0]!.id);
+    }
+    return ids;
+  }
+
+  /** Compare-and-set: only the revision the caller read moves; the row as moved, or undefined (nothing written). */
+  async function moveRun(client: pg.PoolClient, runId: string, revision: number, change: RunChange, at: string): Promise<RunRow | undefined> {
+    const moved = await client.query<RunRow>(
+      `UPDATE runs SET
+         status = CASE WHEN $3::boolean THEN $4::text ELSE status END,
+         state = CASE WHEN $5::boolean THEN $6::text ELSE state END,
+         text = CASE WHEN $7::boolean THEN $8::text ELSE text END,
+         error = CASE WHEN $9::boolean THEN $10::text ELSE error END,
+         updated_at = $11, revision = revision + 1, schema_version = $12
+       WHERE run_id = $1 AND revision = $2
+       RETURNING *`,
+      [
+        runId,
+        revision,
+        change.status !== undefined,
+        change.status ?? null,
+        change.state !== undefined,
+        change.state ?? null,
+        change.text !== undefined,
+        change.text ?? null,
+        change.error !== undefined,
+        change.error ?? null,
+        at,
+        STORE_SCHEMA_VERSION,
+      ],
+    );
+    return moved.rows[0];
+  }
+
+  const eventTexts = (events: readonly NewEvent[]): EventText[] =>
+    events.map((event) => ({ runId: event.runId, owner: event.owner, type: event.type, data: jsonObjectText(event.data, `event ${event.type} data`) }));
+
+  const storedEvents = (events: readonly EventText[], ids: readonly number[], at: string): StoredEvent[] =>
+    events.map((event, index) => ({ id: ids[index]!, runId: event.runId, owner: event.owner, type: event.type, data: JSON.parse(event.data) as Record<string, unknown>, at }));
+
+  let closed = false;
+  const store: ToolgateStore = {
+    kind: 'postgres',
+
+    async createRun(run, events) {
+      if (run.status !== 'running') {
+        throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `createRun: a new run's status must be "running", got ${JSON.stringify(run.status)}` });
+      }
+      const texts = eventTexts(events);
+      const at = now();
+      return transaction(async (client) => {
+        const inserted = await client.query<RunRow>(
+          `INSERT INTO runs (run_id, owner, status, mode, session_id, chat_id, model, input, state, text, error, created_at, updated_at, revision, schema_version)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, $10, $10, 1, $11) RETURNING *`,
+          [run.runId, run.owner, run.status, run.mode, run.sessionId, run.chatId, run.model, run.input, run.state, at, STORE_SCHEMA_VERSION],
+        );
+        const ids = await insertEvents(client, texts, at);
+        return { run: runFromRow(inserted.rows[0]!), events: storedEvents(texts, ids, at) };
+      });
+    },
+
+    async getRun(runId) {
+      const row = (await query<RunRow>('SELECT * FROM runs WHERE run_id = $1', [runId])).rows[0];
+      return row === undefined ? undefined : runFromRow(row);
+    },
+
+    async listRuns(request) {
+      const limit = checkLimit(request.limit, 'listRuns limit');
+      const conditions: string[] = [];
+      const values: unknown[] = [];
+      if (request.owner !== undefined) {
+        values.push(request.owner);
+        conditions.push(`owner = $${values.length}`);
+      }
+      if (request.status !== undefined) {
+        values.push(request.status);
+        conditions.push(`status = $${values.length}`);
+      }
+      if (request.before !== undefined) {
+        values.push(decodeRunCursor(request.before));
+        conditions.push(`seq < $${values.length}`);
+      }
+      values.push(limit + 1);
+      const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+      const rows = (await query<RunRow>(`SELECT * FROM runs ${where} ORDER BY seq DESC LIMIT $${values.length}`, values)).rows;
+      const { items, next } = pageOf({ rows, limit, map: runFromRow });
+      return { runs: items, next };
+    },
+
+    async decidedPausedRuns() {
+      const rows = (
+        await query<RunRow>(
+          `SELECT * FROM runs WHERE status = 'paused_checkpoint' AND NOT EXISTS (SELECT 1 FROM approvals WHERE approvals.run_id = runs.run_id AND approvals.decision IS NULL) ORDER BY seq`,
+        )
+      ).rows;
+      return rows.map(runFromRow);
+    },
+
+    async countRuns() {
+      const counts = Object.fromEntries(RUN_STATUSES.map((status) => [status, 0])) as Record<RunStatus, number>;
+      for (const row of (await query<{ status: RunStatus; count: number }>('SELECT status, count(*) AS count FROM runs GROUP BY status')).rows) counts[row.status] = row.count;
+      return counts;
+    },
+
+    async updateRun(runId, revision, change, extra = {}) {
+      const texts = eventTexts(extra.events ?? []);
+      const approvals = (extra.approvals ?? []).map((approval) => ({ ...approval, request: jsonObjectText(approval.request, `approval ${approval.toolCallId} request`) }));
+      const at = now();
+      return transaction(async (client) => {
+        const moved = await moveRun(client, runId, revision, change, at);
+        if (moved === undefined) return undefined;
+        if (extra.dropApprovals === true) await client.query('DELETE FROM approvals WHERE run_id = $1 AND decision IS NULL', [runId]);
+        for (const approval of approvals) {
+          await client.query(
+            `INSERT INTO approvals (run_id, tool_call_id, owner, tool, group_id, request, created_at, decision, schema_version) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8)`,
+            [approval.runId, approval.toolCallId, approval.owner, approval.tool, approval.groupId, approval.request, at, STORE_SCHEMA_VERSION],
+          );
+        }
+        const ids = await insertEvents(client, texts, at);
+        return { run: runFromRow(moved), events: storedEvents(texts, ids, at) };
+      });
+    },
+
+    async listApprovals(request) {
+      const conditions: string[] = [];
+      const values: unknown[] = [];
+      if (request.runId !== undefined) {
+        values.push(request.runId);
+        conditions.push(`run_id = $${values.length}`);
+      }
+      if (request.owner !== undefined) {
+        values.push(request.owner);
+        conditions.push(`owner = $${values.length}`);
+      }
+      if (request.includeDecided !== true) conditions.push('decision IS NULL');
+      const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+      return (await query<ApprovalRow>(`SELECT * FROM approvals ${where} ORDER BY seq`, values)).rows.map(approvalFromRow);
+    },
+
+    async listPendingApprovals(request) {
+      const limit = checkLimit(request.limit, 'listPendingApprovals limit');
+      const conditions = ['decision IS NULL'];
+      const values: unknown[] = [];
+      if (request.owner !== undefined) {
+        values.push(request.owner);
+        conditions.push(`owner = $${values.length}`);
+      }
+      if (request.after !== undefined) {
+        values.push(decodeRunCursor(request.after));
+        conditions.push(`seq > $${values.length}`);
+      }
+      values.push(limit + 1);
+      const rows = (await query<ApprovalRow>(`SELECT * FROM approvals WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT $${values.length}`, values)).rows;
+      const { items, next } = pageOf({ rows, limit, map: approvalFromRow });
+      return { approvals: items, next };
+    },
+
+    async decideApprovals(runId, calls, decision, resume) {
+      const text = jsonObjectText(decision, `decision on ${calls.map((call) => call.toolCallId).join(', ')}`);
+      const callTexts = calls.map((call) => ({ toolCallId: call.toolCallId, events: eventTexts(call.events ?? []) }));
+      const resumeTexts = resume === undefined ? undefined : eventTexts(resume.events);
+      const at = now();
+      return transaction(async (client) => {
+        // Deciders of one run take turns: the last one sees every other decision and can claim the run.
+        await client.query('SELECT 1 FROM runs WHERE run_id = $1 FOR NO KEY UPDATE', [runId]);
+        const decided: string[] = [];
+        for (const call of callTexts) {
+          const updated = await client.query('UPDATE approvals SET decision = $1 WHERE run_id = $2 AND tool_call_id = $3 AND decision IS NULL', [text, runId, call.toolCallId]);
+          if (updated.rowCount === 1) decided.push(call.toolCallId);
+        }
+        const waiting = (await client.query<{ tool_call_id: string }>('SELECT tool_call_id FROM approvals WHERE run_id = $1 AND decision IS NULL ORDER BY seq', [runId])).rows.map(
+          (row) => row.tool_call_id,
+        );
+        // The claim: only when this decision stands on every call named and nothing is left to decide.
+        const claimed = resume !== undefined && decided.length === calls.length && waiting.length === 0 ? await moveRun(client, runId, resume.revision, { status: 'running' }, at) : undefined;
+        const decidedEvents = callTexts.filter((call) => decided.includes(call.toolCallId)).flatMap((call) => call.events);
+        const claimEvents = claimed === undefined ? [] : resumeTexts!;
+        const ids = await insertEvents(client, [...decidedEvents, ...claimEvents], at);
+        const result: DecideResult = { decided, waiting, events: storedEvents(decidedEvents, ids.slice(0, decidedEvents.length), at) };
+        if (claimed !== undefined) result.resumed = { run: runFromRow(claimed), events: storedEvents(claimEvents, ids.slice(decidedEvents.length), at) };
+        return result;
+      });
+    },
+
+    async appendEvents(events) {
+      const texts = eventTexts(events);
+      const at = now();
+      return transaction(async (client) => storedEvents(texts, await insertEvents(client, texts, at), at));
+    },
+
+    async readEvents(request) {
+      const limit = checkLimit(request.limit, 'readEvents limit');
+      if (!Number.isSafeInteger(request.afterId) || request.afterId < 0) {
+        throw new StoreError({ code: 'STORE_INVALID_QUERY', message: `readEvents afterId must be an integer >= 0, got ${JSON.stringify(request.afterId)}` });
+      }
+      const values: unknown[] = [request.afterId];
+      const conditions = ['id > $1'];
+      if (request.runId !== undefined) {
+        values.push(request.runId);
+        conditions.push(`run_id = $${values.length}`);
+      }
+      if (request.owner !== undefined) {
+        values.push(request.owner);
+        conditions.push(`owner = $${values.length}`);
+      }
+      values.push(limit);
+      const rows = (await query<EventRow>(`SELECT id, run_id, owner, type, data, at FROM events WHERE ${conditions.join(' AND ')} ORDER BY id LIMIT $${values.length}`, values)).rows;
+      return rows.map(eventFromRow);
+    },
+
+    async lastEventId() {
+      return (await query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM events')).rows[0]!.id;
+    },
+
+    async beginCall(call) {
+      // The UNIQUE (run_id, tool_call_id) decides between racing instances: exactly one insert lands.
+      const inserted = await query(
+        `INSERT INTO calls (run_id, tool_call_id, tool, input, status, output, started_at, finished_at, schema_version)
+         VALUES ($1, $2, $3, $4, 'executing', NULL, $5, NULL, $6) ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
+        [call.runId, call.toolCallId, call.tool, call.input, now(), STORE_SCHEMA_VERSION],
+      );
+      return inserted.rowCount === 1;
+    },
+
+    async finishCall(runId, toolCallId, status, output) {
+      if (status !== 'completed' && status !== 'failed' && status !== 'interrupted') {
+        throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: status must be completed, failed or interrupted, got ${JSON.stringify(status)}` });
+      }
+      const ended = await query(`UPDATE calls SET status = $1, output = $2, finished_at = $3 WHERE run_id = $4 AND tool_call_id = $5 AND status = 'executing'`, [status, output, now(), runId, toolCallId]);
+      if (ended.rowCount === 0 && (await query('SELECT 1 FROM calls WHERE run_id = $1 AND tool_call_id = $2', [runId, toolCallId])).rowCount === 0) {
+        throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: no call ${toolCallId} of run ${runId} was begun (beginCall records it before it runs)` });
+      }
+    },
+
+    async getCall(runId, toolCallId) {
+      const row = (await query<CallRow>('SELECT * FROM calls WHERE run_id = $1 AND tool_call_id = $2', [runId, toolCallId])).rows[0];
+      return row === undefined ? undefined : callFromRow(row);
+    },
+
+    async listCalls(runId) {
+      return (await query<CallRow>('SELECT * FROM calls WHERE run_id = $1 ORDER BY seq', [runId])).rows.map(callFromRow);
+    },
+
+    async remember(entry) {
+      const decision = jsonObjectText(
+        entry.decision.reason === undefined ? { approved: entry.decision.approved } : { approved: entry.decision.approved, reason: entry.decision.reason },
+        `remembered decision ${entry.key}`,
+      );
+      await query(
+        `INSERT INTO memory (key, session_id, chat_id, decision, updated_at, schema_version) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (key) DO UPDATE SET session_id = excluded.session_id, chat_id = excluded.chat_id, decision = excluded.decision,
+           updated_at = excluded.updated_at, schema_version = excluded.schema_version`,
+        [entry.key, entry.sessionId, entry.chatId, decision, now(), STORE_SCHEMA_VERSION],
+      );
+    },
+
+    async recall(key) {
+      const row = (await query<{ decision: string }>('SELECT decision FROM memory WHERE key = $1', [key])).rows[0];
+      return row === undefined ? undefined : rememberedFromText(row.decision);
+    },
+
+    async allRemembered() {
+      // COLLATE "C": the same order as SQLite's (bytes), whatever the database's locale.
+      const rows = (await query<{ key: string; decision: string }>('SELECT key, decision FROM memory ORDER BY key COLLATE "C"')).rows;
+      return rows.map((row) => ({ key: row.key, decision: rememberedFromText(row.decision) }));
+    },
+
+    async forgetChat(sessionId, chatId) {
+      // IS NOT DISTINCT FROM, not =: the null chat is a chat of its own, forgotten only when asked for.
+      return (await query('DELETE FROM memory WHERE session_id = $1 AND chat_id IS NOT DISTINCT FROM $2', [sessionId, chatId])).rowCount ?? 0;
+    },
+
+    async createToken(token) {
+      // A taken name (revoked or not) or, astronomically unlikely, a taken hash: nothing is written.
+      const inserted = await query(`INSERT INTO tokens (name, role, hash, created_at, revoked_at, schema_version) VALUES ($1, $2, $3, $4, NULL, $5) ON CONFLICT DO NOTHING`, [
+        token.name,
+        token.role,
+        token.hash,
+        now(),
+        STORE_SCHEMA_VERSION,
+      ]);
+      return inserted.rowCount === 1;
+    },
+
+    async findToken(hash) {
+      const row = (await query<TokenRow>('SELECT * FROM tokens WHERE hash = $1 AND revoked_at IS NULL', [hash])).rows[0];
+      return row === undefined ? undefined : tokenFromRow(row);
+    },
+
+    async listTokens() {
+      return (await query<TokenRow>('SELECT * FROM tokens ORDER BY created_at, name COLLATE "C"')).rows.map(tokenFromRow);
+    },
+
+    async revokeToken(name) {
+      return (await query('UPDATE tokens SET revoked_at = $1 WHERE name = $2 AND revoked_at IS NULL', [now(), name])).rowCount === 1;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Queries under way finish first: pool.end waits for checked-out connections to be released.
+      await pool.end();
+    },
+  };
+  return store;
+}
+
+/** The URL without its password, for messages and logs. */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the PostgreSQL URL (malformed)';
+  }
+}
+
+/** SQLSTATE classes of a server that cannot serve now: connection exceptions, shutdown, too many connections. */
+const UNAVAILABLE_STATES = /^(08|57P0[1-3]|53300)/;
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
+
+/**
+ * A failure to reach the database as a StoreError STORE_UNAVAILABLE (the
+ * server answers 503); any other error as it is (a constraint, a bug).
+ */
+function unavailable(error: unknown, where: string): unknown {
+  if (error instanceof StoreError) return error;
+  const code = (error as { code?: unknown }).code;
+  const message = (error as Error)?.message ?? String(error);
+  const lost = (typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_CODES.has(code))) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+  if (!lost) return error;
+  return new StoreError({ code: 'STORE_UNAVAILABLE', message: `the PostgreSQL store at ${where} cannot be reached: ${message}`, cause: error });
+}
