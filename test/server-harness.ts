@@ -61,12 +61,12 @@ export interface ServerProcess {
  * @example
  * const server = await startServerProcess({ project, script: 'append-once.yaml' });
  */
-export async function startServerProcess(options: { project: ServerProject; script: string; timeoutMs?: number }): Promise<ServerProcess> {
+export async function startServerProcess(options: { project: ServerProject; script: string; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<ServerProcess> {
   const { project } = options;
   const child = spawn(
     NODE,
     [path.join(ROOT, 'src/cli/main.ts'), 'serve', '--policy', project.policyFile, '--port', '0', '--store', project.storeFile, '--model', `script:${path.join(SERVER_FIXTURES, options.script)}`],
-    { cwd: project.directory, env: { ...process.env, TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: project.directory, env: { ...process.env, TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';
   let stderr = '';

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { loadPolicyFile, stateDirectory } from '../config/load-policy-file.ts';
 import { chooseModel } from '../models/choose-model.ts';
 import { openStore } from '../store/open-store.ts';
+import { describeStoreLocation } from '../store/store-location.ts';
 import type { ToolgateStore } from '../store/store.ts';
 import { createServerApp } from './http/create-server-app.ts';
 import { defaultAllowedHosts } from './http/browser-guard.ts';
@@ -76,8 +77,10 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
   const secrets = loadServerSecrets({ stateDirectory: state, env });
   const adminToken = options.adminToken ?? secrets.adminToken;
   const model = chooseModel({ flag: options.model, env, demo: options.demo === true }).id;
-  const storeFile = options.storeFile ?? path.join(state, 'toolgate.db');
-  const store = await openStore({ location: storeFile });
+  const storeLocation = options.storeFile ?? path.join(state, 'toolgate.db');
+  const store = await openStore({ location: storeLocation, exclusive: true });
+  // What is printed and logged: a PostgreSQL URL without its password.
+  const storeFile = describeStoreLocation(storeLocation);
   let closeRuntime = async () => {};
   try {
     const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds: [model, ...(settings.models ?? [])], env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });

@@ -11,9 +11,11 @@ import { STORE_SCHEMA_VERSION } from './store.ts';
 /** The PostgreSQL schema every table lives in (the connections' search_path). */
 export const POSTGRES_SCHEMA = 'toolgate';
 
-/** Advisory lock keys (one number space per database): creating or migrating the schema, and giving events their ids in commit order. */
+/** Advisory lock keys (one number space per database): creating or migrating the schema, giving events their ids in commit order, the one server. */
 export const SCHEMA_LOCK = 0x746f6f6c; // 'tool'
 export const EVENT_ORDER_LOCK = 0x67617465; // 'gate'
+/** Held (session-level) by the one server driving runs on the database. */
+export const SERVER_LOCK = 0x73727672; // 'srvr'
 
 /**
  * The same records as the SQLite store's, with the same columns: times and

@@ -1,6 +1,7 @@
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { freshDatabase } from '../../test/postgres-server.ts';
+import { SERVER_LOCK } from './postgres-schema.ts';
 import { openPostgresStore } from './postgres-store.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { newEvent, newRun } from './store-contract-fixtures.ts';
@@ -100,6 +101,52 @@ describe('openPostgresStore', () => {
       expect(seen).toEqual(all);
     } finally {
       await Promise.all([...writers, reader].map((store) => store.close()));
+      await database.drop();
+    }
+  });
+});
+
+describe('an exclusive store (toolgate serve): one server per database', () => {
+  /** Ends the connection that holds the server lock, as a database restart or a cut connection would. */
+  async function cutLockConnection(url: string): Promise<void> {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const cut = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted`, [SERVER_LOCK]);
+      expect(cut.rowCount).toBe(1);
+    } finally {
+      await admin.end();
+    }
+  }
+
+  it('refuses a second server, not a shared opener; takes the lock again when its connection is cut; refuses writes for good once another server took it', async () => {
+    const database = await freshDatabase();
+    const first = await openPostgresStore({ url: database.url, exclusive: true });
+    const opened: ToolgateStore[] = [first];
+    try {
+      await expect(openPostgresStore({ url: database.url, exclusive: true })).rejects.toMatchObject({ code: 'STORE_IN_USE' });
+      const shared = await openPostgresStore({ url: database.url });
+      opened.push(shared);
+      await shared.createToken({ name: 'ci', role: 'submitter', hash: 'a'.repeat(64) });
+
+      // Cut, nobody else waiting: writes are refused (503) until the lock is held again, then go on.
+      // (The client learns of the cut a moment later: a write in that moment still lands, as it would in any database client.)
+      await cutLockConnection(database.url);
+      await vi.waitFor(() => expect(first.appendEvents([])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' }), { timeout: 5000, interval: 20 });
+      await vi.waitFor(() => expect(first.appendEvents([])).resolves.toEqual([]), { timeout: 5000, interval: 200 });
+      expect((await first.createRun(newRun('run-1'), [])).run.runId).toBe('run-1');
+
+      // Cut again, and another server takes the database first: this one never writes again.
+      await cutLockConnection(database.url);
+      const second = await openPostgresStore({ url: database.url, exclusive: true });
+      opened.push(second);
+      await vi.waitFor(() => expect(first.createRun(newRun('run-2'), [])).rejects.toMatchObject({ code: 'STORE_IN_USE' }), { timeout: 5000, interval: 200 });
+      await expect(first.beginCall({ runId: 'run-1', toolCallId: 'c', tool: 't', input: '{}' })).rejects.toMatchObject({ code: 'STORE_IN_USE' });
+      expect((await first.getRun('run-1'))?.runId).toBe('run-1');
+      expect((await second.createRun(newRun('run-3'), [])).run.runId).toBe('run-3');
+      expect(await second.getRun('run-2')).toBeUndefined();
+    } finally {
+      for (const store of opened) await store.close();
       await database.drop();
     }
   });

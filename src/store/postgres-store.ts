@@ -17,7 +17,7 @@
  * Times and JSON are stored as text; BIGINT ids come back as numbers.
  */
 import pg from 'pg';
-import { EVENT_ORDER_LOCK, POSTGRES_SCHEMA, ensurePostgresSchema } from './postgres-schema.ts';
+import { EVENT_ORDER_LOCK, POSTGRES_SCHEMA, SERVER_LOCK, ensurePostgresSchema } from './postgres-schema.ts';
 import {
   type ApprovalRow,
   type CallRow,
@@ -36,6 +36,7 @@ import {
   tokenFromRow,
 } from './sqlite-rows.ts';
 import { StoreError } from './sqlite-store-error.ts';
+import { describeStoreLocation } from './store-location.ts';
 import type { EventText } from './sqlite-writes.ts';
 import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
 import type { DecideResult, NewEvent, RunChange, RunStatus, StoredEvent, ToolgateStore } from './store.ts';
@@ -49,6 +50,16 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** The clock for every stored time. Default `new Date()`. */
   now?: () => Date;
+  /**
+   * For `toolgate serve`: hold the database for this process alone (an
+   * advisory lock on a connection of its own, released by close or when the
+   * process dies), and refuse with STORE_IN_USE while another holds it. A
+   * server recovers every run it finds running when it starts, so two
+   * servers on one database would drive the same runs; until runs carry
+   * leases, one server per database is what is safe. Commands such as
+   * `toolgate token` open it shared.
+   */
+  exclusive?: boolean;
 }
 
 const BIGINT_OID = 20;
@@ -69,7 +80,7 @@ const types = {
  * const store = await openPostgresStore({ url: 'postgres://toolgate@db.internal/toolgate' });
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<ToolgateStore> {
-  const where = describeUrl(options.url);
+  const where = describeStoreLocation(options.url);
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.maxConnections ?? 10,
@@ -82,6 +93,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const now = () => (options.now ?? (() => new Date()))().toISOString();
   const failure = (error: unknown): unknown => unavailable(error, where);
 
+  let lock: ServerLock | undefined;
   try {
     const client = await pool.connect();
     try {
@@ -89,10 +101,17 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     } finally {
       client.release();
     }
+    if (options.exclusive === true) lock = await holdServerLock(options, where);
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw failure(error);
   }
+
+  /** A write of one statement: refused unless an exclusive store holds its lock. */
+  const write = async (sql: string, values: unknown[]): Promise<pg.QueryResult> => {
+    lock?.assertHeld();
+    return query(sql, values);
+  };
 
   const query = async <Row extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<pg.QueryResult<Row>> => {
     try {
@@ -104,6 +123,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   /** One transaction on one connection; any error rolls it back (a broken connection is dropped, not reused). */
   async function transaction<Result>(work: (client: pg.PoolClient) => Promise<Result>): Promise<Result> {
+    lock?.assertHeld();
     let client: pg.PoolClient;
     try {
       client = await pool.connect();
@@ -358,7 +378,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async beginCall(call) {
       // The UNIQUE (run_id, tool_call_id) decides between racing instances: exactly one insert lands.
-      const inserted = await query(
+      const inserted = await write(
         `INSERT INTO calls (run_id, tool_call_id, tool, input, status, output, started_at, finished_at, schema_version)
          VALUES ($1, $2, $3, $4, 'executing', NULL, $5, NULL, $6) ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
         [call.runId, call.toolCallId, call.tool, call.input, now(), STORE_SCHEMA_VERSION],
@@ -370,7 +390,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       if (status !== 'completed' && status !== 'failed' && status !== 'interrupted') {
         throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: status must be completed, failed or interrupted, got ${JSON.stringify(status)}` });
       }
-      const ended = await query(`UPDATE calls SET status = $1, output = $2, finished_at = $3 WHERE run_id = $4 AND tool_call_id = $5 AND status = 'executing'`, [status, output, now(), runId, toolCallId]);
+      const ended = await write(`UPDATE calls SET status = $1, output = $2, finished_at = $3 WHERE run_id = $4 AND tool_call_id = $5 AND status = 'executing'`, [status, output, now(), runId, toolCallId]);
       if (ended.rowCount === 0 && (await query('SELECT 1 FROM calls WHERE run_id = $1 AND tool_call_id = $2', [runId, toolCallId])).rowCount === 0) {
         throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: no call ${toolCallId} of run ${runId} was begun (beginCall records it before it runs)` });
       }
@@ -390,7 +410,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         entry.decision.reason === undefined ? { approved: entry.decision.approved } : { approved: entry.decision.approved, reason: entry.decision.reason },
         `remembered decision ${entry.key}`,
       );
-      await query(
+      await write(
         `INSERT INTO memory (key, session_id, chat_id, decision, updated_at, schema_version) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (key) DO UPDATE SET session_id = excluded.session_id, chat_id = excluded.chat_id, decision = excluded.decision,
            updated_at = excluded.updated_at, schema_version = excluded.schema_version`,
@@ -411,12 +431,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async forgetChat(sessionId, chatId) {
       // IS NOT DISTINCT FROM, not =: the null chat is a chat of its own, forgotten only when asked for.
-      return (await query('DELETE FROM memory WHERE session_id = $1 AND chat_id IS NOT DISTINCT FROM $2', [sessionId, chatId])).rowCount ?? 0;
+      return (await write('DELETE FROM memory WHERE session_id = $1 AND chat_id IS NOT DISTINCT FROM $2', [sessionId, chatId])).rowCount ?? 0;
     },
 
     async createToken(token) {
       // A taken name (revoked or not) or, astronomically unlikely, a taken hash: nothing is written.
-      const inserted = await query(`INSERT INTO tokens (name, role, hash, created_at, revoked_at, schema_version) VALUES ($1, $2, $3, $4, NULL, $5) ON CONFLICT DO NOTHING`, [
+      const inserted = await write(`INSERT INTO tokens (name, role, hash, created_at, revoked_at, schema_version) VALUES ($1, $2, $3, $4, NULL, $5) ON CONFLICT DO NOTHING`, [
         token.name,
         token.role,
         token.hash,
@@ -436,7 +456,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
 
     async revokeToken(name) {
-      return (await query('UPDATE tokens SET revoked_at = $1 WHERE name = $2 AND revoked_at IS NULL', [now(), name])).rowCount === 1;
+      return (await write('UPDATE tokens SET revoked_at = $1 WHERE name = $2 AND revoked_at IS NULL', [now(), name])).rowCount === 1;
     },
 
     async close() {
@@ -444,24 +464,95 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       closed = true;
       // Queries under way finish first: pool.end waits for checked-out connections to be released.
       await pool.end();
+      await lock?.close();
     },
   };
   return store;
 }
 
-/** The URL without its password, for messages and logs. */
-export function describeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the PostgreSQL URL (malformed)';
-  }
+/** The one-server lock of an exclusive store, kept while the process lives. */
+interface ServerLock {
+  /** Throws unless the lock is held now: STORE_UNAVAILABLE while it is being taken again, STORE_IN_USE once another server has it. */
+  assertHeld(): void;
+  close(): Promise<void>;
 }
 
-/** SQLSTATE classes of a server that cannot serve now: connection exceptions, shutdown, too many connections. */
-const UNAVAILABLE_STATES = /^(08|57P0[1-3]|53300)/;
+/**
+ * Takes `SERVER_LOCK` on a connection of its own, or throws STORE_IN_USE.
+ * When that connection is lost (the database restarted, the connection was
+ * cut), the lock is gone with it: writes are refused (503) while it is taken
+ * again, every second; should another server have taken it meanwhile, this
+ * one refuses writes for good (STORE_IN_USE) rather than drive the same runs.
+ */
+async function holdServerLock(options: PostgresStoreOptions, where: string): Promise<ServerLock> {
+  let state: 'held' | 'retaking' | 'lost' | 'closed' = 'held';
+  let holder: pg.Client | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const inUse = () =>
+    new StoreError({
+      code: 'STORE_IN_USE',
+      message: `another toolgate serve is using the PostgreSQL store at ${where}: one server per database for now (it drives every run it finds running); stop the other, or give this one another database`,
+    });
+  /** True when taken, false when another server holds it; throws when the database cannot be reached. */
+  const take = async (): Promise<boolean> => {
+    const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      if ((await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1) AS taken', [SERVER_LOCK])).rows[0]?.taken !== true) {
+        await client.end().catch(() => undefined);
+        return false;
+      }
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    holder = client;
+    client.once('end', () => {
+      if (state !== 'held' || holder !== client) return;
+      state = 'retaking';
+      retake();
+    });
+    return true;
+  };
+  const retake = () => {
+    timer = setTimeout(async () => {
+      if (state !== 'retaking') return;
+      try {
+        const taken = await take();
+        if (state !== 'retaking') {
+          await holder?.end().catch(() => undefined);
+          return;
+        }
+        state = taken ? 'held' : 'lost';
+      } catch {
+        retake();
+      }
+    }, 1000);
+    timer.unref();
+  };
+  if (!(await take())) throw inUse();
+  return {
+    assertHeld() {
+      if (state === 'held') return;
+      if (state === 'lost') throw inUse();
+      throw new StoreError({ code: 'STORE_UNAVAILABLE', message: `the PostgreSQL store at ${where} lost its connection; writes wait until this server holds the database again` });
+    },
+    async close() {
+      state = 'closed';
+      clearTimeout(timer);
+      await holder?.end().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * SQLSTATEs of a database that cannot serve now: connection exceptions (08),
+ * shutdown and restart (57P01-57P04), too many connections (53300), no such
+ * database (3D000), refused logins (28), and a database closed to
+ * connections (55000 "not currently accepting connections").
+ */
+const UNAVAILABLE_STATES = /^(08|57P0[1-4]|53300|3D000|28)/;
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
 
 /**
@@ -472,7 +563,9 @@ function unavailable(error: unknown, where: string): unknown {
   if (error instanceof StoreError) return error;
   const code = (error as { code?: unknown }).code;
   const message = (error as Error)?.message ?? String(error);
-  const lost = (typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_CODES.has(code))) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+  const lost =
+    (typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_CODES.has(code) || (code === '55000' && /accepting connections/i.test(message)))) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
   if (!lost) return error;
   return new StoreError({ code: 'STORE_UNAVAILABLE', message: `the PostgreSQL store at ${where} cannot be reached: ${message}`, cause: error });
 }

@@ -4,6 +4,8 @@ import { createDemoWorkspace } from '../../runtime/demo-workspace.ts';
 import { webAssets } from '../../server/web/web-assets.ts';
 import { startToolgateServer, type RunningToolgateServer } from '../../server/start-server.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
+import { StoreError } from '../../store/sqlite-store-error.ts';
+import { resolveStoreLocation } from '../../store/store-location.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { chooseModelOrExplain, UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
@@ -21,8 +23,10 @@ Options:
                      exposes the API beyond this machine: list the names
                      clients use in the policy's server.allowed_hosts)
   --port PORT        port (default 8787; 0 picks a free one)
-  --store FILE       the SQLite file runs are kept in
-                     (default .toolgate/toolgate.db beside the policy)
+  --store FILE|URL   where runs are kept: a SQLite file (default
+                     .toolgate/toolgate.db beside the policy), or a PostgreSQL
+                     database, postgres://USER[:PASSWORD]@HOST[:PORT]/DB
+                     (default TOOLGATE_STORE_URL when set)
   --model ID         the model runs use: script:FILE, openai:<model>,
                      anthropic:<model>, openai-compatible:<model>
                      (default TOOLGATE_MODEL, else the provider whose key is set);
@@ -49,8 +53,17 @@ Examples:
 Exit codes:
   0  stopped (Ctrl-C or SIGTERM)   2  usage error
   3  the policy file is missing or invalid
-  1  the server could not start (port in use, store unreadable, ...)
+  1  the server could not start (port in use, store unreadable or in use
+     by another server, database unreachable, ...)
 `;
+
+/** `--store` (else TOOLGATE_STORE_URL): a postgres:// URL as it is, else a SQLite file relative to where toolgate was started. */
+function storeOption(value: string | undefined, cwd: string): { storeFile?: string } {
+  if (value === undefined) return {};
+  const resolved = resolveStoreLocation(value, cwd, path.resolve);
+  if ('problem' in resolved) throw new UsageError(resolved.problem);
+  return { storeFile: resolved.location };
+}
 
 const DEMO_TASK = 'Work through the open tasks in ws/notes.txt.';
 
@@ -99,7 +112,7 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
   try {
     server = await startToolgateServer({
       policyFile,
-      ...(values.store === undefined ? {} : { storeFile: path.resolve(io.cwd, values.store) }),
+      ...storeOption(values.store ?? io.env.TOOLGATE_STORE_URL, io.cwd),
       ...(values.host === undefined ? {} : { host: values.host }),
       port,
       model,
@@ -114,6 +127,10 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
       io.stderr.write(`toolgate serve: port ${port} is in use; choose another with --port (0 picks a free one)\n`);
       return 1;
     }
+    if (error instanceof StoreError) {
+      io.stderr.write(`toolgate serve: ${sanitizeTerminalText(error.message)} [${error.code}]\n`);
+      return 1;
+    }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
       io.stderr.write(`toolgate serve: cannot listen on ${sanitizeTerminalText(values.host ?? '')}: no such address on this machine\n`);
       return 1;
@@ -122,7 +139,7 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
   }
   io.stdout.write(`listening on ${server.url}\n`);
   io.stdout.write(`open the inbox: ${server.loginUrl}\n`);
-  io.stderr.write(`admin token from ${server.adminTokenSource}; runs are kept in ${server.storeFile}${server.recovered > 0 ? `; ${server.recovered} runs stopped by the last shutdown are running again` : ''}\n`);
+  io.stderr.write(`admin token from ${server.adminTokenSource}; runs are kept in ${sanitizeTerminalText(server.storeFile)}${server.recovered > 0 ? `; ${server.recovered} runs stopped by the last shutdown are running again` : ''}\n`);
   if (values.demo === true) {
     const { run_id } = await server.service.startRun({ name: 'admin', role: 'admin' }, { input: DEMO_TASK });
     io.stderr.write(`demo run ${run_id} started: it will soon wait for your approval in the inbox\n`);

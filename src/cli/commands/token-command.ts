@@ -5,6 +5,7 @@ import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { createApiToken, TOKEN_ROLES, TokenNameError, tokenNameProblem } from '../../server/tokens.ts';
 import { openStore } from '../../store/open-store.ts';
+import { describeStoreLocation, isPostgresLocation, resolveStoreLocation } from '../../store/store-location.ts';
 import { StoreError } from '../../store/sqlite-store-error.ts';
 import type { TokenRole, ToolgateStore } from '../../store/store.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
@@ -15,9 +16,9 @@ import { parseCommandLine } from '../parse-command-line.ts';
 export const DEFAULT_STORE_NAME = 'toolgate.db';
 
 export const TOKEN_HELP = `Usage:
-  toolgate token create NAME --role submitter|approver|admin [--policy FILE] [--store FILE]
-  toolgate token list [--policy FILE] [--store FILE] [--json]
-  toolgate token revoke NAME [--policy FILE] [--store FILE]
+  toolgate token create NAME --role submitter|approver|admin [--policy FILE] [--store FILE|URL]
+  toolgate token list [--policy FILE] [--store FILE|URL] [--json]
+  toolgate token revoke NAME [--policy FILE] [--store FILE|URL]
 
 API tokens for \`toolgate serve\`, kept in the store the server uses. Only a
 token's SHA-256 is stored: create prints the new token alone on one line,
@@ -37,7 +38,8 @@ Options:
   --role ROLE     create: submitter, approver or admin
   --policy FILE   the policy whose store to use: .toolgate/${DEFAULT_STORE_NAME} beside it
                   (default: ./toolgate.yaml, .yml or .json, else ./.toolgate/)
-  --store FILE    the store itself, as \`toolgate serve --store\` (a SQLite file)
+  --store FILE|URL  the store itself, as \`toolgate serve --store\`: a SQLite file
+                  or a postgres:// URL (default TOOLGATE_STORE_URL when set)
   --json          list: one JSON object per token
   -h, --help      this help
 
@@ -89,7 +91,7 @@ export async function runTokenCommand(argv: string[], io: CliIo): Promise<number
   }
   const file = await storeFile({ store: values.store, policy: values.policy, io });
   // Listing or revoking in a store that does not exist changes nothing: no empty database is made for it.
-  if (action !== 'create' && !existsSync(file)) {
+  if (action !== 'create' && !isPostgresLocation(file) && !existsSync(file)) {
     if (action === 'list') {
       io.stdout.write(`no tokens: there is no store at ${sanitizeTerminalText(file)}\n`);
       return EXIT.ok;
@@ -102,7 +104,7 @@ export async function runTokenCommand(argv: string[], io: CliIo): Promise<number
     store = await openStore({ location: file });
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
-    io.stderr.write(`toolgate token: cannot open the store ${sanitizeTerminalText(file)}: ${sanitizeTerminalText(error.message)}\n`);
+    io.stderr.write(`toolgate token: cannot open the store ${sanitizeTerminalText(describeStoreLocation(file))}: ${sanitizeTerminalText(error.message)}\n`);
     return EXIT.blockedOrDenied;
   }
   try {
@@ -162,10 +164,11 @@ async function revoke(options: { store: ToolgateStore; name: string; file: strin
  * directory, else the built-in default policy's, in the working directory).
  */
 async function storeFile(options: { store: string | undefined; policy: string | undefined; io: CliIo }): Promise<string> {
-  if (options.store !== undefined) {
-    if (/^postgres(ql)?:\/\//i.test(options.store)) throw new UsageError('the PostgreSQL store is not part of this build yet: use a SQLite file (--store FILE)');
-    if (options.store === '') throw new UsageError('--store needs a file');
-    return path.resolve(options.io.cwd, options.store);
+  const value = options.store ?? options.io.env.TOOLGATE_STORE_URL;
+  if (value !== undefined) {
+    const resolved = resolveStoreLocation(value, options.io.cwd, path.resolve);
+    if ('problem' in resolved) throw new UsageError(resolved.problem);
+    return resolved.location;
   }
   const { loaded } = await policyForRun({ policy: options.policy, cwd: options.io.cwd });
   return path.join(stateDirectory(loaded.directory), DEFAULT_STORE_NAME);

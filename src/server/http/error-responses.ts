@@ -1,7 +1,8 @@
 /**
  * The one place errors become HTTP answers: an ApiError is its status and
  * `{"error": message, ...details}`; an unknown path is 404 `no route GET /x`;
- * a known path with another method is 405 with `Allow`; anything else thrown
+ * a known path with another method is 405 with `Allow`; a store that cannot
+ * reach its database is 503 with `Retry-After`; anything else thrown
  * is logged (with its stack) and answered 500 `internal error`, never with
  * the stack.
  */
@@ -9,6 +10,7 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ApiError } from '../run-service.ts';
+import { StoreError } from '../../store/sqlite-store-error.ts';
 import type { Logger } from '../log.ts';
 import { allowedMethods } from './route-table.ts';
 import type { ServerEnv } from './server-env.ts';
@@ -27,6 +29,12 @@ export function errorResponse(options: { logger: Logger }): ErrorHandler<ServerE
       return c.json({ error: error.message, ...details }, statusOf(error.status));
     }
     if (error instanceof HTTPException && error.status < 500) return c.json({ error: error.message === '' ? 'bad request' : error.message }, error.status);
+    if (error instanceof StoreError && error.code === 'STORE_UNAVAILABLE') {
+      // The database is down or restarting: nothing was decided or written; the client may retry.
+      options.logger.warn('store unavailable', { method: c.req.method, path: c.req.path, error: error.message });
+      c.header('Retry-After', '5');
+      return c.json({ error: 'the store is unavailable (its database cannot be reached); nothing was changed, try again shortly' }, 503);
+    }
     options.logger.error('internal error', { method: c.req.method, path: c.req.path, principal: c.get('principal')?.name, error });
     return c.json({ error: 'internal error' }, 500);
   };

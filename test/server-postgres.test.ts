@@ -1,0 +1,143 @@
+/**
+ * `toolgate serve --store postgres://...` as real processes on a real
+ * PostgreSQL server: paused runs survive a `kill -9`, every approved call
+ * runs exactly once after the restart, tokens made with `toolgate token` on
+ * the same database work, a second server on the database is refused (one
+ * server per database for now), and a database that cannot be reached is a
+ * 503 that nothing was decided on, until it is back.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freshDatabase } from './postgres-server.ts';
+import { api, createServerProject, inParallel, NODE, ROOT, runsWithStatus, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
+
+const RUNS = 40;
+const run = promisify(execFile);
+
+let cleanup: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+/** A project whose store is a new database on the test server. */
+async function postgresProject(): Promise<ServerProject> {
+  const database = await freshDatabase();
+  const project = createServerProject({ policy: 'crash-policy.yaml' });
+  cleanup.push(() => rmSync(project.directory, { recursive: true, force: true }));
+  cleanup.push(() => database.drop());
+  return { ...project, storeFile: database.url };
+}
+
+async function start(project: ServerProject): Promise<ServerProcess> {
+  const server = await startServerProcess({ project, script: 'append-once.yaml' });
+  cleanup.push(() => server.kill9());
+  return server;
+}
+
+function logLines(project: ServerProject): string[] {
+  const file = path.join(project.workspace, 'calls.log');
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '') : [];
+}
+
+describe('toolgate serve on PostgreSQL', () => {
+  it(`keeps ${RUNS} paused runs across a kill -9; approved after the restart, every call runs exactly once`, { timeout: 300_000 }, async () => {
+    const project = await postgresProject();
+    const first = await start(project);
+    expect(first.stderr()).toContain(`runs are kept in ${project.storeFile}`);
+    const runIds = await inParallel(Array.from({ length: RUNS }), 8, async (_, index) => {
+      const created = await api(first.url, 'POST', '/runs', { input: `Append your line (run ${index + 1}).` });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.run_id as string;
+    });
+    await waitFor(async () => ((await runsWithStatus(first.url, 'paused_checkpoint')).length === RUNS ? true : undefined), {
+      timeoutMs: 120_000,
+      describe: async () => `${RUNS} paused runs (now ${(await runsWithStatus(first.url, 'paused_checkpoint')).length})`,
+    });
+
+    // A second server on the same database is refused while the first holds it.
+    const second = startServerProcess({ project, script: 'append-once.yaml', timeoutMs: 30_000 });
+    await expect(second).rejects.toThrow(/exited \(1\) before listening[\s\S]*another toolgate serve is using the PostgreSQL store[\s\S]*STORE_IN_USE/);
+
+    await first.kill9();
+    // The dead server's lock went with its connection: a new one starts at once, and finds everything paused.
+    const restarted = await start(project);
+    expect((await runsWithStatus(restarted.url, 'paused_checkpoint')).map((run) => run.run_id).sort()).toEqual([...runIds].sort());
+    const inbox = await api(restarted.url, 'GET', '/approvals');
+    expect((inbox.body.approvals as Array<{ run_id: string }>).map((approval) => approval.run_id).sort()).toEqual([...runIds].sort());
+
+    const answers = await inParallel(runIds, 8, (runId) => api(restarted.url, 'POST', `/runs/${runId}/approve`, { approved: true }));
+    for (const answer of answers) expect(answer.body).toMatchObject({ status: 'approved', run_status: 'running' });
+    await waitFor(async () => ((await runsWithStatus(restarted.url, 'completed')).length === RUNS ? true : undefined), {
+      timeoutMs: 120_000,
+      describe: async () => `every run completed (now ${(await runsWithStatus(restarted.url, 'completed')).length})`,
+    });
+    const lines = logLines(project);
+    expect(lines).toHaveLength(RUNS);
+    expect(new Set(lines).size).toBe(RUNS);
+    // Every approval decided once: a second answer finds nothing left to decide, and nothing runs again.
+    const again = await api(restarted.url, 'POST', `/runs/${runIds[0]}/approve`, { approved: true });
+    expect(again.status).toBeGreaterThanOrEqual(400);
+    expect(logLines(project)).toHaveLength(RUNS);
+  });
+
+  it('serves the tokens `toolgate token` made in the same database', { timeout: 120_000 }, async () => {
+    const project = await postgresProject();
+    const created = await run(NODE, [path.join(ROOT, 'src/cli/main.ts'), 'token', 'create', 'ci-bot', '--role', 'submitter', '--store', project.storeFile], { cwd: project.directory });
+    const token = created.stdout.trim();
+    expect(token.length).toBeGreaterThan(20);
+    const listed = await run(NODE, [path.join(ROOT, 'src/cli/main.ts'), 'token', 'list', '--json'], { cwd: project.directory, env: { ...process.env, TOOLGATE_STORE_URL: project.storeFile } });
+    expect(JSON.parse(listed.stdout.trim().split('\n')[0]!)).toMatchObject({ name: 'ci-bot', role: 'submitter' });
+    const server = await start(project);
+    const response = await fetch(`${server.url}/runs`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ input: 'hello' }) });
+    expect(response.status).toBe(201);
+  });
+
+  it('answers 503 while the database cannot be reached, deciding nothing, and recovers by itself', { timeout: 120_000 }, async () => {
+    const project = await postgresProject();
+    const server = await start(project);
+    const created = await api(server.url, 'POST', '/runs', { input: 'Append your line.' });
+    const runId = created.body.run_id as string;
+    await waitFor(async () => ((await runsWithStatus(server.url, 'paused_checkpoint')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'the run paused' });
+
+    const name = new URL(project.storeFile).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: process.env.TOOLGATE_TEST_POSTGRES_URL });
+    await admin.connect();
+    cleanup.push(() => admin.end());
+    // The database refuses new connections and drops the server's: as when it restarts or fails over.
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+    const refused = await api(server.url, 'POST', `/runs/${runId}/approve`, { approved: true });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toContain('the store is unavailable');
+    expect(logLines(project)).toEqual([]);
+    expect(server.child.exitCode).toBeNull();
+
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    const approved = await waitFor(
+      async () => {
+        const answer = await api(server.url, 'POST', `/runs/${runId}/approve`, { approved: true });
+        return answer.status === 503 ? undefined : answer;
+      },
+      { timeoutMs: 30_000, describe: () => 'an answer other than 503 once the database is back' },
+    );
+    expect(approved.body).toMatchObject({ status: 'approved' });
+    await waitFor(async () => ((await runsWithStatus(server.url, 'completed')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'the run completed' });
+    expect(logLines(project)).toHaveLength(1);
+  });
+
+  it('does not start on a database it cannot reach: exit 1, the reason, no password', async () => {
+    const project = createServerProject({ policy: 'crash-policy.yaml' });
+    cleanup.push(() => rmSync(project.directory, { recursive: true, force: true }));
+    const failed = await startServerProcess({ project: { ...project, storeFile: 'postgres://toolgate:hunter2@127.0.0.1:9/none' }, script: 'append-once.yaml' }).catch((error: Error) => error);
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toMatch(/exited \(1\) before listening/);
+    expect((failed as Error).message).toContain('cannot be reached');
+    expect((failed as Error).message).toContain('STORE_UNAVAILABLE');
+    expect((failed as Error).message).not.toContain('hunter2');
+  });
+});
