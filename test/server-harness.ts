@@ -182,18 +182,18 @@ export interface StreamedEvent {
 }
 
 /**
- * Reads `GET /events` from the store's first event (`Last-Event-ID: 0`)
- * until `done(events)` holds; throws after `timeoutMs` with how many were read.
+ * Reads `GET /events` after `lastEventId` (default 0: from the store's first
+ * event) until `done(events)` holds; throws after `timeoutMs` with how many were read.
  *
  * @example
  * const events = await readEventStream(url, (all) => all.filter((event) => event.type === 'run_completed').length === 1000, 60_000);
  */
-export async function readEventStream(url: string, done: (events: StreamedEvent[]) => boolean, timeoutMs: number): Promise<StreamedEvent[]> {
+export async function readEventStream(url: string, done: (events: StreamedEvent[]) => boolean, timeoutMs: number, lastEventId = 0): Promise<StreamedEvent[]> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const events: StreamedEvent[] = [];
   try {
-    const response = await fetch(`${url}/events`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'last-event-id': '0', accept: 'text/event-stream' }, signal: controller.signal });
+    const response = await fetch(`${url}/events`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'last-event-id': String(lastEventId), accept: 'text/event-stream' }, signal: controller.signal });
     if (response.status !== 200) throw new Error(`GET /events answered ${response.status}: ${await response.text()}`);
     const decoder = new TextDecoder();
     let buffer = '';

@@ -3,8 +3,12 @@
  * runtime from the policy, recovers runs a crash left running, serves the
  * HTTP API and the web inbox, and times out approvals nobody decides.
  */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { loadPolicyFile, stateDirectory } from '../config/load-policy-file.ts';
+import { durationMs } from '../core/policy/normalize-policy.ts';
+import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { chooseModel } from '../models/choose-model.ts';
 import { openStore } from '../store/open-store.ts';
 import { describeStoreLocation } from '../store/store-location.ts';
@@ -18,9 +22,12 @@ import { ApiError, type RunService } from './run-service.ts';
 import { watchApprovalTimeouts } from './runs/approval-timeouts.ts';
 import { createRunService } from './runs/create-run-service.ts';
 import { createServerRuntime } from './runs/create-server-runtime.ts';
-import { recoverRuns, resumeDecidedPauses } from './runs/recover-runs.ts';
+import { keepLeaseAndTakeOver, recoverRuns, resumeDecidedPauses } from './runs/recover-runs.ts';
 import { loadServerSecrets } from './server-secrets.ts';
 import { hashToken } from './tokens.ts';
+
+/** How long a server's lease on its runs lasts without renewal (`server.instance_lease`): how soon another server takes over the runs of one that died. */
+export const DEFAULT_INSTANCE_LEASE_MS = 30_000;
 import { setTracingEnabled } from './tracing.ts';
 
 export interface StartServerOptions {
@@ -78,10 +85,14 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
   const adminToken = options.adminToken ?? secrets.adminToken;
   const model = chooseModel({ flag: options.model, env, demo: options.demo === true }).id;
   const storeLocation = options.storeFile ?? path.join(state, 'toolgate.db');
-  const store = await openStore({ location: storeLocation, exclusive: true });
+  // This server's id among servers sharing a PostgreSQL store (a SQLite store has one server).
+  const instance = `${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const store = await openStore({ location: storeLocation, instance });
   // What is printed and logged: a PostgreSQL URL without its password.
   const storeFile = describeStoreLocation(storeLocation);
   let closeRuntime = async () => {};
+  let closeLease = async () => {};
+  let closeWatch = async () => {};
   try {
     const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds: [model, ...(settings.models ?? [])], env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     closeRuntime = parts.close;
@@ -105,6 +116,14 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       ...(options.web === undefined ? {} : { web: options.web }),
     });
+    // On a shared store: the lease first (the runs this server claims are stamped with it), then
+    // other servers' events wake this one's streams, and runs of servers that stopped are taken over.
+    const leaseMs = durationMs(settings.instance_lease) ?? DEFAULT_INSTANCE_LEASE_MS;
+    if (leaseMs < 1000) throw new ToolgateError({ code: 'USAGE', message: `server.instance_lease in ${loaded.path} is ${leaseMs} ms; it must be at least 1s (a lease renewed every third of it)` });
+    const stopLease = await keepLeaseAndTakeOver(runtime, leaseMs);
+    closeLease = stopLease;
+    const stopWatch = store.watch?.(() => runtime.notify());
+    closeWatch = stopWatch ?? closeWatch;
     // Before anyone is answered: a client must never see a run as paused that is about to resume.
     const recovered = (await recoverRuns(runtime)) + (await resumeDecidedPauses(runtime));
     const host = options.host ?? '127.0.0.1';
@@ -124,12 +143,17 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
       close: async () => {
         stopTimeouts();
         await http.close();
+        await closeWatch();
         await closeRuntime();
+        // Last: other servers take this one's running runs as soon as the lease ends.
+        await closeLease();
         await store.close();
       },
     };
   } catch (error) {
+    await closeWatch();
     await closeRuntime();
+    await closeLease();
     await store.close();
     throw error;
   }

@@ -4,16 +4,19 @@ import type { ToolgateStore } from './store.ts';
 
 /**
  * The store a `--store` value names: a SQLite file (the embedded default),
- * or a `postgres://` URL. `exclusive`: for the server, which must be the only
- * one driving the runs of a PostgreSQL database (`PostgresStoreOptions`).
+ * or a `postgres://` URL. `instance`: the server's id among the servers that
+ * share a PostgreSQL store (`StoreInstances`); a SQLite store has one server.
  *
  * @example
  * const store = await openStore({ location: '.toolgate/toolgate.db' });
  */
-export async function openStore(options: { location: string; exclusive?: boolean }): Promise<ToolgateStore> {
+export async function openStore(options: { location: string; instance?: string }): Promise<ToolgateStore> {
   const { location } = options;
   // Loaded only when named: the embedded default never loads the PostgreSQL driver.
-  if (isPostgresLocation(location)) return (await import('./postgres-store.ts')).openPostgresStore({ url: location, exclusive: options.exclusive === true });
+  if (isPostgresLocation(location)) {
+    const { openPostgresStore } = await import('./postgres-store.ts');
+    return openPostgresStore({ url: location, ...(options.instance === undefined ? {} : { instance: options.instance }) });
+  }
   return openSqliteStore({ file: location });
 }
 

@@ -11,11 +11,11 @@ import { STORE_SCHEMA_VERSION } from './store.ts';
 /** The PostgreSQL schema every table lives in (the connections' search_path). */
 export const POSTGRES_SCHEMA = 'toolgate';
 
-/** Advisory lock keys (one number space per database): creating or migrating the schema, giving events their ids in commit order, the one server. */
+/** Advisory lock keys (one number space per database): creating or migrating the schema, giving events their ids in commit order. */
 export const SCHEMA_LOCK = 0x746f6f6c; // 'tool'
 export const EVENT_ORDER_LOCK = 0x67617465; // 'gate'
-/** Held (session-level) by the one server driving runs on the database. */
-export const SERVER_LOCK = 0x73727672; // 'srvr'
+/** The channel every commit that stores events notifies (after it commits): servers wake their event streams. */
+export const EVENTS_CHANNEL = 'toolgate_events';
 
 /**
  * The same records as the SQLite store's, with the same columns: times and
@@ -44,7 +44,9 @@ CREATE TABLE runs (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   revision INTEGER NOT NULL,
-  schema_version INTEGER NOT NULL
+  schema_version INTEGER NOT NULL,
+  -- The server that last moved the run (see instances); null before servers shared the store.
+  driver TEXT
 );
 CREATE INDEX runs_by_owner_created ON runs (owner, seq);
 CREATE INDEX runs_by_status ON runs (status, seq);
@@ -100,6 +102,14 @@ CREATE TABLE memory (
   schema_version INTEGER NOT NULL
 );
 CREATE INDEX memory_by_chat ON memory (session_id, chat_id);
+
+-- Servers sharing the store: each renews its lease while it lives; the running runs
+-- of a server whose lease ran out (database time) are taken over by another.
+CREATE TABLE instances (
+  instance_id TEXT PRIMARY KEY,
+  expires_at TIMESTAMPTZ NOT NULL,
+  started_at TIMESTAMPTZ NOT NULL
+);
 
 CREATE TABLE tokens (
   name TEXT PRIMARY KEY,

@@ -1,7 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import { freshDatabase } from '../../test/postgres-server.ts';
-import { SERVER_LOCK } from './postgres-schema.ts';
 import { openPostgresStore } from './postgres-store.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { newEvent, newRun } from './store-contract-fixtures.ts';
@@ -106,47 +105,76 @@ describe('openPostgresStore', () => {
   });
 });
 
-describe('an exclusive store (toolgate serve): one server per database', () => {
-  /** Ends the connection that holds the server lock, as a database restart or a cut connection would. */
-  async function cutLockConnection(url: string): Promise<void> {
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    try {
-      const cut = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted`, [SERVER_LOCK]);
-      expect(cut.rowCount).toBe(1);
-    } finally {
-      await admin.end();
-    }
-  }
-
-  it('refuses a second server, not a shared opener; takes the lock again when its connection is cut; refuses writes for good once another server took it', async () => {
+describe('servers sharing the store: leases and the events watch', () => {
+  it('stamps runs with the server that moved them; a run of a server whose lease ran out is an orphan', async () => {
     const database = await freshDatabase();
-    const first = await openPostgresStore({ url: database.url, exclusive: true });
-    const opened: ToolgateStore[] = [first];
+    const alpha = await openPostgresStore({ url: database.url, instance: 'alpha' });
+    const beta = await openPostgresStore({ url: database.url, instance: 'beta' });
     try {
-      await expect(openPostgresStore({ url: database.url, exclusive: true })).rejects.toMatchObject({ code: 'STORE_IN_USE' });
+      await alpha.instances!.renew(60_000);
+      await beta.instances!.renew(60_000);
+      const created = await alpha.createRun(newRun('run-1'), []);
+      await beta.createRun(newRun('run-2'), []);
+      // Alive: each sees only its own running runs (which it may have stopped driving).
+      expect((await alpha.instances!.orphanedRuns(10)).map((run) => run.runId)).toEqual(['run-1']);
+      expect((await beta.instances!.orphanedRuns(10)).map((run) => run.runId)).toEqual(['run-2']);
+      // alpha's lease runs out: its run is beta's to take over, by revision like any move; then it is beta's.
+      await alpha.instances!.renew(1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await beta.instances!.orphanedRuns(10)).map((run) => run.runId)).toEqual(['run-1', 'run-2']);
+      const taken = await beta.updateRun('run-1', created.run.revision, {}, { events: [newEvent('run-1', 'run_recovered')] });
+      expect(taken?.run.revision).toBe(created.run.revision + 1);
+      expect(await alpha.updateRun('run-1', created.run.revision, { status: 'completed' })).toBeUndefined();
+      await alpha.instances!.renew(60_000);
+      expect((await alpha.instances!.orphanedRuns(10)).map((run) => run.runId)).toEqual([]);
+      // A clean stop ends the lease at once.
+      await beta.instances!.release();
+      expect((await alpha.instances!.orphanedRuns(10)).map((run) => run.runId)).toEqual(['run-1', 'run-2']);
+      // Paused and finished runs are nobody's orphans.
+      const paused = await alpha.updateRun('run-1', taken!.run.revision, { status: 'paused_checkpoint' });
+      expect(paused?.run.status).toBe('paused_checkpoint');
+      expect((await alpha.instances!.orphanedRuns(10)).map((run) => run.runId)).toEqual(['run-2']);
+      // A store opened without an instance (toolgate token) offers no leases.
       const shared = await openPostgresStore({ url: database.url });
-      opened.push(shared);
-      await shared.createToken({ name: 'ci', role: 'submitter', hash: 'a'.repeat(64) });
-
-      // Cut, nobody else waiting: writes are refused (503) until the lock is held again, then go on.
-      // (The client learns of the cut a moment later: a write in that moment still lands, as it would in any database client.)
-      await cutLockConnection(database.url);
-      await vi.waitFor(() => expect(first.appendEvents([])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' }), { timeout: 5000, interval: 20 });
-      await vi.waitFor(() => expect(first.appendEvents([])).resolves.toEqual([]), { timeout: 5000, interval: 200 });
-      expect((await first.createRun(newRun('run-1'), [])).run.runId).toBe('run-1');
-
-      // Cut again, and another server takes the database first: this one never writes again.
-      await cutLockConnection(database.url);
-      const second = await openPostgresStore({ url: database.url, exclusive: true });
-      opened.push(second);
-      await vi.waitFor(() => expect(first.createRun(newRun('run-2'), [])).rejects.toMatchObject({ code: 'STORE_IN_USE' }), { timeout: 5000, interval: 200 });
-      await expect(first.beginCall({ runId: 'run-1', toolCallId: 'c', tool: 't', input: '{}' })).rejects.toMatchObject({ code: 'STORE_IN_USE' });
-      expect((await first.getRun('run-1'))?.runId).toBe('run-1');
-      expect((await second.createRun(newRun('run-3'), [])).run.runId).toBe('run-3');
-      expect(await second.getRun('run-2')).toBeUndefined();
+      expect(shared.instances).toBeUndefined();
+      await shared.close();
     } finally {
-      for (const store of opened) await store.close();
+      await alpha.close();
+      await beta.close();
+      await database.drop();
+    }
+  });
+
+  it("wakes a watcher when another server's events commit (not before), and again after its connection is cut", async () => {
+    const database = await freshDatabase();
+    const writer = await openPostgresStore({ url: database.url, instance: 'writer' });
+    const reader = await openPostgresStore({ url: database.url, instance: 'reader' });
+    let woken = 0;
+    const stop = reader.watch!(() => woken++);
+    try {
+      await writer.createRun(newRun('run-1'), []);
+      await vi.waitFor(async () => {
+        const before = woken;
+        await writer.appendEvents([newEvent('run-1', 'text')]);
+        await vi.waitFor(() => expect(woken).toBeGreaterThan(before), { timeout: 500, interval: 10 });
+      }, { timeout: 10_000, interval: 100 });
+      // A transaction that rolls back notifies nobody.
+      const before = woken;
+      await expect(writer.createRun(newRun('run-1'), [newEvent('run-1', 'run_started')])).rejects.toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(woken).toBe(before);
+      // The watch's connection is cut: it connects again and wakes the listener once for what it may have missed.
+      const admin = new pg.Client({ connectionString: database.url });
+      await admin.connect();
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()`);
+      await admin.end();
+      await vi.waitFor(() => expect(woken).toBe(before + 1), { timeout: 5000, interval: 50 });
+      await writer.appendEvents([newEvent('run-1', 'text')]);
+      await vi.waitFor(() => expect(woken).toBe(before + 2), { timeout: 5000, interval: 50 });
+    } finally {
+      await stop();
+      await writer.close();
+      await reader.close();
       await database.drop();
     }
   });

@@ -17,7 +17,7 @@
  * Times and JSON are stored as text; BIGINT ids come back as numbers.
  */
 import pg from 'pg';
-import { EVENT_ORDER_LOCK, POSTGRES_SCHEMA, SERVER_LOCK, ensurePostgresSchema } from './postgres-schema.ts';
+import { EVENTS_CHANNEL, EVENT_ORDER_LOCK, POSTGRES_SCHEMA, ensurePostgresSchema } from './postgres-schema.ts';
 import {
   type ApprovalRow,
   type CallRow,
@@ -39,7 +39,7 @@ import { StoreError } from './sqlite-store-error.ts';
 import { describeStoreLocation } from './store-location.ts';
 import type { EventText } from './sqlite-writes.ts';
 import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
-import type { DecideResult, NewEvent, RunChange, RunStatus, StoredEvent, ToolgateStore } from './store.ts';
+import type { DecideResult, NewEvent, RunChange, RunStatus, StoredEvent, StoreInstances, ToolgateStore } from './store.ts';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (libpq's keywords in the query string: `?sslmode=require`...). */
@@ -51,15 +51,12 @@ export interface PostgresStoreOptions {
   /** The clock for every stored time. Default `new Date()`. */
   now?: () => Date;
   /**
-   * For `toolgate serve`: hold the database for this process alone (an
-   * advisory lock on a connection of its own, released by close or when the
-   * process dies), and refuse with STORE_IN_USE while another holds it. A
-   * server recovers every run it finds running when it starts, so two
-   * servers on one database would drive the same runs; until runs carry
-   * leases, one server per database is what is safe. Commands such as
-   * `toolgate token` open it shared.
+   * For `toolgate serve`: this server's id among the servers sharing the
+   * database. Every run it creates or moves is stamped with it, and the store
+   * offers `instances` (leases, orphaned runs) and `watch` (other servers'
+   * events). Commands such as `toolgate token` leave it out.
    */
-  exclusive?: boolean;
+  instance?: string;
 }
 
 const BIGINT_OID = 20;
@@ -91,9 +88,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // An idle connection the server drops (a restart, a failover) must not crash the process: the pool replaces it.
   pool.on('error', () => undefined);
   const now = () => (options.now ?? (() => new Date()))().toISOString();
+  const instance = options.instance ?? null;
   const failure = (error: unknown): unknown => unavailable(error, where);
 
-  let lock: ServerLock | undefined;
   try {
     const client = await pool.connect();
     try {
@@ -101,17 +98,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     } finally {
       client.release();
     }
-    if (options.exclusive === true) lock = await holdServerLock(options, where);
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw failure(error);
   }
-
-  /** A write of one statement: refused unless an exclusive store holds its lock. */
-  const write = async (sql: string, values: unknown[]): Promise<pg.QueryResult> => {
-    lock?.assertHeld();
-    return query(sql, values);
-  };
 
   const query = async <Row extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<pg.QueryResult<Row>> => {
     try {
@@ -123,7 +113,6 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   /** One transaction on one connection; any error rolls it back (a broken connection is dropped, not reused). */
   async function transaction<Result>(work: (client: pg.PoolClient) => Promise<Result>): Promise<Result> {
-    lock?.assertHeld();
     let client: pg.PoolClient;
     try {
       client = await pool.connect();
@@ -152,6 +141,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   async function insertEvents(client: pg.PoolClient, events: readonly EventText[], at: string): Promise<number[]> {
     if (events.length === 0) return [];
     await client.query('SELECT pg_advisory_xact_lock($1)', [EVENT_ORDER_LOCK]);
+    // Delivered when (and only if) this transaction commits; one per transaction, however many events.
+    await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, '']);
     const ids: number[] = [];
     for (const event of events) {
       const inserted = await client.query<{ id: number }>('INSERT INTO events (run_id, owner, type, data, at, schema_version) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id', [
@@ -175,7 +166,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
          state = CASE WHEN $5::boolean THEN $6::text ELSE state END,
          text = CASE WHEN $7::boolean THEN $8::text ELSE text END,
          error = CASE WHEN $9::boolean THEN $10::text ELSE error END,
-         updated_at = $11, revision = revision + 1, schema_version = $12
+         updated_at = $11, revision = revision + 1, schema_version = $12, driver = coalesce($13, driver)
        WHERE run_id = $1 AND revision = $2
        RETURNING *`,
       [
@@ -191,6 +182,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         change.error ?? null,
         at,
         STORE_SCHEMA_VERSION,
+        instance,
       ],
     );
     return moved.rows[0];
@@ -203,8 +195,44 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     events.map((event, index) => ({ id: ids[index]!, runId: event.runId, owner: event.owner, type: event.type, data: JSON.parse(event.data) as Record<string, unknown>, at }));
 
   let closed = false;
+  const watchers = new Set<() => Promise<void>>();
+  const instances: StoreInstances | undefined =
+    instance === null
+      ? undefined
+      : {
+          instance,
+          async renew(leaseMs) {
+            await query(
+              `INSERT INTO instances (instance_id, expires_at, started_at) VALUES ($1, now() + make_interval(secs => $2), now())
+               ON CONFLICT (instance_id) DO UPDATE SET expires_at = excluded.expires_at`,
+              [instance, leaseMs / 1000],
+            );
+          },
+          async release() {
+            await query('DELETE FROM instances WHERE instance_id = $1', [instance]);
+          },
+          async orphanedRuns(limit) {
+            const rows = await query<RunRow>(
+              `SELECT * FROM runs WHERE status = 'running'
+                 AND (driver = $1 OR NOT EXISTS (SELECT 1 FROM instances WHERE instances.instance_id = runs.driver AND instances.expires_at > now()))
+               ORDER BY seq LIMIT $2`,
+              [instance, checkLimit(limit, 'orphanedRuns limit')],
+            );
+            return rows.rows.map(runFromRow);
+          },
+        };
   const store: ToolgateStore = {
     kind: 'postgres',
+    ...(instances === undefined ? {} : { instances }),
+
+    watch(listener) {
+      const stop = watchEvents({ url: options.url, listener, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 });
+      watchers.add(stop);
+      return async () => {
+        watchers.delete(stop);
+        await stop();
+      };
+    },
 
     async createRun(run, events) {
       if (run.status !== 'running') {
@@ -214,9 +242,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const at = now();
       return transaction(async (client) => {
         const inserted = await client.query<RunRow>(
-          `INSERT INTO runs (run_id, owner, status, mode, session_id, chat_id, model, input, state, text, error, created_at, updated_at, revision, schema_version)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, $10, $10, 1, $11) RETURNING *`,
-          [run.runId, run.owner, run.status, run.mode, run.sessionId, run.chatId, run.model, run.input, run.state, at, STORE_SCHEMA_VERSION],
+          `INSERT INTO runs (run_id, owner, status, mode, session_id, chat_id, model, input, state, text, error, created_at, updated_at, revision, schema_version, driver)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, $10, $10, 1, $11, $12) RETURNING *`,
+          [run.runId, run.owner, run.status, run.mode, run.sessionId, run.chatId, run.model, run.input, run.state, at, STORE_SCHEMA_VERSION, instance],
         );
         const ids = await insertEvents(client, texts, at);
         return { run: runFromRow(inserted.rows[0]!), events: storedEvents(texts, ids, at) };
@@ -378,7 +406,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async beginCall(call) {
       // The UNIQUE (run_id, tool_call_id) decides between racing instances: exactly one insert lands.
-      const inserted = await write(
+      const inserted = await query(
         `INSERT INTO calls (run_id, tool_call_id, tool, input, status, output, started_at, finished_at, schema_version)
          VALUES ($1, $2, $3, $4, 'executing', NULL, $5, NULL, $6) ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
         [call.runId, call.toolCallId, call.tool, call.input, now(), STORE_SCHEMA_VERSION],
@@ -386,14 +414,21 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       return inserted.rowCount === 1;
     },
 
-    async finishCall(runId, toolCallId, status, output) {
+    async finishCall(runId, toolCallId, status, output, events = []) {
       if (status !== 'completed' && status !== 'failed' && status !== 'interrupted') {
         throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: status must be completed, failed or interrupted, got ${JSON.stringify(status)}` });
       }
-      const ended = await write(`UPDATE calls SET status = $1, output = $2, finished_at = $3 WHERE run_id = $4 AND tool_call_id = $5 AND status = 'executing'`, [status, output, now(), runId, toolCallId]);
-      if (ended.rowCount === 0 && (await query('SELECT 1 FROM calls WHERE run_id = $1 AND tool_call_id = $2', [runId, toolCallId])).rowCount === 0) {
-        throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: no call ${toolCallId} of run ${runId} was begun (beginCall records it before it runs)` });
-      }
+      const texts = eventTexts(events);
+      const at = now();
+      return transaction(async (client) => {
+        const ended = await client.query(`UPDATE calls SET status = $1, output = $2, finished_at = $3 WHERE run_id = $4 AND tool_call_id = $5 AND status = 'executing'`, [status, output, at, runId, toolCallId]);
+        if (ended.rowCount === 1) return storedEvents(texts, await insertEvents(client, texts, at), at);
+        if ((await client.query('SELECT 1 FROM calls WHERE run_id = $1 AND tool_call_id = $2', [runId, toolCallId])).rowCount === 0) {
+          throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: no call ${toolCallId} of run ${runId} was begun (beginCall records it before it runs)` });
+        }
+        // Ended before: the first ending stands, with its events.
+        return [];
+      });
     },
 
     async getCall(runId, toolCallId) {
@@ -410,7 +445,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         entry.decision.reason === undefined ? { approved: entry.decision.approved } : { approved: entry.decision.approved, reason: entry.decision.reason },
         `remembered decision ${entry.key}`,
       );
-      await write(
+      await query(
         `INSERT INTO memory (key, session_id, chat_id, decision, updated_at, schema_version) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (key) DO UPDATE SET session_id = excluded.session_id, chat_id = excluded.chat_id, decision = excluded.decision,
            updated_at = excluded.updated_at, schema_version = excluded.schema_version`,
@@ -431,12 +466,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async forgetChat(sessionId, chatId) {
       // IS NOT DISTINCT FROM, not =: the null chat is a chat of its own, forgotten only when asked for.
-      return (await write('DELETE FROM memory WHERE session_id = $1 AND chat_id IS NOT DISTINCT FROM $2', [sessionId, chatId])).rowCount ?? 0;
+      return (await query('DELETE FROM memory WHERE session_id = $1 AND chat_id IS NOT DISTINCT FROM $2', [sessionId, chatId])).rowCount ?? 0;
     },
 
     async createToken(token) {
       // A taken name (revoked or not) or, astronomically unlikely, a taken hash: nothing is written.
-      const inserted = await write(`INSERT INTO tokens (name, role, hash, created_at, revoked_at, schema_version) VALUES ($1, $2, $3, $4, NULL, $5) ON CONFLICT DO NOTHING`, [
+      const inserted = await query(`INSERT INTO tokens (name, role, hash, created_at, revoked_at, schema_version) VALUES ($1, $2, $3, $4, NULL, $5) ON CONFLICT DO NOTHING`, [
         token.name,
         token.role,
         token.hash,
@@ -456,7 +491,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
 
     async revokeToken(name) {
-      return (await write('UPDATE tokens SET revoked_at = $1 WHERE name = $2 AND revoked_at IS NULL', [now(), name])).rowCount === 1;
+      return (await query('UPDATE tokens SET revoked_at = $1 WHERE name = $2 AND revoked_at IS NULL', [now(), name])).rowCount === 1;
     },
 
     async close() {
@@ -464,85 +499,55 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       closed = true;
       // Queries under way finish first: pool.end waits for checked-out connections to be released.
       await pool.end();
-      await lock?.close();
+      for (const stop of watchers) await stop();
     },
   };
   return store;
 }
 
-/** The one-server lock of an exclusive store, kept while the process lives. */
-interface ServerLock {
-  /** Throws unless the lock is held now: STORE_UNAVAILABLE while it is being taken again, STORE_IN_USE once another server has it. */
-  assertHeld(): void;
-  close(): Promise<void>;
-}
-
 /**
- * Takes `SERVER_LOCK` on a connection of its own, or throws STORE_IN_USE.
- * When that connection is lost (the database restarted, the connection was
- * cut), the lock is gone with it: writes are refused (503) while it is taken
- * again, every second; should another server have taken it meanwhile, this
- * one refuses writes for good (STORE_IN_USE) rather than drive the same runs.
+ * LISTENs on the events channel on a connection of its own, calling
+ * `listener` at each notification; when the connection is lost it connects
+ * again (every second until it can) and calls `listener` once, since events
+ * may have been stored meanwhile.
  */
-async function holdServerLock(options: PostgresStoreOptions, where: string): Promise<ServerLock> {
-  let state: 'held' | 'retaking' | 'lost' | 'closed' = 'held';
-  let holder: pg.Client | undefined;
+function watchEvents(options: { url: string; listener: () => void; connectTimeoutMs: number }): () => Promise<void> {
+  let stopped = false;
+  let client: pg.Client | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const inUse = () =>
-    new StoreError({
-      code: 'STORE_IN_USE',
-      message: `another toolgate serve is using the PostgreSQL store at ${where}: one server per database for now (it drives every run it finds running); stop the other, or give this one another database`,
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs });
+    next.on('error', () => undefined);
+    next.on('notification', () => options.listener());
+    next.once('end', () => {
+      if (!stopped && client === next) again();
     });
-  /** True when taken, false when another server holds it; throws when the database cannot be reached. */
-  const take = async (): Promise<boolean> => {
-    const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000 });
-    client.on('error', () => undefined);
     try {
-      await client.connect();
-      if ((await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1) AS taken', [SERVER_LOCK])).rows[0]?.taken !== true) {
-        await client.end().catch(() => undefined);
-        return false;
-      }
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      throw error;
+      await next.connect();
+      await next.query(`LISTEN ${EVENTS_CHANNEL}`);
+    } catch {
+      await next.end().catch(() => undefined);
+      if (!stopped) again();
+      return;
     }
-    holder = client;
-    client.once('end', () => {
-      if (state !== 'held' || holder !== client) return;
-      state = 'retaking';
-      retake();
-    });
-    return true;
+    if (stopped) {
+      await next.end().catch(() => undefined);
+      return;
+    }
+    const reconnected = client !== undefined;
+    client = next;
+    if (reconnected) options.listener();
   };
-  const retake = () => {
-    timer = setTimeout(async () => {
-      if (state !== 'retaking') return;
-      try {
-        const taken = await take();
-        if (state !== 'retaking') {
-          await holder?.end().catch(() => undefined);
-          return;
-        }
-        state = taken ? 'held' : 'lost';
-      } catch {
-        retake();
-      }
-    }, 1000);
+  const again = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void connect(), 1000);
     timer.unref();
   };
-  if (!(await take())) throw inUse();
-  return {
-    assertHeld() {
-      if (state === 'held') return;
-      if (state === 'lost') throw inUse();
-      throw new StoreError({ code: 'STORE_UNAVAILABLE', message: `the PostgreSQL store at ${where} lost its connection; writes wait until this server holds the database again` });
-    },
-    async close() {
-      state = 'closed';
-      clearTimeout(timer);
-      await holder?.end().catch(() => undefined);
-    },
+  void connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await client?.end().catch(() => undefined);
   };
 }
 

@@ -15,9 +15,7 @@ export type StoreErrorCode =
   /** A record the caller asked to write breaks a rule of the store (a new run that is not `running`, finishing a call never begun). */
   | 'STORE_INVALID_RECORD'
   /** The database cannot be reached now (PostgreSQL down, restarting, out of connections): the server answers 503 and retries later. */
-  | 'STORE_UNAVAILABLE'
-  /** Another server holds the store for itself (one \`toolgate serve\` per PostgreSQL database, for now). */
-  | 'STORE_IN_USE';
+  | 'STORE_UNAVAILABLE';
 
 /**
  * An error a store throws on purpose: `code` is stable, `message` names the

@@ -242,11 +242,15 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       return write('beginCall', { runId: call.runId, toolCallId: call.toolCallId, tool: call.tool, input: call.input, at: now() });
     },
 
-    async finishCall(runId, toolCallId, status, output) {
+    async finishCall(runId, toolCallId, status, output, events = []) {
       if (status !== 'completed' && status !== 'failed' && status !== 'interrupted') {
         throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: status must be completed, failed or interrupted, got ${JSON.stringify(status)}` });
       }
-      await write('finishCall', { runId, toolCallId, status, output, at: now() });
+      const texts = eventTexts(events);
+      const at = now();
+      const ids = await write('finishCall', { runId, toolCallId, status, output, events: texts, at });
+      // Ended before: no events were stored.
+      return ids.length === 0 ? [] : storedEvents(texts, ids, at);
     },
 
     async getCall(runId, toolCallId) {

@@ -35,7 +35,7 @@ export interface WriteRequests {
   decideApprovals: { runId: string; calls: Array<{ toolCallId: string; events: EventText[] }>; decision: string; resume?: { revision: number; events: EventText[] }; at: string };
   appendEvents: { events: EventText[]; at: string };
   beginCall: { runId: string; toolCallId: string; tool: string; input: string; at: string };
-  finishCall: { runId: string; toolCallId: string; status: 'completed' | 'failed' | 'interrupted'; output: string | null; at: string };
+  finishCall: { runId: string; toolCallId: string; status: 'completed' | 'failed' | 'interrupted'; output: string | null; events: EventText[]; at: string };
   remember: { key: string; sessionId: string; chatId: string | null; decision: string; at: string };
   forgetChat: { sessionId: string; chatId: string | null };
   createToken: { name: string; role: TokenRole; hash: string; at: string };
@@ -49,7 +49,7 @@ export interface WriteResults {
   decideApprovals: { decided: string[]; waiting: string[]; eventIds: number[]; resumed?: { run: RunRow; eventIds: number[] } };
   appendEvents: number[];
   beginCall: boolean;
-  finishCall: void;
+  finishCall: number[];
   remember: void;
   forgetChat: number;
   createToken: boolean;
@@ -155,11 +155,14 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
       );
     },
 
-    finishCall({ runId, toolCallId, status, output, at }) {
+    finishCall({ runId, toolCallId, status, output, events, at }) {
       const ended = statement(`UPDATE calls SET status = ?, output = ?, finished_at = ? WHERE run_id = ? AND tool_call_id = ? AND status = 'executing'`).run(status, output, at, runId, toolCallId);
-      if (ended.changes === 0 && statement('SELECT 1 FROM calls WHERE run_id = ? AND tool_call_id = ?').get(runId, toolCallId) === undefined) {
+      if (ended.changes === 1) return insertEvents(events, at);
+      if (statement('SELECT 1 FROM calls WHERE run_id = ? AND tool_call_id = ?').get(runId, toolCallId) === undefined) {
         throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: no call ${toolCallId} of run ${runId} was begun (beginCall records it before it runs)` });
       }
+      // Ended before: the first ending stands, with its events.
+      return [];
     },
 
     remember({ key, sessionId, chatId, decision, at }) {

@@ -164,6 +164,24 @@ export function describeStoreContractData(current: () => { store: ToolgateStore;
       expect(await store.listCalls('run-404')).toEqual([]);
     });
 
+    it('stores an ending and its events in one transaction: the events come only with the first ending', async () => {
+      const { store } = current();
+      await store.createRun(newRun('run-1'), []);
+      await store.beginCall({ runId: 'run-1', toolCallId: 'call-1', tool: 'shell', input: 'in' });
+      const stored = await store.finishCall('run-1', 'call-1', 'completed', 'out', [newEvent('run-1', 'tool_result', { tool_call_id: 'call-1', outcome: 'ran' })]);
+      expect(stored.map((event) => [event.type, event.data.outcome])).toEqual([['tool_result', 'ran']]);
+      expect(await store.readEvents({ afterId: 0, limit: 10 })).toEqual(stored);
+      // A second ending keeps the first, and stores no second tool_result.
+      expect(await store.finishCall('run-1', 'call-1', 'failed', 'x', [newEvent('run-1', 'tool_result', { tool_call_id: 'call-1', outcome: 'failed' })])).toEqual([]);
+      expect(await store.readEvents({ afterId: 0, limit: 10 })).toEqual(stored);
+      // Events that cannot be stored: the call is not ended either.
+      await store.beginCall({ runId: 'run-1', toolCallId: 'call-2', tool: 'shell', input: 'in' });
+      await expect(store.finishCall('run-1', 'call-2', 'completed', 'out', [{ ...newEvent('run-1', 'tool_result'), data: [] as unknown as Record<string, unknown> }])).rejects.toThrow(/JSON object/);
+      expect(await store.getCall('run-1', 'call-2')).toMatchObject({ status: 'executing', output: null });
+      await expect(store.finishCall('run-1', 'call-404', 'completed', 'out', [newEvent('run-1', 'tool_result')])).rejects.toThrow(/call-404/);
+      expect(await store.readEvents({ afterId: 0, limit: 10 })).toEqual(stored);
+    });
+
     it('refuses to end a call that was never begun, recording nothing', async () => {
       const { store } = current();
       await expect(store.finishCall('run-1', 'call-1', 'completed', 'out')).rejects.toThrow(/call-1/);

@@ -151,9 +151,35 @@ export interface RememberedRecord {
   reason?: string;
 }
 
+/**
+ * Servers sharing one store (PostgreSQL): each holds a lease it renews while
+ * it lives, and every run it creates or moves is stamped as its own. A
+ * running run whose server's lease ran out is an orphan another server takes
+ * over (claiming it by revision, as any move). Lease times are the
+ * database's clock, so the servers' clocks need not agree.
+ */
+export interface StoreInstances {
+  /** This server's id. */
+  readonly instance: string;
+  /** Extends this server's lease to `leaseMs` from now. */
+  renew(leaseMs: number): Promise<void>;
+  /** Ends the lease (a clean stop): other servers take its running runs at once. */
+  release(): Promise<void>;
+  /** Running runs of no live server, and this server's own (which it may have stopped driving), oldest first. */
+  orphanedRuns(limit: number): Promise<StoredRun[]>;
+}
+
 export interface ToolgateStore {
   /** `sqlite` or `postgres`, for logs and `/healthz`. */
   readonly kind: string;
+  /** Present when several servers may share the store (`StoreInstances`); absent when one server has it to itself. */
+  readonly instances?: StoreInstances;
+  /**
+   * Calls `listener` whenever another process stored events (and once after
+   * the watch reconnects, for what it may have missed); returns how to stop.
+   * Absent when no other process writes the store's events.
+   */
+  watch?(listener: () => void): () => Promise<void>;
 
   /** Creates a run (status `running`) and its first events, in one transaction. */
   createRun(run: NewRun, events: readonly NewEvent[]): Promise<{ run: StoredRun; events: StoredEvent[] }>;
@@ -217,8 +243,13 @@ export interface ToolgateStore {
    * before (by this process or another): the caller must not run it.
    */
   beginCall(call: { runId: string; toolCallId: string; tool: string; input: string }): Promise<boolean>;
-  /** Ends an `executing` call; a call that already ended keeps its first ending. */
-  finishCall(runId: string, toolCallId: string, status: 'completed' | 'failed' | 'interrupted', output: string | null): Promise<void>;
+  /**
+   * Ends an `executing` call and stores `events` (its `tool_result`) in the
+   * same transaction, so a call that ended always has its events, whoever
+   * picks the run up after a crash. A call that already ended keeps its first
+   * ending, and then no events are stored. Returns the events stored.
+   */
+  finishCall(runId: string, toolCallId: string, status: 'completed' | 'failed' | 'interrupted', output: string | null, events?: readonly NewEvent[]): Promise<StoredEvent[]>;
   getCall(runId: string, toolCallId: string): Promise<StoredCall | undefined>;
   listCalls(runId: string): Promise<StoredCall[]>;
 

@@ -245,6 +245,9 @@ export const policySchema = z
           .optional()
           .describe('More Host header values the server answers (host or host:port, e.g. behind a proxy); anything else is refused (DNS rebinding).'),
         max_steps: z.number().int().positive().optional().describe('Model steps per run before it stops. Default 30.'),
+        instance_lease: duration
+          .optional()
+          .describe('Servers sharing a PostgreSQL store: how long a server\'s lease on its runs lasts without renewal (renewed every third of it); the running runs of a server that stops renewing are taken over by another after it. Default 30s.'),
         max_concurrent_runs: z
           .number()
           .int()

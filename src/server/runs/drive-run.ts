@@ -179,16 +179,22 @@ function reportingLedger(runtime: ServerRuntime, context: RunEventContext, shown
         await appendEvents(runtime, [runEvent(context, 'tool_call', { tool_call_id: call.toolCallId, tool_name: call.tool, arguments: shownArguments(runtime.policy, call.args) })]);
       }
       const begun = await runtime.ledger.begin(call);
-      if (!begun.started && begun.earlier.status !== 'completed') {
+      if (!begun.started && begun.earlier.status === 'executing') {
+        // Begun by a process that stopped before it ended: recorded as interrupted, with its tool_result, once
+        // (a call that ended, even as failed, has its own already; a second recovery adds nothing).
         const error = new AiSdkCallInterruptedError({ tool: call.tool, toolCallId: call.toolCallId }).message;
-        await appendEvents(runtime, [runEvent(context, 'tool_result', { tool_call_id: call.toolCallId, tool_name: call.tool, outcome: 'interrupted', error })]);
+        const stored = await runtime.store.finishCall(call.runId, call.toolCallId, 'interrupted', null, [
+          runEvent(context, 'tool_result', { tool_call_id: call.toolCallId, tool_name: call.tool, outcome: 'interrupted', error }),
+        ]);
+        if (stored.length > 0) runtime.notify();
       }
       return begun;
     },
     async finish(call, outcome) {
-      await runtime.ledger.finish(call, outcome);
       const shown = outcome.status === 'completed' ? { outcome: 'ran', output: shownOutput(runtime.policy, outcome.output) } : { outcome: 'failed', error: shownError(runtime, call.args, outcome.output) };
-      await appendEvents(runtime, [runEvent(context, 'tool_result', { tool_call_id: call.toolCallId, tool_name: call.tool, ...shown })]);
+      // One commit: a call that ended has its tool_result, whoever picks the run up after a crash.
+      const stored = await runtime.ledger.finishRecording(call, outcome, [runEvent(context, 'tool_result', { tool_call_id: call.toolCallId, tool_name: call.tool, ...shown })]);
+      if (stored.length > 0) runtime.notify();
     },
   };
 }

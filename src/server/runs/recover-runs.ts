@@ -14,24 +14,32 @@ import { runEvent } from './run-events.ts';
 import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
 
 /**
- * Claims and drives every `running` run; returns how many. Each claim is a
- * compare-and-set, so two processes never recover the same run.
+ * Claims and drives the `running` runs nobody drives: on a store one server
+ * has to itself, every one (it was running when the server stopped); on a
+ * shared store (`StoreInstances`), the runs of servers whose lease ran out and
+ * this server's own that it is not driving. Returns how many it claimed. Each
+ * claim is a compare-and-set, so two servers never recover the same run, and
+ * a server that lost its run this way finds every later write of it refused.
  *
  * @example
- * const recovered = await recoverRuns(runtime);
+ * const recovered = await recoverRuns(runtime, 'server_restarted');
  */
-export async function recoverRuns(runtime: ServerRuntime): Promise<number> {
+export async function recoverRuns(runtime: ServerRuntime, reason: 'server_restarted' | 'instance_lost' = 'server_restarted'): Promise<number> {
   const { store } = runtime;
   const stranded: StoredRun[] = [];
-  let before: string | undefined;
-  do {
-    const page = await store.listRuns({ status: 'running', limit: 1000, ...(before === undefined ? {} : { before }) });
-    stranded.push(...page.runs);
-    before = page.next ?? undefined;
-  } while (before !== undefined);
+  if (store.instances !== undefined) {
+    stranded.push(...(await store.instances.orphanedRuns(1000)).filter((run) => !runtime.active.has(run.runId)));
+  } else {
+    let before: string | undefined;
+    do {
+      const page = await store.listRuns({ status: 'running', limit: 1000, ...(before === undefined ? {} : { before }) });
+      stranded.push(...page.runs);
+      before = page.next ?? undefined;
+    } while (before !== undefined);
+  }
   let recovered = 0;
   for (const run of stranded) {
-    const event = runEvent({ run, policy: runtime.policy }, 'run_recovered', { reason: 'server_restarted', status: 'running' });
+    const event = runEvent({ run, policy: runtime.policy }, 'run_recovered', { reason, status: 'running' });
     const claimed = await store.updateRun(run.runId, run.revision, {}, { events: [event] });
     if (claimed === undefined) continue;
     recovered++;
@@ -44,12 +52,51 @@ export async function recoverRuns(runtime: ServerRuntime): Promise<number> {
       const decided = ofThisPause(await store.listApprovals({ runId: run.runId, includeDecided: true }), envelope.state.pending);
       void driveRun(runtime, claimed.run, { kind: 'resume', state: envelope.state, decisions: runDecisions(decided) });
     } catch (error) {
-      const message = `could not be recovered after a restart: ${errorText(error)}`;
+      const message = `${reason === 'server_restarted' ? 'could not be recovered after a restart' : 'could not be taken over from a server that stopped'}: ${errorText(error)}`;
       await finishRun(runtime, claimed.run, { status: 'failed', error: message }, [runEvent({ run, policy: runtime.policy }, 'run_failed', { status: 'failed', error: message })]);
     }
   }
   if (recovered > 0) runtime.notify();
   return recovered;
+}
+
+/**
+ * On a shared store: keeps this server's lease alive (renewed every third of
+ * `leaseMs`) and, each time, takes over the runs other servers left behind
+ * (`recoverRuns` with `instance_lost`). A failure (the database away) is
+ * logged and tried again at the next tick. Returns how to stop, which ends
+ * the lease so that other servers take this one's running runs at once.
+ *
+ * @example
+ * const stop = await keepLeaseAndTakeOver(runtime, 30_000);
+ * await stop();
+ */
+export async function keepLeaseAndTakeOver(runtime: ServerRuntime, leaseMs: number): Promise<() => Promise<void>> {
+  const instances = runtime.store.instances;
+  if (instances === undefined) return async () => {};
+  await instances.renew(leaseMs);
+  let busy = false;
+  let stopped = false;
+  const tick = async () => {
+    if (busy || stopped) return;
+    busy = true;
+    try {
+      await instances.renew(leaseMs);
+      const taken = await recoverRuns(runtime, 'instance_lost');
+      if (taken > 0) runtime.logger.info('took over runs of a server whose lease ran out', { instance: instances.instance, runs: taken });
+    } catch (error) {
+      runtime.logger.warn('could not renew the lease or look for orphaned runs', { instance: instances.instance, error: errorText(error) });
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), Math.max(100, Math.floor(leaseMs / 3)));
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await instances.release().catch((error: unknown) => runtime.logger.warn('could not end the lease', { instance: instances.instance, error: errorText(error) }));
+  };
 }
 
 /**

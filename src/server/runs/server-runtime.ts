@@ -5,7 +5,6 @@
  */
 import type { LanguageModel, ModelMessage } from 'ai';
 import type { RunState } from '../../adapters/ai-sdk/run-state.ts';
-import type { CallLedger } from '../../adapters/ai-sdk/call-ledger.ts';
 import type { Policy } from '../../core/policy/policy.ts';
 import type { GateContext, RunMode } from '../../core/types.ts';
 import type { RuntimeGate } from '../../runtime/create-runtime-gate.ts';
@@ -14,6 +13,7 @@ import type { NewEvent, ServerRunMode, StoredEvent, StoredRun, ToolgateStore } f
 import type { Logger } from '../log.ts';
 import type { Sealer } from '../seal.ts';
 import type { StoreMemory } from './store-memory.ts';
+import type { StoreLedger } from './store-ledger.ts';
 
 export interface ServerRuntime {
   store: ToolgateStore;
@@ -27,7 +27,7 @@ export interface ServerRuntime {
   defaultModel: string;
   secret: string;
   sealer: Sealer;
-  ledger: CallLedger;
+  ledger: StoreLedger;
   memory: StoreMemory;
   maxSteps: number;
   system: string;
