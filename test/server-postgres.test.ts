@@ -86,6 +86,28 @@ describe('toolgate serve on PostgreSQL', () => {
     expect(logLines(project)).toHaveLength(RUNS);
   });
 
+  it('"approve for session" on one server holds on another at once', { timeout: 120_000 }, async () => {
+    const project = await postgresProject();
+    const alpha = await start(project);
+    const beta = await start(project);
+    const first = await api(alpha.url, 'POST', '/runs', { input: 'Append your line.', session_id: 'shared' });
+    await waitFor(async () => ((await runsWithStatus(alpha.url, 'paused_checkpoint')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'the first run paused' });
+    expect((await api(alpha.url, 'POST', `/runs/${first.body.run_id}/approve`, { approved: true, scope: 'session' })).status).toBe(200);
+    await waitFor(async () => ((await runsWithStatus(beta.url, 'completed')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'the first run completed' });
+    // The same call in the same session, started on the other server: remembered there too, so it never pauses.
+    const second = await api(beta.url, 'POST', '/runs', { input: 'Append your line.', session_id: 'shared' });
+    await waitFor(async () => ((await runsWithStatus(beta.url, 'completed')).length === 2 ? true : undefined), {
+      timeoutMs: 60_000,
+      describe: async () => `the second run completed without a pause (paused: ${(await runsWithStatus(beta.url, 'paused_checkpoint')).length})`,
+    });
+    const run = await api(beta.url, 'GET', `/runs/${second.body.run_id}`);
+    expect(run.body.status).toBe('completed');
+    expect(logLines(project)).toHaveLength(2);
+    // A session of its own still asks.
+    await api(beta.url, 'POST', '/runs', { input: 'Append your line.', session_id: 'other' });
+    await waitFor(async () => ((await runsWithStatus(alpha.url, 'paused_checkpoint')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'the other session paused' });
+  });
+
   it('serves the tokens `toolgate token` made in the same database', { timeout: 120_000 }, async () => {
     const project = await postgresProject();
     const created = await run(NODE, [path.join(ROOT, 'src/cli/main.ts'), 'token', 'create', 'ci-bot', '--role', 'submitter', '--store', project.storeFile], { cwd: project.directory });

@@ -117,12 +117,17 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
       ...(options.web === undefined ? {} : { web: options.web }),
     });
     // On a shared store: the lease first (the runs this server claims are stamped with it), then
-    // other servers' events wake this one's streams, and runs of servers that stopped are taken over.
+    // other servers' events wake this one's streams and their remembered decisions reach this one's
+    // memory, and runs of servers that stopped are taken over.
     const leaseMs = durationMs(settings.instance_lease) ?? DEFAULT_INSTANCE_LEASE_MS;
     if (leaseMs < 1000) throw new ToolgateError({ code: 'USAGE', message: `server.instance_lease in ${loaded.path} is ${leaseMs} ms; it must be at least 1s (a lease renewed every third of it)` });
     const stopLease = await keepLeaseAndTakeOver(runtime, leaseMs);
     closeLease = stopLease;
-    const stopWatch = store.watch?.(() => runtime.notify());
+    const stopWatch = store.watch?.((change) => {
+      if (change.kind !== 'memory') runtime.notify();
+      if (change.kind === 'events') return;
+      runtime.memory.refresh(change.kind === 'memory' ? change.key : null).catch((error: unknown) => logger.warn('could not read remembered decisions again', { error: String(error) }));
+    });
     closeWatch = stopWatch ?? closeWatch;
     // Before anyone is answered: a client must never see a run as paused that is about to resume.
     const recovered = (await recoverRuns(runtime)) + (await resumeDecidedPauses(runtime));

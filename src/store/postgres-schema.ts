@@ -16,6 +16,8 @@ export const SCHEMA_LOCK = 0x746f6f6c; // 'tool'
 export const EVENT_ORDER_LOCK = 0x67617465; // 'gate'
 /** The channel every commit that stores events notifies (after it commits): servers wake their event streams. */
 export const EVENTS_CHANNEL = 'toolgate_events';
+/** Notified with a remembered decision's key when it changes (empty: reload them all). */
+export const MEMORY_CHANNEL = 'toolgate_memory';
 
 /**
  * The same records as the SQLite store's, with the same columns: times and

@@ -4,7 +4,7 @@ import { freshDatabase } from '../../test/postgres-server.ts';
 import { openPostgresStore } from './postgres-store.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { newEvent, newRun } from './store-contract-fixtures.ts';
-import { STORE_SCHEMA_VERSION } from './store.ts';
+import { STORE_SCHEMA_VERSION, type StoreChange } from './store.ts';
 import type { ToolgateStore } from './store.ts';
 
 describeStoreContract('postgres', async () => {
@@ -145,12 +145,16 @@ describe('servers sharing the store: leases and the events watch', () => {
     }
   });
 
-  it("wakes a watcher when another server's events commit (not before), and again after its connection is cut", async () => {
+  it("tells a watcher of another server's events and remembered decisions when they commit (not before), and to resync after its connection is cut", async () => {
     const database = await freshDatabase();
     const writer = await openPostgresStore({ url: database.url, instance: 'writer' });
     const reader = await openPostgresStore({ url: database.url, instance: 'reader' });
     let woken = 0;
-    const stop = reader.watch!(() => woken++);
+    const changes: StoreChange[] = [];
+    const stop = reader.watch!((change) => {
+      woken++;
+      changes.push(change);
+    });
     try {
       await writer.createRun(newRun('run-1'), []);
       await vi.waitFor(async () => {
@@ -171,6 +175,17 @@ describe('servers sharing the store: leases and the events watch', () => {
       await vi.waitFor(() => expect(woken).toBe(before + 1), { timeout: 5000, interval: 50 });
       await writer.appendEvents([newEvent('run-1', 'text')]);
       await vi.waitFor(() => expect(woken).toBe(before + 2), { timeout: 5000, interval: 50 });
+      expect(changes.slice(-2)).toEqual([{ kind: 'resync' }, { kind: 'events' }]);
+
+      // Remembered decisions: the key that changed; a forgotten chat reloads them all; forgetting nothing tells nobody.
+      await writer.remember({ key: 'k1', sessionId: 's', chatId: null, decision: { approved: true } });
+      await vi.waitFor(() => expect(changes.at(-1)).toEqual({ kind: 'memory', key: 'k1' }), { timeout: 5000, interval: 20 });
+      await writer.forgetChat('s', null);
+      await vi.waitFor(() => expect(changes.at(-1)).toEqual({ kind: 'memory', key: null }), { timeout: 5000, interval: 20 });
+      const settled = changes.length;
+      expect(await writer.forgetChat('s', null)).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(changes).toHaveLength(settled);
     } finally {
       await stop();
       await writer.close();

@@ -17,7 +17,7 @@
  * Times and JSON are stored as text; BIGINT ids come back as numbers.
  */
 import pg from 'pg';
-import { EVENTS_CHANNEL, EVENT_ORDER_LOCK, POSTGRES_SCHEMA, ensurePostgresSchema } from './postgres-schema.ts';
+import { EVENTS_CHANNEL, EVENT_ORDER_LOCK, MEMORY_CHANNEL, POSTGRES_SCHEMA, ensurePostgresSchema } from './postgres-schema.ts';
 import {
   type ApprovalRow,
   type CallRow,
@@ -39,7 +39,7 @@ import { StoreError } from './sqlite-store-error.ts';
 import { describeStoreLocation } from './store-location.ts';
 import type { EventText } from './sqlite-writes.ts';
 import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
-import type { DecideResult, NewEvent, RunChange, RunStatus, StoredEvent, StoreInstances, ToolgateStore } from './store.ts';
+import type { DecideResult, NewEvent, RunChange, RunStatus, StoreChange, StoredEvent, StoreInstances, ToolgateStore } from './store.ts';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (libpq's keywords in the query string: `?sslmode=require`...). */
@@ -226,7 +226,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     ...(instances === undefined ? {} : { instances }),
 
     watch(listener) {
-      const stop = watchEvents({ url: options.url, listener, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 });
+      const stop = watchChanges({ url: options.url, listener, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 });
       watchers.add(stop);
       return async () => {
         watchers.delete(stop);
@@ -445,12 +445,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         entry.decision.reason === undefined ? { approved: entry.decision.approved } : { approved: entry.decision.approved, reason: entry.decision.reason },
         `remembered decision ${entry.key}`,
       );
-      await query(
-        `INSERT INTO memory (key, session_id, chat_id, decision, updated_at, schema_version) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (key) DO UPDATE SET session_id = excluded.session_id, chat_id = excluded.chat_id, decision = excluded.decision,
-           updated_at = excluded.updated_at, schema_version = excluded.schema_version`,
-        [entry.key, entry.sessionId, entry.chatId, decision, now(), STORE_SCHEMA_VERSION],
-      );
+      await transaction(async (client) => {
+        await client.query(
+          `INSERT INTO memory (key, session_id, chat_id, decision, updated_at, schema_version) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (key) DO UPDATE SET session_id = excluded.session_id, chat_id = excluded.chat_id, decision = excluded.decision,
+             updated_at = excluded.updated_at, schema_version = excluded.schema_version`,
+          [entry.key, entry.sessionId, entry.chatId, decision, now(), STORE_SCHEMA_VERSION],
+        );
+        await notifyMemory(client, entry.key);
+      });
     },
 
     async recall(key) {
@@ -466,7 +469,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async forgetChat(sessionId, chatId) {
       // IS NOT DISTINCT FROM, not =: the null chat is a chat of its own, forgotten only when asked for.
-      return (await query('DELETE FROM memory WHERE session_id = $1 AND chat_id IS NOT DISTINCT FROM $2', [sessionId, chatId])).rowCount ?? 0;
+      return transaction(async (client) => {
+        const forgotten = (await client.query('DELETE FROM memory WHERE session_id = $1 AND chat_id IS NOT DISTINCT FROM $2', [sessionId, chatId])).rowCount ?? 0;
+        if (forgotten > 0) await notifyMemory(client, null);
+        return forgotten;
+      });
     },
 
     async createToken(token) {
@@ -506,25 +513,38 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 }
 
 /**
- * LISTENs on the events channel on a connection of its own, calling
- * `listener` at each notification; when the connection is lost it connects
- * again (every second until it can) and calls `listener` once, since events
- * may have been stored meanwhile.
+ * A remembered decision changed (its key; null: reload them all), told to
+ * every watcher when the transaction commits. NOTIFY payloads are short:
+ * a key too long for one asks for a reload instead.
  */
-function watchEvents(options: { url: string; listener: () => void; connectTimeoutMs: number }): () => Promise<void> {
+async function notifyMemory(client: pg.PoolClient, key: string | null): Promise<void> {
+  const payload = key !== null && Buffer.byteLength(key) < 7000 ? key : '';
+  await client.query('SELECT pg_notify($1, $2)', [MEMORY_CHANNEL, payload]);
+}
+
+/**
+ * LISTENs on the events and memory channels on a connection of its own,
+ * telling `listener` what changed; when the connection is lost it connects
+ * again (every second until it can) and reports `resync`, since anything may
+ * have changed meanwhile.
+ */
+function watchChanges(options: { url: string; listener: (change: StoreChange) => void; connectTimeoutMs: number }): () => Promise<void> {
   let stopped = false;
   let client: pg.Client | undefined;
   let timer: NodeJS.Timeout | undefined;
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs });
     next.on('error', () => undefined);
-    next.on('notification', () => options.listener());
+    next.on('notification', (message) => {
+      if (message.channel === EVENTS_CHANNEL) options.listener({ kind: 'events' });
+      else if (message.channel === MEMORY_CHANNEL) options.listener({ kind: 'memory', key: message.payload === undefined || message.payload === '' ? null : message.payload });
+    });
     next.once('end', () => {
       if (!stopped && client === next) again();
     });
     try {
       await next.connect();
-      await next.query(`LISTEN ${EVENTS_CHANNEL}`);
+      await next.query(`LISTEN ${EVENTS_CHANNEL}; LISTEN ${MEMORY_CHANNEL}`);
     } catch {
       await next.end().catch(() => undefined);
       if (!stopped) again();
@@ -536,7 +556,7 @@ function watchEvents(options: { url: string; listener: () => void; connectTimeou
     }
     const reconnected = client !== undefined;
     client = next;
-    if (reconnected) options.listener();
+    if (reconnected) options.listener({ kind: 'resync' });
   };
   const again = () => {
     clearTimeout(timer);

@@ -151,6 +151,9 @@ export interface RememberedRecord {
   reason?: string;
 }
 
+/** What `ToolgateStore.watch` reports. */
+export type StoreChange = { kind: 'events' } | { kind: 'memory'; key: string | null } | { kind: 'resync' };
+
 /**
  * Servers sharing one store (PostgreSQL): each holds a lease it renews while
  * it lives, and every run it creates or moves is stamped as its own. A
@@ -175,11 +178,13 @@ export interface ToolgateStore {
   /** Present when several servers may share the store (`StoreInstances`); absent when one server has it to itself. */
   readonly instances?: StoreInstances;
   /**
-   * Calls `listener` whenever another process stored events (and once after
-   * the watch reconnects, for what it may have missed); returns how to stop.
-   * Absent when no other process writes the store's events.
+   * Tells `listener` what any process (this one too) changed that a server
+   * keeps in memory or streams: events were stored, a remembered decision
+   * changed (its key, or null for "reload them all"), or the watch
+   * reconnected and anything may have changed meanwhile. Returns how to stop.
+   * Absent when no other process writes the store.
    */
-  watch?(listener: () => void): () => Promise<void>;
+  watch?(listener: (change: StoreChange) => void): () => Promise<void>;
 
   /** Creates a run (status `running`) and its first events, in one transaction. */
   createRun(run: NewRun, events: readonly NewEvent[]): Promise<{ run: StoredRun; events: StoredEvent[] }>;

@@ -6,12 +6,16 @@ export interface StoreMemory extends ApprovalMemory {
   forgetChat(sessionId: string, chatId: string | null): Promise<number>;
   /** Resolves once every decision stored so far is durable. */
   flush(): Promise<void>;
+  /** Reads one decision again from the store (another server changed it), or all of them (`null`). */
+  refresh(key: string | null): Promise<void>;
 }
 
 /**
  * Session memory ("approve for session") kept in the store, so a restart
  * remembers it: read into this process at start, written through on every
- * decision. The gate looks decisions up synchronously, from the copy here.
+ * decision, and read again when another server changes it (`refresh`, from
+ * the store's watch). The gate looks decisions up synchronously, from the
+ * copy here.
  * A write that fails only means asking again after a restart.
  *
  * @example
@@ -38,6 +42,19 @@ export async function loadStoreMemory(store: ToolgateStore): Promise<StoreMemory
       return store.forgetChat(sessionId, chatId);
     },
     flush: async () => void (await writes),
+    async refresh(key) {
+      // After this process's own writes, so that a reload never puts back what it has just changed.
+      await writes;
+      if (key !== null) {
+        const decision = await store.recall(key);
+        if (decision === undefined) entries.delete(key);
+        else entries.set(key, decision);
+        return;
+      }
+      const all = await store.allRemembered();
+      entries.clear();
+      for (const { key: each, decision } of all) entries.set(each, decision);
+    },
   };
 }
 
