@@ -23,6 +23,7 @@ const SUITES: { name: string; load: () => Promise<BenchSuite> }[] = [
   { name: 'shell', load: async () => (await import('./suites/shell-bench.ts')).shellSuite },
   { name: 'ai-sdk', load: async () => (await import('./suites/ai-sdk-bench.ts')).aiSdkSuite },
   { name: 'server', load: async () => (await import('./suites/server-bench.ts')).serverSuite },
+  { name: 'server-postgres', load: async () => (await import('./suites/server-postgres-bench.ts')).serverPostgresSuite },
 ];
 
 const { values } = parseArgs({

@@ -16,13 +16,16 @@ import { ADMIN_TOKEN, createServerProject, inParallel, SERVER_FIXTURES, type Ser
 export const BENCH_SCRIPT = 'write-same.yaml';
 
 /**
- * A project under `parent` whose store holds `count` paused runs.
+ * A project under `parent` whose store (its SQLite file, or the PostgreSQL
+ * database at `storeUrl`) holds `count` paused runs.
  *
  * @example
  * const project = await projectWithPausedRuns({ parent: context.scratch, count: 1000 });
  */
-export async function projectWithPausedRuns(options: { parent: string; count: number }): Promise<ServerProject> {
-  const project = createServerProject({ policy: 'crash-policy.yaml', parent: options.parent });
+export async function projectWithPausedRuns(options: { parent: string; count: number; storeUrl?: string }): Promise<ServerProject> {
+  const created = createServerProject({ policy: 'crash-policy.yaml', parent: options.parent });
+  // A PostgreSQL store when given; the project's SQLite file otherwise.
+  const project = options.storeUrl === undefined ? created : { ...created, storeFile: options.storeUrl };
   // The script writes this very content: every approved call finds the file as the person saw it.
   writeFileSync(path.join(project.workspace, 'bench.txt'), 'benchmark\n');
   const server = await startToolgateServer({
