@@ -153,6 +153,16 @@ describe('toolgate serve on PostgreSQL', () => {
     expect(logLines(project)).toHaveLength(1);
   });
 
+  it('refuses a server whose secret is not the one the runs in the database are sealed under', { timeout: 60_000 }, async () => {
+    const project = await postgresProject();
+    await start(project);
+    const other = await startServerProcess({ project, script: 'append-once.yaml', env: { TOOLGATE_SERVER_SECRET: 'another-secret-0123456789abcdef-0123456789' } }).catch((error: Error) => error);
+    expect(other).toBeInstanceOf(Error);
+    expect((other as Error).message).toMatch(/exited \(1\) before listening/);
+    expect((other as Error).message).toContain('sealed under another secret than this server\'s (TOOLGATE_SERVER_SECRET)');
+    expect((other as Error).message).not.toContain('another-secret');
+  });
+
   it('does not start on a database it cannot reach: exit 1, the reason, no password', async () => {
     const project = createServerProject({ policy: 'crash-policy.yaml' });
     cleanup.push(() => rmSync(project.directory, { recursive: true, force: true }));

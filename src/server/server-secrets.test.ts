@@ -27,7 +27,7 @@ describe('loadServerSecrets', () => {
   it('takes them from the environment, writing no file for them', () => {
     const state = stateDirectory();
     const secrets = loadServerSecrets({ stateDirectory: state, env: { TOOLGATE_ADMIN_TOKEN: 'an-admin-token-long-enough', TOOLGATE_SERVER_SECRET: 'x'.repeat(32) } });
-    expect(secrets).toEqual({ adminToken: 'an-admin-token-long-enough', adminTokenSource: 'TOOLGATE_ADMIN_TOKEN', secret: 'x'.repeat(32) });
+    expect(secrets).toEqual({ adminToken: 'an-admin-token-long-enough', adminTokenSource: 'TOOLGATE_ADMIN_TOKEN', secret: 'x'.repeat(32), secretSource: 'TOOLGATE_SERVER_SECRET' });
     expect(() => statSync(path.join(state, 'server-token'))).toThrow();
   });
 

@@ -18,6 +18,8 @@ export interface ServerSecrets {
   /** Where the admin token came from: the environment or the file (named). */
   adminTokenSource: string;
   secret: string;
+  /** Where the secret came from: TOOLGATE_SERVER_SECRET or the file (named). */
+  secretSource: string;
 }
 
 /**
@@ -37,7 +39,8 @@ export function loadServerSecrets(options: { stateDirectory: string; env: NodeJS
     throw new ToolgateError({ code: 'USAGE', message: `TOOLGATE_SERVER_SECRET must be at least ${MINIMUM_SECRET_BYTES} bytes (e.g. \`openssl rand -base64 32\`)` });
   }
   const secret = secretFromEnv !== undefined && secretFromEnv !== '' ? secretFromEnv : readOrCreate(path.join(stateDirectory, 'server-secret'), () => randomBytes(32).toString('base64url'));
-  return { adminToken, adminTokenSource: fromEnv !== undefined && fromEnv !== '' ? 'TOOLGATE_ADMIN_TOKEN' : tokenFile, secret };
+  const secretSource = secretFromEnv !== undefined && secretFromEnv !== '' ? 'TOOLGATE_SERVER_SECRET' : path.join(stateDirectory, 'server-secret');
+  return { adminToken, adminTokenSource: fromEnv !== undefined && fromEnv !== '' ? 'TOOLGATE_ADMIN_TOKEN' : tokenFile, secret, secretSource };
 }
 
 /** The file's first line, or a new value written to a new 0600 file (never over an existing one). */

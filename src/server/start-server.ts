@@ -3,7 +3,7 @@
  * runtime from the policy, recovers runs a crash left running, serves the
  * HTTP API and the web inbox, and times out approvals nobody decides.
  */
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { loadPolicyFile, stateDirectory } from '../config/load-policy-file.ts';
@@ -25,6 +25,11 @@ import { createServerRuntime } from './runs/create-server-runtime.ts';
 import { keepLeaseAndTakeOver, recoverRuns, resumeDecidedPauses } from './runs/recover-runs.ts';
 import { loadServerSecrets } from './server-secrets.ts';
 import { hashToken } from './tokens.ts';
+
+/** What a store keeps of the server's secret: an HMAC of a fixed text, from which the secret cannot be found. */
+function secretFingerprint(secret: string): string {
+  return createHmac('sha256', secret).update('toolgate store secret fingerprint v1').digest('hex');
+}
 
 /** How long a server's lease on its runs lasts without renewal (`server.instance_lease`): how soon another server takes over the runs of one that died. */
 export const DEFAULT_INSTANCE_LEASE_MS = 30_000;
@@ -92,6 +97,17 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
   const storeFile = describeStoreLocation(storeLocation);
   let closeRuntime = async () => {};
   let closeLease = async () => {};
+  // Servers sharing a store must seal runs under one secret: a server with another is refused before it touches a run.
+  if (store.adoptSecret !== undefined && !(await store.adoptSecret(secretFingerprint(secrets.secret)).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  }))) {
+    await store.close();
+    throw new ToolgateError({
+      code: 'USAGE',
+      message: `the runs in ${describeStoreLocation(storeLocation)} are sealed under another secret than this server's (${secrets.secretSource}): every server sharing a store needs the same TOOLGATE_SERVER_SECRET`,
+    });
+  }
   let closeWatch = async () => {};
   try {
     const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds: [model, ...(settings.models ?? [])], env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });

@@ -225,6 +225,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     kind: 'postgres',
     ...(instances === undefined ? {} : { instances }),
 
+    async adoptSecret(fingerprint) {
+      await query(`INSERT INTO meta (key, value) VALUES ('secret_fingerprint', $1) ON CONFLICT (key) DO NOTHING`, [fingerprint]);
+      return (await query<{ value: string }>(`SELECT value FROM meta WHERE key = 'secret_fingerprint'`)).rows[0]?.value === fingerprint;
+    },
+
     watch(listener) {
       const stop = watchChanges({ url: options.url, listener, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 });
       watchers.add(stop);

@@ -185,6 +185,13 @@ export interface ToolgateStore {
    * Absent when no other process writes the store.
    */
   watch?(listener: (change: StoreChange) => void): () => Promise<void>;
+  /**
+   * Records `fingerprint` (of the secret the server seals runs under) when
+   * the store has none yet; false when it holds another one: servers sharing
+   * the store must share the secret, or one could not open another's runs.
+   * Absent when the store has one server.
+   */
+  adoptSecret?(fingerprint: string): Promise<boolean>;
 
   /** Creates a run (status `running`) and its first events, in one transaction. */
   createRun(run: NewRun, events: readonly NewEvent[]): Promise<{ run: StoredRun; events: StoredEvent[] }>;

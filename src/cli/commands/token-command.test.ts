@@ -112,7 +112,7 @@ describe('toolgate token', () => {
     expect(again.stderr).toContain('a token named "alice" exists already');
   });
 
-  it('usage errors (exit 2): bad names, roles, actions, postgres', async () => {
+  it('usage errors (exit 2): bad names, roles, actions, a store of another kind', async () => {
     const directory = project();
     const cases: Array<[string[], string]> = [
       [['create', 'bad name', '--role', 'admin'], 'may hold only letters, digits'],
@@ -124,7 +124,8 @@ describe('toolgate token', () => {
       [['list', 'alice'], 'list takes no name'],
       [['revoke', 'a', '--role', 'admin'], '--role is for create'],
       [['rotate', 'a'], 'unknown action "rotate"'],
-      [['list', '--store', 'postgres://db/toolgate'], 'PostgreSQL store is not part of this build'],
+      [['list', '--store', 'mysql://db/toolgate'], '--store takes a SQLite file or a postgres:// URL, not a "mysql":// URL'],
+      [['list', '--store', ''], '--store needs a SQLite file or a postgres:// URL'],
       [['list', '--bogus'], 'unknown option --bogus'],
     ];
     for (const [argv, message] of cases) {
