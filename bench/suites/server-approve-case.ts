@@ -83,7 +83,8 @@ function rawCommits(database: Database.Database, count: number): Float64Array {
   return latencies;
 }
 
-function rateOf(sequentialLatencies: Float64Array): number {
+/** Commits per second of commits made one after another. */
+export function rateOf(sequentialLatencies: Float64Array): number {
   let total = 0;
   for (const latency of sequentialLatencies) total += latency;
   return (sequentialLatencies.length / total) * 1000;
@@ -115,7 +116,7 @@ async function healthChecks(options: { client: LoadClient; count: number }): Pro
 }
 
 /** Waits until no resumed run is still running, so one repetition's runs do not weigh on the next. */
-async function settled(url: string): Promise<void> {
+export async function settled(url: string): Promise<void> {
   await waitFor(async () => ((await runsWithStatus(url, 'running')).length === 0 ? true : undefined), {
     timeoutMs: 120_000,
     intervalMs: 50,

@@ -17,10 +17,10 @@
  */
 import pg from 'pg';
 import { freshDatabase, startTestPostgres, TEST_POSTGRES_URL_VARIABLE } from '../../test/postgres-server.ts';
-import { ADMIN_TOKEN, inParallel, runsWithStatus, startServerProcess, waitFor, type ServerProcess } from '../../test/server-harness.ts';
+import { ADMIN_TOKEN, inParallel, runsWithStatus, startServerProcess, type ServerProcess } from '../../test/server-harness.ts';
 import { median, percentile, round, spreadOf, type BenchRow, type BenchSuite } from '../harness.ts';
 import { loadClient, type LoadClient } from '../http-load-client.ts';
-import { APPROVE_CLIENTS } from './server-approve-case.ts';
+import { APPROVE_CLIENTS, rateOf, settled } from './server-approve-case.ts';
 import { BENCH_SCRIPT, projectWithPausedRuns } from './server-runs-setup.ts';
 
 const RAW_BASELINE = 'raw PostgreSQL commits (1 INSERT per transaction, one connection, fsync on)';
@@ -94,12 +94,6 @@ async function rawCommits(client: pg.Client, count: number): Promise<Float64Arra
   return latencies;
 }
 
-function rateOf(sequentialLatencies: Float64Array): number {
-  let total = 0;
-  for (const latency of sequentialLatencies) total += latency;
-  return (sequentialLatencies.length / total) * 1000;
-}
-
 /** Approves every run, `APPROVE_CLIENTS` at a time, the clients taken in turn; fails unless each answer says the run resumed. */
 async function approveAll(clients: readonly LoadClient[], runIds: readonly string[]): Promise<{ rate: number; latencies: Float64Array }> {
   const latencies = new Float64Array(runIds.length);
@@ -113,16 +107,6 @@ async function approveAll(clients: readonly LoadClient[], runIds: readonly strin
     }
   });
   return { rate: (runIds.length / (performance.now() - started)) * 1000, latencies };
-}
-
-async function settled(url: string): Promise<void> {
-  await waitFor(async () => ((await runsWithStatus(url, 'running')).length === 0 ? true : undefined), {
-    timeoutMs: 120_000,
-    intervalMs: 50,
-    describe: async () => `the resumed runs to finish (${(await runsWithStatus(url, 'running')).length} still running)`,
-  });
-  const failed = await runsWithStatus(url, 'failed');
-  if (failed.length > 0) throw new Error(`${failed.length} resumed runs failed, e.g. ${JSON.stringify(failed[0])}`);
 }
 
 function rowsOf(measured: Repetition[], perRepetition: number): BenchRow[] {
