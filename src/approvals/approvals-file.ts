@@ -123,22 +123,12 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
         // A damaged file approves nothing: asking again is the safe direction.
         return false;
       }
-      return fingerprints.has(hashKey(entry));
+      return fingerprints.has(approvalFingerprint(entry));
     },
     async add(entry) {
       change(() => {
-        const fingerprint = hashKey(entry);
-        if (fingerprints.has(fingerprint)) return;
-        const preview = JSON.stringify(redact(entry.payload, options.redactKeys ?? new Set())) ?? 'null';
-        const record: ApprovalRecord = {
-          id: fingerprint.slice('sha256:'.length, 'sha256:'.length + 12),
-          tool: entry.tool,
-          identity: entry.identity ?? null,
-          fingerprint,
-          description: entry.description,
-          payload_preview: preview.length > 500 ? `${preview.slice(0, 497)}...` : preview,
-          created_at: clock().toISOString(),
-        };
+        const record = approvalRecordOf(entry, { redactKeys: options.redactKeys, at: clock() });
+        if (fingerprints.has(record.fingerprint)) return;
         save([...records, record]);
       });
     },
@@ -182,8 +172,34 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
   };
 }
 
-function hashKey(entry: { tool: string; identity?: string; payload: unknown }): string {
+/** What an "approve always" matches a call by: sha256 of the tool, its identity and the payload's canonical fingerprint. */
+export function approvalFingerprint(entry: { tool: string; identity?: string; payload: unknown }): string {
   return `sha256:${createHash('sha256').update(toolKey(entry)).digest('hex')}`;
+}
+
+/**
+ * The record of a new "approve always", wherever it is kept (this file, or
+ * the store servers share): its id, fingerprint and a redacted preview of
+ * the payload for people to read.
+ *
+ * @example
+ * approvalRecordOf({ tool: 'shell', payload: { command: 'ls' }, description: 'list' }, { at: new Date() }).id // 12 hex digits
+ */
+export function approvalRecordOf(
+  entry: { tool: string; identity?: string; payload: unknown; description: string },
+  options: { redactKeys?: ReadonlySet<string> | undefined; at: Date },
+): ApprovalRecord {
+  const fingerprint = approvalFingerprint(entry);
+  const preview = JSON.stringify(redact(entry.payload, options.redactKeys ?? new Set())) ?? 'null';
+  return {
+    id: fingerprint.slice('sha256:'.length, 'sha256:'.length + 12),
+    tool: entry.tool,
+    identity: entry.identity ?? null,
+    fingerprint,
+    description: entry.description,
+    payload_preview: preview.length > 500 ? `${preview.slice(0, 497)}...` : preview,
+    created_at: options.at.toISOString(),
+  };
 }
 
 function readRecords(file: string): ApprovalRecord[] {

@@ -24,6 +24,8 @@ import type {
 
 /** "Approve always": decisions kept across sessions (the approvals file). */
 export interface AlwaysApprovals {
+  /** Where they are kept, for the reason an approval gives (default: "approvals file"). */
+  readonly where?: string;
   has(entry: { tool: string; identity?: string; payload: unknown }): boolean;
   add(entry: { tool: string; identity?: string; payload: unknown; description: string }): Promise<void>;
   /**
@@ -256,7 +258,7 @@ export function createGate(options: GateOptions): Gate {
       );
     }
     if (options.always?.has({ tool: call.tool, identity: tool?.identity, payload: verdict.request.payload }) === true) {
-      return finish(step, approved(step, 'memory', 'approved always (approvals file)', call.args));
+      return finish(step, approved(step, 'memory', `approved always (${options.always.where ?? 'approvals file'})`, call.args));
     }
     const resolution = resolveMode({ request: verdict.request, mode, context, autoApproveInDaemon: policy.autoApproveInDaemon });
     if (resolution.action === 'approve') return finish(step, approved(step, 'mode', resolution.reason, call.args));

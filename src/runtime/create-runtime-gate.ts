@@ -1,4 +1,4 @@
-import { openApprovalsFile, type ApprovalsFile } from '../approvals/approvals-file.ts';
+import { openApprovalsFile } from '../approvals/approvals-file.ts';
 import { createAuditLog } from '../audit/audit-log.ts';
 import { createGate, type AlwaysApprovals, type Gate } from '../core/gate.ts';
 import type { Approver } from '../core/approver.ts';
@@ -26,6 +26,8 @@ export interface RuntimeGateOptions {
   audit?: AuditSink;
   observer?: GateObserver;
   memory?: ApprovalMemory;
+  /** Where "approve always" is kept; by default the approvals file beside the policy (`approvals.path`). */
+  always?: AlwaysApprovals;
   /**
    * The simulator's view: "approve always" is read but never written, nothing
    * is audited, and tools the gate does not know are judged as tools that
@@ -48,8 +50,7 @@ export function createRuntimeGate(options: RuntimeGateOptions): RuntimeGate {
     simulate || options.audit !== undefined || loaded.policy.document.audit?.enabled === false
       ? undefined
       : createAuditLog({ path: resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' }) });
-  const approvalsPath = resolvePolicyPath({ loaded, value: loaded.policy.document.approvals?.path, fallback: 'approvals.json' });
-  const file = openApprovalsFile({ path: approvalsPath, redactKeys: loaded.policy.redact.keys });
+  const always = options.always ?? openApprovalsFile({ path: resolvePolicyPath({ loaded, value: loaded.policy.document.approvals?.path, fallback: 'approvals.json' }), redactKeys: loaded.policy.redact.keys });
   const gate = createGate({
     policy: loaded.policy,
     tools: options.tools,
@@ -60,16 +61,16 @@ export function createRuntimeGate(options: RuntimeGateOptions): RuntimeGate {
     audit: simulate ? undefined : (options.audit ?? auditLog),
     observer: options.observer,
     memory: options.memory,
-    always: simulate ? readOnly(file) : file,
+    always: simulate ? readOnly(always) : always,
   });
   return { ...gate, close: async () => auditLog?.close() };
 }
 
-/** Reads the file's approvals; remembers new ones only in memory. */
-function readOnly(file: ApprovalsFile): AlwaysApprovals {
+/** Reads the kept approvals; remembers new ones only in memory. */
+function readOnly(kept: AlwaysApprovals): AlwaysApprovals {
   const added = new Set<string>();
   return {
-    has: (entry) => file.has(entry) || added.has(toolKey(entry)),
+    has: (entry) => kept.has(entry) || added.has(toolKey(entry)),
     add: async (entry) => void added.add(toolKey(entry)),
   };
 }

@@ -140,9 +140,13 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
     const stopLease = await keepLeaseAndTakeOver(runtime, leaseMs);
     closeLease = stopLease;
     const stopWatch = store.watch?.((change) => {
-      if (change.kind !== 'memory') runtime.notify();
-      if (change.kind === 'events') return;
-      runtime.memory.refresh(change.kind === 'memory' ? change.key : null).catch((error: unknown) => logger.warn('could not read remembered decisions again', { error: String(error) }));
+      if (change.kind === 'events' || change.kind === 'resync') runtime.notify();
+      if (change.kind === 'always' || change.kind === 'resync') {
+        parts.refreshAlways().catch((error: unknown) => logger.warn('could not read "approve always" again', { error: String(error) }));
+      }
+      if (change.kind === 'memory' || change.kind === 'resync') {
+        runtime.memory.refresh(change.kind === 'memory' ? change.key : null).catch((error: unknown) => logger.warn('could not read remembered decisions again', { error: String(error) }));
+      }
     });
     closeWatch = stopWatch ?? closeWatch;
     // Before anyone is answered: a client must never see a run as paused that is about to resume.

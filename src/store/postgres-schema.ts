@@ -18,6 +18,8 @@ export const EVENT_ORDER_LOCK = 0x67617465; // 'gate'
 export const EVENTS_CHANNEL = 'toolgate_events';
 /** Notified with a remembered decision's key when it changes (empty: reload them all). */
 export const MEMORY_CHANNEL = 'toolgate_memory';
+/** Notified when an "approve always" is added, revoked or voided: servers read them all again. */
+export const ALWAYS_CHANNEL = 'toolgate_always';
 
 /**
  * The same records as the SQLite store's, with the same columns: times and
@@ -124,6 +126,37 @@ CREATE TABLE tokens (
 `;
 
 /**
+ * Tables added after the first schema (version 1), created where they are
+ * missing on every start, under the same lock: a store made by an earlier
+ * toolgate gains them, and nothing in it changes.
+ */
+const ADDED_TABLES_SQL = `
+-- "Approve always" of every server sharing the store (a lone server keeps them in approvals.json beside its policy).
+CREATE TABLE IF NOT EXISTS always_approvals (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  fingerprint TEXT NOT NULL UNIQUE,
+  id TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  identity TEXT,
+  description TEXT NOT NULL,
+  payload_preview TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  voided_at TEXT,
+  voided_for TEXT,
+  schema_version INTEGER NOT NULL
+);
+
+-- The audit trail of every server sharing the store: each record the JSON line a lone server appends to its audit.jsonl.
+CREATE TABLE IF NOT EXISTS audit (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  instance TEXT,
+  line TEXT NOT NULL,
+  recorded_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+  schema_version INTEGER NOT NULL
+);
+`;
+
+/**
  * Creates the `toolgate` schema and its tables in a database that has none,
  * or checks the version of the one it has: a schema from a newer toolgate,
  * or a `toolgate` schema some other program made, is refused rather than
@@ -144,6 +177,7 @@ export async function ensurePostgresSchema(client: pg.ClientBase, where: string)
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${POSTGRES_SCHEMA}`);
       await client.query(`SET LOCAL search_path TO ${POSTGRES_SCHEMA}`);
       await client.query(SCHEMA_SQL);
+      await client.query(ADDED_TABLES_SQL);
       await client.query(`INSERT INTO meta (key, value) VALUES ('schema_version', $1)`, [String(STORE_SCHEMA_VERSION)]);
       await client.query('COMMIT');
       return;
@@ -163,6 +197,8 @@ export async function ensurePostgresSchema(client: pg.ClientBase, where: string)
       });
     }
     // Versions older than ours would be migrated here, under the lock; 1 is the first.
+    await client.query(`SET LOCAL search_path TO ${POSTGRES_SCHEMA}`);
+    await client.query(ADDED_TABLES_SQL);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -4,7 +4,7 @@ import { freshDatabase } from '../../test/postgres-server.ts';
 import { openPostgresStore } from './postgres-store.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { newEvent, newRun } from './store-contract-fixtures.ts';
-import { STORE_SCHEMA_VERSION, type StoreChange } from './store.ts';
+import { STORE_SCHEMA_VERSION, type StoreChange, type StoredAlwaysApproval } from './store.ts';
 import type { ToolgateStore } from './store.ts';
 
 describeStoreContract('postgres', async () => {
@@ -190,6 +190,123 @@ describe('servers sharing the store: leases and the events watch', () => {
       await stop();
       await writer.close();
       await reader.close();
+      await database.drop();
+    }
+  });
+});
+
+describe('servers sharing the store: "approve always" and the audit trail', () => {
+  const record = (id: string, tool: string, identity: string | null): StoredAlwaysApproval => ({
+    id,
+    tool,
+    identity,
+    fingerprint: `sha256:${id}${'0'.repeat(64 - id.length)}`,
+    description: `${tool} of ${id}`,
+    payload_preview: '{"path":"a.txt"}',
+    created_at: '2026-11-25T08:00:00.000Z',
+  });
+
+  it('keeps one approval per fingerprint, revokes by id prefix or all, voids other identities, and tells every watcher of each change', async () => {
+    const database = await freshDatabase();
+    const one = await openPostgresStore({ url: database.url, instance: 'one' });
+    const two = await openPostgresStore({ url: database.url, instance: 'two' });
+    const changes: StoreChange[] = [];
+    const stop = two.watch!((change) => changes.push(change));
+    const alwaysChanges = () => changes.filter((change) => change.kind === 'always').length;
+    try {
+      // The watch listens once its connection is up: wait for a change to arrive before counting.
+      let attempt = 0;
+      await vi.waitFor(async () => {
+        await one.shared!.addAlways(record(`aaaaaa${attempt++}`, 'write_file', 'builtin:write_file'));
+        await vi.waitFor(() => expect(alwaysChanges()).toBeGreaterThan(0), { timeout: 300, interval: 10 });
+      }, { timeout: 10_000, interval: 50 });
+      await one.shared!.revokeAlways('all');
+      await vi.waitFor(() => expect(alwaysChanges()).toBeGreaterThan(1), { timeout: 5000, interval: 20 });
+      const counted = alwaysChanges();
+
+      expect(await one.shared!.addAlways(record('abcdef012345', 'write_file', 'builtin:write_file'))).toBe(true);
+      expect(await two.shared!.addAlways({ ...record('abcdef012345', 'write_file', 'builtin:write_file'), description: 'again' })).toBe(false);
+      expect(await two.shared!.addAlways(record('abc999000111', 'shell', null))).toBe(true);
+      expect(await two.shared!.addAlways(record('fedcba000111', 'mcp_tool', 'mcp:files:v1'))).toBe(true);
+      expect((await one.shared!.listAlways()).map((each) => [each.id, each.description])).toEqual([
+        ['abcdef012345', 'write_file of abcdef012345'],
+        ['abc999000111', 'shell of abc999000111'],
+        ['fedcba000111', 'mcp_tool of fedcba000111'],
+      ]);
+      // Three commits that added something: three changes told; the refused duplicate tells nobody.
+      await vi.waitFor(() => expect(alwaysChanges()).toBe(counted + 3), { timeout: 5000, interval: 20 });
+
+      // A prefix is text, not a pattern; shorter than 6 characters is refused before anything is removed.
+      await expect(one.shared!.revokeAlways(['abc'])).rejects.toMatchObject({ code: 'STORE_INVALID_RECORD' });
+      expect(await one.shared!.revokeAlways(['abc_%_'])).toEqual([]);
+      expect((await one.shared!.revokeAlways(['abcdef'])).map((each) => each.id)).toEqual(['abcdef012345']);
+
+      // Voiding: only the tool's approvals under another identity, once; approvals without an identity stay.
+      expect(await one.shared!.voidAlways({ tool: 'mcp_tool', identity: 'mcp:files:v1', at: '2026-11-25T09:00:00.000Z' })).toEqual([]);
+      const voided = await one.shared!.voidAlways({ tool: 'mcp_tool', identity: 'mcp:files:v2', at: '2026-11-25T09:00:00.000Z' });
+      expect(voided).toEqual([{ ...record('fedcba000111', 'mcp_tool', 'mcp:files:v1'), voided_at: '2026-11-25T09:00:00.000Z', voided_for: 'mcp:files:v2' }]);
+      expect(await one.shared!.voidAlways({ tool: 'mcp_tool', identity: 'mcp:files:v3', at: '2026-11-25T10:00:00.000Z' })).toEqual([]);
+      expect(await one.shared!.voidAlways({ tool: 'shell', identity: 'builtin:shell', at: '2026-11-25T10:00:00.000Z' })).toEqual([]);
+
+      expect((await two.shared!.revokeAlways('all')).map((each) => each.id)).toEqual(['abc999000111', 'fedcba000111']);
+      expect(await two.shared!.listAlways()).toEqual([]);
+    } finally {
+      await stop();
+      await one.close();
+      await two.close();
+      await database.drop();
+    }
+  });
+
+  it('appends audit lines of several servers in commit order, each stamped with its server, and reads them a page at a time', async () => {
+    const database = await freshDatabase();
+    const one = await openPostgresStore({ url: database.url, instance: 'one' });
+    const two = await openPostgresStore({ url: database.url, instance: 'two' });
+    const reader = await openPostgresStore({ url: database.url });
+    try {
+      await one.shared!.appendAudit(['{"n":1}', '{"n":2}']);
+      await two.shared!.appendAudit(['{"n":3}']);
+      await one.shared!.appendAudit([]);
+      await Promise.all([one.shared!.appendAudit(['{"n":4}']), two.shared!.appendAudit(['{"n":5}'])]);
+      const all = await reader.shared!.readAudit({ afterSeq: 0, limit: 100 });
+      expect(all.slice(0, 3).map((row) => [row.line, row.instance])).toEqual([
+        ['{"n":1}', 'one'],
+        ['{"n":2}', 'one'],
+        ['{"n":3}', 'two'],
+      ]);
+      expect(all.map((row) => row.line).sort()).toEqual(['{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}', '{"n":5}']);
+      const first = await reader.shared!.readAudit({ afterSeq: 0, limit: 2 });
+      const rest = await reader.shared!.readAudit({ afterSeq: first.at(-1)!.seq, limit: 100 });
+      expect([...first, ...rest]).toEqual(all);
+      // What the store writes is kept as written: the line is the record.
+      await expect(reader.shared!.readAudit({ afterSeq: 0, limit: 0 })).rejects.toThrow(/limit/);
+    } finally {
+      await one.close();
+      await two.close();
+      await reader.close();
+      await database.drop();
+    }
+  });
+
+  it('gives a store made before these tables existed the tables on its next start, changing nothing else', async () => {
+    const database = await freshDatabase();
+    const first = await openPostgresStore({ url: database.url });
+    await first.createRun(newRun('run-1'), [newEvent('run-1', 'run_started')]);
+    await first.close();
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      await admin.query('DROP TABLE toolgate.always_approvals; DROP TABLE toolgate.audit');
+      const again = await openPostgresStore({ url: database.url });
+      try {
+        expect(await again.shared!.listAlways()).toEqual([]);
+        await again.shared!.appendAudit(['{"n":1}']);
+        expect((await again.getRun('run-1'))?.runId).toBe('run-1');
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await admin.end();
       await database.drop();
     }
   });

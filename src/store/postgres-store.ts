@@ -17,7 +17,7 @@
  * Times and JSON are stored as text; BIGINT ids come back as numbers.
  */
 import pg from 'pg';
-import { EVENTS_CHANNEL, EVENT_ORDER_LOCK, MEMORY_CHANNEL, POSTGRES_SCHEMA, ensurePostgresSchema } from './postgres-schema.ts';
+import { ALWAYS_CHANNEL, EVENTS_CHANNEL, EVENT_ORDER_LOCK, MEMORY_CHANNEL, POSTGRES_SCHEMA, ensurePostgresSchema } from './postgres-schema.ts';
 import {
   type ApprovalRow,
   type CallRow,
@@ -39,7 +39,7 @@ import { StoreError } from './sqlite-store-error.ts';
 import { describeStoreLocation } from './store-location.ts';
 import type { EventText } from './sqlite-writes.ts';
 import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
-import type { DecideResult, NewEvent, RunChange, RunStatus, StoreChange, StoredEvent, StoreInstances, ToolgateStore } from './store.ts';
+import type { DecideResult, NewEvent, RunChange, RunStatus, SharedRecords, StoreChange, StoredAlwaysApproval, StoredEvent, StoreInstances, ToolgateStore } from './store.ts';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (libpq's keywords in the query string: `?sslmode=require`...). */
@@ -221,9 +221,68 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
             return rows.rows.map(runFromRow);
           },
         };
+  const shared: SharedRecords = {
+    async listAlways() {
+      return (await query<AlwaysRow>('SELECT * FROM always_approvals ORDER BY seq')).rows.map(alwaysFromRow);
+    },
+    async addAlways(record) {
+      return transaction(async (client) => {
+        const inserted = await client.query(
+          `INSERT INTO always_approvals (fingerprint, id, tool, identity, description, payload_preview, created_at, voided_at, voided_for, schema_version)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (fingerprint) DO NOTHING`,
+          [record.fingerprint, record.id, record.tool, record.identity, record.description, record.payload_preview, record.created_at, record.voided_at ?? null, record.voided_for ?? null, STORE_SCHEMA_VERSION],
+        );
+        if ((inserted.rowCount ?? 0) === 0) return false;
+        await client.query('SELECT pg_notify($1, $2)', [ALWAYS_CHANNEL, '']);
+        return true;
+      });
+    },
+    async revokeAlways(ids) {
+      if (ids !== 'all' && ids.some((id) => id.length < 6)) {
+        throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `revokeAlways: an id prefix needs at least 6 characters, got ${JSON.stringify(ids.find((id) => id.length < 6))}` });
+      }
+      return transaction(async (client) => {
+        // starts_with, not LIKE: an id the caller typed is text, never a pattern.
+        const removed =
+          ids === 'all'
+            ? await client.query<AlwaysRow>('DELETE FROM always_approvals RETURNING *')
+            : await client.query<AlwaysRow>('DELETE FROM always_approvals WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS prefix WHERE starts_with(id, prefix)) RETURNING *', [ids]);
+        if (removed.rows.length > 0) await client.query('SELECT pg_notify($1, $2)', [ALWAYS_CHANNEL, '']);
+        return removed.rows.sort((a, b) => a.seq - b.seq).map(alwaysFromRow);
+      });
+    },
+    async voidAlways(entry) {
+      return transaction(async (client) => {
+        const marked = await client.query<AlwaysRow>(
+          `UPDATE always_approvals SET voided_at = $3, voided_for = $2
+           WHERE tool = $1 AND identity IS NOT NULL AND identity <> $2 AND voided_at IS NULL RETURNING *`,
+          [entry.tool, entry.identity, entry.at],
+        );
+        if (marked.rows.length > 0) await client.query('SELECT pg_notify($1, $2)', [ALWAYS_CHANNEL, '']);
+        return marked.rows.sort((a, b) => a.seq - b.seq).map(alwaysFromRow);
+      });
+    },
+    async appendAudit(lines) {
+      if (lines.length === 0) return;
+      await query('INSERT INTO audit (instance, line, schema_version) SELECT $1, line, $3 FROM unnest($2::text[]) WITH ORDINALITY AS added (line, position) ORDER BY position', [
+        instance,
+        lines,
+        STORE_SCHEMA_VERSION,
+      ]);
+    },
+    async readAudit(auditQuery) {
+      const rows = await query<{ seq: number; instance: string | null; line: string }>('SELECT seq, instance, line FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2', [
+        auditQuery.afterSeq,
+        checkLimit(auditQuery.limit, 'readAudit limit'),
+      ]);
+      return rows.rows;
+    },
+  };
+
   const store: ToolgateStore = {
     kind: 'postgres',
     ...(instances === undefined ? {} : { instances }),
+    shared,
 
     async adoptSecret(fingerprint) {
       await query(`INSERT INTO meta (key, value) VALUES ('secret_fingerprint', $1) ON CONFLICT (key) DO NOTHING`, [fingerprint]);
@@ -517,6 +576,34 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   return store;
 }
 
+interface AlwaysRow {
+  seq: number;
+  fingerprint: string;
+  id: string;
+  tool: string;
+  identity: string | null;
+  description: string;
+  payload_preview: string;
+  created_at: string;
+  voided_at: string | null;
+  voided_for: string | null;
+}
+
+function alwaysFromRow(row: AlwaysRow): StoredAlwaysApproval {
+  const record: StoredAlwaysApproval = {
+    id: row.id,
+    tool: row.tool,
+    identity: row.identity,
+    fingerprint: row.fingerprint,
+    description: row.description,
+    payload_preview: row.payload_preview,
+    created_at: row.created_at,
+  };
+  if (row.voided_at !== null) record.voided_at = row.voided_at;
+  if (row.voided_for !== null) record.voided_for = row.voided_for;
+  return record;
+}
+
 /**
  * A remembered decision changed (its key; null: reload them all), told to
  * every watcher when the transaction commits. NOTIFY payloads are short:
@@ -528,7 +615,7 @@ async function notifyMemory(client: pg.PoolClient, key: string | null): Promise<
 }
 
 /**
- * LISTENs on the events and memory channels on a connection of its own,
+ * LISTENs on the events, memory and "approve always" channels on a connection of its own,
  * telling `listener` what changed; when the connection is lost it connects
  * again (every second until it can) and reports `resync`, since anything may
  * have changed meanwhile.
@@ -543,13 +630,14 @@ function watchChanges(options: { url: string; listener: (change: StoreChange) =>
     next.on('notification', (message) => {
       if (message.channel === EVENTS_CHANNEL) options.listener({ kind: 'events' });
       else if (message.channel === MEMORY_CHANNEL) options.listener({ kind: 'memory', key: message.payload === undefined || message.payload === '' ? null : message.payload });
+      else if (message.channel === ALWAYS_CHANNEL) options.listener({ kind: 'always' });
     });
     next.once('end', () => {
       if (!stopped && client === next) again();
     });
     try {
       await next.connect();
-      await next.query(`LISTEN ${EVENTS_CHANNEL}; LISTEN ${MEMORY_CHANNEL}`);
+      await next.query(`LISTEN ${EVENTS_CHANNEL}; LISTEN ${MEMORY_CHANNEL}; LISTEN ${ALWAYS_CHANNEL}`);
     } catch {
       await next.end().catch(() => undefined);
       if (!stopped) again();

@@ -152,7 +152,47 @@ export interface RememberedRecord {
 }
 
 /** What `ToolgateStore.watch` reports. */
-export type StoreChange = { kind: 'events' } | { kind: 'memory'; key: string | null } | { kind: 'resync' };
+export type StoreChange = { kind: 'events' } | { kind: 'memory'; key: string | null } | { kind: 'always' } | { kind: 'resync' };
+
+/**
+ * An "approve always" decision as servers sharing a store keep it: the
+ * record the approvals file holds beside a lone server's policy, with the
+ * same fields.
+ */
+export interface StoredAlwaysApproval {
+  /** The first 12 hex digits of the fingerprint: what people name in a revoke. */
+  id: string;
+  tool: string;
+  identity: string | null;
+  /** sha256 of the tool identity and the canonical payload fingerprint: what a call is matched by. */
+  fingerprint: string;
+  description: string;
+  payload_preview: string;
+  created_at: string;
+  /** When a server saw the tool under another identity: the approval no longer applies. */
+  voided_at?: string;
+  voided_for?: string;
+}
+
+/**
+ * What servers sharing one store keep in it instead of in files beside each
+ * one's policy: "approve always" and the audit trail. Every change to the
+ * approvals is told to every watcher (`StoreChange` `always`).
+ */
+export interface SharedRecords {
+  /** Every "approve always", oldest first. */
+  listAlways(): Promise<StoredAlwaysApproval[]>;
+  /** Adds the approval unless one with its fingerprint is there; true when added. */
+  addAlways(record: StoredAlwaysApproval): Promise<boolean>;
+  /** Removes the approvals whose id starts with one of `ids` (each at least 6 characters), or every one (`'all'`); returns those removed. */
+  revokeAlways(ids: readonly string[] | 'all'): Promise<StoredAlwaysApproval[]>;
+  /** Marks the approvals of `tool` under any other identity as voided at `at`; returns those marked now. */
+  voidAlways(entry: { tool: string; identity: string; at: string }): Promise<StoredAlwaysApproval[]>;
+  /** Appends audit records (each one JSON object's text, as a line of the audit log) in one commit, in order, stamped with this server's instance. */
+  appendAudit(lines: readonly string[]): Promise<void>;
+  /** Audit records after `afterSeq` (exclusive), oldest first. */
+  readAudit(query: { afterSeq: number; limit: number }): Promise<Array<{ seq: number; instance: string | null; line: string }>>;
+}
 
 /**
  * Servers sharing one store (PostgreSQL): each holds a lease it renews while
@@ -177,6 +217,8 @@ export interface ToolgateStore {
   readonly kind: string;
   /** Present when several servers may share the store (`StoreInstances`); absent when one server has it to itself. */
   readonly instances?: StoreInstances;
+  /** Present on a store servers share: "approve always" and the audit trail live in it (`SharedRecords`). */
+  readonly shared?: SharedRecords;
   /**
    * Tells `listener` what any process (this one too) changed that a server
    * keeps in memory or streams: events were stored, a remembered decision

@@ -1,11 +1,14 @@
 /**
  * Builds what the server's runs share from a policy file: the built-in tools,
- * one audit log, the store's session memory, a gate per mode, the models a
+ * one audit log and "approve always" (files beside the policy, or the store
+ * when servers share it), the store's session memory, a gate per mode, the models a
  * run may name, the ledger and the sealer.
  */
 import type { LanguageModel } from 'ai';
 import { Gauge, type Registry } from 'prom-client';
+import { loadStoreApprovals } from '../../approvals/store-approvals.ts';
 import { createAuditLog } from '../../audit/audit-log.ts';
+import { createStoreAuditLog } from '../../audit/store-audit-log.ts';
 import { resolvePolicyPath, type LoadedPolicy } from '../../config/load-policy-file.ts';
 import { createGateMetrics } from '../../metrics/create-metrics.ts';
 import { resolveModelConnection } from '../../models/resolve-model.ts';
@@ -27,6 +30,8 @@ export interface ServerRuntimeParts {
   runtime: ServerRuntime;
   registry: Registry;
   listeners: Set<() => void>;
+  /** Reads "approve always" again from a shared store (another server or the CLI changed them); nothing to do otherwise. */
+  refreshAlways(): Promise<void>;
   /** Closes the gates' audit log. */
   close(): Promise<void>;
 }
@@ -53,7 +58,15 @@ export async function createServerRuntime(options: {
   const cwd = options.cwd ?? loaded.directory;
   const builtins = await createBuiltinTools({ loaded, cwd });
   const tools = builtins.tools.filter((tool): tool is BuiltinTool => 'execute' in tool && typeof tool.execute === 'function');
-  const audit = policy.document.audit?.enabled === false ? undefined : createAuditLog({ path: resolvePolicyPath({ loaded, value: policy.document.audit?.path, fallback: 'audit.jsonl' }) });
+  // On a store servers share, "approve always" and the audit trail live in it; a lone server keeps them in files beside its policy.
+  const { shared } = store;
+  const audit =
+    policy.document.audit?.enabled === false
+      ? undefined
+      : shared !== undefined
+        ? createStoreAuditLog(shared)
+        : createAuditLog({ path: resolvePolicyPath({ loaded, value: policy.document.audit?.path, fallback: 'audit.jsonl' }) });
+  const always = shared === undefined ? undefined : await loadStoreApprovals({ shared, redactKeys: policy.redact.keys });
   const memory = await loadStoreMemory(store);
   const metrics = createGateMetrics();
   // Each read from the store when /metrics is scraped (prom-client collects them concurrently), never kept up to date by hand.
@@ -81,7 +94,15 @@ export async function createServerRuntime(options: {
     const key = gateMode ?? 'policy';
     let gate = gates.get(key);
     if (gate === undefined) {
-      gate = createRuntimeGate({ loaded, tools: builtins.tools, memory, observer: metrics, ...(audit === undefined ? {} : { audit }), ...(gateMode === undefined ? {} : { mode: gateMode }) });
+      gate = createRuntimeGate({
+        loaded,
+        tools: builtins.tools,
+        memory,
+        observer: metrics,
+        ...(audit === undefined ? {} : { audit }),
+        ...(always === undefined ? {} : { always }),
+        ...(gateMode === undefined ? {} : { mode: gateMode }),
+      });
       gates.set(key, gate);
     }
     return gate;
@@ -117,6 +138,7 @@ export async function createServerRuntime(options: {
     runtime,
     registry: metrics.registry,
     listeners,
+    refreshAlways: async () => always?.refresh(),
     close: async () => {
       for (const controller of runtime.active.values()) controller.abort(new Error('the server is stopping'));
       await memory.flush();

@@ -1,0 +1,56 @@
+import type { AlwaysApprovals } from '../core/gate.ts';
+import type { SharedRecords } from '../store/store.ts';
+import { approvalFingerprint, approvalRecordOf } from './approvals-file.ts';
+
+/** "Approve always" kept in a store servers share, as the gate reads it. */
+export interface StoreApprovals extends AlwaysApprovals {
+  /** Reads every approval again from the store (another server or `toolgate approvals` changed them). */
+  refresh(): Promise<void>;
+}
+
+/**
+ * "Approve always" for servers sharing one store: the approvals live in the
+ * store, and each server holds a copy of their fingerprints that the gate
+ * looks calls up in (synchronously, as it reads the approvals file). Adding
+ * writes to the store and waits for its commit; a change anywhere (an add
+ * on another server, a revoke with `toolgate approvals --store`) reaches
+ * every server through the store's watch, which calls `refresh`.
+ * A voided approval (the tool's identity changed) never matches: its
+ * fingerprint holds the old identity.
+ *
+ * @example
+ * const always = await loadStoreApprovals({ shared: store.shared!, redactKeys: policy.redact.keys });
+ * const gate = createGate({ policy, always });
+ */
+export async function loadStoreApprovals(options: { shared: SharedRecords; redactKeys?: ReadonlySet<string>; clock?: () => Date }): Promise<StoreApprovals> {
+  const { shared } = options;
+  const clock = options.clock ?? (() => new Date());
+  let fingerprints = new Set<string>();
+  /** Tool → the identity this server last voided the tool's other approvals for (one write per tool and identity). */
+  const retired = new Map<string, string>();
+  const read = async (): Promise<void> => {
+    fingerprints = new Set((await shared.listAlways()).map((record) => record.fingerprint));
+  };
+  // One read at a time, each after the one before: the latest change is in a read that starts after it.
+  let reading = Promise.resolve();
+  await read();
+  return {
+    where: 'the shared store',
+    has: (entry) => fingerprints.has(approvalFingerprint(entry)),
+    async add(entry) {
+      const record = approvalRecordOf(entry, { redactKeys: options.redactKeys, at: clock() });
+      await shared.addAlways(record);
+      fingerprints.add(record.fingerprint);
+    },
+    retire(entry) {
+      if (retired.get(entry.tool) === entry.identity) return;
+      retired.set(entry.tool, entry.identity);
+      // The mark is for people reading the list; has() never matches another identity anyway.
+      shared.voidAlways({ ...entry, at: clock().toISOString() }).catch(() => retired.delete(entry.tool));
+    },
+    refresh() {
+      reading = reading.then(read, read);
+      return reading;
+    },
+  };
+}
