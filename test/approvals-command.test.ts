@@ -43,9 +43,21 @@ describe('toolgate approvals', () => {
 
   it('rejects bad usage with exit code 2', async () => {
     const root = await project();
-    for (const argv of [['approvals'], ['approvals', 'revoke'], ['approvals', 'revoke', 'abc'], ['approvals', 'revoke', 'abcdef', '--all'], ['approvals', 'frobnicate'], ['approvals', 'list', 'x']]) {
+    for (const argv of [['approvals'], ['approvals', 'revoke'], ['approvals', 'revoke', 'abc'], ['approvals', 'revoke', 'abcdef', '--all'], ['approvals', 'frobnicate'], ['approvals', 'list', 'x'], ['approvals', 'list', '--all'],
+      // The approvals a server on a SQLite file keeps are in the file beside its policy; a shared store is named by its URL.
+      ['approvals', 'list', '--store', '.toolgate/toolgate.db'], ['approvals', 'list', '--store', 'postgres://127.0.0.1:1/toolgate', '--policy', 'toolgate.yaml'],
+      // Checked before the store is reached (this one is not there).
+      ['approvals', 'revoke', 'abc', '--store', 'postgres://127.0.0.1:1/toolgate']]) {
       const result = await runCli(argv, { cwd: root });
       expect(result.code, argv.join(' ')).toBe(2);
     }
+  });
+
+  it('exits 1 saying why when the shared store cannot be reached', async () => {
+    const root = await project();
+    const result = await runCli(['approvals', 'list', '--store', 'postgres://toolgate:s3cret@127.0.0.1:1/toolgate'], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/cannot be reached/);
+    expect(result.stderr).not.toContain('s3cret');
   });
 });

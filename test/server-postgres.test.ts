@@ -7,7 +7,7 @@
  * decided on, until it is back.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -25,9 +25,9 @@ afterEach(async () => {
 });
 
 /** A project whose store is a new database on the test server. */
-async function postgresProject(): Promise<ServerProject> {
+async function postgresProject(policy = 'crash-policy.yaml'): Promise<ServerProject> {
   const database = await freshDatabase();
-  const project = createServerProject({ policy: 'crash-policy.yaml' });
+  const project = createServerProject({ policy });
   cleanup.push(() => rmSync(project.directory, { recursive: true, force: true }));
   cleanup.push(() => database.drop());
   return { ...project, storeFile: database.url };
@@ -106,6 +106,71 @@ describe('toolgate serve on PostgreSQL', () => {
     // A session of its own still asks.
     await api(beta.url, 'POST', '/runs', { input: 'Append your line.', session_id: 'other' });
     await waitFor(async () => ((await runsWithStatus(alpha.url, 'paused_checkpoint')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'the other session paused' });
+  });
+
+  it('"approve always" on one server holds on every server, a revoke with `toolgate approvals --store` reaches them all, and one audit trail holds every server\'s decisions', { timeout: 120_000 }, async () => {
+    const project = await postgresProject('shared-records-policy.yaml');
+    const alpha = await start(project);
+    const beta = await start(project);
+    const cli = (...args: string[]) => run(NODE, [path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: project.directory });
+    const completed = (count: number) =>
+      waitFor(async () => ((await runsWithStatus(alpha.url, 'completed')).length === count ? true : undefined), {
+        timeoutMs: 60_000,
+        describe: async () => `${count} runs completed (paused: ${(await runsWithStatus(alpha.url, 'paused_checkpoint')).length})`,
+      });
+    const paused = () => waitFor(async () => ((await runsWithStatus(beta.url, 'paused_checkpoint')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'a run paused' });
+
+    const first = await api(alpha.url, 'POST', '/runs', { input: 'Append your line.', session_id: 'one' });
+    await paused();
+    expect((await api(beta.url, 'POST', `/runs/${first.body.run_id}/approve`, { approved: true, scope: 'always' })).body).toMatchObject({ status: 'approved' });
+    await completed(1);
+    // Another session on the server that did not take the decision (the store told it, within moments): approved
+    // always, never paused. Nothing was kept beside the policy (the files there exist, empty, only so that the
+    // sandbox can hide them from commands).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await api(alpha.url, 'POST', '/runs', { input: 'Append your line.', session_id: 'two' });
+    await completed(2);
+    expect(JSON.parse(readFileSync(path.join(project.directory, '.toolgate', 'approvals.json'), 'utf8')).approvals).toEqual([]);
+    expect(readFileSync(path.join(project.directory, '.toolgate', 'audit.jsonl'), 'utf8')).toBe('');
+
+    const listed = (await cli('approvals', 'list', '--store', project.storeFile, '--json')).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(listed).toEqual([expect.objectContaining({ tool: 'shell', payload_preview: expect.stringContaining('calls.log') })]);
+    const revoked = await cli('approvals', 'revoke', listed[0].id, '--store', project.storeFile);
+    expect(revoked.stdout).toContain(`revoked ${listed[0].id}`);
+    // The store tells both servers; a run started a moment later on either (here: the one that added it) asks again.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await api(beta.url, 'POST', '/runs', { input: 'Append your line.', session_id: 'three' });
+    await paused();
+    expect(logLines(project)).toHaveLength(2);
+
+    const trail = (await cli('audit', '--store', project.storeFile, '--json')).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    // Sessions are the owner's: ["admin", "one"].
+    const decisions = trail.map((entry) => [JSON.parse(entry.session)[1], entry.decision, entry.source, entry.reason.split(':')[0]]);
+    expect(decisions).toEqual([
+      ['one', 'ask', 'policy', 'shell asks'],
+      ['one', 'ask', 'policy', 'waiting for approval'],
+      // Resumed on the server that took the decision: the verdict again, then the person's decision.
+      ['one', 'ask', 'policy', 'shell asks'],
+      ['one', 'approved', 'person', 'approved by a person always'],
+      ['two', 'ask', 'policy', 'shell asks'],
+      ['two', 'approved', 'memory', 'approved always (the shared store)'],
+      ['three', 'ask', 'policy', 'shell asks'],
+      ['three', 'ask', 'policy', 'waiting for approval'],
+    ]);
+    // The trail replays as any audit log through `toolgate check --batch`.
+    const trailFile = path.join(project.directory, 'trail.jsonl');
+    writeFileSync(trailFile, trail.map((entry) => JSON.stringify(entry)).join('\n'));
+    const replayed = await cli('check', '--policy', project.policyFile, '--batch', trailFile).catch((error: { stdout: string }) => error);
+    const replayedDecisions = replayed.stdout.trim().split('\n').map((line: string) => JSON.parse(line).decision);
+    // Session one's call (its two verdicts) with the person's answer; two and three ask (a replay keeps no "always").
+    expect(replayedDecisions).toEqual(['approved', 'approved', 'ask', 'ask']);
+    const admin = new pg.Client({ connectionString: project.storeFile });
+    await admin.connect();
+    const writers = await admin.query('SELECT count(DISTINCT instance)::int AS servers FROM toolgate.audit');
+    await admin.end();
+    expect(writers.rows).toEqual([{ servers: 2 }]);
+    // A SQLite store keeps no shared records: the command says where they are instead.
+    await expect(cli('audit', '--store', path.join(project.directory, 'store.db'))).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('beside its policy') });
   });
 
   it('serves the tokens `toolgate token` made in the same database', { timeout: 120_000 }, async () => {

@@ -108,6 +108,8 @@ describe('toolgate audit', () => {
     [['--limit', '0']],
     [['--limit', 'ten']],
     [['--log', 'a.jsonl', '--policy', 'toolgate.yaml']],
+    [['--log', 'a.jsonl', '--store', 'postgres://toolgate@db/toolgate']],
+    [['--store', '.toolgate/toolgate.db']],
     [['--tool']],
   ])('exits 2 with a usage message for %j', async (argv) => {
     const result = await run(argv);

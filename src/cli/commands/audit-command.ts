@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { auditEntryPredicate, readAuditLog, type AuditEvent, type AuditFilter } from '../../audit/read-audit-log.ts';
+import { auditEntryPredicate, parseAuditLine, readAuditLog, type AuditEvent, type AuditFilter, type AuditLogItem } from '../../audit/read-audit-log.ts';
 import { loadPolicyFile, resolvePolicyPath } from '../../config/load-policy-file.ts';
 import type { AuditEntry } from '../../core/audit-entry.ts';
 import { PolicyError } from '../../core/errors/policy-error.ts';
@@ -11,10 +11,13 @@ import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { policyForState, UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
+import { openSharedStore } from '../shared-store-option.ts';
+import type { SharedRecords } from '../../store/store.ts';
+import { isPostgresLocation } from '../../store/store-location.ts';
 
 /** `toolgate audit --help`: every flag and the exit codes. */
 export const AUDIT_HELP = `Usage:
-  toolgate audit [--log FILE | --policy FILE] [filters] [--limit N] [--json]
+  toolgate audit [--log FILE | --policy FILE | --store URL] [filters] [--limit N] [--json]
 
 Reads the audit log: every verdict and decision the gate recorded, oldest
 first. Filters combine: an entry is shown when it passes all of them.
@@ -26,6 +29,9 @@ Options:
                     the policy the last \`toolgate run\` in this directory used,
                     else the policy here (toolgate.yaml, .yml, .json), else
                     ./.toolgate/audit.jsonl (the built-in default policy's)
+  --store URL       the audit trail of the servers sharing this PostgreSQL
+                    store (toolgate serve --store postgres://...), every
+                    server's records in the order they were committed
   --session ID      only this session
   --chat ID         only this chat
   --tool NAME       only this tool (the exact name)
@@ -74,6 +80,14 @@ export async function runAuditCommand(argv: string[], io: CliIo): Promise<number
     io.stdout.write(AUDIT_HELP);
     return EXIT.ok;
   }
+  if (request.store !== undefined) {
+    const { store, shared, where } = await openSharedStore(request.store, 'toolgate audit');
+    try {
+      return await printLog({ request, items: readStoredAudit(shared), shownPath: where, io });
+    } finally {
+      await store.close();
+    }
+  }
   let logPath: string;
   try {
     logPath = await resolveLogPath(request, io);
@@ -85,7 +99,7 @@ export async function runAuditCommand(argv: string[], io: CliIo): Promise<number
     throw error;
   }
   try {
-    return await printLog({ request, logPath, io });
+    return await printLog({ request, items: readAuditLog({ path: logPath }), shownPath: displayPath(logPath, io.cwd), io });
   } catch (error) {
     if (error instanceof ToolgateError && error.code === 'AUDIT_LOG_INVALID') {
       io.stderr.write(`toolgate audit: ${escapeControlCharacters(error.message)}\n`);
@@ -100,6 +114,8 @@ export interface AuditRequest {
   help: boolean;
   log: string | undefined;
   policy: string | undefined;
+  /** The PostgreSQL store whose audit trail to read. */
+  store: string | undefined;
   filter: AuditFilter;
   limit: number | undefined;
   json: boolean;
@@ -119,6 +135,7 @@ export function parseAuditArguments(argv: string[], now: number): AuditRequest {
     options: {
       log: { type: 'string' },
       policy: { type: 'string' },
+      store: { type: 'string' },
       session: { type: 'string' },
       chat: { type: 'string' },
       tool: { type: 'string' },
@@ -131,8 +148,11 @@ export function parseAuditArguments(argv: string[], now: number): AuditRequest {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.log !== undefined && values.policy !== undefined) {
-    throw new UsageError('give --log or --policy, not both (--log names the log file itself)');
+  if ([values.log, values.policy, values.store].filter((value) => value !== undefined).length > 1) {
+    throw new UsageError('give one of --log, --policy and --store (--log names the log file itself, --store the PostgreSQL store servers share)');
+  }
+  if (values.store !== undefined && !isPostgresLocation(values.store)) {
+    throw new UsageError(`--store takes the postgres:// URL of a store servers share, not ${JSON.stringify(values.store)}: a server on a SQLite file writes its audit log beside its policy (use --policy)`);
   }
   const filter: AuditFilter = {};
   if (values.session !== undefined) filter.session = values.session;
@@ -152,7 +172,7 @@ export function parseAuditArguments(argv: string[], now: number): AuditRequest {
     }
     limit = Number(values.limit);
   }
-  return { help: values.help === true, log: values.log, policy: values.policy, filter, limit, json: values.json === true };
+  return { help: values.help === true, log: values.log, policy: values.policy, store: values.store, filter, limit, json: values.json === true };
 }
 
 function oneOf<Value extends string>(options: { flag: string; value: string; allowed: readonly Value[] }): Value {
@@ -208,10 +228,20 @@ function logOfPolicy(loaded: Awaited<ReturnType<typeof loadPolicyFile>>): string
   return resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' });
 }
 
-async function printLog(options: { request: AuditRequest; logPath: string; io: CliIo }): Promise<number> {
-  const { request, logPath, io } = options;
+/** The audit trail in a shared store, a page at a time; each record's "line" is its place in the trail. */
+async function* readStoredAudit(shared: SharedRecords): AsyncGenerator<AuditLogItem, void, undefined> {
+  let after = 0;
+  for (;;) {
+    const rows = await shared.readAudit({ afterSeq: after, limit: 1000 });
+    for (const row of rows) yield parseAuditLine(row.line, row.seq);
+    if (rows.length < 1000) return;
+    after = rows.at(-1)!.seq;
+  }
+}
+
+async function printLog(options: { request: AuditRequest; items: AsyncIterable<AuditLogItem>; shownPath: string; io: CliIo }): Promise<number> {
+  const { request, io, shownPath } = options;
   const matches = auditEntryPredicate(request.filter);
-  const shownPath = displayPath(logPath, io.cwd);
   const output = createOutput(io);
   const format = request.json ? formatJson : createTableFormatter(io);
   const { limit } = request;
@@ -221,7 +251,7 @@ async function printLog(options: { request: AuditRequest; logPath: string; io: C
   let keptStart = 0;
   let skipped = 0;
   let shown = 0;
-  for await (const item of readAuditLog({ path: logPath })) {
+  for await (const item of options.items) {
     if ('error' in item) {
       skipped += 1;
       io.stderr.write(`${escapeControlCharacters(shownPath)}:${item.line}: skipped: ${escapeControlCharacters(item.error)}\n`);
