@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { freshDatabase } from '../../test/postgres-server.ts';
 import { openPostgresStore } from './postgres-store.ts';
 import { describeStoreContract } from './store-contract.ts';
-import { newEvent, newRun } from './store-contract-fixtures.ts';
+import { decision, newApproval, newEvent, newRun } from './store-contract-fixtures.ts';
 import { STORE_SCHEMA_VERSION, type StoreChange, type StoredAlwaysApproval } from './store.ts';
 import type { ToolgateStore } from './store.ts';
 
@@ -307,6 +307,91 @@ describe('servers sharing the store: "approve always" and the audit trail', () =
       }
     } finally {
       await admin.end();
+      await database.drop();
+    }
+  });
+});
+
+describe('group commit: the writes that store events', () => {
+  /** Transactions this database committed so far (the statistics collector's count, flushed first). */
+  async function commitsOf(admin: pg.Client): Promise<number> {
+    await admin.query('SELECT pg_stat_clear_snapshot()');
+    return (await admin.query<{ commits: string }>('SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.commits as unknown as number;
+  }
+
+  it('commits writes made together in far fewer transactions than writes, each with its own events and ids in order', async () => {
+    const database = await freshDatabase();
+    const store = await openPostgresStore({ url: database.url });
+    try {
+      await store.createRun(newRun('run-1'), []);
+      const before = await store.lastEventId();
+      const written = await Promise.all(Array.from({ length: 40 }, (_, index) => store.appendEvents([newEvent('run-1', `e${index}a`), newEvent('run-1', `e${index}b`)])));
+      // Each write's events have consecutive ids in the order given, and every id is a stored event.
+      const ids = written.flatMap((events) => events.map((event) => event.id));
+      expect(new Set(ids).size).toBe(80);
+      for (const events of written) expect(events[1]!.id).toBe(events[0]!.id + 1);
+      const stored = await store.readEvents({ afterId: before, limit: 100 });
+      expect(stored.map((event) => event.id)).toEqual([...ids].sort((a, b) => a - b));
+      expect(stored.map((event) => event.type)).toEqual(written.flat().sort((a, b) => a.id - b.id).map((event) => event.type));
+    } finally {
+      await store.close();
+      await database.drop();
+    }
+  });
+
+  it('shares one commit among concurrent writes (counted by the database)', async () => {
+    const database = await freshDatabase();
+    const store = await openPostgresStore({ url: database.url });
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      await store.createRun(newRun('run-1'), []);
+      await admin.query('SELECT pg_stat_force_next_flush()');
+      const before = await commitsOf(admin);
+      await Promise.all(Array.from({ length: 50 }, (_, index) => store.appendEvents([newEvent('run-1', `e${index}`)])));
+      await admin.query('SELECT pg_stat_force_next_flush()');
+      // 50 writes; a transaction each would be 50 commits (the counting queries add a few of their own).
+      expect((await commitsOf(admin)) - before).toBeLessThan(10);
+    } finally {
+      await admin.end();
+      await store.close();
+      await database.drop();
+    }
+  });
+
+  it('runs a write that lost a deadlock again on its own: every write of the batch lands', { timeout: 30_000 }, async () => {
+    const database = await freshDatabase();
+    const store = await openPostgresStore({ url: database.url });
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      for (const runId of ['run-x', 'run-y']) {
+        await store.createRun(newRun(runId), []);
+        await store.updateRun(runId, 1, { status: 'paused_checkpoint' }, { approvals: [newApproval(runId, 'call-1')] });
+      }
+      // Another writer holds run-y; the batch decides run-x (locking it), then waits for run-y.
+      await admin.query('BEGIN');
+      await admin.query(`SELECT 1 FROM toolgate.runs WHERE run_id = 'run-y' FOR NO KEY UPDATE`);
+      const decisions = [
+        store.decideApprovals('run-x', [{ toolCallId: 'call-1', events: [newEvent('run-x', 'decided')] }], decision(), { revision: 2, events: [newEvent('run-x', 'run_resumed')] }),
+        store.decideApprovals('run-y', [{ toolCallId: 'call-1', events: [newEvent('run-y', 'decided')] }], decision(), { revision: 2, events: [newEvent('run-y', 'run_resumed')] }),
+      ];
+      await vi.waitFor(async () => expect((await admin.query(`SELECT 1 FROM pg_locks WHERE NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`)).rowCount).toBeGreaterThan(0), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      // The other writer now wants run-x: a cycle. The batch waited first, so its deadlock check fires first: its run-y write loses.
+      const crossing = admin.query(`SELECT 1 FROM toolgate.runs WHERE run_id = 'run-x' FOR NO KEY UPDATE`);
+      await crossing;
+      await admin.query('COMMIT');
+      const [x, y] = await Promise.all(decisions);
+      expect(x).toMatchObject({ decided: ['call-1'], waiting: [], resumed: { run: { status: 'running' } } });
+      expect(y).toMatchObject({ decided: ['call-1'], waiting: [], resumed: { run: { status: 'running' } } });
+      const types = (await store.readEvents({ afterId: 0, limit: 100 })).map((event) => `${event.runId}:${event.type}`);
+      expect(types).toEqual(['run-x:decided', 'run-x:run_resumed', 'run-y:decided', 'run-y:run_resumed']);
+    } finally {
+      await admin.end();
+      await store.close();
       await database.drop();
     }
   });

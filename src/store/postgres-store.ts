@@ -13,10 +13,15 @@
  *   inserted, at the end of each transaction and held until its commit: ids
  *   are then in commit order, so a reader that has seen id N never later
  *   finds a smaller id appear (what `Last-Event-ID` replay relies on). Rows
- *   are locked only before it, never after, so no two writers deadlock.
+ *   are locked only before it, never after;
+ * - the writes that store events are group-committed
+ *   (`postgres-group-commit.ts`): a server's writes made while one batch
+ *   commits share the next transaction, so the lock and the fsync are paid
+ *   once per batch, not once per write.
  * Times and JSON are stored as text; BIGINT ids come back as numbers.
  */
 import pg from 'pg';
+import { createPostgresGroupCommit, type StagedEvent } from './postgres-group-commit.ts';
 import { ALWAYS_CHANNEL, EVENTS_CHANNEL, EVENT_ORDER_LOCK, MEMORY_CHANNEL, POSTGRES_SCHEMA, ensurePostgresSchema } from './postgres-schema.ts';
 import {
   type ApprovalRow,
@@ -137,26 +142,27 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     }
   }
 
-  /** Inserts events last in a transaction, under the event-order lock (see the file comment); their ids in order. */
-  async function insertEvents(client: pg.PoolClient, events: readonly EventText[], at: string): Promise<number[]> {
+  /**
+   * Inserts a batch's events last in its transaction, under the event-order
+   * lock (see the file comment), in one statement; their ids in order.
+   */
+  async function insertEvents(client: pg.PoolClient, events: readonly StagedEvent[]): Promise<number[]> {
     if (events.length === 0) return [];
-    await client.query('SELECT pg_advisory_xact_lock($1)', [EVENT_ORDER_LOCK]);
-    // Delivered when (and only if) this transaction commits; one per transaction, however many events.
-    await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, '']);
-    const ids: number[] = [];
-    for (const event of events) {
-      const inserted = await client.query<{ id: number }>('INSERT INTO events (run_id, owner, type, data, at, schema_version) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id', [
-        event.runId,
-        event.owner,
-        event.type,
-        event.data,
-        at,
-        STORE_SCHEMA_VERSION,
-      ]);
-      ids.push(inserted.rows[0]!.id);
-    }
-    return ids;
+    // The notification is delivered when (and only if) this transaction commits; one per transaction, however many events.
+    await client.query('SELECT pg_advisory_xact_lock($1), pg_notify($2, $3)', [EVENT_ORDER_LOCK, EVENTS_CHANNEL, '']);
+    const inserted = await client.query<{ id: number }>(
+      `INSERT INTO events (run_id, owner, type, data, at, schema_version)
+       SELECT run_id, owner, type, data, at, $6 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS staged (run_id, owner, type, data, at, position)
+       ORDER BY position RETURNING id`,
+      [events.map((event) => event.runId), events.map((event) => event.owner), events.map((event) => event.type), events.map((event) => event.data), events.map((event) => event.at), STORE_SCHEMA_VERSION],
+    );
+    // Rows are inserted in the order selected and take identity values in that order, under the lock: ascending ids are that order.
+    return inserted.rows.map((row) => row.id).sort((a, b) => a - b);
   }
+
+  const commits = createPostgresGroupCommit({ pool, insertEvents, failure });
+  /** The events of one write as the batch inserts them. */
+  const staged = (texts: readonly EventText[], at: string): StagedEvent[] => texts.map((text) => ({ ...text, at }));
 
   /** Compare-and-set: only the revision the caller read moves; the row as moved, or undefined (nothing written). */
   async function moveRun(client: pg.PoolClient, runId: string, revision: number, change: RunChange, at: string): Promise<RunRow | undefined> {
@@ -304,14 +310,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
       const texts = eventTexts(events);
       const at = now();
-      return transaction(async (client) => {
+      return commits.write(async (client) => {
         const inserted = await client.query<RunRow>(
           `INSERT INTO runs (run_id, owner, status, mode, session_id, chat_id, model, input, state, text, error, created_at, updated_at, revision, schema_version, driver)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, $10, $10, 1, $11, $12) RETURNING *`,
           [run.runId, run.owner, run.status, run.mode, run.sessionId, run.chatId, run.model, run.input, run.state, at, STORE_SCHEMA_VERSION, instance],
         );
-        const ids = await insertEvents(client, texts, at);
-        return { run: runFromRow(inserted.rows[0]!), events: storedEvents(texts, ids, at) };
+        return { events: staged(texts, at), runs: [run.runId], result: (ids) => ({ run: runFromRow(inserted.rows[0]!), events: storedEvents(texts, ids, at) }) };
       });
     },
 
@@ -362,9 +367,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const texts = eventTexts(extra.events ?? []);
       const approvals = (extra.approvals ?? []).map((approval) => ({ ...approval, request: jsonObjectText(approval.request, `approval ${approval.toolCallId} request`) }));
       const at = now();
-      return transaction(async (client) => {
+      return commits.write(async (client) => {
         const moved = await moveRun(client, runId, revision, change, at);
-        if (moved === undefined) return undefined;
+        if (moved === undefined) return { events: [], result: () => undefined };
         if (extra.dropApprovals === true) await client.query('DELETE FROM approvals WHERE run_id = $1 AND decision IS NULL', [runId]);
         for (const approval of approvals) {
           await client.query(
@@ -372,8 +377,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
             [approval.runId, approval.toolCallId, approval.owner, approval.tool, approval.groupId, approval.request, at, STORE_SCHEMA_VERSION],
           );
         }
-        const ids = await insertEvents(client, texts, at);
-        return { run: runFromRow(moved), events: storedEvents(texts, ids, at) };
+        return { events: staged(texts, at), runs: [runId], result: (ids) => ({ run: runFromRow(moved), events: storedEvents(texts, ids, at) }) };
       });
     },
 
@@ -416,9 +420,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const callTexts = calls.map((call) => ({ toolCallId: call.toolCallId, events: eventTexts(call.events ?? []) }));
       const resumeTexts = resume === undefined ? undefined : eventTexts(resume.events);
       const at = now();
-      return transaction(async (client) => {
+      return commits.write(async (client) => {
         // Deciders of one run take turns: the last one sees every other decision and can claim the run.
-        await client.query('SELECT 1 FROM runs WHERE run_id = $1 FOR NO KEY UPDATE', [runId]);
+        const locked = (await client.query('SELECT 1 FROM runs WHERE run_id = $1 FOR NO KEY UPDATE', [runId])).rowCount === 1;
         const decided: string[] = [];
         for (const call of callTexts) {
           const updated = await client.query('UPDATE approvals SET decision = $1 WHERE run_id = $2 AND tool_call_id = $3 AND decision IS NULL', [text, runId, call.toolCallId]);
@@ -431,17 +435,23 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         const claimed = resume !== undefined && decided.length === calls.length && waiting.length === 0 ? await moveRun(client, runId, resume.revision, { status: 'running' }, at) : undefined;
         const decidedEvents = callTexts.filter((call) => decided.includes(call.toolCallId)).flatMap((call) => call.events);
         const claimEvents = claimed === undefined ? [] : resumeTexts!;
-        const ids = await insertEvents(client, [...decidedEvents, ...claimEvents], at);
-        const result: DecideResult = { decided, waiting, events: storedEvents(decidedEvents, ids.slice(0, decidedEvents.length), at) };
-        if (claimed !== undefined) result.resumed = { run: runFromRow(claimed), events: storedEvents(claimEvents, ids.slice(decidedEvents.length), at) };
-        return result;
+        return {
+          events: staged([...decidedEvents, ...claimEvents], at),
+          // Locked first thing (when it exists; when it does not, its events are checked and refused).
+          ...(locked ? { runs: [runId] } : {}),
+          result: (ids) => {
+            const result: DecideResult = { decided, waiting, events: storedEvents(decidedEvents, ids.slice(0, decidedEvents.length), at) };
+            if (claimed !== undefined) result.resumed = { run: runFromRow(claimed), events: storedEvents(claimEvents, ids.slice(decidedEvents.length), at) };
+            return result;
+          },
+        };
       });
     },
 
     async appendEvents(events) {
       const texts = eventTexts(events);
       const at = now();
-      return transaction(async (client) => storedEvents(texts, await insertEvents(client, texts, at), at));
+      return commits.write(async () => ({ events: staged(texts, at), result: (ids) => storedEvents(texts, ids, at) }));
     },
 
     async readEvents(request) {
@@ -484,14 +494,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
       const texts = eventTexts(events);
       const at = now();
-      return transaction(async (client) => {
+      return commits.write(async (client) => {
         const ended = await client.query(`UPDATE calls SET status = $1, output = $2, finished_at = $3 WHERE run_id = $4 AND tool_call_id = $5 AND status = 'executing'`, [status, output, at, runId, toolCallId]);
-        if (ended.rowCount === 1) return storedEvents(texts, await insertEvents(client, texts, at), at);
+        if (ended.rowCount === 1) return { events: staged(texts, at), result: (ids) => storedEvents(texts, ids, at) };
         if ((await client.query('SELECT 1 FROM calls WHERE run_id = $1 AND tool_call_id = $2', [runId, toolCallId])).rowCount === 0) {
           throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: no call ${toolCallId} of run ${runId} was begun (beginCall records it before it runs)` });
         }
         // Ended before: the first ending stands, with its events.
-        return [];
+        return { events: [], result: () => [] };
       });
     },
 
@@ -568,7 +578,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     async close() {
       if (closed) return;
       closed = true;
-      // Queries under way finish first: pool.end waits for checked-out connections to be released.
+      // Writes queued and queries under way finish first: pool.end waits for checked-out connections to be released.
+      await commits.drain();
       await pool.end();
       for (const stop of watchers) await stop();
     },

@@ -1,0 +1,200 @@
+/**
+ * Group commit for the PostgreSQL store's writes that store events. Events
+ * get their ids in commit order (see `postgres-store.ts`): the transaction
+ * that inserts them holds the event-order lock until its COMMIT has been
+ * flushed, so transactions storing events commit one after another, across
+ * every server sharing the database. One transaction per write would make
+ * each write wait for all the others' fsyncs; here a server's writes that
+ * arrive while one batch commits share the next one: one transaction, one
+ * lock and one fsync for all of them.
+ *
+ * Each write runs in its own SAVEPOINT, so a write that fails (a taken key,
+ * a run another writer moved) rolls back its own changes only and rejects
+ * its own promise. A write's events are not inserted by the write: it says
+ * what it stores, and the batch inserts the events of every write that
+ * succeeded at the very end, under the lock, in one statement; then it
+ * commits, and each write learns its ids. Rows are therefore locked only
+ * before the lock is taken, never after, as with one write per transaction.
+ *
+ * Writes of two servers' batches can still wait for each other's row locks
+ * (two deciders of one run); when PostgreSQL breaks such a wait as a
+ * deadlock, the write that lost is run again on its own, in a transaction
+ * of its own, which cannot deadlock. A failed BEGIN or COMMIT, or a lost
+ * connection, rejects every write of the batch: none of them was committed.
+ */
+import type pg from 'pg';
+import { StoreError } from './sqlite-store-error.ts';
+
+/** What a write stores besides its own rows: its events, and how to answer once they have ids. */
+export interface StagedWrite<Result> {
+  events: readonly StagedEvent[];
+  /** Runs the write has already found (inserted, moved or locked) in its transaction: its events for them need no check. */
+  runs?: readonly string[];
+  result: (ids: readonly number[]) => Result;
+}
+
+/** An event row as the batch inserts it. */
+export interface StagedEvent {
+  runId: string;
+  owner: string;
+  type: string;
+  /** The event's data as JSON text. */
+  data: string;
+  at: string;
+}
+
+/** A write: its changes, made on the batch's connection inside its transaction. */
+export type BatchedWork<Result> = (client: pg.PoolClient) => Promise<StagedWrite<Result>>;
+
+export interface PostgresGroupCommitOptions {
+  pool: pg.Pool;
+  /** Inserts the batch's events under the event-order lock (and notifies); their ids, in order. */
+  insertEvents: (client: pg.PoolClient, events: readonly StagedEvent[]) => Promise<number[]>;
+  /** Turns a driver error into the store's error (STORE_UNAVAILABLE when the database cannot be reached). */
+  failure: (error: unknown) => unknown;
+  /** A batch holds at most this many writes. Default 128. */
+  maxBatch?: number;
+}
+
+export interface PostgresGroupCommit {
+  write<Result>(work: BatchedWork<Result>): Promise<Result>;
+  /** Resolves once every write queued so far has committed or failed. */
+  drain(): Promise<void>;
+}
+
+interface QueuedWrite {
+  work: BatchedWork<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { kind: 'staged'; staged: StagedWrite<unknown> } | { kind: 'failed'; error: unknown } | { kind: 'again' };
+
+const SAVEPOINT = 'toolgate_write';
+
+/** SQLSTATEs of a wait PostgreSQL broke (deadlock, serialization failure): run the write again, alone. */
+const RETRY_ALONE = new Set(['40P01', '40001']);
+
+/**
+ * @example
+ * const commits = createPostgresGroupCommit({ pool, insertEvents, failure });
+ * const events = await commits.write(async () => ({ events: rows, result: (ids) => ids }));
+ */
+export function createPostgresGroupCommit(options: PostgresGroupCommitOptions): PostgresGroupCommit {
+  const maxBatch = options.maxBatch ?? 128;
+  let queue: QueuedWrite[] = [];
+  let running: Promise<void> | undefined;
+
+  const run = async (): Promise<void> => {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, maxBatch);
+      queue = queue.slice(batch.length);
+      const again = await commitBatch(batch);
+      // Each on its own: one write per transaction never deadlocks (rows are locked before the event lock, in one order).
+      for (const write of again) await commitBatch([write]);
+    }
+    running = undefined;
+  };
+
+  /** Commits one batch, settling its writes; returns those to run again alone. */
+  const commitBatch = async (batch: QueuedWrite[]): Promise<QueuedWrite[]> => {
+    let client: pg.PoolClient;
+    try {
+      client = await options.pool.connect();
+    } catch (error) {
+      for (const write of batch) write.reject(options.failure(error));
+      return [];
+    }
+    const alone = batch.length === 1;
+    let broken: Error | undefined;
+    try {
+      // Round trips are most of a write's cost: the savepoints ride along with BEGIN and with each other
+      // (a savepoint is released by the next one's statement, the last by COMMIT).
+      await client.query(alone ? 'BEGIN' : `BEGIN; SAVEPOINT ${SAVEPOINT}`);
+      const outcomes: Outcome[] = [];
+      for (const [index, write] of batch.entries()) {
+        if (alone) {
+          outcomes.push({ kind: 'staged', staged: await write.work(client) });
+          continue;
+        }
+        if (index > 0) await client.query(`RELEASE SAVEPOINT ${SAVEPOINT}; SAVEPOINT ${SAVEPOINT}`);
+        try {
+          const staged = await write.work(client);
+          await checkRunsExist(client, staged);
+          outcomes.push({ kind: 'staged', staged });
+        } catch (error) {
+          // Undo this write only (its row locks too); the batch's earlier writes stay.
+          await client.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+          outcomes.push(RETRY_ALONE.has((error as { code?: string }).code ?? '') ? { kind: 'again' } : { kind: 'failed', error });
+        }
+      }
+      const events = outcomes.flatMap((outcome) => (outcome.kind === 'staged' ? outcome.staged.events : []));
+      const ids = await options.insertEvents(client, events);
+      await client.query('COMMIT');
+      const again: QueuedWrite[] = [];
+      let next = 0;
+      outcomes.forEach((outcome, index) => {
+        const write = batch[index]!;
+        if (outcome.kind === 'again') again.push(write);
+        else if (outcome.kind === 'failed') write.reject(options.failure(outcome.error));
+        else {
+          const count = outcome.staged.events.length;
+          settle(write, () => outcome.staged.result(ids.slice(next, next + count)));
+          next += count;
+        }
+      });
+      return again;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackError) {
+        broken = rollbackError as Error;
+      }
+      // A broken wait between batches (the event lock, a row a write of one alone wanted): every write again, alone.
+      if (!alone && broken === undefined && RETRY_ALONE.has((error as { code?: string }).code ?? '')) return batch;
+      for (const write of batch) write.reject(options.failure(error));
+      return [];
+    } finally {
+      client.release(broken);
+    }
+  };
+
+  return {
+    write<Result>(work: BatchedWork<Result>): Promise<Result> {
+      return new Promise<Result>((resolve, reject) => {
+        queue.push({ work: work as BatchedWork<unknown>, resolve: resolve as (value: unknown) => void, reject });
+        // Started on the next turn of the event loop: writes made together share the first batch too.
+        running ??= new Promise<void>((started) => setImmediate(started)).then(run);
+      });
+    },
+    async drain() {
+      while (running !== undefined) await running;
+    },
+  };
+}
+
+/**
+ * Fails a write (inside its savepoint) whose events name a run that does not
+ * exist: the batch inserts every write's events in one statement, where the
+ * foreign key would fail them all. The runs are locked FOR KEY SHARE, as the
+ * key check itself would: nothing can take them away before the commit.
+ */
+async function checkRunsExist(client: pg.PoolClient, staged: StagedWrite<unknown>): Promise<void> {
+  const found = new Set(staged.runs);
+  const runIds = [...new Set(staged.events.map((event) => event.runId))].filter((runId) => !found.has(runId));
+  if (runIds.length === 0) return;
+  const rows = (await client.query<{ run_id: string }>('SELECT run_id FROM runs WHERE run_id = ANY($1::text[]) FOR KEY SHARE', [runIds])).rows;
+  if (rows.length === runIds.length) return;
+  const known = new Set(rows.map((row) => row.run_id));
+  const missing = runIds.find((runId) => !known.has(runId));
+  throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `events for run ${JSON.stringify(missing)}, which does not exist: none of this write's records were stored` });
+}
+
+/** Resolves with what `answer` returns, or rejects with what it throws (a result built from the committed rows). */
+function settle(write: QueuedWrite, answer: () => unknown): void {
+  try {
+    write.resolve(answer());
+  } catch (error) {
+    write.reject(error);
+  }
+}
