@@ -327,23 +327,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async listRuns(request) {
       const limit = checkLimit(request.limit, 'listRuns limit');
-      const conditions: string[] = [];
-      const values: unknown[] = [];
-      if (request.owner !== undefined) {
-        values.push(request.owner);
-        conditions.push(`owner = $${values.length}`);
-      }
-      if (request.status !== undefined) {
-        values.push(request.status);
-        conditions.push(`status = $${values.length}`);
-      }
-      if (request.before !== undefined) {
-        values.push(decodeRunCursor(request.before));
-        conditions.push(`seq < $${values.length}`);
-      }
-      values.push(limit + 1);
-      const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-      const rows = (await query<RunRow>(`SELECT * FROM runs ${where} ORDER BY seq DESC LIMIT $${values.length}`, values)).rows;
+      const filter = sqlFilter();
+      if (request.owner !== undefined) filter.add('owner = ?', request.owner);
+      if (request.status !== undefined) filter.add('status = ?', request.status);
+      if (request.before !== undefined) filter.add('seq < ?', decodeRunCursor(request.before));
+      const rows = (await query<RunRow>(`SELECT * FROM runs ${filter.where()} ORDER BY seq DESC LIMIT ${filter.value(limit + 1)}`, filter.values)).rows;
       const { items, next } = pageOf({ rows, limit, map: runFromRow });
       return { runs: items, next };
     },
@@ -382,35 +370,20 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
 
     async listApprovals(request) {
-      const conditions: string[] = [];
-      const values: unknown[] = [];
-      if (request.runId !== undefined) {
-        values.push(request.runId);
-        conditions.push(`run_id = $${values.length}`);
-      }
-      if (request.owner !== undefined) {
-        values.push(request.owner);
-        conditions.push(`owner = $${values.length}`);
-      }
-      if (request.includeDecided !== true) conditions.push('decision IS NULL');
-      const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-      return (await query<ApprovalRow>(`SELECT * FROM approvals ${where} ORDER BY seq`, values)).rows.map(approvalFromRow);
+      const filter = sqlFilter();
+      if (request.runId !== undefined) filter.add('run_id = ?', request.runId);
+      if (request.owner !== undefined) filter.add('owner = ?', request.owner);
+      if (request.includeDecided !== true) filter.add('decision IS NULL');
+      return (await query<ApprovalRow>(`SELECT * FROM approvals ${filter.where()} ORDER BY seq`, filter.values)).rows.map(approvalFromRow);
     },
 
     async listPendingApprovals(request) {
       const limit = checkLimit(request.limit, 'listPendingApprovals limit');
-      const conditions = ['decision IS NULL'];
-      const values: unknown[] = [];
-      if (request.owner !== undefined) {
-        values.push(request.owner);
-        conditions.push(`owner = $${values.length}`);
-      }
-      if (request.after !== undefined) {
-        values.push(decodeRunCursor(request.after));
-        conditions.push(`seq > $${values.length}`);
-      }
-      values.push(limit + 1);
-      const rows = (await query<ApprovalRow>(`SELECT * FROM approvals WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT $${values.length}`, values)).rows;
+      const filter = sqlFilter();
+      filter.add('decision IS NULL');
+      if (request.owner !== undefined) filter.add('owner = ?', request.owner);
+      if (request.after !== undefined) filter.add('seq > ?', decodeRunCursor(request.after));
+      const rows = (await query<ApprovalRow>(`SELECT * FROM approvals ${filter.where()} ORDER BY seq LIMIT ${filter.value(limit + 1)}`, filter.values)).rows;
       const { items, next } = pageOf({ rows, limit, map: approvalFromRow });
       return { approvals: items, next };
     },
@@ -459,18 +432,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       if (!Number.isSafeInteger(request.afterId) || request.afterId < 0) {
         throw new StoreError({ code: 'STORE_INVALID_QUERY', message: `readEvents afterId must be an integer >= 0, got ${JSON.stringify(request.afterId)}` });
       }
-      const values: unknown[] = [request.afterId];
-      const conditions = ['id > $1'];
-      if (request.runId !== undefined) {
-        values.push(request.runId);
-        conditions.push(`run_id = $${values.length}`);
-      }
-      if (request.owner !== undefined) {
-        values.push(request.owner);
-        conditions.push(`owner = $${values.length}`);
-      }
-      values.push(limit);
-      const rows = (await query<EventRow>(`SELECT id, run_id, owner, type, data, at FROM events WHERE ${conditions.join(' AND ')} ORDER BY id LIMIT $${values.length}`, values)).rows;
+      const filter = sqlFilter();
+      filter.add('id > ?', request.afterId);
+      if (request.runId !== undefined) filter.add('run_id = ?', request.runId);
+      if (request.owner !== undefined) filter.add('owner = ?', request.owner);
+      const rows = (await query<EventRow>(`SELECT id, run_id, owner, type, data, at FROM events ${filter.where()} ORDER BY id LIMIT ${filter.value(limit)}`, filter.values)).rows;
       return rows.map(eventFromRow);
     },
 
@@ -585,6 +551,33 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
   };
   return store;
+}
+
+/**
+ * A WHERE clause built a condition at a time, each `?` in a condition
+ * becoming the next `$n` with its value kept in `values`.
+ *
+ * @example
+ * const filter = sqlFilter();
+ * filter.add('owner = ?', 'alice');
+ * filter.add('decision IS NULL');
+ * `SELECT * FROM approvals ${filter.where()} LIMIT ${filter.value(10)}` // ... WHERE owner = $1 AND decision IS NULL LIMIT $2, values ['alice', 10]
+ */
+function sqlFilter() {
+  const values: unknown[] = [];
+  const conditions: string[] = [];
+  const value = (given: unknown): string => {
+    values.push(given);
+    return `$${values.length}`;
+  };
+  return {
+    values,
+    value,
+    add(condition: string, given?: unknown): void {
+      conditions.push(condition.includes('?') ? condition.replace('?', value(given)) : condition);
+    },
+    where: (): string => (conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`),
+  };
 }
 
 interface AlwaysRow {

@@ -139,7 +139,7 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
   }
   io.stdout.write(`listening on ${server.url}\n`);
   io.stdout.write(`open the inbox: ${server.loginUrl}\n`);
-  io.stderr.write(`admin token from ${server.adminTokenSource}; runs are kept in ${sanitizeTerminalText(server.storeFile)}${server.recovered > 0 ? `; ${server.recovered} runs stopped by the last shutdown are running again` : ''}\n`);
+  io.stderr.write(`admin token from ${server.adminTokenSource}; runs are kept in ${sanitizeTerminalText(server.storeFile)}${server.store.shared === undefined ? '' : ' (with "approve always" and the audit trail: every server on it shares them)'}${server.recovered > 0 ? `; ${server.recovered} runs stopped by the last shutdown are running again` : ''}\n`);
   if (values.demo === true) {
     const { run_id } = await server.service.startRun({ name: 'admin', role: 'admin' }, { input: DEMO_TASK });
     io.stderr.write(`demo run ${run_id} started: it will soon wait for your approval in the inbox\n`);
