@@ -24,11 +24,12 @@ import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
  * @example
  * const recovered = await recoverRuns(runtime, 'server_restarted');
  */
-export async function recoverRuns(runtime: ServerRuntime, reason: 'server_restarted' | 'instance_lost' = 'server_restarted'): Promise<number> {
+export async function recoverRuns(runtime: ServerRuntime, reason: 'server_restarted' | 'instance_lost' = 'server_restarted', sightings?: Map<string, number>): Promise<number> {
   const { store } = runtime;
   const stranded: StoredRun[] = [];
   if (store.instances !== undefined) {
-    stranded.push(...(await store.instances.orphanedRuns(1000)).filter((run) => !runtime.active.has(run.runId)));
+    const found = (await store.instances.orphanedRuns(1000)).filter((run) => !runtime.active.has(run.runId));
+    stranded.push(...(sightings === undefined ? found : strandedTwice(found, sightings)));
   } else {
     let before: string | undefined;
     do {
@@ -61,9 +62,29 @@ export async function recoverRuns(runtime: ServerRuntime, reason: 'server_restar
 }
 
 /**
+ * The runs found stranded now that were found stranded, at the same
+ * revision, the time before; `sightings` becomes what was found now. A run
+ * this server has just claimed (its decision committed, its drive about to
+ * start) can look stranded for a moment; one that stayed so for a whole
+ * tick of the lease, unmoved, is not being driven by anyone.
+ *
+ * @example
+ * const sightings = new Map<string, number>();
+ * strandedTwice([run], sightings); // []
+ * strandedTwice([run], sightings); // [run] (if run.revision did not change)
+ */
+export function strandedTwice(found: readonly StoredRun[], sightings: Map<string, number>): StoredRun[] {
+  const confirmed = found.filter((run) => sightings.get(run.runId) === run.revision);
+  sightings.clear();
+  for (const run of found) sightings.set(run.runId, run.revision);
+  return confirmed;
+}
+
+/**
  * On a shared store: keeps this server's lease alive (renewed every third of
- * `leaseMs`) and, each time, takes over the runs other servers left behind
- * (`recoverRuns` with `instance_lost`). A failure (the database away) is
+ * `leaseMs`) and, each time, takes over the runs left behind, by servers
+ * that stopped or by this one (`recoverRuns` with `instance_lost`), once a
+ * run has looked so on two ticks in a row (`strandedTwice`). A failure (the database away) is
  * logged and tried again at the next tick. Returns how to stop, which ends
  * the lease so that other servers take this one's running runs at once.
  *
@@ -77,12 +98,14 @@ export async function keepLeaseAndTakeOver(runtime: ServerRuntime, leaseMs: numb
   await instances.renew(leaseMs);
   let busy = false;
   let stopped = false;
+  // Runs found stranded at the last tick: one is taken over only when the next finds it so again (`strandedTwice`).
+  const sightings = new Map<string, number>();
   const tick = async () => {
     if (busy || stopped) return;
     busy = true;
     try {
       await instances.renew(leaseMs);
-      const taken = await recoverRuns(runtime, 'instance_lost');
+      const taken = await recoverRuns(runtime, 'instance_lost', sightings);
       if (taken > 0) runtime.logger.info('took over runs of a server whose lease ran out', { instance: instances.instance, runs: taken });
     } catch (error) {
       runtime.logger.warn('could not renew the lease or look for orphaned runs', { instance: instances.instance, error: errorText(error) });
