@@ -25,6 +25,7 @@ interface Repetition {
   rawRate: number;
   rawLatencies: Float64Array;
   healthRate: number;
+  healthLatencies: Float64Array;
   approveRate: number;
   approveLatencies: Float64Array;
 }
@@ -49,10 +50,10 @@ export async function approveCase(options: { scratch: string; quick: boolean }):
     for (let repetition = 0; repetition < repetitions; repetition++) {
       await settled(server.url);
       const rawLatencies = rawCommits(raw, options.quick ? 300 : 1000);
-      const healthRate = await healthChecks({ client, count: perRepetition });
+      const health = await healthChecks({ client, count: perRepetition });
       const started = warmup + repetition * perRepetition;
       const approved = await approveAll({ client, runIds: runIds.slice(started, started + perRepetition) });
-      measured.push({ rawRate: rateOf(rawLatencies), rawLatencies, healthRate, ...approved });
+      measured.push({ rawRate: rateOf(rawLatencies), rawLatencies, ...health, ...approved });
     }
     await settled(server.url);
     return rowsOf(measured, perRepetition);
@@ -105,14 +106,17 @@ async function approveAll(options: { client: LoadClient; runIds: readonly string
   return { approveRate: (options.runIds.length / (performance.now() - started)) * 1000, approveLatencies: latencies };
 }
 
-/** `count` GET /healthz, `APPROVE_CLIENTS` at a time: answers per second. */
-async function healthChecks(options: { client: LoadClient; count: number }): Promise<number> {
+/** `count` GET /healthz, `APPROVE_CLIENTS` at a time: answers per second, and each answer's latency in milliseconds. */
+async function healthChecks(options: { client: LoadClient; count: number }): Promise<{ healthRate: number; healthLatencies: Float64Array }> {
+  const latencies = new Float64Array(options.count);
   const started = performance.now();
-  await inParallel(Array.from({ length: options.count }), APPROVE_CLIENTS, async () => {
+  await inParallel(Array.from({ length: options.count }), APPROVE_CLIENTS, async (_, index) => {
+    const before = performance.now();
     const answer = await options.client.request('GET', '/healthz');
+    latencies[index] = performance.now() - before;
     if (answer.status !== 200) throw new Error(`GET /healthz answered ${answer.status}`);
   });
-  return (options.count / (performance.now() - started)) * 1000;
+  return { healthRate: (options.count / (performance.now() - started)) * 1000, healthLatencies: latencies };
 }
 
 /** Waits until no resumed run is still running, so one repetition's runs do not weigh on the next. */
@@ -144,13 +148,13 @@ function rowsOf(measured: Repetition[], perRepetition: number): BenchRow[] {
     {
       suite: 'server',
       case: `GET /healthz, the same ${APPROVE_CLIENTS} HTTP clients (the floor of any answer over HTTP on this machine)`,
-      p50_us: null,
-      p99_us: null,
+      p50_us: round(median(measured.map((repetition) => percentile(sorted(repetition.healthLatencies), 0.5) * 1000))),
+      p99_us: round(median(measured.map((repetition) => percentile(sorted(repetition.healthLatencies), 0.99) * 1000))),
       ops_per_s: Math.round(healthRate),
       ratio: round(healthRate / rawRate, 2),
       baseline: RAW_BASELINE,
       ratio_meaning: 'answers/s / raw commits/s',
-      note: 'no store, no decision: what the approvals below could reach at most',
+      note: `no store, no decision: what the approvals below could reach at most (with ${APPROVE_CLIENTS} clients always waiting, a latency is at least ${APPROVE_CLIENTS} / throughput on average)`,
     },
     {
       suite: 'server',
