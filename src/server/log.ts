@@ -27,7 +27,28 @@ const TOKEN_TEXT = /tg_[A-Za-z0-9_-]{43}/g;
 const ALWAYS_SECRET = ['token', 'authorization', 'cookie', 'password', 'secret'];
 
 /**
- * A logger writing JSON lines to `write` (default: stderr).
+ * Lines for stderr, written together once per turn of the event loop: on
+ * Linux a write to a pipe is a synchronous system call, and a busy server
+ * logs a line per request. Whatever is still buffered when the process
+ * exits is written then; a `kill -9` loses at most one turn's lines.
+ */
+function stderrLines(): (line: string) => void {
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    process.stderr.write(text);
+  };
+  process.once('exit', flush);
+  return (line) => {
+    if (pending.push(line) === 1) setImmediate(flush);
+  };
+}
+
+/**
+ * A logger writing JSON lines to `write` (default: stderr, a turn of the
+ * event loop's lines at a time).
  *
  * @example
  * const logger = createLogger({ level: 'info', write: (line) => process.stderr.write(line) });
@@ -42,7 +63,7 @@ export function createLogger(options: {
   clock?: () => Date;
 } = {}): Logger {
   const threshold = LOG_LEVELS.indexOf(options.level ?? 'info');
-  const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const write = options.write ?? stderrLines();
   const clock = options.clock ?? (() => new Date());
   const keys = new Set([...DEFAULT_REDACT_KEYS, ...ALWAYS_SECRET, ...(options.redactKeys ?? [])]);
   const log = (level: LogLevel, msg: string, fields: Record<string, unknown> | undefined) => {
