@@ -101,15 +101,11 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     }
     // Serialised now, not at write time: the caller may mutate the entry after
     // `record` returns, and a bad entry must fail alone, not take its batch down.
-    let line: string | undefined;
+    let line: string;
     try {
-      line = JSON.stringify(entry);
+      line = auditLine(entry, logPath);
     } catch (error) {
-      // V8 explains a cycle over several lines; an audit reason must stay one line.
-      return failedStages(unserialisable(entry, errorMessage(error).replace(/\s*\n\s*/g, ' ')));
-    }
-    if (typeof line !== 'string' || !line.startsWith('{')) {
-      return failedStages(unserialisable(entry, 'it does not serialise to a JSON object'));
+      return failedStages(error as ToolgateError);
     }
     const text = `${line}\n`;
     let markWritten!: () => void;
@@ -253,17 +249,35 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     });
   }
 
-  function unserialisable(entry: AuditEntry, why: string): ToolgateError {
-    let which = '';
-    try {
-      which = ` for ${String(entry.tool)} (call ${String(entry.call_id)})`;
-    } catch {
-      // An entry whose fields cannot even be read is described without them.
-    }
-    return new ToolgateError({ code: 'AUDIT_WRITE_FAILED', message: `the audit entry${which} cannot be serialised to JSON (${why}); it was not written to ${logPath}` });
-  }
 
   return { record, recordInStages, flush, close };
+}
+
+/**
+ * The line an audit entry is kept as (in a file, or in a store servers
+ * share): its JSON, on one line. Throws a ToolgateError AUDIT_WRITE_FAILED,
+ * naming the entry and `where`, for an entry that is not a JSON object.
+ *
+ * @example
+ * auditLine(entry, '.toolgate/audit.jsonl') // '{"v":1,"time":...}'
+ */
+export function auditLine(entry: AuditEntry, where: string): string {
+  let line: string | undefined;
+  let why = 'it does not serialise to a JSON object';
+  try {
+    line = JSON.stringify(entry);
+  } catch (error) {
+    // V8 explains a cycle over several lines; an audit reason must stay one line.
+    why = errorMessage(error).replace(/\s*\n\s*/g, ' ');
+  }
+  if (typeof line === 'string' && line.startsWith('{')) return line;
+  let which = '';
+  try {
+    which = ` for ${String(entry.tool)} (call ${String(entry.call_id)})`;
+  } catch {
+    // An entry whose fields cannot even be read is described without them.
+  }
+  throw new ToolgateError({ code: 'AUDIT_WRITE_FAILED', message: `the audit entry${which} cannot be serialised to JSON (${why}); it was not written to ${where}` });
 }
 
 function failedStages(error: ToolgateError): AuditRecordStages {

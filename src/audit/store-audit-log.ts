@@ -1,5 +1,6 @@
 import type { AuditEntry, AuditSink } from '../core/audit-entry.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
+import { auditLine } from './audit-log.ts';
 import { errorMessage } from '../core/run-tool-check.ts';
 import type { SharedRecords } from '../store/store.ts';
 
@@ -15,7 +16,7 @@ export interface StoreAuditLog extends AuditSink {
  * The audit log of a server on a store other servers share: each entry is
  * the line a lone server would append to its audit.jsonl, appended to the
  * store's audit table instead, so one trail holds every server's decisions
- * in commit order. Group commit as in the file log: entries recorded while a
+ * in the order they were recorded. Group commit as in the file log: entries recorded while a
  * batch is being committed wait for the next batch, so N concurrent calls
  * cost about one commit. A failed commit rejects every entry of its batch,
  * and the gate denies those calls (fail closed).
@@ -43,29 +44,25 @@ export function createStoreAuditLog(shared: SharedRecords): StoreAuditLog {
     writing = undefined;
   };
 
+  const flush = async (): Promise<void> => {
+    while (writing !== undefined) await writing;
+  };
+
   return {
     record(entry: AuditEntry) {
-      let line: string | undefined;
+      let text: string;
       try {
-        line = JSON.stringify(entry);
+        text = auditLine(entry, 'the shared store');
       } catch (error) {
-        return Promise.reject(new ToolgateError({ code: 'AUDIT_WRITE_FAILED', message: `the audit entry for ${entry.tool} cannot be written as JSON: ${errorMessage(error).replace(/\s*\n\s*/g, ' ')}` }));
+        return Promise.reject(error);
       }
-      if (typeof line !== 'string' || !line.startsWith('{')) {
-        return Promise.reject(new ToolgateError({ code: 'AUDIT_WRITE_FAILED', message: `the audit entry for ${entry.tool} does not serialise to a JSON object` }));
-      }
-      const text = line;
       return new Promise<void>((resolve, reject) => {
         queued.push({ line: text, resolve, reject });
         // A microtask, so entries recorded in the same tick share the first batch.
         writing ??= Promise.resolve().then(commitQueued);
       });
     },
-    async flush() {
-      while (writing !== undefined) await writing;
-    },
-    async close() {
-      while (writing !== undefined) await writing;
-    },
+    flush,
+    close: flush,
   };
 }

@@ -258,7 +258,7 @@ describe('servers sharing the store: "approve always" and the audit trail', () =
     }
   });
 
-  it('appends audit lines of several servers in commit order, each stamped with its server, and reads them a page at a time', async () => {
+  it('appends audit lines of several servers in the order recorded, each stamped with its server, and reads them a page at a time', async () => {
     const database = await freshDatabase();
     const one = await openPostgresStore({ url: database.url, instance: 'one' });
     const two = await openPostgresStore({ url: database.url, instance: 'two' });

@@ -31,7 +31,7 @@ Options:
                     ./.toolgate/audit.jsonl (the built-in default policy's)
   --store URL       the audit trail of the servers sharing this PostgreSQL
                     store (toolgate serve --store postgres://...), every
-                    server's records in the order they were committed
+                    server's records in the order they were recorded
   --session ID      only this session
   --chat ID         only this chat
   --tool NAME       only this tool (the exact name)
