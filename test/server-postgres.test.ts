@@ -48,7 +48,9 @@ describe('toolgate serve on PostgreSQL', () => {
   it(`keeps ${RUNS} paused runs across a kill -9; approved after the restart, every call runs exactly once`, { timeout: 300_000 }, async () => {
     const project = await postgresProject();
     const first = await start(project);
-    expect(first.stderr()).toContain(`runs are kept in ${project.storeFile} (with "approve always" and the audit trail: every server on it shares them)`);
+    // Its stderr comes through another pipe than the listening line: it may arrive a moment later.
+    const keptIn = `runs are kept in ${project.storeFile} (with "approve always" and the audit trail: every server on it shares them)`;
+    await waitFor(async () => (first.stderr().includes(keptIn) ? true : undefined), { timeoutMs: 10_000, describe: async () => `stderr saying ${keptIn}: ${first.stderr()}` });
     const runIds = await inParallel(Array.from({ length: RUNS }), 8, async (_, index) => {
       const created = await api(first.url, 'POST', '/runs', { input: `Append your line (run ${index + 1}).` });
       expect(created.status, JSON.stringify(created.body)).toBe(201);

@@ -86,14 +86,20 @@ export function createPostgresGroupCommit(options: PostgresGroupCommitOptions): 
   let running: Promise<void> | undefined;
 
   const run = async (): Promise<void> => {
-    while (queue.length > 0) {
-      const batch = queue.slice(0, maxBatch);
-      queue = queue.slice(batch.length);
-      const again = await commitBatch(batch);
-      // Each on its own: one write per transaction never deadlocks (rows are locked before the event lock, in one order).
-      for (const write of again) await commitBatch([write]);
+    try {
+      while (queue.length > 0) {
+        const batch = queue.slice(0, maxBatch);
+        queue = queue.slice(batch.length);
+        const again = await commitBatch(batch);
+        // Each on its own: one write per transaction never deadlocks (rows are locked before the event lock, in one order).
+        for (const write of again) await commitBatch([write]);
+      }
+    } catch (error) {
+      // Not the database's (its errors settle their batch's writes): fail what waits rather than leave it waiting forever.
+      for (const write of queue.splice(0)) write.reject(error);
+    } finally {
+      running = undefined;
     }
-    running = undefined;
   };
 
   /** Commits one batch, settling its writes; returns those to run again alone. */

@@ -86,10 +86,9 @@ interface KeptApprovals {
 
 async function act(options: { action: string; ids: string[]; all: boolean; json: boolean; io: CliIo; kept: KeptApprovals }): Promise<number> {
   const { action, ids, io, kept } = options;
-  const values = { json: options.json, all: options.all };
   if (action === 'list') {
     const records = await kept.list();
-    if (values.json) {
+    if (options.json) {
       for (const record of records) io.stdout.write(`${terminalSafeJson(record)}\n`);
       return EXIT.ok;
     }
@@ -108,7 +107,7 @@ async function act(options: { action: string; ids: string[]; all: boolean; json:
     return EXIT.ok;
   }
   if (action === 'revoke') {
-    const removed = await kept.revoke(values.all === true ? 'all' : ids);
+    const removed = await kept.revoke(options.all ? 'all' : ids);
     for (const record of removed) io.stdout.write(`revoked ${sanitizeTerminalText(record.id)}  ${sanitizeTerminalText(record.tool)}: ${sanitizeTerminalText(record.description)}\n`);
     if (removed.length === 0) {
       io.stderr.write('nothing matched: no approval was revoked\n');
