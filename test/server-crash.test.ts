@@ -12,11 +12,11 @@
  * second, where a killed call leaves a line no `tool_result` names, the
  * approver edits the command to append the run's own id.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   api,
+  callsLogLines,
   createServerProject,
   inParallel,
   readEventStream,
@@ -109,11 +109,6 @@ async function eventsByRun(server: ServerProcess, runIds: readonly string[]): Pr
   return byRun;
 }
 
-function logLines(project: ServerProject): string[] {
-  const file = path.join(project.workspace, 'calls.log');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
-}
 
 function typesOf(events: readonly StreamedEvent[]): string[] {
   return events.map((event) => event.type);
@@ -133,7 +128,7 @@ describe('toolgate serve killed with kill -9', () => {
       const project = newProject();
       const first = await start(project);
       const runIds = await createPausedRuns(first, RUNS);
-      expect(logLines(project), 'a call ran before anyone approved it').toEqual([]);
+      expect(callsLogLines(project), 'a call ran before anyone approved it').toEqual([]);
 
       await first.kill9();
       const second = await start(project);
@@ -153,7 +148,7 @@ describe('toolgate serve killed with kill -9', () => {
 
       const runs = await waitUntilAllEnded(second, RUNS);
       const byRun = await eventsByRun(second, runIds);
-      const lines = logLines(project);
+      const lines = callsLogLines(project);
       // As many executions as runs, each a different line...
       expect(lines).toHaveLength(RUNS);
       const lineCounts = new Map<string, number>();
@@ -236,7 +231,7 @@ describe('toolgate serve killed with kill -9', () => {
       expect(await runsWithStatus(second.url, 'running')).toEqual([]);
       const byRun = await eventsByRun(second, runIds);
       const executions = new Map<string, number>();
-      for (const line of logLines(project)) executions.set(line.trim(), (executions.get(line.trim()) ?? 0) + 1);
+      for (const line of callsLogLines(project)) executions.set(line.trim(), (executions.get(line.trim()) ?? 0) + 1);
       expect([...executions.keys()].filter((key) => !indexOf.has(key)), 'lines that name no run').toEqual([]);
 
       let interrupted = 0;

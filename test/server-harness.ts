@@ -7,7 +7,7 @@
  * `kill -9`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,6 +98,12 @@ export async function startServerProcess(options: { project: ServerProject; scri
     await exited;
   };
   return { url, pid: child.pid!, child, stderr: () => stderr, kill9: () => gone('SIGKILL'), stop: () => gone('SIGTERM') };
+}
+
+/** The lines of `calls.log` in the project's workspace, trimmed, where the crash tests' scripted calls append one line each (none when it does not exist yet). */
+export function callsLogLines(project: ServerProject): string[] {
+  const file = path.join(project.workspace, 'calls.log');
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').map((line) => line.trim()).filter((line) => line !== '') : [];
 }
 
 /** A JSON API response. */

@@ -7,12 +7,12 @@
  * again), and an SSE client that reconnects to another server with
  * `Last-Event-ID` misses no event and sees none twice.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase } from './postgres-server.ts';
 import {
   api,
+  callsLogLines,
   createServerProject,
   inParallel,
   readEventStream,
@@ -33,10 +33,6 @@ afterEach(async () => {
   cleanup = [];
 });
 
-function logLines(project: ServerProject): string[] {
-  const file = path.join(project.workspace, 'calls.log');
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').map((line) => line.trim()).filter((line) => line !== '') : [];
-}
 
 describe('several toolgate serve processes on one PostgreSQL database', () => {
   it(`finish ${RUNS} runs approved across servers, one of them killed with kill -9 mid-way: no call twice, no event missed`, { timeout: 400_000 }, async () => {
@@ -62,7 +58,7 @@ describe('several toolgate serve processes on one PostgreSQL database', () => {
       timeoutMs: 180_000,
       describe: async () => `${RUNS} paused runs (now ${(await runsWithStatus(servers[1]!.url, 'paused_checkpoint')).length})`,
     });
-    expect(logLines(project)).toEqual([]);
+    expect(callsLogLines(project)).toEqual([]);
 
     // A stream on the first server, read until a third of the runs' events are in.
     const early = await readEventStream(servers[0]!.url, (events) => events.filter((event) => event.type === 'run_paused').length >= RUNS / 3, 60_000);
@@ -116,7 +112,7 @@ describe('several toolgate serve processes on one PostgreSQL database', () => {
 
     // No call ran twice: every line in the log is a different execution, each reported by at most one run,
     // and a run whose call the dead server was executing says interrupted rather than running it again.
-    const lines = logLines(project);
+    const lines = callsLogLines(project);
     expect(new Set(lines).size).toBe(lines.length);
     const results = whole.filter((event) => event.type === 'tool_result');
     const byRun = new Map<string, StreamedEvent[]>();

@@ -7,13 +7,13 @@
  * decided on, until it is back.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase } from './postgres-server.ts';
-import { api, createServerProject, inParallel, NODE, ROOT, runsWithStatus, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
+import { api, callsLogLines, createServerProject, inParallel, NODE, ROOT, runsWithStatus, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
 
 const RUNS = 40;
 const run = promisify(execFile);
@@ -39,10 +39,6 @@ async function start(project: ServerProject): Promise<ServerProcess> {
   return server;
 }
 
-function logLines(project: ServerProject): string[] {
-  const file = path.join(project.workspace, 'calls.log');
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '') : [];
-}
 
 describe('toolgate serve on PostgreSQL', () => {
   it(`keeps ${RUNS} paused runs across a kill -9; approved after the restart, every call runs exactly once`, { timeout: 300_000 }, async () => {
@@ -79,13 +75,13 @@ describe('toolgate serve on PostgreSQL', () => {
       timeoutMs: 120_000,
       describe: async () => `every run completed (now ${(await runsWithStatus(restarted.url, 'completed')).length})`,
     });
-    const lines = logLines(project);
+    const lines = callsLogLines(project);
     expect(lines).toHaveLength(RUNS);
     expect(new Set(lines).size).toBe(RUNS);
     // Every approval decided once: a second answer finds nothing left to decide, and nothing runs again.
     const again = await api(restarted.url, 'POST', `/runs/${runIds[0]}/approve`, { approved: true });
     expect(again.status).toBeGreaterThanOrEqual(400);
-    expect(logLines(project)).toHaveLength(RUNS);
+    expect(callsLogLines(project)).toHaveLength(RUNS);
   });
 
   it('"approve for session" on one server holds on another at once', { timeout: 120_000 }, async () => {
@@ -104,7 +100,7 @@ describe('toolgate serve on PostgreSQL', () => {
     });
     const run = await api(beta.url, 'GET', `/runs/${second.body.run_id}`);
     expect(run.body.status).toBe('completed');
-    expect(logLines(project)).toHaveLength(2);
+    expect(callsLogLines(project)).toHaveLength(2);
     // A session of its own still asks.
     await api(beta.url, 'POST', '/runs', { input: 'Append your line.', session_id: 'other' });
     await waitFor(async () => ((await runsWithStatus(alpha.url, 'paused_checkpoint')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'the other session paused' });
@@ -143,7 +139,7 @@ describe('toolgate serve on PostgreSQL', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     await api(beta.url, 'POST', '/runs', { input: 'Append your line.', session_id: 'three' });
     await paused();
-    expect(logLines(project)).toHaveLength(2);
+    expect(callsLogLines(project)).toHaveLength(2);
 
     const trail = (await cli('audit', '--store', project.storeFile, '--json')).stdout.trim().split('\n').map((line) => JSON.parse(line));
     // Sessions are the owner's: ["admin", "one"].
@@ -204,7 +200,7 @@ describe('toolgate serve on PostgreSQL', () => {
     const refused = await api(server.url, 'POST', `/runs/${runId}/approve`, { approved: true });
     expect(refused.status).toBe(503);
     expect(refused.body.error).toContain('the store is unavailable');
-    expect(logLines(project)).toEqual([]);
+    expect(callsLogLines(project)).toEqual([]);
     expect(server.child.exitCode).toBeNull();
 
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
@@ -217,7 +213,7 @@ describe('toolgate serve on PostgreSQL', () => {
     );
     expect(approved.body).toMatchObject({ status: 'approved' });
     await waitFor(async () => ((await runsWithStatus(server.url, 'completed')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'the run completed' });
-    expect(logLines(project)).toHaveLength(1);
+    expect(callsLogLines(project)).toHaveLength(1);
   });
 
   it('refuses a server whose secret is not the one the runs in the database are sealed under', { timeout: 60_000 }, async () => {

@@ -195,6 +195,37 @@ describe('servers sharing the store: leases and the events watch', () => {
   });
 });
 
+/**
+ * A fresh database for one test: `open` opens stores on it and `admin` a
+ * plain client, all closed afterwards, and the database is dropped.
+ */
+async function onFreshDatabase(work: (database: { url: string; open(instance?: string): Promise<ToolgateStore>; admin(): Promise<pg.Client> }) => Promise<void>): Promise<void> {
+  const database = await freshDatabase();
+  const stores: ToolgateStore[] = [];
+  const clients: pg.Client[] = [];
+  try {
+    await work({
+      url: database.url,
+      async open(instance) {
+        const store = await openPostgresStore({ url: database.url, ...(instance === undefined ? {} : { instance }) });
+        stores.push(store);
+        return store;
+      },
+      async admin() {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        clients.push(client);
+        return client;
+      },
+    });
+  } finally {
+    for (const client of clients) await client.end().catch(() => undefined);
+    // Closing a store stops its watches too.
+    for (const store of stores) await store.close();
+    await database.drop();
+  }
+}
+
 describe('servers sharing the store: "approve always" and the audit trail', () => {
   const record = (id: string, tool: string, identity: string | null): StoredAlwaysApproval => ({
     id,
@@ -206,14 +237,13 @@ describe('servers sharing the store: "approve always" and the audit trail', () =
     created_at: '2026-11-25T08:00:00.000Z',
   });
 
-  it('keeps one approval per fingerprint, revokes by id prefix or all, voids other identities, and tells every watcher of each change', async () => {
-    const database = await freshDatabase();
-    const one = await openPostgresStore({ url: database.url, instance: 'one' });
-    const two = await openPostgresStore({ url: database.url, instance: 'two' });
-    const changes: StoreChange[] = [];
-    const stop = two.watch!((change) => changes.push(change));
-    const alwaysChanges = () => changes.filter((change) => change.kind === 'always').length;
-    try {
+  it('keeps one approval per fingerprint, revokes by id prefix or all, voids other identities, and tells every watcher of each change', () =>
+    onFreshDatabase(async (database) => {
+      const one = await database.open('one');
+      const two = await database.open('two');
+      const changes: StoreChange[] = [];
+      two.watch!((change) => changes.push(change));
+      const alwaysChanges = () => changes.filter((change) => change.kind === 'always').length;
       // The watch listens once its connection is up: wait for a change to arrive before counting.
       let attempt = 0;
       await vi.waitFor(async () => {
@@ -250,20 +280,13 @@ describe('servers sharing the store: "approve always" and the audit trail', () =
 
       expect((await two.shared!.revokeAlways('all')).map((each) => each.id)).toEqual(['abc999000111', 'fedcba000111']);
       expect(await two.shared!.listAlways()).toEqual([]);
-    } finally {
-      await stop();
-      await one.close();
-      await two.close();
-      await database.drop();
-    }
-  });
+    }));
 
-  it('appends audit lines of several servers in the order recorded, each stamped with its server, and reads them a page at a time', async () => {
-    const database = await freshDatabase();
-    const one = await openPostgresStore({ url: database.url, instance: 'one' });
-    const two = await openPostgresStore({ url: database.url, instance: 'two' });
-    const reader = await openPostgresStore({ url: database.url });
-    try {
+  it('appends audit lines of several servers in the order recorded, each stamped with its server, and reads them a page at a time', () =>
+    onFreshDatabase(async (database) => {
+      const one = await database.open('one');
+      const two = await database.open('two');
+      const reader = await database.open();
       await one.shared!.appendAudit(['{"n":1}', '{"n":2}']);
       await two.shared!.appendAudit(['{"n":3}']);
       await one.shared!.appendAudit([]);
@@ -280,13 +303,7 @@ describe('servers sharing the store: "approve always" and the audit trail', () =
       expect([...first, ...rest]).toEqual(all);
       // What the store writes is kept as written: the line is the record.
       await expect(reader.shared!.readAudit({ afterSeq: 0, limit: 0 })).rejects.toThrow(/limit/);
-    } finally {
-      await one.close();
-      await two.close();
-      await reader.close();
-      await database.drop();
-    }
-  });
+    }));
 
   it('gives a store made before these tables existed the tables on its next start, changing nothing else', async () => {
     const database = await freshDatabase();
@@ -316,13 +333,12 @@ describe('group commit: the writes that store events', () => {
   /** Transactions this database committed so far (the statistics collector's count, flushed first). */
   async function commitsOf(admin: pg.Client): Promise<number> {
     await admin.query('SELECT pg_stat_clear_snapshot()');
-    return (await admin.query<{ commits: string }>('SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.commits as unknown as number;
+    return Number((await admin.query<{ commits: string }>('SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.commits);
   }
 
-  it('commits writes made together in far fewer transactions than writes, each with its own events and ids in order', async () => {
-    const database = await freshDatabase();
-    const store = await openPostgresStore({ url: database.url });
-    try {
+  it('commits writes made together in far fewer transactions than writes, each with its own events and ids in order', () =>
+    onFreshDatabase(async (database) => {
+      const store = await database.open();
       await store.createRun(newRun('run-1'), []);
       const before = await store.lastEventId();
       const written = await Promise.all(Array.from({ length: 40 }, (_, index) => store.appendEvents([newEvent('run-1', `e${index}a`), newEvent('run-1', `e${index}b`)])));
@@ -333,18 +349,12 @@ describe('group commit: the writes that store events', () => {
       const stored = await store.readEvents({ afterId: before, limit: 100 });
       expect(stored.map((event) => event.id)).toEqual([...ids].sort((a, b) => a - b));
       expect(stored.map((event) => event.type)).toEqual(written.flat().sort((a, b) => a.id - b.id).map((event) => event.type));
-    } finally {
-      await store.close();
-      await database.drop();
-    }
-  });
+    }));
 
-  it('shares one commit among concurrent writes (counted by the database)', async () => {
-    const database = await freshDatabase();
-    const store = await openPostgresStore({ url: database.url });
-    const admin = new pg.Client({ connectionString: database.url });
-    await admin.connect();
-    try {
+  it('shares one commit among concurrent writes (counted by the database)', () =>
+    onFreshDatabase(async (database) => {
+      const store = await database.open();
+      const admin = await database.admin();
       await store.createRun(newRun('run-1'), []);
       await admin.query('SELECT pg_stat_force_next_flush()');
       const before = await commitsOf(admin);
@@ -352,19 +362,12 @@ describe('group commit: the writes that store events', () => {
       await admin.query('SELECT pg_stat_force_next_flush()');
       // 50 writes; a transaction each would be 50 commits (the counting queries add a few of their own).
       expect((await commitsOf(admin)) - before).toBeLessThan(10);
-    } finally {
-      await admin.end();
-      await store.close();
-      await database.drop();
-    }
-  });
+    }));
 
-  it('runs a write that lost a deadlock again on its own: every write of the batch lands', { timeout: 30_000 }, async () => {
-    const database = await freshDatabase();
-    const store = await openPostgresStore({ url: database.url });
-    const admin = new pg.Client({ connectionString: database.url });
-    await admin.connect();
-    try {
+  it('runs a write that lost a deadlock again on its own: every write of the batch lands', { timeout: 30_000 }, () =>
+    onFreshDatabase(async (database) => {
+      const store = await database.open();
+      const admin = await database.admin();
       for (const runId of ['run-x', 'run-y']) {
         await store.createRun(newRun(runId), []);
         await store.updateRun(runId, 1, { status: 'paused_checkpoint' }, { approvals: [newApproval(runId, 'call-1')] });
@@ -381,18 +384,13 @@ describe('group commit: the writes that store events', () => {
         interval: 20,
       });
       // The other writer now wants run-x: a cycle. The batch waited first, so its deadlock check fires first: its run-y write loses.
-      const crossing = admin.query(`SELECT 1 FROM toolgate.runs WHERE run_id = 'run-x' FOR NO KEY UPDATE`);
-      await crossing;
+      // (it waits until the batch commits what it kept: run-x is then free.)
+      await admin.query(`SELECT 1 FROM toolgate.runs WHERE run_id = 'run-x' FOR NO KEY UPDATE`);
       await admin.query('COMMIT');
       const [x, y] = await Promise.all(decisions);
       expect(x).toMatchObject({ decided: ['call-1'], waiting: [], resumed: { run: { status: 'running' } } });
       expect(y).toMatchObject({ decided: ['call-1'], waiting: [], resumed: { run: { status: 'running' } } });
       const types = (await store.readEvents({ afterId: 0, limit: 100 })).map((event) => `${event.runId}:${event.type}`);
       expect(types).toEqual(['run-x:decided', 'run-x:run_resumed', 'run-y:decided', 'run-y:run_resumed']);
-    } finally {
-      await admin.end();
-      await store.close();
-      await database.drop();
-    }
-  });
+    }));
 });

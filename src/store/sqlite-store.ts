@@ -176,12 +176,10 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       }
       if (query.includeDecided !== true) conditions.push('decision IS NULL');
       const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-      if (query.runId !== undefined && query.includeDecided === true) {
-        // A run's few approvals come by the (run_id, tool_call_id) index; sorting them here costs less than SQLite's sorter (it doubled the read).
-        const rows = statement(`SELECT * FROM approvals ${where}`).all(parameters) as ApprovalRow[];
-        return rows.sort((a, b) => a.seq - b.seq).map(approvalFromRow);
-      }
-      const rows = statement(`SELECT * FROM approvals ${where} ORDER BY seq`).all(parameters) as ApprovalRow[];
+      // One run's few approvals are sorted here: SQLite's sorter doubled the cost of reading them.
+      const order = query.runId === undefined ? ' ORDER BY seq' : '';
+      const rows = statement(`SELECT * FROM approvals ${where}${order}`).all(parameters) as ApprovalRow[];
+      if (order === '') rows.sort((a, b) => a.seq - b.seq);
       return rows.map(approvalFromRow);
     },
 

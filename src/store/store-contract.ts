@@ -211,6 +211,15 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         expect(first).toMatchObject({ ...newApproval('run-1', 'call-1', { groupId: 'group-1' }), decision: null, schemaVersion: STORE_SCHEMA_VERSION });
       });
 
+      it("lists a run's approvals in the order they were added, not by their ids, decided ones too", async () => {
+        await store.createRun(newRun('run-3'), []);
+        await store.updateRun('run-3', 1, { status: 'paused_checkpoint' }, { approvals: ['call-z', 'call-a', 'call-m'].map((id) => newApproval('run-3', id)) });
+        await decideOne(store, 'run-3', 'call-a', decision());
+        const order = async (query: { runId: string; includeDecided?: boolean }) => (await store.listApprovals(query)).map((approval) => approval.toolCallId);
+        expect(await order({ runId: 'run-3', includeDecided: true })).toEqual(['call-z', 'call-a', 'call-m']);
+        expect(await order({ runId: 'run-3' })).toEqual(['call-z', 'call-m']);
+      });
+
       it('pages through the pending ones, oldest first, each once, by owner or all', async () => {
         const ids = (list: Array<{ runId: string; toolCallId: string }>) => list.map((approval) => `${approval.runId}/${approval.toolCallId}`);
         const first = await store.listPendingApprovals({ limit: 2 });
