@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import type { SharedRecords, StoredAlwaysApproval } from '../store/store.ts';
+import { approvalRecordOf } from './approvals-file.ts';
+import { loadStoreApprovals } from './store-approvals.ts';
+
+/** The approvals half of a shared store, in memory, as another server or the CLI would change it; `down` makes every call fail. */
+function memoryShared() {
+  const records: StoredAlwaysApproval[] = [];
+  const voided: Array<{ tool: string; identity: string }> = [];
+  const state = { down: false };
+  const guard = () => {
+    if (state.down) throw new Error('the PostgreSQL store cannot be reached');
+  };
+  const shared = {
+    async listAlways() {
+      guard();
+      return records.map((record) => ({ ...record }));
+    },
+    async addAlways(record: StoredAlwaysApproval) {
+      guard();
+      if (records.some((each) => each.fingerprint === record.fingerprint)) return false;
+      records.push(record);
+      return true;
+    },
+    async voidAlways(entry: { tool: string; identity: string }) {
+      guard();
+      voided.push({ tool: entry.tool, identity: entry.identity });
+      return [];
+    },
+  } as unknown as SharedRecords;
+  return { shared, records, voided, state };
+}
+
+const call = { tool: 'shell', identity: 'builtin:shell', payload: { command: 'make test' }, description: 'Run: make test' };
+
+describe('loadStoreApprovals', () => {
+  it("matches what the store held at start and what it adds, and forgets a revoke once it reads the store again", async () => {
+    const store = memoryShared();
+    store.records.push(approvalRecordOf(call, { at: new Date() }));
+    const always = await loadStoreApprovals({ shared: store.shared });
+    expect(always.has(call)).toBe(true);
+    expect(always.has({ ...call, payload: { command: 'make deploy' } })).toBe(false);
+    // Another identity of the tool (its definition changed) never matches.
+    expect(always.has({ ...call, identity: 'builtin:shell:v2' })).toBe(false);
+
+    const other = { ...call, payload: { command: 'make lint' } };
+    await always.add(other);
+    expect(always.has(other)).toBe(true);
+    expect(store.records).toHaveLength(2);
+
+    // Revoked elsewhere: honoured until the store is read again, then gone.
+    store.records.splice(0, store.records.length);
+    expect(always.has(call)).toBe(true);
+    await always.refresh();
+    expect(always.has(call)).toBe(false);
+    expect(always.has(other)).toBe(false);
+  });
+
+  it('fails an add the store could not keep (the gate then asks again next time), and keeps its copy when a read fails', async () => {
+    const store = memoryShared();
+    const always = await loadStoreApprovals({ shared: store.shared });
+    store.state.down = true;
+    await expect(always.add(call)).rejects.toThrow(/cannot be reached/);
+    expect(always.has(call)).toBe(false);
+    await expect(always.refresh()).rejects.toThrow(/cannot be reached/);
+    store.state.down = false;
+    await always.add(call);
+    // A read after a failed one still happens.
+    store.records.splice(0, store.records.length);
+    await always.refresh();
+    expect(always.has(call)).toBe(false);
+  });
+
+  it('voids other identities once per tool and identity, and again after a failed attempt', async () => {
+    const store = memoryShared();
+    const always = await loadStoreApprovals({ shared: store.shared });
+    always.retire!({ tool: 'shell', identity: 'builtin:shell' });
+    always.retire!({ tool: 'shell', identity: 'builtin:shell' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.voided).toEqual([{ tool: 'shell', identity: 'builtin:shell' }]);
+    store.state.down = true;
+    always.retire!({ tool: 'shell', identity: 'builtin:shell:v2' });
+    await new Promise((resolve) => setImmediate(resolve));
+    store.state.down = false;
+    always.retire!({ tool: 'shell', identity: 'builtin:shell:v2' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.voided).toEqual([
+      { tool: 'shell', identity: 'builtin:shell' },
+      { tool: 'shell', identity: 'builtin:shell:v2' },
+    ]);
+  });
+});
