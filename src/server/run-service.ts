@@ -96,9 +96,10 @@ export interface RunService {
   /**
    * `pendingApprovals` in pages of at most `pageSize`, in the same order, read
    * as they are asked for, so that `GET /approvals` streams a long inbox with
-   * bounded memory. Optional: without it the route answers `pendingApprovals`.
+   * bounded memory; each view as its JSON text (`JSON.stringify` of the
+   * `PendingView`). Optional: without it the route answers `pendingApprovals`.
    */
-  pendingApprovalPages?(principal: Principal, pageSize: number): AsyncIterable<PendingView[]>;
+  pendingApprovalPages?(principal: Principal, pageSize: number): AsyncIterable<string[]>;
   /** Forgets one chat's remembered approvals (seed 003's `clear(chatId)`). */
   clearChat(principal: Principal, sessionId: string, chatId: string): Promise<{ cleared: number }>;
   /**

@@ -30,6 +30,7 @@ import {
   type RunRow,
   type TokenRow,
   approvalFromRow,
+  approvalTextFromRow,
   callFromRow,
   checkLimit,
   decodeRunCursor,
@@ -44,7 +45,7 @@ import { StoreError } from './sqlite-store-error.ts';
 import { describeStoreLocation } from './store-location.ts';
 import type { EventText } from './sqlite-writes.ts';
 import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
-import type { DecideResult, NewEvent, RunChange, RunStatus, SharedRecords, StoreChange, StoredAlwaysApproval, StoredEvent, StoreInstances, ToolgateStore } from './store.ts';
+import type { DecideResult, NewEvent, PendingApprovalsQuery, RunChange, RunStatus, SharedRecords, StoreChange, StoredAlwaysApproval, StoredEvent, StoreInstances, ToolgateStore } from './store.ts';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (libpq's keywords in the query string: `?sslmode=require`...). */
@@ -285,6 +286,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
   };
 
+  /** One page of undecided approvals, oldest first (`LIMIT limit + 1`, for `pageOf`). */
+  async function pendingApprovalRows(request: PendingApprovalsQuery, what: string): Promise<{ rows: ApprovalRow[]; limit: number }> {
+    const limit = checkLimit(request.limit, `${what} limit`);
+    const filter = sqlFilter();
+    filter.add('decision IS NULL');
+    if (request.owner !== undefined) filter.add('owner = ?', request.owner);
+    if (request.after !== undefined) filter.add('seq > ?', decodeRunCursor(request.after));
+    return { rows: (await query<ApprovalRow>(`SELECT * FROM approvals ${filter.where()} ORDER BY seq LIMIT ${filter.value(limit + 1)}`, filter.values)).rows, limit };
+  }
+
   const store: ToolgateStore = {
     kind: 'postgres',
     ...(instances === undefined ? {} : { instances }),
@@ -378,13 +389,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
 
     async listPendingApprovals(request) {
-      const limit = checkLimit(request.limit, 'listPendingApprovals limit');
-      const filter = sqlFilter();
-      filter.add('decision IS NULL');
-      if (request.owner !== undefined) filter.add('owner = ?', request.owner);
-      if (request.after !== undefined) filter.add('seq > ?', decodeRunCursor(request.after));
-      const rows = (await query<ApprovalRow>(`SELECT * FROM approvals ${filter.where()} ORDER BY seq LIMIT ${filter.value(limit + 1)}`, filter.values)).rows;
-      const { items, next } = pageOf({ rows, limit, map: approvalFromRow });
+      const { items, next } = pageOf({ ...(await pendingApprovalRows(request, 'listPendingApprovals')), map: approvalFromRow });
+      return { approvals: items, next };
+    },
+
+    async listPendingApprovalTexts(request) {
+      const { items, next } = pageOf({ ...(await pendingApprovalRows(request, 'listPendingApprovalTexts')), map: approvalTextFromRow });
       return { approvals: items, next };
     },
 

@@ -10,6 +10,7 @@ import type {
   RunStatus,
   ServerRunMode,
   StoredApproval,
+  StoredApprovalText,
   StoredCall,
   StoredDecision,
   StoredEvent,
@@ -126,6 +127,25 @@ export function approvalFromRow(row: ApprovalRow): StoredApproval {
 }
 
 /**
+ * An undecided approval with its request left as the stored text.
+ *
+ * @example
+ * const approvals = rows.map(approvalTextFromRow);
+ */
+export function approvalTextFromRow(row: ApprovalRow): StoredApprovalText {
+  return {
+    runId: row.run_id,
+    toolCallId: row.tool_call_id,
+    owner: row.owner,
+    tool: row.tool,
+    groupId: row.group_id,
+    requestText: row.request,
+    createdAt: row.created_at,
+    schemaVersion: row.schema_version,
+  };
+}
+
+/**
  * An event with its data parsed back to an object.
  *
  * @example
@@ -191,7 +211,13 @@ export function jsonObjectText(value: unknown, field: string): string {
   return JSON.stringify(value);
 }
 
-function parseJsonObject(text: string, column: string): Record<string, unknown> {
+/**
+ * A JSON column's object; throws naming the column for anything else.
+ *
+ * @example
+ * parseJsonObject(row.request, 'approvals.request');
+ */
+export function parseJsonObject(text: string, column: string): Record<string, unknown> {
   const parsed: unknown = JSON.parse(text);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`the store's ${column} holds ${text.slice(0, 80)}, expected a JSON object`);
   return parsed as Record<string, unknown>;

@@ -29,6 +29,7 @@ import {
   type RunRow,
   type TokenRow,
   approvalFromRow,
+  approvalTextFromRow,
   callFromRow,
   checkLimit,
   decodeRunCursor,
@@ -41,7 +42,7 @@ import {
 } from './sqlite-rows.ts';
 import { StoreError } from './sqlite-store-error.ts';
 import { RUN_STATUSES } from './store.ts';
-import type { DecideResult, NewEvent, RunStatus, StoredEvent, StoredRun, ToolgateStore } from './store.ts';
+import type { DecideResult, NewEvent, PendingApprovalsQuery, RunStatus, StoredEvent, StoredRun, ToolgateStore } from './store.ts';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. */
@@ -95,6 +96,22 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
   const storedEvents = (events: readonly EventText[], ids: readonly number[], at: string): StoredEvent[] =>
     events.map((event, index) => ({ id: ids[index]!, runId: event.runId, owner: event.owner, type: event.type, data: JSON.parse(event.data) as Record<string, unknown>, at }));
 
+  /** One page of undecided approvals, oldest first (`LIMIT limit + 1`, for `pageOf`). */
+  const pendingApprovalRows = (query: PendingApprovalsQuery, what: string): { rows: ApprovalRow[]; limit: number } => {
+    const limit = checkLimit(query.limit, `${what} limit`);
+    const conditions = ['decision IS NULL'];
+    const parameters: Record<string, string | number> = { limit: limit + 1 };
+    if (query.owner !== undefined) {
+      conditions.push('owner = @owner');
+      parameters.owner = query.owner;
+    }
+    if (query.after !== undefined) {
+      conditions.push('seq > @after');
+      parameters.after = decodeRunCursor(query.after);
+    }
+    return { rows: statement(`SELECT * FROM approvals WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT @limit`).all(parameters) as ApprovalRow[], limit };
+  };
+
   const store: ToolgateStore = {
     kind: 'sqlite',
 
@@ -135,8 +152,13 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     },
 
     async decidedPausedRuns() {
+      // Found in the indexes alone (paused runs by status, their pending approvals by run id): read row by
+      // row, the runs' own rows (their whole state) were loaded for every paused run, 0.1 s at 10,000 on a cold start.
       const rows = statement(
-        `SELECT * FROM runs WHERE status = 'paused_checkpoint' AND NOT EXISTS (SELECT 1 FROM approvals WHERE approvals.run_id = runs.run_id AND approvals.decision IS NULL) ORDER BY seq`,
+        `SELECT * FROM runs WHERE seq IN (
+           SELECT seq FROM runs WHERE status = 'paused_checkpoint'
+           EXCEPT SELECT runs.seq FROM approvals INDEXED BY approvals_pending_by_run JOIN runs ON runs.run_id = approvals.run_id WHERE approvals.decision IS NULL
+         ) ORDER BY seq`,
       ).all() as RunRow[];
       return rows.map(runFromRow);
     },
@@ -184,19 +206,12 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     },
 
     async listPendingApprovals(query) {
-      const limit = checkLimit(query.limit, 'listPendingApprovals limit');
-      const conditions = ['decision IS NULL'];
-      const parameters: Record<string, string | number> = { limit: limit + 1 };
-      if (query.owner !== undefined) {
-        conditions.push('owner = @owner');
-        parameters.owner = query.owner;
-      }
-      if (query.after !== undefined) {
-        conditions.push('seq > @after');
-        parameters.after = decodeRunCursor(query.after);
-      }
-      const rows = statement(`SELECT * FROM approvals WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT @limit`).all(parameters) as ApprovalRow[];
-      const { items, next } = pageOf({ rows, limit, map: approvalFromRow });
+      const { items, next } = pageOf({ ...pendingApprovalRows(query, 'listPendingApprovals'), map: approvalFromRow });
+      return { approvals: items, next };
+    },
+
+    async listPendingApprovalTexts(query) {
+      const { items, next } = pageOf({ ...pendingApprovalRows(query, 'listPendingApprovalTexts'), map: approvalTextFromRow });
       return { approvals: items, next };
     },
 

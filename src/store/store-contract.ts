@@ -234,6 +234,21 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         await expect(store.listPendingApprovals({ limit: 0 })).rejects.toThrow();
       });
 
+      it('pages through the same pending ones with each request as the very text it was stored as', async () => {
+        const parsed = async (query: { limit: number; owner?: string; after?: string }) => store.listPendingApprovals(query);
+        const texts = async (query: { limit: number; owner?: string; after?: string }) => store.listPendingApprovalTexts(query);
+        for (const query of [{ limit: 2 }, { limit: 10, owner: 'carol' }, { limit: 10, owner: 'nobody' }]) {
+          const [withObjects, withTexts] = [await parsed(query), await texts(query)];
+          expect(withTexts.next).toBe(withObjects.next);
+          expect(withTexts.approvals).toEqual(
+            withObjects.approvals.map(({ request, decision: _decision, ...rest }) => ({ ...rest, requestText: JSON.stringify(request) })),
+          );
+        }
+        const first = await texts({ limit: 2 });
+        expect((await texts({ limit: 2, after: first.next! })).approvals.map((approval) => approval.toolCallId)).toEqual(['call-1']);
+        await expect(texts({ limit: 0 })).rejects.toThrow();
+      });
+
       it('decides an undecided call once, with its events; the second decision is refused and writes nothing', async () => {
         const edited = decision({ approved: false, reason: 'not that file', scope: 'session', editedArgs: { path: 'b.txt', lines: [1, 2] }, stop: true });
         const first = await decideOne(store, 'run-1', 'call-1', edited, [newEvent('run-1', 'decision', { approved: false })]);

@@ -107,7 +107,23 @@ export interface StoredApproval {
   schemaVersion: number;
 }
 
+/**
+ * An undecided approval with its request as the JSON text it was stored as,
+ * not parsed: what a long listing sends on without building the object and
+ * serialising it again.
+ */
+export interface StoredApprovalText extends Omit<StoredApproval, 'request' | 'decision'> {
+  requestText: string;
+}
+
 export type NewApproval = Omit<StoredApproval, 'createdAt' | 'decision' | 'schemaVersion'>;
+
+/** Which undecided approvals to list: oldest first, `owner`'s only when given, after the previous page's `next`. */
+export interface PendingApprovalsQuery {
+  owner?: string;
+  limit: number;
+  after?: string;
+}
 
 /** What `decideApprovals` did. */
 export interface DecideResult {
@@ -269,7 +285,9 @@ export interface ToolgateStore {
    * Undecided approvals a page at a time, oldest first (`owner` for one
    * owner's); `after` is the previous page's `next`.
    */
-  listPendingApprovals(query: { owner?: string; limit: number; after?: string }): Promise<{ approvals: StoredApproval[]; next: string | null }>;
+  listPendingApprovals(query: PendingApprovalsQuery): Promise<{ approvals: StoredApproval[]; next: string | null }>;
+  /** The same pages as `listPendingApprovals`, each request left as its stored JSON text. */
+  listPendingApprovalTexts(query: PendingApprovalsQuery): Promise<{ approvals: StoredApprovalText[]; next: string | null }>;
   /**
    * Records one decision on the named calls of a run, each with its events,
    * and, when `resume` is given, claims the run in the same transaction (one

@@ -9,15 +9,15 @@ import { send, startTestServer, type TestServer } from './test-server.ts';
 
 const view = (index: number, extra: Record<string, unknown> = {}): PendingView => ({ run_id: `run-${index}`, tool_call_id: `call-${index}`, tool_name: 'write_file', group_id: null, prompt: `écrire "${index}" \u2028`, ...extra });
 
-/** Pages from a list, recording how many were read and whether the reader stopped early. */
+/** Pages from a list (as the views' JSON texts), recording how many were read and whether the reader stopped early. */
 function recordedPages(pages: PendingView[][], options: { failAt?: number } = {}) {
   const state = { read: 0, returned: false };
-  async function* generate(): AsyncGenerator<PendingView[]> {
+  async function* generate(): AsyncGenerator<string[]> {
     try {
       for (const [index, page] of pages.entries()) {
         if (index === options.failAt) throw new Error(`page ${index} could not be read`);
         state.read++;
-        yield page;
+        yield page.map((view) => JSON.stringify(view));
       }
     } finally {
       state.returned = true;
@@ -85,7 +85,7 @@ describe('approvalsStreamResponse', () => {
     const recorded = recordedPages([[view(1)]], { failAt: 0 });
     await expect(approvalsStreamResponse({ pages: recorded.pages, logger, principal: 'carol' })).rejects.toThrow('page 0 could not be read');
     const { server } = await serve(async () => {
-      async function* refuse(): AsyncGenerator<PendingView[]> {
+      async function* refuse(): AsyncGenerator<string[]> {
         throw new ApiError(403, 'not yours');
       }
       return approvalsStreamResponse({ pages: refuse(), logger, principal: 'carol' });

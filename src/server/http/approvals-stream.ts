@@ -3,9 +3,9 @@
  * are read one page per read of the response stream, so a server holding
  * 10,000 paused runs never builds the whole list, its views and one JSON
  * text of it in memory at once, and reads no faster than the client takes
- * the bytes. The bytes are those `c.json({ approvals })` would send.
+ * the bytes. The bytes are those `c.json({ approvals })` would send: each
+ * page holds the JSON texts of its views.
  */
-import type { PendingView } from '../run-service.ts';
 import type { Logger } from '../log.ts';
 
 /** Approvals per page asked of the service. */
@@ -21,16 +21,16 @@ export const APPROVALS_PAGE_SIZE = 500;
  * @example
  * app.get('/approvals', async (c) => approvalsStreamResponse({ pages: service.pendingApprovalPages!(principal, APPROVALS_PAGE_SIZE), logger }));
  */
-export async function approvalsStreamResponse(options: { pages: AsyncIterable<PendingView[]>; logger: Logger; principal: string }): Promise<Response> {
+export async function approvalsStreamResponse(options: { pages: AsyncIterable<readonly string[]>; logger: Logger; principal: string }): Promise<Response> {
   const { logger } = options;
   const pages = options.pages[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
-  let first: IteratorResult<PendingView[]> | undefined = await pages.next();
+  let first: IteratorResult<readonly string[]> | undefined = await pages.next();
   let written = 0;
   let finished = false;
 
   /** The next non-empty page, or undefined once there are none. */
-  const nextPage = async (): Promise<PendingView[] | undefined> => {
+  const nextPage = async (): Promise<readonly string[] | undefined> => {
     for (;;) {
       const result = first ?? (await pages.next());
       first = undefined;
@@ -56,7 +56,7 @@ export async function approvalsStreamResponse(options: { pages: AsyncIterable<Pe
             controller.close();
             return;
           }
-          const items = page.map((view) => JSON.stringify(view)).join(',');
+          const items = page.join(',');
           controller.enqueue(encoder.encode(`${opening}${written === 0 ? '' : ','}${items}`));
           written += page.length;
         } catch (error) {

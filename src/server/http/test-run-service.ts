@@ -104,7 +104,7 @@ export function createTestRunService(options: { store: ToolgateStore }): TestRun
       record('pendingApprovalPages', principal, [pageSize]);
       const approvals = await service.pendingApprovals(principal);
       calls.pop();
-      for (let start = 0; start < approvals.length; start += pageSize) yield approvals.slice(start, start + pageSize);
+      for (let start = 0; start < approvals.length; start += pageSize) yield approvals.slice(start, start + pageSize).map((view) => JSON.stringify(view));
     },
     async clearChat(principal, sessionId, chatId) {
       record('clearChat', principal, [sessionId, chatId]);

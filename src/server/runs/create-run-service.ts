@@ -12,7 +12,7 @@ import { withSpan } from '../tracing.ts';
 import { approveRun, NOT_FOUND } from './approve-run.ts';
 import { driveRun } from './drive-run.ts';
 import { runEvent } from './run-events.ts';
-import { maySeeEvent, maySeeRun, pendingView, runView, summaryView } from './run-views.ts';
+import { maySeeEvent, maySeeRun, pendingView, pendingViewText, runView, summaryView } from './run-views.ts';
 import { scopedSession, sealEnvelope, type ServerRuntime } from './server-runtime.ts';
 
 export interface RunServiceOptions {
@@ -109,8 +109,8 @@ export function createRunService(options: RunServiceOptions): RunService {
     async *pendingApprovalPages(principal, pageSize) {
       let after: string | undefined;
       do {
-        const page = await store.listPendingApprovals({ limit: pageSize, ...(principal.role === 'submitter' ? { owner: principal.name } : {}), ...(after === undefined ? {} : { after }) });
-        yield page.approvals.map(pendingView);
+        const page = await store.listPendingApprovalTexts({ limit: pageSize, ...(principal.role === 'submitter' ? { owner: principal.name } : {}), ...(after === undefined ? {} : { after }) });
+        yield page.approvals.map(pendingViewText);
         after = page.next ?? undefined;
       } while (after !== undefined);
     },

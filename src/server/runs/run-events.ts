@@ -73,13 +73,14 @@ export function checkpointData(options: { context: RunEventContext; pending: Pen
     run_id: context.run.runId,
     tool_call_id: pending.toolCallId,
     tool_name: pending.tool,
+    // The four fields that name the call come first: `GET /approvals` sends the stored text as it is (`pendingViewText`).
+    group_id: pending.groupId ?? null,
     reason,
     prompt,
     tool_arguments: JSON.stringify(shownArguments(context.policy, pending.args) ?? null),
     approval_required: pending.required,
     approval_schema: APPROVAL_SCHEMA,
     description: pending.description,
-    group_id: pending.groupId ?? null,
     presentation: approvalView(request, { reason, prompt, redactKeys: context.policy.redact.keys }),
   };
 }
