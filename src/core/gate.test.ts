@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { toolKey } from './approval-memory.ts';
 import { createNonInteractiveApprover, type Approver, type PresentedRequest } from './approver.ts';
 import type { AuditEntry, AuditSink } from './audit-entry.ts';
-import { createGate, type AlwaysApprovals, type GateOptions } from './gate.ts';
+import { authorizeSoon, createGate, type AlwaysApprovals, type Gate, type GateOptions } from './gate.ts';
 import { normalizePolicy } from './policy/normalize-policy.ts';
 import { parsePolicy } from './policy/parse-policy.ts';
 import type { Policy } from './policy/policy.ts';
@@ -956,3 +956,56 @@ describe('audit', () => {
   });
 });
 
+
+describe('authorizeSoon: the hot path without a promise', () => {
+  const tools: ToolDeclaration[] = [{ name: 'read' }, { name: 'pay' }, { name: 'rm' }];
+  const allowing = () => createGate({ policy: policy({ tools: { read: 'allow', pay: 'ask', rm: 'block' } }), tools });
+
+  it('answers a decision reached without I/O as the value itself, the same as authorize', async () => {
+    const gate = allowing();
+    for (const [tool, decision] of [['read', 'allow'], ['rm', 'block']] as const) {
+      const soon = authorizeSoon(gate, call(tool), CONTEXT);
+      expect(soon).not.toBeInstanceOf(Promise);
+      expect((soon as Authorization).decision).toBe(decision);
+      expect(soon).toEqual({ ...(await gate.authorize(call(tool), CONTEXT)), args: (soon as Authorization).args });
+    }
+  });
+
+  it('still waits where the gate must: an ask with a person to ask, an audit log', async () => {
+    const asked = scripted(APPROVE_ONCE);
+    const asking = createGate({ policy: policy({ tools: { pay: 'ask' } }), tools, approver: asked.approver });
+    const pending = authorizeSoon(asking, call('pay'), CONTEXT);
+    expect(pending).toBeInstanceOf(Promise);
+    expect((await pending).decision).toBe('approved');
+    const records: AuditEntry[] = [];
+    const audited = createGate({ policy: policy({ tools: { read: 'allow' } }), tools, audit: { record: async (entry) => void records.push(entry) } });
+    const recorded = authorizeSoon(audited, call('read'), CONTEXT);
+    expect(recorded).toBeInstanceOf(Promise);
+    expect((await recorded).decision).toBe('allow');
+    expect(records).toHaveLength(1);
+  });
+
+  it("asks any other gate through its own authorize: a wrapper, a spread copy, a replaced authorize", async () => {
+    const gate = allowing();
+    const refuse: Gate['authorize'] = async (refused) => ({ decision: 'denied', source: 'policy', rule: null, reason: 'the wrapper says no', args: refused.args, stop: false, trace: [] });
+    expect((await authorizeSoon({ ...gate, authorize: refuse }, call('read'), CONTEXT)).decision).toBe('denied');
+    const copy = { ...gate };
+    expect(authorizeSoon(copy, call('read'), CONTEXT)).toBeInstanceOf(Promise);
+    gate.authorize = refuse;
+    expect((await authorizeSoon(gate, call('read'), CONTEXT)).decision).toBe('denied');
+  });
+
+  it('fails closed without a promise: an error inside the approval path is a denial', () => {
+    const gate = allowing();
+    const hostile = {
+      get tool(): string {
+        throw new Error('a getter that throws');
+      },
+      args: {},
+      callId: 'c-hostile',
+    };
+    const failed = authorizeSoon(gate, hostile, CONTEXT);
+    expect(failed).not.toBeInstanceOf(Promise);
+    expect(failed).toMatchObject({ decision: 'denied', reason: expect.stringContaining('a getter that throws); denied to fail closed') });
+  });
+});

@@ -91,6 +91,27 @@ export interface Gate {
   tool(name: string): ToolDeclaration | undefined;
 }
 
+/** The gates `createGate` made: their own `authorize`, and the same decision without a promise when it needs none. */
+const soonPaths = new WeakMap<Gate, { authorize: Gate['authorize']; decideSoon: (call: ToolCall, context: GateContext, options?: AuthorizeOptions) => Authorization | Promise<Authorization> }>();
+
+/**
+ * `gate.authorize(call, context, options)`, except that a decision the gate
+ * reaches without I/O (no tool check, no audit log, no person) comes back as
+ * the value itself: a caller on a hot path (the AI SDK adapter, once per
+ * tool call) saves a promise and a turn of the microtask queue. Only a gate
+ * `createGate` made, whose `authorize` is still its own, takes that path;
+ * any other object (a wrapper, a spread copy, a replaced `authorize`) is
+ * asked through its `authorize`, so a wrapper's own rules are never skipped.
+ *
+ * @example
+ * const authorization = authorizeSoon(gate, call, context);
+ * if (!(authorization instanceof Promise)) return statusOf(authorization);
+ */
+export function authorizeSoon(gate: Gate, call: ToolCall, context: GateContext, options?: AuthorizeOptions): Authorization | Promise<Authorization> {
+  const own = soonPaths.get(gate);
+  return own !== undefined && gate.authorize === own.authorize ? own.decideSoon(call, context, options) : gate.authorize(call, context, options);
+}
+
 /**
  * Creates the gate: the one function every tool call goes through.
  *
@@ -416,25 +437,29 @@ export function createGate(options: GateOptions): Gate {
     }
   }
 
-  return {
+  /** `authorize`, with a decision reached without I/O returned as itself rather than in a promise. */
+  const decideSoon = (call: ToolCall, context: GateContext, authorizeOptions: AuthorizeOptions = {}): Authorization | Promise<Authorization> => {
+    try {
+      const result = authorizeNow(call, context, authorizeOptions);
+      return result instanceof Promise ? result.catch((error: unknown) => failedClosed(call, error)) : result;
+    } catch (error) {
+      return failedClosed(call, error);
+    }
+  };
+
+  const authorizeOnce: Gate['authorize'] = (call, context, authorizeOptions) => {
+    const result = decideSoon(call, context, authorizeOptions);
+    return result instanceof Promise ? result : Promise.resolve(result);
+  };
+
+  const gate: Gate = {
     policy,
     evaluate: async (call, context) => {
       const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
       const { dangerous: _dangerous, ...verdict } = await evaluator.evaluate(call, context, tool);
       return verdict as Verdict;
     },
-    authorize: (call, context, authorizeOptions = {}) => {
-      const failed = (error: unknown): Authorization => {
-        const reason = `the approval path failed (${errorMessage(error)}); denied to fail closed`;
-        return { decision: 'denied', source: 'policy', rule: null, reason, args: call?.args, stop: false, trace: [{ rule: 'gate', decision: 'block', reason }] };
-      };
-      try {
-        const result = authorizeNow(call, context, authorizeOptions);
-        return result instanceof Promise ? result.catch(failed) : Promise.resolve(result);
-      } catch (error) {
-        return Promise.resolve(failed(error));
-      }
-    },
+    authorize: authorizeOnce,
     authorizeAll: async (calls, context, authorizeOptions) => {
       try {
         return await authorizeAll(calls, context, authorizeOptions);
@@ -448,9 +473,17 @@ export function createGate(options: GateOptions): Gate {
     unregister: (name) => void registry.delete(name),
     tool: (name) => registry.get(name),
   };
+  soonPaths.set(gate, { authorize: authorizeOnce, decideSoon });
+  return gate;
+
+  /** What any error inside the approval path comes to: a denial that says so. */
+  function failedClosed(call: ToolCall, error: unknown): Authorization {
+    const reason = `the approval path failed (${errorMessage(error)}); denied to fail closed`;
+    return { decision: 'denied', source: 'policy', rule: null, reason, args: call?.args, stop: false, trace: [{ rule: 'gate', decision: 'block', reason }] };
+  }
 
   function verdictOutcome(verdict: Verdict, call: ToolCall): Authorization {
-    return {
+    const outcome: Authorization = {
       decision: verdict.kind === 'allow' ? 'allow' : verdict.kind === 'block' ? 'block' : 'ask',
       source: 'policy',
       rule: verdict.rule,
@@ -458,8 +491,10 @@ export function createGate(options: GateOptions): Gate {
       args: call?.args,
       stop: false,
       trace: verdict.trace,
-      ...(verdict.kind === 'ask' ? { request: verdict.request } : {}),
     };
+    // Set, not spread in: the allow path (every automatic call) builds one object.
+    if (verdict.kind === 'ask') outcome.request = verdict.request;
+    return outcome;
   }
 
   async function askPerson(

@@ -1,5 +1,6 @@
 import type { ToolApprovalStatus } from 'ai';
 import { createNonInteractiveApprover, presentRequest } from '../../core/approver.ts';
+import { authorizeSoon } from '../../core/gate.ts';
 import type { Authorization, Presentation, ToolCall } from '../../core/types.ts';
 import { permitsRun, sameArguments } from './call-records.ts';
 import type { ApprovalToolCall, GatedToolsState, GateToolApproval } from './gated-tools-state.ts';
@@ -30,42 +31,58 @@ export function createGateToolApproval(state: GatedToolsState): GateToolApproval
   const authorizeOptions = blocking
     ? { approver: state.approver ?? createNonInteractiveApprover(), signal: state.signal }
     : { approver: null, signal: state.signal };
-  return async ({ toolCall, messages, toolsContext }) => {
-    const { toolCallId, toolName, input } = toolCall;
-    if (isReplayedApproval({ messages, toolCallId })) return confirmReplayedApproval(state, toolCall);
-    if (state.stoppedBy !== undefined) {
-      // Nothing more runs in a run a denial stopped, even if the loop goes on.
-      return { type: 'denied', reason: `not run: the run was stopped after ${state.stoppedBy.tool} was denied` };
-    }
-    const call: ToolCall = { tool: toolName, args: input, callId: toolCallId };
-    // A tool's own needsApproval is asked with what the SDK would have given it (messages, tool context);
-    // a tool without a check of its own has nobody to hand them to.
-    const context =
-      state.gate.tool(toolName)?.checkApproval === undefined ? state.context : withSdkApprovalInput(state.context, { kind: 'asked', messages, toolsContext, signal: state.signal });
-    const authorization = await state.gate.authorize(call, context, authorizeOptions);
-    const record = { toolCallId, tool: toolName, modelArgs: input, authorization };
-    switch (authorization.decision) {
-      case 'allow':
-        state.records.set(record);
-        return undefined;
-      case 'approved':
-        state.records.set(record);
-        return { type: 'approved', reason: authorization.reason };
-      case 'ask': {
-        if (!blocking) {
-          const presentation = await presentationFor(authorization, call, state);
-          state.records.set(presentation === undefined ? record : { ...record, presentation });
-          return { type: 'user-approval', reason: authorization.request?.description ?? authorization.reason };
-        }
-        const reason = `${toolName} needs approval and nobody could be asked (${authorization.reason}); denied to fail closed`;
-        state.records.set({ ...record, authorization: { ...authorization, decision: 'denied', reason } });
-        return { type: 'denied', reason };
+  // Not an async function: a decision the gate reaches without I/O (the allow path of every
+  // automatic call) is answered without a promise, which the SDK awaits all the same.
+  return ({ toolCall, messages, toolsContext }) => {
+    try {
+      const { toolCallId, toolName, input } = toolCall;
+      if (isReplayedApproval({ messages, toolCallId })) return confirmReplayedApproval(state, toolCall);
+      if (state.stoppedBy !== undefined) {
+        // Nothing more runs in a run a denial stopped, even if the loop goes on.
+        return { type: 'denied', reason: `not run: the run was stopped after ${state.stoppedBy.tool} was denied` };
       }
-      default:
-        state.records.set(record);
-        return { type: 'denied', reason: denialReason({ state, toolCallId, tool: toolName, authorization }) };
+      const call: ToolCall = { tool: toolName, args: input, callId: toolCallId };
+      // A tool's own needsApproval is asked with what the SDK would have given it (messages, tool context);
+      // a tool without a check of its own has nobody to hand them to.
+      const context =
+        state.gate.tool(toolName)?.checkApproval === undefined ? state.context : withSdkApprovalInput(state.context, { kind: 'asked', messages, toolsContext, signal: state.signal });
+      const authorization = authorizeSoon(state.gate, call, context, authorizeOptions);
+      if (authorization instanceof Promise) return authorization.then((decided) => statusOf({ state, call, authorization: decided, blocking }));
+      return statusOf({ state, call, authorization, blocking });
+    } catch (error) {
+      // As an async function would: a throw is a rejection, which the SDK reports as the run's error.
+      return Promise.reject(error);
     }
   };
+}
+
+/** Records the gate's decision for the wrapped `execute` and says it in the SDK's terms. */
+function statusOf(options: { state: GatedToolsState; call: ToolCall; authorization: Authorization; blocking: boolean }): ToolApprovalStatus | Promise<ToolApprovalStatus> {
+  const { state, call, authorization } = options;
+  const { callId: toolCallId, tool: toolName, args: input } = call;
+  const record = { toolCallId, tool: toolName, modelArgs: input, authorization };
+  switch (authorization.decision) {
+    case 'allow':
+      state.records.set(record);
+      return undefined;
+    case 'approved':
+      state.records.set(record);
+      return { type: 'approved', reason: authorization.reason };
+    case 'ask': {
+      if (!options.blocking) {
+        return presentationFor(authorization, call, state).then((presentation) => {
+          state.records.set(presentation === undefined ? record : { ...record, presentation });
+          return { type: 'user-approval', reason: authorization.request?.description ?? authorization.reason };
+        });
+      }
+      const reason = `${toolName} needs approval and nobody could be asked (${authorization.reason}); denied to fail closed`;
+      state.records.set({ ...record, authorization: { ...authorization, decision: 'denied', reason } });
+      return { type: 'denied', reason };
+    }
+    default:
+      state.records.set(record);
+      return { type: 'denied', reason: denialReason({ state, toolCallId, tool: toolName, authorization }) };
+  }
 }
 
 /**

@@ -220,6 +220,25 @@ describe('gateTools in blocking runs', () => {
     expect(ran).toEqual([{ tool: 'send_email', args: EMAIL }]);
   });
 
+  it('answers an automatic decision without a promise, one that waits with a promise, and turns a throw into a rejection', async () => {
+    const { tools, ran } = fixtureTools();
+    const gated = gateTools({ tools, gate: fixtureGate(), context: { sessionId: 's1' }, resolve: 'blocking', approver: recordingApprover(APPROVE_ONCE) });
+    const allowed = gated.toolApproval({ toolCall: { toolCallId: 'c1', toolName: 'read_notes', input: { topic: 'x' } }, messages: [] });
+    expect(allowed).toBeUndefined();
+    const blocked = gated.toolApproval({ toolCall: { toolCallId: 'c2', toolName: 'format_disk', input: {} }, messages: [] });
+    expect(blocked).not.toBeInstanceOf(Promise);
+    expect(blocked).toMatchObject({ type: 'denied', reason: 'format_disk is not a known tool; blocked' });
+    const asked = gated.toolApproval({ toolCall: { toolCallId: 'c3', toolName: 'send_email', input: EMAIL }, messages: [] });
+    expect(asked).toBeInstanceOf(Promise);
+    await expect(asked).resolves.toMatchObject({ type: 'approved' });
+    // Still the execute's only key: the synchronous answer armed c1 and nothing else.
+    await expect(Promise.resolve(gated.tools.read_notes.execute!({ topic: 'x' }, callOptions('c1')))).resolves.toBeDefined();
+    const thrown = gated.toolApproval({ toolCall: { toolCallId: 'c4', toolName: 'read_notes', input: {} }, messages: null as never });
+    expect(thrown).toBeInstanceOf(Promise);
+    await expect(thrown).rejects.toBeInstanceOf(TypeError);
+    expect(ran.map((entry) => entry.tool)).toEqual(['read_notes']);
+  });
+
   it('ends the run on a denial when the policy says on_deny: stop, and says so', async () => {
     const { tools, ran } = fixtureTools();
     const audit: AuditEntry[] = [];

@@ -29,8 +29,8 @@ export interface ApprovalToolCall {
   input: unknown;
 }
 
-/** toolgate's gate as the SDK's `toolApproval` function. */
-export type GateToolApproval = (options: { toolCall: ApprovalToolCall; messages: ModelMessage[]; toolsContext?: unknown }) => Promise<ToolApprovalStatus>;
+/** toolgate's gate as the SDK's `toolApproval` function: the status, or a promise of it when the gate had to wait (a check, the audit log, a person). */
+export type GateToolApproval = (options: { toolCall: ApprovalToolCall; messages: ModelMessage[]; toolsContext?: unknown }) => ToolApprovalStatus | Promise<ToolApprovalStatus>;
 
 /**
  * What `gateTools` returns: exactly the settings to spread into
