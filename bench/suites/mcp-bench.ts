@@ -50,13 +50,23 @@ async function runSuite(directory: string, quick: boolean): Promise<BenchRow[]> 
   // All four run at once and take turns, round after round, so every one sees the same load on a shared machine.
   const plain = gatewayCommand({ directory, workspace, audit: false });
   const audit = gatewayCommand({ directory, workspace, audit: true });
-  const [direct, relay, gateway, audited] = await withClients(
+  // What an audited call waits for at least: one audit-sized line appended and fdatasync'ed on this disk, in the same rounds.
+  const syncedFile = fs.openSync(path.join(directory, 'fdatasync-floor.jsonl'), 'a', 0o600);
+  const line = Buffer.from(`${JSON.stringify({ v: 1, kind: 'verdict', tool: 'read_text_file', args: { path: file }, reason: 'x'.repeat(400) })}\n`);
+  const appendAndSync = async () => {
+    fs.writeSync(syncedFile, line);
+    await new Promise<void>((resolve, reject) => fs.fdatasync(syncedFile, (error) => (error ? reject(error) : resolve())));
+  };
+  const [direct, relay, gateway, audited, synced] = await withClients(
     [{ command: NODE, args: [FILESYSTEM_SERVER, workspace] }, { command: NODE, args: [RELAY, NODE, FILESYSTEM_SERVER, workspace] }, plain.server, audit.server],
-    (clients) => interleave({ clients, call, iterations, rounds }),
-  );
+    (clients) => interleave({ calls: [...clients.map((client) => () => client.callTool(call)), appendAndSync], iterations, rounds }),
+  ).finally(() => fs.closeSync(syncedFile));
   const plainStats = await readWhenWritten(plain.statsPath);
   const auditStats = await readWhenWritten(audit.statsPath);
 
+  // The audited call's floor here: the record's fdatasync (when it outlasts the server's work) plus the hop the relay measures.
+  const syncP50 = median(synced!.p50);
+  const floorRatio = (syncP50 + (median(relay!.p50) - median(direct!.p50))) / median(direct!.p50);
   const overhead = (stats: GatewayStatsSnapshot) =>
     `in-gateway overhead (call received → forwarded upstream) p50 ${stats.beforeForward.p50_us} µs, p99 ${stats.beforeForward.p99_us} µs over the last ${Math.min(stats.beforeForward.count, 16_384)} calls`;
   const meaning = (figure: string, what: string) => `${figure} latency, ${what} / direct, median over ${rounds} interleaved rounds of ${iterations} calls (lower is better)`;
@@ -101,8 +111,18 @@ async function runSuite(directory: string, quick: boolean): Promise<BenchRow[]> 
       figure: 'p50',
       what: 'audited gateway',
       target: 1.5,
-      note: overhead(auditStats),
+      note: `${overhead(auditStats)}; its floor on this disk ≈ ${round(floorRatio, 2)}x direct (fdatasync p50 + the relay's hop, rows below)`,
     }),
+    {
+      suite: 'mcp',
+      case: 'fdatasync of one appended audit-sized line on this disk (what an audited call waits for at least), in the same rounds',
+      p50_us: round(syncP50),
+      p99_us: round(median(synced!.p99)),
+      ops_per_s: Math.round(median(synced!.rate)),
+      ratio: round(syncP50 / median(direct!.p50), 3),
+      baseline: BASELINE,
+      ratio_meaning: 'p50 latency, fdatasync alone / direct call (when above 1.5, the audited target cannot be met on this disk)',
+    },
   ];
 }
 
@@ -117,21 +137,16 @@ function pairedRatios(of: RoundStats, direct: RoundStats, figure: 'p50' | 'p99')
   return of[figure].map((value, index) => value / direct[figure][index]!);
 }
 
-/** `rounds` rounds of `iterations` calls per client, the clients in a shuffled order each round. */
-async function interleave(options: {
-  clients: Client[];
-  call: { name: string; arguments: Record<string, unknown> };
-  iterations: number;
-  rounds: number;
-}): Promise<RoundStats[]> {
-  const { clients, call, iterations } = options;
-  for (const client of clients) await measure({ fn: () => client.callTool(call), iterations: Math.min(iterations, 300), repetitions: 1, warmup: 0 });
-  const samples: RoundStats[] = clients.map(() => ({ p50: [], p99: [], rate: [] }));
+/** `rounds` rounds of `iterations` of each call, the calls in a shuffled order each round. */
+async function interleave(options: { calls: Array<() => Promise<unknown>>; iterations: number; rounds: number }): Promise<RoundStats[]> {
+  const { calls, iterations } = options;
+  for (const fn of calls) await measure({ fn, iterations: Math.min(iterations, 300), repetitions: 1, warmup: 0 });
+  const samples: RoundStats[] = calls.map(() => ({ p50: [], p99: [], rate: [] }));
   let seed = 11;
   for (let round = 0; round < options.rounds; round++) {
-    const order = clients.map((client, index) => ({ client, index, key: (seed = (seed * 48271) % 2147483647) })).sort((left, right) => left.key - right.key);
-    for (const { client, index } of order) {
-      const stats = await measure({ fn: () => client.callTool(call), iterations, repetitions: 1, warmup: 0 });
+    const order = calls.map((fn, index) => ({ fn, index, key: (seed = (seed * 48271) % 2147483647) })).sort((left, right) => left.key - right.key);
+    for (const { fn, index } of order) {
+      const stats = await measure({ fn, iterations, repetitions: 1, warmup: 0 });
       samples[index]!.p50.push(stats.p50_us);
       samples[index]!.p99.push(stats.p99_us);
       samples[index]!.rate.push(stats.ops_per_s);
