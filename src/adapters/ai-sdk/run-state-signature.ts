@@ -54,8 +54,27 @@ function signedBytes(state: object): Uint8Array<ArrayBuffer> {
   return encoder.encode(fingerprint(JSON.parse(JSON.stringify(unsigned))));
 }
 
-async function stateKey(secret: string | Uint8Array): ReturnType<typeof globalThis.crypto.subtle.importKey> {
-  const raw = typeof secret === 'string' ? encoder.encode(secret) : new Uint8Array(secret);
+type StateKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>;
+
+/** Derived keys by secret (its text, or its bytes in hex): deriving one costs three platform calls, and a server signs and checks under one secret. */
+const derivedKeys = new Map<string, Promise<StateKey>>();
+const MAX_DERIVED_KEYS = 16;
+
+function stateKey(secret: string | Uint8Array): Promise<StateKey> {
+  // Keyed by the content, not the object: a secret changed in place gets its own key.
+  const id = typeof secret === 'string' ? `text:${secret}` : `bytes:${Array.from(secret, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+  let key = derivedKeys.get(id);
+  if (key === undefined) {
+    key = deriveKey(typeof secret === 'string' ? encoder.encode(secret) : new Uint8Array(secret));
+    // A failed derivation is not kept: the next call tries again.
+    key.catch(() => derivedKeys.delete(id));
+    if (derivedKeys.size >= MAX_DERIVED_KEYS) derivedKeys.delete(derivedKeys.keys().next().value!);
+    derivedKeys.set(id, key);
+  }
+  return key;
+}
+
+async function deriveKey(raw: Uint8Array<ArrayBuffer>): Promise<StateKey> {
   const master = await globalThis.crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const derived = await globalThis.crypto.subtle.sign('HMAC', master, encoder.encode(KEY_LABEL));
   return globalThis.crypto.subtle.importKey('raw', derived, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
