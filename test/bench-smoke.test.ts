@@ -4,7 +4,7 @@
  * a missed target (with a suite of fixed rows). No real figure is asserted here.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +66,32 @@ describe('npm run bench -- --check', () => {
     const undecided = runFixedSuite([{ case: 'no verdict', target: 'x <= 2' }]);
     expect(undecided.status).toBe(1);
     expect(undecided.stderr).toContain('no verdict');
+  });
+
+  it('runs each suite in a process of its own, and fails the run, writing no table, when a suite throws', () => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-child-'));
+    const pids = path.join(directory, 'pids.txt');
+    const suite = (name: string, body: string) => {
+      const file = path.join(directory, `${name}.ts`);
+      writeFileSync(file, `import { appendFileSync } from 'node:fs';\nexport default { name: '${name}', async run() { appendFileSync(${JSON.stringify(pids)}, process.pid + '\\n'); ${body} } };\n`);
+      return file;
+    };
+    const rows = `return [{ suite: 'x', case: 'c', p50_us: 1, p99_us: 1, ops_per_s: 1, ratio: null, baseline: null }];`;
+    const first = suite('first', rows);
+    const second = suite('second', rows);
+    const ok = spawnSync(path.join(ROOT, 'node_modules/.bin/node'), ['bench/run.ts', '--suite', first, '--suite', second, '--only', 'first,second', '--out', directory], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(ok.status, ok.stderr).toBe(0);
+    const seen = readFileSync(pids, 'utf8').trim().split('\n');
+    expect(seen).toHaveLength(2);
+    expect(new Set([...seen, String(ok.pid)]).size).toBe(3);
+
+    const broken = suite('broken', `throw new Error('the suite broke on purpose');`);
+    const out = path.join(directory, 'broken-out');
+    const failed = spawnSync(path.join(ROOT, 'node_modules/.bin/node'), ['bench/run.ts', '--suite', broken, '--only', 'broken', '--out', out], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(failed.status).not.toBe(0);
+    expect(failed.stderr).toContain('the suite broke on purpose');
+    expect(failed.stderr).toContain('the broken suite failed');
+    expect(existsSync(path.join(out, 'latest.json'))).toBe(false);
   });
 
   it('reports a miss without failing when --check is not given', () => {
