@@ -113,16 +113,11 @@ export function runFromRow(row: RunRow): StoredRun {
  * const approvals = (statement.all(runId) as ApprovalRow[]).map(approvalFromRow);
  */
 export function approvalFromRow(row: ApprovalRow): StoredApproval {
+  const { requestText, ...approval } = approvalTextFromRow(row);
   return {
-    runId: row.run_id,
-    toolCallId: row.tool_call_id,
-    owner: row.owner,
-    tool: row.tool,
-    groupId: row.group_id,
-    request: parseJsonObject(row.request, 'approvals.request') as Record<string, unknown>,
-    createdAt: row.created_at,
+    ...approval,
+    request: parseJsonObject(requestText, 'approvals.request'),
     decision: row.decision === null ? null : (parseJsonObject(row.decision, 'approvals.decision') as unknown as StoredDecision),
-    schemaVersion: row.schema_version,
   };
 }
 
