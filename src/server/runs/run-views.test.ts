@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredApprovalText } from '../../store/store.ts';
+import { normalizePolicy } from '../../core/policy/normalize-policy.ts';
+import { pauseRecords } from './run-events.ts';
 import { pendingView, pendingViewText } from './run-views.ts';
 
 const identity = { runId: 'run-"1"\u2028', toolCallId: 'call-é-😀', tool: 'write_file', groupId: null as string | null };
@@ -51,5 +53,32 @@ describe('pendingViewText', () => {
   it('refuses a stored request that is not a JSON object, naming the column', () => {
     expect(() => pendingViewText({ ...stored({}), requestText: '[1,2]' })).toThrow(/approvals\.request/);
     expect(() => pendingViewText({ ...stored({}), requestText: '{"run_id":' })).toThrow();
+  });
+});
+
+describe('what a paused run stores', () => {
+  it('is sent as stored: pauseRecords writes each request with the four naming fields first, grouped or not', () => {
+    const context = { run: { runId: 'run-1', owner: 'alice' }, policy: normalizePolicy({}) };
+    const pending = (toolCallId: string, groupId?: string) => ({
+      approvalId: `a-${toolCallId}`,
+      toolCallId,
+      tool: 'write_file',
+      args: { path: 'a.txt', content: 'x' },
+      description: 'write a.txt',
+      payload: { path: 'a.txt' },
+      required: true,
+      reason: 'writes ask',
+      ...(groupId === undefined ? {} : { groupId }),
+    });
+    for (const calls of [[pending('c1')], [pending('c1'), pending('c2')], [pending('c1', 'g-1')]]) {
+      const { approvals } = pauseRecords({ context, pending: calls, messages: [], gateContext: { sessionId: 's1' }, pauseId: 'pause-1' });
+      for (const approval of approvals) {
+        const requestText = JSON.stringify(approval.request);
+        const listed: StoredApprovalText = { ...approval, requestText, createdAt: '2026-11-25T00:00:00.000Z', schemaVersion: 1 };
+        // The very string, not an equal rebuilt one: the stored text is already the view.
+        expect(pendingViewText(listed)).toBe(requestText);
+        expect(pendingViewText({ ...listed, requestText: `${requestText.slice(0, -1)} }` })).toBe(`${requestText.slice(0, -1)} }`);
+      }
+    }
   });
 });
