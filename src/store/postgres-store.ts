@@ -42,6 +42,7 @@ import {
   tokenFromRow,
 } from './sqlite-rows.ts';
 import { StoreError } from './sqlite-store-error.ts';
+import { sqlFilter } from './sql-filter.ts';
 import { describeStoreLocation } from './store-location.ts';
 import type { EventText } from './sqlite-writes.ts';
 import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
@@ -289,7 +290,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   /** One page of undecided approvals, oldest first (`LIMIT limit + 1`, for `pageOf`). */
   async function pendingApprovalRows(request: PendingApprovalsQuery, what: string): Promise<{ rows: ApprovalRow[]; limit: number }> {
     const limit = checkLimit(request.limit, `${what} limit`);
-    const filter = sqlFilter();
+    const filter = sqlFilter('postgres');
     filter.add('decision IS NULL');
     if (request.owner !== undefined) filter.add('owner = ?', request.owner);
     if (request.after !== undefined) filter.add('seq > ?', decodeRunCursor(request.after));
@@ -338,7 +339,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async listRuns(request) {
       const limit = checkLimit(request.limit, 'listRuns limit');
-      const filter = sqlFilter();
+      const filter = sqlFilter('postgres');
       if (request.owner !== undefined) filter.add('owner = ?', request.owner);
       if (request.status !== undefined) filter.add('status = ?', request.status);
       if (request.before !== undefined) filter.add('seq < ?', decodeRunCursor(request.before));
@@ -381,7 +382,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
 
     async listApprovals(request) {
-      const filter = sqlFilter();
+      const filter = sqlFilter('postgres');
       if (request.runId !== undefined) filter.add('run_id = ?', request.runId);
       if (request.owner !== undefined) filter.add('owner = ?', request.owner);
       if (request.includeDecided !== true) filter.add('decision IS NULL');
@@ -442,7 +443,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       if (!Number.isSafeInteger(request.afterId) || request.afterId < 0) {
         throw new StoreError({ code: 'STORE_INVALID_QUERY', message: `readEvents afterId must be an integer >= 0, got ${JSON.stringify(request.afterId)}` });
       }
-      const filter = sqlFilter();
+      const filter = sqlFilter('postgres');
       filter.add('id > ?', request.afterId);
       if (request.runId !== undefined) filter.add('run_id = ?', request.runId);
       if (request.owner !== undefined) filter.add('owner = ?', request.owner);
@@ -561,33 +562,6 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
   };
   return store;
-}
-
-/**
- * A WHERE clause built a condition at a time, each `?` in a condition
- * becoming the next `$n` with its value kept in `values`.
- *
- * @example
- * const filter = sqlFilter();
- * filter.add('owner = ?', 'alice');
- * filter.add('decision IS NULL');
- * `SELECT * FROM approvals ${filter.where()} LIMIT ${filter.value(10)}` // ... WHERE owner = $1 AND decision IS NULL LIMIT $2, values ['alice', 10]
- */
-function sqlFilter() {
-  const values: unknown[] = [];
-  const conditions: string[] = [];
-  const value = (given: unknown): string => {
-    values.push(given);
-    return `$${values.length}`;
-  };
-  return {
-    values,
-    value,
-    add(condition: string, given?: unknown): void {
-      conditions.push(condition.includes('?') ? condition.replace('?', value(given)) : condition);
-    },
-    where: (): string => (conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`),
-  };
 }
 
 interface AlwaysRow {

@@ -40,6 +40,7 @@ import {
   pageOf,
   tokenFromRow,
 } from './sqlite-rows.ts';
+import { sqlFilter } from './sql-filter.ts';
 import { StoreError } from './sqlite-store-error.ts';
 import { RUN_STATUSES } from './store.ts';
 import type { DecideResult, NewEvent, PendingApprovalsQuery, RunStatus, StoredEvent, StoredRun, ToolgateStore } from './store.ts';
@@ -99,17 +100,11 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
   /** One page of undecided approvals, oldest first (`LIMIT limit + 1`, for `pageOf`). */
   const pendingApprovalRows = (query: PendingApprovalsQuery, what: string): { rows: ApprovalRow[]; limit: number } => {
     const limit = checkLimit(query.limit, `${what} limit`);
-    const conditions = ['decision IS NULL'];
-    const parameters: Record<string, string | number> = { limit: limit + 1 };
-    if (query.owner !== undefined) {
-      conditions.push('owner = @owner');
-      parameters.owner = query.owner;
-    }
-    if (query.after !== undefined) {
-      conditions.push('seq > @after');
-      parameters.after = decodeRunCursor(query.after);
-    }
-    return { rows: statement(`SELECT * FROM approvals WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT @limit`).all(parameters) as ApprovalRow[], limit };
+    const filter = sqlFilter('sqlite');
+    filter.add('decision IS NULL');
+    if (query.owner !== undefined) filter.add('owner = ?', query.owner);
+    if (query.after !== undefined) filter.add('seq > ?', decodeRunCursor(query.after));
+    return { rows: statement(`SELECT * FROM approvals ${filter.where()} ORDER BY seq LIMIT ${filter.value(limit + 1)}`).all(...filter.values) as ApprovalRow[], limit };
   };
 
   const store: ToolgateStore = {
@@ -131,22 +126,11 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
 
     async listRuns(query) {
       const limit = checkLimit(query.limit, 'listRuns limit');
-      const conditions: string[] = [];
-      const parameters: Record<string, string | number> = { limit: limit + 1 };
-      if (query.owner !== undefined) {
-        conditions.push('owner = @owner');
-        parameters.owner = query.owner;
-      }
-      if (query.status !== undefined) {
-        conditions.push('status = @status');
-        parameters.status = query.status;
-      }
-      if (query.before !== undefined) {
-        conditions.push('seq < @before');
-        parameters.before = decodeRunCursor(query.before);
-      }
-      const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-      const rows = statement(`SELECT * FROM runs ${where} ORDER BY seq DESC LIMIT @limit`).all(parameters) as RunRow[];
+      const filter = sqlFilter('sqlite');
+      if (query.owner !== undefined) filter.add('owner = ?', query.owner);
+      if (query.status !== undefined) filter.add('status = ?', query.status);
+      if (query.before !== undefined) filter.add('seq < ?', decodeRunCursor(query.before));
+      const rows = statement(`SELECT * FROM runs ${filter.where()} ORDER BY seq DESC LIMIT ${filter.value(limit + 1)}`).all(...filter.values) as RunRow[];
       const { items, next } = pageOf({ rows, limit, map: runFromRow });
       return { runs: items, next };
     },
@@ -186,21 +170,13 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     },
 
     async listApprovals(query) {
-      const conditions: string[] = [];
-      const parameters: Record<string, string> = {};
-      if (query.runId !== undefined) {
-        conditions.push('run_id = @runId');
-        parameters.runId = query.runId;
-      }
-      if (query.owner !== undefined) {
-        conditions.push('owner = @owner');
-        parameters.owner = query.owner;
-      }
-      if (query.includeDecided !== true) conditions.push('decision IS NULL');
-      const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+      const filter = sqlFilter('sqlite');
+      if (query.runId !== undefined) filter.add('run_id = ?', query.runId);
+      if (query.owner !== undefined) filter.add('owner = ?', query.owner);
+      if (query.includeDecided !== true) filter.add('decision IS NULL');
       // One run's few approvals are sorted here: SQLite's sorter doubled the cost of reading them.
       const order = query.runId === undefined ? ' ORDER BY seq' : '';
-      const rows = statement(`SELECT * FROM approvals ${where}${order}`).all(parameters) as ApprovalRow[];
+      const rows = statement(`SELECT * FROM approvals ${filter.where()}${order}`).all(...filter.values) as ApprovalRow[];
       if (order === '') rows.sort((a, b) => a.seq - b.seq);
       return rows.map(approvalFromRow);
     },
@@ -238,17 +214,11 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       if (!Number.isSafeInteger(query.afterId) || query.afterId < 0) {
         throw new StoreError({ code: 'STORE_INVALID_QUERY', message: `readEvents afterId must be an integer >= 0, got ${JSON.stringify(query.afterId)}` });
       }
-      const conditions = ['id > @afterId'];
-      const parameters: Record<string, string | number> = { afterId: query.afterId, limit };
-      if (query.runId !== undefined) {
-        conditions.push('run_id = @runId');
-        parameters.runId = query.runId;
-      }
-      if (query.owner !== undefined) {
-        conditions.push('owner = @owner');
-        parameters.owner = query.owner;
-      }
-      const rows = statement(`SELECT id, run_id, owner, type, data, at FROM events WHERE ${conditions.join(' AND ')} ORDER BY id LIMIT @limit`).all(parameters) as EventRow[];
+      const filter = sqlFilter('sqlite');
+      filter.add('id > ?', query.afterId);
+      if (query.runId !== undefined) filter.add('run_id = ?', query.runId);
+      if (query.owner !== undefined) filter.add('owner = ?', query.owner);
+      const rows = statement(`SELECT id, run_id, owner, type, data, at FROM events ${filter.where()} ORDER BY id LIMIT ${filter.value(limit)}`).all(...filter.values) as EventRow[];
       return rows.map(eventFromRow);
     },
 

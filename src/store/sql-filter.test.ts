@@ -1,0 +1,28 @@
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { sqlFilter } from './sql-filter.ts';
+
+describe('sqlFilter', () => {
+  it('numbers PostgreSQL placeholders and keeps the values in the order they appear', () => {
+    const filter = sqlFilter('postgres');
+    filter.add('owner = ?', 'alice');
+    filter.add('decision IS NULL');
+    filter.add('seq > ?', 7);
+    expect(`${filter.where()} LIMIT ${filter.value(11)}`).toBe('WHERE owner = $1 AND decision IS NULL AND seq > $2 LIMIT $3');
+    expect(filter.values).toEqual(['alice', 7, 11]);
+    expect(sqlFilter('postgres').where()).toBe('');
+  });
+
+  it('binds SQLite values positionally: a hostile value stays a value', () => {
+    const database = new Database(':memory:');
+    database.exec("CREATE TABLE t (owner TEXT, seq INTEGER); INSERT INTO t VALUES ('alice', 1), ('bob', 2), ('alice', 3)");
+    const filter = sqlFilter('sqlite');
+    filter.add('owner = ?', "alice' OR '1'='1");
+    expect(database.prepare(`SELECT seq FROM t ${filter.where()}`).pluck().all(...filter.values)).toEqual([]);
+    const page = sqlFilter('sqlite');
+    page.add('owner = ?', 'alice');
+    page.add('seq > ?', 1);
+    expect(database.prepare(`SELECT seq FROM t ${page.where()} ORDER BY seq LIMIT ${page.value(5)}`).pluck().all(...page.values)).toEqual([3]);
+    database.close();
+  });
+});
