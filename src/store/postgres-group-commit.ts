@@ -16,6 +16,13 @@
  * commits, and each write learns its ids. Rows are therefore locked only
  * before the lock is taken, never after, as with one write per transaction.
  *
+ * A server commits in several lanes at once (`lanes`, each with its own
+ * queue and connection): a batch's own statements are most of its time, one
+ * round trip after another, and only the event insert and the COMMIT need
+ * the lock. A write names its run, and all the writes of one run go to the
+ * same lane, in the order they were made: two lanes never hold locks on the
+ * same run, and one run's writes commit in order, as with one lane.
+ *
  * Writes of two servers' batches can still wait for each other's row locks
  * (two deciders of one run); when PostgreSQL breaks such a wait as a
  * deadlock, the write that lost is run again on its own, in a transaction
@@ -48,16 +55,19 @@ export type BatchedWork<Result> = (client: pg.PoolClient) => Promise<StagedWrite
 
 export interface PostgresGroupCommitOptions {
   pool: pg.Pool;
-  /** Inserts the batch's events under the event-order lock (and notifies); their ids, in order. */
-  insertEvents: (client: pg.PoolClient, events: readonly StagedEvent[]) => Promise<number[]>;
+  /** Inserts the batch's events under the event-order lock (and notifies), and commits; their ids, in order. */
+  commitEvents: (client: pg.PoolClient, events: readonly StagedEvent[]) => Promise<number[]>;
   /** Turns a driver error into the store's error (STORE_UNAVAILABLE when the database cannot be reached). */
   failure: (error: unknown) => unknown;
   /** A batch holds at most this many writes. Default 128. */
   maxBatch?: number;
+  /** Batches committing at once, each on its own connection (keep it below the pool's size). Default 4. */
+  lanes?: number;
 }
 
 export interface PostgresGroupCommit {
-  write<Result>(work: BatchedWork<Result>): Promise<Result>;
+  /** Queues `work` in the lane of `runId` (the run whose rows it changes): one run's writes commit in the order made. */
+  write<Result>(runId: string, work: BatchedWork<Result>): Promise<Result>;
   /** Resolves once every write queued so far has committed or failed. */
   drain(): Promise<void>;
 }
@@ -77,28 +87,27 @@ const RETRY_ALONE = new Set(['40P01', '40001']);
 
 /**
  * @example
- * const commits = createPostgresGroupCommit({ pool, insertEvents, failure });
+ * const commits = createPostgresGroupCommit({ pool, commitEvents, failure });
  * const events = await commits.write(async () => ({ events: rows, result: (ids) => ids }));
  */
 export function createPostgresGroupCommit(options: PostgresGroupCommitOptions): PostgresGroupCommit {
   const maxBatch = options.maxBatch ?? 128;
-  let queue: QueuedWrite[] = [];
-  let running: Promise<void> | undefined;
+  const lanes = Array.from({ length: Math.max(1, options.lanes ?? 4) }, (): Lane => ({ queue: [], running: undefined }));
 
-  const run = async (): Promise<void> => {
+  const run = async (lane: Lane): Promise<void> => {
     try {
-      while (queue.length > 0) {
-        const batch = queue.slice(0, maxBatch);
-        queue = queue.slice(batch.length);
+      while (lane.queue.length > 0) {
+        const batch = lane.queue.slice(0, maxBatch);
+        lane.queue = lane.queue.slice(batch.length);
         const again = await commitBatch(batch);
         // Each on its own: one write per transaction never deadlocks (rows are locked before the event lock, in one order).
         for (const write of again) await commitBatch([write]);
       }
     } catch (error) {
       // Not the database's (its errors settle their batch's writes): fail what waits rather than leave it waiting forever.
-      for (const write of queue.splice(0)) write.reject(error);
+      for (const write of lane.queue.splice(0)) write.reject(error);
     } finally {
-      running = undefined;
+      lane.running = undefined;
     }
   };
 
@@ -135,8 +144,7 @@ export function createPostgresGroupCommit(options: PostgresGroupCommitOptions): 
         }
       }
       const events = outcomes.flatMap((outcome) => (outcome.kind === 'staged' ? outcome.staged.events : []));
-      const ids = await options.insertEvents(client, events);
-      await client.query('COMMIT');
+      const ids = await options.commitEvents(client, events);
       const again: QueuedWrite[] = [];
       let next = 0;
       outcomes.forEach((outcome, index) => {
@@ -166,17 +174,30 @@ export function createPostgresGroupCommit(options: PostgresGroupCommitOptions): 
   };
 
   return {
-    write<Result>(work: BatchedWork<Result>): Promise<Result> {
+    write<Result>(runId: string, work: BatchedWork<Result>): Promise<Result> {
+      const lane = lanes[laneOf(runId, lanes.length)]!;
       return new Promise<Result>((resolve, reject) => {
-        queue.push({ work: work as BatchedWork<unknown>, resolve: resolve as (value: unknown) => void, reject });
+        lane.queue.push({ work: work as BatchedWork<unknown>, resolve: resolve as (value: unknown) => void, reject });
         // Started on the next turn of the event loop: writes made together share the first batch too.
-        running ??= new Promise<void>((started) => setImmediate(started)).then(run);
+        lane.running ??= new Promise<void>((started) => setImmediate(started)).then(() => run(lane));
       });
     },
     async drain() {
-      while (running !== undefined) await running;
+      for (const lane of lanes) while (lane.running !== undefined) await lane.running;
     },
   };
+}
+
+interface Lane {
+  queue: QueuedWrite[];
+  running: Promise<void> | undefined;
+}
+
+/** The lane of a run's writes: a string hash (FNV-1a), the same for the same run for as long as the process lives. */
+export function laneOf(runId: string, lanes: number): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < runId.length; index++) hash = Math.imul(hash ^ runId.charCodeAt(index), 0x01000193);
+  return (hash >>> 0) % lanes;
 }
 
 /**

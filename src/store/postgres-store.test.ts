@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import { freshDatabase } from '../../test/postgres-server.ts';
-import { openPostgresStore } from './postgres-store.ts';
+import { laneOf } from './postgres-group-commit.ts';
+import { commitLanes, openPostgresStore } from './postgres-store.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { decision, newApproval, newEvent, newRun } from './store-contract-fixtures.ts';
 import { STORE_SCHEMA_VERSION, type StoreChange, type StoredAlwaysApproval } from './store.ts';
@@ -364,33 +365,86 @@ describe('group commit: the writes that store events', () => {
       expect((await commitsOf(admin)) - before).toBeLessThan(10);
     }));
 
+  /** A run id in the same commit lane as `runId` (`same`) or in another one, with the store's default lanes. */
+  function runInLane(runId: string, same: boolean): string {
+    const lanes = commitLanes(10);
+    for (let index = 0; ; index++) {
+      const candidate = `run-${index}`;
+      if (candidate !== runId && (laneOf(candidate, lanes) === laneOf(runId, lanes)) === same) return candidate;
+    }
+  }
+
   it('runs a write that lost a deadlock again on its own: every write of the batch lands', { timeout: 30_000 }, () =>
     onFreshDatabase(async (database) => {
       const store = await database.open();
       const admin = await database.admin();
-      for (const runId of ['run-x', 'run-y']) {
+      // Two runs whose writes share one lane, so that they share a batch.
+      const y = runInLane('run-x', true);
+      for (const runId of ['run-x', y]) {
         await store.createRun(newRun(runId), []);
         await store.updateRun(runId, 1, { status: 'paused_checkpoint' }, { approvals: [newApproval(runId, 'call-1')] });
       }
-      // Another writer holds run-y; the batch decides run-x (locking it), then waits for run-y.
+      // Another writer holds the second run; the batch decides run-x (locking it), then waits for the second.
       await admin.query('BEGIN');
-      await admin.query(`SELECT 1 FROM toolgate.runs WHERE run_id = 'run-y' FOR NO KEY UPDATE`);
+      await admin.query(`SELECT 1 FROM toolgate.runs WHERE run_id = $1 FOR NO KEY UPDATE`, [y]);
       const decisions = [
         store.decideApprovals('run-x', [{ toolCallId: 'call-1', events: [newEvent('run-x', 'decided')] }], decision(), { revision: 2, events: [newEvent('run-x', 'run_resumed')] }),
-        store.decideApprovals('run-y', [{ toolCallId: 'call-1', events: [newEvent('run-y', 'decided')] }], decision(), { revision: 2, events: [newEvent('run-y', 'run_resumed')] }),
+        store.decideApprovals(y, [{ toolCallId: 'call-1', events: [newEvent(y, 'decided')] }], decision(), { revision: 2, events: [newEvent(y, 'run_resumed')] }),
       ];
       await vi.waitFor(async () => expect((await admin.query(`SELECT 1 FROM pg_locks WHERE NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`)).rowCount).toBeGreaterThan(0), {
         timeout: 10_000,
         interval: 20,
       });
-      // The other writer now wants run-x: a cycle. The batch waited first, so its deadlock check fires first: its run-y write loses.
+      // The other writer now wants run-x: a cycle. The batch waited first, so its deadlock check fires first: its write on the second run loses.
       // (it waits until the batch commits what it kept: run-x is then free.)
       await admin.query(`SELECT 1 FROM toolgate.runs WHERE run_id = 'run-x' FOR NO KEY UPDATE`);
       await admin.query('COMMIT');
-      const [x, y] = await Promise.all(decisions);
-      expect(x).toMatchObject({ decided: ['call-1'], waiting: [], resumed: { run: { status: 'running' } } });
-      expect(y).toMatchObject({ decided: ['call-1'], waiting: [], resumed: { run: { status: 'running' } } });
+      const [onX, onY] = await Promise.all(decisions);
+      expect(onX).toMatchObject({ decided: ['call-1'], waiting: [], resumed: { run: { status: 'running' } } });
+      expect(onY).toMatchObject({ decided: ['call-1'], waiting: [], resumed: { run: { status: 'running' } } });
       const types = (await store.readEvents({ afterId: 0, limit: 100 })).map((event) => `${event.runId}:${event.type}`);
-      expect(types).toEqual(['run-x:decided', 'run-x:run_resumed', 'run-y:decided', 'run-y:run_resumed']);
+      expect(types).toEqual(['run-x:decided', 'run-x:run_resumed', `${y}:decided`, `${y}:run_resumed`]);
+    }));
+
+  it('commits in lanes: a write waiting for a row holds up only its own run\'s lane, and one run\'s writes keep their order', { timeout: 30_000 }, () =>
+    onFreshDatabase(async (database) => {
+      const store = await database.open();
+      const admin = await database.admin();
+      const other = runInLane('run-x', false);
+      for (const runId of ['run-x', other]) await store.createRun(newRun(runId), []);
+      // Another writer holds run-x: its move waits for that writer's COMMIT.
+      await admin.query('BEGIN');
+      await admin.query(`SELECT 1 FROM toolgate.runs WHERE run_id = 'run-x' FOR NO KEY UPDATE`);
+      let moved = false;
+      const waiting = store.updateRun('run-x', 1, { status: 'paused_checkpoint' }, { events: [newEvent('run-x', 'paused')] }).then((result) => {
+        moved = true;
+        return result;
+      });
+      await vi.waitFor(async () => expect((await admin.query(`SELECT 1 FROM pg_locks WHERE NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`)).rowCount).toBeGreaterThan(0), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      // Meanwhile the other run's writes, made one after another without waiting, commit, in the order made.
+      const written = await Promise.all(['first', 'second', 'third'].map((type) => store.appendEvents([newEvent(other, type)])));
+      expect(written.map(([event]) => event!.type)).toEqual(['first', 'second', 'third']);
+      expect(written.map(([event]) => event!.id)).toEqual([...written.map(([event]) => event!.id)].sort((a, b) => a - b));
+      expect(moved).toBe(false);
+      await admin.query('COMMIT');
+      expect((await waiting)?.run.status).toBe('paused_checkpoint');
+      const types = (await store.readEvents({ afterId: 0, limit: 10 })).map((event) => `${event.runId}:${event.type}`);
+      expect(types).toEqual([`${other}:first`, `${other}:second`, `${other}:third`, 'run-x:paused']);
+    }));
+
+  it('stores every event exactly as given, whatever its text: quotes, backslashes, dollars, escapes, other scripts, a megabyte', () =>
+    onFreshDatabase(async (database) => {
+      const store = await database.open();
+      const hostile = `'; COMMIT; DROP TABLE toolgate.events; -- \\ \\u0000 $$ $1 \u202e \u200b 日本語 🚀 "quoted" \n\t`;
+      await store.createRun(newRun('run-1', { owner: hostile }), []);
+      const data = [{ text: hostile }, { nested: { list: [hostile, 1, null, true] } }, { big: 'x'.repeat(1_000_000) }];
+      const written = await store.appendEvents(data.map((item, index) => newEvent('run-1', index === 0 ? hostile : `e${index}`, item, hostile)));
+      const stored = await store.readEvents({ afterId: 0, limit: 10 });
+      expect(stored).toEqual(written);
+      expect(stored.map((event) => event.data)).toEqual(data.map((item) => ({ run_id: 'run-1', ...item })));
+      expect(stored.map((event) => [event.type, event.owner])).toEqual([[hostile, hostile], ['e1', hostile], ['e2', hostile]]);
     }));
 });

@@ -20,6 +20,7 @@
  *   once per batch, not once per write.
  * Times and JSON are stored as text; BIGINT ids come back as numbers.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { createPostgresGroupCommit, type StagedEvent } from './postgres-group-commit.ts';
 import { ALWAYS_CHANNEL, EVENTS_CHANNEL, EVENT_ORDER_LOCK, MEMORY_CHANNEL, POSTGRES_SCHEMA, ensurePostgresSchema } from './postgres-schema.ts';
@@ -47,6 +48,56 @@ import { describeStoreLocation } from './store-location.ts';
 import type { EventText } from './sqlite-writes.ts';
 import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
 import type { DecideResult, NewEvent, PendingApprovalsQuery, RunChange, RunStatus, SharedRecords, StoreChange, StoredAlwaysApproval, StoredEvent, StoreInstances, ToolgateStore } from './store.ts';
+
+/**
+ * A connection that prepares each statement with parameters once, under a
+ * name derived from its text, and from then on only binds and executes it:
+ * PostgreSQL neither parses nor plans it again, and the text is not sent
+ * again. Every statement text here is constant (values are always
+ * parameters, also in the filters `sqlFilter` builds), so the names are few.
+ */
+class PreparingClient extends pg.Client {}
+const unprepared = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+PreparingClient.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const [text, values, callback] = args;
+  if (typeof text === 'string' && Array.isArray(values) && (args.length === 2 || (args.length === 3 && typeof callback === 'function'))) {
+    return unprepared.call(this, { name: statementName(text), text, values }, ...args.slice(2));
+  }
+  return unprepared.apply(this, args);
+} as typeof pg.Client.prototype.query;
+
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) statementNames.set(text, (name = `toolgate_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`));
+  return name;
+}
+
+/**
+ * Batches one server commits at once: four (more measured no faster on two
+ * cores), leaving connections for reads and single statements (a run read
+ * while its approval commits).
+ */
+export function commitLanes(maxConnections: number): number {
+  return Math.min(4, Math.max(1, maxConnections - 2));
+}
+
+/** Where a batch's events wait for the statement that inserts them (a custom setting, local to the transaction). */
+const STAGED_EVENTS_SETTING = 'toolgate.staged_events';
+
+/**
+ * A batch's last message: the lock, the staged events inserted in their
+ * order, COMMIT. Three statements in one simple query (which takes no
+ * parameters: every value here is this file's constant, the rows come from
+ * the setting). The notification is delivered when (and only if) the
+ * transaction commits; one per transaction, however many events.
+ */
+const COMMIT_STAGED_EVENTS = `SELECT pg_advisory_xact_lock(${EVENT_ORDER_LOCK}), pg_notify('${EVENTS_CHANNEL}', '');
+INSERT INTO events (run_id, owner, type, data, at, schema_version)
+  SELECT row->>0, row->>1, row->>2, row->>3, row->>4, ${STORE_SCHEMA_VERSION}
+  FROM json_array_elements(current_setting('${STAGED_EVENTS_SETTING}')::json) WITH ORDINALITY AS staged (row, position)
+  ORDER BY position RETURNING id;
+COMMIT`;
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (libpq's keywords in the query string: `?sslmode=require`...). */
@@ -91,6 +142,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     options: `-c search_path=${POSTGRES_SCHEMA}`,
     types,
+    Client: PreparingClient,
   });
   // An idle connection the server drops (a restart, a failover) must not crash the process: the pool replaces it.
   pool.on('error', () => undefined);
@@ -145,24 +197,27 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
 
   /**
-   * Inserts a batch's events last in its transaction, under the event-order
-   * lock (see the file comment), in one statement; their ids in order.
+   * Commits a batch's transaction, inserting its events last, under the
+   * event-order lock (see the file comment); their ids in order. The lock is
+   * held from the insert to the end of the COMMIT, fsync included, by every
+   * server's batches in turn, so nothing else happens while it is held: the
+   * rows travel first, as a transaction-local setting, and the lock, the
+   * insert and the COMMIT are one message to the server, with no round trip
+   * to this process in between.
    */
-  async function insertEvents(client: pg.PoolClient, events: readonly StagedEvent[]): Promise<number[]> {
-    if (events.length === 0) return [];
-    // The notification is delivered when (and only if) this transaction commits; one per transaction, however many events.
-    await client.query('SELECT pg_advisory_xact_lock($1), pg_notify($2, $3)', [EVENT_ORDER_LOCK, EVENTS_CHANNEL, '']);
-    const inserted = await client.query<{ id: number }>(
-      `INSERT INTO events (run_id, owner, type, data, at, schema_version)
-       SELECT run_id, owner, type, data, at, $6 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS staged (run_id, owner, type, data, at, position)
-       ORDER BY position RETURNING id`,
-      [events.map((event) => event.runId), events.map((event) => event.owner), events.map((event) => event.type), events.map((event) => event.data), events.map((event) => event.at), STORE_SCHEMA_VERSION],
-    );
+  async function commitEvents(client: pg.PoolClient, events: readonly StagedEvent[]): Promise<number[]> {
+    if (events.length === 0) {
+      await client.query('COMMIT');
+      return [];
+    }
+    const rows = JSON.stringify(events.map((event) => [event.runId, event.owner, event.type, event.data, event.at]));
+    await client.query('SELECT set_config($1, $2, true)', [STAGED_EVENTS_SETTING, rows]);
+    const results = (await client.query(COMMIT_STAGED_EVENTS)) as unknown as pg.QueryResult<{ id: number }>[];
     // Rows are inserted in the order selected and take identity values in that order, under the lock: ascending ids are that order.
-    return inserted.rows.map((row) => row.id).sort((a, b) => a - b);
+    return results[1]!.rows.map((row) => row.id).sort((a, b) => a - b);
   }
 
-  const commits = createPostgresGroupCommit({ pool, insertEvents, failure });
+  const commits = createPostgresGroupCommit({ pool, commitEvents, failure, lanes: commitLanes(options.maxConnections ?? 10) });
   /** The events of one write as the batch inserts them. */
   const staged = (texts: readonly EventText[], at: string): StagedEvent[] => texts.map((text) => ({ ...text, at }));
 
@@ -322,7 +377,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
       const texts = eventTexts(events);
       const at = now();
-      return commits.write(async (client) => {
+      return commits.write(run.runId, async (client) => {
         const inserted = await client.query<RunRow>(
           `INSERT INTO runs (run_id, owner, status, mode, session_id, chat_id, model, input, state, text, error, created_at, updated_at, revision, schema_version, driver)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, $10, $10, 1, $11, $12) RETURNING *`,
@@ -367,7 +422,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const texts = eventTexts(extra.events ?? []);
       const approvals = (extra.approvals ?? []).map((approval) => ({ ...approval, request: jsonObjectText(approval.request, `approval ${approval.toolCallId} request`) }));
       const at = now();
-      return commits.write(async (client) => {
+      return commits.write(runId, async (client) => {
         const moved = await moveRun(client, runId, revision, change, at);
         if (moved === undefined) return { events: [], result: () => undefined };
         if (extra.dropApprovals === true) await client.query('DELETE FROM approvals WHERE run_id = $1 AND decision IS NULL', [runId]);
@@ -404,7 +459,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const callTexts = calls.map((call) => ({ toolCallId: call.toolCallId, events: eventTexts(call.events ?? []) }));
       const resumeTexts = resume === undefined ? undefined : eventTexts(resume.events);
       const at = now();
-      return commits.write(async (client) => {
+      return commits.write(runId, async (client) => {
         // Deciders of one run take turns: the last one sees every other decision and can claim the run.
         const locked = (await client.query('SELECT 1 FROM runs WHERE run_id = $1 FOR NO KEY UPDATE', [runId])).rowCount === 1;
         const decided: string[] = [];
@@ -435,7 +490,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     async appendEvents(events) {
       const texts = eventTexts(events);
       const at = now();
-      return commits.write(async () => ({ events: staged(texts, at), result: (ids) => storedEvents(texts, ids, at) }));
+      return commits.write(texts[0]?.runId ?? '', async () => ({ events: staged(texts, at), result: (ids) => storedEvents(texts, ids, at) }));
     },
 
     async readEvents(request) {
@@ -471,7 +526,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
       const texts = eventTexts(events);
       const at = now();
-      return commits.write(async (client) => {
+      return commits.write(runId, async (client) => {
         const ended = await client.query(`UPDATE calls SET status = $1, output = $2, finished_at = $3 WHERE run_id = $4 AND tool_call_id = $5 AND status = 'executing'`, [status, output, at, runId, toolCallId]);
         if (ended.rowCount === 1) return { events: staged(texts, at), result: (ids) => storedEvents(texts, ids, at) };
         if ((await client.query('SELECT 1 FROM calls WHERE run_id = $1 AND tool_call_id = $2', [runId, toolCallId])).rowCount === 0) {
