@@ -1,5 +1,5 @@
 /** Blocking runs (seed 002): real generateText/streamText loops with a scripted model. */
-import { generateText, streamText, tool, ToolLoopAgent, type ToolSet } from 'ai';
+import { generateText, stepCountIs, streamText, tool, ToolLoopAgent, type ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { recordingApprover, scriptedModel, toolResultFor } from '../../../test/ai-sdk-fixture.ts';
@@ -305,6 +305,41 @@ describe('gateTools in blocking runs', () => {
     const result = await agent.generate({ prompt: 'email ann' });
     expect(result.text).toBe('sent');
     expect(ran).toEqual([{ tool: 'send_email', args: EMAIL }]);
+  });
+
+  it('turns a tool’s Standard Schema into JSON Schema once, not at every step, and still validates with it', async () => {
+    // A Standard Schema of another vendor than zod, counting its conversions (the SDK converts zod schemas the same way).
+    let conversions = 0;
+    const topicSchema = {
+      '~standard': {
+        version: 1,
+        vendor: 'counting',
+        validate: (value: unknown) =>
+          typeof value === 'object' && value !== null && typeof (value as { topic?: unknown }).topic === 'string' ? { value } : { issues: [{ message: 'topic must be a string' }] },
+        jsonSchema: {
+          input: () => {
+            conversions++;
+            return { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] };
+          },
+        },
+      },
+    };
+    const ran: unknown[] = [];
+    const tools = { read_notes: tool({ description: 'Read the notes', inputSchema: topicSchema as never, execute: async (args: unknown) => void ran.push(args) }) };
+    const script = (_options: unknown, step: number) =>
+      step < 4 ? { toolCalls: [{ toolCallId: `c${step}`, toolName: 'read_notes', input: step === 2 ? { topic: 7 } : { topic: `t${step}` } }] } : { text: 'done' };
+    const ungated = scriptedModel(script);
+    await generateText({ model: ungated.model, prompt: 'read', tools, stopWhen: stepCountIs(6) });
+    expect(conversions).toBe(5);
+    conversions = 0;
+    ran.length = 0;
+    const gated = scriptedModel(script);
+    const result = await generateText({ model: gated.model, prompt: 'read', ...gateTools({ tools, gate: fixtureGate(), context: { sessionId: 's1' }, resolve: 'blocking', stopWhen: stepCountIs(6) }) });
+    expect(conversions).toBe(1);
+    // Every step still offered the tool with its schema, and the invalid call was refused by it, not run.
+    for (const call of gated.calls) expect(call.tools?.find((offered) => offered.name === 'read_notes')).toMatchObject({ inputSchema: { required: ['topic'] } });
+    expect(ran).toEqual([{ topic: 't0' }, { topic: 't1' }, { topic: 't3' }]);
+    expect(result.steps[2]!.content.some((part) => part.type === 'tool-error')).toBe(true);
   });
 
   it('honours an AI SDK tool’s own needsApproval through the gate, and refuses weak secrets', async () => {

@@ -1,4 +1,4 @@
-import type { Tool, ToolExecutionOptions } from 'ai';
+import { asSchema, type Schema, type Tool, type ToolExecutionOptions } from 'ai';
 import { redact } from '../../core/redact.ts';
 import type { BuiltinTool } from '../../tools/builtin-tool.ts';
 import { permitsRun, sameArguments, type CallRecord } from './call-records.ts';
@@ -70,8 +70,26 @@ export function wrapTool(options: { name: string; tool: Tool | BuiltinTool; buil
     return Promise.resolve(inner).then((resolved) => withEditNote(resolved, args));
   }
 
-  const wrapped = { ...rest, execute } as Tool;
+  const wrapped = { ...rest, inputSchema: convertedOnce(rest.inputSchema), execute } as Tool;
   return wrapped;
+}
+
+const converted = new WeakMap<object, Schema>();
+
+/**
+ * The input schema as the SDK would make it, made once. Given a zod (or
+ * other Standard Schema) schema, the SDK wraps it anew at every step (ai
+ * `asSchema`), and so turns it into JSON Schema again at every step; the
+ * wrapper keeps its JSON Schema once made, so one wrapper per schema, kept
+ * as long as the schema, converts it once. The same wrapper validates as the
+ * SDK's would. Anything else (the SDK's own schema objects, a lazy schema)
+ * is left as it is.
+ */
+function convertedOnce(schema: Tool['inputSchema']): Tool['inputSchema'] {
+  if (typeof schema !== 'object' || schema === null || !('~standard' in schema)) return schema;
+  let wrapper = converted.get(schema);
+  if (wrapper === undefined) converted.set(schema, (wrapper = asSchema(schema)));
+  return wrapper as Tool['inputSchema'];
 }
 
 /** The common case, checked without allocating; `refusalOf` says why not. */
