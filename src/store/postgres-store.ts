@@ -34,6 +34,7 @@ import {
   approvalTextFromRow,
   callFromRow,
   checkLimit,
+  decidedCalls,
   decodeRunCursor,
   eventFromRow,
   jsonObjectText,
@@ -222,16 +223,22 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const staged = (texts: readonly EventText[], at: string): StagedEvent[] => texts.map((text) => ({ ...text, at }));
 
   /** Compare-and-set: only the revision the caller read moves; the row as moved, or undefined (nothing written). */
-  async function moveRun(client: pg.PoolClient, runId: string, revision: number, change: RunChange, at: string): Promise<RunRow | undefined> {
+  /** With `dropApprovals`, the run's undecided approvals are deleted too, in the same statement, when (and only when) it moves. */
+  async function moveRun(client: pg.PoolClient, runId: string, revision: number, change: RunChange, at: string, dropApprovals = false): Promise<RunRow | undefined> {
     const moved = await client.query<RunRow>(
-      `UPDATE runs SET
-         status = CASE WHEN $3::boolean THEN $4::text ELSE status END,
-         state = CASE WHEN $5::boolean THEN $6::text ELSE state END,
-         text = CASE WHEN $7::boolean THEN $8::text ELSE text END,
-         error = CASE WHEN $9::boolean THEN $10::text ELSE error END,
-         updated_at = $11, revision = revision + 1, schema_version = $12, driver = coalesce($13, driver)
-       WHERE run_id = $1 AND revision = $2
-       RETURNING *`,
+      `WITH moved AS (
+         UPDATE runs SET
+           status = CASE WHEN $3::boolean THEN $4::text ELSE status END,
+           state = CASE WHEN $5::boolean THEN $6::text ELSE state END,
+           text = CASE WHEN $7::boolean THEN $8::text ELSE text END,
+           error = CASE WHEN $9::boolean THEN $10::text ELSE error END,
+           updated_at = $11, revision = revision + 1, schema_version = $12, driver = coalesce($13, driver)
+         WHERE run_id = $1 AND revision = $2
+         RETURNING *
+       ), dropped AS (
+         DELETE FROM approvals WHERE $14::boolean AND run_id = $1 AND decision IS NULL AND EXISTS (SELECT 1 FROM moved)
+       )
+       SELECT * FROM moved`,
       [
         runId,
         revision,
@@ -246,6 +253,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         at,
         STORE_SCHEMA_VERSION,
         instance,
+        dropApprovals,
       ],
     );
     return moved.rows[0];
@@ -423,9 +431,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const approvals = (extra.approvals ?? []).map((approval) => ({ ...approval, request: jsonObjectText(approval.request, `approval ${approval.toolCallId} request`) }));
       const at = now();
       return commits.write(runId, async (client) => {
-        const moved = await moveRun(client, runId, revision, change, at);
+        const moved = await moveRun(client, runId, revision, change, at, extra.dropApprovals === true);
         if (moved === undefined) return { events: [], result: () => undefined };
-        if (extra.dropApprovals === true) await client.query('DELETE FROM approvals WHERE run_id = $1 AND decision IS NULL', [runId]);
         for (const approval of approvals) {
           await client.query(
             `INSERT INTO approvals (run_id, tool_call_id, owner, tool, group_id, request, created_at, decision, schema_version) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8)`,
@@ -462,17 +469,26 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       return commits.write(runId, async (client) => {
         // Deciders of one run take turns: the last one sees every other decision and can claim the run.
         const locked = (await client.query('SELECT 1 FROM runs WHERE run_id = $1 FOR NO KEY UPDATE', [runId])).rowCount === 1;
-        const decided: string[] = [];
-        for (const call of callTexts) {
-          const updated = await client.query('UPDATE approvals SET decision = $1 WHERE run_id = $2 AND tool_call_id = $3 AND decision IS NULL', [text, runId, call.toolCallId]);
-          if (updated.rowCount === 1) decided.push(call.toolCallId);
-        }
-        const waiting = (await client.query<{ tool_call_id: string }>('SELECT tool_call_id FROM approvals WHERE run_id = $1 AND decision IS NULL ORDER BY seq', [runId])).rows.map(
-          (row) => row.tool_call_id,
-        );
+        // The calls decided now, and those still waiting: what was undecided before this statement, less what it decided
+        // (a statement does not see its own changes). Taken after the lock, it sees every earlier decider's.
+        const outcome = (
+          await client.query<{ decided: string[]; waiting: string[] }>(
+            `WITH decided AS (
+               UPDATE approvals SET decision = $1 WHERE run_id = $2 AND tool_call_id = ANY($3::text[]) AND decision IS NULL RETURNING tool_call_id
+             )
+             SELECT (SELECT coalesce(array_agg(tool_call_id), '{}') FROM decided) AS decided,
+                    (SELECT coalesce(array_agg(tool_call_id ORDER BY seq), '{}') FROM approvals
+                      WHERE run_id = $2 AND decision IS NULL AND tool_call_id NOT IN (SELECT tool_call_id FROM decided)) AS waiting`,
+            [text, runId, callTexts.map((call) => call.toolCallId)],
+          )
+        ).rows[0]!;
+        // In the order named, each once (a call named twice is decided once: the decision then does not stand on every call named).
+        const firsts = decidedCalls(callTexts, outcome.decided);
+        const decided = firsts.map((call) => call.toolCallId);
+        const { waiting } = outcome;
         // The claim: only when this decision stands on every call named and nothing is left to decide.
         const claimed = resume !== undefined && decided.length === calls.length && waiting.length === 0 ? await moveRun(client, runId, resume.revision, { status: 'running' }, at) : undefined;
-        const decidedEvents = callTexts.filter((call) => decided.includes(call.toolCallId)).flatMap((call) => call.events);
+        const decidedEvents = firsts.flatMap((call) => call.events);
         const claimEvents = claimed === undefined ? [] : resumeTexts!;
         return {
           events: staged([...decidedEvents, ...claimEvents], at),

@@ -270,3 +270,13 @@ export function pageOf<Row extends { seq: number }, Item>(options: { rows: Row[]
   const last = page.at(-1);
   return { items: page.map(options.map), next: options.rows.length > options.limit && last !== undefined ? encodeRunCursor(last.seq) : null };
 }
+
+/**
+ * The calls a decision was taken on, in the order named, each once (the first
+ * entry of a call named twice): a call is decided once, and only its first
+ * entry's events are stored.
+ */
+export function decidedCalls<Call extends { toolCallId: string }>(calls: readonly Call[], decided: Iterable<string>): Call[] {
+  const remaining = new Set(decided);
+  return calls.filter((call) => remaining.delete(call.toolCallId));
+}

@@ -32,6 +32,7 @@ import {
   approvalTextFromRow,
   callFromRow,
   checkLimit,
+  decidedCalls,
   decodeRunCursor,
   eventFromRow,
   jsonObjectText,
@@ -197,7 +198,7 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       const resumeTexts = resume === undefined ? undefined : { revision: resume.revision, events: eventTexts(resume.events) };
       const at = now();
       const written = await write('decideApprovals', { runId, calls: callTexts, decision: text, ...(resumeTexts === undefined ? {} : { resume: resumeTexts }), at });
-      const decidedEvents = callTexts.filter((call) => written.decided.includes(call.toolCallId)).flatMap((call) => call.events);
+      const decidedEvents = decidedCalls(callTexts, written.decided).flatMap((call) => call.events);
       const result: DecideResult = { decided: written.decided, waiting: written.waiting, events: storedEvents(decidedEvents, written.eventIds, at) };
       if (written.resumed !== undefined) result.resumed = { run: runFromRow(written.resumed.run), events: storedEvents(resumeTexts!.events, written.resumed.eventIds, at) };
       return result;

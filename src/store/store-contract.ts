@@ -309,6 +309,16 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         expect((await store.listApprovals({ runId: 'run-1', includeDecided: true })).map((approval) => approval.decision?.decidedBy)).toEqual(['dave', 'bob']);
       });
 
+      it('decides calls in the order named, a call named twice once (with the first one\'s events), and does not claim then', async () => {
+        const resume = { revision: 2, events: [newEvent('run-1', 'run_resumed')] };
+        const twice = await store.decideApprovals('run-1', [{ toolCallId: 'call-2', events: [newEvent('run-1', 'first')] }, { toolCallId: 'call-2', events: [newEvent('run-1', 'again')] }], decision(), resume);
+        expect(twice).toEqual({ decided: ['call-2'], waiting: ['call-1'], events: [expect.objectContaining({ type: 'first' })] });
+        await store.createRun(newRun('run-4'), []);
+        await store.updateRun('run-4', 1, { status: 'paused_checkpoint' }, { approvals: [newApproval('run-4', 'call-a'), newApproval('run-4', 'call-b')] });
+        const reversed = await store.decideApprovals('run-4', [{ toolCallId: 'call-b' }, { toolCallId: 'call-a' }], decision(), { revision: 2, events: [] });
+        expect(reversed).toMatchObject({ decided: ['call-b', 'call-a'], waiting: [], resumed: { run: { status: 'running' } } });
+      });
+
       it('lets exactly one of concurrent deciders of the last call claim the run', async () => {
         const results = await Promise.all(
           ['bob', 'dave', 'erin'].map((who) => store.decideApprovals('run-2', [{ toolCallId: 'call-1' }], decision({ decidedBy: who }), { revision: 2, events: [newEvent('run-2', 'run_resumed', {}, 'carol')] })),
