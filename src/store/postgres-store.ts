@@ -17,7 +17,10 @@
  * - the writes that store events are group-committed
  *   (`postgres-group-commit.ts`): a server's writes made while one batch
  *   commits share the next transaction, so the lock and the fsync are paid
- *   once per batch, not once per write.
+ *   once per batch, not once per write; up to four batches run at once, one
+ *   run's writes always in the same one (`commitLanes`);
+ * - every statement with parameters is prepared once per connection
+ *   (`PreparingClient`).
  * Times and JSON are stored as text; BIGINT ids come back as numbers.
  */
 import { createHash } from 'node:crypto';
