@@ -88,7 +88,7 @@ const RETRY_ALONE = new Set(['40P01', '40001']);
 /**
  * @example
  * const commits = createPostgresGroupCommit({ pool, commitEvents, failure });
- * const events = await commits.write(async () => ({ events: rows, result: (ids) => ids }));
+ * const events = await commits.write('run-1', async () => ({ events: rows, result: (ids) => ids }));
  */
 export function createPostgresGroupCommit(options: PostgresGroupCommitOptions): PostgresGroupCommit {
   const maxBatch = options.maxBatch ?? 128;

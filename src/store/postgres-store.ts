@@ -225,8 +225,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   /** The events of one write as the batch inserts them. */
   const staged = (texts: readonly EventText[], at: string): StagedEvent[] => texts.map((text) => ({ ...text, at }));
 
-  /** Compare-and-set: only the revision the caller read moves; the row as moved, or undefined (nothing written). */
-  /** With `dropApprovals`, the run's undecided approvals are deleted too, in the same statement, when (and only when) it moves. */
+  /**
+   * Compare-and-set: only the revision the caller read moves; the row as
+   * moved, or undefined (nothing written). With `dropApprovals`, the run's
+   * undecided approvals are deleted in the same statement, when (and only
+   * when) it moves.
+   */
   async function moveRun(client: pg.PoolClient, runId: string, revision: number, change: RunChange, at: string, dropApprovals = false): Promise<RunRow | undefined> {
     const moved = await client.query<RunRow>(
       `WITH moved AS (
@@ -509,6 +513,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     async appendEvents(events) {
       const texts = eventTexts(events);
       const at = now();
+      // Events of several runs go in the first one's lane: they lock no run's row (their check takes FOR KEY SHARE, which blocks no writer).
       return commits.write(texts[0]?.runId ?? '', async () => ({ events: staged(texts, at), result: (ids) => storedEvents(texts, ids, at) }));
     },
 
