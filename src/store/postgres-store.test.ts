@@ -365,6 +365,14 @@ describe('group commit: the writes that store events', () => {
       expect((await commitsOf(admin)) - before).toBeLessThan(10);
     }));
 
+  /** Resolves once some connection to this database waits for a lock. */
+  async function untilALockIsAwaited(admin: pg.Client): Promise<void> {
+    await vi.waitFor(async () => expect((await admin.query(`SELECT 1 FROM pg_locks WHERE NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`)).rowCount).toBeGreaterThan(0), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  }
+
   /** A run id in the same commit lane as `runId` (`same`) or in another one, with the store's default lanes. */
   function runInLane(runId: string, same: boolean): string {
     const lanes = commitLanes(10);
@@ -391,10 +399,7 @@ describe('group commit: the writes that store events', () => {
         store.decideApprovals('run-x', [{ toolCallId: 'call-1', events: [newEvent('run-x', 'decided')] }], decision(), { revision: 2, events: [newEvent('run-x', 'run_resumed')] }),
         store.decideApprovals(y, [{ toolCallId: 'call-1', events: [newEvent(y, 'decided')] }], decision(), { revision: 2, events: [newEvent(y, 'run_resumed')] }),
       ];
-      await vi.waitFor(async () => expect((await admin.query(`SELECT 1 FROM pg_locks WHERE NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`)).rowCount).toBeGreaterThan(0), {
-        timeout: 10_000,
-        interval: 20,
-      });
+      await untilALockIsAwaited(admin);
       // The other writer now wants run-x: a cycle. The batch waited first, so its deadlock check fires first: its write on the second run loses.
       // (it waits until the batch commits what it kept: run-x is then free.)
       await admin.query(`SELECT 1 FROM toolgate.runs WHERE run_id = 'run-x' FOR NO KEY UPDATE`);
@@ -420,10 +425,7 @@ describe('group commit: the writes that store events', () => {
         moved = true;
         return result;
       });
-      await vi.waitFor(async () => expect((await admin.query(`SELECT 1 FROM pg_locks WHERE NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`)).rowCount).toBeGreaterThan(0), {
-        timeout: 10_000,
-        interval: 20,
-      });
+      await untilALockIsAwaited(admin);
       // Meanwhile the other run's writes, made one after another without waiting, commit, in the order made.
       const written = await Promise.all(['first', 'second', 'third'].map((type) => store.appendEvents([newEvent(other, type)])));
       expect(written.map(([event]) => event!.type)).toEqual(['first', 'second', 'third']);
