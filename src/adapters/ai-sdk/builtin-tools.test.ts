@@ -71,6 +71,22 @@ describe('built-in tools through the AI SDK', () => {
     expect(fixture.outsideState()).toBe(before);
   });
 
+  it('refuses a call whose arguments break the tool’s strict schema, in every run of the same tools (the schema is converted once)', async () => {
+    const before = fixture.read('ws/notes.txt');
+    for (const input of [{ ...WRITE, append: true }, { path: 'ws/notes.txt', content: 7 }, { path: ['ws/notes.txt'], content: 'x' }]) {
+      const approver = recordingApprover({ approved: true, scope: 'once' });
+      const gated = gateTools({ tools: fixture.tools, gate: fixture.gate, context: { sessionId: 's1' }, resolve: 'blocking', approver });
+      const { model } = scriptedModel((options) => {
+        const seen = toolResultFor(options.prompt, 'c1');
+        return seen === undefined ? { toolCalls: [{ toolCallId: 'c1', toolName: 'write_file', input }] } : { text: 'done' };
+      });
+      const result = await generateText({ model, prompt: 'edit', ...gated });
+      expect(result.steps[0]!.content.some((part) => part.type === 'tool-error')).toBe(true);
+      expect(approver.asked).toEqual([]);
+      expect(fixture.read('ws/notes.txt')).toBe(before);
+    }
+  });
+
   it('refuses built-in tools other than the ones the gate judges', () => {
     const others = createFsTools({ zones: fixture.zones, cwd: fixture.project });
     expect(() => gateTools({ tools: others, gate: fixture.gate, context: { sessionId: 's1' }, resolve: 'blocking' })).toThrow(/already knows another tool named read_file/);
