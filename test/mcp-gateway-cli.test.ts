@@ -77,9 +77,14 @@ describe('toolgate mcp over stdio (the real CLI entry)', () => {
       await client.close();
     }
     // The client closed stdin: the gateway stops, stops its upstream and writes the stats.
-    const stats = JSON.parse(readFileSync(statsFile, 'utf8')) as { stats: { forwarded: number; refused: number; beforeForward: { count: number } } };
+    const stats = JSON.parse(readFileSync(statsFile, 'utf8')) as {
+      stats: { forwarded: number; refused: number; beforeForward: { count: number }; heldUntilDurable: { count: number; p50_us: number } };
+    };
     expect(stats.stats).toMatchObject({ forwarded: 2, refused: 1 });
     expect(stats.stats.beforeForward.count).toBe(1);
+    // The audit log is on: each of the three answers waited for its records to be durable.
+    expect(stats.stats.heldUntilDurable.count).toBe(3);
+    expect(stats.stats.heldUntilDurable.p50_us).toBeGreaterThanOrEqual(0);
     expect(stderr).toContain('serving 13 tools from 1 of 1 servers');
     const audit = readAudit(path.join(scratch.directory, '.toolgate', 'audit.jsonl'));
     expect(audit.map((record) => [record.tool, record.decision])).toContainEqual(['write_file', 'approved']);

@@ -158,6 +158,23 @@ describe('createAuditLog', () => {
     await log.close();
   });
 
+  it('starts the sync only after what a caller chained on `written` has run, and still resolves `durable` only after it', async () => {
+    const order: string[] = [];
+    const { fileSystem, stats } = watchedFileSystem({ beforeSync: () => order.push('sync') });
+    const log = createAuditLog({ path: path.join(directory, 'audit.jsonl'), fileSystem });
+    const stages = log.recordInStages(entry(1));
+    // Like the gateway: on `written`, a chain of awaits ends in forwarding the call.
+    const acted = stages.written.then(async () => {
+      for (let hop = 0; hop < 50; hop++) await undefined;
+      order.push('forwarded');
+    });
+    await stages.durable;
+    await acted;
+    expect(order).toEqual(['forwarded', 'sync']);
+    expect(stats.durable.has(entry(1).call_id)).toBe(true);
+    await log.close();
+  });
+
   it('does not sync with fsync: false', async () => {
     const { fileSystem, stats } = watchedFileSystem();
     const file = path.join(directory, 'audit.jsonl');

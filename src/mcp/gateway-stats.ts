@@ -18,6 +18,12 @@ export interface GatewayStatsSnapshot {
    * verdict, memory, audit), for calls no person was asked about.
    */
   beforeForward: LatencySummary;
+  /**
+   * With the durable audit log: time a call's answer waited, after the server
+   * answered, for its records to be fdatasync'ed (0 when the sync finished
+   * while the server worked).
+   */
+  heldUntilDurable: LatencySummary;
 }
 
 const WINDOW = 16_384;
@@ -33,8 +39,8 @@ const WINDOW = 16_384;
  */
 export function createGatewayStats() {
   const counters = { forwarded: 0, refused: 0, failed: 0 };
-  const windows = { beforeForward: new Float64Array(WINDOW) };
-  const counts = { beforeForward: 0 };
+  const windows = { beforeForward: new Float64Array(WINDOW), heldUntilDurable: new Float64Array(WINDOW) };
+  const counts = { beforeForward: 0, heldUntilDurable: 0 };
   return {
     count(what: keyof typeof counters): void {
       counters[what] += 1;
@@ -45,7 +51,11 @@ export function createGatewayStats() {
       counts[what] += 1;
     },
     snapshot(): GatewayStatsSnapshot {
-      return { ...counters, beforeForward: summarize(windows.beforeForward, counts.beforeForward) };
+      return {
+        ...counters,
+        beforeForward: summarize(windows.beforeForward, counts.beforeForward),
+        heldUntilDurable: summarize(windows.heldUntilDurable, counts.heldUntilDurable),
+      };
     },
   };
 }

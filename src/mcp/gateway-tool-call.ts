@@ -63,8 +63,10 @@ export async function handleToolCall(options: { core: ToolCallCore; request: Cal
     outcome = { error };
   }
   // Whatever the call came to (a result, a refusal, an error), nothing goes back before its records are durable.
+  const held = performance.now();
   try {
     await durable;
+    core.stats.sample('heldUntilDurable', performance.now() - held);
   } catch (error) {
     core.stats.count('failed');
     return gatewayRefusalResult(`the audit log could not make the record of this call durable (${errorMessage(error)}), so its result is withheld`);
