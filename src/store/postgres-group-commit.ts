@@ -123,21 +123,28 @@ export function createPostgresGroupCommit(options: PostgresGroupCommitOptions): 
     const alone = batch.length === 1;
     let broken: Error | undefined;
     try {
-      // Round trips are most of a write's cost: the savepoints ride along with BEGIN and with each other
-      // (a savepoint is released by the next one's statement, the last by COMMIT).
-      await client.query(alone ? 'BEGIN' : `BEGIN; SAVEPOINT ${SAVEPOINT}`);
+      // Round trips are most of a write's cost: BEGIN and the savepoints are sent ahead of the write's first
+      // statement, in the same round trip (the pool's connections pipeline), and a savepoint is released by the
+      // next one's message, the last by COMMIT. Whether they succeeded is known by the time the write's first
+      // statement answers; a failed one aborts the transaction, and then every later statement fails too.
+      let control = sendAhead(client, alone ? 'BEGIN' : `BEGIN; SAVEPOINT ${SAVEPOINT}`);
       const outcomes: Outcome[] = [];
       for (const [index, write] of batch.entries()) {
         if (alone) {
-          outcomes.push({ kind: 'staged', staged: await write.work(client) });
+          const staged = await settledAfter(control, () => write.work(client));
+          outcomes.push({ kind: 'staged', staged });
           continue;
         }
-        if (index > 0) await client.query(`RELEASE SAVEPOINT ${SAVEPOINT}; SAVEPOINT ${SAVEPOINT}`);
+        if (index > 0) control = sendAhead(client, `RELEASE SAVEPOINT ${SAVEPOINT}; SAVEPOINT ${SAVEPOINT}`);
         try {
-          const staged = await write.work(client);
-          await checkRunsExist(client, staged);
+          const staged = await settledAfter(control, async () => {
+            const staged = await write.work(client);
+            await checkRunsExist(client, staged);
+            return staged;
+          });
           outcomes.push({ kind: 'staged', staged });
         } catch (error) {
+          if (error instanceof ControlFailed) throw error;
           // Undo this write only (its row locks too); the batch's earlier writes stay.
           await client.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
           outcomes.push(RETRY_ALONE.has((error as { code?: string }).code ?? '') ? { kind: 'again' } : { kind: 'failed', error });
@@ -158,7 +165,8 @@ export function createPostgresGroupCommit(options: PostgresGroupCommitOptions): 
         }
       });
       return again;
-    } catch (error) {
+    } catch (thrown) {
+      const error = thrown instanceof ControlFailed ? thrown.cause : thrown;
       try {
         await client.query('ROLLBACK');
       } catch (rollbackError) {
@@ -215,6 +223,44 @@ async function checkRunsExist(client: pg.PoolClient, staged: StagedWrite<unknown
   const known = new Set(rows.map((row) => row.run_id));
   const missing = runIds.find((runId) => !known.has(runId));
   throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `events for run ${JSON.stringify(missing)}, which does not exist: none of this write's records were stored` });
+}
+
+/**
+ * Sends a transaction-control message without waiting for its answer, so
+ * that the statements that follow ride in the same round trip. Its outcome
+ * is read by `settledAfter`; nobody is left with an unhandled rejection.
+ */
+function sendAhead(client: pg.PoolClient, text: string): Promise<unknown> {
+  const sent = client.query(text);
+  sent.catch(() => undefined);
+  return sent;
+}
+
+/** A BEGIN or savepoint sent ahead that failed: the batch fails with its error, not with what it caused. */
+class ControlFailed extends Error {}
+
+/**
+ * Runs `work` (statements sent after `control`), then reports `control`'s
+ * failure first: a statement that failed because the transaction was
+ * aborted by it is not the write's fault. Answers arrive in order, so
+ * `control` has answered by the time `work`'s first statement has.
+ */
+async function settledAfter<Value>(control: Promise<unknown>, work: () => Promise<Value>): Promise<Value> {
+  let value: Value;
+  try {
+    value = await work();
+  } catch (error) {
+    await control.catch((controlError: unknown) => {
+      throw new ControlFailed('a transaction-control statement failed', { cause: controlError });
+    });
+    throw error;
+  }
+  try {
+    await control;
+  } catch (controlError) {
+    throw new ControlFailed('a transaction-control statement failed', { cause: controlError });
+  }
+  return value;
 }
 
 /** Resolves with what `answer` returns, or rejects with what it throws (a result built from the committed rows). */

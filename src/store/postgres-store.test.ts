@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import { freshDatabase } from '../../test/postgres-server.ts';
-import { laneOf } from './postgres-group-commit.ts';
-import { commitLanes, openPostgresStore } from './postgres-store.ts';
+import { createPostgresGroupCommit, laneOf } from './postgres-group-commit.ts';
+import { commitLanes, commitStagedEvents, openPostgresStore } from './postgres-store.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { decision, newApproval, newEvent, newRun } from './store-contract-fixtures.ts';
 import { STORE_SCHEMA_VERSION, type StoreChange, type StoredAlwaysApproval } from './store.ts';
@@ -448,5 +448,68 @@ describe('group commit: the writes that store events', () => {
       expect(stored).toEqual(written);
       expect(stored.map((event) => event.data)).toEqual(data.map((item) => ({ run_id: 'run-1', ...item })));
       expect(stored.map((event) => [event.type, event.owner])).toEqual([[hostile, hostile], ['e1', hostile], ['e2', hostile]]);
+    }));
+});
+
+describe('group commit: transaction control sent ahead of the statements (pipelined)', () => {
+  /** A client that sends `replacement` instead of any statement starting with `prefix`, while `prefix` is set. */
+  const sabotage: { prefix?: string; replacement?: string } = {};
+  class SabotagedClient extends pg.Client {
+    override query(...args: unknown[]): never {
+      if (sabotage.prefix !== undefined && typeof args[0] === 'string' && args[0].startsWith(sabotage.prefix)) args[0] = sabotage.replacement;
+      return (super.query as (...args: unknown[]) => never)(...args);
+    }
+  }
+
+  it('fails every write of the batch with the error of a savepoint sent ahead, commits none of them, and the next batch commits', () =>
+    onFreshDatabase(async (database) => {
+      const admin = await database.admin();
+      await admin.query('CREATE TABLE written (value TEXT NOT NULL)');
+      const pool = new pg.Pool({ connectionString: database.url, max: 2, pipeline: true, Client: SabotagedClient });
+      try {
+        const commits = createPostgresGroupCommit({ pool, commitEvents: async (client) => (await client.query('COMMIT'), []), failure: (error) => error, lanes: 1 });
+        const write = (value: string) =>
+          commits.write('run-1', async (client) => {
+            await client.query('INSERT INTO written (value) VALUES ($1)', [value]);
+            return { events: [], result: () => value };
+          });
+        // Made together: one batch. The second write's savepoint message fails, which aborts the transaction.
+        Object.assign(sabotage, { prefix: 'RELEASE SAVEPOINT', replacement: 'SELECT 1/0' });
+        const outcomes = await Promise.allSettled(['a', 'b', 'c'].map(write));
+        // Not "current transaction is aborted" (what the write's own statement met): the savepoint's own error, for all three.
+        expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as { code?: string }).code : outcome.value))).toEqual(['22012', '22012', '22012']);
+        expect((await admin.query('SELECT value FROM written')).rows).toEqual([]);
+        delete sabotage.prefix;
+        expect(await Promise.all(['d', 'e'].map(write))).toEqual(['d', 'e']);
+        expect((await admin.query('SELECT value FROM written ORDER BY value')).rows).toEqual([{ value: 'd' }, { value: 'e' }]);
+      } finally {
+        delete sabotage.prefix;
+        await pool.end();
+      }
+    }));
+
+  it('commits nothing when the staged events cannot be set: the final message fails before its COMMIT, with the setting\'s own error', () =>
+    onFreshDatabase(async (database) => {
+      const store = await database.open();
+      await store.createRun(newRun('run-1'), []);
+      const client = new SabotagedClient({ connectionString: database.url, pipeline: true, options: '-c search_path=toolgate' });
+      await client.connect();
+      try {
+        const events = [{ runId: 'run-1', owner: 'alice', type: 'staged', data: '{"n":1}', at: new Date().toISOString() }];
+        Object.assign(sabotage, { prefix: 'SELECT set_config', replacement: 'SELECT 1/0, $1::text, $2::text' });
+        await client.query('BEGIN');
+        await expect(commitStagedEvents(client, events)).rejects.toMatchObject({ code: '22012' });
+        expect(client.getTransactionStatus()).toBe('E');
+        await client.query('ROLLBACK');
+        delete sabotage.prefix;
+        expect(await store.readEvents({ afterId: 0, limit: 10 })).toEqual([]);
+        await client.query('BEGIN');
+        const ids = await commitStagedEvents(client, events);
+        expect(client.getTransactionStatus()).toBe('I');
+        expect((await store.readEvents({ afterId: 0, limit: 10 })).map((event) => [event.id, event.type])).toEqual([[Number(ids[0]), 'staged']]);
+      } finally {
+        delete sabotage.prefix;
+        await client.end();
+      }
     }));
 });

@@ -103,6 +103,40 @@ INSERT INTO events (run_id, owner, type, data, at, schema_version)
   ORDER BY position RETURNING id;
 COMMIT`;
 
+/**
+ * Commits a batch's transaction, inserting its events last, under the
+ * event-order lock (see the file comment); their ids in order. The lock is
+ * held from the insert to the end of the COMMIT, fsync included, by every
+ * server's batches in turn, so nothing else happens while it is held: the
+ * rows travel first, as a transaction-local setting (sent just ahead, in the
+ * same round trip), and the lock, the insert and the COMMIT are one message
+ * to the server, with no round trip to this process in between.
+ *
+ * @example
+ * const ids = await commitStagedEvents(client, events); // in the batch's transaction, last
+ */
+export async function commitStagedEvents(client: pg.ClientBase, events: readonly StagedEvent[]): Promise<number[]> {
+  if (events.length === 0) {
+    await client.query('COMMIT');
+    return [];
+  }
+  const rows = JSON.stringify(events.map((event) => [event.runId, event.owner, event.type, event.data, event.at]));
+  // Both messages in one round trip (the pool's connections pipeline). Should the setting fail, the
+  // transaction is aborted and the final message fails before its COMMIT: nothing is committed.
+  const staging = client.query('SELECT set_config($1, $2, true)', [STAGED_EVENTS_SETTING, rows]);
+  staging.catch(() => undefined);
+  let results: pg.QueryResult<{ id: number }>[];
+  try {
+    results = (await client.query(COMMIT_STAGED_EVENTS)) as unknown as pg.QueryResult<{ id: number }>[];
+  } catch (error) {
+    // The setting's own error, when it is what aborted the transaction.
+    await staging;
+    throw error;
+  }
+  // Rows are inserted in the order selected and take identity values in that order, under the lock: ascending ids are that order.
+  return results[1]!.rows.map((row) => row.id).sort((a, b) => a - b);
+}
+
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (libpq's keywords in the query string: `?sslmode=require`...). */
   url: string;
@@ -147,6 +181,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     options: `-c search_path=${POSTGRES_SCHEMA}`,
     types,
     Client: PreparingClient,
+    // Messages sent before an answer arrives go out together (the group commit sends BEGIN and savepoints ahead).
+    pipeline: true,
   });
   // An idle connection the server drops (a restart, a failover) must not crash the process: the pool replaces it.
   pool.on('error', () => undefined);
@@ -200,28 +236,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     }
   }
 
-  /**
-   * Commits a batch's transaction, inserting its events last, under the
-   * event-order lock (see the file comment); their ids in order. The lock is
-   * held from the insert to the end of the COMMIT, fsync included, by every
-   * server's batches in turn, so nothing else happens while it is held: the
-   * rows travel first, as a transaction-local setting, and the lock, the
-   * insert and the COMMIT are one message to the server, with no round trip
-   * to this process in between.
-   */
-  async function commitEvents(client: pg.PoolClient, events: readonly StagedEvent[]): Promise<number[]> {
-    if (events.length === 0) {
-      await client.query('COMMIT');
-      return [];
-    }
-    const rows = JSON.stringify(events.map((event) => [event.runId, event.owner, event.type, event.data, event.at]));
-    await client.query('SELECT set_config($1, $2, true)', [STAGED_EVENTS_SETTING, rows]);
-    const results = (await client.query(COMMIT_STAGED_EVENTS)) as unknown as pg.QueryResult<{ id: number }>[];
-    // Rows are inserted in the order selected and take identity values in that order, under the lock: ascending ids are that order.
-    return results[1]!.rows.map((row) => row.id).sort((a, b) => a - b);
-  }
-
-  const commits = createPostgresGroupCommit({ pool, commitEvents, failure, lanes: commitLanes(options.maxConnections ?? 10) });
+  const commits = createPostgresGroupCommit({ pool, commitEvents: commitStagedEvents, failure, lanes: commitLanes(options.maxConnections ?? 10) });
   /** The events of one write as the batch inserts them. */
   const staged = (texts: readonly EventText[], at: string): StagedEvent[] => texts.map((text) => ({ ...text, at }));
 
