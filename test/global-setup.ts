@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestPostgres, TEST_POSTGRES_URL_VARIABLE } from './postgres-server.ts';
+import { startTestPostgres, TEST_POSTGRES_SOCKET_URL_VARIABLE, TEST_POSTGRES_URL_VARIABLE } from './postgres-server.ts';
 
 /**
  * Runs once around the suite: says which Node runs it (toolgate needs >= 22),
@@ -22,9 +22,11 @@ export default async function setup(): Promise<() => Promise<void>> {
   // One PostgreSQL server for the run; each test that needs it makes its own database (postgres-server.ts).
   const postgres = await startTestPostgres();
   process.env[TEST_POSTGRES_URL_VARIABLE] = postgres.url;
+  process.env[TEST_POSTGRES_SOCKET_URL_VARIABLE] = postgres.socketUrl;
   return async () => {
     await postgres.stop();
     delete process.env[TEST_POSTGRES_URL_VARIABLE];
+    delete process.env[TEST_POSTGRES_SOCKET_URL_VARIABLE];
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
     try {

@@ -15,9 +15,17 @@ import pg from 'pg';
 /** The environment variable the global setup passes the server's admin URL in. */
 export const TEST_POSTGRES_URL_VARIABLE = 'TOOLGATE_TEST_POSTGRES_URL';
 
+/** The same server's admin URL through its Unix socket (`socketUrl`). */
+export const TEST_POSTGRES_SOCKET_URL_VARIABLE = 'TOOLGATE_TEST_POSTGRES_SOCKET_URL';
+
 export interface TestPostgresServer {
   /** `postgres://toolgate@127.0.0.1:PORT/postgres`: the superuser on the maintenance database. */
   url: string;
+  /**
+   * The same through the server's Unix socket: the socket's directory as the
+   * host, percent-encoded (`postgres://toolgate@%2Ftmp%2Ftoolgate-postgres-x:PORT/postgres`).
+   */
+  socketUrl: string;
   stop(): Promise<void>;
 }
 
@@ -72,6 +80,7 @@ export async function startTestPostgres(): Promise<TestPostgresServer> {
   let log = '';
   server.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
   const url = `postgres://toolgate@127.0.0.1:${port}/postgres`;
+  const socketUrl = `postgres://toolgate@${encodeURIComponent(directory)}:${port}/postgres`;
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
   const stop = async () => {
     // SIGINT: PostgreSQL's fast shutdown (its sessions are ended, nothing waits for clients to leave).
@@ -86,7 +95,7 @@ export async function startTestPostgres(): Promise<TestPostgresServer> {
     try {
       await client.connect();
       await client.end();
-      return { url, stop };
+      return { url, socketUrl, stop };
     } catch (error) {
       await client.end().catch(() => undefined);
       if (attempt > 200) {
@@ -102,6 +111,8 @@ let databases = 0;
 
 /**
  * A new empty database on the test server, and a function that drops it.
+ * Its URL reaches the server as the admin URL in `TOOLGATE_TEST_POSTGRES_URL`
+ * does (over TCP, or through the Unix socket when that URL names it).
  *
  * @example
  * const database = await freshDatabase();

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
-import { freshDatabase } from '../../test/postgres-server.ts';
+import { freshDatabase, TEST_POSTGRES_SOCKET_URL_VARIABLE, TEST_POSTGRES_URL_VARIABLE } from '../../test/postgres-server.ts';
 import { createPostgresGroupCommit, laneOf } from './postgres-group-commit.ts';
 import { commitLanes, commitStagedEvents, openPostgresStore } from './postgres-store.ts';
 import { describeStoreContract } from './store-contract.ts';
@@ -61,6 +61,31 @@ describe('openPostgresStore', () => {
       expect(tables.rows).toEqual([{ table_name: 'meta' }]);
     } finally {
       await admin.end();
+      await database.drop();
+    }
+  });
+
+  it("works through PostgreSQL's Unix socket, named as the URL's host (percent-encoded)", async () => {
+    const socketUrl = process.env[TEST_POSTGRES_SOCKET_URL_VARIABLE]!;
+    expect(new URL(socketUrl).hostname).toMatch(/^%2F/);
+    const overTcp = process.env[TEST_POSTGRES_URL_VARIABLE];
+    process.env[TEST_POSTGRES_URL_VARIABLE] = socketUrl;
+    let database: Awaited<ReturnType<typeof freshDatabase>>;
+    try {
+      database = await freshDatabase();
+    } finally {
+      process.env[TEST_POSTGRES_URL_VARIABLE] = overTcp;
+    }
+    try {
+      const store = await openPostgresStore({ url: database.url });
+      try {
+        await store.createRun(newRun('run-1'), [newEvent('run-1', 'run_started')]);
+        expect((await store.getRun('run-1'))?.status).toBe('running');
+        expect((await store.readEvents({ afterId: 0, limit: 10 })).map((event) => event.type)).toEqual(['run_started']);
+      } finally {
+        await store.close();
+      }
+    } finally {
       await database.drop();
     }
   });
