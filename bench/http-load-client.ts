@@ -24,7 +24,7 @@ export interface LoadClient {
 export function loadClient(options: { url: string; token: string; connections: number }): LoadClient {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const base = new URL(options.url);
-  return {
+  const client: LoadClient = {
     request(method, route, body) {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${options.token}` };
@@ -33,7 +33,9 @@ export function loadClient(options: { url: string; token: string; connections: n
         headers['content-length'] = Buffer.byteLength(payload);
       }
       return new Promise((resolve, reject) => {
+        let answered = false;
         const sent = http.request({ agent, host: base.hostname, port: base.port, path: route, method, headers }, (response) => {
+          answered = true;
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('error', reject);
@@ -46,7 +48,12 @@ export function loadClient(options: { url: string; token: string; connections: n
             }
           });
         });
-        sent.on('error', reject);
+        sent.on('error', (error: NodeJS.ErrnoException) => {
+          // The server closed this idle keep-alive connection (its keep-alive timeout) as the request went out on it:
+          // the request never reached it, so it is sent again, once, on a new connection (Node's documented remedy).
+          if (sent.reusedSocket && !answered && error.code === 'ECONNRESET') client.request(method, route, body).then(resolve, reject);
+          else reject(error);
+        });
         sent.end(payload);
       });
     },
@@ -54,4 +61,5 @@ export function loadClient(options: { url: string; token: string; connections: n
       agent.destroy();
     },
   };
+  return client;
 }

@@ -79,6 +79,13 @@ export const serverPostgresSuite: BenchSuite = {
       }
       await settled(servers[0]!.url);
       return rowsOf(measured, perRepetition);
+    } catch (error) {
+      // What the servers said is most often why.
+      for (const [index, server] of servers.entries()) {
+        const exited = server.child.exitCode ?? server.child.signalCode;
+        process.stderr.write(`server ${index + 1}${exited === null ? '' : ` (exited: ${exited})`}, the end of its stderr:\n${server.stderr().slice(-3000)}\n`);
+      }
+      throw error;
     } finally {
       for (const client of clients) client.close();
       await raw.end().catch(() => undefined);
