@@ -50,7 +50,7 @@ export function loadClient(options: { url: string; token: string; connections: n
         });
         sent.on('error', (error: NodeJS.ErrnoException) => {
           // The server closed this idle keep-alive connection (its keep-alive timeout) as the request went out on it:
-          // the request never reached it, so it is sent again, once, on a new connection (Node's documented remedy).
+          // the request never reached it, so it is sent again (Node's documented remedy); each try takes another idle connection or a new one.
           if (sent.reusedSocket && !answered && error.code === 'ECONNRESET') client.request(method, route, body).then(resolve, reject);
           else reject(error);
         });
