@@ -111,16 +111,17 @@ let databases = 0;
 
 /**
  * A new empty database on the test server, and a function that drops it.
- * Its URL reaches the server as the admin URL in `TOOLGATE_TEST_POSTGRES_URL`
- * does (over TCP, or through the Unix socket when that URL names it).
+ * Its URL reaches the server as the admin URL does (`admin`, by default the
+ * one in `TOOLGATE_TEST_POSTGRES_URL`): over TCP, or through the Unix socket
+ * when it names the socket.
  *
  * @example
  * const database = await freshDatabase();
  * const store = await openPostgresStore({ url: database.url });
  * await database.drop();
  */
-export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = process.env[TEST_POSTGRES_URL_VARIABLE];
+export async function freshDatabase(options: { admin?: string } = {}): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = options.admin ?? process.env[TEST_POSTGRES_URL_VARIABLE];
   if (admin === undefined) throw new Error(`${TEST_POSTGRES_URL_VARIABLE} is not set: the tests' global setup starts PostgreSQL (run them with npm test)`);
   const name = `toolgate_test_${process.pid}_${++databases}_${Date.now().toString(36)}`;
   const client = new pg.Client({ connectionString: admin });

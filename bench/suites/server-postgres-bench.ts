@@ -18,7 +18,7 @@
  * every server, which caps approvals near raw/5 and makes servers contend.
  */
 import pg from 'pg';
-import { freshDatabase, startTestPostgres, TEST_POSTGRES_URL_VARIABLE } from '../../test/postgres-server.ts';
+import { freshDatabase, startTestPostgres } from '../../test/postgres-server.ts';
 import { ADMIN_TOKEN, inParallel, runsWithStatus, startServerProcess, type ServerProcess } from '../../test/server-harness.ts';
 import { median, percentile, round, spreadOf, type BenchRow, type BenchSuite } from '../harness.ts';
 import { loadClient, type LoadClient } from '../http-load-client.ts';
@@ -45,8 +45,7 @@ export const serverPostgresSuite: BenchSuite = {
     const postgres = await startTestPostgres();
     // On one machine, through PostgreSQL's Unix socket (the raw commits too): over TCP loopback, the kernel
     // does the receiving side's network work inside every send, which a database on its own host would do there.
-    process.env[TEST_POSTGRES_URL_VARIABLE] = postgres.socketUrl;
-    const database = await freshDatabase();
+    const database = await freshDatabase({ admin: postgres.socketUrl });
     const servers: ServerProcess[] = [];
     const clients: LoadClient[] = [];
     const raw = new pg.Client({ connectionString: database.url });
@@ -80,10 +79,11 @@ export const serverPostgresSuite: BenchSuite = {
       await settled(servers[0]!.url);
       return rowsOf(measured, perRepetition);
     } catch (error) {
-      // What the servers said is most often why.
+      // What the servers said is most often why: everything but their request log lines.
       for (const [index, server] of servers.entries()) {
         const exited = server.child.exitCode ?? server.child.signalCode;
-        process.stderr.write(`server ${index + 1}${exited === null ? '' : ` (exited: ${exited})`}, the end of its stderr:\n${server.stderr().slice(-3000)}\n`);
+        const said = server.stderr().split('\n').filter((line) => line.trim() !== '' && !line.includes('"level":"info"'));
+        process.stderr.write(`server ${index + 1}${exited === null ? '' : ` (exited: ${exited})`} said:\n${said.slice(-40).join('\n') || '(nothing but request logs)'}\n`);
       }
       throw error;
     } finally {
@@ -92,7 +92,6 @@ export const serverPostgresSuite: BenchSuite = {
       for (const server of servers) await server.kill9();
       await database.drop().catch(() => undefined);
       await postgres.stop();
-      delete process.env[TEST_POSTGRES_URL_VARIABLE];
     }
   },
 };

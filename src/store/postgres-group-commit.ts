@@ -246,21 +246,17 @@ class ControlFailed extends Error {}
  * `control` has answered by the time `work`'s first statement has.
  */
 async function settledAfter<Value>(control: Promise<unknown>, work: () => Promise<Value>): Promise<Value> {
-  let value: Value;
-  try {
-    value = await work();
-  } catch (error) {
-    await control.catch((controlError: unknown) => {
-      throw new ControlFailed('a transaction-control statement failed', { cause: controlError });
-    });
-    throw error;
-  }
+  const outcome = await work().then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
   try {
     await control;
   } catch (controlError) {
     throw new ControlFailed('a transaction-control statement failed', { cause: controlError });
   }
-  return value;
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
 }
 
 /** Resolves with what `answer` returns, or rejects with what it throws (a result built from the committed rows). */

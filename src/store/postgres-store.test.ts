@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
-import { freshDatabase, TEST_POSTGRES_SOCKET_URL_VARIABLE, TEST_POSTGRES_URL_VARIABLE } from '../../test/postgres-server.ts';
+import { freshDatabase, TEST_POSTGRES_SOCKET_URL_VARIABLE } from '../../test/postgres-server.ts';
 import { createPostgresGroupCommit, laneOf } from './postgres-group-commit.ts';
 import { commitLanes, commitStagedEvents, openPostgresStore } from './postgres-store.ts';
 import { describeStoreContract } from './store-contract.ts';
@@ -68,14 +68,8 @@ describe('openPostgresStore', () => {
   it("works through PostgreSQL's Unix socket, named as the URL's host (percent-encoded)", async () => {
     const socketUrl = process.env[TEST_POSTGRES_SOCKET_URL_VARIABLE]!;
     expect(new URL(socketUrl).hostname).toMatch(/^%2F/);
-    const overTcp = process.env[TEST_POSTGRES_URL_VARIABLE];
-    process.env[TEST_POSTGRES_URL_VARIABLE] = socketUrl;
-    let database: Awaited<ReturnType<typeof freshDatabase>>;
-    try {
-      database = await freshDatabase();
-    } finally {
-      process.env[TEST_POSTGRES_URL_VARIABLE] = overTcp;
-    }
+    const database = await freshDatabase({ admin: socketUrl });
+    expect(new URL(database.url).hostname).toBe(new URL(socketUrl).hostname);
     try {
       const store = await openPostgresStore({ url: database.url });
       try {
@@ -94,6 +88,13 @@ describe('openPostgresStore', () => {
     const error = await openPostgresStore({ url: 'postgres://toolgate:hunter2@127.0.0.1:9/none', connectTimeoutMs: 2000 }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE' });
     expect((error as Error).message).toContain('127.0.0.1:9');
+    expect((error as Error).message).not.toContain('hunter2');
+  });
+
+  it('says a Unix socket that is not there cannot be reached (STORE_UNAVAILABLE), naming it, without the password', async () => {
+    const error = await openPostgresStore({ url: 'postgres://toolgate:hunter2@%2Fnonexistent%2Ftoolgate-socket/none', connectTimeoutMs: 2000 }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect((error as Error).message).toContain('/nonexistent/toolgate-socket/.s.PGSQL.5432');
     expect((error as Error).message).not.toContain('hunter2');
   });
 

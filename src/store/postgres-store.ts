@@ -753,7 +753,8 @@ function watchChanges(options: { url: string; listener: (change: StoreChange) =>
  * connections (55000 "not currently accepting connections").
  */
 const UNAVAILABLE_STATES = /^(08|57P0[1-4]|53300|3D000|28)/;
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
+// ENOENT and EACCES: a Unix socket that is not there (no server in that directory) or that this user may not open.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN', 'ENOENT', 'EACCES']);
 
 /**
  * A failure to reach the database as a StoreError STORE_UNAVAILABLE (the
