@@ -216,7 +216,7 @@ describe('group commit in the SQLite store', () => {
     const queued = [store.createRun(newRun('run-1'), [newEvent('run-1', 'run_started')]), store.createToken({ name: 'ci', role: 'admin', hash: 'b'.repeat(64) })];
     await store.close();
     expect((await Promise.all(queued))[1]).toBe(true);
-    await expect(store.createRun(newRun('run-2'), [])).rejects.toThrow(/not open/);
+    await expect(store.createRun(newRun('run-2'), [])).rejects.toThrow(/the store is closed/);
     const reopened = open();
     expect((await reopened.getRun('run-1'))?.revision).toBe(1);
     expect(await reopened.lastEventId()).toBe(1);

@@ -1,19 +1,28 @@
 /**
  * Group commit for the SQLite store: writes queued in one turn of the event
- * loop run together in one IMMEDIATE transaction, whose COMMIT is their one
- * fsync. Each write runs inside its own SAVEPOINT, so a write that throws
- * (a broken rule, a taken key) rolls back its own changes only and rejects
- * its own promise; the others of the batch still commit. A write's promise
- * settles only after the COMMIT that holds it returned (with
- * `synchronous = FULL`, after the WAL was synced); when the COMMIT (or the
- * BEGIN) fails, the whole batch is rolled back and every write in it is
- * rejected with that error.
+ * loop run together in one IMMEDIATE transaction. Each write runs inside its
+ * own SAVEPOINT, so a write that throws (a broken rule, a taken key) rolls
+ * back its own changes only and rejects its own promise; the others of the
+ * batch still commit. When the COMMIT (or the BEGIN) fails, the whole batch
+ * is rolled back and every write in it is rejected with that error.
+ *
+ * Durability: with a `sync` (the store's: an fdatasync of the write-ahead
+ * log on the thread pool), a write's promise settles only after a sync that
+ * began after its COMMIT returned. COMMIT itself then only writes the WAL
+ * (`synchronous = NORMAL`), so the event loop never waits for the disk, and
+ * batches that commit while a sync runs share the next one. A sync that
+ * fails rejects the writes it was to make durable, and every later write:
+ * after a failed fsync, what the disk holds is unknown, so the store accepts
+ * nothing more until it is opened again. Without `sync`, a write settles
+ * when its COMMIT returns (durable when the connection uses
+ * `synchronous = FULL`).
  *
  * Writes run in the order they were queued, one after the other under the
  * write lock, so a compare-and-set sees every earlier write of the batch (and
  * of every other process, which waits for or holds the same lock).
  */
 import type Database from 'better-sqlite3';
+import { StoreError } from './sqlite-store-error.ts';
 
 /** What a store may watch of its batches (tests count commits with it). */
 export interface GroupCommitHooks {
@@ -21,20 +30,33 @@ export interface GroupCommitHooks {
   afterCommit?: (batch: { writes: number }) => void;
   /** Called just before COMMIT, inside the open transaction (tests make it fail from here). */
   beforeCommit?: (database: Database.Database) => void;
+  /** Awaited before each sync starts (tests hold a sync back, or make it fail, from here). */
+  beforeSync?: () => Promise<void>;
 }
 
 export interface GroupCommitOptions {
   database: Database.Database;
   /** A batch is committed as soon as it holds this many writes, without waiting for the next turn. Default 256. */
   maxBatch?: number;
+  /**
+   * Makes durable every commit that returned before it was called (the
+   * store's WAL fdatasync). Without it, a write settles at its COMMIT.
+   */
+  sync?: () => Promise<void>;
   hooks?: GroupCommitHooks;
 }
 
 /** Queues writes; `write` answers once the write is durable (or has failed). */
 export interface GroupCommit {
   write<Result>(work: () => Result): Promise<Result>;
-  /** Commits what is queued now, synchronously (before closing the database). */
-  flush(): void;
+  /**
+   * Settles once a sync that began after this call finished: what any
+   * connection had committed before it (and a read made before it saw) is
+   * then on disk. At once without `sync`.
+   */
+  durable(): Promise<void>;
+  /** Commits what is queued, waits for the syncs, and accepts no more writes (before closing the database). */
+  close(): Promise<void>;
 }
 
 interface QueuedWrite {
@@ -51,15 +73,21 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * write's promise resolves to.
  *
  * @example
- * const commits = createGroupCommit({ database });
+ * const commits = createGroupCommit({ database, sync: walSync.sync });
  * const changed = await commits.write(() => database.prepare('UPDATE runs SET text = ? WHERE run_id = ?').run('done', 'run-1').changes);
  */
 export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
-  const { database, hooks = {} } = options;
+  const { database, sync, hooks = {} } = options;
   const maxBatch = options.maxBatch ?? 256;
   if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) throw new Error(`group commit maxBatch must be a positive integer, got ${JSON.stringify(options.maxBatch)}`);
   let queue: QueuedWrite[] = [];
   let scheduled: NodeJS.Immediate | undefined;
+  /** Settlers of commits (and `durable` callers) waiting for a sync that has not begun yet. */
+  let awaitingSync: Array<(failure: unknown) => void> = [];
+  let syncing: Promise<void> | undefined;
+  /** A failed sync's error: every later write, and every later `durable`, is rejected with it. */
+  let broken: unknown;
+  let closed = false;
 
   // Prepared on first use: the connection may be closed before any write.
   let control: { begin: Database.Statement; commit: Database.Statement; rollback: Database.Statement; savepoint: Database.Statement; release: Database.Statement; undo: Database.Statement } | undefined;
@@ -83,12 +111,45 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
       for (const write of batch) write.reject(error);
       return;
     }
-    batch.forEach((write, index) => {
-      const outcome = outcomes[index] as Outcome;
-      if (outcome.ok) write.resolve(outcome.value);
-      else write.reject(outcome.error);
-    });
+    const settle = (failure: unknown) =>
+      batch.forEach((write, index) => {
+        const outcome = outcomes[index] as Outcome;
+        if (failure !== undefined) write.reject(failure);
+        else if (outcome.ok) write.resolve(outcome.value);
+        else write.reject(outcome.error);
+      });
     hooks.afterCommit?.({ writes: batch.length });
+    if (sync === undefined) settle(undefined);
+    else afterNextSync(settle);
+  };
+
+  /** Runs `settle` once a sync that begins after now has finished (with its failure, if it failed). */
+  const afterNextSync = (settle: (failure: unknown) => void): void => {
+    awaitingSync.push(settle);
+    if (syncing === undefined) startSync();
+  };
+
+  // One sync at a time: commits made while one runs wait for the next, which covers them all.
+  const startSync = (): void => {
+    const covered = awaitingSync;
+    awaitingSync = [];
+    syncing = (async () => {
+      // After a failed fsync the kernel may report the next one clean though the pages were lost: no sync is believed again.
+      let failure: unknown = broken;
+      if (failure === undefined) {
+        try {
+          await hooks.beforeSync?.();
+          await sync!();
+        } catch (error) {
+          failure = error;
+          broken ??= error;
+        }
+      }
+      for (const settle of covered) settle(failure);
+    })().finally(() => {
+      syncing = undefined;
+      if (awaitingSync.length > 0) startSync();
+    });
   };
 
   /** One transaction for the batch; throws (after rolling it all back) when BEGIN or COMMIT fails. */
@@ -119,6 +180,7 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
     }
   };
 
+  /** Commits what is queued now, synchronously. */
   const flush = (): void => {
     if (scheduled !== undefined) {
       clearImmediate(scheduled);
@@ -134,11 +196,24 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
   return {
     write<Result>(work: () => Result): Promise<Result> {
       return new Promise<Result>((resolve, reject) => {
+        if (closed || broken !== undefined) {
+          reject(broken ?? new StoreError({ code: 'STORE_UNAVAILABLE', message: 'the store is closed; open it again to write' }));
+          return;
+        }
         queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
         if (queue.length >= maxBatch) flush();
         else scheduled ??= setImmediate(flush);
       });
     },
-    flush,
+    durable() {
+      if (sync === undefined) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => afterNextSync((failure) => (failure === undefined ? resolve() : reject(failure))));
+    },
+    async close() {
+      // What is queued commits first: a write accepted before close is not dropped.
+      closed = true;
+      flush();
+      while (syncing !== undefined) await syncing;
+    },
   };
 }

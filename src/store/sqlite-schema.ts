@@ -111,15 +111,17 @@ const FILE_MODE = 0o600;
 
 /**
  * Opens (creating when missing) the store's SQLite file, ready for use:
- * WAL, `synchronous = FULL`, a busy timeout, foreign keys, and the schema
+ * WAL, `synchronous = NORMAL`, a busy timeout, foreign keys, and the schema
  * at `STORE_SCHEMA_VERSION`.
  *
  * Durability: in WAL mode `synchronous = NORMAL` survives a killed process
  * (the commit is in the WAL, which the OS keeps) but may lose the last
- * commits when the machine loses power, because the WAL is only synced at
- * checkpoints. Decisions and the at-most-once call ledger must not be
+ * commits when the machine loses power, because SQLite syncs the WAL only
+ * at checkpoints. Decisions and the at-most-once call ledger must not be
  * forgotten after a commit was acknowledged (a forgotten `executing` record
- * would let a call run twice), so this uses FULL: every commit syncs the WAL.
+ * would let a call run twice), so the store syncs the WAL itself after each
+ * batch and acknowledges nothing before (`sqlite-wal-sync.ts`): FULL's
+ * promise, without the event loop waiting for the disk.
  *
  * @example
  * const database = openSqliteDatabase({ file: '.toolgate/toolgate.db', busyTimeoutMs: 5000 });
@@ -141,7 +143,7 @@ export function openSqliteDatabase(options: { file: string; busyTimeoutMs: numbe
     if (journalMode !== 'wal') {
       throw new StoreError({ code: 'STORE_NOT_A_DATABASE', message: `${file}: SQLite could not switch it to WAL journal mode (it stays in ${journalMode} mode); put the store on a local filesystem` });
     }
-    database.pragma('synchronous = FULL');
+    database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
     restrictCompanionFiles(file);
     ensureSchema(database, file);

@@ -2,14 +2,19 @@
  * The embedded store of `toolgate serve`: one SQLite file (better-sqlite3,
  * WAL, every commit synced), shared safely by several processes. Writes are
  * group-committed (`sqlite-group-commit.ts`): those queued in one turn of the
- * event loop share one IMMEDIATE transaction and its one fsync, each inside
+ * event loop share one IMMEDIATE transaction, each inside
  * its own savepoint, so a write that fails or loses a compare-and-set changes
  * nothing and leaves the others alone. IMMEDIATE takes SQLite's single write
  * lock at the start: writers of other processes queue (up to the busy
  * timeout) instead of failing half way, and events get their ids in commit
- * order. A write's promise resolves only once its commit is durable; reads
- * run at once and see every write whose promise has resolved. The writes
- * themselves are in `sqlite-writes.ts`.
+ * order. A write's promise resolves only once its commit is durable: the
+ * WAL is fdatasync'ed on the thread pool (`sqlite-wal-sync.ts`), and
+ * commits made meanwhile share the next sync. Reads run at once and see
+ * every write whose promise has resolved, and also writes committed but not
+ * yet synced: nothing acts on those (every effect waits for a write of its
+ * own, whose sync covers them), but a power cut could take them back, so
+ * events are streamed only once they are synced. The writes themselves are
+ * in `sqlite-writes.ts`.
  *
  * Writes on a worker thread's connection (so that no fsync holds up the
  * event loop) were measured and dropped: every commit from another
@@ -22,6 +27,7 @@ import { preparedStatements } from './sqlite-statements.ts';
 import { createGroupCommit, type GroupCommit, type GroupCommitHooks } from './sqlite-group-commit.ts';
 import { createSqliteWrites, type EventText, type WriteKind, type WriteRequests, type WriteResults } from './sqlite-writes.ts';
 import { openSqliteDatabase } from './sqlite-schema.ts';
+import { openWalSync, type WalSync } from './sqlite-wal-sync.ts';
 import {
   type ApprovalRow,
   type CallRow,
@@ -74,10 +80,23 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
   const now = () => (options.now ?? (() => new Date()))().toISOString();
 
   const statement = preparedStatements(database);
+  let walSync: WalSync;
   let commits: GroupCommit;
   try {
-    commits = createGroupCommit({ database, ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }), ...(options.hooks === undefined ? {} : { hooks: options.hooks }) });
+    walSync = openWalSync(`${options.file}-wal`);
   } catch (error) {
+    database.close();
+    throw error;
+  }
+  try {
+    commits = createGroupCommit({
+      database,
+      sync: walSync.sync,
+      ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+      ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    });
+  } catch (error) {
+    walSync.close();
     database.close();
     throw error;
   }
@@ -220,11 +239,15 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       if (query.runId !== undefined) filter.add('run_id = ?', query.runId);
       if (query.owner !== undefined) filter.add('owner = ?', query.owner);
       const rows = statement(`SELECT id, run_id, owner, type, data, at FROM events ${filter.where()} ORDER BY id LIMIT ${filter.value(limit)}`).all(...filter.values) as EventRow[];
+      // Streamed events must be on disk: an event lost with the power would give its id to another, and a client resuming from it would miss that one.
+      await commits.durable();
       return rows.map(eventFromRow);
     },
 
     async lastEventId() {
-      return statement('SELECT coalesce(max(id), 0) FROM events').pluck().get() as number;
+      const id = statement('SELECT coalesce(max(id), 0) FROM events').pluck().get() as number;
+      await commits.durable();
+      return id;
     },
 
     async beginCall(call) {
@@ -292,10 +315,10 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
 
     async close() {
       if (!database.open) return;
-      // What is queued commits first: a write accepted before close is not dropped.
       try {
-        commits.flush();
+        await commits.close();
       } finally {
+        walSync.close();
         database.close();
       }
     },
