@@ -5,7 +5,7 @@
  * `.toolgate/server-token`) is not in the store: the server keeps its hash and
  * compares in constant time.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Principal } from './run-service.ts';
 import type { TokenRole, ToolgateStore } from '../store/store.ts';
 
@@ -46,7 +46,7 @@ export function newToken(): string {
  * hashToken('tg_abc') // '5f1e...' (64 hex digits)
  */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /**
@@ -88,8 +88,12 @@ export async function createApiToken(options: { store: ToolgateStore; name: stri
  * isAdminToken({ token: presented, adminTokenHash: hashToken(adminToken) }) // true
  */
 export function isAdminToken(options: { token: string; adminTokenHash: string }): boolean {
-  const presented = Buffer.from(hashToken(options.token), 'hex');
-  const expected = Buffer.from(options.adminTokenHash, 'hex');
+  return hashIsAdmin(hashToken(options.token), options.adminTokenHash);
+}
+
+function hashIsAdmin(presentedHash: string, adminTokenHash: string): boolean {
+  const presented = Buffer.from(presentedHash, 'hex');
+  const expected = Buffer.from(adminTokenHash, 'hex');
   // A malformed configured hash never matches (timingSafeEqual needs equal lengths).
   return expected.length === presented.length && timingSafeEqual(presented, expected);
 }
@@ -102,10 +106,11 @@ export function isAdminToken(options: { token: string; adminTokenHash: string })
  * await principalForToken({ token, store, adminTokenHash }) // { name: 'alice', role: 'approver' } | undefined
  */
 export async function principalForToken(options: { token: string; store: ToolgateStore; adminTokenHash: string }): Promise<Principal | undefined> {
-  if (isAdminToken(options)) return { name: ADMIN_PRINCIPAL_NAME, role: 'admin' };
+  const tokenHash = hashToken(options.token);
+  if (hashIsAdmin(tokenHash, options.adminTokenHash)) return { name: ADMIN_PRINCIPAL_NAME, role: 'admin' };
   // Anything not shaped like a token cannot be one: no store round trip for garbage.
   if (!TOKEN_SHAPE.test(options.token)) return undefined;
-  const stored = await options.store.findToken(hashToken(options.token));
+  const stored = await options.store.findToken(tokenHash);
   if (stored === undefined || stored.revokedAt !== null) return undefined;
   return { name: stored.name, role: stored.role };
 }

@@ -27,6 +27,13 @@ describe('run state signatures under remembered keys', () => {
     expect(await signRunState({ state, secret: new TextEncoder().encode(text) })).toBe(await signRunState({ state, secret: text }));
   });
 
+  it('still accepts the signatures earlier versions made (states paused before an upgrade resume after it)', async () => {
+    // Made by the WebCrypto implementation of 2026-11-28, before signing moved to digests.ts.
+    const secret = 'a secret of earlier toolgate versions, 0123456789';
+    expect(await signRunState({ state, secret })).toBe('ulW3T-FQNxZjKD-y-sKs_2uvdr93btNWQKfnhmdgC_Y');
+    expect(await runStateSignatureMatches({ state, signature: 'ulW3T-FQNxZjKD-y-sKs_2uvdr93btNWQKfnhmdgC_Y', secret })).toBe(true);
+  });
+
   it('refuses a changed state or a malformed signature', async () => {
     const secret = 'the-one-secret-of-this-test-0123456789';
     const signature = await signRunState({ state, secret });

@@ -11,6 +11,7 @@
  * was signed whatever store kept it.
  */
 import { fingerprint } from '../../core/fingerprint.ts';
+import { digests, equalBytes, fromBase64url, toBase64url } from './digests.ts';
 
 /** Separates these signatures from the SDK's approval signatures made with the same secret. */
 const KEY_LABEL = 'toolgate/ai-sdk run state signing key v2';
@@ -25,14 +26,13 @@ const encoder = new TextEncoder();
  */
 export async function signRunState(options: { state: object; secret: string | Uint8Array }): Promise<string> {
   const key = await stateKey(options.secret);
-  const signature = await globalThis.crypto.subtle.sign('HMAC', key, signedBytes(options.state));
-  return toBase64url(new Uint8Array(signature));
+  return toBase64url(await digests.hmacSha256(key, signedBytes(options.state)));
 }
 
 /**
  * Whether `signature` signs this state (every field but `signature`) with
- * this secret. Compared in constant time by the platform; false for anything
- * that cannot be read.
+ * this secret. Compared in constant time; false for anything that cannot be
+ * read.
  *
  * @example
  * if (!(await runStateSignatureMatches({ state, signature: state.signature, secret }))) refuse();
@@ -41,26 +41,23 @@ export async function runStateSignatureMatches(options: { state: object; signatu
   try {
     if (!/^[A-Za-z0-9_-]{43}$/.test(options.signature)) return false;
     const key = await stateKey(options.secret);
-    const signature = fromBase64url(options.signature);
-    return await globalThis.crypto.subtle.verify('HMAC', key, signature, signedBytes(options.state));
+    return equalBytes(await digests.hmacSha256(key, signedBytes(options.state)), fromBase64url(options.signature));
   } catch {
     return false;
   }
 }
 
-function signedBytes(state: object): Uint8Array<ArrayBuffer> {
+function signedBytes(state: object): Uint8Array {
   const { signature: _signature, ...unsigned } = state as { signature?: unknown };
   // As stored: JSON drops `undefined` members and turns bytes into objects, on both sides alike.
   return encoder.encode(fingerprint(JSON.parse(JSON.stringify(unsigned))));
 }
 
-type StateKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>;
-
-/** Derived keys by secret (its text, or its bytes in hex): deriving one costs three platform calls, and a server signs and checks under one secret. */
-const derivedKeys = new Map<string, Promise<StateKey>>();
+/** Derived keys by secret (its text, or its bytes in hex): a server signs and checks under one secret. */
+const derivedKeys = new Map<string, Promise<Uint8Array>>();
 const MAX_DERIVED_KEYS = 16;
 
-function stateKey(secret: string | Uint8Array): Promise<StateKey> {
+function stateKey(secret: string | Uint8Array): Promise<Uint8Array> {
   // Keyed by the content, not the object: a secret changed in place gets its own key.
   const id = typeof secret === 'string' ? `text:${secret}` : `bytes:${Array.from(secret, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
   let key = derivedKeys.get(id);
@@ -74,18 +71,7 @@ function stateKey(secret: string | Uint8Array): Promise<StateKey> {
   return key;
 }
 
-async function deriveKey(raw: Uint8Array<ArrayBuffer>): Promise<StateKey> {
-  const master = await globalThis.crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const derived = await globalThis.crypto.subtle.sign('HMAC', master, encoder.encode(KEY_LABEL));
-  return globalThis.crypto.subtle.importKey('raw', derived, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
-}
-
-// btoa/atob rather than Buffer: the adapter runs wherever the AI SDK does, not only on Node.
-function toBase64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
-}
-
-function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
-  return Uint8Array.from(binary, (character) => character.charCodeAt(0));
+/** The signing key: HMAC-SHA256 of the label under the secret. */
+function deriveKey(raw: Uint8Array): Promise<Uint8Array> {
+  return digests.hmacSha256(raw, encoder.encode(KEY_LABEL));
 }

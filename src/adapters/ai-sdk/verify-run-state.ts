@@ -1,8 +1,8 @@
-import { verifyToolApprovalSignature } from 'ai/internal';
 import { AiSdkRunStateError } from './errors/ai-sdk-run-state-error.ts';
 import { stateOf, type GatedTools } from './gated-tools-state.ts';
 import { openApprovals, type OpenApproval } from './open-approvals.ts';
 import { runStateSignatureMatches } from './run-state-signature.ts';
+import { approvalSignatureMatches } from './sdk-approval-signature.ts';
 import { validateRunState, type RunState } from './run-state.ts';
 
 /**
@@ -69,15 +69,10 @@ export async function verifiedRunState(options: { gated: GatedTools<any>; state:
   return { state, open };
 }
 
-/** The SDK's own check (ai `verifyToolApprovalSignature`), before anything is recorded. */
+/** The SDK's own check (as ai's `verifyToolApprovalSignature` makes it), before anything is recorded. */
 async function verifyApprovalSignature(approval: OpenApproval, secret: string | Uint8Array): Promise<void> {
   const field = `the approval request for ${JSON.stringify(approval.toolCallId)}`;
   if (approval.signature === undefined) throw new AiSdkRunStateError({ field, problem: 'is not signed', reason: 'tampered' });
-  let valid = false;
-  try {
-    valid = await verifyToolApprovalSignature({ secret, signature: approval.signature, approvalId: approval.approvalId, toolCallId: approval.toolCallId, toolName: approval.tool, input: approval.input });
-  } catch {
-    valid = false;
-  }
+  const valid = await approvalSignatureMatches({ secret, signature: approval.signature, approvalId: approval.approvalId, toolCallId: approval.toolCallId, toolName: approval.tool, input: approval.input });
   if (!valid) throw new AiSdkRunStateError({ field, problem: 'has a signature that does not verify (tampered, or signed with another secret)', reason: 'tampered' });
 }
