@@ -6,16 +6,14 @@
  * batch still commit. When the COMMIT (or the BEGIN) fails, the whole batch
  * is rolled back and every write in it is rejected with that error.
  *
- * Durability: with a `sync` (the store's: an fdatasync of the write-ahead
- * log on the thread pool), a write's promise settles only after a sync that
- * began after its COMMIT returned. COMMIT itself then only writes the WAL
+ * Durability: a write's promise settles only after a `sync` (the store's: an
+ * fdatasync of the write-ahead log on the thread pool) that began after its
+ * COMMIT returned. COMMIT itself then only writes the WAL
  * (`synchronous = NORMAL`), so the event loop never waits for the disk, and
  * batches that commit while a sync runs share the next one. A sync that
  * fails rejects the writes it was to make durable, and every later write:
  * after a failed fsync, what the disk holds is unknown, so the store accepts
- * nothing more until it is opened again. Without `sync`, a write settles
- * when its COMMIT returns (durable when the connection uses
- * `synchronous = FULL`).
+ * nothing more until it is opened again.
  *
  * Writes run in the order they were queued, one after the other under the
  * write lock, so a compare-and-set sees every earlier write of the batch (and
@@ -38,11 +36,8 @@ export interface GroupCommitOptions {
   database: Database.Database;
   /** A batch is committed as soon as it holds this many writes, without waiting for the next turn. Default 256. */
   maxBatch?: number;
-  /**
-   * Makes durable every commit that returned before it was called (the
-   * store's WAL fdatasync). Without it, a write settles at its COMMIT.
-   */
-  sync?: () => Promise<void>;
+  /** Makes durable every commit that returned before it was called (the store's WAL fdatasync). */
+  sync: () => Promise<void>;
   hooks?: GroupCommitHooks;
 }
 
@@ -52,7 +47,7 @@ export interface GroupCommit {
   /**
    * Settles once a sync that began after this call finished: what any
    * connection had committed before it (and a read made before it saw) is
-   * then on disk. At once without `sync`.
+   * then on disk.
    */
   durable(): Promise<void>;
   /** Commits what is queued, waits for the syncs, and accepts no more writes (before closing the database). */
@@ -119,8 +114,7 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
         else write.reject(outcome.error);
       });
     hooks.afterCommit?.({ writes: batch.length });
-    if (sync === undefined) settle(undefined);
-    else afterNextSync(settle);
+    afterNextSync(settle);
   };
 
   /** Runs `settle` once a sync that begins after now has finished (with its failure, if it failed). */
@@ -139,7 +133,7 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
       if (failure === undefined) {
         try {
           await hooks.beforeSync?.();
-          await sync!();
+          await sync();
         } catch (error) {
           failure = error;
           broken ??= error;
@@ -206,7 +200,6 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
       });
     },
     durable() {
-      if (sync === undefined) return Promise.resolve();
       return new Promise<void>((resolve, reject) => afterNextSync((failure) => (failure === undefined ? resolve() : reject(failure))));
     },
     async close() {

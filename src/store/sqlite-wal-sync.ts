@@ -64,7 +64,7 @@ export function openWalSync(walFile: string): WalSync {
           return;
         }
         fdatasync(fd, (error) => {
-          if (error !== null) reject(failed(`syncing the write-ahead log failed (${error.message})`, error));
+          if (error) reject(failed(`syncing the write-ahead log failed (${error.message})`, error));
           // Unlinked: the commits went to a file SQLite no longer reads.
           else if (fstatSync(fd).nlink === 0) reject(failed('the write-ahead log was deleted while the store was open'));
           else resolve();
