@@ -100,6 +100,7 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     database.close();
     throw error;
   }
+  let closing: Promise<void> | undefined;
   const writes = createSqliteWrites(database);
   /** Queues a write: it runs in the next batch, inside its own savepoint, and resolves once that batch's commit is durable. */
   const write = <Kind extends WriteKind>(kind: Kind, request: WriteRequests[Kind]): Promise<WriteResults[Kind]> => commits.write(() => writes[kind](request));
@@ -313,14 +314,17 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       return write('revokeToken', { name, at: now() });
     },
 
-    async close() {
-      if (!database.open) return;
-      try {
-        await commits.close();
-      } finally {
-        walSync.close();
-        database.close();
-      }
+    close() {
+      // One close, however many callers: the second waits for the first instead of closing under it.
+      closing ??= (async () => {
+        try {
+          await commits.close();
+        } finally {
+          walSync.close();
+          database.close();
+        }
+      })();
+      return closing;
     },
   };
   return store;

@@ -198,3 +198,26 @@ describe('openWalSync', () => {
     expect(() => openWalSync(wal)).toThrow(expect.objectContaining({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining(`${wal}: the write-ahead log could not be opened to sync it: ENOENT`) }));
   });
 });
+
+describe('closing the SQLite store', () => {
+  it('closed twice at once: both closes wait until the queued write is synced, and it is kept', async () => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-close-twice-'));
+    try {
+      const file = path.join(directory, 'toolgate.db');
+      let release!: () => void;
+      const store = openSqliteStore({ file, hooks: { beforeSync: () => new Promise<void>((resolve) => (release = resolve)) } });
+      const queued = store.createRun(newRun('run-1'), []);
+      const first = store.close();
+      const second = store.close();
+      expect(await settledSoon(second)).toBe(false);
+      release();
+      await Promise.all([first, second]);
+      expect((await queued).run.runId).toBe('run-1');
+      const reopened = openSqliteStore({ file });
+      expect((await reopened.getRun('run-1'))?.status).toBe('running');
+      await reopened.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
