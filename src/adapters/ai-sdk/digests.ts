@@ -1,8 +1,8 @@
 /**
  * SHA-256 and HMAC-SHA256 for the adapter's signatures: Node's `node:crypto`,
- * synchronously, where the runtime offers it (`process.getBuiltinModule`,
- * Node 22 and Deno and Bun alike); WebCrypto elsewhere. Both give the same
- * bytes (the tests check one against the other).
+ * synchronously, where the runtime offers it through
+ * `process.getBuiltinModule` (Node 22.3 and later); WebCrypto elsewhere.
+ * Both give the same bytes (the tests check one against the other).
  *
  * Why not WebCrypto everywhere: on Node each WebCrypto call is a job handed
  * to the thread pool, and an HMAC needs a key imported first. A signature
