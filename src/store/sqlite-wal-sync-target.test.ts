@@ -11,12 +11,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSqliteStore } from './sqlite-store.ts';
 import { newEvent, newRun } from './store-contract-fixtures.ts';
 
-const syncs = vi.hoisted(() => ({ started: [] as string[], finished: 0 }));
+const syncs = vi.hoisted(() => ({ started: [] as string[], finished: 0, failStat: false }));
 
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();
   return {
     ...actual,
+    fstatSync(...args: Parameters<typeof actual.fstatSync>) {
+      if (syncs.failStat) throw Object.assign(new Error('EIO: i/o error, fstat'), { code: 'EIO' });
+      return actual.fstatSync(...args);
+    },
     fdatasync(fd: number, callback: (error: NodeJS.ErrnoException | null) => void) {
       syncs.started.push(actual.readlinkSync(`/proc/self/fd/${fd}`));
       actual.fdatasync(fd, (error) => {
@@ -33,6 +37,7 @@ describe.runIf(process.platform === 'linux')('the SQLite store fdatasyncs its WA
     directory = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-wal-target-')));
     syncs.started.length = 0;
     syncs.finished = 0;
+    syncs.failStat = false;
   });
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
@@ -47,6 +52,25 @@ describe.runIf(process.platform === 'linux')('the SQLite store fdatasyncs its WA
       expect(syncs.started.length).toBeGreaterThanOrEqual(1);
       expect(new Set(syncs.started)).toEqual(new Set([`${file}-wal`]));
     } finally {
+      await store.close();
+    }
+  });
+
+  it('fails the write, not the process, when the WAL cannot be checked after its sync', async () => {
+    const file = path.join(directory, 'toolgate.db');
+    const store = openSqliteStore({ file });
+    try {
+      syncs.failStat = true;
+      const error = await store.createRun(newRun('run-1'), []).then(
+        () => undefined,
+        (rejection: unknown) => rejection,
+      );
+      syncs.failStat = false;
+      expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      expect((error as Error).message).toContain(`${file}-wal: the write-ahead log could not be checked after its sync (EIO: i/o error, fstat)`);
+      await expect(store.createRun(newRun('run-2'), [])).rejects.toThrow(/could not be checked/);
+    } finally {
+      syncs.failStat = false;
       await store.close();
     }
   });

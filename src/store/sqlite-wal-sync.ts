@@ -64,9 +64,20 @@ export function openWalSync(walFile: string): WalSync {
           return;
         }
         fdatasync(fd, (error) => {
-          if (error) reject(failed(`syncing the write-ahead log failed (${error.message})`, error));
+          if (error) {
+            reject(failed(`syncing the write-ahead log failed (${error.message})`, error));
+            return;
+          }
+          // A throw here would escape as an uncaught exception: every outcome goes to the promise.
+          let links: number;
+          try {
+            links = fstatSync(fd).nlink;
+          } catch (statError) {
+            reject(failed(`the write-ahead log could not be checked after its sync (${(statError as Error).message})`, statError));
+            return;
+          }
           // Unlinked: the commits went to a file SQLite no longer reads.
-          else if (fstatSync(fd).nlink === 0) reject(failed('the write-ahead log was deleted while the store was open'));
+          if (links === 0) reject(failed('the write-ahead log was deleted while the store was open'));
           else resolve();
         });
       });
