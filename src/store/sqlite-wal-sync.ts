@@ -13,13 +13,14 @@
  * returned covers that commit, and every commit before it. Checkpoints sync
  * the WAL and the database themselves, in NORMAL as in FULL. SQLite deletes
  * the WAL only when the last connection closes, and ours stays open while
- * this holds the file; should the file be gone anyway, the sync fails rather
- * than sync a file nobody uses.
+ * this holds the file; should the file be gone anyway, the sync fails
+ * rather than sync a file nobody uses. (Swapping the file needs write
+ * access to the store's directory, which toolgate creates with mode 0700.)
  *
  * No library does this: SQLite syncs only inside COMMIT, on the calling
  * thread, and better-sqlite3 is synchronous by design.
  */
-import { closeSync, fdatasync, fstatSync, openSync, statSync } from 'node:fs';
+import { closeSync, fdatasync, fstatSync, openSync } from 'node:fs';
 import { StoreError } from './sqlite-store-error.ts';
 
 export interface WalSync {
@@ -42,12 +43,6 @@ export function openWalSync(walFile: string): WalSync {
     fd = openSync(walFile, 'r');
   } catch (error) {
     throw new StoreError({ code: 'STORE_UNAVAILABLE', message: `${walFile}: the write-ahead log could not be opened to sync it: ${(error as Error).message}`, cause: error });
-  }
-  const identity = fstatSync(fd);
-  const named = statSync(walFile, { throwIfNoEntry: false });
-  if (named === undefined || named.ino !== identity.ino || named.dev !== identity.dev) {
-    closeSync(fd);
-    throw new StoreError({ code: 'STORE_UNAVAILABLE', message: `${walFile}: the write-ahead log was replaced while it was being opened; open the store again` });
   }
   const failed = (why: string, cause?: unknown) =>
     new StoreError({

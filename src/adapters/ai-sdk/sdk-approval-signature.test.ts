@@ -83,3 +83,16 @@ describe('approvalSignatureMatches answers as the SDK does', () => {
     expect(await approvalSignatureMatches(newline)).toBe(false);
   });
 });
+
+describe('approvalSignatureMatches against hostile requests', () => {
+  it('refuses, without throwing, an input nested deeper than the stack, a signature of the wrong length, and whitespace the SDK would skip', async () => {
+    let deep: unknown = 'leaf';
+    for (let level = 0; level < 200_000; level++) deep = [deep];
+    const signed = await sdkSigned({ path: 'a.txt' });
+    expect(await approvalSignatureMatches({ ...signed, input: deep })).toBe(false);
+    expect(await approvalSignatureMatches({ ...signed, signature: signed.signature.slice(0, 20) })).toBe(false);
+    expect(await approvalSignatureMatches({ ...signed, signature: `${signed.signature}AAAA` })).toBe(false);
+    // atob skips ASCII whitespace, so the SDK takes this; toolgate refuses it (stricter, never looser).
+    expect(await approvalSignatureMatches({ ...signed, signature: `${signed.signature.slice(0, 10)} ${signed.signature.slice(10)}` })).toBe(false);
+  });
+});
