@@ -7,7 +7,7 @@ import { AUDIT_SCHEMA_VERSION, type AuditEntry } from '../core/audit-entry.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { createGate } from '../core/gate.ts';
 import { parsePolicy } from '../core/policy/parse-policy.ts';
-import { createAuditLog, type AuditLogFileSystem } from './audit-log.ts';
+import { createAuditLog, INLINE_SYNC_LIMIT_MS, type AuditLogFileSystem } from './audit-log.ts';
 import { readAuditLog, type AuditLogItem } from './read-audit-log.ts';
 
 let directory: string;
@@ -173,6 +173,114 @@ describe('createAuditLog', () => {
     expect(order).toEqual(['forwarded', 'sync']);
     expect(stats.durable.has(entry(1).call_id)).toBe(true);
     await log.close();
+  });
+
+  describe('syncs on the event loop while syncs are fast', () => {
+    /** The watched file system with synchronous writes and syncs; `slowSyncs` of them take longer than the limit. */
+    function inlineFileSystem(options: { slowSyncs?: number[]; failSyncs?: number[] } = {}) {
+      const watched = watchedFileSystem();
+      const inline = { syncs: 0, durable: new Set<string>() };
+      const fileSystem: AuditLogFileSystem = {
+        ...watched.fileSystem,
+        writeSync(descriptor, buffer, offset, length) {
+          const bytesWritten = fs.writeSync(descriptor, buffer, offset, length);
+          for (const match of buffer.subarray(offset, offset + bytesWritten).toString('utf8').matchAll(/"call_id":"([^"]+)"/g)) {
+            watched.stats.written.add(match[1]!);
+          }
+          return bytesWritten;
+        },
+        fdatasyncSync(descriptor) {
+          inline.syncs += 1;
+          if (options.failSyncs?.includes(inline.syncs)) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+          const covered = [...watched.stats.written];
+          fs.fdatasyncSync(descriptor);
+          if (options.slowSyncs?.includes(inline.syncs)) {
+            const until = performance.now() + INLINE_SYNC_LIMIT_MS * 3;
+            while (performance.now() < until) {
+              // A slow disk: the loop is held for longer than the limit.
+            }
+          }
+          for (const id of covered) inline.durable.add(id);
+        },
+      };
+      return { fileSystem, inline, pool: watched.stats };
+    }
+
+    it('syncs each record on the loop and resolves it only once that sync covered it', async () => {
+      const { fileSystem, inline, pool } = inlineFileSystem();
+      const file = path.join(directory, 'audit.jsonl');
+      const log = createAuditLog({ path: file, fileSystem });
+      const resolvedBeforeDurable: string[] = [];
+      for (let index = 0; index < 5; index++) {
+        await log.record(entry(index));
+        if (!inline.durable.has(entry(index).call_id)) resolvedBeforeDurable.push(entry(index).call_id);
+      }
+      await Promise.all(
+        Array.from({ length: 200 }, (_, index) =>
+          log.record(entry(100 + index)).then(() => {
+            if (!inline.durable.has(entry(100 + index).call_id)) resolvedBeforeDurable.push(entry(100 + index).call_id);
+          }),
+        ),
+      );
+      await log.close();
+      expect(resolvedBeforeDurable).toEqual([]);
+      expect(pool.syncs).toBe(0);
+      expect(inline.syncs).toBeGreaterThanOrEqual(6);
+      expect(inline.syncs).toBeLessThanOrEqual(10);
+      expect(lines(file)).toHaveLength(205);
+    });
+
+    it('still lets what a caller chained on `written` run before the sync', async () => {
+      const order: string[] = [];
+      const { fileSystem } = inlineFileSystem();
+      const sync = fileSystem.fdatasyncSync!;
+      const log = createAuditLog({
+        path: path.join(directory, 'audit.jsonl'),
+        fileSystem: {
+          ...fileSystem,
+          fdatasyncSync(descriptor) {
+            order.push('sync');
+            sync(descriptor);
+          },
+        },
+      });
+      const stages = log.recordInStages(entry(1));
+      const acted = stages.written.then(async () => {
+        for (let hop = 0; hop < 50; hop++) await undefined;
+        order.push('forwarded');
+      });
+      await stages.durable;
+      await acted;
+      expect(order).toEqual(['forwarded', 'sync']);
+      await log.close();
+    });
+
+    it('sends the syncs after a slow one to the thread pool, and comes back once one is fast', async () => {
+      const { fileSystem, inline, pool } = inlineFileSystem({ slowSyncs: [2] });
+      const log = createAuditLog({ path: path.join(directory, 'audit.jsonl'), fileSystem });
+      await log.record(entry(1));
+      await log.record(entry(2));
+      expect({ inline: inline.syncs, pool: pool.syncs }).toEqual({ inline: 2, pool: 0 });
+      await log.record(entry(3));
+      expect({ inline: inline.syncs, pool: pool.syncs }).toEqual({ inline: 2, pool: 1 });
+      expect(pool.durable.has(entry(3).call_id)).toBe(true);
+      // A pool sync takes well under the limit on a quiet disk; a busy machine may need a few.
+      for (let index = 4; index < 40 && inline.syncs === 2; index++) await log.record(entry(index));
+      expect(inline.syncs).toBe(3);
+      await log.close();
+    });
+
+    it('rejects the batch whose sync failed on the loop, and the next record reopens the file', async () => {
+      const { fileSystem, inline, pool } = inlineFileSystem({ failSyncs: [1] });
+      const file = path.join(directory, 'audit.jsonl');
+      const log = createAuditLog({ path: file, fileSystem });
+      const failed = [log.record(entry(1)), log.record(entry(2))];
+      for (const record of failed) await expect(record).rejects.toMatchObject({ code: 'AUDIT_WRITE_FAILED', message: expect.stringContaining('EIO') });
+      await log.record(entry(3));
+      expect(inline.durable.has(entry(3).call_id)).toBe(true);
+      expect(pool.opens).toBe(2);
+      await log.close();
+    });
   });
 
   it('does not sync with fsync: false', async () => {
