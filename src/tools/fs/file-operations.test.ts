@@ -3,12 +3,13 @@
  * resolves a path, then swaps something on disk, then runs the operation
  * with the stale resolution. Nothing outside may be read or changed.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsChangedSinceApprovalError } from './errors/fs-changed-since-approval-error.ts';
 import { FsPathRejectedError } from './errors/fs-path-rejected-error.ts';
-import { createFile, moveFile, readSnapshot, removeFile, replaceFile } from './file-operations.ts';
+import { createFile, DIRECT_IO_BYTES, moveFile, readFileHead, readSnapshot, removeFile, replaceFile, type EntryLocation } from './file-operations.ts';
 import { atEntry, resolveForCheck, snapshotOf, type ResolvedPath } from './fs-tool-support.ts';
 import { createFsFixture, type FsFixture } from '../../../test/fs-fixture.ts';
 import { openVerifiedDirectory } from './verified-directory.ts';
@@ -115,6 +116,92 @@ describe('stale resolutions are refused at the point of use', () => {
       for (const name of ['..', '.', '', 'a/b', 'a\u0000b']) expect(() => directory.entry(name)).toThrow(FsPathRejectedError);
     } finally {
       await directory.close();
+    }
+  });
+});
+
+describe('direct and thread-pool I/O, and the descriptors behind them', () => {
+  /** Runs `use` on the entry `name` of the workspace zone's root. */
+  async function inWorkspace<Result>(name: string, use: (location: EntryLocation) => Promise<Result>): Promise<Result> {
+    const directory = await openVerifiedDirectory({ absolute: path.join(fixture.project, 'ws'), shown: 'ws' });
+    try {
+      return await use({ directory, name, shown: `ws/${name}` });
+    } finally {
+      await directory.close();
+    }
+  }
+
+  function bytes(length: number, seed: number): Buffer {
+    const buffer = Buffer.alloc(length);
+    for (let index = 0; index < length; index++) buffer[index] = (index * 31 + seed) & 0xff;
+    return buffer;
+  }
+
+  it.each([0, 10, DIRECT_IO_BYTES, DIRECT_IO_BYTES + 1, 3 * DIRECT_IO_BYTES + 17])('creates, reads, replaces and reads the head of a %i-byte file byte for byte', async (size) => {
+    const first = bytes(size, 1);
+    const second = bytes(size + 5, 2);
+    await inWorkspace('sized.bin', (location) => createFile({ ...location, tool: 'write_file', content: first }));
+    expect(readFileSync(path.join(fixture.project, 'ws/sized.bin')).equals(first)).toBe(true);
+    const snapshot = await inWorkspace('sized.bin', (location) => readSnapshot({ ...location, contentLimit: 16 << 20 }));
+    if (snapshot.kind !== 'file') throw new Error('expected a file');
+    expect(snapshot.content?.equals(first)).toBe(true);
+    expect(snapshot.size).toBe(size);
+    expect(snapshot.sha256).toBe(createHash('sha256').update(first).digest('hex'));
+    // Above the content limit the file is only hashed, in chunks.
+    const hashed = await inWorkspace('sized.bin', (location) => readSnapshot({ ...location, contentLimit: 0 }));
+    expect(hashed).toMatchObject({ kind: 'file', content: size === 0 ? first : undefined, sha256: snapshot.sha256 });
+    await inWorkspace('sized.bin', (location) => replaceFile({ ...location, tool: 'write_file', content: second, expected: snapshot }));
+    expect(readFileSync(path.join(fixture.project, 'ws/sized.bin')).equals(second)).toBe(true);
+    const head = await inWorkspace('sized.bin', (location) => readFileHead({ ...location, limit: DIRECT_IO_BYTES + 3 }));
+    expect(head).toMatchObject({ kind: 'file', size: size + 5 });
+    if (head.kind !== 'file') throw new Error('expected a file');
+    expect(head.content.equals(second.subarray(0, DIRECT_IO_BYTES + 3))).toBe(true);
+  });
+
+  it.runIf(process.platform === 'linux')('leaves no descriptor open and no temporary file behind, whether an operation succeeds or is refused', async () => {
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    const notes = path.join(fixture.project, 'ws/notes.txt');
+    for (let round = 0; round < 20; round++) {
+      const snapshot = await inWorkspace('notes.txt', (location) => readSnapshot({ ...location, contentLimit: 1 << 20 }));
+      if (snapshot.kind !== 'file') throw new Error('expected a file');
+      await inWorkspace('notes.txt', (location) => replaceFile({ ...location, tool: 'write_file', content: Buffer.from(`round ${round}\n`), expected: snapshot }));
+      await inWorkspace('notes.txt', (location) => readFileHead({ ...location, limit: 4 }));
+      // Refused: the file was swapped after it was read (the temporary file is written, then removed).
+      const stale = await inWorkspace('notes.txt', (location) => readSnapshot({ ...location, contentLimit: 1 << 20 }));
+      if (stale.kind !== 'file') throw new Error('expected a file');
+      renameSync(notes, `${notes}.old`);
+      writeFileSync(notes, 'swapped\n');
+      await expect(inWorkspace('notes.txt', (location) => replaceFile({ ...location, tool: 'write_file', content: Buffer.from('x'), expected: stale }))).rejects.toBeInstanceOf(
+        FsChangedSinceApprovalError,
+      );
+      await expect(inWorkspace('notes.txt', (location) => removeFile({ ...location, tool: 'delete_file', expected: stale }))).rejects.toBeInstanceOf(FsChangedSinceApprovalError);
+      // Refused: the name exists (create), or is a symlink (read).
+      await expect(inWorkspace('notes.txt', (location) => createFile({ ...location, tool: 'write_file', content: Buffer.from('x') }))).rejects.toBeInstanceOf(FsChangedSinceApprovalError);
+      symlinkSync(path.join(fixture.outside, 'secret.txt'), path.join(fixture.project, 'ws/link.txt'));
+      await expect(inWorkspace('link.txt', (location) => readSnapshot({ ...location, contentLimit: 1 << 20 }))).rejects.toBeInstanceOf(FsPathRejectedError);
+      unlinkSync(path.join(fixture.project, 'ws/link.txt'));
+      unlinkSync(`${notes}.old`);
+      // A directory swapped for a symlink after it was checked.
+      swapForSymlink('ws/sub', path.join(fixture.outside, 'nested'));
+      await expect(openVerifiedDirectory({ absolute: path.join(fixture.project, 'ws/sub'), shown: 'ws/sub' })).rejects.toBeInstanceOf(FsPathRejectedError);
+      unlinkSync(path.join(fixture.project, 'ws/sub'));
+      renameSync(path.join(fixture.project, 'ws/sub.swapped'), path.join(fixture.project, 'ws/sub'));
+    }
+    expect(open()).toBe(before);
+    expect(readdirSync(path.join(fixture.project, 'ws')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('closes a verified directory once, even when asked twice (its descriptor number may already name another file)', async () => {
+    const directory = await openVerifiedDirectory({ absolute: path.join(fixture.project, 'ws'), shown: 'ws' });
+    await directory.close();
+    // The lowest free number: very likely the one the directory had.
+    const other = openSync(path.join(fixture.project, 'ws/notes.txt'), 'r');
+    try {
+      await directory.close();
+      expect(fstatSync(other).isFile()).toBe(true);
+    } finally {
+      closeSync(other);
     }
   });
 });

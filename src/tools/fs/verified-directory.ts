@@ -11,9 +11,11 @@
  * thing). Elsewhere the proof compares device and inode numbers and the
  * real path, and entries are named by path: a narrow window remains there,
  * which the OS sandbox is for.
+ *
+ * The system calls are made directly, not through the thread pool, for the
+ * reason file-operations.ts gives.
  */
-import { constants, existsSync } from 'node:fs';
-import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { FsPathRejectedError } from './errors/fs-path-rejected-error.ts';
 
@@ -57,25 +59,26 @@ export function descriptorPathsAvailable(): boolean {
  */
 export async function openVerifiedDirectory(options: { absolute: string; shown: string }): Promise<VerifiedDirectory> {
   const { absolute, shown } = options;
-  let handle: FileHandle;
+  let descriptor: number;
   try {
-    handle = await open(absolute, constants.O_RDONLY | DIRECTORY | NO_FOLLOW);
+    descriptor = openSync(absolute, constants.O_RDONLY | DIRECTORY | NO_FOLLOW);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // With O_DIRECTORY, Linux reports a symlink at the last component as ENOTDIR rather than ELOOP.
-    if (code === 'ELOOP' || (code === 'ENOTDIR' && (await isSymlink(absolute)))) {
+    if (code === 'ELOOP' || (code === 'ENOTDIR' && isSymlink(absolute))) {
       throw new FsPathRejectedError({ path: shown, reason: `${shown} became a symlink after it was checked; nothing was changed` });
     }
     throw error;
   }
   try {
-    await verifyHandleAt({ handle, absolute, shown });
+    verifyDescriptorAt({ descriptor, absolute, shown });
   } catch (error) {
-    await handle.close();
+    closeSync(descriptor);
     throw error;
   }
   const byDescriptor = descriptorPathsAvailable();
-  const base = byDescriptor ? `/proc/self/fd/${handle.fd}` : absolute;
+  const base = byDescriptor ? `/proc/self/fd/${descriptor}` : absolute;
+  let closed = false;
   return {
     absolute,
     listing: base,
@@ -85,7 +88,12 @@ export async function openVerifiedDirectory(options: { absolute: string; shown: 
       }
       return `${base}/${name}`;
     },
-    close: () => handle.close(),
+    close: async () => {
+      // Once only: a descriptor number closed twice may by then name another file.
+      if (closed) return;
+      closed = true;
+      closeSync(descriptor);
+    },
   };
 }
 
@@ -94,28 +102,35 @@ export async function openVerifiedDirectory(options: { absolute: string; shown: 
  * Throws `FsPathRejectedError` when it is somewhere else.
  *
  * @example
- * await verifyHandleAt({ handle, absolute: '/p/ws/a.txt', shown: 'ws/a.txt' });
+ * verifyDescriptorAt({ descriptor, absolute: '/p/ws/a.txt', shown: 'ws/a.txt' });
  */
-export async function verifyHandleAt(options: { handle: FileHandle; absolute: string; shown: string }): Promise<void> {
-  const { handle, absolute, shown } = options;
+export function verifyDescriptorAt(options: { descriptor: number; absolute: string; shown: string }): void {
+  const { descriptor, absolute, shown } = options;
   const moved = () => new FsPathRejectedError({ path: shown, reason: `${shown} was moved or swapped for a symlink after it was checked; nothing was changed` });
   if (descriptorPathsAvailable()) {
     let actual: string;
     try {
-      actual = await readlink(`/proc/self/fd/${handle.fd}`);
+      actual = readlinkSync(`/proc/self/fd/${descriptor}`);
     } catch {
       throw moved();
     }
     if (actual !== absolute) throw moved();
     return;
   }
-  const [opened, current, real] = await Promise.all([handle.stat(), stat(absolute).catch(() => undefined), realpath(absolute).catch(() => undefined)]);
+  const opened = fstatSync(descriptor);
+  const current = statSync(absolute, { throwIfNoEntry: false });
+  let real: string | undefined;
+  try {
+    real = realpathSync.native(absolute);
+  } catch {
+    real = undefined;
+  }
   if (current === undefined || real !== absolute || current.dev !== opened.dev || current.ino !== opened.ino) throw moved();
 }
 
-async function isSymlink(absolute: string): Promise<boolean> {
+function isSymlink(absolute: string): boolean {
   try {
-    return (await lstat(absolute)).isSymbolicLink();
+    return lstatSync(absolute).isSymbolicLink();
   } catch {
     return false;
   }
