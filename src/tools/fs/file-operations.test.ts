@@ -3,8 +3,9 @@
  * resolves a path, then swaps something on disk, then runs the operation
  * with the stale resolution. Nothing outside may be read or changed.
  */
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsChangedSinceApprovalError } from './errors/fs-changed-since-approval-error.ts';
@@ -190,6 +191,57 @@ describe('direct and thread-pool I/O, and the descriptors behind them', () => {
     }
     expect(open()).toBe(before);
     expect(readdirSync(path.join(fixture.project, 'ws')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it.runIf(process.platform === 'linux' && existsSync('/dev/shm'))('moves a file across filesystems by copying it, byte for byte and with its mode, and refuses a source swapped for a FIFO', async () => {
+    const shm = mkdtempSync('/dev/shm/toolgate-move-');
+    try {
+      for (const size of [10, 3 * DIRECT_IO_BYTES + 17]) {
+        const content = bytes(size, 3);
+        writeFileSync(path.join(shm, 'source.bin'), content, { mode: 0o640 });
+        const from = await openVerifiedDirectory({ absolute: shm, shown: 'shm' });
+        try {
+          const location = { directory: from, name: 'source.bin', shown: 'shm/source.bin' };
+          const snapshot = await readSnapshot({ ...location, contentLimit: 16 << 20 });
+          if (snapshot.kind !== 'file') throw new Error('expected a file');
+          await inWorkspace('moved.bin', (destination) => moveFile({ source: location, destination, tool: 'move_file', expected: snapshot }));
+        } finally {
+          await from.close();
+        }
+        const moved = path.join(fixture.project, 'ws/moved.bin');
+        expect(readFileSync(moved).equals(content)).toBe(true);
+        expect(statSync(moved).mode & 0o777).toBe(0o640);
+        expect(existsSync(path.join(shm, 'source.bin'))).toBe(false);
+        unlinkSync(moved);
+      }
+      // The source is read, then swapped for a FIFO that nobody writes to: the copy must not wait for a writer.
+      writeFileSync(path.join(shm, 'source.bin'), 'original\n');
+      const from = await openVerifiedDirectory({ absolute: shm, shown: 'shm' });
+      try {
+        const location = { directory: from, name: 'source.bin', shown: 'shm/source.bin' };
+        const snapshot = await readSnapshot({ ...location, contentLimit: 1 << 20 });
+        if (snapshot.kind !== 'file') throw new Error('expected a file');
+        const fifo = path.join(shm, 'source.bin');
+        unlinkSync(fifo);
+        execFileSync('mkfifo', [fifo]);
+        // A writer that turns up after 2 s: an open that waited for one would end then, not hang the suite.
+        const writer = spawn('sh', ['-c', 'sleep 2; : > "$0"', fifo], { stdio: 'ignore' });
+        try {
+          const started = performance.now();
+          await expect(inWorkspace('moved.bin', (destination) => moveFile({ source: location, destination, tool: 'move_file', expected: snapshot }))).rejects.toBeInstanceOf(
+            FsChangedSinceApprovalError,
+          );
+          expect(performance.now() - started).toBeLessThan(1500);
+        } finally {
+          writer.kill('SIGKILL');
+        }
+      } finally {
+        await from.close();
+      }
+      expect(existsSync(path.join(fixture.project, 'ws/moved.bin'))).toBe(false);
+    } finally {
+      rmSync(shm, { recursive: true, force: true });
+    }
   });
 
   it('closes a verified directory once, even when asked twice (its descriptor number may already name another file)', async () => {

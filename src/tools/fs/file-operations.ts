@@ -290,7 +290,8 @@ async function copyFile(options: { source: EntryLocation; destination: EntryLoca
   const { source, destination, tool, expected } = options;
   let input: number;
   try {
-    input = openSync(source.directory.entry(source.name), constants.O_RDONLY | NO_FOLLOW);
+    // Non-blocking: a FIFO swapped in here must not hold the event loop until someone writes to it.
+    input = openSync(source.directory.entry(source.name), constants.O_RDONLY | NO_FOLLOW | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     throw (error as NodeJS.ErrnoException).code === 'ELOOP' ? symlinkAppeared(source.shown) : error;
   }
@@ -310,7 +311,7 @@ async function copyFile(options: { source: EntryLocation; destination: EntryLoca
     if (error instanceof FsChangedSinceApprovalError) throw destinationExists(destination.shown);
     throw error;
   }
-  const output = openSync(destination.directory.entry(destination.name), constants.O_RDONLY | NO_FOLLOW);
+  const output = openSync(destination.directory.entry(destination.name), constants.O_RDONLY | NO_FOLLOW | (constants.O_NONBLOCK ?? 0));
   try {
     fchmodSync(output, expected.mode & 0o777);
   } finally {
