@@ -118,14 +118,18 @@ export function verifyDescriptorAt(options: { descriptor: number; absolute: stri
     return;
   }
   const opened = fstatSync(descriptor);
-  const current = statSync(absolute, { throwIfNoEntry: false });
-  let real: string | undefined;
-  try {
-    real = realpathSync.native(absolute);
-  } catch {
-    real = undefined;
-  }
+  const current = orUndefined(() => statSync(absolute));
+  const real = orUndefined(() => realpathSync.native(absolute));
   if (current === undefined || real !== absolute || current.dev !== opened.dev || current.ino !== opened.ino) throw moved();
+}
+
+/** What `read` returns, or undefined when it throws (the path is gone, or unreadable: either way not what was checked). */
+function orUndefined<Value>(read: () => Value): Value | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
 }
 
 function isSymlink(absolute: string): boolean {
