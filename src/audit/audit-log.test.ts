@@ -7,7 +7,7 @@ import { AUDIT_SCHEMA_VERSION, type AuditEntry } from '../core/audit-entry.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { createGate } from '../core/gate.ts';
 import { parsePolicy } from '../core/policy/parse-policy.ts';
-import { createAuditLog, INLINE_SYNC_LIMIT_MS, type AuditLogFileSystem } from './audit-log.ts';
+import { createAuditLog, INLINE_SYNC_LIMIT_MS, type AuditLog, type AuditLogFileSystem } from './audit-log.ts';
 import { readAuditLog, type AuditLogItem } from './read-audit-log.ts';
 
 let directory: string;
@@ -92,6 +92,18 @@ function watchedFileSystem(hooks: { beforeSync?: (count: number) => void; onWrit
   return { fileSystem, stats };
 }
 
+/** Like the gateway: on `written`, a chain of awaits ends in forwarding the call; the sync (which pushes 'sync' to `order`) comes after it. */
+async function expectForwardedBeforeSync(log: AuditLog, order: string[]): Promise<void> {
+  const stages = log.recordInStages(entry(1));
+  const acted = stages.written.then(async () => {
+    for (let hop = 0; hop < 50; hop++) await undefined;
+    order.push('forwarded');
+  });
+  await stages.durable;
+  await acted;
+  expect(order).toEqual(['forwarded', 'sync']);
+}
+
 describe('createAuditLog', () => {
   it('appends one JSON line per entry, creating the directory and a 0600 file lazily', async () => {
     const file = path.join(directory, 'nested', '.toolgate', 'audit.jsonl');
@@ -162,15 +174,7 @@ describe('createAuditLog', () => {
     const order: string[] = [];
     const { fileSystem, stats } = watchedFileSystem({ beforeSync: () => order.push('sync') });
     const log = createAuditLog({ path: path.join(directory, 'audit.jsonl'), fileSystem });
-    const stages = log.recordInStages(entry(1));
-    // Like the gateway: on `written`, a chain of awaits ends in forwarding the call.
-    const acted = stages.written.then(async () => {
-      for (let hop = 0; hop < 50; hop++) await undefined;
-      order.push('forwarded');
-    });
-    await stages.durable;
-    await acted;
-    expect(order).toEqual(['forwarded', 'sync']);
+    await expectForwardedBeforeSync(log, order);
     expect(stats.durable.has(entry(1).call_id)).toBe(true);
     await log.close();
   });
@@ -244,14 +248,7 @@ describe('createAuditLog', () => {
           },
         },
       });
-      const stages = log.recordInStages(entry(1));
-      const acted = stages.written.then(async () => {
-        for (let hop = 0; hop < 50; hop++) await undefined;
-        order.push('forwarded');
-      });
-      await stages.durable;
-      await acted;
-      expect(order).toEqual(['forwarded', 'sync']);
+      await expectForwardedBeforeSync(log, order);
       await log.close();
     });
 
