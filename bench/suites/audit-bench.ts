@@ -168,11 +168,16 @@ async function concurrentRate(options: { log: AuditLog; writers: number; total: 
   return (options.total / (performance.now() - started)) * 1000;
 }
 
-/** The real file system, counting fdatasync calls to report how many records each one carried. */
+/** The real file system, as the log uses it by default, counting fdatasync calls to report how many records each one carried. */
 function countingFileSystem(): { fileSystem: AuditLogFileSystem; readonly syncs: number } {
   const state = { syncs: 0 };
   const fileSystem: AuditLogFileSystem = {
     mkdir: (target, options) => mkdir(target, options),
+    writeSync: (descriptor, buffer, offset, length) => fs.writeSync(descriptor, buffer, offset, length),
+    fdatasyncSync(descriptor) {
+      state.syncs += 1;
+      fs.fdatasyncSync(descriptor);
+    },
     async open(target, flags, mode) {
       const handle = await open(target, flags, mode);
       const datasync = handle.datasync.bind(handle);

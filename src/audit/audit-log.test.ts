@@ -7,7 +7,7 @@ import { AUDIT_SCHEMA_VERSION, type AuditEntry } from '../core/audit-entry.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { createGate } from '../core/gate.ts';
 import { parsePolicy } from '../core/policy/parse-policy.ts';
-import { createAuditLog, INLINE_SYNC_LIMIT_MS, type AuditLog, type AuditLogFileSystem } from './audit-log.ts';
+import { createAuditLog, FAST_SYNCS_BEFORE_INLINE, INLINE_SYNC_LIMIT_MS, type AuditLog, type AuditLogFileSystem } from './audit-log.ts';
 import { readAuditLog, type AuditLogItem } from './read-audit-log.ts';
 
 let directory: string;
@@ -179,103 +179,118 @@ describe('createAuditLog', () => {
     await log.close();
   });
 
-  describe('syncs on the event loop while syncs are fast', () => {
-    /** The watched file system with synchronous writes and syncs; `slowSyncs` of them take longer than the limit. */
-    function inlineFileSystem(options: { slowSyncs?: number[]; failSyncs?: number[] } = {}) {
-      const watched = watchedFileSystem();
-      const inline = { syncs: 0, durable: new Set<string>() };
+  describe('moves its syncs to the event loop once they prove fast', () => {
+    /**
+     * Writes to the real file; syncs that only mark what they cover, so they
+     * are fast whatever the disk: `slowSyncs` and `failSyncs` number the
+     * syncs made on the loop that take longer than the limit, or fail.
+     */
+    function syncingFileSystem(options: { slowSyncs?: number[]; failSyncs?: number[]; onInlineSync?: () => void } = {}) {
+      const written = new Set<string>();
+      const durable = new Set<string>();
+      const counts = { inline: 0, pool: 0, opens: 0 };
+      const cover = () => {
+        for (const id of written) durable.add(id);
+      };
       const fileSystem: AuditLogFileSystem = {
-        ...watched.fileSystem,
+        mkdir: (target, mkdirOptions) => mkdir(target, mkdirOptions),
+        async open(target, flags, mode) {
+          const handle = await open(target, flags, mode);
+          if (flags !== 'a') return handle;
+          counts.opens += 1;
+          handle.datasync = async () => {
+            counts.pool += 1;
+            const covered = [...written];
+            await Promise.resolve();
+            for (const id of covered) durable.add(id);
+          };
+          return handle;
+        },
         writeSync(descriptor, buffer, offset, length) {
           const bytesWritten = fs.writeSync(descriptor, buffer, offset, length);
-          for (const match of buffer.subarray(offset, offset + bytesWritten).toString('utf8').matchAll(/"call_id":"([^"]+)"/g)) {
-            watched.stats.written.add(match[1]!);
-          }
+          for (const match of buffer.subarray(offset, offset + bytesWritten).toString('utf8').matchAll(/"call_id":"([^"]+)"/g)) written.add(match[1]!);
           return bytesWritten;
         },
-        fdatasyncSync(descriptor) {
-          inline.syncs += 1;
-          if (options.failSyncs?.includes(inline.syncs)) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-          const covered = [...watched.stats.written];
-          fs.fdatasyncSync(descriptor);
-          if (options.slowSyncs?.includes(inline.syncs)) {
+        fdatasyncSync() {
+          counts.inline += 1;
+          options.onInlineSync?.();
+          if (options.failSyncs?.includes(counts.inline)) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+          if (options.slowSyncs?.includes(counts.inline)) {
             const until = performance.now() + INLINE_SYNC_LIMIT_MS * 3;
             while (performance.now() < until) {
               // A slow disk: the loop is held for longer than the limit.
             }
           }
-          for (const id of covered) inline.durable.add(id);
+          cover();
         },
       };
-      return { fileSystem, inline, pool: watched.stats };
+      return { fileSystem, counts, durable };
     }
 
-    it('syncs each record on the loop and resolves it only once that sync covered it', async () => {
-      const { fileSystem, inline, pool } = inlineFileSystem();
+    it('starts on the thread pool, syncs on the loop after enough fast syncs in a row, and resolves each record only once a sync covered it', async () => {
+      const { fileSystem, counts, durable } = syncingFileSystem();
       const file = path.join(directory, 'audit.jsonl');
       const log = createAuditLog({ path: file, fileSystem });
       const resolvedBeforeDurable: string[] = [];
-      for (let index = 0; index < 5; index++) {
-        await log.record(entry(index));
-        if (!inline.durable.has(entry(index).call_id)) resolvedBeforeDurable.push(entry(index).call_id);
-      }
-      await Promise.all(
-        Array.from({ length: 200 }, (_, index) =>
-          log.record(entry(100 + index)).then(() => {
-            if (!inline.durable.has(entry(100 + index).call_id)) resolvedBeforeDurable.push(entry(100 + index).call_id);
-          }),
-        ),
-      );
+      const track = (index: number) =>
+        log.record(entry(index)).then(() => {
+          if (!durable.has(entry(index).call_id)) resolvedBeforeDurable.push(entry(index).call_id);
+        });
+      await track(0);
+      expect(counts).toMatchObject({ pool: 1, inline: 0 });
+      for (let index = 1; index < FAST_SYNCS_BEFORE_INLINE + 5; index++) await track(index);
+      // Every sync is fast here; a pause of the test process itself may make one count as slow.
+      expect(counts.pool).toBeGreaterThanOrEqual(FAST_SYNCS_BEFORE_INLINE);
+      expect(counts.inline).toBeGreaterThanOrEqual(1);
+      expect(counts.pool + counts.inline).toBe(FAST_SYNCS_BEFORE_INLINE + 5);
+      const before = counts.inline + counts.pool;
+      await Promise.all(Array.from({ length: 200 }, (_, index) => track(100 + index)));
+      expect(counts.inline + counts.pool - before).toBeLessThanOrEqual(5);
       await log.close();
       expect(resolvedBeforeDurable).toEqual([]);
-      expect(pool.syncs).toBe(0);
-      expect(inline.syncs).toBeGreaterThanOrEqual(6);
-      expect(inline.syncs).toBeLessThanOrEqual(10);
-      expect(lines(file)).toHaveLength(205);
+      expect(lines(file)).toHaveLength(FAST_SYNCS_BEFORE_INLINE + 205);
     });
 
-    it('still lets what a caller chained on `written` run before the sync', async () => {
+    it('still lets what a caller chained on `written` run before a sync on the loop', async () => {
       const order: string[] = [];
-      const { fileSystem } = inlineFileSystem();
-      const sync = fileSystem.fdatasyncSync!;
-      const log = createAuditLog({
-        path: path.join(directory, 'audit.jsonl'),
-        fileSystem: {
-          ...fileSystem,
-          fdatasyncSync(descriptor) {
-            order.push('sync');
-            sync(descriptor);
-          },
-        },
-      });
-      await expectForwardedBeforeSync(log, order);
-      await log.close();
-    });
-
-    it('sends the syncs after a slow one to the thread pool, and comes back once one is fast', async () => {
-      const { fileSystem, inline, pool } = inlineFileSystem({ slowSyncs: [2] });
+      let warm = false;
+      const { fileSystem, counts } = syncingFileSystem({ onInlineSync: () => warm && order.push('sync') });
       const log = createAuditLog({ path: path.join(directory, 'audit.jsonl'), fileSystem });
-      await log.record(entry(1));
-      await log.record(entry(2));
-      expect({ inline: inline.syncs, pool: pool.syncs }).toEqual({ inline: 2, pool: 0 });
-      await log.record(entry(3));
-      expect({ inline: inline.syncs, pool: pool.syncs }).toEqual({ inline: 2, pool: 1 });
-      expect(pool.durable.has(entry(3).call_id)).toBe(true);
-      // A pool sync takes well under the limit on a quiet disk; a busy machine may need a few.
-      for (let index = 4; index < 200 && inline.syncs === 2; index++) await log.record(entry(index));
-      expect(inline.syncs).toBe(3);
+      for (let index = 0; counts.inline === 0 && index < 100; index++) await log.record(entry(100 + index));
+      warm = true;
+      const inlineBefore = counts.inline;
+      await expectForwardedBeforeSync(log, order);
+      expect(counts.inline).toBe(inlineBefore + 1);
       await log.close();
     });
 
-    it('rejects the batch whose sync failed on the loop, and the next record reopens the file', async () => {
-      const { fileSystem, inline, pool } = inlineFileSystem({ failSyncs: [1] });
-      const file = path.join(directory, 'audit.jsonl');
-      const log = createAuditLog({ path: file, fileSystem });
-      const failed = [log.record(entry(1)), log.record(entry(2))];
-      for (const record of failed) await expect(record).rejects.toMatchObject({ code: 'AUDIT_WRITE_FAILED', message: expect.stringContaining('EIO') });
-      await log.record(entry(3));
-      expect(inline.durable.has(entry(3).call_id)).toBe(true);
-      expect(pool.opens).toBe(2);
+    it('sends the syncs after a slow one back to the thread pool until enough fast ones come in a row', async () => {
+      const { fileSystem, counts, durable } = syncingFileSystem({ slowSyncs: [1] });
+      const log = createAuditLog({ path: path.join(directory, 'audit.jsonl'), fileSystem });
+      let index = 0;
+      while (counts.inline === 0 && index < 100) await log.record(entry(index++));
+      // The first sync on the loop was slow: the next ones go to the pool, as many as it takes to trust the disk again.
+      const poolBefore = counts.pool;
+      await log.record(entry(index++));
+      expect(counts).toMatchObject({ inline: 1, pool: poolBefore + 1 });
+      expect(durable.has(entry(index - 1).call_id)).toBe(true);
+      while (counts.inline === 1 && index < 200) await log.record(entry(index++));
+      expect(counts.inline).toBe(2);
+      expect(counts.pool - poolBefore).toBeGreaterThanOrEqual(FAST_SYNCS_BEFORE_INLINE);
+      await log.close();
+    });
+
+    it('rejects the batch whose sync failed on the loop, reopens the file, and syncs on the pool again', async () => {
+      const { fileSystem, counts, durable } = syncingFileSystem({ failSyncs: [1] });
+      const log = createAuditLog({ path: path.join(directory, 'audit.jsonl'), fileSystem });
+      let failure: unknown;
+      for (let index = 0; counts.inline === 0 && index < 100; index++) await log.record(entry(index)).catch((error: unknown) => (failure = error));
+      expect(failure).toMatchObject({ code: 'AUDIT_WRITE_FAILED', message: expect.stringContaining('EIO') });
+      expect(counts.inline).toBe(1);
+      const poolBefore = counts.pool;
+      await log.record(entry(1002));
+      expect(durable.has(entry(1002).call_id)).toBe(true);
+      expect(counts).toMatchObject({ inline: 1, pool: poolBefore + 1, opens: 2 });
       await log.close();
     });
   });

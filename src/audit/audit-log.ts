@@ -70,11 +70,12 @@ interface Batch {
 const defaultFileSystem: AuditLogFileSystem = { open, mkdir, writeSync, fdatasyncSync };
 
 /**
- * A sync that took at most this long runs the next one on the event loop's
- * thread; a slower one sends the next ones to the thread pool, until one of
- * those is this fast again.
+ * Syncs move to the event loop's thread after FAST_SYNCS_BEFORE_INLINE
+ * syncs in a row took at most this long each, and back to the thread pool
+ * after one that took longer or failed.
  */
 export const INLINE_SYNC_LIMIT_MS = 2;
+export const FAST_SYNCS_BEFORE_INLINE = 8;
 
 /** Writes go out in pieces of about this many characters, each ending on a line boundary. */
 const CHUNK_CHARACTERS = 1 << 20;
@@ -101,8 +102,11 @@ const NEWLINE = 0x0a;
  * (24 interleaved rounds of 200 calls, twice), 1.63x and 1.72x a direct
  * call with the sync on the loop against 1.80x and 1.82x through the pool
  * (better-sqlite3 makes the same choice for every commit). The price is a
- * loop that stalls for the sync; the limit bounds it, so a slow disk stalls
- * the loop once, and its syncs go back to the thread pool.
+ * loop that stalls for the sync, so only a disk that has proven fast gets
+ * it: a log starts on the thread pool, moves to the loop after
+ * FAST_SYNCS_BEFORE_INLINE fast syncs in a row, and goes back to the pool
+ * after one slow or failed sync, which is the most a slow spell can stall
+ * the loop for before that many fast syncs come again.
  *
  * @example
  * const audit = createAuditLog({ path: '.toolgate/audit.jsonl' });
@@ -119,8 +123,8 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
   let writing: Batch | undefined;
   let startScheduled = false;
   let closing: Promise<void> | undefined;
-  /** Whether the next sync runs on the event loop's thread: while syncs stay within INLINE_SYNC_LIMIT_MS. */
-  let syncInline = fileSystem.fdatasyncSync !== undefined;
+  /** Syncs in a row that took at most INLINE_SYNC_LIMIT_MS; from FAST_SYNCS_BEFORE_INLINE on, they run on the event loop's thread. */
+  let fastSyncs = 0;
 
   function record(entry: AuditEntry): Promise<void> {
     return recordInStages(entry).durable;
@@ -214,9 +218,15 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
 
   async function syncFile(handle: FileHandle): Promise<void> {
     const began = performance.now();
-    if (syncInline && fileSystem.fdatasyncSync !== undefined) fileSystem.fdatasyncSync(handle.fd);
-    else await handle.datasync();
-    syncInline = fileSystem.fdatasyncSync !== undefined && performance.now() - began <= INLINE_SYNC_LIMIT_MS;
+    let fast = false;
+    try {
+      if (fastSyncs >= FAST_SYNCS_BEFORE_INLINE && fileSystem.fdatasyncSync !== undefined) fileSystem.fdatasyncSync(handle.fd);
+      else await handle.datasync();
+      fast = performance.now() - began <= INLINE_SYNC_LIMIT_MS;
+    } finally {
+      // A failed sync counts as slow: a disk that fails may also hang.
+      fastSyncs = fast ? fastSyncs + 1 : 0;
+    }
   }
 
   async function openFile(): Promise<{ handle: FileHandle; sync: boolean }> {

@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsChangedSinceApprovalError } from './errors/fs-changed-since-approval-error.ts';
@@ -157,6 +157,27 @@ describe('direct and thread-pool I/O, and the descriptors behind them', () => {
     expect(head).toMatchObject({ kind: 'file', size: size + 5 });
     if (head.kind !== 'file') throw new Error('expected a file');
     expect(head.content.equals(second.subarray(0, DIRECT_IO_BYTES + 3))).toBe(true);
+  });
+
+  it('reads a file only as far as its size when it was opened, however much it grows meanwhile', async () => {
+    const target = path.join(fixture.project, 'ws/growing.log');
+    const start = bytes(DIRECT_IO_BYTES + 4096, 5);
+    writeFileSync(target, start);
+    // A writer appending while the file is read (through the thread pool, at this size).
+    let reading = true;
+    let appended = 0;
+    const grow = () => {
+      if (!reading || appended >= 32 << 20) return;
+      appendFileSync(target, Buffer.alloc(64 * 1024, 0x61));
+      appended += 64 * 1024;
+      setImmediate(grow);
+    };
+    setImmediate(grow);
+    const snapshot = await inWorkspace('growing.log', (location) => readSnapshot({ ...location, contentLimit: 16 << 20 })).finally(() => (reading = false));
+    if (snapshot.kind !== 'file') throw new Error('expected a file');
+    expect(snapshot.content?.equals(start)).toBe(true);
+    expect(snapshot.size).toBe(start.length);
+    expect(snapshot.sha256).toBe(createHash('sha256').update(start).digest('hex'));
   });
 
   it.runIf(process.platform === 'linux')('leaves no descriptor open and no temporary file behind, whether an operation succeeds or is refused', async () => {

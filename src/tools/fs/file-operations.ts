@@ -13,6 +13,8 @@
  * close: 150–180 µs against 5 µs). One write_file made about twenty of
  * them: 2 ms of CPU for the bookkeeping of a 10-byte write. The path
  * resolution before them is direct for the same reason (resolve-zone-path.ts).
+ * The price: on a network filesystem that stops answering, these calls hold
+ * the event loop where they used to hold a thread-pool thread.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fstatSync, fsync, linkSync, lstatSync, openSync, read, readSync, renameSync, unlinkSync, write, writeSync, type Stats } from 'node:fs';
@@ -144,20 +146,25 @@ function openForReading(options: EntryLocation): Exclude<FileSnapshot, { kind: '
   return { kind: status.isDirectory() ? 'directory' : 'other', dev: status.dev, ino: status.ino };
 }
 
-/** Reads from the start to the end of the file, which may have grown since its size was read. */
+/**
+ * Reads the file's first `size` bytes (its size when it was fstat'ed), or
+ * fewer if it has shrunk since: never more, so a file that grows meanwhile
+ * (a writer appending, a sparse file extended to terabytes) cannot make the
+ * read, or what is held in memory, unbounded. `handle.readFile()` read the
+ * same.
+ */
 async function readToEnd(descriptor: number, size: number): Promise<Buffer> {
   const direct = size <= DIRECT_IO_BYTES;
-  // One byte more than expected, so a file read whole is known to end there.
-  let buffer = Buffer.alloc(size + 1);
+  const buffer = Buffer.alloc(size);
   let filled = 0;
-  for (;;) {
-    if (filled === buffer.length) buffer = Buffer.concat([buffer, Buffer.alloc(Math.max(buffer.length, 64 * 1024))]);
+  while (filled < size) {
     const bytesRead = direct
-      ? readSync(descriptor, buffer, filled, buffer.length - filled, filled)
-      : (await readOnPool(descriptor, buffer, filled, buffer.length - filled, filled)).bytesRead;
-    if (bytesRead === 0) return buffer.subarray(0, filled);
+      ? readSync(descriptor, buffer, filled, size - filled, filled)
+      : (await readOnPool(descriptor, buffer, filled, size - filled, filled)).bytesRead;
+    if (bytesRead === 0) break;
     filled += bytesRead;
   }
+  return buffer.subarray(0, filled);
 }
 
 /** Writes all of `content` at the descriptor's position. */
