@@ -54,6 +54,11 @@ async function readAll(file: string): Promise<AuditLogItem[]> {
   return items;
 }
 
+/** The call ids of the audit lines in `bytes`. */
+function callIdsIn(bytes: Buffer): string[] {
+  return [...bytes.toString('utf8').matchAll(/"call_id":"([^"]+)"/g)].map((match) => match[1]!);
+}
+
 /**
  * The real file system, watched: counts opens and syncs, and knows which call
  * ids were written and which of them a completed sync made durable.
@@ -73,9 +78,7 @@ function watchedFileSystem(hooks: { beforeSync?: (count: number) => void; onWrit
           stats.writes += 1;
           hooks.onWrite?.(stats.writes, handle);
           const result = await write(buffer, offset, length);
-          for (const match of buffer.subarray(offset, offset + result.bytesWritten).toString('utf8').matchAll(/"call_id":"([^"]+)"/g)) {
-            stats.written.add(match[1]!);
-          }
+          for (const id of callIdsIn(buffer.subarray(offset, offset + result.bytesWritten))) stats.written.add(id);
           return result;
         },
         async datasync() {
@@ -189,9 +192,6 @@ describe('createAuditLog', () => {
       const written = new Set<string>();
       const durable = new Set<string>();
       const counts = { inline: 0, pool: 0, opens: 0 };
-      const cover = () => {
-        for (const id of written) durable.add(id);
-      };
       const fileSystem: AuditLogFileSystem = {
         mkdir: (target, mkdirOptions) => mkdir(target, mkdirOptions),
         async open(target, flags, mode) {
@@ -208,7 +208,7 @@ describe('createAuditLog', () => {
         },
         writeSync(descriptor, buffer, offset, length) {
           const bytesWritten = fs.writeSync(descriptor, buffer, offset, length);
-          for (const match of buffer.subarray(offset, offset + bytesWritten).toString('utf8').matchAll(/"call_id":"([^"]+)"/g)) written.add(match[1]!);
+          for (const id of callIdsIn(buffer.subarray(offset, offset + bytesWritten))) written.add(id);
           return bytesWritten;
         },
         fdatasyncSync() {
@@ -221,7 +221,7 @@ describe('createAuditLog', () => {
               // A slow disk: the loop is held for longer than the limit.
             }
           }
-          cover();
+          for (const id of written) durable.add(id);
         },
       };
       return { fileSystem, counts, durable };

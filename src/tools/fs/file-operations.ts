@@ -73,7 +73,7 @@ export async function readSnapshot(options: EntryLocation & { contentLimit: numb
     const hash = createHash('sha256');
     let content: Buffer | undefined;
     if (status.size <= options.contentLimit) {
-      content = await readToEnd(descriptor, status.size);
+      content = await readPrefix(descriptor, status.size);
       hash.update(content);
     } else {
       const chunk = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
@@ -103,17 +103,7 @@ export async function readFileHead(
   if (!('descriptor' in opened)) return opened;
   const { descriptor, status } = opened;
   try {
-    const buffer = Buffer.alloc(Math.min(options.limit, status.size));
-    const direct = buffer.length <= DIRECT_IO_BYTES;
-    let filled = 0;
-    while (filled < buffer.length) {
-      const bytesRead = direct
-        ? readSync(descriptor, buffer, filled, buffer.length - filled, filled)
-        : (await readOnPool(descriptor, buffer, filled, buffer.length - filled, filled)).bytesRead;
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return { kind: 'file', size: status.size, links: status.nlink, content: buffer.subarray(0, filled) };
+    return { kind: 'file', size: status.size, links: status.nlink, content: await readPrefix(descriptor, Math.min(options.limit, status.size)) };
   } finally {
     closeSync(descriptor);
   }
@@ -147,13 +137,13 @@ function openForReading(options: EntryLocation): Exclude<FileSnapshot, { kind: '
 }
 
 /**
- * Reads the file's first `size` bytes (its size when it was fstat'ed), or
- * fewer if it has shrunk since: never more, so a file that grows meanwhile
- * (a writer appending, a sparse file extended to terabytes) cannot make the
- * read, or what is held in memory, unbounded. `handle.readFile()` read the
- * same.
+ * Reads the file's first `size` bytes (at most its size when it was
+ * fstat'ed), or fewer if it has shrunk since: never more, so a file that
+ * grows meanwhile (a writer appending, a sparse file extended to terabytes)
+ * cannot make the read, or what is held in memory, unbounded.
+ * `handle.readFile()` read the same.
  */
-async function readToEnd(descriptor: number, size: number): Promise<Buffer> {
+async function readPrefix(descriptor: number, size: number): Promise<Buffer> {
   const direct = size <= DIRECT_IO_BYTES;
   const buffer = Buffer.alloc(size);
   let filled = 0;
@@ -308,7 +298,7 @@ async function copyFile(options: { source: EntryLocation; destination: EntryLoca
     if (status.dev !== expected.dev || status.ino !== expected.ino) {
       throw new FsChangedSinceApprovalError({ path: source.shown, tool, detail: 'it was replaced while being moved' });
     }
-    content = await readToEnd(input, status.size);
+    content = await readPrefix(input, status.size);
   } finally {
     closeSync(input);
   }
