@@ -94,8 +94,8 @@ const NEWLINE = 0x0a;
  * microseconds; a thread-pool round trip costs more, and the caller waits
  * for it). The fdatasync runs one event-loop turn after the write, so that
  * whoever acts on `written` (the MCP gateway forwarding its call) goes
- * first, and it runs on the event loop's own thread while syncs stay within
- * INLINE_SYNC_LIMIT_MS. Why: through the thread pool each sync costs a
+ * first, and it runs on the event loop's own thread once syncs have proven
+ * fast (below). Why: through the thread pool each sync costs a
  * worker wake-up and a completion wake-up of the loop, and on a small
  * machine those take the CPU from the server doing the call's work;
  * measured with the gateway in front of server-filesystem on two vCPUs
