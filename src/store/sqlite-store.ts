@@ -28,6 +28,7 @@ import { createGroupCommit, type GroupCommit, type GroupCommitHooks } from './sq
 import { createSqliteWrites, type EventText, type WriteKind, type WriteRequests, type WriteResults } from './sqlite-writes.ts';
 import { openSqliteDatabase } from './sqlite-schema.ts';
 import { openWalSync, type WalSync } from './sqlite-wal-sync.ts';
+import { SAFETY_NET_PAGES, startCheckpointer, type Checkpointer } from './sqlite-checkpointer.ts';
 import {
   type ApprovalRow,
   type CallRow,
@@ -63,6 +64,8 @@ export interface SqliteStoreOptions {
   maxBatch?: number;
   /** What tests watch of the batches (how many commits, a COMMIT made to fail). */
   hooks?: GroupCommitHooks;
+  /** Told when a WAL checkpoint fails (`sqlite-checkpointer.ts`); nothing committed is at risk, but the WAL grows until one succeeds. */
+  onCheckpointError?: (error: Error) => void;
 }
 
 /**
@@ -88,14 +91,26 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     database.close();
     throw error;
   }
+  // Checkpoints run on a worker; this connection's own automatic checkpoint is only the net under it.
+  database.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
+  const checkpointer: Checkpointer = startCheckpointer({ file: options.file, ...(options.onCheckpointError === undefined ? {} : { onError: options.onCheckpointError }) });
+  const hooks = options.hooks ?? {};
   try {
     commits = createGroupCommit({
       database,
       sync: walSync.sync,
       ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
-      ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+      hooks: {
+        ...hooks,
+        afterCommit: (batch) => {
+          checkpointer.committed();
+          hooks.afterCommit?.(batch);
+        },
+      },
     });
   } catch (error) {
+    // No commit was made, so no worker was started: there is nothing to wait for.
+    void checkpointer.close();
     walSync.close();
     database.close();
     throw error;
@@ -320,8 +335,13 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
         try {
           await commits.close();
         } finally {
-          walSync.close();
-          database.close();
+          try {
+            // The worker's connection closes first: the last connection to close checkpoints what is left and removes the WAL.
+            await checkpointer.close();
+          } finally {
+            walSync.close();
+            database.close();
+          }
         }
       })();
       return closing;
