@@ -64,8 +64,8 @@ describe('the SQLite store checkpoints its WAL on a worker thread', () => {
       import { newEvent, newRun } from ${JSON.stringify(new URL('./store-contract-fixtures.ts', import.meta.url).pathname)};
       const store = openSqliteStore({ file: ${JSON.stringify(file)} });
       await store.createRun(newRun('run-1'), []);
-      // With createRun, 16 commits: the 16th starts the worker and its first checkpoint, and close comes while both are under way.
-      for (let index = 0; index < 15; index++) await store.appendEvents([newEvent('run-1', 'text', { index })]);
+      // With createRun, 64 commits: the 64th starts the worker and its first checkpoint, and close comes while both are under way.
+      for (let index = 0; index < 63; index++) await store.appendEvents([newEvent('run-1', 'text', { index })]);
       await store.close();
       console.log('closed');
     `;

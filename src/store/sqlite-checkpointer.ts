@@ -8,7 +8,7 @@
  * (half of all the time COMMIT took), and every request waited meanwhile.
  *
  * Here a worker thread with its own connection runs `wal_checkpoint(PASSIVE)`
- * a few commits after the last one: it copies what was committed, syncs, and
+ * every 64 commits, or half a second after a commit: it copies what was committed, syncs, and
  * never waits for (or blocks) the writer. A checkpoint changes no page a
  * reader sees, so the store's connection keeps its page cache. The store's
  * connection keeps a much higher automatic checkpoint as a safety net
@@ -33,9 +33,9 @@ export const SAFETY_NET_PAGES = 4000;
 export interface CheckpointerOptions {
   /** The database file (its WAL is `${file}-wal`). */
   file: string;
-  /** A checkpoint starts once this many commits were made since the last one started. Default 16. */
+  /** A checkpoint starts once this many commits were made since the last one started. Default 64. */
   everyCommits?: number;
-  /** ...or this long after the first commit since then. Default 100 ms. */
+  /** ...or this long after the first commit since then. Default 500 ms. */
   delayMs?: number;
   /** Told when a checkpoint (or the worker) fails; the safety net takes over meanwhile. */
   onError?: (error: Error) => void;
@@ -86,8 +86,9 @@ parentPort.on('message', (message) => {
  * commits = createGroupCommit({ database, sync, hooks: { afterCommit: () => checkpointer.committed() } });
  */
 export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
-  const everyCommits = options.everyCommits ?? 16;
-  const delayMs = options.delayMs ?? 100;
+  // Measured under approval bursts: every 16 commits cost more CPU than it saved (each checkpoint syncs twice); every 64, less.
+  const everyCommits = options.everyCommits ?? 64;
+  const delayMs = options.delayMs ?? 500;
   const onError = options.onError ?? (() => {});
   let worker: Worker | undefined;
   /** Set once the worker failed for good (it exited or could not start): the safety net checkpoints from then on. */

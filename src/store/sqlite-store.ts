@@ -14,7 +14,8 @@
  * yet synced: nothing acts on those (every effect waits for a write of its
  * own, whose sync covers them), but a power cut could take them back, so
  * events are streamed only once they are synced. The writes themselves are
- * in `sqlite-writes.ts`.
+ * in `sqlite-writes.ts`. The WAL is checkpointed on a worker thread
+ * (`sqlite-checkpointer.ts`), not inside a COMMIT on the event loop.
  *
  * Writes on a worker thread's connection (so that no fsync holds up the
  * event loop) were measured and dropped: every commit from another
