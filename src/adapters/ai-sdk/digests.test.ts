@@ -20,6 +20,18 @@ describe('digests: node:crypto where the runtime has it, WebCrypto elsewhere, th
         '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
       );
     });
+
+    it(`${name}: a signer prepared for one key signs as hmacSha256 does, every time, and keeps the key it was given`, async () => {
+      const key = encoder.encode('Jefe');
+      const sign = implementation.hmacSha256Signer(key);
+      // Changing the caller's bytes afterwards must not change the signer's key.
+      key.fill(0);
+      for (let round = 0; round < 3; round++) {
+        expect(hex(await sign(encoder.encode('what do ya want for nothing?')))).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+      }
+      const other = Uint8Array.from({ length: 100 }, (_, index) => index);
+      expect(hex(await implementation.hmacSha256Signer(other)(encoder.encode('data')))).toBe(hex(await implementation.hmacSha256(other, encoder.encode('data'))));
+    });
   }
 
   it('agrees between the two on keys and data of every length, keys longer than a block included', async () => {

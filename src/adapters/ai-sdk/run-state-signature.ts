@@ -25,8 +25,8 @@ const encoder = new TextEncoder();
  * const signature = await signRunState({ state: unsigned, secret });
  */
 export async function signRunState(options: { state: object; secret: string | Uint8Array }): Promise<string> {
-  const key = await stateKey(options.secret);
-  return toBase64url(await digests.hmacSha256(key, signedBytes(options.state)));
+  const sign = await stateKey(options.secret);
+  return toBase64url(await sign(signedBytes(options.state)));
 }
 
 /**
@@ -40,8 +40,8 @@ export async function signRunState(options: { state: object; secret: string | Ui
 export async function runStateSignatureMatches(options: { state: object; signature: string; secret: string | Uint8Array }): Promise<boolean> {
   try {
     if (!/^[A-Za-z0-9_-]{43}$/.test(options.signature)) return false;
-    const key = await stateKey(options.secret);
-    return equalBytes(await digests.hmacSha256(key, signedBytes(options.state)), fromBase64url(options.signature));
+    const sign = await stateKey(options.secret);
+    return equalBytes(await sign(signedBytes(options.state)), fromBase64url(options.signature));
   } catch {
     return false;
   }
@@ -53,11 +53,13 @@ function signedBytes(state: object): Uint8Array {
   return encoder.encode(fingerprint(JSON.parse(JSON.stringify(unsigned))));
 }
 
-/** Derived keys by secret (its text, or its bytes in hex): a server signs and checks under one secret. */
-const derivedKeys = new Map<string, Promise<Uint8Array>>();
+type Signer = (data: Uint8Array) => Promise<Uint8Array>;
+
+/** Signers under the derived key, by secret (its text, or its bytes in hex): a server signs and checks under one secret. */
+const derivedKeys = new Map<string, Promise<Signer>>();
 const MAX_DERIVED_KEYS = 16;
 
-function stateKey(secret: string | Uint8Array): Promise<Uint8Array> {
+function stateKey(secret: string | Uint8Array): Promise<Signer> {
   // Keyed by the content, not the object: a secret changed in place gets its own key.
   const id = typeof secret === 'string' ? `text:${secret}` : `bytes:${Array.from(secret, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
   let key = derivedKeys.get(id);
@@ -71,7 +73,7 @@ function stateKey(secret: string | Uint8Array): Promise<Uint8Array> {
   return key;
 }
 
-/** The signing key: HMAC-SHA256 of the label under the secret. */
-function deriveKey(raw: Uint8Array): Promise<Uint8Array> {
-  return digests.hmacSha256(raw, encoder.encode(KEY_LABEL));
+/** The signing key, HMAC-SHA256 of the label under the secret, prepared for signing. */
+async function deriveKey(raw: Uint8Array): Promise<Signer> {
+  return digests.hmacSha256Signer(await digests.hmacSha256(raw, encoder.encode(KEY_LABEL)));
 }
