@@ -76,8 +76,8 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
     return events.map((event) => Number(insert.run(event.runId, event.owner, event.type, event.data, at, STORE_SCHEMA_VERSION).lastInsertRowid));
   };
 
-  /** Compare-and-set: only the revision the caller read moves; false (nothing written) when it does not. */
-  const moveRun = (runId: string, revision: number, change: RunChange, at: string): boolean =>
+  /** Compare-and-set: only the revision the caller read moves; the run as it now stands, or undefined (nothing written) when it does not. */
+  const moveRun = (runId: string, revision: number, change: RunChange, at: string): RunRow | undefined =>
     statement(
       `UPDATE runs SET
          status = CASE WHEN @setStatus THEN @status ELSE status END,
@@ -85,8 +85,9 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
          text = CASE WHEN @setText THEN @text ELSE text END,
          error = CASE WHEN @setError THEN @error ELSE error END,
          updated_at = @now, revision = revision + 1, schema_version = @schemaVersion
-       WHERE run_id = @runId AND revision = @revision`,
-    ).run({
+       WHERE run_id = @runId AND revision = @revision
+       RETURNING *`,
+    ).get({
       runId,
       revision,
       now: at,
@@ -99,7 +100,7 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
       text: change.text ?? null,
       setError: change.error === undefined ? 0 : 1,
       error: change.error ?? null,
-    }).changes === 1;
+    }) as RunRow | undefined;
 
   return {
     createRun({ run, events, at }) {
@@ -112,15 +113,16 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
     },
 
     updateRun({ runId, revision, change, events, approvals, dropApprovals, at }) {
-      if (!moveRun(runId, revision, change, at)) return undefined;
+      const moved = moveRun(runId, revision, change, at);
+      if (moved === undefined) return undefined;
       if (dropApprovals) statement('DELETE FROM approvals WHERE run_id = ? AND decision IS NULL').run(runId);
       const insert = statement(
         `INSERT INTO approvals (run_id, tool_call_id, owner, tool, group_id, request, created_at, decision, schema_version)
          VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
       );
       for (const approval of approvals) insert.run(approval.runId, approval.toolCallId, approval.owner, approval.tool, approval.groupId, approval.request, at, STORE_SCHEMA_VERSION);
-      const eventIds = insertEvents(events, at);
-      return { run: readRun(runId), eventIds };
+      // The rows added below do not change the run's own row.
+      return { run: moved, eventIds: insertEvents(events, at) };
     },
 
     decideApprovals({ runId, calls, decision, resume, at }) {
@@ -135,9 +137,8 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
       const waiting = statement('SELECT tool_call_id FROM approvals WHERE run_id = ? AND decision IS NULL ORDER BY seq').pluck().all(runId) as string[];
       const result: WriteResults['decideApprovals'] = { decided, waiting, eventIds };
       // The claim: only when this decision stands on every call named and nothing is left to decide.
-      if (resume !== undefined && decided.length === calls.length && waiting.length === 0 && moveRun(runId, resume.revision, { status: 'running' }, at)) {
-        result.resumed = { run: readRun(runId), eventIds: insertEvents(resume.events, at) };
-      }
+      const resumed = resume !== undefined && decided.length === calls.length && waiting.length === 0 ? moveRun(runId, resume.revision, { status: 'running' }, at) : undefined;
+      if (resumed !== undefined) result.resumed = { run: resumed, eventIds: insertEvents(resume!.events, at) };
       return result;
     },
 
