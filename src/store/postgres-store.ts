@@ -33,7 +33,9 @@ import {
   type EventRow,
   type RunRow,
   type TokenRow,
+  approvalDecisionFromRow,
   approvalFromRow,
+  APPROVAL_DECISION_COLUMNS,
   approvalTextFromRow,
   callFromRow,
   checkLimit,
@@ -471,6 +473,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       if (request.owner !== undefined) filter.add('owner = ?', request.owner);
       if (request.includeDecided !== true) filter.add('decision IS NULL');
       return (await query<ApprovalRow>(`SELECT * FROM approvals ${filter.where()} ORDER BY seq`, filter.values)).rows.map(approvalFromRow);
+    },
+
+    async listRunDecisions(runId) {
+      return (await query<Omit<ApprovalRow, 'request'>>(`SELECT ${APPROVAL_DECISION_COLUMNS} FROM approvals WHERE run_id = $1 ORDER BY seq`, [runId])).rows.map(approvalDecisionFromRow);
     },
 
     async listPendingApprovals(request) {

@@ -10,6 +10,7 @@ import type {
   RunStatus,
   ServerRunMode,
   StoredApproval,
+  StoredApprovalDecision,
   StoredApprovalText,
   StoredCall,
   StoredDecision,
@@ -118,6 +119,28 @@ export function approvalFromRow(row: ApprovalRow): StoredApproval {
     ...approval,
     request: parseJsonObject(requestText, 'approvals.request'),
     decision: row.decision === null ? null : (parseJsonObject(row.decision, 'approvals.decision') as unknown as StoredDecision),
+  };
+}
+
+/** The columns of an approval but its request. */
+export const APPROVAL_DECISION_COLUMNS = 'seq, run_id, tool_call_id, owner, tool, group_id, created_at, decision, schema_version';
+
+/**
+ * An approval without its request, its decision parsed back to an object.
+ *
+ * @example
+ * const decisions = (statement.all(runId) as Array<Omit<ApprovalRow, 'request'>>).map(approvalDecisionFromRow);
+ */
+export function approvalDecisionFromRow(row: Omit<ApprovalRow, 'request'>): StoredApprovalDecision {
+  return {
+    runId: row.run_id,
+    toolCallId: row.tool_call_id,
+    owner: row.owner,
+    tool: row.tool,
+    groupId: row.group_id,
+    createdAt: row.created_at,
+    decision: row.decision === null ? null : (parseJsonObject(row.decision, 'approvals.decision') as unknown as StoredDecision),
+    schemaVersion: row.schema_version,
   };
 }
 

@@ -36,8 +36,10 @@ import {
   type EventRow,
   type RunRow,
   type TokenRow,
+  approvalDecisionFromRow,
   approvalFromRow,
   approvalTextFromRow,
+  APPROVAL_DECISION_COLUMNS,
   callFromRow,
   checkLimit,
   decidedCalls,
@@ -216,6 +218,13 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       const rows = statement(`SELECT * FROM approvals ${filter.where()}${order}`).all(...filter.values) as ApprovalRow[];
       if (order === '') rows.sort((a, b) => a.seq - b.seq);
       return rows.map(approvalFromRow);
+    },
+
+    async listRunDecisions(runId) {
+      const rows = statement(`SELECT ${APPROVAL_DECISION_COLUMNS} FROM approvals WHERE run_id = ?`).all(runId) as Array<Omit<ApprovalRow, 'request'>>;
+      // As in listApprovals: a run's few approvals are sorted here.
+      rows.sort((a, b) => a.seq - b.seq);
+      return rows.map(approvalDecisionFromRow);
     },
 
     async listPendingApprovals(query) {

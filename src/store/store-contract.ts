@@ -220,6 +220,22 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         expect(await order({ runId: 'run-3' })).toEqual(['call-z', 'call-m']);
       });
 
+      it("lists a run's decisions: each of its approvals as listApprovals has it, but for the request, in the order they were added", async () => {
+        await store.createRun(newRun('run-3'), []);
+        await store.updateRun('run-3', 1, { status: 'paused_checkpoint' }, { approvals: ['call-z', 'call-a', 'call-m'].map((id) => newApproval('run-3', id)) });
+        await decideOne(store, 'run-3', 'call-a', decision());
+        const full = await store.listApprovals({ runId: 'run-3', includeDecided: true });
+        const decisions = await store.listRunDecisions('run-3');
+        expect(decisions).toEqual(full.map(({ request: _request, ...rest }) => rest));
+        expect(decisions.map((approval) => [approval.toolCallId, approval.decision?.approved ?? null])).toEqual([
+          ['call-z', null],
+          ['call-a', true],
+          ['call-m', null],
+        ]);
+        expect(decisions.every((approval) => !('request' in approval))).toBe(true);
+        expect(await store.listRunDecisions('no-such-run')).toEqual([]);
+      });
+
       it('pages through the pending ones, oldest first, each once, by owner or all', async () => {
         const ids = (list: Array<{ runId: string; toolCallId: string }>) => list.map((approval) => `${approval.runId}/${approval.toolCallId}`);
         const first = await store.listPendingApprovals({ limit: 2 });

@@ -116,6 +116,9 @@ export interface StoredApprovalText extends Omit<StoredApproval, 'request' | 'de
   requestText: string;
 }
 
+/** An approval without its request: what deciding and resuming a run need (which calls wait, who decided what). */
+export type StoredApprovalDecision = Omit<StoredApproval, 'request'>;
+
 export type NewApproval = Omit<StoredApproval, 'createdAt' | 'decision' | 'schemaVersion'>;
 
 /** Which undecided approvals to list: oldest first, `owner`'s only when given, after the previous page's `next`. */
@@ -281,6 +284,12 @@ export interface ToolgateStore {
 
   /** Pending (undecided) approvals, or all of a run's with `runId` and `includeDecided`. */
   listApprovals(query: { runId?: string; owner?: string; includeDecided?: boolean }): Promise<StoredApproval[]>;
+  /**
+   * One run's approvals, decided ones included, in the order they were
+   * added, without their requests: `listApprovals` for deciding, which
+   * never reads the requests (a few KB of JSON each, shown to people only).
+   */
+  listRunDecisions(runId: string): Promise<StoredApprovalDecision[]>;
   /**
    * Undecided approvals a page at a time, oldest first (`owner` for one
    * owner's); `after` is the previous page's `next`.

@@ -5,7 +5,7 @@
  * resumes it) and drives it on with every decision.
  */
 import { REDACTED } from '../../core/redact.ts';
-import type { NewEvent, StoredApproval, StoredDecision, StoredRun } from '../../store/store.ts';
+import type { NewEvent, StoredApprovalDecision, StoredDecision, StoredRun } from '../../store/store.ts';
 import { ApiError, type ApproveInput, type ApproveResult, type Principal } from '../run-service.ts';
 import { driveRun } from './drive-run.ts';
 import { decisionEvent, runEvent, toolCallInput } from './run-events.ts';
@@ -21,7 +21,7 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
   const { runtime, run } = options;
   let input = options.input;
   if (run.status !== 'paused_checkpoint') throw new ApiError(400, `run is not paused for approval, current status: ${run.status}`, { current_status: run.status });
-  const approvals = await runtime.store.listApprovals({ runId: run.runId, includeDecided: true });
+  const approvals = await runtime.store.listRunDecisions(run.runId);
   const pending = approvals.filter((approval) => approval.decision === null);
   if (pending.length === 0) {
     // Every call was decided but the run never resumed (the process stopped in between): resume it now.
@@ -65,7 +65,7 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
     void driveRun(runtime, result.resumed.run, { kind: 'decided', sealed: run.state!, approvals: all });
   } else {
     // Others decided the rest meanwhile (or a call named here was decided by another first): read what stands, and resume from it.
-    all = await runtime.store.listApprovals({ runId: run.runId, includeDecided: true });
+    all = await runtime.store.listRunDecisions(run.runId);
     await resumeDecidedRun(runtime, run, all);
   }
   // Earlier pauses' denials cannot stop it: one that did would have ended the run then.
@@ -87,7 +87,7 @@ function stopsRun(runtime: ServerRuntime, decision: StoredDecision | null): bool
 }
 
 /** Which waiting calls the request decides. */
-function chooseTargets(pending: StoredApproval[], input: ApproveInput): StoredApproval[] {
+function chooseTargets(pending: StoredApprovalDecision[], input: ApproveInput): StoredApprovalDecision[] {
   if (input.tool_call_id !== undefined && input.group_id !== undefined) throw new ApiError(400, 'give tool_call_id or group_id, not both', { field: 'group_id' });
   if (input.tool_call_id !== undefined) {
     const target = pending.find((approval) => approval.toolCallId === input.tool_call_id);
@@ -141,7 +141,7 @@ function checkEditedArgs(runtime: ServerRuntime, toolName: string, args: unknown
  * Claims a paused run whose calls are all decided (one claimer wins) and
  * drives it on with the decisions of its pause.
  */
-export async function resumeDecidedRun(runtime: ServerRuntime, run: StoredRun, approvals: StoredApproval[]): Promise<void> {
+export async function resumeDecidedRun(runtime: ServerRuntime, run: StoredRun, approvals: StoredApprovalDecision[]): Promise<void> {
   // Decisions do not move the run's revision: the run as read is current unless someone claimed or cancelled it, and then the claim below fails.
   if (run.status !== 'paused_checkpoint' || run.state === null) return;
   const claimed = await runtime.store.updateRun(run.runId, run.revision, { status: 'running' }, { events: [resumeEvent(runtime, run, approvals)] });
@@ -150,10 +150,10 @@ export async function resumeDecidedRun(runtime: ServerRuntime, run: StoredRun, a
   void driveRun(runtime, claimed.run, { kind: 'decided', sealed: run.state, approvals });
 }
 
-function resumeEvent(runtime: ServerRuntime, run: StoredRun, approvals: StoredApproval[]): NewEvent {
+function resumeEvent(runtime: ServerRuntime, run: StoredRun, approvals: StoredApprovalDecision[]): NewEvent {
   return runEvent({ run, policy: runtime.policy }, 'run_resumed', { reason: resumeReason(approvals), status: 'running' });
 }
 
-function resumeReason(approvals: StoredApproval[]): string {
+function resumeReason(approvals: StoredApprovalDecision[]): string {
   return approvals.every((approval) => approval.decision?.approved === true) ? 'tool_approved' : approvals.some((approval) => approval.decision?.approved) ? 'tools_decided' : 'tool_denied';
 }

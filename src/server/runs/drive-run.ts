@@ -14,7 +14,7 @@ import type { RunDecision } from '../../adapters/ai-sdk/run-decision.ts';
 import { runOutcome } from '../../adapters/ai-sdk/run-outcome.ts';
 import { createRunState, type RunState } from '../../adapters/ai-sdk/run-state.ts';
 import { redactSecretsInText } from '../../core/redact.ts';
-import type { NewEvent, StoredApproval, StoredRun } from '../../store/store.ts';
+import type { NewEvent, StoredApprovalDecision, StoredRun } from '../../store/store.ts';
 import { withSpan } from '../tracing.ts';
 import { pauseRecords, runEvent, shownArguments, shownOutput, type RunEventContext } from './run-events.ts';
 import { ofThisPause, runDecisions } from './pause-decisions.ts';
@@ -29,7 +29,7 @@ import { appendEvents, gateContextOf, openEnvelope, sealEnvelope, type ServerRun
 export type DriveStart =
   | { kind: 'messages'; messages: ModelMessage[] }
   | { kind: 'resume'; state: RunState; decisions: RunDecision[] }
-  | { kind: 'decided'; sealed: string; approvals: StoredApproval[] };
+  | { kind: 'decided'; sealed: string; approvals: StoredApprovalDecision[] };
 
 /**
  * Drives the run (which this process has claimed at `run.revision`) to its

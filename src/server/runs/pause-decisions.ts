@@ -3,16 +3,16 @@
  * those of the pause the run is in (earlier pauses' decisions stay as history).
  */
 import type { RunDecision } from '../../adapters/ai-sdk/run-decision.ts';
-import type { StoredApproval } from '../../store/store.ts';
+import type { StoredApprovalDecision } from '../../store/store.ts';
 
 /** The approvals of the pause a run is in (earlier pauses' decisions stay as history). */
-export function ofThisPause(approvals: StoredApproval[], pending: ReadonlyArray<{ toolCallId: string }>): StoredApproval[] {
+export function ofThisPause<Approval extends StoredApprovalDecision>(approvals: Approval[], pending: ReadonlyArray<{ toolCallId: string }>): Approval[] {
   const ids = new Set(pending.map((call) => call.toolCallId));
   return approvals.filter((approval) => ids.has(approval.toolCallId));
 }
 
 /** The stored decisions as the adapter's, for a resume (also after a restart). */
-export function runDecisions(approvals: StoredApproval[]): RunDecision[] {
+export function runDecisions(approvals: StoredApprovalDecision[]): RunDecision[] {
   return approvals.map((approval) => {
     const decision = approval.decision!;
     return {

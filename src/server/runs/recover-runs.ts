@@ -50,7 +50,7 @@ export async function recoverRuns(runtime: ServerRuntime, reason: 'server_restar
         void driveRun(runtime, claimed.run, { kind: 'messages', messages: envelope.messages });
         continue;
       }
-      const decided = ofThisPause(await store.listApprovals({ runId: run.runId, includeDecided: true }), envelope.state.pending);
+      const decided = ofThisPause(await store.listRunDecisions(run.runId), envelope.state.pending);
       void driveRun(runtime, claimed.run, { kind: 'resume', state: envelope.state, decisions: runDecisions(decided) });
     } catch (error) {
       const message = `${reason === 'server_restarted' ? 'could not be recovered after a restart' : 'could not be taken over from a server that stopped'}: ${errorText(error)}`;
@@ -133,7 +133,7 @@ export async function resumeDecidedPauses(runtime: ServerRuntime): Promise<numbe
   const { store } = runtime;
   let resumed = 0;
   for (const run of await store.decidedPausedRuns()) {
-    await resumeDecidedRun(runtime, run, await store.listApprovals({ runId: run.runId, includeDecided: true }));
+    await resumeDecidedRun(runtime, run, await store.listRunDecisions(run.runId));
     resumed++;
   }
   return resumed;
