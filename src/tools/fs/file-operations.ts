@@ -17,7 +17,7 @@
  * the event loop where they used to hold a thread-pool thread.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fstatSync, fsync, linkSync, lstatSync, openSync, read, readSync, renameSync, unlink, unlinkSync, write, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsync, linkSync, lstatSync, openSync, read, readSync, renameSync, unlinkSync, write, writeSync, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
 import { FsChangedSinceApprovalError } from './errors/fs-changed-since-approval-error.ts';
 import { FsOperationError } from './errors/fs-operation-error.ts';
@@ -56,7 +56,6 @@ export const DIRECT_IO_BYTES = 256 * 1024;
 const fsyncOnPool = promisify(fsync);
 const readOnPool = promisify(read);
 const writeOnPool = promisify(write);
-const unlinkOnPool = promisify(unlink);
 
 /**
  * Reads an entry without following a symlink at its name (a symlink there
@@ -199,7 +198,7 @@ export async function replaceFile(options: EntryLocation & { tool: string; conte
     assertSameEntry({ ...options, expected: options.expected });
     renameSync(directory.entry(temporary), directory.entry(name));
   } catch (error) {
-    await removeWrittenQuietly(directory.entry(temporary));
+    unlinkQuietly(directory.entry(temporary));
     throw error;
   }
 }
@@ -227,7 +226,7 @@ export async function createFile(options: EntryLocation & { tool: string; conten
     await fsyncOnPool(descriptor);
   } catch (error) {
     closeSync(descriptor);
-    await removeWrittenQuietly(directory.entry(name));
+    unlinkQuietly(directory.entry(name));
     throw error;
   }
   closeSync(descriptor);
@@ -335,19 +334,6 @@ function unlinkQuietly(target: string): void {
     unlinkSync(target);
   } catch {
     // Already gone, or not ours to remove: the original error is what the caller reports.
-  }
-}
-
-/**
- * `unlinkQuietly` for a file this operation wrote (and perhaps synced), on
- * the thread pool: freeing its blocks took 160 µs on ext4, on the event loop,
- * each time a replacement was refused because the file changed meanwhile.
- */
-async function removeWrittenQuietly(target: string): Promise<void> {
-  try {
-    await unlinkOnPool(target);
-  } catch {
-    // As in unlinkQuietly: the original error is what the caller reports.
   }
 }
 
