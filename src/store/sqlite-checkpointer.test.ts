@@ -136,6 +136,28 @@ describe('startCheckpointer', () => {
     expect(checkpointer.stats.checkpoints).toBe(1);
   });
 
+  it('stops checkpointing when the worker dies, even with a checkpoint already scheduled, reports it, and still closes', async () => {
+    // A worker that answers one checkpoint, then dies on its own.
+    const workerSource = `
+      const { parentPort } = require('node:worker_threads');
+      parentPort.on('message', (message) => { if (message === 'checkpoint') parentPort.postMessage({ ok: true }); });
+      setTimeout(() => process.exit(3), 100);
+    `;
+    const errors: string[] = [];
+    checkpointer = startCheckpointer({ file, everyCommits: 2, delayMs: 250, workerSource, onError: (error) => errors.push(error.message) });
+    commit(2);
+    await eventually(() => checkpointer!.stats.checkpoints === 1, 'the first checkpoint');
+    // Scheduled for 250 ms from now; the worker dies before that.
+    commit(1);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const closed = await Promise.race([checkpointer.close().then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('close hung'), 2000))]);
+    expect(closed).toBe('closed');
+    expect(checkpointer.stats).toMatchObject({ checkpoints: 1, failures: 1, started: true });
+    expect(errors).toEqual([`the checkpoint worker of ${file} exited (code 3); the store connection's own checkpoints take over`]);
+    commit(70);
+    expect(checkpointer.stats.checkpoints).toBe(1);
+  });
+
   it('reports a checkpoint that fails, naming the file, and keeps trying on later commits', async () => {
     const missing = path.join(directory, 'gone.db');
     const errors: string[] = [];

@@ -39,6 +39,8 @@ export interface CheckpointerOptions {
   delayMs?: number;
   /** Told when a checkpoint (or the worker) fails; the safety net takes over meanwhile. */
   onError?: (error: Error) => void;
+  /** The worker's code (CommonJS); tests give one that fails. Default: the checkpointing worker below. */
+  workerSource?: string;
 }
 
 export interface Checkpointer {
@@ -106,9 +108,10 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
   };
 
   const spawn = (): Worker | undefined => {
-    if (worker !== undefined || dead) return worker;
+    if (dead) return undefined;
+    if (worker !== undefined) return worker;
     try {
-      worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: options.file, driver: createRequire(import.meta.url).resolve('better-sqlite3') } });
+      worker = new Worker(options.workerSource ?? WORKER_SOURCE, { eval: true, workerData: { file: options.file, driver: createRequire(import.meta.url).resolve('better-sqlite3') } });
     } catch (error) {
       dead = true;
       fail(new Error(`the checkpoint worker could not start: ${(error as Error).message}`));
@@ -119,13 +122,16 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
     worker.unref();
     worker.on('message', (reply: CheckpointAnswer) => answer?.(reply));
     worker.on('error', (error) => {
+      if (dead) return;
       dead = true;
-      fail(new Error(`the checkpoint worker failed: ${error.message}`));
+      fail(new Error(`the checkpoint worker failed: ${error.message}; the store connection's own checkpoints take over`));
     });
-    worker.on('exit', () => {
+    worker.on('exit', (code) => {
+      const unexpected = !dead && !closed;
       dead = true;
       // A checkpoint it never answered: nobody waits for it forever.
-      answer?.({ ok: false, message: 'the checkpoint worker exited' });
+      if (answer !== undefined) answer({ ok: false, message: `the checkpoint worker exited (code ${code})` });
+      else if (unexpected) fail(new Error(`the checkpoint worker of ${options.file} exited (code ${code}); the store connection's own checkpoints take over`));
     });
     return worker;
   };
@@ -133,7 +139,8 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
   const start = (): void => {
     clearTimeout(timer);
     timer = undefined;
-    if (running !== undefined || closed) return;
+    // A worker that died while a start was scheduled must not be posted to: its answer would never come, and close would wait for it forever.
+    if (running !== undefined || closed || dead) return;
     const target = spawn();
     if (target === undefined) return;
     commitsSince = 0;
