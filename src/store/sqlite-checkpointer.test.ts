@@ -42,18 +42,19 @@ describe('the SQLite store checkpoints its WAL on a worker thread', () => {
     const emptySize = statSync(file).size;
     await store.createRun(newRun('run-1'), []);
     // One write at a time: each is a batch of its own, so each is a COMMIT the checkpointer counts.
-    for (let index = 0; index < 40; index++) await store.appendEvents([newEvent('run-1', 'text', { index })]);
+    // Past the 64 commits that start a checkpoint.
+    for (let index = 0; index < 70; index++) await store.appendEvents([newEvent('run-1', 'text', { index })]);
     // Far below the safety net's 4,000 pages: only the worker can have grown the database file.
     await eventually(() => statSync(file).size > emptySize, 'the database file to receive checkpointed pages');
     const events = await store.readEvents({ afterId: 0, runId: 'run-1', limit: 100 });
-    expect(events.map((event) => event.data.index)).toEqual(Array.from({ length: 40 }, (_, index) => index));
+    expect(events.map((event) => event.data.index)).toEqual(Array.from({ length: 70 }, (_, index) => index));
     await store.close();
     store = undefined;
 
     const raw = new Database(file, { readonly: true });
     try {
       expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
-      expect((raw.prepare('SELECT count(*) FROM events').pluck().get() as number)).toBe(40);
+      expect((raw.prepare('SELECT count(*) FROM events').pluck().get() as number)).toBe(70);
     } finally {
       raw.close();
     }
@@ -74,8 +75,9 @@ describe('the SQLite store checkpoints its WAL on a worker thread', () => {
       rmSync(file, { force: true });
       rmSync(`${file}-wal`, { force: true });
       rmSync(`${file}-shm`, { force: true });
-      const child = spawnSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8', timeout: 30_000 });
-      expect({ attempt, status: child.status, stdout: child.stdout.trim(), stderr: child.stderr }).toEqual({ attempt, status: 0, stdout: 'closed', stderr: '' });
+      const child = spawnSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8', timeout: 10_000 });
+      // stderr is shown on failure, not required empty: a runtime warning is no failure of close.
+      expect({ attempt, status: child.status, stdout: child.stdout.trim() }, child.stderr).toEqual({ attempt, status: 0, stdout: 'closed' });
     }
   });
 });
@@ -104,9 +106,11 @@ describe('startCheckpointer', () => {
     }
   };
 
-  it('starts no worker for a store that commits a little and closes (a CLI command)', async () => {
-    checkpointer = startCheckpointer({ file, everyCommits: 16, delayMs: 10_000 });
-    commit(3);
+  it('starts no worker for a store that commits a little (a CLI command, a quiet server): by default only commits count, not time', async () => {
+    checkpointer = startCheckpointer({ file });
+    commit(63);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(checkpointer.stats.started).toBe(false);
     await checkpointer.close();
     expect(checkpointer.stats).toEqual({ checkpoints: 0, failures: 0, started: false });
   });
@@ -144,12 +148,12 @@ describe('startCheckpointer', () => {
       setTimeout(() => process.exit(3), 100);
     `;
     const errors: string[] = [];
-    checkpointer = startCheckpointer({ file, everyCommits: 2, delayMs: 250, workerSource, onError: (error) => errors.push(error.message) });
+    checkpointer = startCheckpointer({ file, everyCommits: 2, delayMs: 500, workerSource, onError: (error) => errors.push(error.message) });
     commit(2);
     await eventually(() => checkpointer!.stats.checkpoints === 1, 'the first checkpoint');
-    // Scheduled for 250 ms from now; the worker dies before that.
+    // Scheduled for 500 ms from now; the worker dies (100 ms after it started) before that.
     commit(1);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await new Promise((resolve) => setTimeout(resolve, 700));
     const closed = await Promise.race([checkpointer.close().then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('close hung'), 2000))]);
     expect(closed).toBe('closed');
     expect(checkpointer.stats).toMatchObject({ checkpoints: 1, failures: 1, started: true });

@@ -8,14 +8,23 @@
  * (half of all the time COMMIT took), and every request waited meanwhile.
  *
  * Here a worker thread with its own connection runs `wal_checkpoint(PASSIVE)`
- * every 64 commits, or half a second after a commit: it copies what was committed, syncs, and
- * never waits for (or blocks) the writer. A checkpoint changes no page a
- * reader sees, so the store's connection keeps its page cache. The store's
- * connection keeps a much higher automatic checkpoint as a safety net
- * (`SAFETY_NET_PAGES`): a PASSIVE checkpoint cannot let the writer start the
- * WAL over while commits keep coming, and if the worker fails, the WAL must
- * still not grow without bound. By then the worker has copied nearly all of
- * it, so the net's checkpoint is short.
+ * every 64 commits: it copies what was committed, syncs, and never waits
+ * for (or blocks) the writer. A checkpoint changes no page a reader sees, so
+ * the store's connection keeps its page cache.
+ *
+ * What stays on the event loop: when a checkpoint has copied the whole WAL,
+ * the next COMMIT starts the WAL over and SQLite syncs its new header there
+ * (one fsync; an out-of-order write after a restart could corrupt the
+ * database otherwise). Checkpointing by commit count, not by time, keeps that
+ * to at most one in 64 commits; SQLite's own checkpoint restarted the WAL
+ * about as often (every 1,000 pages, 25 to 200 commits here) and also made
+ * its two syncs and all its copying there. The store's connection keeps a
+ * much higher automatic checkpoint as a safety net (`SAFETY_NET_PAGES`):
+ * while commits keep coming, a PASSIVE checkpoint never finds the whole WAL
+ * copied, so the WAL would not start over; and a worker that died must not
+ * let it grow without bound. With the worker alive the net has little left
+ * to copy (but still syncs twice on the loop); with the worker dead it
+ * copies up to 4,000 pages there, every 4,000 pages.
  *
  * Durability is unchanged: commits are durable once the WAL is synced
  * (`sqlite-wal-sync.ts`); a checkpoint only moves pages already safe in the
@@ -25,6 +34,7 @@
  * checkpoints on the committing thread.
  */
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 /** The store connection's own automatic checkpoint, in WAL pages (16 MB of 4 KB pages): the net under the worker. */
@@ -35,7 +45,11 @@ export interface CheckpointerOptions {
   file: string;
   /** A checkpoint starts once this many commits were made since the last one started. Default 64. */
   everyCommits?: number;
-  /** ...or this long after the first commit since then. Default 500 ms. */
+  /**
+   * ...or this long after the first commit since then. Default: never, so that
+   * a store committing now and then does not start its WAL over (an fsync on
+   * the event loop) after every quiet spell.
+   */
   delayMs?: number;
   /** Told when a checkpoint (or the worker) fails; the safety net takes over meanwhile. */
   onError?: (error: Error) => void;
@@ -54,6 +68,8 @@ export interface Checkpointer {
 
 interface CheckpointAnswer {
   ok: boolean;
+  /** Another connection held the checkpoint lock: nothing was copied this time (not a failure). */
+  busy?: boolean;
   message?: string;
 }
 
@@ -74,8 +90,10 @@ parentPort.on('message', (message) => {
       database.pragma('wal_autocheckpoint = 0');
       database.pragma('synchronous = NORMAL');
     }
-    database.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ ok: true });
+    const [result] = database.pragma('wal_checkpoint(PASSIVE)');
+    // log -1: the database is not in WAL mode, which the store never leaves.
+    if (result.log === -1) parentPort.postMessage({ ok: false, message: 'the database is not in WAL mode' });
+    else parentPort.postMessage({ ok: true, busy: result.busy === 1 });
   } catch (error) {
     parentPort.postMessage({ ok: false, message: String(error && error.message || error) });
   }
@@ -90,8 +108,9 @@ parentPort.on('message', (message) => {
 export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
   // Measured under approval bursts: every 16 commits cost more CPU than it saved (each checkpoint syncs twice); every 64, less.
   const everyCommits = options.everyCommits ?? 64;
-  const delayMs = options.delayMs ?? 500;
-  const onError = options.onError ?? (() => {});
+  const delayMs = options.delayMs;
+  // Resolved now: the worker opens it later, when the process's directory may have changed.
+  const file = path.resolve(options.file);
   let worker: Worker | undefined;
   /** Set once the worker failed for good (it exited or could not start): the safety net checkpoints from then on. */
   let dead = false;
@@ -99,19 +118,25 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
   let running: Promise<void> | undefined;
   let commitsSince = 0;
   let timer: NodeJS.Timeout | undefined;
+  /** Whether the worker's death was reported already (an error, then its exit, is one failure). */
+  let deathReported = false;
   const stats = { checkpoints: 0, failures: 0, started: false };
   let answer: ((reply: CheckpointAnswer) => void) | undefined;
 
   const fail = (error: Error): void => {
     stats.failures++;
-    onError(error);
+    try {
+      options.onError?.(error);
+    } catch {
+      // It is called from inside a commit's bookkeeping: a logger that throws must not leave writes unsettled.
+    }
   };
 
   const spawn = (): Worker | undefined => {
     if (dead) return undefined;
     if (worker !== undefined) return worker;
     try {
-      worker = new Worker(options.workerSource ?? WORKER_SOURCE, { eval: true, workerData: { file: options.file, driver: createRequire(import.meta.url).resolve('better-sqlite3') } });
+      worker = new Worker(options.workerSource ?? WORKER_SOURCE, { eval: true, workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3') } });
     } catch (error) {
       dead = true;
       fail(new Error(`the checkpoint worker could not start: ${(error as Error).message}`));
@@ -122,16 +147,18 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
     worker.unref();
     worker.on('message', (reply: CheckpointAnswer) => answer?.(reply));
     worker.on('error', (error) => {
-      if (dead) return;
       dead = true;
-      fail(new Error(`the checkpoint worker failed: ${error.message}; the store connection's own checkpoints take over`));
+      if (deathReported) return;
+      deathReported = true;
+      fail(new Error(`the checkpoint worker of ${file} failed: ${error.message}; the store connection's own checkpoints take over`));
     });
     worker.on('exit', (code) => {
-      const unexpected = !dead && !closed;
       dead = true;
-      // A checkpoint it never answered: nobody waits for it forever.
-      if (answer !== undefined) answer({ ok: false, message: `the checkpoint worker exited (code ${code})` });
-      else if (unexpected) fail(new Error(`the checkpoint worker of ${options.file} exited (code ${code}); the store connection's own checkpoints take over`));
+      // A checkpoint it never answered: nobody waits for it forever (a death already reported is not reported again).
+      const reported = deathReported || closed;
+      deathReported = true;
+      answer?.({ ok: true, busy: true });
+      if (!reported) fail(new Error(`the checkpoint worker of ${file} exited (code ${code}); the store connection's own checkpoints take over`));
     });
     return worker;
   };
@@ -147,8 +174,8 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
     running = new Promise<void>((resolve) => {
       answer = (reply) => {
         answer = undefined;
-        if (reply.ok) stats.checkpoints++;
-        else if (!closed) fail(new Error(`a WAL checkpoint of ${options.file} failed: ${reply.message}`));
+        if (reply.ok && reply.busy !== true) stats.checkpoints++;
+        else if (!reply.ok && !closed) fail(new Error(`a WAL checkpoint of ${file} failed: ${reply.message}`));
         resolve();
       };
       target.postMessage('checkpoint');
@@ -162,7 +189,7 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
   const schedule = (): void => {
     if (closed || dead || running !== undefined) return;
     if (commitsSince >= everyCommits) start();
-    else timer ??= setTimeout(start, delayMs).unref();
+    else if (delayMs !== undefined) timer ??= setTimeout(start, delayMs).unref();
   };
 
   return {

@@ -114,12 +114,7 @@ export function runFromRow(row: RunRow): StoredRun {
  * const approvals = (statement.all(runId) as ApprovalRow[]).map(approvalFromRow);
  */
 export function approvalFromRow(row: ApprovalRow): StoredApproval {
-  const { requestText, ...approval } = approvalTextFromRow(row);
-  return {
-    ...approval,
-    request: parseJsonObject(requestText, 'approvals.request'),
-    decision: row.decision === null ? null : (parseJsonObject(row.decision, 'approvals.decision') as unknown as StoredDecision),
-  };
+  return { ...approvalDecisionFromRow(row), request: parseJsonObject(row.request, 'approvals.request') };
 }
 
 /** The columns of an approval but its request. */
@@ -133,14 +128,8 @@ export const APPROVAL_DECISION_COLUMNS = 'seq, run_id, tool_call_id, owner, tool
  */
 export function approvalDecisionFromRow(row: Omit<ApprovalRow, 'request'>): StoredApprovalDecision {
   return {
-    runId: row.run_id,
-    toolCallId: row.tool_call_id,
-    owner: row.owner,
-    tool: row.tool,
-    groupId: row.group_id,
-    createdAt: row.created_at,
+    ...approvalFields(row),
     decision: row.decision === null ? null : (parseJsonObject(row.decision, 'approvals.decision') as unknown as StoredDecision),
-    schemaVersion: row.schema_version,
   };
 }
 
@@ -151,13 +140,17 @@ export function approvalDecisionFromRow(row: Omit<ApprovalRow, 'request'>): Stor
  * const approvals = rows.map(approvalTextFromRow);
  */
 export function approvalTextFromRow(row: ApprovalRow): StoredApprovalText {
+  return { ...approvalFields(row), requestText: row.request };
+}
+
+/** What every form of an approval has: neither its request nor its decision. */
+function approvalFields(row: Omit<ApprovalRow, 'request' | 'decision'>): Omit<StoredApprovalText, 'requestText'> {
   return {
     runId: row.run_id,
     toolCallId: row.tool_call_id,
     owner: row.owner,
     tool: row.tool,
     groupId: row.group_id,
-    requestText: row.request,
     createdAt: row.created_at,
     schemaVersion: row.schema_version,
   };

@@ -67,7 +67,7 @@ export interface SqliteStoreOptions {
   maxBatch?: number;
   /** What tests watch of the batches (how many commits, a COMMIT made to fail). */
   hooks?: GroupCommitHooks;
-  /** Told when a WAL checkpoint fails (`sqlite-checkpointer.ts`); nothing committed is at risk, but the WAL grows until one succeeds. */
+  /** Told when a WAL checkpoint fails (`sqlite-checkpointer.ts`); nothing committed is at risk, but until one succeeds the store connection checkpoints itself, on the event loop, each time the WAL reaches 4,000 pages. */
   onCheckpointError?: (error: Error) => void;
 }
 

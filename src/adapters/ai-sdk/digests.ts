@@ -19,7 +19,7 @@ export interface Digests {
    * imported CryptoKey elsewhere): preparing a raw key took about half of
    * each HMAC. The key's bytes are copied: changing them later changes nothing.
    */
-  hmacSha256Signer(key: Uint8Array): (data: Uint8Array) => Promise<Uint8Array>;
+  hmacSha256Signer(key: Uint8Array): Promise<(data: Uint8Array) => Promise<Uint8Array>>;
 }
 
 type NodeCrypto = typeof import('node:crypto');
@@ -37,11 +37,10 @@ export const webCryptoDigests: Digests = {
     const imported = await subtle().importKey('raw', key as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
     return new Uint8Array(await subtle().sign('HMAC', imported, data as Uint8Array<ArrayBuffer>));
   },
-  hmacSha256Signer(key) {
-    const imported = subtle().importKey('raw', new Uint8Array(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-    // A key refused here fails every signature made with it; not also as an unhandled rejection when none is made.
-    imported.catch(() => {});
-    return async (data) => new Uint8Array(await subtle().sign('HMAC', await imported, data as Uint8Array<ArrayBuffer>));
+  async hmacSha256Signer(key) {
+    // Awaited here: a key WebCrypto refuses makes no signer (and a cache of signers never keeps it).
+    const imported = await subtle().importKey('raw', new Uint8Array(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    return async (data) => new Uint8Array(await subtle().sign('HMAC', imported, data as Uint8Array<ArrayBuffer>));
   },
 };
 
@@ -56,7 +55,7 @@ export const nodeDigests: Digests | undefined =
         async hmacSha256(key, data) {
           return nodeCrypto.createHmac('sha256', key).update(data).digest();
         },
-        hmacSha256Signer(key) {
+        async hmacSha256Signer(key) {
           const keyObject = nodeCrypto.createSecretKey(Uint8Array.from(key));
           return async (data) => nodeCrypto.createHmac('sha256', keyObject).update(data).digest();
         },

@@ -75,5 +75,5 @@ function stateKey(secret: string | Uint8Array): Promise<Signer> {
 
 /** The signing key, HMAC-SHA256 of the label under the secret, prepared for signing. */
 async function deriveKey(raw: Uint8Array): Promise<Signer> {
-  return digests.hmacSha256Signer(await digests.hmacSha256(raw, encoder.encode(KEY_LABEL)));
+  return await digests.hmacSha256Signer(await digests.hmacSha256(raw, encoder.encode(KEY_LABEL)));
 }
