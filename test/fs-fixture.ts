@@ -13,9 +13,27 @@ import { normalizePolicy } from '../src/core/policy/normalize-policy.ts';
 import type { ApprovalDecision, Authorization, GateContext } from '../src/core/types.ts';
 import type { BuiltinTool } from '../src/tools/builtin-tool.ts';
 import { createFsTools } from '../src/tools/fs/create-fs-tools.ts';
+import type { EntryLocation } from '../src/tools/fs/file-operations.ts';
+import { openVerifiedDirectory } from '../src/tools/fs/verified-directory.ts';
 import { zonesFromPolicy, type Zone } from '../src/tools/fs/zones.ts';
 
 export const CONTEXT: GateContext = { sessionId: 'fs-tests' };
+
+/**
+ * Runs `use` on the entry `name` of the fixture's workspace zone root (a
+ * verified directory, closed afterwards), as the fs tools locate entries.
+ *
+ * @example
+ * const snapshot = await inWorkspace(fixture, 'notes.txt', (location) => readSnapshot({ ...location, contentLimit: 1 << 20 }));
+ */
+export async function inWorkspace<Result>(fixture: Pick<FsFixture, 'project'>, name: string, use: (location: EntryLocation) => Promise<Result>): Promise<Result> {
+  const directory = await openVerifiedDirectory({ absolute: path.join(fixture.project, 'ws'), shown: 'ws' });
+  try {
+    return await use({ directory, name, shown: `ws/${name}` });
+  } finally {
+    await directory.close();
+  }
+}
 
 export interface FsFixture {
   /** Holds `project/` and `outside/`; removed by `cleanup`. */

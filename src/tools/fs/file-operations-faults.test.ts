@@ -6,9 +6,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createFsFixture, type FsFixture } from '../../../test/fs-fixture.ts';
+import { createFsFixture, inWorkspace as inWorkspaceOf, type FsFixture } from '../../../test/fs-fixture.ts';
 import { createFile, readSnapshot, replaceFile, type EntryLocation } from './file-operations.ts';
-import { openVerifiedDirectory } from './verified-directory.ts';
 
 const faults = vi.hoisted(() => ({ write: undefined as string | undefined, fsync: undefined as string | undefined }));
 
@@ -40,14 +39,7 @@ beforeEach(() => {
 });
 afterEach(() => fixture.cleanup());
 
-async function inWorkspace<Result>(name: string, use: (location: EntryLocation) => Promise<Result>): Promise<Result> {
-  const directory = await openVerifiedDirectory({ absolute: path.join(fixture.project, 'ws'), shown: 'ws' });
-  try {
-    return await use({ directory, name, shown: `ws/${name}` });
-  } finally {
-    await directory.close();
-  }
-}
+const inWorkspace = <Result>(name: string, use: (location: EntryLocation) => Promise<Result>) => inWorkspaceOf(fixture, name, use);
 
 const openDescriptors = () => (process.platform === 'linux' ? readdirSync('/proc/self/fd').length : 0);
 

@@ -12,7 +12,7 @@ import { FsChangedSinceApprovalError } from './errors/fs-changed-since-approval-
 import { FsPathRejectedError } from './errors/fs-path-rejected-error.ts';
 import { createFile, DIRECT_IO_BYTES, moveFile, readFileHead, readSnapshot, removeFile, replaceFile, type EntryLocation } from './file-operations.ts';
 import { atEntry, resolveForCheck, snapshotOf, type ResolvedPath } from './fs-tool-support.ts';
-import { createFsFixture, type FsFixture } from '../../../test/fs-fixture.ts';
+import { createFsFixture, inWorkspace as inWorkspaceOf, type FsFixture } from '../../../test/fs-fixture.ts';
 import { openVerifiedDirectory } from './verified-directory.ts';
 
 let fixture: FsFixture;
@@ -122,15 +122,7 @@ describe('stale resolutions are refused at the point of use', () => {
 });
 
 describe('direct and thread-pool I/O, and the descriptors behind them', () => {
-  /** Runs `use` on the entry `name` of the workspace zone's root. */
-  async function inWorkspace<Result>(name: string, use: (location: EntryLocation) => Promise<Result>): Promise<Result> {
-    const directory = await openVerifiedDirectory({ absolute: path.join(fixture.project, 'ws'), shown: 'ws' });
-    try {
-      return await use({ directory, name, shown: `ws/${name}` });
-    } finally {
-      await directory.close();
-    }
-  }
+  const inWorkspace = <Result>(name: string, use: (location: EntryLocation) => Promise<Result>) => inWorkspaceOf(fixture, name, use);
 
   function bytes(length: number, seed: number): Buffer {
     const buffer = Buffer.alloc(length);
