@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../test/server-harness.ts';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 import { newEvent, newRun } from './store-contract-fixtures.ts';
@@ -19,13 +20,8 @@ afterEach(() => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** The harness's `waitFor`, for a synchronous condition. */
+const eventually = (check: () => boolean, what: string) => waitFor(async () => (check() ? true : undefined), { timeoutMs: 10_000, intervalMs: 10, describe: () => what });
 
 /** Whether the database file itself (not only its WAL) holds `rows` rows of 2,000 bytes: a checkpoint copied them there. */
 const databaseFileHolds = (rows: number) => statSync(file).size >= rows * 2000;
