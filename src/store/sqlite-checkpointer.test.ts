@@ -158,6 +158,36 @@ describe('startCheckpointer', () => {
     expect(checkpointer.stats.checkpoints).toBe(1);
   });
 
+  it('survives an error reporter that throws', async () => {
+    checkpointer = startCheckpointer({
+      file,
+      everyCommits: 1,
+      workerSource: `process.exit(5);`,
+      onError: () => {
+        throw new Error('the logger broke');
+      },
+    });
+    commit(1);
+    await eventually(() => checkpointer!.stats.failures === 1, 'the worker\'s exit to be reported');
+    commit(3);
+    await checkpointer.close();
+    expect(checkpointer.stats).toMatchObject({ checkpoints: 0, failures: 1, started: true });
+  });
+
+  it('checkpoints the file named when it started, after the process changed directory', async () => {
+    const before = process.cwd();
+    process.chdir(directory);
+    try {
+      checkpointer = startCheckpointer({ file: 'toolgate.db', everyCommits: 4 });
+    } finally {
+      process.chdir(before);
+    }
+    commit(4);
+    await eventually(() => checkpointer!.stats.checkpoints + checkpointer!.stats.failures >= 1, 'the first checkpoint');
+    expect(checkpointer.stats).toMatchObject({ checkpoints: 1, failures: 0 });
+    expect(databaseFileHolds(4)).toBe(true);
+  });
+
   it('reports a checkpoint that fails, naming the file, and keeps trying on later commits', async () => {
     const missing = path.join(directory, 'gone.db');
     const errors: string[] = [];
