@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createGate } from './gate.ts';
 import { parsePolicy } from './policy/parse-policy.ts';
@@ -30,6 +31,22 @@ describe('a call\'s default description (seed 001)', () => {
     const many = defaultDescription({ call: { tool: 'w', args: Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`key${index}`, index])), callId: 'c' }, redactKeys: NO_KEYS });
     expect(many.length).toBe(160);
     expect(many.endsWith('...)')).toBe(true);
+  });
+
+  it('shows every string value as JSON.stringify writes it, escapes and lone surrogates included (the plain-string shortcut changes nothing)', () => {
+    const reference = (value: string): string => {
+      const text = JSON.stringify(value);
+      return `s(v=${text.length <= 48 ? text : `${text.slice(0, 45)}...`})`;
+    };
+    for (const value of ['', 'plain', 'a"b', 'back\\slash', 'tab\there', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', 'x\udc00', '😀', 'x'.repeat(46), 'x'.repeat(47), `${'x'.repeat(45)}"`]) {
+      expect(defaultDescription({ call: { tool: 's', args: { v: value }, callId: 'c' }, redactKeys: NO_KEYS })).toBe(reference(value));
+    }
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (value) => {
+        expect(defaultDescription({ call: { tool: 's', args: { v: value }, callId: 'c' }, redactKeys: NO_KEYS })).toBe(reference(value));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

@@ -36,7 +36,12 @@ export function defaultDescription(options: { call: ToolCall; redactKeys: Readon
   return text.length <= MAX_LENGTH ? text : `${text.slice(0, MAX_LENGTH - 4)}...)`;
 }
 
+/** What JSON.stringify would escape in a string (surrogates too, to leave lone ones to it). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 function shortJson(value: unknown): string {
+  // Most values are short plain strings: quoted as they are, the same text JSON.stringify gives.
+  if (typeof value === 'string' && value.length <= MAX_VALUE_LENGTH - 2 && !NEEDS_ESCAPE.test(value)) return `"${value}"`;
   let text: string;
   try {
     text = JSON.stringify(value) ?? String(value);

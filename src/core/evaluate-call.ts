@@ -270,11 +270,19 @@ function combine(options: {
     const rich = asks.find((source) => source.request !== undefined)?.request;
     // The policy's description of the tool (or of the matching argument rule) is what the person reads, whoever asks.
     const chosen = sources.find((source) => source.description !== undefined && source.description !== '')?.description;
-    const base = rich ?? defaultRequest({ call, redactKeys: options.redactKeys });
-    // A notice (a changed definition) goes first whichever description is chosen: a rule's description must not hide it.
-    const notices = options.notices ?? [];
-    const description = notices.length === 0 ? chosen : [...notices, chosen ?? base.description].join('\n\n');
-    const request: ApprovalRequest = { ...base, ...(description === undefined ? {} : { description }), required: asks.some((source) => source.required) };
+    const required = asks.some((source) => source.required);
+    const notices = options.notices;
+    let request: ApprovalRequest;
+    if (rich === undefined && notices === undefined) {
+      // The common ask, built once: the default description is made only when no rule describes the tool.
+      request = defaultRequest({ call, description: chosen, redactKeys: options.redactKeys });
+      request.required = required;
+    } else {
+      const base = rich ?? defaultRequest({ call, redactKeys: options.redactKeys });
+      // A notice (a changed definition) goes first whichever description is chosen: a rule's description must not hide it.
+      const description = notices === undefined || notices.length === 0 ? chosen : [...notices, chosen ?? base.description].join('\n\n');
+      request = { ...base, ...(description === undefined ? {} : { description }), required };
+    }
     const first = asks[0]!;
     return { kind: 'ask', request, rule: first.rule, reason: first.reason, trace };
   }

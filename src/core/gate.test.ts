@@ -195,6 +195,17 @@ describe('unknown and undeclared tools', () => {
     expect((await gate.evaluate(call('get_weather'), CONTEXT)).kind).toBe('allow');
   });
 
+  it('evaluate gives a verdict\'s own fields only, in a promise even for a malformed call', async () => {
+    const gate = gateWith({ policy: policy({ unknown_tools: { decision: 'allow', dangerous_keywords: true }, tools: { get_weather: 'block' } }), tools: [{ name: 'run_shell' }, { name: 'get_weather' }, { name: 'ls' }] });
+    const asked = await gate.evaluate(call('run_shell', { cmd: 'x' }), CONTEXT);
+    expect(Object.keys(asked).sort()).toEqual(['kind', 'reason', 'request', 'rule', 'trace']);
+    expect(Object.keys(await gate.evaluate(call('get_weather'), CONTEXT)).sort()).toEqual(['kind', 'reason', 'rule', 'trace']);
+    expect(Object.keys(await gate.evaluate(call('ls'), CONTEXT)).sort()).toEqual(['kind', 'reason', 'rule', 'trace']);
+    const malformed = gate.evaluate(null as unknown as ToolCall, CONTEXT);
+    expect(malformed).toBeInstanceOf(Promise);
+    expect((await malformed).kind).toBe('block');
+  });
+
   it('custom dangerous keywords, and the heuristic never lowers block', async () => {
     const custom = gateWith({ policy: policy({ unknown_tools: { decision: 'allow', dangerous_keywords: ['Transfer'] } }), tools: [{ name: 'bank_transfer' }, { name: 'run_shell' }] });
     expect((await custom.evaluate(call('bank_transfer'), CONTEXT)).kind).toBe('ask');

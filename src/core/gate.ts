@@ -454,10 +454,16 @@ export function createGate(options: GateOptions): Gate {
 
   const gate: Gate = {
     policy,
-    evaluate: async (call, context) => {
-      const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
-      const { dangerous: _dangerous, ...verdict } = await evaluator.evaluate(call, context, tool);
-      return verdict as Verdict;
+    // Not an async function: the decision is usually reached without I/O, and
+    // a promise already settled is all a caller needs (the bench's plain decisions).
+    evaluate: (call, context) => {
+      try {
+        const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
+        const verdict = evaluator.evaluate(call, context, tool);
+        return verdict instanceof Promise ? verdict.then(publicVerdict) : Promise.resolve(publicVerdict(verdict));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
     authorize: authorizeOnce,
     authorizeAll: async (calls, context, authorizeOptions) => {
@@ -527,4 +533,10 @@ function auditableArgs(args: unknown, keys: ReadonlySet<string>): unknown {
   } catch (error) {
     return `[arguments not representable as JSON: ${errorMessage(error)}]`;
   }
+}
+
+/** A verdict as callers see it: the evaluator's internal `dangerous` flag left out (built field by field: cheaper than a rest spread). */
+function publicVerdict(verdict: EvaluatedVerdict): Verdict {
+  const { rule, reason, trace } = verdict;
+  return verdict.kind === 'ask' ? { kind: 'ask', request: verdict.request, rule, reason, trace } : { kind: verdict.kind, rule, reason, trace };
 }
