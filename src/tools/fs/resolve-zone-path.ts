@@ -176,7 +176,10 @@ async function resolveStepwise(options: { input: string; joined: string; cwd: st
     }
     const next = path.join(current, component);
     try {
-      current = realpathSync.native(next);
+      // `current` is real, so a next entry that is not a symlink is real as it is: one lstat,
+      // where realpath(3) would walk every component again (quadratic in the depth).
+      const entry = lstatSync(next, { throwIfNoEntry: false });
+      current = entry !== undefined && !entry.isSymbolicLink() ? next : realpathSync.native(next);
     } catch (error) {
       const code = errorCode(error);
       if (code !== 'ENOENT') return { ok: false, reason: describeResolutionFailure({ input, code }) };

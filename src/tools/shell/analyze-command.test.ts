@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeCommand } from './analyze-command.ts';
+import { analyzeCommand, analyzeCommandOnce } from './analyze-command.ts';
 import { awkProgramHazard } from './awk-program-hazard.ts';
 import { sedScriptHazard } from './sed-script-hazard.ts';
 
@@ -278,5 +278,46 @@ describe('bash agrees with the analysis', () => {
       if (dynamic && !found.has(name)) continue;
       expect(found, `bash ran ${name} for ${JSON.stringify(input)}`).toContain(name);
     }
+  });
+});
+
+describe('analyzeCommandOnce: the analyses of recent lines, kept frozen', () => {
+  it('gives the analysis analyzeCommand gives, the same object for the same line', () => {
+    const line = `cat notes.txt | grep -n todo > out-${Math.random()}.txt && git status`;
+    const first = analyzeCommandOnce(line);
+    expect(first).toEqual(analyzeCommand(line));
+    expect(analyzeCommandOnce(line)).toBe(first);
+  });
+
+  it('freezes what it keeps all the way down, so no decision can change what another reads', () => {
+    const analysis = analyzeCommandOnce(`rm -rf "$HOME/x-${Math.random()}" < input.txt`);
+    const [command] = analysis.commands;
+    expect(Object.isFrozen(analysis)).toBe(true);
+    expect(Object.isFrozen(analysis.commands)).toBe(true);
+    expect(Object.isFrozen(command)).toBe(true);
+    expect(Object.isFrozen(command!.words)).toBe(true);
+    expect(Object.isFrozen(command!.words[0])).toBe(true);
+    expect(Object.isFrozen(command!.hazards)).toBe(true);
+    expect(() => command!.hazards.push(command!.hazards[0]!)).toThrow(TypeError);
+    expect(() => {
+      (command as { name: string | undefined }).name = 'ls';
+    }).toThrow(TypeError);
+    expect(analysis.commands[0]!.name).toBe('rm');
+  });
+
+  it('keeps a bounded number of lines, the least recently used leaving first, and never a very long one', () => {
+    const tag = Math.random();
+    const kept = analyzeCommandOnce(`echo kept-${tag}`);
+    const dropped = analyzeCommandOnce(`echo dropped-${tag}`);
+    for (let index = 0; index < 255; index++) {
+      analyzeCommandOnce(`echo filler-${tag}-${index}`);
+      // Used again now and then: it stays while older lines leave.
+      if (index % 64 === 0) expect(analyzeCommandOnce(`echo kept-${tag}`)).toBe(kept);
+    }
+    expect(analyzeCommandOnce(`echo kept-${tag}`)).toBe(kept);
+    expect(analyzeCommandOnce(`echo dropped-${tag}`)).not.toBe(dropped);
+    const long = `echo ${'x'.repeat(5000)}`;
+    expect(analyzeCommandOnce(long)).not.toBe(analyzeCommandOnce(long));
+    expect(Object.isFrozen(analyzeCommandOnce(long))).toBe(false);
   });
 });

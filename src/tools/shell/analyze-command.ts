@@ -119,6 +119,44 @@ export function analyzeCommand(source: string): CommandAnalysis {
   return analyzer.finish();
 }
 
+/** How many analyses are kept, and the longest command line kept. */
+const CACHED_ANALYSES = 256;
+const MAX_CACHED_LENGTH = 4096;
+const analyses = new Map<string, CommandAnalysis>();
+
+/**
+ * `analyzeCommand`, remembered for the command lines seen last. The analysis
+ * is a pure function of the text (no filesystem, no policy), and the same
+ * lines come back: an agent repeats `git status` and `npm test`, and every
+ * command that runs is decided twice (by the gate, then again by `execute`).
+ * What is kept is frozen throughout, so no caller can change the analysis
+ * another decision reads.
+ *
+ * @example
+ * analyzeCommandOnce('git status') === analyzeCommandOnce('git status') // true
+ */
+export function analyzeCommandOnce(source: string): CommandAnalysis {
+  if (source.length > MAX_CACHED_LENGTH) return analyzeCommand(source);
+  const kept = analyses.get(source);
+  if (kept !== undefined) {
+    // Most recently used last: the first key is the one to drop.
+    analyses.delete(source);
+    analyses.set(source, kept);
+    return kept;
+  }
+  const analysis = deepFreeze(analyzeCommand(source));
+  if (analyses.size >= CACHED_ANALYSES) analyses.delete(analyses.keys().next().value!);
+  analyses.set(source, analysis);
+  return analysis;
+}
+
+function deepFreeze<T>(value: T, seen = new Set<object>()): T {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return value;
+  seen.add(value);
+  for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key], seen);
+  return Object.freeze(value);
+}
+
 class Analyzer {
   readonly commands: AnalyzedCommand[] = [];
   readonly redirections: AnalyzedRedirection[] = [];

@@ -11,7 +11,7 @@ import type { SandboxNetwork, SandboxProfile } from '../../sandbox/sandbox-profi
 import { resolveInZones, type Zone } from '../fs/zones.ts';
 import type { Decision } from '../../core/types.ts';
 import { codeLoadingFile } from '../fs/code-loading-files.ts';
-import { analyzeCommand, type AnalyzedCommand, type AnalyzedRedirection } from './analyze-command.ts';
+import { analyzeCommandOnce, type AnalyzedCommand, type AnalyzedRedirection } from './analyze-command.ts';
 import { decideCommandPaths } from './decide-command-paths.ts';
 import type { Hazard } from './hazard.ts';
 import { entryConcernReason, judgePath } from './judge-path.ts';
@@ -76,7 +76,7 @@ export async function decideShellCommand(options: {
     if (command.length > MAX_COMMAND_LENGTH) return verdictOf([ask(command.slice(0, 80), `the command line is longer than ${MAX_COMMAND_LENGTH} characters and is not analysed`)], options.rules);
     if (INVISIBLE.test(command)) findings.push(ask(command, 'the command line has control or invisible characters, so what is shown may not be what runs'));
     if (UNICODE_SPACE.test(command)) findings.push(ask(command, 'the command line has Unicode spaces, which bash treats as part of a word, not as a separator'));
-    const analysis = analyzeCommand(command);
+    const analysis = analyzeCommandOnce(command);
     for (const concern of analysis.concerns) findings.push({ decision: 'ask', subject: concern.subject, reason: concern.reason, rule: null, via: concern.via });
     const home = options.home ?? os.homedir();
     const profile = options.profile ?? deriveSandboxProfile({ zones: options.zones, network: false, homeDirectory: home });

@@ -69,7 +69,7 @@ export async function judgePath(options: { path: string; cwd: string; operation:
   if (DEVICES.test(input)) return { decision: 'allow', reason: `${subject} ${verb} the device ${input}`, zone: undefined, absolute: input };
   const real = await realPathOf({ input, cwd, operation, context });
   if (!real.ok) return block(`${shown}: ${real.reason}`);
-  const absolute = real.absolute;
+  const { absolute, entry } = real;
   // No sandbox can express these (normalizeSandboxPath refuses them), so neither is judged.
   if (/[\0\n\r]/.test(absolute)) return block(`${shown}, a path with a NUL byte or a line break`);
   const where = absolute === input ? shown : `${shown} (${quotePath(absolute)})`;
@@ -81,7 +81,7 @@ export async function judgePath(options: { path: string; cwd: string; operation:
   }
   if (operation === 'read') {
     if (zone === undefined) return { decision: 'allow', reason: `${subject} ${verb} ${where}, a system path`, zone: undefined, absolute };
-    const aliased = entryConcernReason({ absolute, where, subject, verb, zone });
+    const aliased = entryConcernReason({ absolute, where, subject, verb, zone, entry });
     if (aliased !== undefined && zone.approval.read !== 'block') return { decision: 'ask', reason: aliased, zone, absolute };
     // Most reads are allowed and their reason is never shown: not worth a path.relative each.
     const reason = zone.approval.read === 'allow' ? `${subject} ${verb} ${where} in zone ${zone.name}` : `${subject} ${verb} ${zone.name}:${path.relative(zone.root, absolute) || '.'}; zone ${zone.name} ${verbOf(zone.approval.read)} reads`;
@@ -102,7 +102,7 @@ export async function judgePath(options: { path: string; cwd: string; operation:
   const concern = ownStateConcern({ absolute, operation, hidden: context.profile.hidden, into: options.into === true, shown: shownInZone });
   if (concern !== undefined) return { decision: concern.decision, reason: `${subject} ${verb} ${concern.reason}`, zone, absolute };
   // Removing one name of a hard-linked file (or a FIFO) leaves the rest alone; writing to it writes the file under every name.
-  const aliased = operation === 'write' && options.into !== true ? entryConcernReason({ absolute, where, subject, verb, zone }) : undefined;
+  const aliased = operation === 'write' && options.into !== true ? entryConcernReason({ absolute, where, subject, verb, zone, entry }) : undefined;
   if (aliased !== undefined) return { decision: 'ask', reason: aliased, zone, absolute };
   if (decision === 'block') return { ...forbidden(`${shownInZone}, where zone ${zone.name} blocks ${operation === 'write' ? 'writes' : 'deletes'}`), zone, absolute };
   return { decision, reason: `${subject} ${verb} ${shownInZone}; zone ${zone.name} ${verbOf(decision)} ${operation === 'write' ? 'writes' : 'deletes'}`, zone, absolute };
@@ -121,12 +121,15 @@ export async function judgePath(options: { path: string; cwd: string; operation:
  * entryConcernReason({ absolute: '/p/ws/alias.txt', where: '"alias.txt"', subject: 'cat', verb: 'reads', zone })
  * // 'cat reads "alias.txt" in zone ws, a file with 2 hard links: ...'
  */
-export function entryConcernReason(options: { absolute: string; where: string; subject: string; verb: string; zone: Zone }): string | undefined {
+export function entryConcernReason(options: { absolute: string; where: string; subject: string; verb: string; zone: Zone; entry?: KnownEntry }): string | undefined {
   let entry: Stats | undefined;
-  try {
-    entry = statSync(options.absolute, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
+  if (options.entry !== undefined) entry = options.entry ?? undefined;
+  else {
+    try {
+      entry = statSync(options.absolute, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
   }
   if (entry === undefined || entry.isDirectory()) return undefined;
   const said = `${options.subject} ${options.verb} ${options.where} in zone ${options.zone.name}`;
@@ -142,7 +145,14 @@ function verbOf(decision: Decision): string {
   return decision === 'allow' ? 'allows' : decision === 'ask' ? 'asks before' : 'blocks';
 }
 
-type RealPath = { ok: true; absolute: string } | { ok: false; reason: string };
+/**
+ * What a resolution already learnt of the entry itself: its status (the
+ * `lstat` of a last component that is not a symlink, the same as its
+ * `stat`), `null` when it does not exist, undefined when not looked at.
+ */
+type KnownEntry = Stats | null | undefined;
+
+type RealPath = { ok: true; absolute: string; entry?: KnownEntry } | { ok: false; reason: string };
 
 /**
  * Where the path really leads. Reads and writes follow every symlink (the
@@ -157,8 +167,8 @@ async function realPathOf(options: { input: string; cwd: string; operation: Path
     const parent = await realPathOf({ input: path.dirname(input), cwd, operation: 'read', context });
     return parent.ok ? { ok: true, absolute: path.join(parent.absolute, base) } : parent;
   }
-  const plain = plainRealPath({ path: input, cwd, realDirectories: context.realDirectories });
-  if (plain !== undefined) return { ok: true, absolute: plain };
+  const plain = plainRealEntry({ path: input, cwd, realDirectories: context.realDirectories });
+  if (plain !== undefined) return { ok: true, absolute: plain.absolute, entry: plain.entry };
   const resolved = await resolveInZones({ zones: context.zones, path: input, cwd, operation: 'read' });
   if (resolved.ok) return { ok: true, absolute: resolved.absolute };
   // Outside every zone, or refused by the zone resolver for a reason that is not about zones (a suffix).
@@ -178,11 +188,17 @@ async function realPathOf(options: { input: string; cwd: string; operation: Path
  * plainRealPath({ path: 'src/new.ts', cwd: '/p/ws' }) // '/p/ws/src/new.ts' (when src is not a symlink)
  */
 export function plainRealPath(options: { path: string; cwd: string; realDirectories?: Map<string, string | undefined> }): string | undefined {
+  return plainRealEntry(options)?.absolute;
+}
+
+/** `plainRealPath`, with what its walk learnt of the last entry (saves judging it a second `stat`). */
+function plainRealEntry(options: { path: string; cwd: string; realDirectories?: Map<string, string | undefined> }): { absolute: string; entry: KnownEntry } | undefined {
   const { path: input, cwd, realDirectories } = options;
   if (path.isAbsolute(input) || input.startsWith('~')) return undefined;
   const components = input.split(path.sep).filter((part) => part !== '' && part !== '.');
   if (components.includes('..')) return undefined;
   let current = realDirectories?.get(cwd);
+  let last: KnownEntry;
   try {
     if (current === undefined) {
       current = realpathSync.native(cwd);
@@ -191,13 +207,14 @@ export function plainRealPath(options: { path: string; cwd: string; realDirector
     for (const [index, component] of components.entries()) {
       current = `${current}${path.sep}${component}`;
       const entry = lstatSync(current, { throwIfNoEntry: false });
-      if (entry === undefined) return path.join(current, ...components.slice(index + 1));
+      if (entry === undefined) return { absolute: path.join(current, ...components.slice(index + 1)), entry: null };
       if (entry.isSymbolicLink()) return undefined;
+      last = entry;
     }
   } catch {
     return undefined;
   }
-  return current;
+  return { absolute: current, entry: last };
 }
 
 /**
