@@ -12,6 +12,7 @@ import { normalizePolicy } from '../src/core/policy/normalize-policy.ts';
 import type { Policy } from '../src/core/policy/policy.ts';
 import type { Decision } from '../src/core/types.ts';
 import { zonesFromPolicy, type Zone } from '../src/tools/fs/zones.ts';
+import { analyzeCommand, analyzeCommandOnce } from '../src/tools/shell/analyze-command.ts';
 import { createShellTool, type ShellTool } from '../src/tools/shell/create-shell-tool.ts';
 
 export interface ShellFixture {
@@ -81,7 +82,9 @@ export type VerdictCase = readonly [command: string, expected: Decision];
 
 /**
  * One `describe` of command lines and the verdict each must get; anything
- * that is not allowed must say why.
+ * that is not allowed must say why. Each line is decided twice: the second
+ * decision reads the analysis the first one kept (`analyzeCommandOnce`), which
+ * must still be what a fresh analysis gives, and must get the same verdict.
  *
  * @example
  * verdictSuite('wrappers', [['sudo rm x', 'block']], () => fixture);
@@ -92,6 +95,8 @@ export function verdictSuite(name: string, cases: readonly VerdictCase[], fixtur
       const verdict = await fixture().tool.decide({ command });
       expect({ command, decision: verdict.decision, reasons: verdict.reasons }).toMatchObject({ decision: expected });
       if (expected !== 'allow') expect(verdict.reasons.length).toBeGreaterThan(0);
+      expect(analyzeCommandOnce(command), 'a decision changed the analysis it shares with later decisions').toEqual(analyzeCommand(command));
+      expect(await fixture().tool.decide({ command })).toEqual(verdict);
     });
   });
 }

@@ -84,6 +84,13 @@ export async function decideLayoutChanges(options: {
   source?: string;
 }): Promise<ShellFinding[]> {
   const { analysis, cwd, home } = options;
+  const changers: Changer[] = [];
+  for (const command of analysis.commands) {
+    const change = layoutChangeOf({ command, cwd, home });
+    if (change.kind !== 'none') changers.push({ command, change });
+  }
+  if (changers.length === 0) return [];
+  // Parsed again only now: most lines change no layout.
   const order = options.source === undefined ? undefined : sequentialOrder(options.source);
   // Without a known order (pipelines, loops, background jobs, substitutions), any other command may run after a change.
   // Only top-level commands are numbered: one a wrapper runs can have the same text as a top-level one elsewhere in the line.
@@ -93,12 +100,6 @@ export async function decideLayoutChanges(options: {
     const usedAt = placeOf(used.text, used.via);
     return changedAt === undefined || usedAt === undefined || changedAt < usedAt;
   };
-  const changers: Changer[] = [];
-  for (const command of analysis.commands) {
-    const change = layoutChangeOf({ command, cwd, home });
-    if (change.kind !== 'none') changers.push({ command, change });
-  }
-  if (changers.length === 0) return [];
   const findings: ShellFinding[] = [];
   for (const command of analysis.commands) {
     const others = changers.filter((changer) => changer.command !== command && runsAfter(changer, command));
