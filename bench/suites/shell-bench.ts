@@ -84,6 +84,25 @@ export const shellSuite: BenchSuite = {
         note: `${commands.length} command lines`,
       });
     }
+    // The decision of a line seen for the first time: the analysis kept for repeated lines
+    // (analyzeCommandOnce) never helps, because each call's line ends with its own comment.
+    const mix = Object.values(MIX).flat();
+    const fresh = await measure({
+      fn: (index) => tool.checkApproval({ tool: 'shell', args: { command: `${mix[index % mix.length]!} # ${index}-${Math.random()}` }, callId: `f${index}` }, checkContext),
+      iterations,
+      repetitions,
+    });
+    const repeated = rows.find((row) => row.case.startsWith('shell decision (mix)'))!;
+    rows.push({
+      suite: 'shell',
+      case: 'shell decision (mix), every line new (diagnostic: no analysis kept from an earlier decision of the same line)',
+      p50_us: round(fresh.p50_us),
+      p99_us: round(fresh.p99_us),
+      ops_per_s: Math.round(fresh.ops_per_s),
+      ratio: round(fresh.p50_us / repeated.p50_us!, 2),
+      baseline: repeated.case,
+      ratio_meaning: 'p50 latency, new lines / repeated lines',
+    });
     return rows;
   },
 };

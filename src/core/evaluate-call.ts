@@ -206,10 +206,7 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
         sources.push({ decision: fallback, rule: 'unknown_tools.decision', reason: `${name} has no rule and declares no approval of its own${why}`, required: true });
       }
     }
-    // combine returns a fresh object: `dangerous` is added to it rather than copied into another.
-    const verdict = combine({ name, call, tool, sources, notices, redactKeys: policy.redact.keys }) as EvaluatedVerdict;
-    verdict.dangerous = dangerous;
-    return verdict;
+    return combine({ name, call, tool, sources, notices, redactKeys: policy.redact.keys, dangerous });
   }
 
   /** Hidden when any name is denied, or when the allow list admits none of them. */
@@ -252,7 +249,12 @@ function policySource(name: string, toolRule: ToolRule, args: unknown): Source {
   };
 }
 
-/** Precedence: any block blocks, any ask asks, otherwise allow. */
+/**
+ * Precedence: any block blocks, any ask asks, otherwise allow. Every verdict
+ * is built whole, in one field order per kind (`dangerous` last, as in the
+ * early returns above): the gate reads them on its hot path, where a
+ * property added afterwards would give each kind a second shape.
+ */
 function combine(options: {
   name: string;
   call: ToolCall;
@@ -260,11 +262,12 @@ function combine(options: {
   sources: Source[];
   notices: readonly string[] | undefined;
   redactKeys: ReadonlySet<string>;
-}): Verdict {
-  const { name, call, sources } = options;
+  dangerous: boolean;
+}): EvaluatedVerdict {
+  const { name, call, sources, dangerous } = options;
   const trace: MatchedRule[] = sources.map((source) => ({ rule: source.rule, decision: source.decision, reason: source.reason }));
   const block = sources.find((source) => source.decision === 'block');
-  if (block !== undefined) return { kind: 'block', rule: block.rule, reason: block.reason, trace };
+  if (block !== undefined) return { kind: 'block', rule: block.rule, reason: block.reason, trace, dangerous };
   const asks = sources.filter((source) => source.decision === 'ask');
   if (asks.length > 0) {
     const rich = asks.find((source) => source.request !== undefined)?.request;
@@ -284,14 +287,14 @@ function combine(options: {
       request = { ...base, ...(description === undefined ? {} : { description }), required };
     }
     const first = asks[0]!;
-    return { kind: 'ask', request, rule: first.rule, reason: first.reason, trace };
+    return { kind: 'ask', request, rule: first.rule, reason: first.reason, trace, dangerous };
   }
   const allow = sources[0];
   if (allow === undefined) {
     // Unreachable while the fallback always speaks; kept so a future edit fails closed.
-    return { kind: 'block', rule: null, reason: `nothing decided ${name}; blocked to fail closed`, trace };
+    return { kind: 'block', rule: null, reason: `nothing decided ${name}; blocked to fail closed`, trace, dangerous };
   }
-  return { kind: 'allow', rule: allow.rule, reason: allow.reason, trace };
+  return { kind: 'allow', rule: allow.rule, reason: allow.reason, trace, dangerous };
 }
 
 function dangerousKeyword(name: string, description: string | undefined, keywords: readonly string[] | undefined): string | undefined {
