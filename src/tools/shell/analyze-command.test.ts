@@ -306,7 +306,7 @@ describe('analyzeCommandOnce: the analyses of recent lines, kept frozen', () => 
     expect(analysis.commands[0]!.name).toBe('rm');
   });
 
-  it('keeps a bounded number of lines, the least recently used leaving first, and never a very long one', () => {
+  it('keeps a bounded number of lines, the least recently used leaving first, and never a long or large one', () => {
     const tag = Math.random();
     const kept = analyzeCommandOnce(`echo kept-${tag}`);
     const dropped = analyzeCommandOnce(`echo dropped-${tag}`);
@@ -317,8 +317,14 @@ describe('analyzeCommandOnce: the analyses of recent lines, kept frozen', () => 
     }
     expect(analyzeCommandOnce(`echo kept-${tag}`)).toBe(kept);
     expect(analyzeCommandOnce(`echo dropped-${tag}`)).not.toBe(dropped);
-    const long = `echo ${'x'.repeat(5000)}`;
+    const long = `echo ${'x'.repeat(1100)}`;
     expect(analyzeCommandOnce(long)).not.toBe(analyzeCommandOnce(long));
     expect(Object.isFrozen(analyzeCommandOnce(long).commands[0])).toBe(false);
+    // Short, but with more parts than a kept analysis may have (here 301 commands): analysed afresh each time.
+    const many = `x-${tag};${'a;'.repeat(300)}`;
+    expect(many.length).toBeLessThan(1024);
+    expect(analyzeCommandOnce(many)).not.toBe(analyzeCommandOnce(many));
+    const fewer = `x-${tag};${'a;'.repeat(100)}`;
+    expect(analyzeCommandOnce(fewer)).toBe(analyzeCommandOnce(fewer));
   });
 });

@@ -119,9 +119,17 @@ export function analyzeCommand(source: string): CommandAnalysis {
   return analyzer.finish();
 }
 
-/** How many analyses are kept, and the longest command line kept. */
+/**
+ * How many analyses are kept, the longest command line kept, and the most
+ * parts (commands, their words and hazards, redirections, concerns) a kept
+ * analysis may have: together they bound what the cache holds whatever
+ * lines an agent sends (measured: 11 MB for the heaviest lines found, such
+ * as 240 redirections after nested substitutions; without the last two
+ * bounds, 256 lines of `a;a;a;...` at 4 KB each took 241 MB).
+ */
 const CACHED_ANALYSES = 256;
-const MAX_CACHED_LENGTH = 4096;
+const MAX_CACHED_LENGTH = 1024;
+const MAX_CACHED_PARTS = 256;
 const analyses = new Map<string, CommandAnalysis>();
 
 /**
@@ -148,10 +156,18 @@ export function analyzeCommandOnce(source: string): CommandAnalysis {
     analyses.set(source, kept);
     return kept;
   }
-  const analysis = freezeObjects(analyzeCommand(source), new Set());
+  const fresh = analyzeCommand(source);
+  if (partsOf(fresh) > MAX_CACHED_PARTS) return fresh;
+  const analysis = freezeObjects(fresh, new Set());
   if (analyses.size >= CACHED_ANALYSES) analyses.delete(analyses.keys().next().value!);
   analyses.set(source, analysis);
   return analysis;
+}
+
+function partsOf(analysis: CommandAnalysis): number {
+  let parts = analysis.redirections.length + analysis.concerns.length;
+  for (const command of analysis.commands) parts += 1 + command.words.length + command.hazards.length + command.inputs.length;
+  return parts;
 }
 
 /** Freezes every object reachable from `value`, arrays' elements included but not the arrays themselves (see above). */
