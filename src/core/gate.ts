@@ -454,8 +454,8 @@ export function createGate(options: GateOptions): Gate {
 
   const gate: Gate = {
     policy,
-    // Not an async function: the decision is usually reached without I/O, and
-    // a promise already settled is all a caller needs (the bench's plain decisions).
+    // Not an async function: most decisions are reached without I/O, and for
+    // them a settled promise is all a caller needs (no async frame, no extra tick).
     evaluate: (call, context) => {
       try {
         const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
