@@ -306,6 +306,31 @@ describe('analyzeCommandOnce: the analyses of recent lines, kept frozen', () => 
     expect(analysis.commands[0]!.name).toBe('rm');
   });
 
+  it('leaves no object of a kept analysis unfrozen, whatever the line holds (a field added later must be frozen too)', () => {
+    const lines = [
+      'git status && git diff --stat',
+      "find . -name '*.ts' -exec grep -l x {} + | xargs wc -l > counts.txt 2>&1",
+      'cd src && cat < in.txt >> out.txt; cd ..',
+      'f() { rm -rf /; }; f',
+      'echo "$(git rev-parse HEAD)" `date` <(ls) | tee log',
+      "bash -c 'sudo env X=1 rm x' && eval \"$CMD\"",
+      "cat <<'EOF'\n$(rm x)\nEOF\n",
+      'for f in *.ts; do wc -l "$f"; done & wait',
+      'if [ -f a ]; then ((x = y + 1)); fi; ls ~/x',
+      'echo ( unbalanced',
+      'r\u200bm x',
+    ];
+    const unfrozen: string[] = [];
+    const walk = (value: unknown, where: string, seen: Set<object>) => {
+      if (typeof value !== 'object' || value === null || seen.has(value)) return;
+      seen.add(value);
+      if (!Array.isArray(value) && !Object.isFrozen(value)) unfrozen.push(where);
+      for (const [key, member] of Object.entries(value)) walk(member, `${where}.${key}`, seen);
+    };
+    for (const line of lines) walk(analyzeCommandOnce(`${line} # ${Math.random()}`), JSON.stringify(line), new Set());
+    expect(unfrozen).toEqual([]);
+  });
+
   it('keeps a bounded number of lines, the least recently used leaving first, and never a long or large one', () => {
     const tag = Math.random();
     const kept = analyzeCommandOnce(`echo kept-${tag}`);
