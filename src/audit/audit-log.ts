@@ -191,8 +191,9 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
   async function commit(batch: Batch): Promise<void> {
     let failure: ToolgateError | undefined;
     try {
-      const current = await openFile();
-      for (const chunk of chunks(batch.records)) {
+      // Not awaited once open: the caller is waiting for `written`, and each turn here is a turn for it.
+      const current = file ?? (await openFile());
+      for (const chunk of batch.records.length === 1 ? [batch.records[0]!.line] : chunks(batch.records)) {
         if (fileSystem.writeSync !== undefined) writeFullySync(fileSystem.writeSync, current.handle.fd, Buffer.from(chunk));
         else await writeFully(current.handle, Buffer.from(chunk));
       }

@@ -553,6 +553,41 @@ describe('audit failures deny the call', () => {
     expectNotAllowed(result, /disk full/);
   });
 
+  it('an allow is answered only once its record is written, and the observer sees what was answered', async () => {
+    let written!: () => void;
+    const slow: AuditSink = { record: () => new Promise<void>((resolve) => (written = resolve)) };
+    const seen: string[] = [];
+    const g = gate([{ name: 'read' }], { policy: policy({ tools: { read: 'allow' } }), audit: slow, observer: { authorized: (event) => seen.push(event.authorization.decision) } });
+    let settled = false;
+    const pending = g.authorize(call('read'), CONTEXT).then((result) => {
+      settled = true;
+      return result;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    expect(seen).toEqual([]);
+    written();
+    expect((await pending).decision).toBe('allow');
+    expect(seen).toEqual(['allow']);
+
+    const denying = gate([{ name: 'read' }], { policy: policy({ tools: { read: 'allow' } }), audit: failing, observer: { authorized: (event) => seen.push(event.authorization.decision) } });
+    expect((await denying.authorize(call('read'), CONTEXT)).decision).toBe('denied');
+    expect(seen).toEqual(['allow', 'denied']);
+  });
+
+  it('arguments that throw while their record is built deny an allow (the record is never skipped)', async () => {
+    const records: unknown[] = [];
+    const recording: AuditSink = { record: async (entry) => void records.push(entry) };
+    const args = {
+      get path(): string {
+        throw new Error('getter exploded');
+      },
+    };
+    const result = await authorizeOne({ name: 'read' }, { policy: policy({ tools: { read: 'allow' } }), audit: recording }, args);
+    expectNotAllowed(result, /getter exploded/);
+    expect(records).toEqual([]);
+  });
+
   it('an audit failure never turns a block into anything but a block', async () => {
     const result = await authorizeOne({ name: 'rm' }, { policy: policy({ tools: { rm: 'block' } }), audit: failing });
     expect(result.decision).toBe('block');

@@ -4,6 +4,7 @@ import { presentRequest, type Approver, type PresentedRequest } from './approver
 import { AUDIT_SCHEMA_VERSION, type AuditEntry, type AuditSink } from './audit-entry.ts';
 import { createCallEvaluator, type EvaluatedVerdict, type PolicySection } from './evaluate-call.ts';
 import { fingerprint } from './fingerprint.ts';
+import { isoTime } from './iso-time.ts';
 import type { Policy } from './policy/policy.ts';
 import { redact } from './redact.ts';
 import { errorMessage } from './run-tool-check.ts';
@@ -156,19 +157,50 @@ export function createGate(options: GateOptions): Gate {
   }
 
   /**
-   * The hot path: a verdict reached without I/O (no tool check, no audit log)
-   * that is not an ask is returned without a single promise.
+   * The hot path: a verdict reached without I/O (no tool check) that is not
+   * an ask is returned without a single promise, or, with an audit log, with
+   * the one promise of its record (no async frames: the MCP gateway forwards
+   * an audited call only once this settles, so every turn here is latency).
    */
   function authorizeNow(call: ToolCall, context: GateContext, authorizeOptions: AuthorizeOptions): Authorization | Promise<Authorization> {
-    if (options.audit !== undefined) return authorize(call, context, authorizeOptions);
     // Without an audit log the start time only feeds the observer: nobody else reads it.
-    const started = options.observer === undefined ? 0 : clock.now();
+    const started = options.audit === undefined && options.observer === undefined ? 0 : clock.now();
     const tool = typeof call?.tool === 'string' ? registry.get(call.tool) : undefined;
     const verdict = evaluator.evaluate(call, context, tool);
     if (verdict instanceof Promise || verdict.kind === 'ask') return authorize(call, context, authorizeOptions, { started, verdict });
     const outcome = verdictOutcome(verdict, call);
+    if (options.audit !== undefined) return recordedOutcome(options.audit, call, context, verdict, outcome, started, tool);
     observe(call, tool !== undefined, verdict.kind, outcome, verdict.dangerous, started);
     return outcome;
+  }
+
+  /** An allow or a block, once its record is written; a record that cannot be written turns it into a denial. */
+  function recordedOutcome(
+    audit: AuditSink,
+    call: ToolCall,
+    context: GateContext,
+    verdict: EvaluatedVerdict,
+    outcome: Authorization,
+    started: number,
+    tool: ToolDeclaration | undefined,
+  ): Promise<Authorization> {
+    let recorded: Promise<void>;
+    try {
+      recorded = Promise.resolve(audit.record(auditEntry(call, context, verdict, outcome, 'verdict', started, tool)));
+    } catch (error) {
+      recorded = Promise.reject(error);
+    }
+    return recorded.then(
+      () => {
+        observe(call, tool !== undefined, verdict.kind, outcome, verdict.dangerous, started);
+        return outcome;
+      },
+      (error: unknown) => {
+        const failure = auditFailure(call, verdict, outcome, error);
+        observe(call, tool !== undefined, verdict.kind, failure, verdict.dangerous, started);
+        return failure;
+      },
+    );
   }
 
   async function authorize(
@@ -394,38 +426,53 @@ export function createGate(options: GateOptions): Gate {
     tool: ToolDeclaration | undefined,
   ): Promise<Authorization | undefined> {
     if (options.audit === undefined) return undefined;
-    if (kind === 'verdict' && verdict.kind === 'ask') {
-      // The decision record follows; the verdict record says only "ask".
-      outcome = { ...outcome, decision: 'ask' };
-    }
     try {
-      await options.audit.record({
-        v: AUDIT_SCHEMA_VERSION,
-        kind,
-        time: new Date().toISOString(),
-        session: context?.sessionId ?? '',
-        chat: context?.chatId ?? null,
-        run: context?.runId ?? null,
-        caller: context?.caller ?? null,
-        call_id: String(call?.callId ?? ''),
-        tool: String(call?.tool ?? ''),
-        // A decision record shows what will run: the person's edit, if any.
-        args: auditableArgs(kind === 'decision' ? outcome.args : call?.args, policy.redact.keys),
-        verdict: verdict.kind,
-        decision: outcome.decision,
-        source: outcome.source,
-        rule: outcome.rule,
-        reason: outcome.reason,
-        latency_ms: Math.round((clock.now() - started) * 1000) / 1000,
-        ...(typeof tool?.server === 'string' ? { server: tool.server } : {}),
-        ...(typeof tool?.identity === 'string' ? { identity: tool.identity } : {}),
-        ...(kind === 'decision' && outcome.approver !== undefined ? { approver: outcome.approver } : {}),
-      });
+      await options.audit.record(auditEntry(call, context, verdict, outcome, kind, started, tool));
       return undefined;
     } catch (error) {
-      const reason = `the audit log could not record this call (${errorMessage(error)}); denied to fail closed`;
-      return { decision: verdict.kind === 'block' ? 'block' : 'denied', source: 'policy', rule: outcome.rule, reason, args: call?.args, stop: false, trace: verdict.trace };
+      return auditFailure(call, verdict, outcome, error);
     }
+  }
+
+  function auditEntry(
+    call: ToolCall,
+    context: GateContext,
+    verdict: Verdict,
+    outcome: Authorization,
+    kind: AuditEntry['kind'],
+    started: number,
+    tool: ToolDeclaration | undefined,
+  ): AuditEntry {
+    const entry: AuditEntry = {
+      v: AUDIT_SCHEMA_VERSION,
+      kind,
+      time: isoTime(),
+      session: context?.sessionId ?? '',
+      chat: context?.chatId ?? null,
+      run: context?.runId ?? null,
+      caller: context?.caller ?? null,
+      call_id: String(call?.callId ?? ''),
+      tool: String(call?.tool ?? ''),
+      // A decision record shows what will run: the person's edit, if any.
+      args: auditableArgs(kind === 'decision' ? outcome.args : call?.args, policy.redact.keys),
+      verdict: verdict.kind,
+      // The decision record follows an ask; its verdict record says only "ask".
+      decision: kind === 'verdict' && verdict.kind === 'ask' ? 'ask' : outcome.decision,
+      source: outcome.source,
+      rule: outcome.rule,
+      reason: outcome.reason,
+      latency_ms: Math.round((clock.now() - started) * 1000) / 1000,
+    };
+    // Set, not spread in: one object per record (the key order is the same).
+    if (typeof tool?.server === 'string') entry.server = tool.server;
+    if (typeof tool?.identity === 'string') entry.identity = tool.identity;
+    if (kind === 'decision' && outcome.approver !== undefined) entry.approver = outcome.approver;
+    return entry;
+  }
+
+  function auditFailure(call: ToolCall, verdict: Verdict, outcome: Authorization, error: unknown): Authorization {
+    const reason = `the audit log could not record this call (${errorMessage(error)}); denied to fail closed`;
+    return { decision: verdict.kind === 'block' ? 'block' : 'denied', source: 'policy', rule: outcome.rule, reason, args: call?.args, stop: false, trace: verdict.trace };
   }
 
   function observe(call: ToolCall, known: boolean, verdict: Verdict['kind'], authorization: Authorization, dangerous: boolean, started: number): void {

@@ -54,17 +54,31 @@ export function createDeferredDurability(log: StagedAuditLog): DeferredDurabilit
         return stages.written;
       },
     },
-    async collect(work) {
+    // Not an async function: the call is forwarded once this settles, and every turn counts.
+    collect<Value>(work: () => Promise<Value>) {
       const collected: Promise<void>[] = [];
-      try {
-        const value = await storage.run(collected, work);
-        const durable = collected.length === 0 ? Promise.resolve() : collected.length === 1 ? collected[0]! : Promise.all(collected).then(() => undefined);
-        durable.catch(() => undefined);
-        return { value, durable };
-      } finally {
-        // Awaited through `durable` by the caller; a failed `work` leaves nobody to await them.
+      // Awaited through `durable` by the caller; a failed `work` leaves nobody to await them.
+      const handleAll = (): void => {
         for (const promise of collected) promise.catch(() => undefined);
+      };
+      let running: Promise<Value>;
+      try {
+        running = storage.run(collected, work);
+      } catch (error) {
+        running = Promise.reject(error);
       }
+      return running.then(
+        (value) => {
+          handleAll();
+          const durable = collected.length === 0 ? Promise.resolve() : collected.length === 1 ? collected[0]! : Promise.all(collected).then(() => undefined);
+          durable.catch(() => undefined);
+          return { value, durable };
+        },
+        (error: unknown) => {
+          handleAll();
+          throw error;
+        },
+      );
     },
   };
 }

@@ -51,11 +51,11 @@ export async function handleToolCall(options: { core: ToolCallCore; request: Cal
   const { core } = options;
   if (core.collectAudit === undefined) return callThroughGate({ ...options, authorize: (work) => work() });
   let durable: Promise<void> = Promise.resolve();
-  const authorize = async <Value>(work: () => Promise<Value>): Promise<Value> => {
-    const collected = await core.collectAudit!(work);
-    durable = collected.durable;
-    return collected.value;
-  };
+  const authorize = <Value>(work: () => Promise<Value>): Promise<Value> =>
+    core.collectAudit!(work).then((collected) => {
+      durable = collected.durable;
+      return collected.value;
+    });
   let outcome: { result: CallToolResult } | { error: unknown };
   try {
     outcome = { result: await callThroughGate({ ...options, authorize }) };
