@@ -97,4 +97,37 @@ describe('createDeferredDurability', () => {
     log.pending.find((record) => record.entry.call_id === 'a')!.sync(new Error('EIO'));
     await expect(a.durable).rejects.toThrow('EIO');
   });
+
+  it('turns a decision that throws at once into a rejection, not a throw', async () => {
+    const durability = createDeferredDurability(manualLog());
+    let collecting: Promise<unknown> | undefined;
+    expect(() => {
+      collecting = durability.collect(() => {
+        throw new Error('gate exploded');
+      });
+    }).not.toThrow();
+    await expect(collecting).rejects.toThrow('gate exploded');
+  });
+
+  it('leaves no rejection unhandled when the decision fails after writing a record that then cannot be made durable', async () => {
+    const log = manualLog();
+    const durability = createDeferredDurability(log);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const collecting = durability.collect(async () => {
+        const recorded = durability.sink.record(entry('a'));
+        log.pending[0]!.write();
+        await recorded;
+        throw new Error('decision failed');
+      });
+      await expect(collecting).rejects.toThrow('decision failed');
+      log.pending[0]!.sync(new Error('EIO'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });
