@@ -46,10 +46,10 @@ export function createDeleteFileTool(context: FsToolContext): BuiltinTool<Delete
     name,
     description: 'Delete one file inside a writable zone. Directories are not deleted.',
     inputSchema: deleteFileSchema,
-    async checkApproval(call) {
+    checkApproval(call) {
       const parsed = parseArguments({ tool: name, schema: deleteFileSchema, args: call.args });
       if (!parsed.ok) return blockCall(`invalid arguments for ${name}: ${parsed.problems.join('; ')}`);
-      const resolved = await resolveForCheck({ context, path: parsed.args.path, operation: 'delete' });
+      const resolved = resolveForCheck({ context, path: parsed.args.path, operation: 'delete' });
       if ('reason' in resolved) return blockCall(resolved.reason);
       if (!resolved.exists) return blockCall(`${resolved.shown} does not exist; nothing to delete`);
       return decide({

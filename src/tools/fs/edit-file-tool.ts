@@ -38,10 +38,10 @@ export function createEditFileTool(context: FsToolContext): BuiltinTool<EditFile
     name,
     description: 'Replace one exact occurrence of old_string with new_string in an existing text file inside a writable zone.',
     inputSchema: editFileSchema,
-    async checkApproval(call) {
+    checkApproval(call) {
       const parsed = parseArguments({ tool: name, schema: editFileSchema, args: call.args });
       if (!parsed.ok) return blockCall(`invalid arguments for ${name}: ${parsed.problems.join('; ')}`);
-      const resolved = await resolveForCheck({ context, path: parsed.args.path, operation: 'write' });
+      const resolved = resolveForCheck({ context, path: parsed.args.path, operation: 'write' });
       if ('reason' in resolved) return blockCall(resolved.reason);
       if (!resolved.exists) return blockCall(`${resolved.shown} does not exist; use write_file to create it`);
       // A FIFO or a device is refused before anything opens it; a hard-linked file needs a person.

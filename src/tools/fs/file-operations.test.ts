@@ -24,7 +24,7 @@ beforeEach(() => {
 afterEach(() => fixture.cleanup());
 
 async function resolve(target: string, operation: 'read' | 'write' | 'delete'): Promise<ResolvedPath> {
-  const resolved = await resolveForCheck({ context: { zones: fixture.zones, cwd: fixture.project, maxReadBytes: 1 << 20, protectedPaths: [] }, path: target, operation });
+  const resolved = resolveForCheck({ context: { zones: fixture.zones, cwd: fixture.project, maxReadBytes: 1 << 20, protectedPaths: [] }, path: target, operation });
   if ('reason' in resolved) throw new Error(resolved.reason);
   return resolved;
 }

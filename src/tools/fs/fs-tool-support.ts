@@ -74,12 +74,12 @@ export function argumentsOrThrow<Args>(options: { tool: string; schema: z.ZodTyp
  * Resolves for `checkApproval`: a rejected path is a reason, never an exception.
  *
  * @example
- * const resolved = await resolveForCheck({ context, path: 'ws/a.txt', operation: 'write' });
+ * const resolved = resolveForCheck({ context, path: 'ws/a.txt', operation: 'write' });
  * if ('reason' in resolved) return blockCall(resolved.reason);
  */
-export async function resolveForCheck(options: { context: FsToolContext; path: string; operation: ZoneOperation }): Promise<ResolvedPath | { reason: string }> {
+export function resolveForCheck(options: { context: FsToolContext; path: string; operation: ZoneOperation }): ResolvedPath | { reason: string } {
   const { context } = options;
-  const resolved = await resolveZonePath({ zones: context.zones, path: options.path, cwd: context.cwd, operation: options.operation });
+  const resolved = resolveZonePath({ zones: context.zones, path: options.path, cwd: context.cwd, operation: options.operation });
   if (!resolved.ok) return { reason: resolved.reason };
   const shown = displayPath({ cwd: context.cwd, absolute: resolved.absolute });
   // An agent that could edit its own policy or approvals would approve itself; and
@@ -122,7 +122,7 @@ export async function resolveForExecution(options: {
   /** How the gate let the call through; the path must still resolve to what that covered. */
   authorization?: ToolExecutionOptions['authorization'];
 }): Promise<ResolvedPath> {
-  const resolved = await resolveForCheck(options);
+  const resolved = resolveForCheck(options);
   if ('reason' in resolved) throw new FsPathRejectedError({ path: options.path, reason: resolved.reason });
   const decision = resolved.zone.approval[options.operation];
   if (decision === 'block') {

@@ -44,10 +44,10 @@ export function createListDirTool(context: FsToolContext): BuiltinTool<ListDirAr
     name,
     description: 'List the files and directories in a directory inside one of the allowed zones.',
     inputSchema: listDirSchema,
-    async checkApproval(call) {
+    checkApproval(call) {
       const parsed = parseArguments({ tool: name, schema: listDirSchema, args: call.args });
       if (!parsed.ok) return blockCall(`invalid arguments for ${name}: ${parsed.problems.join('; ')}`);
-      const resolved = await resolveForCheck({ context, path: parsed.args.path, operation: 'read' });
+      const resolved = resolveForCheck({ context, path: parsed.args.path, operation: 'read' });
       if ('reason' in resolved) return blockCall(resolved.reason);
       return decide({
         decision: resolved.zone.approval.read,

@@ -53,12 +53,12 @@ export function createMoveFileTool(context: FsToolContext): BuiltinTool<MoveFile
     name,
     description: 'Move or rename one file between or within writable zones. The destination must not exist.',
     inputSchema: moveFileSchema,
-    async checkApproval(call): Promise<ApprovalCheckResult> {
+    checkApproval(call): ApprovalCheckResult {
       const parsed = parseArguments({ tool: name, schema: moveFileSchema, args: call.args });
       if (!parsed.ok) return blockCall(`invalid arguments for ${name}: ${parsed.problems.join('; ')}`);
-      const source = await resolveForCheck({ context, path: parsed.args.source, operation: 'delete' });
+      const source = resolveForCheck({ context, path: parsed.args.source, operation: 'delete' });
       if ('reason' in source) return blockCall(`source: ${source.reason}`);
-      const destination = await resolveForCheck({ context, path: parsed.args.destination, operation: 'write' });
+      const destination = resolveForCheck({ context, path: parsed.args.destination, operation: 'write' });
       if ('reason' in destination) return blockCall(`destination: ${destination.reason}`);
       if (!source.exists) return blockCall(`${source.shown} does not exist; nothing to move`);
       // A directory would carry every name inside it (`.envrc`, `.vscode/tasks.json`, toolgate's own files) past the checks made for one file.

@@ -40,10 +40,10 @@ export function createReadFileTool(context: FsToolContext): BuiltinTool<ReadFile
     name,
     description: 'Read a text file inside one of the allowed zones. Returns its content (cut at a size limit, marked truncated).',
     inputSchema: readFileSchema,
-    async checkApproval(call) {
+    checkApproval(call) {
       const parsed = parseArguments({ tool: name, schema: readFileSchema, args: call.args });
       if (!parsed.ok) return blockCall(`invalid arguments for ${name}: ${parsed.problems.join('; ')}`);
-      const resolved = await resolveForCheck({ context, path: parsed.args.path, operation: 'read' });
+      const resolved = resolveForCheck({ context, path: parsed.args.path, operation: 'read' });
       if ('reason' in resolved) return blockCall(resolved.reason);
       // A FIFO or a device is refused before anything opens it; a hard-linked file needs a person.
       const concern = regularFileConcern({ absolute: resolved.absolute, shown: resolved.shown, operation: 'read' });

@@ -4,13 +4,15 @@
  * follows), and only the resulting real path is compared with the zone roots.
  * Lexical checks alone are what every symlink and `..` bypass defeats.
  *
- * The resolution itself uses the synchronous native calls: on a local disk
- * `realpath(3)` takes a few microseconds, while the promise version spends
+ * Everything here is synchronous, rejection messages included: on a local
+ * disk `realpath(3)` takes a few microseconds, while a promise call spends
  * 25-35 µs on the thread-pool round trip, which would dominate every
- * decision. Only rejection messages (rare) use the asynchronous calls.
+ * decision. Being synchronous also lets a tool's approval check answer
+ * without a promise, which the gate then decides without one either. The
+ * cost is that a slow network filesystem stalls the event loop for as long
+ * as its lookups take.
  */
-import { lstatSync, realpathSync, statSync } from 'node:fs';
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Zone } from './zones.ts';
 
@@ -40,14 +42,14 @@ const MAX_CHAIN_SHOWN = 8;
  * zone root, trailing separator, suffixes. Never throws for a bad path.
  *
  * @example
- * const resolved = await resolveZonePath({ zones, path: 'ws/a.txt', cwd, operation: 'read' });
+ * const resolved = resolveZonePath({ zones, path: 'ws/a.txt', cwd, operation: 'read' });
  */
-export async function resolveZonePath(options: {
+export function resolveZonePath(options: {
   zones: readonly Zone[];
   path: string;
   cwd: string;
   operation: ZoneOperation;
-}): Promise<ZonePathResolution> {
+}): ZonePathResolution {
   const { zones, operation } = options;
   const cwd = path.resolve(options.cwd);
   const input = options.path;
@@ -65,12 +67,12 @@ export async function resolveZonePath(options: {
   // Joined by hand: path.resolve would apply ".." before symlinks are followed; the kernel applies it after.
   const joined = path.isAbsolute(input) ? input : `${cwd}${path.sep}${input}`;
   const lexical = path.resolve(joined);
-  const walked = hasParentReference(joined) ? await resolveStepwise({ input, joined, cwd, zones }) : await resolveWhole({ input, lexical, cwd, zones });
+  const walked = hasParentReference(joined) ? resolveStepwise({ input, joined, cwd }) : resolveWhole({ input, lexical, cwd });
   if (!walked.ok) return walked;
   const { real, exists } = walked;
 
   const zone = zoneContaining(zones, real);
-  if (zone === undefined) return { ok: false, reason: await explainOutside({ input, joined, real, cwd, zones }) };
+  if (zone === undefined) return { ok: false, reason: explainOutside({ input, joined, real, cwd, zones }) };
 
   const shown = quotePath(input);
   if ((operation === 'write' || operation === 'delete') && zone.mode === 'ro') {
@@ -91,7 +93,7 @@ export async function resolveZonePath(options: {
       return { ok: false, reason: `${shown}${via} does not end with a suffix zone ${zone.name} admits (${zone.suffixes.join(', ')})` };
     }
   }
-  const relative = path.relative(zone.root, real);
+  const relative = pathBelow({ root: zone.root, candidate: real });
   if (DECEPTIVE_CHARACTERS.test(relative)) {
     // A tidy name can be a symlink to an untidy one; the prompt shows the resolved name.
     return { ok: false, reason: `${shown} resolves to ${quotePath(relative)} in zone ${zone.name}, which contains a control, invisible or text-direction character; such paths are refused` };
@@ -134,23 +136,52 @@ export function zoneContaining(zones: readonly Zone[], real: string): Zone | und
  * displayPath({ cwd: '/p', absolute: '/p/ws/a.txt' }) // 'ws/a.txt'
  */
 export function displayPath(options: { cwd: string; absolute: string }): string {
-  const relative = path.relative(options.cwd, options.absolute);
+  const { cwd, absolute } = options;
+  const below = sliceBelow({ directory: cwd, candidate: absolute });
+  if (below !== undefined && !below.startsWith('..')) return below;
+  const relative = path.relative(cwd, absolute);
   if (relative === '') return '.';
   if (relative.startsWith('..') || path.isAbsolute(relative)) return options.absolute;
   return relative;
 }
 
+/**
+ * What path.relative returns for `candidate` strictly below an absolute
+ * POSIX `directory`, as a slice of it, when the rest of `candidate` has
+ * nothing to normalize (real paths never have); undefined otherwise.
+ * Normalizing is left to right, so `directory` itself need not be normal:
+ * both paths normalize it alike. It spares path.relative's normalizing both
+ * paths again, about 1 µs of a decision's 15.
+ */
+function sliceBelow(options: { directory: string; candidate: string }): string | undefined {
+  const { directory, candidate } = options;
+  if (path.sep !== '/') return undefined;
+  const start = directory.endsWith('/') ? directory.length : directory.length + 1;
+  if (candidate.length <= start || candidate[start - 1] !== '/' || !path.isAbsolute(directory) || !candidate.startsWith(directory)) return undefined;
+  const rest = candidate.slice(start);
+  return UNNORMALIZED.test(rest) ? undefined : rest;
+}
+
+/** An empty, `.` or `..` segment, or a trailing separator: what path.relative would normalize away. */
+const UNNORMALIZED = /(^|\/)\.{1,2}(\/|$)|\/\/|^\/|\/$/;
+
+/** `candidate` relative to `root`, which contains it (both real). */
+function pathBelow(options: { root: string; candidate: string }): string {
+  if (options.candidate === options.root) return '';
+  return sliceBelow({ directory: options.root, candidate: options.candidate }) ?? path.relative(options.root, options.candidate);
+}
+
 type Walked = { ok: true; real: string; exists: boolean } | { ok: false; reason: string };
 
 /** The common case, a path without "..": one realpath call. */
-async function resolveWhole(options: { input: string; lexical: string; cwd: string; zones: readonly Zone[] }): Promise<Walked> {
+function resolveWhole(options: { input: string; lexical: string; cwd: string }): Walked {
   try {
     return { ok: true, real: realpathSync.native(options.lexical), exists: true };
   } catch (error) {
     const code = errorCode(error);
     if (code !== 'ENOENT') return { ok: false, reason: describeResolutionFailure({ input: options.input, code }) };
   }
-  const partial = await resolveMissing(options);
+  const partial = resolveMissing(options);
   return partial.ok ? { ok: true, real: partial.real, exists: false } : partial;
 }
 
@@ -159,7 +190,7 @@ async function resolveWhole(options: { input: string; lexical: string; cwd: stri
  * does, so `ws/link/../x` means the parent of the link's target, not `ws/x`.
  * Checking the lexical form would approve a path the kernel reads otherwise.
  */
-async function resolveStepwise(options: { input: string; joined: string; cwd: string; zones: readonly Zone[] }): Promise<Walked> {
+function resolveStepwise(options: { input: string; joined: string; cwd: string }): Walked {
   const { input } = options;
   const parsed = path.parse(options.joined);
   const components = options.joined.slice(parsed.root.length).split(path.sep).filter((part) => part !== '' && part !== '.');
@@ -183,7 +214,7 @@ async function resolveStepwise(options: { input: string; joined: string; cwd: st
     } catch (error) {
       const code = errorCode(error);
       if (code !== 'ENOENT') return { ok: false, reason: describeResolutionFailure({ input, code }) };
-      const dangling = await danglingSymlink({ input, candidate: next, cwd: options.cwd });
+      const dangling = danglingSymlink({ input, candidate: next, cwd: options.cwd });
       if (dangling !== undefined) return { ok: false, reason: dangling };
       const rest = components.slice(index);
       if (rest.includes('..')) return { ok: false, reason: `${quotePath(input)} uses ".." after ${displayPath({ cwd: options.cwd, absolute: next })}, which does not exist` };
@@ -194,19 +225,19 @@ async function resolveStepwise(options: { input: string; joined: string; cwd: st
 }
 
 /** A refusal when `candidate` exists as a symlink whose target does not; undefined when it does not exist at all. */
-async function danglingSymlink(options: { input: string; candidate: string; cwd: string }): Promise<string | undefined> {
+function danglingSymlink(options: { input: string; candidate: string; cwd: string }): string | undefined {
   try {
-    const entry = await lstat(options.candidate);
+    const entry = lstatSync(options.candidate);
     if (!entry.isSymbolicLink()) return `${quotePath(options.input)} changed while it was being resolved; try again`;
   } catch {
     return undefined;
   }
-  const chain = await symlinkChain(options.candidate, options.cwd);
+  const chain = symlinkChain(options.candidate, options.cwd);
   return `${quotePath(options.input)} goes through the dangling symlink ${chain}; symlinks whose target does not exist are never followed (writing through one could create a file outside its zone)`;
 }
 
 function hasParentReference(joined: string): boolean {
-  return joined.split(path.sep).includes('..');
+  return joined.includes('..') && joined.split(path.sep).includes('..');
 }
 
 /**
@@ -215,12 +246,7 @@ function hasParentReference(joined: string): boolean {
  * exists but cannot be resolved is a dangling symlink: refused, because
  * writing through it would create its target wherever it points.
  */
-async function resolveMissing(options: {
-  input: string;
-  lexical: string;
-  cwd: string;
-  zones: readonly Zone[];
-}): Promise<{ ok: true; real: string } | { ok: false; reason: string }> {
+function resolveMissing(options: { input: string; lexical: string; cwd: string }): { ok: true; real: string } | { ok: false; reason: string } {
   const missing: string[] = [];
   let current = options.lexical;
   for (;;) {
@@ -235,7 +261,7 @@ async function resolveMissing(options: {
     }
     if (present) {
       // It exists but realpath said it did not: a dangling symlink (or it changed under us).
-      const dangling = await danglingSymlink({ input: options.input, candidate: current, cwd: options.cwd });
+      const dangling = danglingSymlink({ input: options.input, candidate: current, cwd: options.cwd });
       return { ok: false, reason: dangling ?? `${quotePath(options.input)} changed while it was being resolved; try again` };
     }
     missing.unshift(path.basename(current));
@@ -267,7 +293,7 @@ function describeResolutionFailure(options: { input: string; code: string }): st
  * zone, so the model learns what to avoid:
  * `"ws/link/passwd" escapes zone workspace via symlink ws/link → /etc`.
  */
-async function explainOutside(options: { input: string; joined: string; real: string; cwd: string; zones: readonly Zone[] }): Promise<string> {
+function explainOutside(options: { input: string; joined: string; real: string; cwd: string; zones: readonly Zone[] }): string {
   const { input, joined, real, cwd, zones } = options;
   const shown = quotePath(input);
   const parsed = path.parse(joined);
@@ -281,13 +307,13 @@ async function explainOutside(options: { input: string; joined: string; real: st
     const candidate = path.join(current, component);
     let isLink: boolean;
     try {
-      isLink = (await lstat(candidate)).isSymbolicLink();
+      isLink = lstatSync(candidate).isSymbolicLink();
     } catch {
       break;
     }
     let target: string | undefined;
     try {
-      target = await realpath(candidate);
+      target = realpathSync.native(candidate);
     } catch {
       target = undefined;
     }
@@ -295,7 +321,7 @@ async function explainOutside(options: { input: string; joined: string; real: st
       // `current` is real, so the zone of the link's own location is exact.
       const location = zoneContaining(zones, candidate);
       if (location !== undefined && (target === undefined || zoneContaining(zones, target) === undefined)) {
-        return `${shown} escapes zone ${location.name} via symlink ${await symlinkChain(candidate, cwd)}; symlinks may not lead out of their zone`;
+        return `${shown} escapes zone ${location.name} via symlink ${symlinkChain(candidate, cwd)}; symlinks may not lead out of their zone`;
       }
     }
     if (target === undefined) break;
@@ -303,7 +329,7 @@ async function explainOutside(options: { input: string; joined: string; real: st
   }
   let realCwd = cwd;
   try {
-    realCwd = await realpath(cwd);
+    realCwd = realpathSync.native(cwd);
   } catch {
     // Messages only: the lexical working directory will do.
   }
@@ -313,20 +339,20 @@ async function explainOutside(options: { input: string; joined: string; real: st
 }
 
 /** `ws/a → ws/b → /etc`: each hop as the link says it, ending in the real target when there is one. */
-async function symlinkChain(link: string, cwd: string): Promise<string> {
+function symlinkChain(link: string, cwd: string): string {
   const hops = [escapeForMessage(displayPath({ cwd, absolute: link }))];
   let current = link;
   for (let step = 0; step < MAX_CHAIN_SHOWN; step++) {
     let target: string;
     try {
-      target = await readlink(current);
+      target = readlinkSync(current);
     } catch {
       return hops.join(' → ');
     }
     current = path.resolve(path.dirname(current), target);
     hops.push(escapeForMessage(path.isAbsolute(target) ? target : displayPath({ cwd, absolute: current })));
     try {
-      if (!(await lstat(current)).isSymbolicLink()) return hops.join(' → ');
+      if (!lstatSync(current).isSymbolicLink()) return hops.join(' → ');
     } catch {
       return `${hops.join(' → ')} (missing)`;
     }

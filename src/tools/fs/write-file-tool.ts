@@ -52,10 +52,10 @@ export function createWriteFileTool(context: FsToolContext): BuiltinTool<WriteFi
     name,
     description: 'Create or overwrite a text file inside a writable zone with the given content. Missing parent directories are created.',
     inputSchema: writeFileSchema,
-    async checkApproval(call) {
+    checkApproval(call) {
       const parsed = parseArguments({ tool: name, schema: writeFileSchema, args: call.args });
       if (!parsed.ok) return blockCall(`invalid arguments for ${name}: ${parsed.problems.join('; ')}`);
-      const resolved = await resolveForCheck({ context, path: parsed.args.path, operation: 'write' });
+      const resolved = resolveForCheck({ context, path: parsed.args.path, operation: 'write' });
       if ('reason' in resolved) return blockCall(resolved.reason);
       // A FIFO or a device is refused before anything opens it; a hard-linked file needs a person.
       const concern = regularFileConcern({ absolute: resolved.absolute, shown: resolved.shown, operation: 'write' });

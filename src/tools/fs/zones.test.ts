@@ -64,41 +64,41 @@ describe('zonesFromPolicy', () => {
 });
 
 describe('resolveInZones', () => {
-  it('answers with the zone, the real path, the zone-relative path and whether it exists', async () => {
+  it('answers with the zone, the real path, the zone-relative path and whether it exists', () => {
     const loaded = zones([{ name: 'workspace', root: 'ws', mode: 'rw' }]);
     writeFileSync(path.join(base, 'ws', 'a.txt'), 'a');
-    expect(await resolveInZones({ zones: loaded, path: 'ws/a.txt', cwd: base, operation: 'read' })).toEqual({
+    expect(resolveInZones({ zones: loaded, path: 'ws/a.txt', cwd: base, operation: 'read' })).toEqual({
       ok: true,
       zone: loaded[0],
       absolute: path.join(base, 'ws', 'a.txt'),
       relative: 'a.txt',
       exists: true,
     });
-    expect(await resolveInZones({ zones: loaded, path: 'ws/new/b.txt', cwd: base, operation: 'write' })).toMatchObject({ ok: true, relative: path.join('new', 'b.txt'), exists: false });
-    expect(await resolveInZones({ zones: loaded, path: 'ws', cwd: base, operation: 'read' })).toMatchObject({ ok: true, relative: '.' });
+    expect(resolveInZones({ zones: loaded, path: 'ws/new/b.txt', cwd: base, operation: 'write' })).toMatchObject({ ok: true, relative: path.join('new', 'b.txt'), exists: false });
+    expect(resolveInZones({ zones: loaded, path: 'ws', cwd: base, operation: 'read' })).toMatchObject({ ok: true, relative: '.' });
   });
 
-  it('picks the most specific zone when zones nest', async () => {
+  it('picks the most specific zone when zones nest', () => {
     mkdirSync(path.join(base, 'ws', 'inner'));
     const loaded = zones([
       { name: 'inner', root: 'ws/inner', mode: 'ro' },
       { name: 'outer', root: 'ws', mode: 'rw' },
     ]);
-    expect(await resolveInZones({ zones: loaded, path: 'ws/inner/x', cwd: base, operation: 'read' })).toMatchObject({ ok: true, zone: { name: 'inner' }, relative: 'x' });
-    expect(await resolveInZones({ zones: loaded, path: 'ws/inner/x', cwd: base, operation: 'write' })).toMatchObject({ ok: false, reason: expect.stringMatching(/zone inner, which is read-only/) });
-    expect(await resolveInZones({ zones: loaded, path: 'ws/x', cwd: base, operation: 'write' })).toMatchObject({ ok: true, zone: { name: 'outer' } });
+    expect(resolveInZones({ zones: loaded, path: 'ws/inner/x', cwd: base, operation: 'read' })).toMatchObject({ ok: true, zone: { name: 'inner' }, relative: 'x' });
+    expect(resolveInZones({ zones: loaded, path: 'ws/inner/x', cwd: base, operation: 'write' })).toMatchObject({ ok: false, reason: expect.stringMatching(/zone inner, which is read-only/) });
+    expect(resolveInZones({ zones: loaded, path: 'ws/x', cwd: base, operation: 'write' })).toMatchObject({ ok: true, zone: { name: 'outer' } });
   });
 
-  it('accepts a relative working directory', async () => {
+  it('accepts a relative working directory', () => {
     const loaded = zones([{ name: 'workspace', root: 'ws', mode: 'rw' }]);
     const relativeCwd = path.relative(process.cwd(), base);
-    expect(await resolveInZones({ zones: loaded, path: 'ws/../ws/a.txt', cwd: relativeCwd, operation: 'write' })).toMatchObject({ ok: true, relative: 'a.txt' });
+    expect(resolveInZones({ zones: loaded, path: 'ws/../ws/a.txt', cwd: relativeCwd, operation: 'write' })).toMatchObject({ ok: true, relative: 'a.txt' });
   });
 
-  it('never throws for a bad path', async () => {
+  it('never throws for a bad path', () => {
     const loaded = zones([{ name: 'workspace', root: 'ws', mode: 'rw' }]);
     for (const bad of ['', '\u0000', '~', 'ws/\u0000x', 'x'.repeat(5000), '/dev/null', 'ws/'.repeat(2000), 42 as unknown as string]) {
-      const answer = await resolveInZones({ zones: loaded, path: bad, cwd: base, operation: 'write' });
+      const answer = resolveInZones({ zones: loaded, path: bad, cwd: base, operation: 'write' });
       expect(answer.ok).toBe(false);
     }
   });

@@ -91,16 +91,16 @@ export function zonesFromPolicy(options: { policy: Policy; policyDirectory: stri
  * zone does not admit. Never throws for a bad path.
  *
  * @example
- * const resolved = await resolveInZones({ zones, path: 'ws/notes.txt', cwd: projectRoot, operation: 'write' });
+ * const resolved = resolveInZones({ zones, path: 'ws/notes.txt', cwd: projectRoot, operation: 'write' });
  * if (!resolved.ok) return blockCall(resolved.reason);
  */
-export async function resolveInZones(options: {
+export function resolveInZones(options: {
   zones: readonly Zone[];
   path: string;
   cwd: string;
   operation: 'read' | 'write' | 'delete';
-}): Promise<{ ok: true; zone: Zone; absolute: string; relative: string; exists: boolean } | { ok: false; reason: string }> {
-  const resolved = await resolveZonePath(options);
+}): { ok: true; zone: Zone; absolute: string; relative: string; exists: boolean } | { ok: false; reason: string } {
+  const resolved = resolveZonePath(options);
   if (!resolved.ok) return { ok: false, reason: resolved.reason };
   return { ok: true, zone: resolved.zone, absolute: resolved.absolute, relative: resolved.relative, exists: resolved.exists };
 }

@@ -111,7 +111,7 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     if (defaultZone === undefined) return { ok: false, reason: 'no zones are configured (fs.zones), so the shell has nowhere to run' };
     // A zone root is real and checked to be a directory when the zones load; execution checks it again.
     if (requested === undefined) return { ok: true, cwd: defaultZone.root };
-    const resolved = await resolveInZones({ zones, path: requested, cwd: base, operation: 'read' });
+    const resolved = resolveInZones({ zones, path: requested, cwd: base, operation: 'read' });
     if (!resolved.ok) return { ok: false, reason: `the working directory ${JSON.stringify(requested)} is not usable: ${resolved.reason}` };
     const isDirectory = await stat(resolved.absolute).then((status) => status.isDirectory(), () => false);
     if (!isDirectory) return { ok: false, reason: `the working directory ${JSON.stringify(requested)} is not an existing directory` };

@@ -217,7 +217,7 @@ async function decideRedirection(redirection: AnalyzedRedirection, context: Deci
     return judgement.decision === 'allow' ? undefined : { ...base, decision: judgement.decision, reason: judgement.reason };
   }
   if (cwd === undefined && !path.isAbsolute(file)) return { ...base, decision: 'ask', reason: `writes ${file} in a directory only known at run time (after cd)` };
-  const resolved = await resolveInZones({ zones: context.zones, path: file, cwd: cwd ?? context.cwd, operation: 'write' });
+  const resolved = resolveInZones({ zones: context.zones, path: file, cwd: cwd ?? context.cwd, operation: 'write' });
   if (!resolved.ok) return { ...base, decision: 'block', reason: `writes a file outside the writable zones: ${resolved.reason}` };
   const zone = resolved.zone;
   const shown = `${zone.name}:${resolved.relative}`;

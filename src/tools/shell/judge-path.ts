@@ -169,7 +169,7 @@ async function realPathOf(options: { input: string; cwd: string; operation: Path
   }
   const plain = plainRealEntry({ path: input, cwd, realDirectories: context.realDirectories });
   if (plain !== undefined) return { ok: true, absolute: plain.absolute, entry: plain.entry };
-  const resolved = await resolveInZones({ zones: context.zones, path: input, cwd, operation: 'read' });
+  const resolved = resolveInZones({ zones: context.zones, path: input, cwd, operation: 'read' });
   if (resolved.ok) return { ok: true, absolute: resolved.absolute };
   // Outside every zone, or refused by the zone resolver for a reason that is not about zones (a suffix).
   const kernel = kernelRealPath(input, cwd);

@@ -103,7 +103,7 @@ async function pathInside(options: { word: ShellWord; zones: readonly Zone[]; cw
   // The zone resolver's answer, without its cost, for plain names in a zone without suffix limits.
   const plain = plainRealPath({ path: resolvedPath, cwd: options.cwd, ...(options.realDirectories === undefined ? {} : { realDirectories: options.realDirectories }) });
   if (plain !== undefined && /^[\x20-\x7e]*$/.test(plain) && zoneContaining(options.zones, plain)?.suffixes === undefined && zoneContaining(options.zones, plain) !== undefined) return { kind: 'inside' };
-  const resolved = await resolveInZones({ zones: options.zones, path: resolvedPath, cwd: options.cwd, operation: 'read' });
+  const resolved = resolveInZones({ zones: options.zones, path: resolvedPath, cwd: options.cwd, operation: 'read' });
   return resolved.ok ? { kind: 'inside' } : { kind: 'outside', reason: resolved.reason };
 }
 
@@ -124,7 +124,7 @@ async function globInside(options: { word: ShellWord; zones: readonly Zone[]; cw
   const directoryText = segments.length === 1 ? '.' : segments.slice(0, -1).join('/') || '/';
   const directoryPath = wordPath({ ...word, value: directoryText }, home);
   if (directoryPath === undefined) return unsure('starts in a directory only known at run time');
-  const resolved = await resolveInZones({ zones, path: directoryPath, cwd, operation: 'read' });
+  const resolved = resolveInZones({ zones, path: directoryPath, cwd, operation: 'read' });
   if (!resolved.ok) return { kind: 'outside', reason: resolved.reason };
   let entries: Dirent[];
   try {
@@ -138,7 +138,7 @@ async function globInside(options: { word: ShellWord; zones: readonly Zone[]; cw
   for (const entry of entries) {
     if (!entry.isSymbolicLink()) continue;
     if (simple && !path.matchesGlob(entry.name, last)) continue;
-    const link = await resolveInZones({ zones, path: path.join(resolved.absolute, entry.name), cwd, operation: 'read' });
+    const link = resolveInZones({ zones, path: path.join(resolved.absolute, entry.name), cwd, operation: 'read' });
     if (!link.ok) return { kind: 'outside', reason: `the glob ${word.text} can match ${entry.name}: ${link.reason}` };
   }
   return { kind: 'inside' };
