@@ -112,6 +112,7 @@ async function runSuite(directory: string, quick: boolean): Promise<BenchRow[]> 
     row({ case: 'same call through a byte relay process (the floor of any stdio gateway: one more process hop, no parsing)', of: relay!, figure: 'p50', what: 'relay' }),
     row({ case: 'same call through toolgate mcp (stdio, allowed by rule, audit off)', of: gateway!, figure: 'p50', what: 'gateway', target: 1.3, note: overhead(plainStats) }),
     row({ case: 'same call through toolgate mcp (audit off), p99', of: gateway!, figure: 'p99', what: 'gateway', target: 1.3 }),
+    row({ case: 'same call through the byte relay, p99 (the floor of the row above: one more process hop, no parsing)', of: relay!, figure: 'p99', what: 'relay' }),
     row({
       case: "same, with the durable audit log (record written before forwarding, fdatasync'ed while the server works, result held until durable)",
       of: audited!,
