@@ -93,6 +93,9 @@ export interface Gate {
 }
 
 /** The gates `createGate` made: their own `authorize`, and the same decision without a promise when it needs none. */
+/** What `record` answers without an audit log: nothing was written, so nothing failed. */
+const NOTHING_TO_RECORD: Promise<undefined> = Promise.resolve(undefined);
+
 const soonPaths = new WeakMap<Gate, { authorize: Gate['authorize']; decideSoon: (call: ToolCall, context: GateContext, options?: AuthorizeOptions) => Authorization | Promise<Authorization> }>();
 
 /**
@@ -169,38 +172,18 @@ export function createGate(options: GateOptions): Gate {
     const verdict = evaluator.evaluate(call, context, tool);
     if (verdict instanceof Promise || verdict.kind === 'ask') return authorize(call, context, authorizeOptions, { started, verdict });
     const outcome = verdictOutcome(verdict, call);
-    if (options.audit !== undefined) return recordedOutcome(options.audit, call, context, verdict, outcome, started, tool);
+    if (options.audit !== undefined) return recordedOutcome(call, context, verdict, outcome, started, tool);
     observe(call, tool !== undefined, verdict.kind, outcome, verdict.dangerous, started);
     return outcome;
   }
 
   /** An allow or a block, once its record is written; a record that cannot be written turns it into a denial. */
-  function recordedOutcome(
-    audit: AuditSink,
-    call: ToolCall,
-    context: GateContext,
-    verdict: EvaluatedVerdict,
-    outcome: Authorization,
-    started: number,
-    tool: ToolDeclaration | undefined,
-  ): Promise<Authorization> {
-    let recorded: Promise<void>;
-    try {
-      recorded = Promise.resolve(audit.record(auditEntry(call, context, verdict, outcome, 'verdict', started, tool)));
-    } catch (error) {
-      recorded = Promise.reject(error);
-    }
-    return recorded.then(
-      () => {
-        observe(call, tool !== undefined, verdict.kind, outcome, verdict.dangerous, started);
-        return outcome;
-      },
-      (error: unknown) => {
-        const failure = auditFailure(call, verdict, outcome, error);
-        observe(call, tool !== undefined, verdict.kind, failure, verdict.dangerous, started);
-        return failure;
-      },
-    );
+  function recordedOutcome(call: ToolCall, context: GateContext, verdict: EvaluatedVerdict, outcome: Authorization, started: number, tool: ToolDeclaration | undefined): Promise<Authorization> {
+    return record(call, context, verdict, outcome, 'verdict', started, tool).then((failure) => {
+      const answer = failure ?? outcome;
+      observe(call, tool !== undefined, verdict.kind, answer, verdict.dangerous, started);
+      return answer;
+    });
   }
 
   async function authorize(
@@ -415,8 +398,12 @@ export function createGate(options: GateOptions): Gate {
     return { decision: 'denied', source, rule: step.verdict.rule, reason, args: step.call.args, request: step.verdict.request, stop: policy.onDeny === 'stop', trace: step.verdict.trace };
   }
 
-  /** Writes an audit entry; a failure to write turns the outcome into a denial. */
-  async function record(
+  /**
+   * Writes an audit entry; a failure to write (or to build the entry) turns
+   * the outcome into a denial. One promise and no async frame: the audited
+   * hot path (`recordedOutcome`) answers through it.
+   */
+  function record(
     call: ToolCall,
     context: GateContext,
     verdict: Verdict,
@@ -425,13 +412,18 @@ export function createGate(options: GateOptions): Gate {
     started: number,
     tool: ToolDeclaration | undefined,
   ): Promise<Authorization | undefined> {
-    if (options.audit === undefined) return undefined;
+    const audit = options.audit;
+    if (audit === undefined) return NOTHING_TO_RECORD;
+    let written: Promise<void>;
     try {
-      await options.audit.record(auditEntry(call, context, verdict, outcome, kind, started, tool));
-      return undefined;
+      written = Promise.resolve(audit.record(auditEntry(call, context, verdict, outcome, kind, started, tool)));
     } catch (error) {
-      return auditFailure(call, verdict, outcome, error);
+      written = Promise.reject(error);
     }
+    return written.then(
+      () => undefined,
+      (error: unknown) => auditFailure(call, verdict, outcome, error),
+    );
   }
 
   function auditEntry(
