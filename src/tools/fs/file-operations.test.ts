@@ -23,7 +23,7 @@ beforeEach(() => {
 
 afterEach(() => fixture.cleanup());
 
-async function resolve(target: string, operation: 'read' | 'write' | 'delete'): Promise<ResolvedPath> {
+function resolve(target: string, operation: 'read' | 'write' | 'delete'): ResolvedPath {
   const resolved = resolveForCheck({ context: { zones: fixture.zones, cwd: fixture.project, maxReadBytes: 1 << 20, protectedPaths: [] }, path: target, operation });
   if ('reason' in resolved) throw new Error(resolved.reason);
   return resolved;
@@ -39,7 +39,7 @@ function swapForSymlink(relative: string, target: string): void {
 describe('stale resolutions are refused at the point of use', () => {
   it('refuses a replace when the parent directory became a symlink out of the zone', async () => {
     writeFileSync(path.join(fixture.outside, 'nested', 'deep.txt'), 'outside twin\n');
-    const resolved = await resolve('ws/sub/deep.txt', 'write');
+    const resolved = resolve('ws/sub/deep.txt', 'write');
     const snapshot = await snapshotOf(resolved);
     if (snapshot.kind !== 'file') throw new Error('expected a file');
     const before = fixture.outsideState();
@@ -53,7 +53,7 @@ describe('stale resolutions are refused at the point of use', () => {
   it('refuses when a grandparent became a symlink (the open follows it; the descriptor check catches it)', async () => {
     mkdirSync(path.join(fixture.project, 'ws/sub/inner'));
     mkdirSync(path.join(fixture.outside, 'nested', 'inner'));
-    const resolved = await resolve('ws/sub/inner/new.txt', 'write');
+    const resolved = resolve('ws/sub/inner/new.txt', 'write');
     const before = fixture.outsideState();
     swapForSymlink('ws/sub', path.join(fixture.outside, 'nested'));
     await expect(atEntry({ resolved, createMissing: true }, (location) => createFile({ ...location, tool: 'write_file', content: Buffer.from('pwned') }))).rejects.toBeInstanceOf(FsPathRejectedError);
@@ -61,7 +61,7 @@ describe('stale resolutions are refused at the point of use', () => {
   });
 
   it('refuses a create when a symlink was planted at the name (O_EXCL never follows)', async () => {
-    const resolved = await resolve('ws/planted.txt', 'write');
+    const resolved = resolve('ws/planted.txt', 'write');
     symlinkSync(path.join(fixture.outside, 'planted.txt'), path.join(fixture.project, 'ws/planted.txt'));
     await expect(atEntry({ resolved, createMissing: false }, (location) => createFile({ ...location, tool: 'write_file', content: Buffer.from('pwned') }))).rejects.toBeInstanceOf(
       FsChangedSinceApprovalError,
@@ -70,14 +70,14 @@ describe('stale resolutions are refused at the point of use', () => {
   });
 
   it('refuses to read a name that became a symlink (O_NOFOLLOW)', async () => {
-    const resolved = await resolve('ws/notes.txt', 'read');
+    const resolved = resolve('ws/notes.txt', 'read');
     renameSync(path.join(fixture.project, 'ws/notes.txt'), path.join(fixture.project, 'ws/notes.old'));
     symlinkSync(path.join(fixture.outside, 'secret.txt'), path.join(fixture.project, 'ws/notes.txt'));
     await expect(atEntry({ resolved, createMissing: false }, (location) => readSnapshot({ ...location, contentLimit: 1 << 20 }))).rejects.toBeInstanceOf(FsPathRejectedError);
   });
 
   it('refuses a replace when the file was swapped after its snapshot, leaving the swap in place', async () => {
-    const resolved = await resolve('ws/notes.txt', 'write');
+    const resolved = resolve('ws/notes.txt', 'write');
     const snapshot = await snapshotOf(resolved);
     if (snapshot.kind !== 'file') throw new Error('expected a file');
     const notes = path.join(fixture.project, 'ws/notes.txt');
@@ -92,14 +92,14 @@ describe('stale resolutions are refused at the point of use', () => {
   });
 
   it('refuses a delete or move when the file was replaced after its snapshot', async () => {
-    const resolved = await resolve('ws/notes.txt', 'delete');
+    const resolved = resolve('ws/notes.txt', 'delete');
     const snapshot = await snapshotOf(resolved);
     if (snapshot.kind !== 'file') throw new Error('expected a file');
     const notes = path.join(fixture.project, 'ws/notes.txt');
     renameSync(notes, `${notes}.old`);
     writeFileSync(notes, 'another file\n');
     await expect(atEntry({ resolved, createMissing: false }, (location) => removeFile({ ...location, tool: 'delete_file', expected: snapshot }))).rejects.toBeInstanceOf(FsChangedSinceApprovalError);
-    const destination = await resolve('ws/moved.txt', 'write');
+    const destination = resolve('ws/moved.txt', 'write');
     await expect(
       atEntry({ resolved, createMissing: false }, (source) =>
         atEntry({ resolved: destination, createMissing: false }, (target) => moveFile({ source, destination: target, tool: 'move_file', expected: snapshot })),

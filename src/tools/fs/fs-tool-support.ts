@@ -111,6 +111,7 @@ export function concernNote(resolved: ResolvedPath): string {
 
 /**
  * Resolves again at execution (the check may be stale): throws `FsPathRejectedError`, also for a zone that blocks.
+ * Async although nothing in it waits, so that every refusal reaches `execute` as a rejection.
  *
  * @example
  * const resolved = await resolveForExecution({ context, path: args.path, operation: 'delete' });

@@ -75,6 +75,19 @@ describe('resolveZonePath', () => {
     }
   });
 
+  it('refuses a path longer than the system accepts, counted in bytes, without quoting it whole', () => {
+    const resolve = (input: string) => resolveZonePath({ zones, path: input, cwd: project, operation: 'read' });
+    // 4,095 bytes is the longest the kernel opens; this one means ws itself.
+    expect(resolve(`ws/${'./'.repeat(2046)}`)).toMatchObject({ ok: true, zone: { name: 'workspace' }, relative: '.' });
+    expect(resolve(`ws/${'./'.repeat(2046)}x`)).toEqual({ ok: false, reason: expect.stringContaining('is 4096 bytes long; paths longer than 4095 bytes are refused') });
+    // 2,050 characters, 4,097 bytes.
+    expect(resolve(`ws/${'é'.repeat(2047)}`)).toEqual({ ok: false, reason: expect.stringContaining('is 4097 bytes long') });
+    // Would walk 150,000 components one lstat at a time, on the event loop.
+    const huge = resolve(`ws/${'src/../'.repeat(150_000)}a.ts`);
+    expect(huge).toEqual({ ok: false, reason: expect.stringContaining('is 1050007 bytes long') });
+    expect(!huge.ok && huge.reason.length).toBeLessThan(200);
+  });
+
   it('answers without a promise, so that the gate decides a file tool call without one', () => {
     const readFile = createFsTools({ zones, cwd: project }).find((tool) => tool.name === 'read_file')!;
     const context = { sessionId: 's', signal: new AbortController().signal };

@@ -31,6 +31,14 @@ const DECEPTIVE_CHARACTERS = /[\u0001-\u001f\u007f-\u009f\u061c\u200b-\u200f\u20
 
 const DECEPTIVE_CHARACTERS_GLOBAL = new RegExp(DECEPTIVE_CHARACTERS.source, 'g');
 
+/**
+ * The longest path the kernel accepts (Linux PATH_MAX, 4096 with the
+ * terminating NUL). A longer one could never be opened, and resolving it
+ * component by component would stall the event loop: a 1 MB path of
+ * `src/../` took 0.6 s.
+ */
+const MAX_PATH_BYTES = 4095;
+
 /** How many symlink hops a rejection message follows before it gives up. */
 const MAX_CHAIN_SHOWN = 8;
 
@@ -54,6 +62,10 @@ export function resolveZonePath(options: {
   const cwd = path.resolve(options.cwd);
   const input = options.path;
   if (typeof input !== 'string' || input === '') return { ok: false, reason: 'the path is empty; give a path inside a zone' };
+  // Three bytes at most per UTF-16 unit: a shorter string cannot be too long, and its bytes are not counted.
+  if (input.length > MAX_PATH_BYTES / 3 && Buffer.byteLength(input) > MAX_PATH_BYTES) {
+    return { ok: false, reason: `the path ${quotePath(input.slice(0, 60))}... is ${Buffer.byteLength(input)} bytes long; paths longer than ${MAX_PATH_BYTES} bytes are refused (the system refuses them too)` };
+  }
   if (input.includes('\0')) return { ok: false, reason: `the path ${quotePath(input)} contains a NUL byte; paths with NUL bytes are refused` };
   if (DECEPTIVE_CHARACTERS.test(input)) {
     return {
