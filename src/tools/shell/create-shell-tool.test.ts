@@ -50,6 +50,15 @@ describe('createShellTool', () => {
     expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: 'docs' }), context)).toBeNull();
   });
 
+  it('names a refused working directory with its hidden characters spelled out, and only its start when long', async () => {
+    const deceptive = (await fixture.tool.checkApproval(call({ command: 'ls', cwd: 'ws/evil\u202etxt' }), context)) as { kind: string; reason: string };
+    expect(deceptive).toMatchObject({ kind: 'block', reason: expect.stringContaining('the working directory "ws/evil\\u202etxt" is not usable') });
+    expect(deceptive.reason).not.toContain('\u202e');
+    const long = (await fixture.tool.checkApproval(call({ command: 'ls', cwd: `ws/${'a/'.repeat(3000)}` }), context)) as { kind: string; reason: string };
+    expect(long).toMatchObject({ kind: 'block', reason: expect.stringContaining('bytes long; paths longer than 4095 bytes are refused') });
+    expect(long.reason.length).toBeLessThan(600);
+  });
+
   it('uses the rule description when one rule asks', async () => {
     // Writes are pre-approved in the zone, so the rule is the only thing that asks (git add writes the index).
     const policy = normalizePolicy({ fs: { zones: [{ name: 'ws', root: 'ws', mode: 'rw', approval: { write: 'allow' } }] }, shell: { rules: [{ match: 'git add', approval: true, description: 'Stage files for commit' }] } });

@@ -15,6 +15,7 @@ import { findVcsMetadata } from '../../sandbox/find-vcs-metadata.ts';
 import type { SandboxProfile } from '../../sandbox/sandbox-profile.ts';
 import type { CallAuthority } from '../../sandbox/sandbox-zone.ts';
 import type { BuiltinTool, ToolExecutionOptions } from '../builtin-tool.ts';
+import { quotePath } from '../fs/resolve-zone-path.ts';
 import { resolveInZones, type Zone } from '../fs/zones.ts';
 import { decideShellCommand, type ShellVerdict } from './decide-shell-command.ts';
 import { profileAccess } from './profile-access.ts';
@@ -112,8 +113,8 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     // A zone root is real and checked to be a directory when the zones load; execution checks it again.
     if (requested === undefined) return { ok: true, cwd: defaultZone.root };
     const resolved = resolveInZones({ zones, path: requested, cwd: base, operation: 'read' });
-    if (!resolved.ok) return { ok: false, reason: `the working directory ${JSON.stringify(requested)} is not usable: ${resolved.reason}` };
-    if (!isExistingDirectory(resolved.absolute)) return { ok: false, reason: `the working directory ${JSON.stringify(requested)} is not an existing directory` };
+    if (!resolved.ok) return { ok: false, reason: `the working directory ${shownDirectory(requested)} is not usable: ${resolved.reason}` };
+    if (!isExistingDirectory(resolved.absolute)) return { ok: false, reason: `the working directory ${shownDirectory(requested)} is not an existing directory` };
     return { ok: true, cwd: resolved.absolute };
   }
 
@@ -203,6 +204,11 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
       return runShellCommand({ command, cwd: verdict.cwd, timeoutMs, maxOutputBytes, signal: executionOptions.signal, wrapCommand, zoneRoots: zones.map((zone) => zone.root) });
     },
   };
+}
+
+/** The working directory as the call named it, for a reason: control and text-direction characters spelled out, cut when long. */
+function shownDirectory(requested: string): string {
+  return requested.length > 200 ? `${quotePath(requested.slice(0, 200))}...` : quotePath(requested);
 }
 
 /**
