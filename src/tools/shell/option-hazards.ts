@@ -40,7 +40,18 @@ const COMPILER: CommandOptions = { rules: [exec('runs or loads another program',
 const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOptions>([
   ['git', { rules: [], custom: gitHazards }],
   ['ps', { rules: [], custom: processEnvironmentHazards }],
-  ['rg', { rules: [exec('runs a program on every file searched', { long: ['pre'] })] }],
+  [
+    'rg',
+    {
+      rules: [
+        exec('runs a program on every file searched', { long: ['pre'] }),
+        // ripgrep runs it on every search, hyperlinks or not, to learn the host name.
+        exec('runs a program (to learn the host name)', { long: ['hostname-bin'] }),
+      ],
+    },
+  ],
+  ['jq', { rules: [], custom: (words) => jqHazards(words) }],
+  ['gojq', { rules: [], custom: (words) => jqHazards(words) }],
   [
     'sort',
     {
@@ -142,15 +153,15 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['fzf', { rules: [exec('runs commands', { long: ['preview', 'bind', 'with-shell', 'listen'] })] }],
   ['prettier', { rules: [write('rewrites files', { short: 'w', long: ['write'] })] }],
   ['eslint', { rules: [write('rewrites or writes files', { short: 'o', long: ['fix', 'output-file'] })] }],
-  ['yq', { rules: [write('rewrites files in place', { short: 'i', long: ['inplace'] })] }],
+  ['yq', { rules: [write('rewrites files in place', { short: 'i', long: ['inplace'] })], custom: (words) => yqHazards(words) }],
   ['dd', { rules: [], custom: ddHazards }],
   // Known readers (unknown-command-paths.ts) whose options write files or run programs.
   ['tree', { rules: [write('writes its listing to a file (or an HTML file in each directory)', { short: 'oR' })] }],
   ['file', { rules: [write('compiles a magic file next to the one given', { short: 'C', long: ['compile'] })] }],
   ['diff3', { rules: [exec('runs another diff program', { long: ['diff-program'] })] }],
   ['batcat', { rules: [exec('runs a pager', { long: ['pager'] })] }],
-  ['xq', { rules: [write('rewrites files in place', { short: 'i', long: ['in-place'] })] }],
-  ['tomlq', { rules: [write('rewrites files in place', { short: 'i', long: ['in-place'] })] }],
+  ['xq', { rules: [write('rewrites files in place', { short: 'i', long: ['in-place'] })], custom: (words) => yqHazards(words) }],
+  ['tomlq', { rules: [write('rewrites files in place', { short: 'i', long: ['in-place'] })], custom: (words) => yqHazards(words) }],
   ['ag', { rules: [exec('runs a pager', { long: ['pager'] })] }],
   ['ack', { rules: [exec('runs a pager or Perl code', { long: ['pager', 'output'] })] }],
   ['zless', LESS],
@@ -179,7 +190,7 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
  * without a look at its options fails it.
  */
 const READERS_WITHOUT_HAZARDS: ReadonlyMap<string, string> = new Map([
-  ...['cat', 'tac', 'nl', 'head', 'tail', 'wc', 'ls', 'dir', 'vdir', 'stat', 'du', 'df', 'diff', 'cmp', 'comm', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr', 'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate', 'whereis', 'which', 'type', 'glow', 'jq', 'gojq', 'grep', 'egrep', 'fgrep', 'zgrep', 'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zdiff', 'test', '[', 'cal', 'printenv', 'id', 'groups', 'lsof', 'pgrep', 'free', 'uptime', 'w', 'who', 'last', 'lsblk', 'findmnt', 'objdump', 'readelf', 'size', 'identify', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'tokei', 'colordiff', 'difft', 'icdiff', 'apropos', 'whatis', 'help', 'nproc', 'lscpu', 'lspci', 'lsusb', 'uname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr'].map((name): [string, string] => [name, 'reads, prints or compares only']),
+  ...['cat', 'tac', 'nl', 'head', 'tail', 'wc', 'ls', 'dir', 'vdir', 'stat', 'du', 'df', 'diff', 'cmp', 'comm', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr', 'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate', 'whereis', 'which', 'type', 'glow', 'grep', 'egrep', 'fgrep', 'zgrep', 'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zdiff', 'test', '[', 'cal', 'printenv', 'id', 'groups', 'lsof', 'pgrep', 'free', 'uptime', 'w', 'who', 'last', 'lsblk', 'findmnt', 'objdump', 'readelf', 'size', 'identify', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'tokei', 'colordiff', 'difft', 'icdiff', 'apropos', 'whatis', 'help', 'nproc', 'lscpu', 'lspci', 'lsusb', 'uname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr'].map((name): [string, string] => [name, 'reads, prints or compares only']),
   ['fd', 'its -x and -X run commands, which are judged as commands of their own (command-semantics.ts)'],
   ['fdfind', 'its -x and -X run commands, which are judged as commands of their own (command-semantics.ts)'],
   ['env', 'runs the command it is given, which is judged as a command of its own (wrapper-commands.ts)'],
@@ -411,7 +422,7 @@ function awkHazards(words: readonly ShellWord[]): Hazard[] {
       const option = value.slice(2).split('=')[0]!;
       const attached = value.includes('=') ? value.slice(value.indexOf('=') + 1) : undefined;
       const is = (...names: string[]) => option !== '' && names.some((candidate) => candidate.startsWith(option));
-      if (is('file', 'exec', 'include', 'load')) return fromFile(index);
+      if (is('file', 'exec', 'include', 'load', 'debug')) return fromFile(index);
       if (is('source')) {
         if (attached !== undefined) programs.push({ index, text: attached });
         else if (index + 1 < words.length) programs.push({ index: ++index, text: words[index]!.value });
@@ -425,7 +436,8 @@ function awkHazards(words: readonly ShellWord[]): Hazard[] {
     for (let position = 1; position < value.length; position++) {
       const letter = value[position]!;
       const rest = value.slice(position + 1);
-      if ('fEil'.includes(letter)) return fromFile(index);
+      // -D[file]: gawk's debugger, whose commands (from the file, or standard input) can eval awk code.
+      if ('fEilD'.includes(letter)) return fromFile(index);
       if (letter === 'W') return [...hazards, hazardAt({ index, kind: 'unknown', reason: `${name} ${value}: -W options are not checked (they may run code)` })];
       if ('dop'.includes(letter)) hazards.push(hazardAt({ index, kind: 'write', reason: `${name} ${value}: writes a file (dump, pretty-print or profile)` }));
       if ('Fve'.includes(letter)) {
@@ -441,6 +453,72 @@ function awkHazards(words: readonly ShellWord[]): Hazard[] {
     programs.push({ index, text: program.value });
   }
   return [...hazards, ...programs.flatMap((program) => fromScript(program.index, awkProgramHazard(program.text), name, words))];
+}
+
+/** Module directives of the jq language: `import "path" as $data;` and `include "path";` read files named in the program. */
+const JQ_MODULE_DIRECTIVE = /\b(?:import|include)\b/;
+
+const JQ_TWO_VALUES = new Set(['--arg', '--argjson', '--slurpfile', '--rawfile']);
+const JQ_ONE_VALUE = new Set(['--indent', '-L', '--library-path']);
+const JQ_FLAGS_LONG = new Set(['--seq', '--stream', '--stream-errors', '--raw-input', '--slurp', '--compact-output', '--null-input', '--raw-output', '--raw-output0', '--join-output', '--ascii-output', '--sort-keys', '--color-output', '--monochrome-output', '--tab', '--exit-status', '--unbuffered', '--args', '--jsonargs', '--help', '--version', '--yaml-input', '--yaml-output']);
+
+/**
+ * A jq program (jq, gojq) can read any file through its module directives:
+ * `import "../../etc/data" as $d;` loads a JSON file, `include "x";` jq code
+ * that can do the same, from paths the zones never see. The program (the
+ * first operand, after options) is searched for the two words anywhere,
+ * strings and comments included, as awk programs are: a false alarm asks,
+ * a missed directive would read. A program from a file (`-f`) or one known
+ * only at run time cannot be searched, so it is a hazard itself.
+ */
+function jqHazards(words: readonly ShellWord[]): Hazard[] {
+  const name = words[0]!.value;
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index]!;
+    const value = word.value;
+    if (word.kind === 'dynamic') return fromScript(index, undefined, name, words);
+    if (value === '--' || !value.startsWith('-') || value === '-') {
+      const program = value === '--' ? index + 1 : index;
+      if (words[program] === undefined) return [];
+      const found = JQ_MODULE_DIRECTIVE.exec(words[program]!.value);
+      return fromScript(program, found === null ? undefined : { kind: 'read', reason: `the program's ${found[0]} directive reads a file it names, wherever it is` }, name, words);
+    }
+    if (value === '-f' || value === '--from-file' || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(value) || value.startsWith('--from-file=')) {
+      return [hazardAt({ index, kind: 'read', reason: `${name} ${value}: the program comes from a file, and its import and include directives can read any file` })];
+    }
+    if (JQ_TWO_VALUES.has(value)) index += 2;
+    else if (JQ_ONE_VALUE.has(value)) index++;
+    else if (value.startsWith('--') && !JQ_FLAGS_LONG.has(value.split('=')[0]!)) {
+      return [hazardAt({ index, kind: 'unknown', reason: `${name} ${value}: an option this check does not know (the program after it cannot be found)` })];
+    }
+  }
+  return [];
+}
+
+/** yq's own functions that read files (`load`, `load_str`...) or evaluate a string as an expression (`eval`), besides jq's directives (the Python yq runs jq). */
+const YQ_FILE_ACCESS = /\b(?:import|include)\b|\b(?:load\w*|eval)\s*\(/;
+
+/**
+ * yq, xq and tomlq: every argument that is not an option is searched, since
+ * the expression may follow a subcommand (`yq eval EXPR`); a file operand
+ * whose name reads like a directive asks too. `--from-file` (a program from
+ * a file) cannot be searched.
+ */
+function yqHazards(words: readonly ShellWord[]): Hazard[] {
+  const name = words[0]!.value;
+  const hazards: Hazard[] = [];
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index]!;
+    if (word.kind === 'dynamic') return fromScript(index, undefined, name, words);
+    const value = word.value;
+    if (value === '--from-file' || value.startsWith('--from-file=') || value === '-f' || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(value)) {
+      hazards.push(hazardAt({ index, kind: 'read', reason: `${name} ${value}: the expression comes from a file, and can read any file` }));
+    } else if (!value.startsWith('-')) {
+      const found = YQ_FILE_ACCESS.exec(value);
+      if (found !== null) hazards.push(hazardAt({ index, kind: 'read', reason: `${name}: the expression's ${found[0].replace(/\s*\($/, '()')} reads or evaluates beyond its input` }));
+    }
+  }
+  return hazards;
 }
 
 /**

@@ -39,6 +39,10 @@ suite('options that run programs or write files', [
   ['git diff --ext-diff', 'allow'],
   ['rg --pre sh x', 'ask'],
   ['rg --pre=./evil.sh x', 'ask'],
+  // ripgrep runs --hostname-bin on every search, to build hyperlinks whether or not they are shown.
+  ['rg --hostname-bin=./evil.sh x', 'ask'],
+  ['rg --hostname-bin ./evil.sh x', 'ask'],
+  ['rg --hostname-bin=/tmp/evil x', 'ask'],
   ['tar -I sh -cf x.tar .', 'ask'],
   ['tar -cIsh -f x.tar .', 'ask'],
   ['tar cIf sh x.tar .', 'ask'],
@@ -68,6 +72,11 @@ suite('options that run programs or write files', [
   ['awk \'{ print | "sh" }\' notes.txt', 'ask'],
   ['awk \'BEGIN { "id" | getline x }\'', 'ask'],
   ['awk -f prog.awk notes.txt', 'ask'],
+  // gawk's debugger reads commands (which can eval awk code) from the file attached to -D.
+  ["awk -Ddebug.txt 'BEGIN { x = 1 }'", 'ask'],
+  ["awk -D 'BEGIN { x = 1 }'", 'ask'],
+  ["awk --debug=debug.txt 'BEGIN { x = 1 }'", 'ask'],
+  ["awk '{ print $1 }' notes.txt", 'allow'],
   ['awk --fil prog.awk notes.txt', 'ask'],
   ['awk \'BEGIN { f = "system"; @f("id") }\'', 'ask'],
   // A word known only at run time can be any path (or an option naming one).
@@ -263,3 +272,30 @@ describe('reasons name the part that decided', () => {
     expect(verdict.reasons).toEqual(['git push: pushing is not allowed']);
   });
 });
+
+// jq's module directives read files named in the program, wherever they are; yq has functions that do.
+suite(
+  'jq and yq programs that read files',
+  [
+    ['jq -n \'import "../outside/data" as $d; $d\'', 'ask'],
+    ['jq -n \'include "../outside/lib"; 1\'', 'ask'],
+    ['jq -- \'import "x" as $d; $d\'', 'ask'],
+    ['jq -n \'import\n"x" as $d; $d\'', 'ask'],
+    ['gojq -n \'import "../outside/data" as $d; $d\'', 'ask'],
+    ['jq -f prog.jq notes.txt', 'ask'],
+    ['jq -rf prog.jq notes.txt', 'ask'],
+    ['jq --from-file prog.jq notes.txt', 'ask'],
+    ['jq "$PROGRAM" notes.txt', 'ask'],
+    ['jq --unheard-of \'import "x" as $d; 1\'', 'ask'],
+    ['jq -r \'.a | .b\' notes.txt', 'allow'],
+    ['jq -r --arg x import .a notes.txt', 'allow'],
+    ['jq .a include.json', 'allow'],
+    ['yq -n \'load_str("../outside/secret")\'', 'ask'],
+    ['yq eval \'load ("x.yaml")\'', 'ask'],
+    ['yq -n \'eval("1")\'', 'ask'],
+    ['yq --from-file prog.yq notes.yaml', 'ask'],
+    ['yq eval \'.a\' notes.yaml', 'allow'],
+    ['yq \'.a\' loader.yaml', 'allow'],
+  ],
+  () => permissive,
+);
