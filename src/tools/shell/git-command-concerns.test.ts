@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analyzeCommand } from './analyze-command.ts';
 import { gitCommandConcerns } from './git-command-concerns.ts';
+import { createShellFixture } from '../../../test/shell-fixture.ts';
 
 let root: string;
 beforeEach(() => {
@@ -36,5 +37,61 @@ describe('gitCommandConcerns: where git takes its repository from', () => {
     // A later --git-dir replaces what --bare set.
     expect(await concerns('git --bare --git-dir=../other diff', path.join(root, 'planted'))).toContain(path.join('other', 'config'));
     expect(await concerns('git --bare diff')).toBe('');
+  });
+});
+
+describe('gitCommandConcerns: a repository reached through a file', () => {
+  async function judged(line: string, cwd: string): Promise<{ path: string; operation: string }[]> {
+    const command = analyzeCommand(line).commands[0]!;
+    const calls: { path: string; operation: string }[] = [];
+    await gitCommandConcerns({ name: 'git', words: command.words, cwd, home: os.homedir(), judge: async (entry) => void calls.push({ path: entry.path, operation: entry.operation }), zoneRoots: [root] });
+    return calls;
+  }
+
+  it('judges the target of a gitdir: file as a path git reads, or writes when the subcommand writes', async () => {
+    const elsewhere = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-git-elsewhere-')));
+    try {
+      execFileSync('git', ['init', '-q'], { cwd: elsewhere, stdio: 'ignore' });
+      const linked = path.join(root, 'linked');
+      mkdirSync(linked);
+      writeFileSync(path.join(linked, '.git'), `gitdir: ${path.join(elsewhere, '.git')}\n`);
+      expect(await judged('git log', linked)).toEqual([{ path: path.join(elsewhere, '.git'), operation: 'read' }]);
+      expect(await judged('git branch -D topic', linked)).toContainEqual({ path: path.join(elsewhere, '.git'), operation: 'write' });
+      // A repository found in place is the project's own: nothing more to judge.
+      expect(await judged('git log', root)).toEqual([]);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it("judges a linked worktree's shared directory (commondir) too", async () => {
+    const worktreeGit = path.join(root, 'wt-git');
+    mkdirSync(worktreeGit);
+    writeFileSync(path.join(worktreeGit, 'commondir'), '../other\n');
+    const worktree = path.join(root, 'wt');
+    mkdirSync(worktree);
+    writeFileSync(path.join(worktree, '.git'), 'gitdir: ../wt-git\n');
+    expect(await judged('git status', worktree)).toEqual([
+      { path: worktreeGit, operation: 'read' },
+      { path: path.join(root, 'other'), operation: 'read' },
+    ]);
+  });
+});
+
+describe('the shell tool: a .git file that points out of the zones', () => {
+  it("blocks git there, naming the repository it would read, and still allows git in a repository of the zone's own", async () => {
+    const fixture = createShellFixture();
+    try {
+      execFileSync('git', ['init', '-q'], { cwd: path.join(fixture.root, 'outside'), stdio: 'ignore' });
+      mkdirSync(path.join(fixture.root, 'ws', 'planted'));
+      writeFileSync(path.join(fixture.root, 'ws', 'planted', '.git'), 'gitdir: ../../outside/.git\n');
+      const verdict = await fixture.tool.decide({ command: 'git status', cwd: 'ws/planted' });
+      expect(verdict.decision).toBe('block');
+      expect(verdict.reasons.join('\n')).toContain(path.join(fixture.root, 'outside', '.git'));
+      execFileSync('git', ['init', '-q'], { cwd: path.join(fixture.root, 'ws'), stdio: 'ignore' });
+      expect((await fixture.tool.decide({ command: 'git status', cwd: 'ws' })).decision).toBe('allow');
+    } finally {
+      fixture.remove();
+    }
   });
 });

@@ -64,6 +64,10 @@ export async function gitCommandConcerns(options: { name: string; words: readonl
   const known = subcommand.name === undefined || isKnownGitSubcommand(subcommand.name);
   const { reasons, repository } = gitRepositoryHazards({ directory, ...(gitDirectory === undefined ? {} : { gitDirectory }), knownSubcommand: known, readsOnly: subcommand.effect === 'read', ...(options.zoneRoots === undefined ? {} : { zoneRoots: options.zoneRoots }) });
   const concerns = reasons.map((reason) => `git runs programs its repository names: ${reason}`);
+  // A `.git` file can send git to a repository anywhere (another project's history, objects and config): judged as a path git reads, or writes.
+  for (const redirected of repository?.redirected ?? []) {
+    await options.judge({ path: redirected, operation: subcommand.effect === 'read' ? 'read' : 'write', into: true });
+  }
   const top = repository?.top;
   if (top !== undefined && top !== directory && subcommand.effect !== 'read' && subcommand.name !== 'clone') {
     // `git checkout` in a subdirectory rewrites the whole work tree; `git commit` there writes the top's `.git`.

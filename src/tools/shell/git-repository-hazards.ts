@@ -101,6 +101,13 @@ export interface GitRepository {
   commonDirectory: string;
   /** The top of the work tree; undefined for a bare repository. */
   top: string | undefined;
+  /**
+   * Directories git was sent to by a file rather than found in place: the
+   * target of a `gitdir:` file and a worktree's `commondir`. Git reads
+   * history and configuration there (and writes, for a writing command),
+   * wherever they point, so they are judged like any other path.
+   */
+  redirected: string[];
 }
 
 /**
@@ -175,17 +182,20 @@ function followGitFile(file: string, top: string): Found {
   if (match === null) return { reason: `${file} is a file that does not say where its repository is, so what git would run there cannot be checked` };
   const target = path.resolve(top, match[1]!.trim());
   if (statSync(target, { throwIfNoEntry: false })?.isDirectory() !== true) return { reason: `${file} points to ${target}, which is not a directory, so what git would run there cannot be checked` };
-  return openGitDirectory(target, top);
+  const found = openGitDirectory(target, top);
+  return { ...found, redirected: [target, ...found.redirected] };
 }
 
-function openGitDirectory(gitDirectory: string, top: string | undefined): Found {
+function openGitDirectory(gitDirectory: string, top: string | undefined): GitRepository {
   let commonDirectory = gitDirectory;
+  const redirected: string[] = [];
   const common = statSync(path.join(gitDirectory, 'commondir'), { throwIfNoEntry: false });
   if (common?.isFile() === true) {
     const written = readFileSync(path.join(gitDirectory, 'commondir'), 'utf8').trim();
     commonDirectory = path.resolve(gitDirectory, written);
+    redirected.push(commonDirectory);
   }
-  return { gitDirectory, commonDirectory, top };
+  return { gitDirectory, commonDirectory, top, redirected };
 }
 
 /** The keys in one configuration file that name programs (cached by the file's identity and times). */
