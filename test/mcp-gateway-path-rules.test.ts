@@ -5,7 +5,7 @@
  * without approval, while `drafts/ok.md` is allowed. The same with the old
  * plain-pattern rule: a `..` path is no longer allowed by it.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,10 +19,15 @@ beforeAll(() => {
   scratch = makeScratch('toolgate-mcp-paths-');
   mkdirSync(path.join(scratch.workspace, 'drafts'), { recursive: true });
   writeFileSync(path.join(scratch.workspace, 'important.md'), 'keep me\n');
+  // Links planted inside drafts that lead out of it, and a directory a rule blocks.
+  symlinkSync('../important.md', path.join(scratch.workspace, 'drafts', 'imp.md'));
+  symlinkSync('..', path.join(scratch.workspace, 'drafts', 'up'));
+  mkdirSync(path.join(scratch.workspace, 'caf\u00e9'));
+  writeFileSync(path.join(scratch.workspace, 'caf\u00e9', 'secret.md'), 'private\n');
 });
 afterAll(() => rmSync(scratch.directory, { recursive: true, force: true }));
 
-function writePolicy(name: string, condition: string): string {
+function writePolicy(name: string, condition: string, blocked?: string): string {
   const server = filesystemServer(scratch.workspace);
   const policyPath = path.join(scratch.directory, name);
   writeFileSync(
@@ -37,7 +42,7 @@ function writePolicy(name: string, condition: string): string {
       '      default: ask',
       '      tools:',
       '        write_file:',
-      `          rules: [{ args: { path: ${condition} }, decision: allow }]`,
+      `          rules: [${blocked === undefined ? '' : `{ args: { path: { inside: ${JSON.stringify(blocked)} } }, decision: block }, `}{ args: { path: ${condition} }, decision: allow }]`,
       '',
     ].join('\n'),
   );
@@ -103,6 +108,40 @@ describe('toolgate mcp judges path arguments as paths', () => {
         expect(resultText(refused)).toMatch(/not a normalised path|cannot show an approval dialog/);
       }
       expect(readFileSync(path.join(scratch.workspace, 'important.md'), 'utf8')).toBe('keep me\n');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
+describe('toolgate mcp judges path arguments where they lead', () => {
+  it('a symlink inside drafts that leads out asks (and a denial writes nothing); a blocked directory reached through a link, or spelled with a combining accent, is blocked', async () => {
+    const drafts = path.join(scratch.workspace, 'drafts');
+    const blocked = path.join(scratch.workspace, 'caf\u00e9');
+    const policyPath = writePolicy('links.yaml', `{ inside: ${JSON.stringify(drafts)} }`, blocked);
+    const { client, asked } = await connect(policyPath, true);
+    try {
+      const throughLink = await client.callTool({ name: 'write_file', arguments: { path: path.join(drafts, 'imp.md'), content: 'overwritten' } });
+      expect(throughLink.isError).toBe(true);
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('imp.md');
+      expect(readFileSync(path.join(scratch.workspace, 'important.md'), 'utf8')).toBe('keep me\n');
+
+      const intoBlocked = await client.callTool({ name: 'write_file', arguments: { path: path.join(drafts, 'up', 'caf\u00e9', 'secret.md'), content: 'overwritten' } });
+      expect(intoBlocked.isError).toBe(true);
+      expect(resultText(intoBlocked)).toContain('toolgate blocked');
+
+      // The same directory typed decomposed (e + U+0301): server-filesystem would find it.
+      const decomposed = await client.callTool({ name: 'write_file', arguments: { path: path.join(scratch.workspace, 'cafe\u0301', 'secret.md'), content: 'overwritten' } });
+      expect(decomposed.isError).toBe(true);
+      expect(resultText(decomposed)).toContain('toolgate blocked');
+      expect(asked).toHaveLength(1);
+      expect(readFileSync(path.join(blocked, 'secret.md'), 'utf8')).toBe('private\n');
+
+      // A plain file in drafts is still allowed without asking.
+      const ok = await client.callTool({ name: 'write_file', arguments: { path: path.join(drafts, 'plain.md'), content: 'draft' } });
+      expect(ok.isError).toBeFalsy();
+      expect(asked).toHaveLength(1);
     } finally {
       await client.close();
     }

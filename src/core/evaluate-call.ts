@@ -2,7 +2,7 @@ import { firstMatch } from './pattern.ts';
 import { sanitizeTerminalText } from './sanitize-terminal-text.ts';
 import { unsafeToolName } from './tool-name-safety.ts';
 import type { LabelledPattern, Policy, ToolRule } from './policy/policy.ts';
-import { describeConditions, judgeArgumentRules } from './policy/judge-argument-rules.ts';
+import { describeConditions, judgeArgumentRules, type PathForms } from './policy/judge-argument-rules.ts';
 import { declaresApproval, type ToolDeclaration } from './tool-declaration.ts';
 import { defaultRequest, errorMessage, runToolChecks } from './run-tool-check.ts';
 import type { ApprovalRequest, Decision, GateContext, MatchedRule, ToolCall, Verdict } from './types.ts';
@@ -86,7 +86,7 @@ const NO_ALIASES: readonly string[] = Object.freeze([]);
  * `ask_when`, `ask_always`, the tool's own check, and the default for tools
  * that say nothing). Any error inside blocks the call.
  */
-export function createCallEvaluator(options: { policy: Policy; openWorld: boolean; sections?: readonly PolicySection[] }): CallEvaluator {
+export function createCallEvaluator(options: { policy: Policy; openWorld: boolean; sections?: readonly PolicySection[]; pathForms?: PathForms | undefined }): CallEvaluator {
   const { policy } = options;
   const sections = options.sections ?? [];
   const names = new Map<string, NameFacts>();
@@ -145,10 +145,10 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
 
     const sources: Source[] = [];
     const toolRule = policy.tools.get(name);
-    if (toolRule !== undefined) sources.push(policySource(name, toolRule, call.args));
+    if (toolRule !== undefined) sources.push(policySource(name, toolRule, call.args, options.pathForms));
     for (const alias of aliases) {
       const aliasRule = policy.tools.get(alias);
-      if (aliasRule !== undefined) sources.push(policySource(name, aliasRule, call.args));
+      if (aliasRule !== undefined) sources.push(policySource(name, aliasRule, call.args, options.pathForms));
     }
     if (facts.askWhen !== undefined) {
       sources.push({ decision: 'ask', rule: facts.askWhen.label, reason: `${name} matches ${JSON.stringify(facts.askWhen.pattern.source)}`, required: true });
@@ -226,8 +226,8 @@ export function createCallEvaluator(options: { policy: Policy; openWorld: boolea
   };
 }
 
-function policySource(name: string, toolRule: ToolRule, args: unknown): Source {
-  const judged = toolRule.rules.length === 0 ? undefined : judgeArgumentRules(toolRule, args);
+function policySource(name: string, toolRule: ToolRule, args: unknown, pathForms: PathForms | undefined): Source {
+  const judged = toolRule.rules.length === 0 ? undefined : judgeArgumentRules(toolRule, args, pathForms);
   if (judged?.kind === 'matched') {
     const { rule } = judged;
     return {

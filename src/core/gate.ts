@@ -3,6 +3,7 @@ import { createInMemoryApprovalMemory, memoryKey, type ApprovalMemory } from './
 import { presentRequest, type Approver, type PresentedRequest } from './approver.ts';
 import { AUDIT_SCHEMA_VERSION, type AuditEntry, type AuditSink } from './audit-entry.ts';
 import { createCallEvaluator, type EvaluatedVerdict, type PolicySection } from './evaluate-call.ts';
+import type { PathForms } from './policy/judge-argument-rules.ts';
 import { fingerprint } from './fingerprint.ts';
 import { isoTime } from './iso-time.ts';
 import type { Policy } from './policy/policy.ts';
@@ -49,6 +50,13 @@ export interface GateOptions {
   openWorld?: boolean;
   /** Parts of the policy beyond `tools` that speak about some tools (the MCP gateway's `mcp.servers`). */
   sections?: readonly PolicySection[];
+  /**
+   * What an absolute path also stands for where tools run (symbolic links
+   * resolved, other Unicode spellings), for `{inside: DIR}` conditions. Node
+   * entry points pass `filesystemPathForms`; without it paths are compared
+   * as written.
+   */
+  pathForms?: PathForms;
   /** Overrides the policy's mode (CLI flags). */
   mode?: RunMode;
   memory?: ApprovalMemory;
@@ -138,7 +146,7 @@ export function createGate(options: GateOptions): Gate {
     }
   };
   for (const tool of options.tools ?? []) learn(tool);
-  const evaluator = createCallEvaluator({ policy, openWorld: options.openWorld ?? false, sections: options.sections });
+  const evaluator = createCallEvaluator({ policy, openWorld: options.openWorld ?? false, sections: options.sections, pathForms: options.pathForms });
   const memory = options.memory ?? createInMemoryApprovalMemory();
   const clock = options.clock ?? { now: () => performance.now() };
   const mode = options.mode ?? policy.mode;

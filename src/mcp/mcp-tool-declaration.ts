@@ -6,6 +6,7 @@ import { blocksOutright, type Policy } from '../core/policy/policy.ts';
 import { maskSecrets } from '../core/redact.ts';
 import type { ToolDeclaration } from '../core/tool-declaration.ts';
 import type { ApprovalRequest, Decision, ToolCall } from '../core/types.ts';
+import { filesystemPathForms } from '../filesystem/path-forms.ts';
 import type { UpstreamServerConfig } from './upstream-server-config.ts';
 
 /** An upstream tool as the gateway lists it. */
@@ -49,10 +50,11 @@ export interface ServerRuleOutcome {
  */
 export function evaluateServerRule(options: { entry: McpToolEntry; policy: Policy; args: unknown }): ServerRuleOutcome | undefined {
   const { entry, policy, args } = options;
+  // The servers run on this machine (or see the same files): paths are judged where they lead.
   const { server, tool } = entry;
   const rule = server.tools.get(tool.name);
   if (rule !== undefined) {
-    const judged = judgeArgumentRules(rule, args);
+    const judged = judgeArgumentRules(rule, args, filesystemPathForms);
     if (judged.kind === 'matched') {
       const argumentRule = judged.rule;
       return {

@@ -1,3 +1,4 @@
+import { filesystemPathForms } from '../filesystem/path-forms.ts';
 import { openApprovalsFile } from '../approvals/approvals-file.ts';
 import { createAuditLog } from '../audit/audit-log.ts';
 import { createGate, type AlwaysApprovals, type Gate } from '../core/gate.ts';
@@ -56,6 +57,7 @@ export function createRuntimeGate(options: RuntimeGateOptions): RuntimeGate {
     tools: options.tools,
     openWorld: simulate,
     sections: options.sections,
+    pathForms: filesystemPathForms,
     mode: options.mode,
     approver: options.approver,
     audit: simulate ? undefined : (options.audit ?? auditLog),

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { createCallEvaluator } from '../evaluate-call.ts';
 import type { EvaluatedVerdict } from '../evaluate-call.ts';
 import { PolicyError } from '../errors/policy-error.ts';
+import type { PathForms } from './judge-argument-rules.ts';
 import { parsePolicy } from './parse-policy.ts';
 
 const FILE = '/home/me/toolgate.yaml';
 
-function verdict(text: string, args: unknown, tool = 'write_file'): EvaluatedVerdict {
+function verdict(text: string, args: unknown, tool = 'write_file', pathForms?: PathForms): EvaluatedVerdict {
   const policy = parsePolicy({ text, source: FILE });
-  const evaluated = createCallEvaluator({ policy, openWorld: true }).evaluate({ tool, args, callId: 'c1' }, { sessionId: 's' }, undefined);
+  const evaluated = createCallEvaluator({ policy, openWorld: true, pathForms }).evaluate({ tool, args, callId: 'c1' }, { sessionId: 's' }, undefined);
   if (evaluated instanceof Promise) throw new Error('no tool checks here: the verdict should be synchronous');
   return evaluated;
 }
@@ -125,5 +126,35 @@ describe('parsing errors of the path form name file and line', () => {
     expect(empty.issues[0]!.line).toBe(4);
     const unknown = policyError('tools:\n  write_file:\n    rules:\n      - args: { path: { insde: "/a" } }\n        decision: allow\n');
     expect(unknown.issues[0]!.line).toBe(4);
+  });
+});
+
+describe('{inside: DIR} with the forms a path takes where the tool runs', () => {
+  // drafts/imp.md links to ../important.md; /home/me/notes/private is also reachable as /srv/private.
+  const forms: PathForms = (absolute) => {
+    if (absolute === '/home/me/notes/drafts/imp.md') return ['/home/me/notes/important.md'];
+    if (absolute.startsWith('/srv/private')) return [absolute.replace('/srv/private', '/home/me/notes/private')];
+    return [];
+  };
+  const BLOCKING = 'tools:\n  write_file:\n    decision: allow\n    rules: [{ args: { path: { inside: "/home/me/notes/private" } }, decision: block }]\n';
+
+  it('an allow needs every form inside: a link out of drafts asks, naming where it leads', () => {
+    const linked = verdict(INSIDE_RULE, { path: '/home/me/notes/drafts/imp.md' }, 'write_file', forms);
+    expect(linked.kind).toBe('ask');
+    expect(linked.reason).toContain('leads to "/home/me/notes/important.md"');
+    if (linked.kind === 'ask') expect(linked.request.required).toBe(true);
+    expect(verdict(INSIDE_RULE, { path: '/home/me/notes/drafts/a.md' }, 'write_file', forms).kind).toBe('allow');
+    // Without forms (a program that passes none) the path is compared as written.
+    expect(verdict(INSIDE_RULE, { path: '/home/me/notes/drafts/imp.md' }).kind).toBe('allow');
+  });
+
+  it('a block needs any one form inside', () => {
+    expect(verdict(BLOCKING, { path: '/srv/private/key' }, 'write_file', forms).kind).toBe('block');
+    expect(verdict(BLOCKING, { path: '/srv/public/key' }, 'write_file', forms).kind).toBe('allow');
+  });
+
+  it("DIR's own forms count as DIR: a path reached through a linked DIR is inside it", () => {
+    const linkedDirectory: PathForms = (absolute) => (absolute.startsWith('/home/me/notes/drafts') ? [absolute.replace('/home/me/notes/drafts', '/data/drafts')] : []);
+    expect(verdict(INSIDE_RULE, { path: '/home/me/notes/drafts/a.md' }, 'write_file', linkedDirectory).kind).toBe('allow');
   });
 });

@@ -15,6 +15,14 @@ export type ArgumentJudgement =
   | { kind: 'unsure'; rule: ArgumentRule; reason: string }
   | { kind: 'none' };
 
+/**
+ * The other paths an absolute, normalised path stands for where the tool
+ * runs (symbolic links resolved, other Unicode spellings); an `{inside: DIR}`
+ * condition judges every one of them, and DIR's own forms count as DIR. The
+ * core has no filesystem: Node entry points pass `filesystemPathForms`.
+ */
+export type PathForms = (absolutePath: string) => readonly string[];
+
 type ConditionResult = { result: 'match' } | { result: 'no' } | { result: 'unsure'; why: string };
 // Shared, so judging an allowed call allocates nothing on the gate's hot path.
 const MATCH: ConditionResult = { result: 'match' };
@@ -31,10 +39,10 @@ const NO: ConditionResult = { result: 'no' };
  * judgeArgumentRules(rule, { path: '/home/me/notes/drafts/../important.md' })
  * // { kind: 'unsure', rule, reason: 'path "/home/me/notes/drafts/../important.md" is not a normalised path: ...' }
  */
-export function judgeArgumentRules(toolRule: ToolRule, args: unknown): ArgumentJudgement {
+export function judgeArgumentRules(toolRule: ToolRule, args: unknown, pathForms?: PathForms): ArgumentJudgement {
   let unsure: { rule: ArgumentRule; reason: string } | undefined;
   for (const rule of toolRule.rules) {
-    const outcome = judgeRule(rule, args);
+    const outcome = judgeRule(rule, args, pathForms);
     if (outcome.result === 'no') continue;
     if (outcome.result === 'match') {
       // After an unsure rule, only a block may still speak: it is stricter than the ask.
@@ -73,17 +81,17 @@ export function describeConditions(rule: ArgumentRule): string {
     .join(', ');
 }
 
-function judgeRule(rule: ArgumentRule, args: unknown): ConditionResult {
+function judgeRule(rule: ArgumentRule, args: unknown, pathForms?: PathForms): ConditionResult {
   let unsure: ConditionResult | undefined;
   for (const condition of rule.conditions) {
-    const outcome = judgeCondition(condition, readArgument(args, condition.segments), rule.decision === 'allow');
+    const outcome = judgeCondition(condition, readArgument(args, condition.segments), rule.decision === 'allow', pathForms);
     if (outcome.result === 'no') return outcome;
     if (outcome.result === 'unsure') unsure ??= outcome;
   }
   return unsure ?? MATCH;
 }
 
-function judgeCondition(condition: ArgumentCondition, value: unknown, allows: boolean): ConditionResult {
+function judgeCondition(condition: ArgumentCondition, value: unknown, allows: boolean, pathForms: PathForms | undefined): ConditionResult {
   if (value === undefined) return NO;
   if (condition.kind === 'pattern') {
     if (typeof value !== 'string') return condition.pattern.test(fingerprint(value)) ? MATCH : NO;
@@ -103,7 +111,20 @@ function judgeCondition(condition: ArgumentCondition, value: unknown, allows: bo
     return { result: 'unsure', why: `${condition.path} ${JSON.stringify(value)} is not an absolute path, so whether it is inside ${JSON.stringify(condition.inside)} cannot be judged` };
   }
   const resolved = relative ? resolvePosixPath(condition.relativeTo!, value) : normalizePosixPath(value);
-  return isInsidePath(resolved, condition.inside) ? MATCH : NO;
+  const inside = isInsidePath(resolved, condition.inside);
+  if (pathForms === undefined) return inside ? MATCH : NO;
+  // Where the path really leads, and its other spellings: an allow needs all of them inside, a block or ask any one.
+  const directories = [condition.inside, ...pathForms(condition.inside)];
+  const within = (form: string) => directories.some((directory) => isInsidePath(form, directory));
+  const forms = pathForms(resolved);
+  if (!allows) return inside || forms.some(within) ? MATCH : NO;
+  if (!inside && !forms.some(within)) return NO;
+  const elsewhere = inside ? forms.find((form) => !within(form)) : resolved;
+  if (elsewhere === undefined) return MATCH;
+  return {
+    result: 'unsure',
+    why: `${condition.path} ${JSON.stringify(value)} ${elsewhere === resolved ? 'is' : `leads to ${JSON.stringify(elsewhere)} (through a symbolic link, or as another spelling of its name), which is`} not inside ${JSON.stringify(condition.inside)}`,
+  };
 }
 
 function readArgument(args: unknown, segments: readonly (string | number)[]): unknown {
