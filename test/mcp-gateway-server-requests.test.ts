@@ -85,7 +85,8 @@ describe("a server's requests of the client", () => {
     harness = await startGatewayHarness({ policy: () => ({ mcp: { servers: { everything: { ...everythingServer(), tools: TOOLS } } } }) });
     const asked = await capableClient(harness, () => ({ action: 'decline' }));
     expect(resultText(await asked.client.callTool({ name: 'trigger-elicitation-request', arguments: {} }))).toMatch(/declin/i);
-    expect(asked.elicited).toEqual(['Please provide inputs for the following fields:']);
+    // Said to come from the server, so that no server can word a question to pass for toolgate's own approval.
+    expect(asked.elicited).toEqual(['MCP server "everything" asks (this is not a toolgate approval):\n\nPlease provide inputs for the following fields:']);
     expect(mcpAccess(harness)).toEqual([expect.objectContaining({ method: 'elicitation/create', decision: 'allow' })]);
     await harness.close();
 

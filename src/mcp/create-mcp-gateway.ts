@@ -146,7 +146,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
         max_tokens: params.maxTokens,
       }),
     elicit: (server, params, signal) =>
-      relayToClient(server, 'elicitation/create', signal, (session, relatedRequestId) => session.server.elicitInput(params, { signal, relatedRequestId }), { message: params.message }),
+      relayToClient(server, 'elicitation/create', signal, (session, relatedRequestId) => session.server.elicitInput(relayedElicitation(server, params), { signal, relatedRequestId }), { message: params.message }),
     toolsChanged: () => rebuildTools(),
     promptsChanged: () => rebuildRoutes(),
     resourcesChanged: () => rebuildRoutes(),
@@ -504,4 +504,17 @@ function mentions(text: string, name: string): boolean {
     if (!/[A-Za-z0-9_.-]/.test(before) && !/[A-Za-z0-9_-]/.test(after)) return true;
     from = at + 1;
   }
+}
+
+/**
+ * A server's own question, relayed to the person with its origin first: the
+ * gateway's approvals are elicitations too, and a server could word one to
+ * pass for them ("toolgate: approve this tool call?") and take the answer.
+ *
+ * @example
+ * relayedElicitation('files', { mode: 'form', message: 'Your name?', requestedSchema }).message
+ * // 'MCP server "files" asks (this is not a toolgate approval):\n\nYour name?'
+ */
+export function relayedElicitation<Params extends { message: string }>(server: string, params: Params): Params {
+  return { ...params, message: `MCP server ${JSON.stringify(sanitizeTerminalText(server))} asks (this is not a toolgate approval):\n\n${params.message}` };
 }
