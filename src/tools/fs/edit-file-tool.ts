@@ -6,7 +6,7 @@ import { FsEditNotApplicableError } from './errors/fs-edit-not-applicable-error.
 import { FsOperationError } from './errors/fs-operation-error.ts';
 import { atEntry, argumentsOrThrow, blockedReason, concernNote, decide, parseArguments, requireFile, resolveForCheck, resolveForExecution, snapshotOf, zonePayload, type FsToolContext } from './fs-tool-support.ts';
 import { replaceFile, type FileSnapshot } from './file-operations.ts';
-import { assertSingleLinkOrApproved, atLeastAsk, regularFileConcern } from './regular-file-check.ts';
+import { assertSingleLinkOrApproved, atLeastAsk, fileIdentity, regularFileConcern } from './regular-file-check.ts';
 import { describeBytes, isBinaryContent } from './render-file-change.ts';
 import { presentChange } from './write-file-tool.ts';
 
@@ -53,7 +53,7 @@ export function createEditFileTool(context: FsToolContext): BuiltinTool<EditFile
         request: () => ({
           tool: name,
           description: `Edit ${resolved.shown} (zone ${resolved.zone.name})${concern === undefined ? '' : ` — ${concern.reason}`}${concernNote(resolved)}`,
-          payload: zonePayload(resolved),
+          payload: zonePayload(resolved, concern?.decision === 'ask' ? concern.file : undefined),
           required: true,
           presentation: async () => {
             const before = await snapshotOf(resolved);
@@ -70,7 +70,7 @@ export function createEditFileTool(context: FsToolContext): BuiltinTool<EditFile
       const resolved = await resolveForExecution({ context, path, operation: 'write', authorization: options?.authorization });
       const before = await snapshotOf(resolved);
       const file = requireFile({ snapshot: before, shown: resolved.shown, missingHint: 'use write_file to create it' });
-      assertSingleLinkOrApproved({ links: file.links, shown: resolved.shown, operation: 'write', authorization: options?.authorization });
+      assertSingleLinkOrApproved({ links: file.links, identity: fileIdentity(file), shown: resolved.shown, operation: 'write', authorization: options?.authorization });
       assertStillApproved({
         approvedPresentation: options?.approvedPresentation,
         current: { operation: 'edit', zone: resolved.zone.name, path: resolved.relative, sha256: file.sha256 },

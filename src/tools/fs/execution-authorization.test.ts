@@ -1,5 +1,5 @@
 /** A path swapped between the check and the run cannot slip past an ask (security review). */
-import { mkdirSync, mkdtempSync, renameSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, renameSync, symlinkSync, unlinkSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -45,5 +45,37 @@ describe('fs execution re-checks how the gate let the call through', () => {
       write.execute({ path: 'ws/secure/a.txt', content: 'b' }, { authorization: { decision: 'approved', payload: { zone: 'secure', path: 'other.txt' } } }),
     ).rejects.toThrow(/is not what was approved/);
     await expect(write.execute({ path: 'ws/secure/a.txt', content: 'b' }, { authorization: { decision: 'approved', payload: { zone: 'secure', path: 'a.txt' } } })).resolves.toBeDefined();
+  });
+});
+
+describe('an approval of a hard-linked file covers that file only', () => {
+  it('"approve for session" of one hard-linked file does not cover another one given the same name: the person is asked again, and the run refuses it', async () => {
+    const { root, policy, tools } = project();
+    const read = tools.find((tool) => tool.name === 'read_file')!;
+    mkdirSync(path.join(root, 'outside'));
+    writeFileSync(path.join(root, 'outside', 'shared.txt'), 'harmless\n');
+    writeFileSync(path.join(root, 'outside', 'id_rsa'), 'PRIVATE KEY\n');
+    linkSync(path.join(root, 'outside', 'shared.txt'), path.join(root, 'ws', 'notes.txt'));
+    const asked: string[] = [];
+    let answer = { approved: true, scope: 'session' as 'session' | 'once' };
+    const gate = createGate({ policy, tools, approver: { ask: async (request) => (asked.push(request.description), answer) } });
+    const authorize = (callId: string) => gate.authorize({ tool: 'read_file', args: { path: 'ws/notes.txt' }, callId }, { sessionId: 's' });
+
+    const first = await authorize('c1');
+    expect(first.decision).toBe('approved');
+    expect(asked).toHaveLength(1);
+    expect(first.request?.payload).toMatchObject({ zone: 'ws', path: 'notes.txt', file: expect.stringMatching(/^\d+:\d+$/) });
+    const approvedFirst = { decision: 'approved' as const, payload: first.request?.payload };
+    expect(await read.execute(first.args, { authorization: approvedFirst })).toMatchObject({ content: 'harmless\n' });
+
+    // The name now stands for another hard-linked file (outside every zone).
+    unlinkSync(path.join(root, 'ws', 'notes.txt'));
+    linkSync(path.join(root, 'outside', 'id_rsa'), path.join(root, 'ws', 'notes.txt'));
+    answer = { approved: false, scope: 'once' };
+    const second = await authorize('c2');
+    expect(asked).toHaveLength(2);
+    expect(second.decision).toBe('denied');
+    // A run holding the first approval is refused at the descriptor: it is not the file that was approved.
+    await expect(read.execute({ path: 'ws/notes.txt' }, { authorization: approvedFirst })).rejects.toThrow(/not the file that was approved/);
   });
 });

@@ -98,12 +98,12 @@ export async function readSnapshot(options: EntryLocation & { contentLimit: numb
  */
 export async function readFileHead(
   options: EntryLocation & { limit: number },
-): Promise<Exclude<FileSnapshot, { kind: 'file' }> | { kind: 'file'; size: number; links: number; content: Buffer }> {
+): Promise<Exclude<FileSnapshot, { kind: 'file' }> | { kind: 'file'; dev: number; ino: number; size: number; links: number; content: Buffer }> {
   const opened = openForReading(options);
   if (!('descriptor' in opened)) return opened;
   const { descriptor, status } = opened;
   try {
-    return { kind: 'file', size: status.size, links: status.nlink, content: await readPrefix(descriptor, Math.min(options.limit, status.size)) };
+    return { kind: 'file', dev: status.dev, ino: status.ino, size: status.size, links: status.nlink, content: await readPrefix(descriptor, Math.min(options.limit, status.size)) };
   } finally {
     closeSync(descriptor);
   }

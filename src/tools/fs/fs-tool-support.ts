@@ -146,10 +146,11 @@ export async function resolveForExecution(options: {
   return resolved;
 }
 
-function isZonePath(value: unknown): value is { zone: string; path: string } {
+function isZonePath(value: unknown): value is { zone: string; path: string; file?: string } {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Record<string, unknown>;
-  return typeof candidate.zone === 'string' && typeof candidate.path === 'string' && Object.keys(candidate).length === 2;
+  const keys = Object.keys(candidate).length;
+  return typeof candidate.zone === 'string' && typeof candidate.path === 'string' && (keys === 2 || (keys === 3 && typeof candidate.file === 'string'));
 }
 
 /**
@@ -182,8 +183,9 @@ export function blockedReason(options: { zone: Zone; operation: ZoneOperation; s
  * @example
  * zonePayload(resolved) // { zone: 'workspace', path: 'notes.txt' }
  */
-export function zonePayload(resolved: ResolvedPath): { zone: string; path: string } {
-  return { zone: resolved.zone.name, path: resolved.relative };
+export function zonePayload(resolved: ResolvedPath, file?: string): { zone: string; path: string; file?: string } {
+  // `file` (device:inode) binds an approval of a hard-linked file to that file: another file given the name later is not covered.
+  return file === undefined ? { zone: resolved.zone.name, path: resolved.relative } : { zone: resolved.zone.name, path: resolved.relative, file };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { BuiltinTool } from '../builtin-tool.ts';
 import { FsOperationError } from './errors/fs-operation-error.ts';
 import { atEntry, argumentsOrThrow, blockedReason, decide, parseArguments, requireFile, resolveForCheck, resolveForExecution, zonePayload, type FsToolContext } from './fs-tool-support.ts';
 import { readFileHead } from './file-operations.ts';
-import { assertSingleLinkOrApproved, atLeastAsk, regularFileConcern } from './regular-file-check.ts';
+import { assertSingleLinkOrApproved, atLeastAsk, fileIdentity, regularFileConcern } from './regular-file-check.ts';
 import { describeBytes, isBinaryContent } from './render-file-change.ts';
 
 export const readFileSchema = z.strictObject({
@@ -54,7 +54,7 @@ export function createReadFileTool(context: FsToolContext): BuiltinTool<ReadFile
         request: () => ({
           tool: name,
           description: `Read ${resolved.shown} (zone ${resolved.zone.name})${concern === undefined ? '' : ` — ${concern.reason}`}`,
-          payload: zonePayload(resolved),
+          payload: zonePayload(resolved, concern?.decision === 'ask' ? concern.file : undefined),
           required: true,
           presentation: async () => {
             const size = await stat(resolved.absolute).then((status) => describeBytes(status.size), () => 'size unknown');
@@ -73,7 +73,7 @@ export function createReadFileTool(context: FsToolContext): BuiltinTool<ReadFile
       });
       const file = requireFile({ snapshot: head, shown: resolved.shown, missingHint: 'use list_dir to see which files exist' });
       // Counted on the descriptor that was read: a link made after the check is caught here.
-      assertSingleLinkOrApproved({ links: file.links, shown: resolved.shown, operation: 'read', authorization: options?.authorization });
+      assertSingleLinkOrApproved({ links: file.links, identity: fileIdentity(file), shown: resolved.shown, operation: 'read', authorization: options?.authorization });
       return textResult({ shown: resolved.shown, zone: resolved.zone.name, content: file.content, bytes: file.size, truncated: file.content.length < file.size });
     },
   };

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsPathRejectedError } from './errors/fs-path-rejected-error.ts';
-import { assertSingleLinkOrApproved, atLeastAsk, regularFileConcern } from './regular-file-check.ts';
+import { assertSingleLinkOrApproved, atLeastAsk, fileIdentity, regularFileConcern } from './regular-file-check.ts';
 
 let root: string;
 const at = (name: string) => path.join(root, name);
@@ -38,6 +38,7 @@ describe('regularFileConcern', () => {
     expect(regularFileConcern({ absolute: at('linked.txt'), shown: 'linked.txt', operation: 'read' })).toEqual({
       decision: 'ask',
       links: 2,
+      file: fileIdentity(lstatSync(at('linked.txt'))),
       reason: 'linked.txt has 2 hard links: it is the same file as another name that may lie outside the zones or in a read-only zone, and reading it reads that file, so a person decides',
     });
   });
@@ -50,10 +51,16 @@ describe('atLeastAsk', () => {
 });
 
 describe('assertSingleLinkOrApproved', () => {
-  it('lets one name through, and several only when approved', () => {
-    expect(() => assertSingleLinkOrApproved({ links: 1, shown: 'a', operation: 'read', authorization: { decision: 'allow' } })).not.toThrow();
-    expect(() => assertSingleLinkOrApproved({ links: 2, shown: 'a', operation: 'read', authorization: { decision: 'approved' } })).not.toThrow();
-    expect(() => assertSingleLinkOrApproved({ links: 2, shown: 'a', operation: 'write', authorization: { decision: 'allow' } })).toThrow(FsPathRejectedError);
-    expect(() => assertSingleLinkOrApproved({ links: 3, shown: 'a', operation: 'read', authorization: undefined })).toThrow(/3 hard links.*2 other names/);
+  it('lets one name through, and several only when this very file was approved', () => {
+    const identity = '2049:77';
+    const approved = (file?: string) => ({ decision: 'approved' as const, payload: { zone: 'ws', path: 'a', ...(file === undefined ? {} : { file }) } });
+    expect(() => assertSingleLinkOrApproved({ links: 1, identity, shown: 'a', operation: 'read', authorization: { decision: 'allow' } })).not.toThrow();
+    expect(() => assertSingleLinkOrApproved({ links: 2, identity, shown: 'a', operation: 'read', authorization: approved(identity) })).not.toThrow();
+    expect(() => assertSingleLinkOrApproved({ links: 2, identity, shown: 'a', operation: 'write', authorization: { decision: 'allow' } })).toThrow(FsPathRejectedError);
+    expect(() => assertSingleLinkOrApproved({ links: 3, identity, shown: 'a', operation: 'read', authorization: undefined })).toThrow(/3 hard links.*2 other names/);
+    // Another hard-linked file under the approved name, or an approval that never saw a hard link, is not covered.
+    expect(() => assertSingleLinkOrApproved({ links: 2, identity, shown: 'a', operation: 'read', authorization: approved('2049:78') })).toThrow(/not the file that was approved/);
+    expect(() => assertSingleLinkOrApproved({ links: 2, identity, shown: 'a', operation: 'read', authorization: approved() })).toThrow(/call again so a person can decide/);
+    expect(() => assertSingleLinkOrApproved({ links: 2, identity, shown: 'a', operation: 'read', authorization: { decision: 'approved' } })).toThrow(FsPathRejectedError);
   });
 });

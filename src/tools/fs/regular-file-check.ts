@@ -14,7 +14,7 @@ import type { Decision } from '../../core/types.ts';
 import type { ToolExecutionOptions } from '../builtin-tool.ts';
 import { FsPathRejectedError } from './errors/fs-path-rejected-error.ts';
 
-export type EntryConcern = { decision: 'block'; reason: string } | { decision: 'ask'; reason: string; links: number };
+export type EntryConcern = { decision: 'block'; reason: string } | { decision: 'ask'; reason: string; links: number; file: string };
 
 /**
  * What the entry at `absolute` (a real path) means for a read or a write:
@@ -36,7 +36,7 @@ export function regularFileConcern(options: { absolute: string; shown: string; o
   if (entry === undefined) return undefined;
   if (entry.isDirectory()) return { decision: 'block', reason: `${shown} is a directory; this tool works on files (use list_dir to see what it holds)` };
   if (!entry.isFile()) return { decision: 'block', reason: `${shown} is ${kindOf(entry)}; read_file, write_file and edit_file work on regular files only, and it was not opened` };
-  if (entry.nlink > 1) return { decision: 'ask', reason: hardLinkReason({ shown, links: entry.nlink, operation: options.operation }), links: entry.nlink };
+  if (entry.nlink > 1) return { decision: 'ask', reason: hardLinkReason({ shown, links: entry.nlink, operation: options.operation }), links: entry.nlink, file: fileIdentity(entry) };
   return undefined;
 }
 
@@ -51,16 +51,34 @@ export function atLeastAsk(decision: Decision): Decision {
 }
 
 /**
- * At execution, on the file actually opened: refuses a file with more than
- * one hard link unless a person (or a remembered decision, or a mode)
- * approved this call. A link made after the check is caught here.
+ * A file's identity on this machine (device and inode), as the approval of
+ * a hard-linked file names it.
  *
  * @example
- * assertSingleLinkOrApproved({ links: snapshot.links, shown: 'ws/a.txt', operation: 'read', authorization: options?.authorization });
+ * fileIdentity(lstatSync('/p/ws/a.txt')) // '2049:1835012'
  */
-export function assertSingleLinkOrApproved(options: { links: number; shown: string; operation: 'read' | 'write'; authorization: ToolExecutionOptions['authorization'] }): void {
-  if (options.links <= 1 || options.authorization?.decision === 'approved') return;
-  throw new FsPathRejectedError({ path: options.shown, reason: `${hardLinkReason({ shown: options.shown, links: options.links, operation: options.operation })}; nothing was done, call again so a person can decide` });
+export function fileIdentity(status: { dev: number; ino: number }): string {
+  return `${status.dev}:${status.ino}`;
+}
+
+/**
+ * At execution, on the file actually opened: refuses a file with more than
+ * one hard link unless a person (or a remembered decision, or a mode)
+ * approved this very file (its identity in the approved payload). A link
+ * made after the check is caught here, and so is another hard-linked file
+ * put under an approved name (an "approve for session" of one is not an
+ * approval of the other).
+ *
+ * @example
+ * assertSingleLinkOrApproved({ links: snapshot.links, identity: fileIdentity(snapshot), shown: 'ws/a.txt', operation: 'read', authorization: options?.authorization });
+ */
+export function assertSingleLinkOrApproved(options: { links: number; identity: string; shown: string; operation: 'read' | 'write'; authorization: ToolExecutionOptions['authorization'] }): void {
+  if (options.links <= 1) return;
+  const { authorization } = options;
+  const approved = authorization?.decision === 'approved' ? (authorization.payload as { file?: unknown } | undefined)?.file : undefined;
+  if (approved === options.identity) return;
+  const why = approved === undefined ? 'call again so a person can decide' : 'it is not the file that was approved (another file has been given its name since), call again so a person can decide';
+  throw new FsPathRejectedError({ path: options.shown, reason: `${hardLinkReason({ shown: options.shown, links: options.links, operation: options.operation })}; nothing was done, ${why}` });
 }
 
 function hardLinkReason(options: { shown: string; links: number; operation: 'read' | 'write' }): string {

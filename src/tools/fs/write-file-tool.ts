@@ -20,7 +20,7 @@ import {
   type ResolvedPath,
 } from './fs-tool-support.ts';
 import { renderFileChange } from './render-file-change.ts';
-import { assertSingleLinkOrApproved, atLeastAsk, regularFileConcern } from './regular-file-check.ts';
+import { assertSingleLinkOrApproved, atLeastAsk, fileIdentity, regularFileConcern } from './regular-file-check.ts';
 
 export const writeFileSchema = z.strictObject({
   path: z.string().min(1).describe('The file to write, relative to the project root or absolute; it must lie in a writable zone.'),
@@ -66,7 +66,7 @@ export function createWriteFileTool(context: FsToolContext): BuiltinTool<WriteFi
         request: () => ({
           tool: name,
           description: `Write ${resolved.shown} (zone ${resolved.zone.name})${concern === undefined ? '' : ` — ${concern.reason}`}${concernNote(resolved)}`,
-          payload: zonePayload(resolved),
+          payload: zonePayload(resolved, concern?.decision === 'ask' ? concern.file : undefined),
           required: true,
           presentation: async () => {
             const before = await snapshotOf(resolved);
@@ -82,7 +82,7 @@ export function createWriteFileTool(context: FsToolContext): BuiltinTool<WriteFi
       const after = Buffer.from(content, 'utf8');
       const before = await snapshotOf(resolved);
       if (before.kind !== 'missing') requireFile({ snapshot: before, shown: resolved.shown, missingHint: '' });
-      if (before.kind === 'file') assertSingleLinkOrApproved({ links: before.links, shown: resolved.shown, operation: 'write', authorization: options?.authorization });
+      if (before.kind === 'file') assertSingleLinkOrApproved({ links: before.links, identity: fileIdentity(before), shown: resolved.shown, operation: 'write', authorization: options?.authorization });
       assertStillApproved({
         approvedPresentation: options?.approvedPresentation,
         current: { operation: 'write', zone: resolved.zone.name, path: resolved.relative, sha256: before.kind === 'file' ? before.sha256 : null },
