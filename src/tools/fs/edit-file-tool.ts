@@ -47,8 +47,11 @@ export function createEditFileTool(context: FsToolContext): BuiltinTool<EditFile
       // A FIFO or a device is refused before anything opens it; a hard-linked file needs a person.
       const concern = regularFileConcern({ absolute: resolved.absolute, shown: resolved.shown, operation: 'write' });
       if (concern?.decision === 'block') return blockCall(concern.reason);
+      // An edit reads the file too: whether old_string occurs in it is an answer about its content (guessed a character at a time, the whole of it).
+      if (resolved.zone.approval.read === 'block') return blockCall(`an edit reads the file it changes: ${blockedReason({ zone: resolved.zone, operation: 'read', shown: resolved.shown })}`);
+      const writeOrRead = resolved.zone.approval.read === 'ask' ? atLeastAsk(resolved.zone.approval.write) : resolved.zone.approval.write;
       return decide({
-        decision: concern === undefined ? resolved.zone.approval.write : atLeastAsk(resolved.zone.approval.write),
+        decision: concern === undefined ? writeOrRead : atLeastAsk(writeOrRead),
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'write', shown: resolved.shown }),
         request: () => ({
           tool: name,

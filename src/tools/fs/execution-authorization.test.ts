@@ -79,3 +79,38 @@ describe('an approval of a hard-linked file covers that file only', () => {
     await expect(read.execute({ path: 'ws/notes.txt' }, { authorization: approvedFirst })).rejects.toThrow(/not the file that was approved/);
   });
 });
+
+describe('a zone whose reads are stricter than its writes and deletes', () => {
+  function inbox(read: 'block' | 'ask') {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'toolgate-inbox-'));
+    mkdirSync(path.join(root, 'ws'));
+    mkdirSync(path.join(root, 'inbox', 'archive'), { recursive: true });
+    writeFileSync(path.join(root, 'inbox', 'payroll.txt'), 'alice=9000\n');
+    const policy = normalizePolicy({
+      fs: {
+        zones: [
+          { name: 'ws', root: './ws', mode: 'rw', approval: { read: 'allow', write: 'allow', delete: 'allow' } },
+          { name: 'inbox', root: './inbox', mode: 'rw', approval: { read, write: 'allow', delete: 'allow' } },
+        ],
+      },
+    });
+    const tools = createFsTools({ zones: zonesFromPolicy({ policy, policyDirectory: root }), cwd: root });
+    const gate = createGate({ policy, tools });
+    return (tool: string, args: Record<string, unknown>) => gate.evaluate({ tool, args, callId: 'c' }, { sessionId: 's' });
+  }
+
+  it('an edit reads the file it changes: blocked where reading is, asked where reading asks', async () => {
+    const blocked = await inbox('block')('edit_file', { path: 'inbox/payroll.txt', old_string: 'a', new_string: 'a' });
+    expect(blocked.kind).toBe('block');
+    expect(blocked.reason).toMatch(/an edit reads the file it changes: reading inbox\/payroll.txt is blocked/);
+    expect((await inbox('ask')('edit_file', { path: 'inbox/payroll.txt', old_string: 'a', new_string: 'a' })).kind).toBe('ask');
+  });
+
+  it('a move into a zone that reads more freely counts the source zone read; within the zone it does not', async () => {
+    const blocked = await inbox('block')('move_file', { source: 'inbox/payroll.txt', destination: 'ws/payroll.txt' });
+    expect(blocked.kind).toBe('block');
+    expect(blocked.reason).toMatch(/would make it readable there/);
+    expect((await inbox('ask')('move_file', { source: 'inbox/payroll.txt', destination: 'ws/payroll.txt' })).kind).toBe('ask');
+    expect((await inbox('block')('move_file', { source: 'inbox/payroll.txt', destination: 'inbox/archive/payroll.txt' })).kind).toBe('allow');
+  });
+});

@@ -65,7 +65,10 @@ export function createMoveFileTool(context: FsToolContext): BuiltinTool<MoveFile
       if (isDirectory(source.absolute)) return blockCall(`${source.shown} is a directory; move_file moves one file (moving a directory would place every file inside it unchecked)`);
       if (source.absolute === destination.absolute) return blockCall(`${source.shown} and ${destination.shown} are the same file`);
       if (destination.exists) return blockCall(`${destination.shown} already exists; move_file never replaces a file. Delete it first or choose another destination`);
-      const sourceDecision = source.zone.approval.delete;
+      // A move into a zone that reads more freely makes the file readable there: the source zone's read counts then (a read-blocked zone stays unread).
+      const readHere = STRICTNESS[destination.zone.approval.read] < STRICTNESS[source.zone.approval.read] ? source.zone.approval.read : 'allow';
+      if (readHere === 'block') return blockCall(`moving ${source.shown} into zone ${destination.zone.name} would make it readable there: ${blockedReason({ zone: source.zone, operation: 'read', shown: source.shown })}`);
+      const sourceDecision = STRICTNESS[readHere] > STRICTNESS[source.zone.approval.delete] ? readHere : source.zone.approval.delete;
       const destinationDecision = destination.zone.approval.write;
       if (sourceDecision === 'block') return blockCall(`moving needs a delete at the source: ${blockedReason({ zone: source.zone, operation: 'delete', shown: source.shown })}`);
       if (destinationDecision === 'block') return blockCall(`moving needs a write at the destination: ${blockedReason({ zone: destination.zone, operation: 'write', shown: destination.shown })}`);
