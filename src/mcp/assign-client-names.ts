@@ -24,7 +24,10 @@ export interface AssignedName<Item> extends NamedItem<Item> {
 
 /**
  * Assigns client names to every item (tools or prompts) of every server, in
- * the servers' policy order. Should two items still end with one client name
+ * the servers' policy order. An item whose own name begins with another
+ * server's namespace and the separator (`files__write_file` offered by
+ * `evil`) is always namespaced (`evil__files__write_file`): the name it
+ * has reads as the other server's tool. Should two items still end with one client name
  * (a server whose own tool is called `files__read`, or two servers sharing a
  * namespace), the first keeps it and the later ones are dropped and reported:
  * a call must never be routed to a server the client did not mean. Names
@@ -39,6 +42,8 @@ export function assignClientNames<Item>(options: {
   mode: NamespacingMode;
   /** Why an upstream name is not listed at all (a name that may pass for another), or undefined. */
   refuse?: (name: string) => string | undefined;
+  /** The namespaces of every configured server, listing or not (those of `items` count anyway). */
+  namespaces?: Iterable<string>;
 }): {
   assigned: AssignedName<Item>[];
   dropped: (AssignedName<Item> & { reason: string })[];
@@ -49,6 +54,12 @@ export function assignClientNames<Item>(options: {
     servers.add(entry.server);
     owners.set(entry.name, servers);
   }
+  // `files__write_file` is the name of files' write_file: another server's tool called that must not take it (even while files is down).
+  const namespaces = new Set([...(options.namespaces ?? []), ...options.items.map((entry) => entry.namespace)]);
+  const passesForAnother = (entry: NamedItem<Item>) => {
+    const separator = entry.name.indexOf(NAMESPACE_SEPARATOR);
+    return separator > 0 && namespaces.has(entry.name.slice(0, separator)) && entry.name.slice(0, separator) !== entry.namespace;
+  };
   const assigned: AssignedName<Item>[] = [];
   const dropped: (AssignedName<Item> & { reason: string })[] = [];
   const taken = new Map<string, AssignedName<Item>>();
@@ -58,7 +69,7 @@ export function assignClientNames<Item>(options: {
       dropped.push({ ...entry, clientName: entry.name, reason: refused });
       continue;
     }
-    const prefixed = options.mode === 'always' || (owners.get(entry.name)?.size ?? 0) > 1;
+    const prefixed = options.mode === 'always' || (owners.get(entry.name)?.size ?? 0) > 1 || passesForAnother(entry);
     const clientName = prefixed ? `${entry.namespace}${NAMESPACE_SEPARATOR}${entry.name}` : entry.name;
     const named = { ...entry, clientName };
     const holder = taken.get(clientName);

@@ -186,7 +186,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
         .filter((tool) => !hiddenByServer(connection.config, tool.name))
         .map((tool) => ({ server: connection.name, namespace: connection.config.namespace, name: tool.name, item: { tool, config: connection.config } })),
     );
-    const { assigned, dropped } = assignClientNames({ items, mode, refuse: refusedToolName });
+    const { assigned, dropped } = assignClientNames({ items, mode, refuse: refusedToolName, namespaces: connections.map((connection) => connection.config.namespace) });
     for (const drop of dropped) {
       const key = `${drop.server}\u0000${drop.name}\u0000${drop.reason}`;
       if (!reportedDrops.has(key)) log(`not listing ${JSON.stringify(drop.name)} of server ${JSON.stringify(drop.server)}: ${drop.reason}`);

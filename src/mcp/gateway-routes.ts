@@ -59,6 +59,7 @@ export function buildGatewayRoutes(options: { sources: readonly RouteSource[]; m
   const named = assignClientNames({
     items: sources.flatMap((source) => source.prompts.map((prompt) => ({ server: source.server, namespace: source.namespace, name: prompt.name, item: prompt }))),
     mode: options.mode,
+    namespaces: sources.map((source) => source.namespace),
   });
   const prompts = new Map<string, PromptRoute>();
   for (const entry of named.assigned) prompts.set(entry.clientName, { clientName: entry.clientName, server: entry.server, prompt: entry.item });
