@@ -51,6 +51,9 @@ export async function expandGlob(options: { word: ShellWord; cwd: string; home: 
   // Plain names with `*` and `?` match the same in bash and Node; other patterns count every entry.
   const simple = /^[A-Za-z0-9._*?-]*$/.test(last);
   const matching = simple ? names.filter((name) => !name.startsWith('.') && path.matchesGlob(name, last)) : names;
+  // `grep x *` in a directory holding a file named `-R` runs `grep x -R ...`: a match that reads as an option is not a path.
+  const optionLike = segments.length === 1 ? matching.find((name) => name.startsWith('-')) : undefined;
+  if (optionLike !== undefined) return unsure(`matches ${JSON.stringify(optionLike)}, which the command would read as an option`);
   // Concatenated, not joined, for the same reason.
   const prefix = segments.length === 1 ? '' : directory.endsWith('/') ? directory : `${directory}/`;
   return { kind: 'expanded', directory, matches: matching.map((name) => `${prefix}${name}`) };

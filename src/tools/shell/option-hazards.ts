@@ -257,6 +257,7 @@ export function optionHazards(options: { name: string; words: readonly ShellWord
   if (entry === undefined) return [];
   const words = options.end === undefined ? options.words : options.words.slice(0, options.end);
   const hazards = scanOptions({ command: options.name, words, rules: entry.rules });
+  // A word bash may expand into options (a glob, braces) is a hazard of scanOptions' own, whatever the custom checks make of it.
   if (entry.custom !== undefined) hazards.push(...entry.custom(words));
   return hazards;
 }

@@ -20,7 +20,20 @@ export interface OptionHazardRule {
   what: string;
 }
 
-const LEADING_GLOB = /^[*?[{]/;
+/** A glob or brace expansion that can make a word starting with `-`: `*`, `-*`, `--p*`, `-{-pre=sh,-no-config}`. */
+const LEADING_GLOB = /^[-*?[{]/;
+
+/**
+ * Whether bash can turn the word into options: a glob or brace expansion
+ * that can start with `-` (`-*` matching a file named `--pre=sh`, or
+ * `-{-pre=rm,-no-config}`, which bash makes `--pre=rm --no-config`).
+ *
+ * @example
+ * mayExpandToOptions(shellWord('-{-pre=sh,x}')) // true
+ */
+export function mayExpandToOptions(word: ShellWord): boolean {
+  return word.kind === 'pattern' && LEADING_GLOB.test(word.value);
+}
 
 /**
  * The hazards among `words` from index `start` on (0 is the command name).
@@ -44,8 +57,8 @@ export function scanOptions(options: {
       hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: `${command}: the argument ${word.text} is only known at run time, so it could be an option that runs a program or writes a file` }));
       continue;
     }
-    if (word.kind === 'pattern' && LEADING_GLOB.test(word.value)) {
-      hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: `${command}: the glob ${word.text} could expand to a file named like an option` }));
+    if (mayExpandToOptions(word)) {
+      hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: `${command}: ${word.text} could expand to options (a glob matching files named like options, or a brace expansion), which this check cannot read` }));
       continue;
     }
     const value = word.value;

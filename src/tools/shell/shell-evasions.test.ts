@@ -3,6 +3,8 @@
  * names, assignments, functions and aliases, arithmetic, parser
  * differentials, paths_in, and a permissive default. Same rules as part one.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createShellFixture, TEST_RULES, verdictSuite, type ShellFixture, type VerdictCase } from '../../../test/shell-fixture.ts';
 
@@ -39,6 +41,14 @@ suite('options that run programs or write files', [
   ['git diff --ext-diff', 'allow'],
   ['rg --pre sh x', 'ask'],
   ['rg --pre=./evil.sh x', 'ask'],
+  // Options bash makes from braces or a glob: -{-pre=rm,-no-config} is --pre=rm --no-config.
+  ['rg -{-pre=rm,-no-config} x', 'ask'],
+  ['rg -{-hostname-bin=sh,-hyperlink-format=default} x', 'ask'],
+  ['find . -{delete,print}', 'ask'],
+  ['git diff -{-output=zz,-stat}', 'ask'],
+  ['rg touch -*', 'ask'],
+  ['rg touch --p*', 'ask'],
+  ['sed -n 1p -*', 'ask'],
   // ripgrep runs --hostname-bin on every search, to build hyperlinks whether or not they are shown.
   ['rg --hostname-bin=./evil.sh x', 'ask'],
   ['rg --hostname-bin ./evil.sh x', 'ask'],
@@ -299,3 +309,20 @@ suite(
   ],
   () => permissive,
 );
+
+describe('a glob that matches a file named like an option', () => {
+  it('asks, naming the file: grep x * in a directory holding "-R" is grep x -R ... (which follows links out of the zone)', async () => {
+    const planted = createShellFixture();
+    try {
+      writeFileSync(path.join(planted.root, 'ws', 'src', '-R'), '');
+      writeFileSync(path.join(planted.root, 'ws', 'src', 'b.txt'), 'b\n');
+      const verdict = await planted.tool.decide({ command: 'grep -n x *', cwd: 'ws/src' });
+      expect(verdict.decision).toBe('ask');
+      expect(verdict.reasons.join('\n')).toContain('matches "-R", which the command would read as an option');
+      // With a directory in front, every match starts with it: no option.
+      expect((await planted.tool.decide({ command: 'grep -n x ./*', cwd: 'ws/src' })).reasons.join('\n')).not.toContain('as an option');
+    } finally {
+      planted.remove();
+    }
+  });
+});
