@@ -24,6 +24,8 @@ const TERMINAL_OUTPUT = />>?\s*"\/dev\/std(?:err|out)"(?=\s*(?:[;}\n]|$))/g;
  */
 export function awkProgramHazard(program: string): ScriptHazard | undefined {
   if (program.includes('system')) return { kind: 'exec', reason: 'the awk program calls system()' };
+  // ARGV names the files awk reads next: BEGIN { ARGV[1] = "/etc/secret"; ARGC = 2 } reads a file the command line never names.
+  if (/ARG[VC]/.test(program)) return { kind: 'read', reason: 'the awk program uses ARGV or ARGC, which decide the files it reads' };
   if (program.includes('@')) return { kind: 'exec', reason: 'the awk program uses gawk @ syntax (indirect calls, @load, @include)' };
   if (program.includes('|&')) return { kind: 'exec', reason: 'the awk program runs a coprocess (|&)' };
   if (program.includes('getline')) {

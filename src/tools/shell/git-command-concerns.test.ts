@@ -78,6 +78,26 @@ describe('gitCommandConcerns: a repository reached through a file', () => {
   });
 });
 
+
+describe('gitCommandConcerns: object directories borrowed through alternates', () => {
+  it('judges every directory objects/info/alternates names, and theirs in turn, as paths git reads', async () => {
+    const borrowed = path.join(root, 'borrowed', 'objects');
+    const further = path.join(root, 'further', 'objects');
+    mkdirSync(path.join(root, '.git', 'objects', 'info'), { recursive: true });
+    mkdirSync(path.join(borrowed, 'info'), { recursive: true });
+    mkdirSync(further, { recursive: true });
+    writeFileSync(path.join(root, '.git', 'objects', 'info', 'alternates'), `# a comment\n${borrowed}\n`);
+    writeFileSync(path.join(borrowed, 'info', 'alternates'), '../../further/objects\n');
+    const command = analyzeCommand('git show HEAD').commands[0]!;
+    const calls: { path: string; operation: string }[] = [];
+    await gitCommandConcerns({ name: 'git', words: command.words, cwd: root, home: os.homedir(), judge: async (entry) => void calls.push({ path: entry.path, operation: entry.operation }), zoneRoots: [root] });
+    expect(calls).toEqual([
+      { path: borrowed, operation: 'read' },
+      { path: further, operation: 'read' },
+    ]);
+  });
+});
+
 describe('the shell tool: a .git file that points out of the zones', () => {
   it("blocks git there, naming the repository it would read, and still allows git in a repository of the zone's own", async () => {
     const fixture = createShellFixture();

@@ -103,7 +103,8 @@ export interface GitRepository {
   top: string | undefined;
   /**
    * Directories git was sent to by a file rather than found in place: the
-   * target of a `gitdir:` file and a worktree's `commondir`. Git reads
+   * target of a `gitdir:` file, a worktree's `commondir`, and the object
+   * directories of `objects/info/alternates`. Git reads
    * history and configuration there (and writes, for a writing command),
    * wherever they point, so they are judged like any other path.
    */
@@ -195,7 +196,30 @@ function openGitDirectory(gitDirectory: string, top: string | undefined): GitRep
     commonDirectory = path.resolve(gitDirectory, written);
     redirected.push(commonDirectory);
   }
+  redirected.push(...alternateObjectDirectories(path.join(commonDirectory, 'objects')));
   return { gitDirectory, commonDirectory, top, redirected };
+}
+
+/** Alternates chains followed at most this deep (git itself stops at 5). */
+const MAX_ALTERNATE_DEPTH = 5;
+
+/**
+ * The object directories `objects/info/alternates` adds, and theirs in
+ * turn: git reads objects (file contents, history) from them as its own,
+ * so `git show` prints files of a repository outside every zone.
+ */
+function alternateObjectDirectories(objects: string, depth = 0): string[] {
+  const file = path.join(objects, 'info', 'alternates');
+  if (depth >= MAX_ALTERNATE_DEPTH || statSync(file, { throwIfNoEntry: false })?.isFile() !== true) return [];
+  const found: string[] = [];
+  for (const line of readFileSync(file, 'utf8').slice(0, 64 * 1024).split('\n')) {
+    const entry = line.trim();
+    if (entry === '' || entry.startsWith('#')) continue;
+    // A quoted entry ("...") is taken as written: the quotes make a path no zone holds, so it is judged outside them.
+    const directory = path.resolve(objects, entry);
+    found.push(directory, ...alternateObjectDirectories(directory, depth + 1));
+  }
+  return found;
 }
 
 /** The keys in one configuration file that name programs (cached by the file's identity and times). */

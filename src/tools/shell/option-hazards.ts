@@ -17,6 +17,8 @@ type CustomCheck = (words: readonly ShellWord[]) => Hazard[];
 interface CommandOptions {
   rules: readonly OptionHazardRule[];
   custom?: CustomCheck;
+  /** Only `custom` speaks: a reader whose arguments (globs, expansions) are judged as paths, not as possible options. */
+  customOnly?: true;
 }
 
 const exec = (what: string, names: Omit<OptionHazardRule, 'kind' | 'what'>): OptionHazardRule => ({ ...names, kind: 'exec', what });
@@ -180,7 +182,27 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['info', { rules: [write('writes nodes or keystrokes to a file', { short: 'o', long: ['output', 'dribble'] })] }],
   ['tldr', { rules: [write('downloads and writes its page cache', { short: 'u', long: ['update'] })] }],
   ['hostname', { rules: [], custom: (words) => hostnameHazards(words) }],
+  // xargs sets the variable it is given to the slot number (0, 1...) in every command it runs: LD_LIBRARY_PATH=0 loads libraries from ./0.
+  ['xargs', { rules: [{ kind: 'environment', what: 'sets an environment variable of its choosing in the commands it runs', long: ['process-slot-var'] }] }],
+  // GNU diff -r follows symlinks it meets (unless --no-dereference); ls -L with -R lists where they lead.
+  ['diff', { rules: [], customOnly: true, custom: (words) => followingWalk(words, { recursive: ['r', 'recursive'], follows: undefined, unless: 'no-dereference' }) }],
+  ['ls', { rules: [], customOnly: true, custom: (words) => followingWalk(words, { recursive: ['R', 'recursive'], follows: ['L', 'dereference'], unless: undefined }) }],
 ]);
+
+/**
+ * A walk of directories that follows the symlinks it meets, any of which can
+ * lead out of the zones: `diff -r` (GNU diff dereferences unless told not
+ * to), `ls -RL`. Options are found as the scanner finds them (clusters,
+ * abbreviations).
+ */
+function followingWalk(words: readonly ShellWord[], options: { recursive: [string, string]; follows: [string, string] | undefined; unless: string | undefined }): Hazard[] {
+  const has = ([short, long]: [string, string]) => scanOptions({ command: '', words, rules: [{ short, long: [long], kind: 'read', what: '' }] }).some((hazard) => hazard.index !== undefined);
+  if (!has(options.recursive)) return [];
+  if (options.follows !== undefined && !has(options.follows)) return [];
+  if (options.unless !== undefined && scanOptions({ command: '', words, rules: [{ long: [options.unless], kind: 'read', what: '' }] }).some((hazard) => hazard.index !== undefined)) return [];
+  const name = words[0]!.value;
+  return [hazardAt({ index: undefined, kind: 'read', reason: `${name} ${options.follows === undefined ? '-r' : '-RL'} follows symlinks while walking directories, and any of them can lead out of the zones` })];
+}
 
 /**
  * Every known reader (unknown-command-paths.ts) has been looked at for
@@ -190,7 +212,7 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
  * without a look at its options fails it.
  */
 const READERS_WITHOUT_HAZARDS: ReadonlyMap<string, string> = new Map([
-  ...['cat', 'tac', 'nl', 'head', 'tail', 'wc', 'ls', 'dir', 'vdir', 'stat', 'du', 'df', 'diff', 'cmp', 'comm', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr', 'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate', 'whereis', 'which', 'type', 'glow', 'grep', 'egrep', 'fgrep', 'zgrep', 'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zdiff', 'test', '[', 'cal', 'printenv', 'id', 'groups', 'lsof', 'pgrep', 'free', 'uptime', 'w', 'who', 'last', 'lsblk', 'findmnt', 'objdump', 'readelf', 'size', 'identify', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'tokei', 'colordiff', 'difft', 'icdiff', 'apropos', 'whatis', 'help', 'nproc', 'lscpu', 'lspci', 'lsusb', 'uname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr'].map((name): [string, string] => [name, 'reads, prints or compares only']),
+  ...['cat', 'tac', 'nl', 'head', 'tail', 'wc', 'dir', 'vdir', 'stat', 'du', 'df', 'cmp', 'comm', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr', 'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate', 'whereis', 'which', 'type', 'glow', 'grep', 'egrep', 'fgrep', 'zgrep', 'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zdiff', 'test', '[', 'cal', 'printenv', 'id', 'groups', 'lsof', 'pgrep', 'free', 'uptime', 'w', 'who', 'last', 'lsblk', 'findmnt', 'objdump', 'readelf', 'size', 'identify', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'tokei', 'colordiff', 'difft', 'icdiff', 'apropos', 'whatis', 'help', 'nproc', 'lscpu', 'lspci', 'lsusb', 'uname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr'].map((name): [string, string] => [name, 'reads, prints or compares only']),
   ['fd', 'its -x and -X run commands, which are judged as commands of their own (command-semantics.ts)'],
   ['fdfind', 'its -x and -X run commands, which are judged as commands of their own (command-semantics.ts)'],
   ['env', 'runs the command it is given, which is judged as a command of its own (wrapper-commands.ts)'],
@@ -242,7 +264,7 @@ function urlOperands(words: readonly ShellWord[]): Hazard[] {
  * hasOptionHazards('ls')  // false
  */
 export function hasOptionHazards(name: string): boolean {
-  return TABLE.has(name);
+  return TABLE.has(name) && TABLE.get(name)!.customOnly !== true;
 }
 
 /**
@@ -256,7 +278,7 @@ export function optionHazards(options: { name: string; words: readonly ShellWord
   const entry = TABLE.get(options.name);
   if (entry === undefined) return [];
   const words = options.end === undefined ? options.words : options.words.slice(0, options.end);
-  const hazards = scanOptions({ command: options.name, words, rules: entry.rules });
+  const hazards = entry.customOnly === true ? [] : scanOptions({ command: options.name, words, rules: entry.rules });
   // A word bash may expand into options (a glob, braces) is a hazard of scanOptions' own, whatever the custom checks make of it.
   if (entry.custom !== undefined) hazards.push(...entry.custom(words));
   return hazards;

@@ -66,12 +66,13 @@ export function sedScriptHazard(script: string): ScriptHazard | undefined {
         continue;
       case ':':
       case 'v':
-        reader.skipUntil(/[;\n]/);
-        continue;
       case 'b':
       case 't':
       case 'T':
-        reader.skipUntil(/[;\n}]/);
+        // GNU sed ends a label (and v's version) at whitespace too, and reads what follows as the next
+        // command: `:a e id` runs id. Reading it so here can only find more, never less.
+        reader.skip(/[ \t]/);
+        reader.skip(/[^\s;}]/);
         continue;
       case 'q':
       case 'Q':

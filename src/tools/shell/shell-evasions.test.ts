@@ -82,6 +82,23 @@ suite('options that run programs or write files', [
   ['awk \'{ print | "sh" }\' notes.txt', 'ask'],
   ['awk \'BEGIN { "id" | getline x }\'', 'ask'],
   ['awk -f prog.awk notes.txt', 'ask'],
+  // ARGV names the files awk reads: a BEGIN block can point it anywhere.
+  ["awk 'BEGIN { ARGV[1] = \"/etc/shadow\"; ARGC = 2 } { print }'", 'ask'],
+  ["awk 'BEGIN { ARGV[ARGC++] = \"../outside/secret.txt\" } 1'", 'ask'],
+  // GNU sed ends labels and v's version at whitespace, and runs what follows.
+  ["sed ':a e touch /tmp/x' notes.txt", 'ask'],
+  ["sed -n ':x w /tmp/x' notes.txt", 'ask'],
+  ["sed ':a r ../outside/secret.txt' notes.txt", 'ask'],
+  ["sed 'v 4.2 e id' notes.txt", 'ask'],
+  ["sed 'tx e id' notes.txt", 'ask'],
+  ["sed -e ':a' -e 's/x/y/' -e 'ta' notes.txt", 'allow'],
+  ["sed ':a;N;$!ba;s/\\n/ /g' notes.txt", 'allow'],
+  // xargs sets the variable it is given in the commands it runs (LD_LIBRARY_PATH=0 loads ./0/*.so).
+  ['xargs --process-slot-var=LD_LIBRARY_PATH grep x notes.txt', 'ask'],
+  ['ls -RL', 'ask'],
+  ['ls -R --dereference', 'ask'],
+  ['ls -la', 'allow'],
+  ['ls -R', 'allow'],
   // gawk's debugger reads commands (which can eval awk code) from the file attached to -D.
   ["awk -Ddebug.txt 'BEGIN { x = 1 }'", 'ask'],
   ["awk -D 'BEGIN { x = 1 }'", 'ask'],
@@ -306,6 +323,11 @@ suite(
     ['yq --from-file prog.yq notes.yaml', 'ask'],
     ['yq eval \'.a\' notes.yaml', 'allow'],
     ['yq \'.a\' loader.yaml', 'allow'],
+    // GNU diff -r follows symlinks it meets unless told not to.
+    ['diff -r src docs', 'ask'],
+    ['diff -ruN src docs', 'ask'],
+    ['diff -r --no-dereference src docs', 'allow'],
+    ['diff notes.txt a.txt', 'allow'],
   ],
   () => permissive,
 );
