@@ -1,5 +1,6 @@
+import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { withFileLock } from './file-lock.ts';
 import path from 'node:path';
 import { z } from 'zod';
@@ -87,7 +88,7 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
   }
 
   function save(next: ApprovalRecord[]): void {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    makeDirectoriesSync(path.dirname(file), 0o700);
     const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     const descriptor = openSync(temporary, 'wx', 0o600);
     try {
@@ -104,7 +105,7 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
 
   /** A read-modify-write of the file: under its lock, from what is on disk now. */
   function change<Result>(work: () => Result): Result {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    makeDirectoriesSync(path.dirname(file), 0o700);
     return withFileLock(file, () => {
       loadedStamp = '';
       load();

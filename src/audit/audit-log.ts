@@ -1,5 +1,6 @@
+import { makeDirectories } from '../filesystem/make-directories.ts';
 import { fdatasyncSync, writeSync } from 'node:fs';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { AuditEntry, AuditSink } from '../core/audit-entry.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
@@ -67,7 +68,8 @@ interface Batch {
   settle(error: ToolgateError | undefined): void;
 }
 
-const defaultFileSystem: AuditLogFileSystem = { open, mkdir, writeSync, fdatasyncSync };
+// Not fs.mkdir's recursive mode, which never returns under /proc (an audit path there left every call waiting).
+const defaultFileSystem: AuditLogFileSystem = { open, mkdir: (directory, options) => makeDirectories(directory, options.mode ?? 0o777), writeSync, fdatasyncSync };
 
 /**
  * Syncs move to the event loop's thread after FAST_SYNCS_BEFORE_INLINE

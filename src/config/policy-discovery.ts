@@ -11,7 +11,8 @@
  * else `$XDG_STATE_HOME/toolgate`, else `~/.local/state/toolgate`), outside
  * every project, never beside a policy an agent might have planted.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -117,7 +118,7 @@ export function recordPolicyRun(options: { loaded: LoadedPolicy; origin: PolicyO
       writable: [...new Set(writable)],
       at: (options.clock ?? (() => new Date()))().toISOString(),
     };
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    makeDirectoriesSync(path.dirname(file), 0o700);
     const temporary = `${file}.${process.pid}.tmp`;
     writeFileSync(temporary, `${JSON.stringify(records, null, 2)}\n`, { mode: 0o600 });
     renameSync(temporary, file);

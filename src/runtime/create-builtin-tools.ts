@@ -1,5 +1,6 @@
+import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 import path from 'node:path';
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, realpathSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, realpathSync, writeSync } from 'node:fs';
 import { DEFAULT_POLICY_NAMES, ownPaths, resolvePolicyPath, stateDirectory, type LoadedPolicy } from '../config/load-policy-file.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { APPROVALS_SCHEMA_VERSION } from '../approvals/approvals-file.ts';
@@ -126,7 +127,7 @@ function refuseSymlinkedOwnPaths(options: { paths: readonly string[]; zones: rea
 function prepareOwnState(options: { loaded: LoadedPolicy }): void {
   const { loaded } = options;
   const document = loaded.policy.document;
-  mkdirSync(stateDirectory(loaded.directory), { recursive: true, mode: 0o700 });
+  makeDirectoriesSync(stateDirectory(loaded.directory), 0o700);
   const approvals = resolvePolicyPath({ loaded, value: document.approvals?.path, fallback: 'approvals.json' });
   createIfMissing(approvals, `${JSON.stringify({ v: APPROVALS_SCHEMA_VERSION, approvals: [] }, null, 2)}\n`);
   if (document.audit?.enabled !== false) createIfMissing(resolvePolicyPath({ loaded, value: document.audit?.path, fallback: 'audit.jsonl' }), '');
@@ -134,7 +135,7 @@ function prepareOwnState(options: { loaded: LoadedPolicy }): void {
 
 function createIfMissing(file: string, content: string): void {
   if (existsSync(file)) return;
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  makeDirectoriesSync(path.dirname(file), 0o700);
   let descriptor: number;
   try {
     descriptor = openSync(file, 'wx', 0o600);

@@ -5,8 +5,9 @@
  * approvals and seals stored runs (`TOOLGATE_SERVER_SECRET`,
  * `.toolgate/server-secret`; every process sharing a store needs the same).
  */
+import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { newToken } from './tokens.ts';
@@ -52,7 +53,7 @@ function readOrCreate(file: string, make: () => string): string {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  makeDirectoriesSync(path.dirname(file), 0o700);
   const value = make();
   let fd: number;
   try {

@@ -5,7 +5,8 @@
  * on every open (a database from a newer toolgate, or from another program,
  * is refused rather than written to).
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { STORE_SCHEMA_VERSION } from './store.ts';
@@ -131,7 +132,7 @@ export function openSqliteDatabase(options: { file: string; busyTimeoutMs: numbe
   if (typeof file !== 'string' || file.length === 0) {
     throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `the store file must be a non-empty path, got ${JSON.stringify(file)}` });
   }
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+  makeDirectoriesSync(path.dirname(path.resolve(file)), 0o700);
   // Create it ourselves so it is never, even for a moment, readable by others.
   closeSync(openSync(file, 'a', FILE_MODE));
   chmodSync(file, FILE_MODE);
