@@ -42,6 +42,15 @@ describe('createShellTool', () => {
     expect((presentation.metadata as { reasons: string[] }).reasons[0]).toContain('writes ws:out.txt');
   });
 
+  it('says when the description cut a long command line, how long it is and which commands it runs', async () => {
+    const command = `echo ${'A'.repeat(20_000)} ; echo tail > out.txt`;
+    const request = (await fixture.tool.checkApproval(call({ command }), context)) as ApprovalRequest;
+    expect(request.description).toContain(`[cut: ${command.length.toLocaleString('en-US')} characters in all; it runs 2 commands: echo, echo]`);
+    expect((request.presentation as Presentation).content).toBe(command);
+    const short = (await fixture.tool.checkApproval(call({ command: 'ls > out.txt' }), context)) as ApprovalRequest;
+    expect(short.description).not.toContain('[cut');
+  });
+
   it('blocks invalid arguments and working directories outside the zones', async () => {
     expect(await fixture.tool.checkApproval(call({ command: 1 }), context)).toMatchObject({ kind: 'block' });
     expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: '/etc' }), context)).toMatchObject({ kind: 'block', reason: expect.stringContaining('outside every zone') });

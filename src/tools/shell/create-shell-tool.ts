@@ -17,7 +17,8 @@ import type { CallAuthority } from '../../sandbox/sandbox-zone.ts';
 import type { BuiltinTool, ToolExecutionOptions } from '../builtin-tool.ts';
 import { quotePath } from '../fs/resolve-zone-path.ts';
 import { resolveInZones, type Zone } from '../fs/zones.ts';
-import { decideShellCommand, type ShellVerdict } from './decide-shell-command.ts';
+import { analyzeCommand } from './analyze-command.ts';
+import { decideShellCommand, MAX_COMMAND_LENGTH, type ShellVerdict } from './decide-shell-command.ts';
 import { profileAccess } from './profile-access.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_SHELL_TIMEOUT_MS, runShellCommand, type ShellCommandResult, type WrapCommand } from './run-shell-command.ts';
 import { sandboxProfileOptionsFromPolicy } from './sandbox-profile-from-policy.ts';
@@ -226,7 +227,9 @@ function isExistingDirectory(absolute: string): boolean {
 
 function approvalRequest(options: { tool: string; command: string; cwd: string; verdict: ShellVerdict }): ApprovalRequest {
   const { tool, command, cwd, verdict } = options;
-  const shown = command.length > MAX_DESCRIPTION_COMMAND ? `${command.slice(0, MAX_DESCRIPTION_COMMAND - 3)}...` : command;
+  const cut = command.length > MAX_DESCRIPTION_COMMAND;
+  // A cut line must not read as the whole of it: `echo AAAA…; rm -rf x` shows its start only, so the description says what it runs.
+  const shown = cut ? `${command.slice(0, MAX_DESCRIPTION_COMMAND - 3)}... [cut: ${command.length.toLocaleString('en-US')} characters in all${commandsRun(command)}]` : command;
   const joined = verdict.reasons.join('; ');
   const why = joined === '' ? '' : ` — ${joined.length > MAX_DESCRIPTION_REASONS ? `${joined.slice(0, MAX_DESCRIPTION_REASONS - 3)}...` : joined}`;
   return {
@@ -238,6 +241,20 @@ function approvalRequest(options: { tool: string; command: string; cwd: string; 
     presentation: { type: 'command', content: command, metadata: { cwd, reasons: verdict.reasons } },
     required: true,
   };
+}
+
+/** `; it runs 2 commands: echo, rm` (names only, at most 10), or nothing when the line cannot be read. */
+function commandsRun(command: string): string {
+  if (command.length > MAX_COMMAND_LENGTH) return '; too long to be read';
+  let names: string[];
+  try {
+    names = analyzeCommand(command).commands.map((simple) => simple.words[0]?.text ?? '?');
+  } catch {
+    return '';
+  }
+  if (names.length === 0) return '';
+  const listed = names.slice(0, 10).map((name) => (name.length > 40 ? `${name.slice(0, 40)}...` : name));
+  return `; it runs ${names.length} command${names.length === 1 ? '' : 's'}: ${listed.join(', ')}${names.length > 10 ? ', ...' : ''}`;
 }
 
 /**
