@@ -37,6 +37,11 @@ export function authenticate(options: { store: ToolgateStore; adminTokenHash: st
       return c.json({ error: 'invalid or revoked token' }, 401);
     }
     c.set('principal', principal);
+    // An event stream outlives this check: it asks again, so a token revoked meanwhile stops it.
+    c.set('stillAuthenticated', async () => {
+      const now = await principalForToken({ token, store: options.store, adminTokenHash: options.adminTokenHash }).catch(() => undefined);
+      return now !== undefined && now.name === principal.name && now.role === principal.role;
+    });
     const route = matchApiRoute(request);
     if (route !== undefined && !route.roles.includes(principal.role)) {
       const needed = route.roles.length === 1 ? `the ${route.roles[0]} role` : `one of the roles ${route.roles.join(', ')}`;

@@ -42,7 +42,7 @@ export function registerEventRoutes(options: { app: Hono<ServerEnv>; service: Ru
     const firstPage = await service.readEvents(principal, { runId, afterId, limit: EVENT_PAGE_SIZE });
     if (c.req.method === 'HEAD') return headResponse();
     const onClose = open.claim(principal.name);
-    return eventStreamResponse({ ...options, principal, runId, afterId, firstPage, signal: c.req.raw.signal, onClose });
+    return eventStreamResponse({ ...options, principal, runId, afterId, firstPage, signal: c.req.raw.signal, onClose, stillAuthenticated: c.get('stillAuthenticated') });
   });
 
   app.get('/events', async (c) => {
@@ -51,7 +51,7 @@ export function registerEventRoutes(options: { app: Hono<ServerEnv>; service: Ru
     const firstPage = await service.readEvents(principal, { afterId, limit: EVENT_PAGE_SIZE });
     if (c.req.method === 'HEAD') return headResponse();
     const onClose = open.claim(principal.name);
-    return eventStreamResponse({ ...options, principal, afterId, firstPage, signal: c.req.raw.signal, onClose });
+    return eventStreamResponse({ ...options, principal, afterId, firstPage, signal: c.req.raw.signal, onClose, stillAuthenticated: c.get('stillAuthenticated') });
   });
 }
 

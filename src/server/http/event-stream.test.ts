@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiToken } from '../tokens.ts';
 import { EVENT_PAGE_SIZE } from './event-stream.ts';
 import { eventually, openEventStream, send, startTestServer, type SseClient, type TestServer } from './test-server.ts';
 
@@ -145,5 +146,26 @@ describe('connection life', () => {
     // No stream is left to read (or to ping).
     expect(server.service.calls.filter((call) => call.method === 'readEvents').length).toBe(reads);
     expect((await send(server, { path: '/healthz' })).status).toBe(200);
+  });
+});
+
+describe('a token revoked while its stream is open', () => {
+  it('ends the stream before the next event reaches it, and an idle one at its next heartbeat', async () => {
+    const token = await createApiToken({ store: server.store, name: 'revoked-watcher', role: 'approver' });
+    const watcher = await stream({ path: '/events', token });
+    const runId = await newRun(server.tokens.alice);
+    await server.service.addEvents(runId, [{ type: 'text', data: { n: 'before' } }]);
+    await watcher.waitForFrames(1);
+    const seen = watcher.frames.length;
+    expect(await server.store.revokeToken('revoked-watcher')).toBe(true);
+    await server.service.addEvents(runId, [{ type: 'text', data: { n: 'after' } }]);
+    await watcher.waitForEnd();
+    expect(watcher.frames.slice(seen).map((frame) => frame.data.n)).not.toContain('after');
+
+    const idleToken = await createApiToken({ store: server.store, name: 'revoked-idle', role: 'approver' });
+    const idle = await stream({ path: '/events', token: idleToken });
+    await idle.waitForComments(1);
+    await server.store.revokeToken('revoked-idle');
+    await idle.waitForEnd();
   });
 });

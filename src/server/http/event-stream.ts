@@ -41,6 +41,11 @@ export function eventStreamResponse(options: {
   logger: Logger;
   /** Called once when the stream stops (the client left, or the stream failed). */
   onClose?: () => void;
+  /**
+   * Whether the caller's token is still valid: asked before every read of
+   * the store and at every heartbeat; false (a revoked token) ends the stream.
+   */
+  stillAuthenticated?: (() => Promise<boolean>) | undefined;
 }): Response {
   const { service, principal, runId, logger } = options;
   const encoder = new TextEncoder();
@@ -79,6 +84,14 @@ export function eventStreamResponse(options: {
     lastSent = events.at(-1)!.id;
   };
 
+  /** False (and the stream stopped) once the token has been revoked. */
+  const authenticated = async (): Promise<boolean> => {
+    if (options.stillAuthenticated === undefined || (await options.stillAuthenticated())) return true;
+    logger.info('event stream closed: its token was revoked', { principal: principal.name, run_id: runId });
+    stop();
+    return false;
+  };
+
   const follow = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
     send(controller, options.firstPage);
     dirty = true;
@@ -88,6 +101,7 @@ export function eventStreamResponse(options: {
         continue;
       }
       dirty = false;
+      if (!(await authenticated())) return;
       const events = await service.readEvents(principal, { ...(runId === undefined ? {} : { runId }), afterId: lastSent, limit: EVENT_PAGE_SIZE });
       send(controller, events);
       if (events.length === EVENT_PAGE_SIZE) dirty = true;
@@ -108,7 +122,9 @@ export function eventStreamResponse(options: {
           nudge();
         });
         heartbeat = setInterval(() => {
-          if (!closed) controller.enqueue(encoder.encode(': ping\n\n'));
+          void authenticated().then((valid) => {
+            if (valid && !closed) controller.enqueue(encoder.encode(': ping\n\n'));
+          });
         }, options.heartbeatMs);
         follow(controller).catch((error: unknown) => {
           if (closed) return;

@@ -129,6 +129,8 @@ export interface SseClient {
   /** Resolves once `count` frames arrived in all; rejects after `timeoutMs`. */
   waitForFrames(count: number, timeoutMs?: number): Promise<SseFrame[]>;
   waitForComments(count: number, timeoutMs?: number): Promise<void>;
+  /** Resolves once the server ended the stream; rejects after `timeoutMs`. */
+  waitForEnd(timeoutMs?: number): Promise<void>;
   close(): void;
 }
 
@@ -165,6 +167,11 @@ export function openEventStream(server: Pick<TestServer, 'port' | 'host'>, reque
         }
         for (const waiter of [...waiters]) waiter();
       });
+      let ended = false;
+      incoming.on('end', () => {
+        ended = true;
+        for (const waiter of [...waiters]) waiter();
+      });
       incoming.on('error', () => {});
       const waitUntil = (done: () => boolean, what: string, timeoutMs: number) =>
         new Promise<void>((resolveWait, rejectWait) => {
@@ -192,6 +199,7 @@ export function openEventStream(server: Pick<TestServer, 'port' | 'host'>, reque
           return frames;
         },
         waitForComments: (count, timeoutMs = 5000) => waitUntil(() => comments.length >= count, `${count} comments`, timeoutMs),
+        waitForEnd: (timeoutMs = 5000) => waitUntil(() => ended, 'the end of the stream', timeoutMs),
         close: () => outgoing.destroy(),
       });
     });
