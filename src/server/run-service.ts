@@ -100,8 +100,8 @@ export interface RunService {
    * `PendingView`). Optional: without it the route answers `pendingApprovals`.
    */
   pendingApprovalPages?(principal: Principal, pageSize: number): AsyncIterable<string[]>;
-  /** Forgets one chat's remembered approvals (seed 003's `clear(chatId)`). */
-  clearChat(principal: Principal, sessionId: string, chatId: string): Promise<{ cleared: number }>;
+  /** Forgets one chat's remembered approvals (seed 003's `clear(chatId)`); `null`: those of runs started without a `chat_id`. */
+  clearChat(principal: Principal, sessionId: string, chatId: string | null): Promise<{ cleared: number }>;
   /**
    * Events after `afterId` that the caller may see (one run's with `runId`,
    * which must be visible to the caller: 404 otherwise), oldest first.

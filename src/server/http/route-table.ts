@@ -26,6 +26,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'GET', path: '/events', roles: EVERYONE },
   { method: 'GET', path: '/approvals', roles: ['approver', 'admin'] },
   { method: 'DELETE', path: '/sessions/:session/chats/:chat', roles: ['admin'] },
+  { method: 'DELETE', path: '/sessions/:session', roles: ['admin'] },
   { method: 'GET', path: '/metrics', roles: ['admin'] },
 ];
 

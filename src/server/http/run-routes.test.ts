@@ -58,7 +58,7 @@ describe('routes map one to one onto the RunService', () => {
     expect(unknown.json).toEqual({ error: 'run not found or not active' });
   });
 
-  it('POST /runs/:id/cancel, DELETE /sessions/:session/chats/:chat, GET /metrics', async () => {
+  it('POST /runs/:id/cancel, DELETE /sessions/:session/chats/:chat and /sessions/:session, GET /metrics', async () => {
     const runId = (await send(server, { method: 'POST', path: '/runs', token: server.tokens.alice, json: { input: 'x' } })).json.run_id as string;
     expect((await send(server, { method: 'POST', path: `/runs/${runId}/cancel`, token: server.tokens.alice })).json).toEqual({ status: 'cancelled', message: 'run cancelled' });
     await server.store.remember({ key: 'k1', sessionId: 'user session', chatId: 'chat/1', decision: { approved: true } });
@@ -66,6 +66,13 @@ describe('routes map one to one onto the RunService', () => {
     expect(cleared.status).toBe(200);
     expect(cleared.json).toEqual({ cleared: 1 });
     expect(lastCall().args).toEqual(['user session', 'chat/1']);
+    // A run started without a chat_id remembers its decisions in no chat: the session route forgets those.
+    await server.store.remember({ key: 'k2', sessionId: 'user session', chatId: null, decision: { approved: true } });
+    expect((await send(server, { method: 'DELETE', path: `/sessions/${encodeURIComponent('user session')}/chats/null`, token: server.tokens.admin })).json).toEqual({ cleared: 0 });
+    const noChat = await send(server, { method: 'DELETE', path: `/sessions/${encodeURIComponent('user session')}`, token: server.tokens.admin });
+    expect(noChat.json).toEqual({ cleared: 1 });
+    expect(lastCall().args).toEqual(['user session', null]);
+    expect((await send(server, { method: 'DELETE', path: '/sessions/s1', token: server.tokens.alice })).status).toBe(403);
     const metrics = await send(server, { path: '/metrics', token: server.tokens.admin });
     expect(metrics.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(metrics.text).toContain('tool_consent_required_total 0');

@@ -80,6 +80,12 @@ export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunS
     noQuery(c);
     return c.json(await service.clearChat(principalOf(c), c.req.param('session'), c.req.param('chat')));
   });
+
+  // The decisions of runs started without a chat_id (no chat to name in the route above).
+  app.delete('/sessions/:session', async (c) => {
+    noQuery(c);
+    return c.json(await service.clearChat(principalOf(c), c.req.param('session'), null));
+  });
 }
 
 /**
