@@ -156,5 +156,8 @@ describe('{inside: DIR} with the forms a path takes where the tool runs', () => 
   it("DIR's own forms count as DIR: a path reached through a linked DIR is inside it", () => {
     const linkedDirectory: PathForms = (absolute) => (absolute.startsWith('/home/me/notes/drafts') ? [absolute.replace('/home/me/notes/drafts', '/data/drafts')] : []);
     expect(verdict(INSIDE_RULE, { path: '/home/me/notes/drafts/a.md' }, 'write_file', linkedDirectory).kind).toBe('allow');
+    // The directory's real path names the same place.
+    expect(verdict(INSIDE_RULE, { path: '/data/drafts/a.md' }, 'write_file', linkedDirectory).kind).toBe('allow');
+    expect(verdict(INSIDE_RULE, { path: '/data/other/a.md' }, 'write_file', linkedDirectory).kind).toBe('ask');
   });
 });

@@ -111,15 +111,14 @@ function judgeCondition(condition: ArgumentCondition, value: unknown, allows: bo
     return { result: 'unsure', why: `${condition.path} ${JSON.stringify(value)} is not an absolute path, so whether it is inside ${JSON.stringify(condition.inside)} cannot be judged` };
   }
   const resolved = relative ? resolvePosixPath(condition.relativeTo!, value) : normalizePosixPath(value);
-  const inside = isInsidePath(resolved, condition.inside);
-  if (pathForms === undefined) return inside ? MATCH : NO;
+  if (pathForms === undefined) return isInsidePath(resolved, condition.inside) ? MATCH : NO;
   // Where the path really leads, and its other spellings: an allow needs all of them inside, a block or ask any one.
   const directories = [condition.inside, ...pathForms(condition.inside)];
   const within = (form: string) => directories.some((directory) => isInsidePath(form, directory));
-  const forms = pathForms(resolved);
-  if (!allows) return inside || forms.some(within) ? MATCH : NO;
-  if (!inside && !forms.some(within)) return NO;
-  const elsewhere = inside ? forms.find((form) => !within(form)) : resolved;
+  const forms = [resolved, ...pathForms(resolved)];
+  if (!forms.some(within)) return NO;
+  if (!allows) return MATCH;
+  const elsewhere = forms.find((form) => !within(form));
   if (elsewhere === undefined) return MATCH;
   return {
     result: 'unsure',
