@@ -20,8 +20,10 @@ export interface OptionHazardRule {
   what: string;
 }
 
-/** A glob or brace expansion that can make a word starting with `-`: `*`, `-*`, `--p*`, `-{-pre=sh,-no-config}`. */
-const LEADING_GLOB = /^[-*?[{]/;
+/** A glob or brace expansion that can make a word starting with `-`: `*`, `[`, `{`. */
+const LEADING_GLOB = /^[*?[{]/;
+/** An option whose name a glob or braces can change: `-*`, `--p*`, `-{-pre=sh,-no-config}` (not `--glob=*.ts`, whose name is written out). */
+const OPTION_NAME_PATTERN = /^-[^=]*[*?[{(]/;
 
 /**
  * Whether bash can turn the word into options: a glob or brace expansion
@@ -32,7 +34,7 @@ const LEADING_GLOB = /^[-*?[{]/;
  * mayExpandToOptions(shellWord('-{-pre=sh,x}')) // true
  */
 export function mayExpandToOptions(word: ShellWord): boolean {
-  return word.kind === 'pattern' && LEADING_GLOB.test(word.value);
+  return word.kind === 'pattern' && (LEADING_GLOB.test(word.value) || OPTION_NAME_PATTERN.test(word.value));
 }
 
 /**

@@ -49,6 +49,8 @@ suite('options that run programs or write files', [
   ['rg touch -*', 'ask'],
   ['rg touch --p*', 'ask'],
   ['sed -n 1p -*', 'ask'],
+  // A glob in an option's value leaves its name as written.
+  ['rg --glob=*.ts x', 'allow'],
   // ripgrep runs --hostname-bin on every search, to build hyperlinks whether or not they are shown.
   ['rg --hostname-bin=./evil.sh x', 'ask'],
   ['rg --hostname-bin ./evil.sh x', 'ask'],
