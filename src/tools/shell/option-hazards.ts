@@ -52,8 +52,9 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
       ],
     },
   ],
-  ['jq', { rules: [], custom: (words) => jqHazards(words) }],
-  ['gojq', { rules: [], custom: (words) => jqHazards(words) }],
+  // Its file operands are paths (globs expanded and judged as such); only the program is read here.
+  ['jq', { rules: [], customOnly: true, custom: (words) => jqHazards(words) }],
+  ['gojq', { rules: [], customOnly: true, custom: (words) => jqHazards(words) }],
   [
     'sort',
     {

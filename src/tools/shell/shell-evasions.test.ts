@@ -319,6 +319,7 @@ suite(
     ['jq -r \'.a | .b\' notes.txt', 'allow'],
     ['jq -r --arg x import .a notes.txt', 'allow'],
     ['jq .a include.json', 'allow'],
+    ['jq .a *.txt', 'allow'],
     ['yq -n \'load_str("../outside/secret")\'', 'ask'],
     ['yq eval \'load ("x.yaml")\'', 'ask'],
     ['yq -n \'eval("1")\'', 'ask'],
