@@ -1,4 +1,4 @@
-import { makeDirectories } from '../filesystem/make-directories.ts';
+import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 import { fdatasyncSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -69,7 +69,7 @@ interface Batch {
 }
 
 // Not fs.mkdir's recursive mode, which never returns under /proc (an audit path there left every call waiting).
-const defaultFileSystem: AuditLogFileSystem = { open, mkdir: (directory, options) => makeDirectories(directory, options.mode ?? 0o777), writeSync, fdatasyncSync };
+const defaultFileSystem: AuditLogFileSystem = { open, mkdir: async (directory, options) => makeDirectoriesSync(directory, options.mode ?? 0o777), writeSync, fdatasyncSync };
 
 /**
  * Syncs move to the event loop's thread after FAST_SYNCS_BEFORE_INLINE

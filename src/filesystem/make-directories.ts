@@ -7,7 +7,6 @@
  * made one at a time; any refusal is thrown at once.
  */
 import { mkdirSync, statSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -17,7 +16,7 @@ import path from 'node:path';
  * makeDirectoriesSync('/p/.toolgate/state', 0o700);
  */
 export function makeDirectoriesSync(directory: string, mode: number): void {
-  for (const missing of missingDirectories(directory, (candidate) => statSync(candidate, { throwIfNoEntry: false }))) {
+  for (const missing of missingDirectories(directory)) {
     try {
       mkdirSync(missing, { mode });
     } catch (error) {
@@ -26,38 +25,11 @@ export function makeDirectoriesSync(directory: string, mode: number): void {
   }
 }
 
-/**
- * Makes `directory` and its missing parents (each with `mode`).
- *
- * @example
- * await makeDirectories('/p/.toolgate', 0o700);
- */
-export async function makeDirectories(directory: string, mode: number): Promise<void> {
-  const missing: string[] = [];
-  for (let current = path.resolve(directory); ; current = path.dirname(current)) {
-    const status = await stat(current).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
-      throw error;
-    });
-    if (status !== undefined) {
-      if (!status.isDirectory()) throw notADirectory(current);
-      break;
-    }
-    missing.unshift(current);
-    if (path.dirname(current) === current) break;
-  }
-  for (const entry of missing) {
-    await mkdir(entry, { mode }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
-  }
-}
-
 /** From the nearest existing ancestor down: the directories to make, in order. */
-function missingDirectories(directory: string, statOf: (candidate: string) => { isDirectory(): boolean } | undefined): string[] {
+function missingDirectories(directory: string): string[] {
   const missing: string[] = [];
   for (let current = path.resolve(directory); ; current = path.dirname(current)) {
-    const status = statOf(current);
+    const status = statSync(current, { throwIfNoEntry: false });
     if (status !== undefined) {
       if (!status.isDirectory()) throw notADirectory(current);
       break;
