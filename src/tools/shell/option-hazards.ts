@@ -8,6 +8,7 @@ import { awkProgramHazard } from './awk-program-hazard.ts';
 import { gitHazards } from './git-hazards.ts';
 import { hazardAt, type Hazard } from './hazard.ts';
 import { scanOptions, type OptionHazardRule } from './option-scan.ts';
+import { JQ_OPTIONS } from './path-arguments.ts';
 import { processEnvironmentHazards } from './process-environment-hazard.ts';
 import { sedScriptHazard, type ScriptHazard } from './sed-script-hazard.ts';
 import type { ShellWord } from './shell-word.ts';
@@ -482,9 +483,10 @@ function awkHazards(words: readonly ShellWord[]): Hazard[] {
 /** Module directives of the jq language: `import "path" as $data;` and `include "path";` read files named in the program. */
 const JQ_MODULE_DIRECTIVE = /\b(?:import|include)\b/;
 
-const JQ_TWO_VALUES = new Set(['--arg', '--argjson', '--slurpfile', '--rawfile']);
-const JQ_ONE_VALUE = new Set(['--indent', '-L', '--library-path']);
-const JQ_FLAGS_LONG = new Set(['--seq', '--stream', '--stream-errors', '--raw-input', '--slurp', '--compact-output', '--null-input', '--raw-output', '--raw-output0', '--join-output', '--ascii-output', '--sort-keys', '--color-output', '--monochrome-output', '--tab', '--exit-status', '--unbuffered', '--args', '--jsonargs', '--help', '--version', '--yaml-input', '--yaml-output']);
+/** `-f FILE`, `-rf FILE`, `--from-file[=FILE]`: the program (jq's, yq's expression) is read from a file. */
+function namesProgramFile(value: string): boolean {
+  return JQ_OPTIONS.programFile.has(value) || value.startsWith('--from-file=') || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(value);
+}
 
 /**
  * A jq program (jq, gojq) can read any file through its module directives:
@@ -507,12 +509,12 @@ function jqHazards(words: readonly ShellWord[]): Hazard[] {
       const found = JQ_MODULE_DIRECTIVE.exec(words[program]!.value);
       return fromScript(program, found === null ? undefined : { kind: 'read', reason: `the program's ${found[0]} directive reads a file it names, wherever it is` }, name, words);
     }
-    if (value === '-f' || value === '--from-file' || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(value) || value.startsWith('--from-file=')) {
+    if (namesProgramFile(value)) {
       return [hazardAt({ index, kind: 'read', reason: `${name} ${value}: the program comes from a file, and its import and include directives can read any file` })];
     }
-    if (JQ_TWO_VALUES.has(value)) index += 2;
-    else if (JQ_ONE_VALUE.has(value)) index++;
-    else if (value.startsWith('--') && !JQ_FLAGS_LONG.has(value.split('=')[0]!)) {
+    if (JQ_OPTIONS.twoWords.has(value)) index += 2;
+    else if (JQ_OPTIONS.oneWord.has(value)) index++;
+    else if (value.startsWith('--') && !JQ_OPTIONS.flags.test(value.split('=')[0]!)) {
       return [hazardAt({ index, kind: 'unknown', reason: `${name} ${value}: an option this check does not know (the program after it cannot be found)` })];
     }
   }
@@ -535,7 +537,7 @@ function yqHazards(words: readonly ShellWord[]): Hazard[] {
     const word = words[index]!;
     if (word.kind === 'dynamic') return fromScript(index, undefined, name, words);
     const value = word.value;
-    if (value === '--from-file' || value.startsWith('--from-file=') || value === '-f' || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(value)) {
+    if (namesProgramFile(value)) {
       hazards.push(hazardAt({ index, kind: 'read', reason: `${name} ${value}: the expression comes from a file, and can read any file` }));
     } else if (!value.startsWith('-')) {
       const found = YQ_FILE_ACCESS.exec(value);

@@ -176,6 +176,17 @@ function awk(words: readonly ShellWord[]): CommandPaths {
   return found;
 }
 
+/** jq's (and gojq's) options by what follows them: the one grammar the path and program checks read. */
+export const JQ_OPTIONS = {
+  /** Two words follow (`--arg name value`); the second is a file for `--slurpfile` and `--rawfile`. */
+  twoWords: new Set(['--arg', '--argjson', '--slurpfile', '--rawfile']),
+  /** The program comes from the file that follows. */
+  programFile: new Set(['-f', '--from-file']),
+  /** One word follows (`-L` a directory modules are loaded from). */
+  oneWord: new Set(['--indent', '-L', '--library-path']),
+  flags: /^(-[nrjascCMSeh0V]+|--(seq|stream|stream-errors|raw-input|slurp|compact-output|null-input|raw-output|raw-output0|join-output|ascii-output|sort-keys|color-output|monochrome-output|tab|exit-status|unbuffered|args|jsonargs|help|version|yaml-input|yaml-output))$/,
+};
+
 /** jq FILTER [FILES]: `--arg name value` takes two words, `--slurpfile name file` reads the second. */
 function jq(words: readonly ShellWord[]): CommandPaths {
   const paths: PathArgument[] = [];
@@ -192,17 +203,16 @@ function jq(words: readonly ShellWord[]): CommandPaths {
       break;
     }
     if (word.kind === 'dynamic' || !value.startsWith('-') || value === '-') operands.push(word);
-    else if (value === '--arg' || value === '--argjson') index += 2;
-    else if (value === '--slurpfile' || value === '--rawfile') {
-      if (words[index + 2] !== undefined) paths.push({ word: words[index + 2]!, use: 'read' });
+    else if (JQ_OPTIONS.twoWords.has(value)) {
+      if ((value === '--slurpfile' || value === '--rawfile') && words[index + 2] !== undefined) paths.push({ word: words[index + 2]!, use: 'read' });
       index += 2;
-    } else if (value === '-f' || value === '--from-file' || value === '-L') {
-      filterGiven ||= value !== '-L';
+    } else if (JQ_OPTIONS.programFile.has(value) || value === '-L' || value === '--library-path') {
+      filterGiven ||= JQ_OPTIONS.programFile.has(value);
       if (words[index + 1] !== undefined) paths.push({ word: words[index + 1]!, use: 'read' });
       index++;
-    } else if (value === '--indent') index++;
+    } else if (JQ_OPTIONS.oneWord.has(value)) index++;
     else if (value.startsWith('-L')) paths.push(...genericReads(words, index, index + 1));
-    else if (!/^-[nrjascCMSeh0V]+$/.test(value) && !/^--(seq|stream|stream-errors|raw-input|slurp|compact-output|null-input|raw-output|raw-output0|join-output|ascii-output|sort-keys|color-output|monochrome-output|tab|exit-status|unbuffered|args|jsonargs|help|version)$/.test(value)) {
+    else if (!JQ_OPTIONS.flags.test(value)) {
       unknown = true;
       paths.push(...genericReads(words, index, index + 1));
     }
