@@ -14,7 +14,7 @@ import { hazardAt, type Hazard } from './hazard.ts';
 import { hasOptionHazards } from './option-hazards.ts';
 import { isSensitiveVariable } from './sensitive-variables.ts';
 import { shellWord, type ShellWord } from './shell-word.ts';
-import { isWrapper } from './wrapper-commands.ts';
+import { isWrapper, type AppendedNames } from './wrapper-commands.ts';
 
 /** The working directory a command runs in, relative to where the command line starts. */
 export type CwdState = { kind: 'initial' } | { kind: 'changed'; path: string } | { kind: 'unknown' };
@@ -43,6 +43,8 @@ export interface AnalyzedCommand {
    * `empty-input` for an `xargs` reading the tool's own (empty) standard input.
    */
   appendedFrom: AnalyzedCommand | 'empty-input' | undefined;
+  /** How those arguments arrive: whole, cut at NUL bytes, or split, and whether after the written words. */
+  appendedNames: AppendedNames | undefined;
   /** Targets of its `<` redirections, which count as its paths for `paths_in`. */
   inputs: ShellWord[];
   cwd: CwdState;
@@ -183,6 +185,7 @@ function freezeAnalysis(analysis: CommandAnalysis): CommandAnalysis {
     freezeEach(command.hazards);
     freezeEach(command.inputs);
     Object.freeze(command.cwd);
+    if (command.appendedNames !== undefined) Object.freeze(command.appendedNames);
     // appendedFrom is another command of this analysis (frozen by this loop) or a string.
     Object.freeze(command);
   }
@@ -345,7 +348,7 @@ class Analyzer {
         this.redirection(item, frame, text, inputs);
       }
     }
-    if (words.length > 0) this.command({ text, words, frame, inputs, appendsArguments: false, appendedFrom: undefined });
+    if (words.length > 0) this.command({ text, words, frame, inputs, appendsArguments: false, appendedFrom: undefined, appendedNames: undefined });
   }
 
   assignment(item: Assignment, frame: Frame, command: string): void {
@@ -386,14 +389,22 @@ class Analyzer {
     this.redirections.push({ text: slice(frame, item), command, operation, target, cwd: frame.cwdOverride ?? this.cwd, via: frame.via });
   }
 
-  command(options: { text: string; words: ShellWord[]; frame: Frame; inputs: ShellWord[]; appendsArguments: boolean; appendedFrom: AnalyzedCommand | 'empty-input' | undefined }): void {
+  command(options: {
+    text: string;
+    words: ShellWord[];
+    frame: Frame;
+    inputs: ShellWord[];
+    appendsArguments: boolean;
+    appendedFrom: AnalyzedCommand | 'empty-input' | undefined;
+    appendedNames: AppendedNames | undefined;
+  }): void {
     const { words, frame } = options;
     if (this.commands.length >= MAX_COMMANDS) {
       this.stopped = true;
       this.concern({ subject: options.text, reason: `the command line has more than ${MAX_COMMANDS} commands; not analysed further`, via: frame.via });
       return;
     }
-    const base = { text: options.text, words, via: frame.via, explicitOnly: frame.explicitOnly, appendsArguments: options.appendsArguments, appendedFrom: options.appendedFrom, inputs: options.inputs, cwd: frame.cwdOverride ?? this.cwd };
+    const base = { text: options.text, words, via: frame.via, explicitOnly: frame.explicitOnly, appendsArguments: options.appendsArguments, appendedFrom: options.appendedFrom, appendedNames: options.appendedNames, inputs: options.inputs, cwd: frame.cwdOverride ?? this.cwd };
     const nameWord = words[0]!;
     if (nameWord.kind !== 'static') {
       const reason = `the command name ${nameWord.text} is only known at run time`;
@@ -430,6 +441,7 @@ class Analyzer {
         inputs: [],
         appendsArguments: inner.appendsArguments || options.appendsArguments,
         appendedFrom: inner.appendsArguments ? source : options.appendedFrom,
+        appendedNames: inner.appendsArguments ? inner.appendedNames : options.appendedNames,
       });
     }
     for (const payload of semantics.payloads) this.payload(payload.source, { ...frame, via: chain(`in ${payload.via}`, frame.via), depth: frame.depth + 1 });

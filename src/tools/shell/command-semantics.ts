@@ -10,7 +10,7 @@ import { hazardAt, type Hazard } from './hazard.ts';
 import { optionHazards } from './option-hazards.ts';
 import type { ShellWord } from './shell-word.ts';
 import { workspaceCode } from './workspace-code-commands.ts';
-import { isWrapper, unwrap } from './wrapper-commands.ts';
+import { isWrapper, unwrap, type AppendedNames } from './wrapper-commands.ts';
 
 export type CommandRole = 'plain' | 'wrapper' | 'code';
 
@@ -19,6 +19,8 @@ export interface InnerCommand {
   via: string;
   /** It receives arguments that are not written in the command line (xargs, find -exec's `{}`). */
   appendsArguments: boolean;
+  /** How they arrive, when it receives any. */
+  appendedNames?: AppendedNames;
   /** It runs in another directory than the wrapper (env -C, sudo -D). */
   changesDirectory: boolean;
 }
@@ -186,7 +188,13 @@ export function commandSemantics(options: { name: string; words: readonly ShellW
     semantics.hazards.push(...unwrapped.hazards, ...optionHazards({ name, words, end: unwrapped.start ?? words.length }));
     for (const payload of unwrapped.payloads) semantics.payloads.push({ source: payload, via: `the code ${name} runs` });
     if (unwrapped.start !== undefined) {
-      semantics.inner.push({ words: words.slice(unwrapped.start), via: `run by ${name}`, appendsArguments: unwrapped.appendsArguments, changesDirectory: unwrapped.changesDirectory });
+      semantics.inner.push({
+        words: words.slice(unwrapped.start),
+        via: `run by ${name}`,
+        appendsArguments: unwrapped.appendsArguments,
+        appendedNames: unwrapped.appendedNames,
+        changesDirectory: unwrapped.changesDirectory,
+      });
     }
     if (semantics.inner.length > 0 || semantics.payloads.length > 0 || semantics.hazards.length > 0) {
       semantics.role = 'wrapper';
@@ -286,7 +294,7 @@ function findExec(words: readonly ShellWord[], semantics: CommandSemantics): voi
       semantics.hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: `find ${value}: the command has no terminating ";" or "+"` }));
     }
     const inner = words.slice(index + 1, end);
-    if (inner.length > 0) semantics.inner.push({ words: inner, via: `run by find ${value}`, appendsArguments: true, changesDirectory: value.endsWith('dir') });
+    if (inner.length > 0) semantics.inner.push({ words: inner, via: `run by find ${value}`, appendsArguments: true, appendedNames: { cut: 'whole', atEnd: false }, changesDirectory: value.endsWith('dir') });
     semantics.role = 'wrapper';
     semantics.roleReason = `find ${value} runs another command`;
     index = end;
@@ -310,7 +318,7 @@ function fdExec(words: readonly ShellWord[], semantics: CommandSemantics): void 
     while (end < words.length && !(words[end]!.kind === 'static' && words[end]!.value === ';')) end++;
     const inner = words.slice(index + 1, end);
     if (inner.length === 0) semantics.hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: `${words[0]!.value} ${exec}: no command follows it` }));
-    else semantics.inner.push({ words: inner, via: `run by ${words[0]!.value} ${exec}`, appendsArguments: true, changesDirectory: moves });
+    else semantics.inner.push({ words: inner, via: `run by ${words[0]!.value} ${exec}`, appendsArguments: true, appendedNames: { cut: 'whole', atEnd: false }, changesDirectory: moves });
     semantics.role = 'wrapper';
     semantics.roleReason = `${words[0]!.value} ${exec} runs another command`;
     index = end;

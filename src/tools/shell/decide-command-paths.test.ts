@@ -84,8 +84,12 @@ suite('reads the sandbox allows follow the rules', [
   ['grep -e /usr notes.txt', 'allow'],
   ["sed -n '/^#/p' notes.txt", 'allow'],
   ['cd src && ls', 'allow'],
-  ['find . -type f | xargs grep foo', 'allow'],
+  ['find . -type f -print0 | xargs -0 grep foo', 'allow'],
+  ['find . -print0 | xargs -0 -I{} cat {}', 'allow'],
   ["find . -name '*.txt' -exec cat {} +", 'allow'],
+  // Names that may start with "-" are kept from being options by a final "--".
+  ['ls --zero | xargs -0 wc --', 'allow'],
+  ['git ls-files -z | xargs -0 grep -l foo --', 'allow'],
   ['cat *.txt', 'allow'],
 ]);
 
@@ -198,8 +202,23 @@ suite('what cannot be known from the words asks', [
   ['find . | xargs sed -i s/a/b/', 'ask'],
   ['echo x | xargs rm', 'ask'],
   ['find . -name x | xargs cp -t ../docs', 'block'],
+  // xargs cuts names at blanks and newlines: a file named "x /etc/passwd" under ws becomes /etc/passwd.
+  ['find . -type f | xargs grep foo', 'ask'],
+  ['find . | xargs -I{} cat {}', 'ask'],
+  ['find . | xargs -n1 cat', 'ask'],
+  ['ls | xargs cat', 'ask'],
+  ['find . -print0 | xargs cat', 'ask'],
+  ["find . -type f -print0 | xargs -0 -d '\\n' cat", 'ask'],
+  ['find . | xargs -0 cat', 'ask'],
+  ['find . -print0 -print | xargs -0 cat', 'ask'],
+  ['find . -print0 -exec echo {} \\; | xargs -0 cat', 'ask'],
+  ['find . -name x | xargs rm', 'ask'],
+  // ls prints names as they are: a file named --files0-from=list is an option of wc.
+  ['ls --zero | xargs -0 wc', 'ask'],
+  ['ls --zero | xargs -0 -I{} wc {} --', 'ask'],
   // A writer fed by find writes under find's start points.
   ['find ../docs -name x | xargs rm', 'block'],
+  ['find ../docs -name x -print0 | xargs -0 rm', 'block'],
   ['find ../docs -exec sed -i s/a/b/ {} +', 'block'],
   ['find ../scratch -name x -exec rm {} +', 'ask'],
   ['grep -R x .', 'ask'],
@@ -220,6 +239,17 @@ describe('reasons name the path and why', () => {
   it('names the read-only zone a write lands in, and the zone approval a write inside takes', async () => {
     expect((await fixture.tool.decide({ command: 'cp notes.txt ../docs/x' })).reasons[0]).toContain('in zone docs, which is read-only');
     expect((await fixture.tool.decide({ command: 'cp notes.txt a.txt' })).reasons[0]).toContain('cp writes ws:a.txt; zone ws asks before writes');
+  });
+  it('says why names cut by xargs are not the names find printed, and how to pass them whole', async () => {
+    const [reason] = (await fixture.tool.decide({ command: 'find . -type f | xargs grep foo' })).reasons;
+    expect(reason).toContain('xargs cuts the names find prints at blanks and newlines');
+    expect(reason).toContain('a file named "x /etc/passwd" would give grep the path /etc/passwd');
+    expect(reason).toContain('find -print0');
+    // A delete fed cut names asks for that reason too: find's start points no longer bound what it deletes.
+    expect((await fixture.tool.decide({ command: 'find ../scratch -name x | xargs rm' })).reasons.join('\n')).toContain('xargs cuts the names find prints');
+    expect((await fixture.tool.decide({ command: 'find ../scratch -name x -print0 | xargs -0 rm' })).reasons.join('\n')).not.toContain('xargs cuts');
+    const [option] = (await fixture.tool.decide({ command: 'ls --zero | xargs -0 wc' })).reasons;
+    expect(option).toContain('a file named like an option (--files0-from=list) would be an option of wc');
   });
   it('says the network is off in this policy', async () => {
     expect((await fixture.tool.decide({ command: 'curl http://127.0.0.1:1' })).reasons[0]).toContain('network is off in this policy (shell.network)');

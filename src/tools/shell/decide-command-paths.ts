@@ -24,6 +24,7 @@ import { commandPaths, findStartPoints, takesNoPaths } from './path-arguments.ts
 import { unnamedWritesConcern } from './unnamed-writes.ts';
 import { effectiveCwd, wordPath } from './shell-paths.ts';
 import type { ShellWord } from './shell-word.ts';
+import type { AppendedNames } from './wrapper-commands.ts';
 
 export interface CommandPathContext {
   /** Where the command line starts. */
@@ -39,7 +40,6 @@ export interface CommandPathContext {
 }
 
 /** Producers whose output names only files under the paths they were given (which are judged themselves). */
-const LISTERS = new Set(['find', 'fd', 'fdfind', 'ls']);
 
 /** Stands for the arguments xargs or find -exec will append, to see what the command would do with them. */
 const APPENDED: ShellWord = { text: '<appended>', value: '\u0000appended', kind: 'static', tilde: false };
@@ -211,11 +211,14 @@ function quoteWord(value: string): string {
 
 /**
  * xargs and find -exec add arguments that are not in the command line. A
- * command that reads them asks unless they come from a lister of paths that
- * are judged themselves (`find . | xargs grep`, `find . -exec grep {} +`)
- * or from nothing at all. One that writes or deletes them is judged on
- * find's start points, under which they all lie (`find ../docs | xargs rm`
- * blocks on a read-only zone), and asks when they come from anything else.
+ * command that reads them asks unless they come whole from a lister of
+ * paths that are judged themselves (`find . -exec grep x {} +`,
+ * `find . -print0 | xargs -0 grep x`) or from nothing at all. One that
+ * writes or deletes them is judged on find's start points, under which they
+ * all lie (`find ../docs -exec rm {} +` blocks on a read-only zone), and
+ * asks when they come from anything else. Names cut by xargs at blanks
+ * (`find . | xargs cat`) are not whole: a file named `x /etc/passwd` under
+ * the workspace makes the argument /etc/passwd.
  */
 async function appended(options: { command: AnalyzedCommand; ask: string[]; judge: Judge; home: string }): Promise<void> {
   const { command, ask } = options;
@@ -225,11 +228,16 @@ async function appended(options: { command: AnalyzedCommand; ask: string[]; judg
   const use = commandPaths({ name, words: [...command.words, APPENDED] }).paths.find((entry) => entry.word === APPENDED)?.use;
   if (use === undefined) return;
   const producer = command.appendedFrom;
+  const listed = listing(producer);
+  const names = command.appendedNames;
+  const whole = names?.cut === 'whole' || (names?.cut === 'nul' && listed === 'nul');
   if (use !== 'read') {
     if (producer?.name !== 'find') {
       ask.push(`${name} ${use === 'write' ? 'writes' : 'deletes'} files named by its input (xargs or find -exec), which this check cannot see`);
       return;
     }
+    // Cut names can be anything, but find's own are still judged: a delete under a zone that blocks them is blocked.
+    if (!whole) ask.push(cutNames(name, producer, names));
     for (const start of findStartPoints(producer.words).starts) {
       const directory = start.kind === 'static' ? wordPath(start, options.home) : undefined;
       if (directory === undefined) ask.push(`${name} ${use === 'write' ? 'writes' : 'deletes'} files find finds under ${start.text}, which is only known at run time`);
@@ -237,18 +245,77 @@ async function appended(options: { command: AnalyzedCommand; ask: string[]; judg
     }
     return;
   }
-  if (!isLister(producer)) ask.push(`${name} reads files named by its input, which this check cannot see (only find, fd, ls and git ls-files are followed)`);
+  if (listed === undefined) {
+    ask.push(`${name} reads files named by its input, which this check cannot see (only find, fd, ls, rg, grep and git ls-files are followed)`);
+  } else if (!whole) {
+    ask.push(cutNames(name, producer as AnalyzedCommand, names));
+  } else if (mayPrintOptions(producer as AnalyzedCommand) && !(names?.atEnd === true && command.words.at(-1)?.value === '--')) {
+    // `ls --zero | xargs -0 wc` with a file named `--files0-from=list` counts the files that list names.
+    ask.push(
+      `${(producer as AnalyzedCommand).name} prints names as they are, so a file named like an option (--files0-from=list) would be an option of ${name}; ` +
+        `end ${name}'s words with -- (xargs -0 ${name} … --), or list with find, whose names start with where it looks`,
+    );
+  }
 }
 
-function isLister(producer: AnalyzedCommand | 'empty-input' | undefined): boolean {
-  if (producer === 'empty-input') return true;
-  if (producer?.name === undefined) return false;
-  if (LISTERS.has(producer.name)) return true;
-  const values = producer.words.map((word) => word.value);
-  if (producer.name === 'git') return values.includes('ls-files');
-  if (producer.name === 'rg') return values.some((value) => value === '--files' || value === '--files-with-matches' || /^-[a-zA-Z]*l/.test(value));
-  if (producer.name === 'grep') return values.some((value) => /^--files-with/.test(value) || /^-[a-zA-Z]*[lL]/.test(value));
-  return false;
+/** Why names that xargs cuts are not the names the lister printed, and how to pass them whole. */
+function cutNames(name: string, producer: AnalyzedCommand, names: AppendedNames | undefined): string {
+  const how =
+    names?.cut === 'nul'
+      ? `xargs -0 cuts its input at NUL bytes, but ${producer.name} prints one name per line`
+      : `xargs cuts the names ${producer.name} prints at blanks and newlines (or at its -d character)`;
+  return (
+    `${how}, so a file named "x /etc/passwd" would give ${name} the path /etc/passwd; ` +
+    'pass whole names with find -exec … {} +, or with NUL-separated output (find -print0, fd -0, git ls-files -z, rg -0, grep -Z, ls --zero) into xargs -0'
+  );
+}
+
+/**
+ * Whether a lister can print a name that starts with `-`. find's names start
+ * with its start points; fd puts `./` before relative names when it prints
+ * them with NULs or runs a command on them (`-0`, `-x`, `-X`), unless told
+ * not to. ls, git ls-files, rg and grep print names as they are.
+ */
+function mayPrintOptions(lister: AnalyzedCommand): boolean {
+  if (lister.name === 'find') return false;
+  if (lister.name === 'fd' || lister.name === 'fdfind') return lister.words.some((word) => word.value.startsWith('--strip-cwd-prefix') && word.value !== '--strip-cwd-prefix=never');
+  return true;
+}
+
+/** find's actions that print to its output besides `-print0`: with one of them the output is not NUL-separated names alone. */
+const FIND_OTHER_OUTPUT = new Set(['-print', '-printf', '-ls', '-exec', '-execdir', '-ok', '-okdir']);
+
+/**
+ * What a producer prints for xargs: `nul` when each name ends with a NUL
+ * byte (find -print0, fd -0, git ls-files -z, rg -0, grep -Z, ls --zero),
+ * `lines` for one name per line, undefined when it is not a lister of paths
+ * this check follows.
+ */
+function listing(producer: AnalyzedCommand | 'empty-input' | undefined): 'nul' | 'lines' | undefined {
+  if (producer === undefined || producer === 'empty-input' || producer.name === undefined) return undefined;
+  const values = producer.words.slice(1).map((word) => word.value);
+  const nul = (test: (value: string) => boolean) => (values.some(test) ? 'nul' : 'lines');
+  switch (producer.name) {
+    case 'find': {
+      const expression = producer.words.slice(findStartPoints(producer.words).expression).map((word) => word.value);
+      return expression.includes('-print0') && !expression.some((value) => FIND_OTHER_OUTPUT.has(value)) ? 'nul' : 'lines';
+    }
+    case 'fd':
+    case 'fdfind':
+      return nul((value) => value === '-0' || value === '--print0');
+    case 'ls':
+      return nul((value) => value === '--zero');
+    case 'git':
+      return values.includes('ls-files') ? nul((value) => value === '-z') : undefined;
+    case 'rg':
+      if (!values.some((value) => value === '--files' || value === '--files-with-matches' || /^-[a-zA-Z]*l/.test(value))) return undefined;
+      return nul((value) => value === '--null' || /^-[a-zA-Z]*0$/.test(value));
+    case 'grep':
+      if (!values.some((value) => /^--files-with/.test(value) || /^-[a-zA-Z]*[lL]/.test(value))) return undefined;
+      return nul((value) => value === '--null' || /^-[a-zA-Z]*Z/.test(value));
+    default:
+      return undefined;
+  }
 }
 
 function exists(target: string, cwd: string): boolean {

@@ -51,7 +51,7 @@ suite('control cases stay pre-approved', [
   ['cat <<EOF\nrm -rf ~\nEOF\n', 'allow'],
   ['echo $((1 + 2))', 'allow'],
   ["find . -name '*.ts' -exec grep -l foo {} +", 'allow'],
-  ['find . -type f | xargs grep foo', 'allow'],
+  ['find . -type f -print0 | xargs -0 grep foo', 'allow'],
   ["sed -n '/a/p' notes.txt", 'allow'],
   ["sed 's/a/b/g; s/[/]/x/' notes.txt", 'allow'],
   ["awk '$3 > 100 { print $1 }' notes.txt", 'allow'],

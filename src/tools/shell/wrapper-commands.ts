@@ -32,6 +32,8 @@ interface WrapperGrammar {
   numeric?: boolean;
   /** The wrapped command gets more arguments than written (xargs). */
   appendsArguments?: boolean;
+  /** Options that make it cut its input at NUL bytes only (xargs -0), that choose another cut (xargs -d), and that put the input in place of a string (xargs -I). */
+  inputCut?: { nul: readonly string[]; other: readonly string[]; replace: readonly string[] };
   /** The grammar is only a sketch: the result always carries a hazard. */
   sketch?: boolean;
 }
@@ -46,6 +48,23 @@ export interface Unwrapped {
   changesDirectory: boolean;
   /** The wrapped command receives arguments not written here. */
   appendsArguments: boolean;
+  /** How those arguments arrive, when it receives any. */
+  appendedNames: AppendedNames | undefined;
+}
+
+/** How appended arguments arrive. */
+export interface AppendedNames {
+  /**
+   * `whole`: each name is one argument (find -exec, fd -x). `nul`: cut from
+   * the input at NUL bytes only (xargs -0): whole names when the input is a
+   * NUL-separated listing. `split`: cut at spaces, tabs and newlines with
+   * quotes and backslashes read (xargs), or at a chosen character (xargs
+   * -d): a name holding one becomes several arguments, so `x /etc/passwd`
+   * under the workspace reads /etc/passwd.
+   */
+  cut: 'whole' | 'nul' | 'split';
+  /** They follow the written words (not put in place of a `{}`), so a final `--` keeps them from being read as options. */
+  atEnd: boolean;
 }
 
 const SUDO_FLAGS = ['-A', '-b', '-E', '-e', '-H', '-i', '-K', '-k', '-l', '-n', '-P', '-S', '-s', '-V', '-v', '-B', '-N', '--askpass', '--background', '--bell', '--preserve-env', '--edit', '--set-home', '--login', '--remove-timestamp', '--reset-timestamp', '--list', '--non-interactive', '--preserve-groups', '--stdin', '--shell', '--version', '--validate', '--no-update', '--help'];
@@ -88,6 +107,7 @@ const GRAMMARS: ReadonlyMap<string, WrapperGrammar> = new Map<string, WrapperGra
       valued: ['-a', '--arg-file', '-d', '--delimiter', '-E', '-I', '-L', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars', '--process-slot-var'],
       optional: ['-e', '-i', '-l', '--eof', '--replace', '--max-lines'],
       appendsArguments: true,
+      inputCut: { nul: ['-0', '--null'], other: ['-d', '--delimiter'], replace: ['-I', '-i', '--replace'] },
     },
   ],
   ['time', { flags: ['-p', '--portability', '-v', '--verbose', '-a', '--append', '-q', '--quiet'], valued: ['-f', '--format', '-o', '--output'] }],
@@ -136,7 +156,14 @@ export function unwrap(options: { name: string; words: readonly ShellWord[] }): 
   const grammar = GRAMMARS.get(options.name);
   if (grammar === undefined) return undefined;
   const { name, words } = options;
-  const result: Unwrapped = { start: undefined, hazards: [], payloads: [], changesDirectory: false, appendsArguments: grammar.appendsArguments === true };
+  const result: Unwrapped = {
+    start: undefined,
+    hazards: [],
+    payloads: [],
+    changesDirectory: false,
+    appendsArguments: grammar.appendsArguments === true,
+    appendedNames: grammar.appendsArguments === true ? { cut: 'split', atEnd: true } : undefined,
+  };
   const uncertain = (index: number | undefined, why: string): Unwrapped => {
     result.hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: `${name}: cannot tell which command it runs (${why})` }));
     result.start = grammar.sketch === true ? firstOperand(words, index ?? 1) : undefined;
@@ -154,6 +181,13 @@ export function unwrap(options: { name: string; words: readonly ShellWord[] }): 
     }
     if (grammar.chdir?.includes(option) === true) result.changesDirectory = true;
     if (grammar.noCommand?.includes(option) === true) runsNothing = true;
+    // The last cut given wins, as in GNU xargs.
+    const names = result.appendedNames;
+    if (names !== undefined && grammar.inputCut !== undefined) {
+      if (grammar.inputCut.nul.includes(option)) names.cut = 'nul';
+      if (grammar.inputCut.other.includes(option)) names.cut = 'split';
+      if (grammar.inputCut.replace.includes(option)) names.atEnd = false;
+    }
     const hazard = grammar.hazardous?.get(option);
     if (hazard !== undefined) result.hazards.push(hazardAt({ index: at, kind: 'exec', reason: hazard }));
   };
