@@ -24,3 +24,13 @@ describe('networkUse for git (the subcommand table\'s network column, found by g
     expect(use('git "$cmd" origin')).toMatch(/only known at run time/);
   });
 });
+
+describe('networkUse for pytest: --pastebin uploads the session', () => {
+  it.each(['pytest --pastebin=all', 'py.test --pastebin failed tests/', 'python3 -m pytest --pastebin=failed', 'pytest --paste=all'])('%s uses the network', (line) => {
+    expect(use(line)).toMatch(/network/);
+  });
+
+  it.each(['pytest', 'pytest -x tests/', 'python -m pytest -k paste', 'pytest --pdb', 'pytest "$file"'])('%s does not', (line) => {
+    expect(use(line)).toBeUndefined();
+  });
+});

@@ -61,6 +61,12 @@ export function networkUse(options: { name: string; words: readonly ShellWord[] 
   }
   if (name === 'git') return gitNetwork(words);
   if (/^python[0-9.]*$/.test(name) && words[1]?.value === '-m' && /^pip[0-9]*$/.test(words[2]?.value ?? '')) return subcommandNetwork('pip', words.slice(2));
+  if (name === 'pytest' || name === 'py.test' || (/^python[0-9.]*$/.test(name) && words[1]?.value === '-m' && words[2]?.value === 'pytest')) {
+    // `--pastebin=failed|all` uploads the test session's output to bpaste.net (argparse also takes a prefix such as `--paste`).
+    // A word only known at run time is not counted: it already asks as a path the check cannot see, and blocking `pytest "$f"` helps nobody.
+    const upload = words.find((word) => word.kind === 'static' && /^--pas(t(e(b(in?)?)?)?)?(=|$)/.test(word.value));
+    if (upload !== undefined) return `pytest ${upload.value} uploads the test output to a pastebin over the network`;
+  }
   if (name === 'yarn' && words.slice(1).every((word) => word.value.startsWith('-'))) return 'yarn (install) uses the network';
   if (name === 'pacman' && words.slice(1).some((word) => /^-[a-zA-Z]*[SU]/.test(word.value) || /^--(sync|upgrade)/.test(word.value))) return 'pacman -S/-U uses the network';
   return SUBCOMMANDS.has(name) ? subcommandNetwork(name, words) : undefined;
