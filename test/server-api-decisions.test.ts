@@ -161,6 +161,13 @@ describe('edited_args', () => {
     const onDenial = await api.approve(runId, { approved: false, edited_args: { path: 'ws/note.txt', content: 'x' } });
     expect(onDenial.status).toBe(400);
     expect(onDenial.json.field).toBe('edited_args');
+    // An edited call is approved once: a session or always scope would be recorded (and streamed) but never remembered.
+    for (const scope of ['session', 'always']) {
+      const remembered = await api.approve(runId, { approved: true, scope, edited_args: { path: 'ws/note.txt', content: 'x' } });
+      expect(remembered.status).toBe(400);
+      expect(remembered.json).toMatchObject({ field: 'scope' });
+      expect(remembered.json.error).toContain(`scope "${scope}" cannot remember edited arguments`);
+    }
 
     const view = await api.run(runId);
     expect(view.status).toBe('paused_checkpoint');

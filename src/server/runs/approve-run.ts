@@ -32,6 +32,10 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
   if (input.edited_args !== undefined) {
     if (!input.approved) throw new ApiError(400, 'edited_args edits an approval; a denial runs nothing', { field: 'edited_args' });
     if (targets.length !== 1) throw new ApiError(400, 'edited_args applies to one call: give tool_call_id', { field: 'edited_args' });
+    // The gate remembers nothing for an edited call: a scope that says otherwise would be recorded and streamed untrue.
+    if (input.scope === 'session' || input.scope === 'always') {
+      throw new ApiError(400, `edited_args approves that one call once; scope "${input.scope}" cannot remember edited arguments (send scope "once", or approve without edits)`, { field: 'scope' });
+    }
     input = { ...input, edited_args: restoreRedacted(input.edited_args, originalArgs(runtime, run, targets[0]!.toolCallId)) };
     checkEditedArgs(runtime, targets[0]!.tool, input.edited_args);
   }
