@@ -345,6 +345,14 @@ function parallel(words: readonly ShellWord[], semantics: CommandSemantics): voi
     return;
   }
   joinedPayload(command, 'parallel', semantics);
+  // Like xargs, parallel appends arguments to the command: written after `:::` they are judged as paths;
+  // read from its input (no `:::`) or from files (`::::`), they are names nobody can see here.
+  const sources = words.slice(index).map((word) => word.value);
+  if (sources.some((value) => /^::::\+?$/.test(value))) {
+    semantics.hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: 'parallel :::: appends the lines of a file to the command as arguments, which this check cannot see' }));
+  } else if (!sources.some((value) => /^:::\+?$/.test(value))) {
+    semantics.hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: 'parallel appends the lines of its input to the command as arguments, which this check cannot see' }));
+  }
 }
 
 /** watch runs its arguments through `sh -c` (or directly with -x). */

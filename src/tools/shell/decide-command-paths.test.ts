@@ -14,7 +14,7 @@ import { zonesFromPolicy } from '../fs/zones.ts';
 import { createShellFixture, verdictSuite, type ShellFixture, type VerdictCase } from '../../../test/shell-fixture.ts';
 import { createShellTool, type ShellTool } from './create-shell-tool.ts';
 
-const ALLOWED = ['cat', 'cp', 'mv', 'ln', 'grep', 'tar', 'sed', 'tee', 'dd', 'sort', 'rsync', 'unzip', 'git', 'curl', 'wget', 'touch', 'mkdir', 'chmod', 'ls', 'xargs', 'find', 'echo', 'wc', 'patch', 'rm', 'gzip', 'install', 'truncate', 'zip', 'cd', 'npm', 'npm install', 'npm test', 'ssh', 'nc'];
+const ALLOWED = ['cat', 'cp', 'mv', 'ln', 'grep', 'tar', 'sed', 'tee', 'dd', 'sort', 'rsync', 'unzip', 'git', 'curl', 'wget', 'touch', 'mkdir', 'chmod', 'ls', 'xargs', 'find', 'echo', 'wc', 'patch', 'rm', 'gzip', 'install', 'truncate', 'zip', 'cd', 'npm', 'npm install', 'npm test', 'ssh', 'nc', 'parallel'];
 const rules = ALLOWED.map((match) => ({ match, decision: 'allow' }));
 
 let fixture: ShellFixture;
@@ -89,6 +89,7 @@ suite('reads the sandbox allows follow the rules', [
   ["find . -name '*.txt' -exec cat {} +", 'allow'],
   // Names that may start with "-" are kept from being options by a final "--".
   ['ls --zero | xargs -0 wc --', 'allow'],
+  ['parallel cat ::: notes.txt a.txt', 'allow'],
   ['git ls-files -z | xargs -0 grep -l foo --', 'allow'],
   ['cat *.txt', 'allow'],
 ]);
@@ -216,6 +217,9 @@ suite('what cannot be known from the words asks', [
   // ls prints names as they are: a file named --files0-from=list is an option of wc.
   ['ls --zero | xargs -0 wc', 'ask'],
   ['ls --zero | xargs -0 -I{} wc {} --', 'ask'],
+  // parallel appends what it reads from its input or from a file: `echo /etc/shadow | parallel cat` read it.
+  ['echo /etc/shadow | parallel cat', 'ask'],
+  ['parallel cat :::: list.txt', 'ask'],
   // A writer fed by find writes under find's start points.
   ['find ../docs -name x | xargs rm', 'block'],
   ['find ../docs -name x -print0 | xargs -0 rm', 'block'],
