@@ -49,11 +49,13 @@ describe('writers judged as writers', () => {
 
 describe('lists of files read from a file', () => {
   it.each(['du --files0-from=list', 'wc --files0-from list', 'du --files0=list', 'sort --files0-from=list', 'tar -cf x.tar -T list', 'tar -czT list -f x.tgz', 'tar --files-from=list -cf x.tar',
-    'rsync -a --files-from=list . dest/', 'git add --pathspec-from-file=list', 'find -files0-from list', 'parallel -a list echo', 'parallel echo :::: list'])('%s is unsure', (line) => {
-    expect(paths(line).unsure.join('\n')).toMatch(/listed in another file|reads the paths it works on from a file/);
+    'rsync -a --files-from=list . dest/', 'git add --pathspec-from-file=list', 'find -files0-from list', 'parallel -a list echo', 'parallel echo :::: list',
+    'xz --files=list', 'xz -c --files=-', 'xz --files0=list', 'file -f names.txt', 'file -bf names.txt', 'md5sum -c sums.txt', 'sha256sum --check sums', 'b2sum -wc sums',
+    '7z a out.7z @list.txt', 'cpio -o', 'cpio -pdm dest', 'cpio -idv'])('%s is unsure', (line) => {
+    expect(paths(line).unsure.join('\n')).toMatch(/listed in another file|reads the paths it works on from a file|file names read from its input/);
   });
 
-  it.each(['rg --files', 'tar -cf x.tar src', 'du -sh .', 'wc -l a'])('%s is not', (line) => {
+  it.each(['rg --files', 'tar -cf x.tar src', 'du -sh .', 'wc -l a', 'xz -k a.txt', 'file -b a.txt', 'md5sum a.txt', 'sha256sum -b a.txt', '7z x archive.7z'])('%s is not', (line) => {
     expect(paths(line).unsure).toEqual([]);
   });
 });

@@ -86,12 +86,30 @@ const LIST_OPTIONS: readonly { names: readonly string[]; commands?: ReadonlySet<
   { names: ['--include-from'], commands: new Set(['rsync']) },
   { names: ['--arg-file', '-a'], commands: new Set(['parallel']) },
   { names: ['-@'], commands: new Set(['zip']) },
+  // xz --files=list compresses (and by default deletes) the files the list names.
+  { names: ['--files'], commands: new Set(['xz', 'unxz', 'xzcat', 'lzma', 'unlzma', 'lzcat']) },
+  // file -f list reports on the files the list names.
+  { names: ['-f'], commands: new Set(['file']) },
+  // md5sum -c sums reads every file the sums name, and says whether each matches a hash the list gives.
+  { names: ['-c', '--check'], commands: new Set(['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum']) },
 ];
+
+/** Commands whose short option (as a letter in a cluster: `tar -cT list`, `md5sum -wc sums`) names a file list. */
+const CLUSTERED_LIST_LETTER: ReadonlyMap<string, string> = new Map([
+  ['tar', 'T'],
+  ['file', 'f'],
+  ...['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum'].map((name): [string, string] => [name, 'c']),
+]);
+
+/** Archivers that take a list file as an `@list` word. */
+const AT_LISTS = new Set(['7z', '7za', '7zr', '7zz', 'rar', 'unrar']);
 
 /**
  * Reasons the command works on files named in another file, which this
  * check cannot see: `du --files0-from=list`, `tar -cf x.tar -T list`,
- * `rsync --files-from=list`, `parallel -a list`, `parallel :::: list`.
+ * `rsync --files-from=list`, `parallel -a list`, `parallel :::: list`,
+ * `xz --files=list`, `file -f list`, `md5sum -c sums`, `7z a x.7z @list`,
+ * and cpio, which reads its file names from its input.
  *
  * @example
  * indirectFileLists({ name: 'wc', words: [wc, --files0-from=list] })
@@ -109,10 +127,16 @@ export function indirectFileLists(options: { name: string; words: readonly Shell
     // GNU getopt takes an unambiguous abbreviation (`--files0=list`); `--files` alone is another option (rg).
     const abbreviates = (candidate: string) => candidate === option || (/^--(files0|files-f|pathspec-f|include-f)/.test(option) && candidate.startsWith(option));
     const listed = LIST_OPTIONS.some((entry) => (entry.commands === undefined || entry.commands.has(name)) && entry.names.some(abbreviates));
-    const clustered = name === 'tar' && /^-[A-Za-z]*T/.test(value) && !value.startsWith('--');
-    if (listed || clustered || (name === 'parallel' && /^::::\+?$/.test(value))) {
+    const letter = CLUSTERED_LIST_LETTER.get(name);
+    const clustered = letter !== undefined && !value.startsWith('--') && new RegExp(`^-[A-Za-z0-9]*${letter}`).test(value);
+    const atList = AT_LISTS.has(name) && value.startsWith('@');
+    if (listed || clustered || atList || (name === 'parallel' && /^::::\+?$/.test(value))) {
       reasons.push(`${name} ${value}: works on the files listed in another file, which this check cannot see`);
     }
+  }
+  // cpio -o and -p read the names of the files they archive or copy from their input; cpio -i writes the names its archive holds.
+  if (name === 'cpio' && !words.slice(1).some((word) => word.kind === 'static' && /^(--help|--version|--usage)$/.test(word.value))) {
+    reasons.push('cpio works on file names read from its input (or from the archive), which this check cannot see');
   }
   return reasons;
 }
