@@ -22,7 +22,7 @@ import { readerOptionsReviewed } from '../src/tools/shell/option-hazards.ts';
 import { knownReaders } from '../src/tools/shell/unknown-command-paths.ts';
 import { requireWorkingBwrap } from './require-bwrap.ts';
 
-const RULES = ['fd', 'fdfind', 'go', 'npm', 'tree', 'file', 'info', 'cloc', 'ldd', 'date', 'hostname', 'dmesg', 'ffprobe', 'trash', 'cat', 'wc'];
+const RULES = ['fd', 'fdfind', 'go', 'npm', 'tree', 'file', 'info', 'cloc', 'ldd', 'date', 'hostname', 'dmesg', 'ffprobe', 'trash', 'cat', 'wc', 'man', 'identify', 'shellcheck'];
 
 let root: string;
 let ws: string;
@@ -94,6 +94,11 @@ describe('readers and build tools whose options write or run programs ask under 
     'hostname evil', 'hostname -F name.txt', 'dmesg -C', 'dmesg --clear', 'ffprobe http://example.com/x.mp4', 'ffprobe -report x',
     'npm access set status=public', 'npm token create', 'npm owner add bob pkg', 'npm dist-tag add pkg@1 latest', 'npm publish', 'npm deprecate pkg msg', 'npm unpublish pkg', 'npm login',
     'trash Makefile', 'trash x',
+    // Readers that read files the line does not name: a man page's `.so /etc/shadow` prints it; ImageMagick's text:, msl: and
+    // ephemeral: coders read any file, run a script or delete the file; ffprobe's protocols and filters; cloc --vcs runs a command.
+    'man -l page.1', 'man ./page.1', 'man --local-file=page.1', 'man -M ./man ls', 'man -p r ls', 'identify text:/etc/shadow', 'identify msl:x.msl', 'identify ephemeral:x',
+    'identify @list.txt', "ffprobe 'concat:x|y.mp4'", 'ffprobe subfile:x', 'ffprobe -f lavfi movie=x.mp4', 'cloc --vcs=./x', 'cloc --vcs git', 'cloc --config=opts.txt .', 'cloc --list-file=list.txt',
+    'shellcheck -x x', 'shellcheck --external-sources x', 'shellcheck -P lib x',
   ])('%s asks', async (command) => {
     const verdict = await decide(command);
     expect(verdict.decision, verdict.reasons).toBe('ask');
@@ -101,7 +106,7 @@ describe('readers and build tools whose options write or run programs ask under 
 
   it.each([
     'go version', 'go list ./...', 'go env GOPATH', 'go vet ./...', 'go mod graph', 'go build -o /dev/null ./...', 'tree -L 2', 'file x', 'cloc .', 'ldd /usr/bin/ls', 'date +%s', 'hostname', 'hostname -f', 'dmesg',
-    'ffprobe x', 'npm access list', 'npm token list', 'npm owner ls pkg', 'npm dist-tag ls pkg', 'npm ls', 'npm view pkg', 'trash does-not-exist',
+    'ffprobe x', 'man ls', 'man 5 crontab', 'identify x', 'shellcheck x', 'npm access list', 'npm token list', 'npm owner ls pkg', 'npm dist-tag ls pkg', 'npm ls', 'npm view pkg', 'trash does-not-exist',
   ])('%s is allowed', async (command) => {
     const verdict = await decide(command);
     expect(verdict.decision, verdict.reasons).toBe('allow');

@@ -88,8 +88,12 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   [
     'man',
     {
-      rules: [exec('runs a pager, browser or configured program', { short: 'PHC', long: ['pager', 'html', 'config-file', 'browser'] })],
-      custom: (words) => bangs(words),
+      rules: [
+        exec('runs a pager, browser or configured program', { short: 'PHC', long: ['pager', 'html', 'config-file', 'browser'] }),
+        // A page's troff requests include other files (`.so /etc/shadow` prints it) and preprocessors read databases.
+        { kind: 'read', what: 'renders pages from a file or directory it names, whose troff requests (.so) can include any file', short: 'lMp', long: ['local-file', 'manpath', 'preprocessor'] },
+      ],
+      custom: (words) => [...bangs(words), ...manPageFiles(words)],
     },
   ],
   ['awk', AWK],
@@ -175,10 +179,23 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['ldd', { rules: [], custom: (words) => lddHazards(words) }],
   ['nm', { rules: [exec('loads a plugin', { long: ['plugin'] })] }],
   ['mediainfo', { rules: [write('writes a log file', { single: ['LogFile', 'logfile', 'Output', 'output'] })] }],
-  ['ffprobe', { rules: [write('writes a report or an output file', { single: ['o', 'report'] })], custom: (words) => urlOperands(words) }],
+  ['ffprobe', { rules: [write('writes a report or an output file', { single: ['o', 'report'] })], custom: (words) => [...urlOperands(words), ...protocolInputs(words)] }],
+  // ImageMagick reads `text:/etc/shadow` as a text file, runs `msl:` scripts (which write images) and deletes `ephemeral:` files.
+  ['identify', { rules: [], custom: (words) => imageMagickCoders(words) }],
+  ['shellcheck', { rules: [{ kind: 'read', what: 'follows source statements to files the line does not name', short: 'xP', long: ['external-sources', 'source-path'] }] }],
   ['jsonlint', { rules: [write('rewrites files in place', { short: 'i', long: ['in-place'] })] }],
   ['markdownlint', { rules: [write('rewrites files or writes a report', { short: 'o', long: ['fix', 'output'] }), exec('loads rules written in JavaScript', { short: 'r', long: ['rules'] })] }],
-  ['cloc', { rules: [write('writes a report or database file', { long: ['report-file', 'out', 'sql', 'write-lang-def', 'write-lang-def-incl-dup'] }), exec('runs a program to extract archives', { long: ['extract-with'] })] }],
+  [
+    'cloc',
+    {
+      rules: [
+        write('writes a report or database file', { long: ['report-file', 'out', 'sql', 'write-lang-def', 'write-lang-def-incl-dup'] }),
+        exec('runs a program to extract archives or to list the files to count', { long: ['extract-with', 'vcs'] }),
+        // A config file holds more options (--vcs among them).
+        exec('reads more options from a file', { long: ['config'] }),
+      ],
+    },
+  ],
   ['scc', { rules: [write('writes its report to a file', { short: 'o', long: ['output'] })] }],
   ['delta', { rules: [exec('runs a pager', { long: ['pager'] })] }],
   ['info', { rules: [write('writes nodes or keystrokes to a file', { short: 'o', long: ['output', 'dribble'] })] }],
@@ -214,7 +231,7 @@ function followingWalk(words: readonly ShellWord[], options: { recursive: [strin
  * without a look at its options fails it.
  */
 const READERS_WITHOUT_HAZARDS: ReadonlyMap<string, string> = new Map([
-  ...['cat', 'tac', 'nl', 'head', 'tail', 'wc', 'dir', 'vdir', 'stat', 'du', 'df', 'cmp', 'comm', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr', 'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate', 'whereis', 'which', 'type', 'glow', 'grep', 'egrep', 'fgrep', 'zgrep', 'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zdiff', 'test', '[', 'cal', 'printenv', 'id', 'groups', 'lsof', 'pgrep', 'free', 'uptime', 'w', 'who', 'last', 'lsblk', 'findmnt', 'objdump', 'readelf', 'size', 'identify', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'tokei', 'colordiff', 'difft', 'icdiff', 'apropos', 'whatis', 'help', 'nproc', 'lscpu', 'lspci', 'lsusb', 'uname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr'].map((name): [string, string] => [name, 'reads, prints or compares only']),
+  ...['cat', 'tac', 'nl', 'head', 'tail', 'wc', 'dir', 'vdir', 'stat', 'du', 'df', 'cmp', 'comm', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr', 'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate', 'whereis', 'which', 'type', 'glow', 'grep', 'egrep', 'fgrep', 'zgrep', 'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zdiff', 'test', '[', 'cal', 'printenv', 'id', 'groups', 'lsof', 'pgrep', 'free', 'uptime', 'w', 'who', 'last', 'lsblk', 'findmnt', 'objdump', 'readelf', 'size', 'pdfinfo', 'hadolint', 'yamllint', 'tokei', 'colordiff', 'difft', 'icdiff', 'apropos', 'whatis', 'help', 'nproc', 'lscpu', 'lspci', 'lsusb', 'uname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr'].map((name): [string, string] => [name, 'reads, prints or compares only']),
   ['fd', 'its -x and -X run commands, which are judged as commands of their own (command-semantics.ts)'],
   ['fdfind', 'its -x and -X run commands, which are judged as commands of their own (command-semantics.ts)'],
   ['env', 'runs the command it is given, which is judged as a command of its own (wrapper-commands.ts)'],
@@ -247,6 +264,31 @@ function lddHazards(words: readonly ShellWord[]): Hazard[] {
 function hostnameHazards(words: readonly ShellWord[]): Hazard[] {
   return indexesOf(words, (value) => !value.startsWith('-') || /^-[a-zA-Z]*[Fb]|^--(file|boot)/.test(value)).map((index) =>
     hazardAt({ index, kind: 'write', reason: `hostname ${words[index]!.value}: sets the host name` }),
+  );
+}
+
+/** `man ./page.1`: an operand with a slash is a page file, rendered like `man -l`. */
+function manPageFiles(words: readonly ShellWord[]): Hazard[] {
+  return indexesOf(words, (value) => !value.startsWith('-') && value.includes('/')).map((index) =>
+    hazardAt({ index, kind: 'read', reason: `man ${words[index]!.value}: renders that file as a page, whose troff requests (.so) can include any file` }),
+  );
+}
+
+/** `ffprobe concat:a|/etc/shadow`, `subfile:`, `file:`: a protocol input names files the path check cannot see; `-f lavfi` reads them through filters. */
+function protocolInputs(words: readonly ShellWord[]): Hazard[] {
+  const protocols = indexesOf(words, (value) => /^[a-z][a-z0-9+.-]*:/i.test(value) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(value)).map((index) =>
+    hazardAt({ index, kind: 'read', reason: `ffprobe ${words[index]!.value}: reads through a protocol, which can name any file` }),
+  );
+  const filters = indexesOf(words, (value) => value === 'lavfi' || value === '-lavfi' || value === '-filter_complex').map((index) =>
+    hazardAt({ index, kind: 'read', reason: `ffprobe ${words[index]!.value}: a filter graph can read any file (movie=, amovie=)` }),
+  );
+  return [...protocols, ...filters];
+}
+
+/** ImageMagick's `CODER:name` and `@list` inputs: `text:` reads any file, `msl:` runs a script that writes images, `ephemeral:` deletes the file. */
+function imageMagickCoders(words: readonly ShellWord[]): Hazard[] {
+  return indexesOf(words, (value) => /^[A-Za-z0-9-]{2,}:/.test(value) || value.startsWith('@')).map((index) =>
+    hazardAt({ index, kind: 'exec', reason: `${words[0]!.value} ${words[index]!.value}: reads it through an ImageMagick coder or a list (text: reads any file, msl: runs a script, ephemeral: deletes it)` }),
   );
 }
 

@@ -88,6 +88,7 @@ const LIST_OPTIONS: readonly { names: readonly string[]; commands?: ReadonlySet<
   { names: ['-@'], commands: new Set(['zip']) },
   // xz --files=list compresses (and by default deletes) the files the list names.
   { names: ['--files'], commands: new Set(['xz', 'unxz', 'xzcat', 'lzma', 'unlzma', 'lzcat']) },
+  { names: ['--list-file'], commands: new Set(['cloc']) },
   // file -f list reports on the files the list names.
   { names: ['-f'], commands: new Set(['file']) },
   // md5sum -c sums reads every file the sums name, and says whether each matches a hash the list gives.
