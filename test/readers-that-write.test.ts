@@ -99,6 +99,8 @@ describe('readers and build tools whose options write or run programs ask under 
     'man -l page.1', 'man ./page.1', 'man --local-file=page.1', 'man -M ./man ls', 'man -p r ls', 'identify text:/etc/shadow', 'identify msl:x.msl', 'identify ephemeral:x',
     'identify @list.txt', "ffprobe 'concat:x|y.mp4'", 'ffprobe subfile:x', 'ffprobe -f lavfi movie=x.mp4', 'cloc --vcs=./x', 'cloc --vcs git', 'cloc --config=opts.txt .', 'cloc --list-file=list.txt',
     'shellcheck -x x', 'shellcheck --external-sources x', 'shellcheck -P lib x',
+    // Walks that follow the symlinks they meet, any of which can lead out of the zones.
+    'fd -L x', 'fd --follow x', 'fd -HL x', 'tree -l', 'tree -al', 'cloc --follow-links .',
   ])('%s asks', async (command) => {
     const verdict = await decide(command);
     expect(verdict.decision, verdict.reasons).toBe('ask');
@@ -106,7 +108,7 @@ describe('readers and build tools whose options write or run programs ask under 
 
   it.each([
     'go version', 'go list ./...', 'go env GOPATH', 'go vet ./...', 'go mod graph', 'go build -o /dev/null ./...', 'tree -L 2', 'file x', 'cloc .', 'ldd /usr/bin/ls', 'date +%s', 'hostname', 'hostname -f', 'dmesg',
-    'ffprobe x', 'man ls', 'man 5 crontab', 'identify x', 'shellcheck x', 'npm access list', 'npm token list', 'npm owner ls pkg', 'npm dist-tag ls pkg', 'npm ls', 'npm view pkg', 'trash does-not-exist',
+    'ffprobe x', 'fd -H x', 'tree -a', 'man ls', 'man 5 crontab', 'identify x', 'shellcheck x', 'npm access list', 'npm token list', 'npm owner ls pkg', 'npm dist-tag ls pkg', 'npm ls', 'npm view pkg', 'trash does-not-exist',
   ])('%s is allowed', async (command) => {
     const verdict = await decide(command);
     expect(verdict.decision, verdict.reasons).toBe('allow');

@@ -173,9 +173,13 @@ export function commandSemantics(options: { name: string; words: readonly ShellW
       semantics.hazards.push(...optionHazards({ name, words }));
       return semantics;
     case 'fd':
-    case 'fdfind':
+    case 'fdfind': {
       fdExec(words, semantics);
+      // fd's own options end where the command it runs begins (`fd -L -x cat`: -L is fd's, `fd -x sort -L`'s is sort's).
+      const exec = words.findIndex((word, index) => index > 0 && FD_EXEC.test(word.value));
+      semantics.hazards.push(...optionHazards({ name, words, end: exec === -1 ? undefined : exec + 1 }));
       return semantics;
+    }
     case 'parallel':
       parallel(words, semantics);
       return semantics;
@@ -301,6 +305,9 @@ function findExec(words: readonly ShellWord[], semantics: CommandSemantics): voi
   }
 }
 
+/** fd's options that run a command on what it finds: `-x`, `-X`, their long forms, and clusters ending in one (`-Hx`). */
+const FD_EXEC = /^(-x|-X|--exec|--exec-batch)$|^-[HIusigFalLp01q]*[xX]$/;
+
 /**
  * `fd ... -x cmd args` (and `-X`, `--exec`, `--exec-batch`): the command
  * takes every word up to a `;` (or the end), and fd runs it once per file
@@ -312,7 +319,7 @@ function fdExec(words: readonly ShellWord[], semantics: CommandSemantics): void 
   for (let index = 1; index < words.length; index++) {
     const word = words[index]!;
     if (word.value === '--') break;
-    const exec = /^(-x|-X|--exec|--exec-batch)$/.test(word.value) ? word.value : /^-[HIusigFalLp01q]*[xX]$/.test(word.value) && word.kind === 'static' ? word.value : undefined;
+    const exec = /^(-x|-X|--exec|--exec-batch)$/.test(word.value) ? word.value : FD_EXEC.test(word.value) && word.kind === 'static' ? word.value : undefined;
     if (exec === undefined) continue;
     let end = index + 1;
     while (end < words.length && !(words[end]!.kind === 'static' && words[end]!.value === ';')) end++;

@@ -164,7 +164,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['yq', { rules: [write('rewrites files in place', { short: 'i', long: ['inplace'] })], custom: (words) => yqHazards(words) }],
   ['dd', { rules: [], custom: ddHazards }],
   // Known readers (unknown-command-paths.ts) whose options write files or run programs.
-  ['tree', { rules: [write('writes its listing to a file (or an HTML file in each directory)', { short: 'oR' })] }],
   ['file', { rules: [write('compiles a magic file next to the one given', { short: 'C', long: ['compile'] })] }],
   ['diff3', { rules: [exec('runs another diff program', { long: ['diff-program'] })] }],
   ['batcat', { rules: [exec('runs a pager', { long: ['pager'] })] }],
@@ -193,6 +192,7 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
         exec('runs a program to extract archives or to list the files to count', { long: ['extract-with', 'vcs'] }),
         // A config file holds more options (--vcs among them).
         exec('reads more options from a file', { long: ['config'] }),
+        { kind: 'read', what: 'follows symlinks while walking directories, and any of them can lead out of the zones', long: ['follow-links'] },
       ],
     },
   ],
@@ -206,6 +206,10 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   // GNU diff -r follows symlinks it meets (unless --no-dereference); ls -L with -R lists where they lead.
   ['diff', { rules: [], customOnly: true, custom: (words) => followingWalk(words, { recursive: ['r', 'recursive'], follows: undefined, unless: 'no-dereference' }) }],
   ['ls', { rules: [], customOnly: true, custom: (words) => followingWalk(words, { recursive: ['R', 'recursive'], follows: ['L', 'dereference'], unless: undefined }) }],
+  // fd and tree always walk; -L (fd) and -l (tree) make them follow the links they meet. (fd's -x and -X run commands, judged as commands of their own.)
+  ['fd', { rules: [], customOnly: true, custom: (words) => followingWalk(words, { recursive: undefined, follows: ['L', 'follow'], unless: undefined }) }],
+  ['fdfind', { rules: [], customOnly: true, custom: (words) => followingWalk(words, { recursive: undefined, follows: ['L', 'follow'], unless: undefined }) }],
+  ['tree', { rules: [write('writes its listing to a file (or an HTML file in each directory)', { short: 'oR' })], custom: (words) => followingWalk(words, { recursive: undefined, follows: ['l', undefined], unless: undefined }) }],
 ]);
 
 /**
@@ -214,13 +218,18 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
  * to), `ls -RL`. Options are found as the scanner finds them (clusters,
  * abbreviations).
  */
-function followingWalk(words: readonly ShellWord[], options: { recursive: [string, string]; follows: [string, string] | undefined; unless: string | undefined }): Hazard[] {
-  const has = ([short, long]: [string, string]) => scanOptions({ command: '', words, rules: [{ short, long: [long], kind: 'read', what: '' }] }).some((hazard) => hazard.index !== undefined);
-  if (!has(options.recursive)) return [];
+function followingWalk(
+  words: readonly ShellWord[],
+  options: { recursive: [string, string] | undefined; follows: [string, string | undefined] | undefined; unless: string | undefined },
+): Hazard[] {
+  const has = ([short, long]: [string, string | undefined]) =>
+    scanOptions({ command: '', words, rules: [{ short, long: long === undefined ? [] : [long], kind: 'read', what: '' }] }).some((hazard) => hazard.index !== undefined);
+  if (options.recursive !== undefined && !has(options.recursive)) return [];
   if (options.follows !== undefined && !has(options.follows)) return [];
   if (options.unless !== undefined && scanOptions({ command: '', words, rules: [{ long: [options.unless], kind: 'read', what: '' }] }).some((hazard) => hazard.index !== undefined)) return [];
   const name = words[0]!.value;
-  return [hazardAt({ index: undefined, kind: 'read', reason: `${name} ${options.follows === undefined ? '-r' : '-RL'} follows symlinks while walking directories, and any of them can lead out of the zones` })];
+  const flags = `${options.recursive === undefined ? '' : options.recursive[0]}${options.follows === undefined ? '' : options.follows[0]}`;
+  return [hazardAt({ index: undefined, kind: 'read', reason: `${name} -${flags} follows symlinks while walking directories, and any of them can lead out of the zones` })];
 }
 
 /**
@@ -232,8 +241,6 @@ function followingWalk(words: readonly ShellWord[], options: { recursive: [strin
  */
 const READERS_WITHOUT_HAZARDS: ReadonlyMap<string, string> = new Map([
   ...['cat', 'tac', 'nl', 'head', 'tail', 'wc', 'dir', 'vdir', 'stat', 'du', 'df', 'cmp', 'comm', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr', 'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate', 'whereis', 'which', 'type', 'glow', 'grep', 'egrep', 'fgrep', 'zgrep', 'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zdiff', 'test', '[', 'cal', 'printenv', 'id', 'groups', 'lsof', 'pgrep', 'free', 'uptime', 'w', 'who', 'last', 'lsblk', 'findmnt', 'objdump', 'readelf', 'size', 'pdfinfo', 'hadolint', 'yamllint', 'tokei', 'colordiff', 'difft', 'icdiff', 'apropos', 'whatis', 'help', 'nproc', 'lscpu', 'lspci', 'lsusb', 'uname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr'].map((name): [string, string] => [name, 'reads, prints or compares only']),
-  ['fd', 'its -x and -X run commands, which are judged as commands of their own (command-semantics.ts)'],
-  ['fdfind', 'its -x and -X run commands, which are judged as commands of their own (command-semantics.ts)'],
   ['env', 'runs the command it is given, which is judged as a command of its own (wrapper-commands.ts)'],
   ['top', 'its commands that kill processes or write its configuration are typed at a keyboard, and the shell tool gives commands an empty standard input'],
   ['cd', 'changes the directory later commands are judged in'],
