@@ -240,6 +240,32 @@ describe('modes', () => {
     expect((await api.request('/runs')).json.runs).toEqual([]);
   });
 
+  it('refuses mode strict where the policy marks asks soft (required: false) and its own mode would not approve them', async () => {
+    const soft = 'tools:\n  write_file: { decision: ask, required: false }\n';
+    for (const policyMode of ['auto_deny', 'interactive']) {
+      const api = await serve({ script: 'write-note.yaml', extraPolicy: `mode: ${policyMode}\n${soft}` });
+      const refused = await api.startRun({ input: 'Write the note', mode: 'strict' });
+      expect(refused.status).toBe(400);
+      expect(refused.json.field).toBe('mode');
+      expect(refused.json.error).toContain(`the policy's mode (${policyMode}) sends to a person or denies (strict approves the asks the policy marks required: false)`);
+      expect((await api.request('/runs')).json.runs).toEqual([]);
+      expect(api.project.read('ws/note.txt')).toBeUndefined();
+      // A stricter choice is still a run's to make.
+      const { view } = await startAndSettle(api, { input: 'Write the note', mode: 'auto_deny' });
+      expect(view.status).toBe('completed');
+      expect(api.project.read('ws/note.txt')).toBeUndefined();
+    }
+  });
+
+  it('under auto_deny, approve_all is refused, and strict only when soft asks exist', async () => {
+    const api = await serve({ script: 'write-note.yaml', extraPolicy: 'mode: auto_deny\n' });
+    expect((await api.startRun({ input: 'Write the note', mode: 'approve_all' })).status).toBe(400);
+    // No soft asks: strict denies every ask this policy has, as auto_deny does.
+    const { view } = await startAndSettle(api, { input: 'Write the note', mode: 'strict' });
+    expect(view.status).toBe('completed');
+    expect(api.project.read('ws/note.txt')).toBeUndefined();
+  });
+
   for (const mode of ['strict', 'auto_deny'] as const) {
     it(`mode ${mode} denies the ask without pausing; the model is told and the file is not written`, async () => {
       const api = await serve({ script: 'write-note.yaml' });

@@ -13,7 +13,8 @@ import { approveRun, NOT_FOUND } from './approve-run.ts';
 import { driveRun } from './drive-run.ts';
 import { runEvent } from './run-events.ts';
 import { maySeeEvent, maySeeRun, pendingView, pendingViewText, runView, summaryView } from './run-views.ts';
-import { scopedSession, sealEnvelope, type ServerRuntime } from './server-runtime.ts';
+import { gateModeOf, scopedSession, sealEnvelope, type ServerRuntime } from './server-runtime.ts';
+import type { RunMode } from '../../core/types.ts';
 
 export interface RunServiceOptions {
   runtime: ServerRuntime;
@@ -50,8 +51,17 @@ export function createRunService(options: RunServiceOptions): RunService {
         throw new ApiError(400, `model ${JSON.stringify(model)} is not offered by this server; choose one of: ${[...runtime.models.keys()].join(', ')}`, { field: 'model' });
       }
       const mode = input.mode ?? 'interactive';
-      if (mode === 'approve_all' && runtime.policy.mode !== 'approve_all') {
-        throw new ApiError(400, 'mode "approve_all" would approve what the policy asks a person about; a run may only choose a mode as strict as the policy (interactive, strict, auto_deny, daemon)', { field: 'mode' });
+      const overriding = gateModeOf(mode);
+      const policyMode = runtime.policy.mode ?? 'interactive';
+      const softAsks = hasSoftAsks(runtime.policy.document);
+      if (overriding !== undefined && loosens(overriding, policyMode, softAsks)) {
+        const allowed = ['interactive', 'daemon', ...RUN_MODES.filter((each) => !loosens(each, policyMode, softAsks))];
+        throw new ApiError(
+          400,
+          `mode ${JSON.stringify(mode)} would approve calls that the policy's mode (${policyMode}) sends to a person or denies` +
+            `${overriding === 'strict' ? ' (strict approves the asks the policy marks required: false)' : ''}; a run may only choose a mode that approves nothing more: ${[...new Set(allowed)].join(', ')}`,
+          { field: 'mode' },
+        );
       }
       const runId = `run_${randomBytes(12).toString('base64url')}`;
       const input_ = String(redact(input.input, runtime.policy.redact.keys));
@@ -146,4 +156,28 @@ export function createRunService(options: RunServiceOptions): RunService {
 /** Everyone who may own runs: every token's name and the admin. */
 async function ownersOf(runtime: ServerRuntime): Promise<string[]> {
   return ['admin', ...(await runtime.store.listTokens()).map((token) => token.name)];
+}
+
+const RUN_MODES: readonly RunMode[] = ['interactive', 'approve_all', 'strict', 'auto_deny'];
+
+/** What a mode does with a required ask and with a soft one: 0 approves, 1 asks a person, 2 denies (approval-controller.ts). */
+const STRICTNESS: Readonly<Record<RunMode, readonly [required: number, soft: number]>> = {
+  interactive: [1, 1],
+  approve_all: [0, 0],
+  strict: [2, 0],
+  auto_deny: [2, 2],
+};
+
+/** Whether a run's mode would approve an ask that the policy's mode sends to a person or denies. */
+function loosens(mode: RunMode, policyMode: RunMode, softAsks: boolean): boolean {
+  const [required, soft] = STRICTNESS[mode];
+  const [policyRequired, policySoft] = STRICTNESS[policyMode];
+  return required < policyRequired || (softAsks && soft < policySoft);
+}
+
+/** Whether the policy marks any ask soft (`required: false`): only then does strict approve anything. */
+function hasSoftAsks(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasSoftAsks);
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value).some(([key, entry]) => (key === 'required' && entry === false) || hasSoftAsks(entry));
 }
