@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { requireWorkingBwrap } from '../../test/require-bwrap.ts';
 import { createSandboxFixture, type SandboxFixture } from '../../test/sandbox-fixture.ts';
 import { wrapWithBwrap, type HostPathKind } from './bwrap-sandbox.ts';
 import { deriveSandboxProfile } from './derive-sandbox-profile.ts';
+import { findVcsMetadata } from './find-vcs-metadata.ts';
 import { runCommand } from './run-command.ts';
 import { sandboxProfileFromPolicy } from '../tools/shell/sandbox-profile-from-policy.ts';
 import type { SandboxProfile } from './sandbox-profile.ts';
@@ -71,6 +72,20 @@ describe('wrapWithBwrap: the command line', () => {
   it('keeps a system symlink as a link, and skips nothing that exists', () => {
     expect(indexOf('--symlink', 'usr/bin', '/bin')).toBeGreaterThan(-1);
     expect(indexOf('--ro-bind-try', '/usr', '/usr')).toBeGreaterThan(-1);
+  });
+
+  it('binds nothing for a protected path inside a zone that is a symlink, or is reached through one', () => {
+    const withLinks = deriveSandboxProfile({ zones: [zone({ name: 'ws', root: '/work/ws', mode: 'rw' })], network: false, homeDirectory: '', vcsMetadata: { paths: ['/work/ws/up/.git', '/work/ws/via/sub/.git'] } });
+    const inspect = (absolute: string): HostPathKind => {
+      if (absolute === '/work/ws/up/.git') return { kind: 'symlink', target: '../../..', resolved: '/' };
+      if (absolute === '/work/ws/via/sub/.git') return { kind: 'directory', resolved: '/elsewhere/sub/.git' };
+      return fakeHost(['/usr', '/work/ws'])(absolute);
+    };
+    const linkArgs = wrapWithBwrap({ profile: withLinks, command: 'true', args: [], cwd: '/work/ws', inspectPath: inspect }).args;
+    expect(linkArgs).not.toContain('/work/ws/up/.git');
+    expect(linkArgs).not.toContain('/work/ws/via/sub/.git');
+    // The zone's own .git, a plain directory or missing, is still made read-only.
+    expect(linkArgs.join(' ')).toContain('--ro-bind-try /work/ws/.git /work/ws/.git');
   });
 
   it('masks hidden paths that exist inside the sandbox, and makes the masks read-only after deeper mounts', () => {
@@ -220,6 +235,30 @@ describe('wrapWithBwrap: really confined (bwrap, no policy layer)', () => {
     } finally {
       projectFixture.cleanup();
     }
+  });
+
+  it('shows nothing of the host through a .git symlink in a zone, whether it leads to / or out of the zones', async () => {
+    // bwrap placed a read-only mount of a symlinked path where the link leads *inside* the sandbox: `.git -> ../../..` put the host's / over its root.
+    const linked = path.join(fixture.workspace, 'linked');
+    const out = path.join(fixture.workspace, 'out');
+    mkdirSync(linked, { recursive: true });
+    mkdirSync(out, { recursive: true });
+    symlinkSync(path.relative(linked, '/'), path.join(linked, '.git'));
+    symlinkSync(path.relative(out, fixture.outside), path.join(out, '.git'));
+    const metadata = await findVcsMetadata({ roots: [fixture.workspace], cwd: linked });
+    expect(metadata).toEqual(expect.arrayContaining([path.join(linked, '.git'), path.join(out, '.git')]));
+    const guarded = deriveSandboxProfile({ zones: fixture.zones, network: false, homeDirectory: '', vcsMetadata: { paths: metadata } });
+    const result = await sandboxed({
+      profile: guarded,
+      cwd: linked,
+      script: `head -1 /etc/shadow; cat ${path.join(fixture.outside, 'secret.txt')}; cat ../out/.git/secret.txt; ls -A /root; echo listed; ls -A .git/ | head -3; echo end`,
+    });
+    expect(result.stdout).not.toContain(fixture.secretText);
+    expect(result.stdout).not.toContain('root:');
+    expect(result.stderr).toMatch(/\/etc\/shadow.*No such file/);
+    // The links are still links, resolving inside the sandbox to its own (read-only, nearly empty) root.
+    expect(result.stdout).toContain('listed');
+    expect(result.stdout).not.toMatch(/^(home|root|srv|boot)$/m);
   });
 
   it('cannot rename a protected path away and recreate it on the host', async () => {

@@ -77,7 +77,15 @@ export interface WrappedCommand {
 }
 
 /** What is at a path on the host, as the wrapper needs to know it. */
-export type HostPathKind = { kind: 'missing' } | { kind: 'directory' } | { kind: 'file' } | { kind: 'symlink'; target: string; resolved: string | undefined };
+/**
+ * What is at a host path. `resolved` is where it really is: for a directory
+ * or file, set only when a symlink on the way leads elsewhere.
+ */
+export type HostPathKind =
+  | { kind: 'missing' }
+  | { kind: 'directory'; resolved?: string }
+  | { kind: 'file'; resolved?: string }
+  | { kind: 'symlink'; target: string; resolved: string | undefined };
 
 export interface WrapWithBwrapOptions {
   profile: SandboxProfile;
@@ -232,6 +240,12 @@ function pinnedAncestors(options: { protectedPaths: readonly string[]; profile: 
 
 function bindArguments(options: { rule: string; writable: boolean; inspect: (absolute: string) => HostPathKind; profile: SandboxProfile }): string[] {
   const found = options.inspect(options.rule);
+  const throughLink = found.kind === 'symlink' || (found.kind !== 'missing' && found.resolved !== undefined && found.resolved !== options.rule);
+  // Inside another mount the path is there already, and a symlink on it resolves inside the sandbox, where what it leads to
+  // is judged on its own (find-vcs-metadata.ts protects a target inside a zone). Binding it would be wrong twice over: bwrap
+  // places the mount where the link leads inside the sandbox (a zone's `.git -> ../../..` put the host's / over the
+  // sandbox's root), and it would show the host's target, which no zone shows.
+  if (throughLink && accessOf(options.profile, path.dirname(options.rule)).access !== 'none') return [];
   if (found.kind === 'symlink') {
     // Keep a link (/bin -> usr/bin) as a link when what it leads to is in the sandbox anyway; otherwise bind what it leads to, read-only at most.
     if (found.resolved !== undefined && accessOf(options.profile, found.resolved).access !== 'none' && found.resolved !== options.rule) {
@@ -258,14 +272,14 @@ export function inspectHostPath(absolute: string): HostPathKind {
   } catch {
     return { kind: 'missing' };
   }
-  if (stats.isSymbolicLink()) {
-    let resolved: string | undefined;
-    try {
-      resolved = realpathSync.native(absolute);
-    } catch {
-      resolved = undefined;
-    }
-    return { kind: 'symlink', target: readlinkSync(absolute), resolved };
+  let resolved: string | undefined;
+  try {
+    resolved = realpathSync.native(absolute);
+  } catch {
+    resolved = undefined;
   }
-  return stats.isDirectory() ? { kind: 'directory' } : { kind: 'file' };
+  if (stats.isSymbolicLink()) return { kind: 'symlink', target: readlinkSync(absolute), resolved };
+  const kind = stats.isDirectory() ? 'directory' : 'file';
+  // A symlink on the way (`ws/link/.git` with `link -> /elsewhere`): the path is not where it seems.
+  return resolved === undefined || resolved === absolute ? { kind } : { kind, resolved };
 }

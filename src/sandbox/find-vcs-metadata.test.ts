@@ -46,6 +46,13 @@ describe('findVcsMetadata', () => {
     expect(found.sort()).toEqual([path.join(root, 'ws', 'real-git-dir'), path.join(root, 'ws', 'repo', '.git')]);
   });
 
+  it('reports where a .git reached through a symlinked directory really is, when that is inside a root', async () => {
+    directory('ws', 'real', 'sub', '.git');
+    symlinkSync(path.join(root, 'ws', 'real'), path.join(root, 'ws', 'via'));
+    const found = await findVcsMetadata({ roots: [path.join(root, 'ws')], cwd: path.join(root, 'ws', 'via', 'sub') });
+    expect(found).toEqual(expect.arrayContaining([path.join(root, 'ws', 'via', 'sub', '.git'), path.join(root, 'ws', 'real', 'sub', '.git')]));
+  });
+
   it('finds every .git from the working directory up to its root, however deep', async () => {
     const deep = directory('ws', 'a', 'b', 'c', 'd', 'e', 'f');
     directory('ws', 'a', 'b', 'c', 'd', 'e', '.git');

@@ -19,7 +19,8 @@ const SKIPPED = new Set([VCS_METADATA_NAME, 'node_modules']);
  * before it runs: every one on the way from `cwd` up to the root that holds
  * it (where git itself looks), and every one within `maxDepth` levels of each
  * root, reading at most `maxDirectories` directories. A `.git` that is a
- * symlink is reported with its target too, when the target is inside a root.
+ * symlink, or reached through one, is reported with where it really is too,
+ * when that is inside a root.
  * Symlinked directories are not followed. Never throws: an unreadable
  * directory is skipped.
  *
@@ -42,9 +43,9 @@ export async function findVcsMetadata(options: { roots: readonly string[]; cwd?:
     const status = await lstat(entry).catch(() => undefined);
     if (status === undefined) return;
     found.add(entry);
-    if (!status.isSymbolicLink()) return;
+    // Where it really is, when a symlink (it, or one on the way) leads elsewhere: protected there too, if inside a root.
     const target = await realpath(entry).catch(() => undefined);
-    if (target !== undefined && roots.some((root) => isSameOrInside(target, root))) found.add(target);
+    if (target !== undefined && target !== entry && roots.some((root) => isSameOrInside(target, root))) found.add(target);
   };
 
   if (options.cwd !== undefined) {
