@@ -231,9 +231,9 @@ function pinnedAncestors(options: { protectedPaths: readonly string[]; profile: 
       const found = accessOf(options.profile, ancestor);
       // Only writable directories can be renamed; the writable root itself is a mount point already.
       if (found.access !== 'read-write' || found.rule === undefined || found.rule.path === ancestor) break;
-      const found = options.inspect(ancestor);
+      const host = options.inspect(ancestor);
       // Not one reached through a symlink: bound onto itself, it would be the host's target, mounted where the link leads inside.
-      if (found.kind === 'directory' && (found.resolved === undefined || found.resolved === ancestor)) pinned.add(ancestor);
+      if (host.kind === 'directory' && (host.resolved === undefined || host.resolved === ancestor)) pinned.add(ancestor);
       ancestor = path.dirname(ancestor);
     }
   }
