@@ -48,6 +48,34 @@ describe('fs execution re-checks how the gate let the call through', () => {
   });
 });
 
+describe('a move approved from memory is held to both of its approved ends', () => {
+  it('"approve for session" of a move does not cover the same call once its source directory is swapped for a symlink into another zone', async () => {
+    const { root, policy, tools } = project();
+    mkdirSync(path.join(root, 'ws', 'out'));
+    writeFileSync(path.join(root, 'ws', 'd', 'report.txt'), 'draft\n');
+    writeFileSync(path.join(root, 'ws', 'secure', 'report.txt'), 'SECRET\n');
+    const move = tools.find((tool) => tool.name === 'move_file')!;
+    const gate = createGate({ policy, tools, approver: { ask: async () => ({ approved: true, scope: 'session' }) } });
+    const args = { source: 'ws/d/report.txt', destination: 'ws/out/report.txt' };
+    expect((await gate.authorize({ tool: 'move_file', args, callId: 'c1' }, { sessionId: 's' })).source).toBe('person');
+    const remembered = await gate.authorize({ tool: 'move_file', args, callId: 'c2' }, { sessionId: 's' });
+    expect(remembered).toMatchObject({ decision: 'approved', source: 'memory' });
+    renameSync(path.join(root, 'ws', 'd'), path.join(root, 'ws', 'd-old'));
+    symlinkSync(path.join(root, 'ws', 'secure'), path.join(root, 'ws', 'd'));
+    // What the AI SDK adapter passes a built-in tool: the authorization and its payload, and no presentation (nobody was shown one).
+    const authorization = { decision: 'approved' as const, payload: remembered.request?.payload };
+    await expect(move.execute(remembered.args, { authorization })).rejects.toThrow(/is not what was approved \(ws:d\/report\.txt\)/);
+    expect(existsSync(path.join(root, 'ws', 'secure', 'report.txt'))).toBe(true);
+    expect(existsSync(path.join(root, 'ws', 'out', 'report.txt'))).toBe(false);
+    // The destination is held to its half too.
+    unlinkSync(path.join(root, 'ws', 'd'));
+    renameSync(path.join(root, 'ws', 'd-old'), path.join(root, 'ws', 'd'));
+    const elsewhere = { decision: 'approved' as const, payload: { source: { zone: 'ws', path: 'd/report.txt' }, destination: { zone: 'ws', path: 'out/other.txt' } } };
+    await expect(move.execute(remembered.args, { authorization: elsewhere })).rejects.toThrow(/is not what was approved \(ws:out\/other\.txt\)/);
+    await expect(move.execute(remembered.args, { authorization })).resolves.toMatchObject({ destination: 'ws/out/report.txt' });
+  });
+});
+
 describe('an approval of a hard-linked file covers that file only', () => {
   it('"approve for session" of one hard-linked file does not cover another one given the same name: the person is asked again, and the run refuses it', async () => {
     const { root, policy, tools } = project();

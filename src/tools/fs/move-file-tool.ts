@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import { z } from 'zod';
 import { blockCall, type ApprovalCheckResult } from '../../core/tool-declaration.ts';
 import type { Decision } from '../../core/types.ts';
-import type { BuiltinTool } from '../builtin-tool.ts';
+import type { BuiltinTool, ToolExecutionOptions } from '../builtin-tool.ts';
 import { approvedStateMetadata, assertStillApproved } from './approved-state.ts';
 import { moveFile, readSnapshot } from './file-operations.ts';
 import {
@@ -97,8 +97,10 @@ export function createMoveFileTool(context: FsToolContext): BuiltinTool<MoveFile
     async execute(args, options) {
       options?.signal?.throwIfAborted();
       const parsed = argumentsOrThrow({ tool: name, schema: moveFileSchema, args });
-      const source = await resolveForExecution({ context, path: parsed.source, operation: 'delete', authorization: options?.authorization });
-      const destination = await resolveForExecution({ context, path: parsed.destination, operation: 'write', authorization: options?.authorization });
+      // Each end is held to its own half of what was approved ({source, destination}), as one path is for the other tools.
+      const ends = approvedEnds(options?.authorization);
+      const source = await resolveForExecution({ context, path: parsed.source, operation: 'delete', authorization: ends.source });
+      const destination = await resolveForExecution({ context, path: parsed.destination, operation: 'write', authorization: ends.destination });
       await atEntry({ resolved: source, createMissing: false }, async (sourceLocation) => {
         const file = requireFile({ snapshot: await readSnapshot({ ...sourceLocation, contentLimit: CONTENT_LIMIT_BYTES }), shown: source.shown, missingHint: 'nothing to move' });
         assertStillApproved({
@@ -114,6 +116,19 @@ export function createMoveFileTool(context: FsToolContext): BuiltinTool<MoveFile
       return { source: source.shown, destination: destination.shown, sourceZone: source.zone.name, destinationZone: destination.zone.name };
     },
   };
+}
+
+/**
+ * The authorization each end of a move is checked against: an approval's
+ * payload `{source, destination}` split in two, so that a path swapped
+ * since (a directory replaced by a symlink) is refused at either end.
+ */
+function approvedEnds(authorization: ToolExecutionOptions['authorization']): { source: ToolExecutionOptions['authorization']; destination: ToolExecutionOptions['authorization'] } {
+  const payload = authorization?.payload as { source?: unknown; destination?: unknown } | undefined;
+  if (authorization?.decision !== 'approved' || typeof payload !== 'object' || payload === null || !('source' in payload) || !('destination' in payload)) {
+    return { source: authorization, destination: authorization };
+  }
+  return { source: { ...authorization, payload: payload.source }, destination: { ...authorization, payload: payload.destination } };
 }
 
 function zones(source: ResolvedPath, destination: ResolvedPath): string {
