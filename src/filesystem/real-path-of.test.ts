@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,27 +11,48 @@ beforeAll(() => {
   writeFileSync(path.join(root, 'real', 'file'), '');
   symlinkSync(path.join(root, 'real'), path.join(root, 'link'));
   symlinkSync(path.join(root, 'nowhere'), path.join(root, 'dangling'));
+  symlinkSync('real/new-dir', path.join(root, 'ahead'));
+  symlinkSync('ahead', path.join(root, 'chain'));
+  symlinkSync('loop-b', path.join(root, 'loop-a'));
+  symlinkSync('loop-a', path.join(root, 'loop-b'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** The definition: the real path of the nearest ancestor that resolves, joined with the rest. */
-function byComponents(absolute: string): string {
+/**
+ * The definition: the real path of the nearest ancestor that resolves, joined
+ * with the rest, where a symlink that leads nowhere yet is followed (as many
+ * times as Linux would).
+ */
+function byComponents(absolute: string, links = 0): string {
   try {
     return realpathSync.native(absolute);
   } catch {
     const parent = path.dirname(absolute);
-    return parent === absolute ? absolute : path.join(byComponents(parent), path.basename(absolute));
+    if (parent === absolute) return absolute;
+    const base = byComponents(parent, links);
+    const here = path.join(base, path.basename(absolute));
+    let target: string | undefined;
+    try {
+      target = lstatSync(here).isSymbolicLink() ? readlinkSync(here) : undefined;
+    } catch {
+      target = undefined;
+    }
+    return target === undefined || links >= 40 ? here : byComponents(path.resolve(base, target), links + 1);
   }
 }
 
 describe('realPathOf', () => {
   it('resolves the nearest existing ancestor and joins the rest, as a walk up one component at a time would', () => {
-    for (const relative of ['real/deep', 'link/deep/new/x.md', 'link/new', 'link/file/below', 'dangling/x', 'missing/a/b/c', 'link', '.']) {
+    for (const relative of ['real/deep', 'link/deep/new/x.md', 'link/new', 'link/file/below', 'dangling/x', 'missing/a/b/c', 'link', '.', 'ahead/x.json', 'chain/a/b', 'loop-a/x']) {
       const target = path.join(root, relative);
       expect(realPathOf(target), relative).toBe(byComponents(target));
     }
     expect(realPathOf(path.join(root, 'link', 'new', 'x'))).toBe(path.join(root, 'real', 'new', 'x'));
     expect(realPathOf('/')).toBe('/');
+    // A link that leads nowhere yet is where creating through it would land: `ahead -> real/new-dir`, once new-dir is made.
+    expect(realPathOf(path.join(root, 'ahead', 'approvals.json'))).toBe(path.join(root, 'real', 'new-dir', 'approvals.json'));
+    expect(realPathOf(path.join(root, 'chain', 'x'))).toBe(path.join(root, 'real', 'new-dir', 'x'));
+    expect(realPathOf(path.join(root, 'dangling', 'x'))).toBe(path.join(root, 'nowhere', 'x'));
   });
 
   it('answers for a path of 2,000 missing components below a link', () => {

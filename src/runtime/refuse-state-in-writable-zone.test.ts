@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,10 +7,11 @@ import { normalizePolicy } from '../core/policy/normalize-policy.ts';
 import { zonesFromPolicy } from '../tools/fs/zones.ts';
 import { refuseStateInWritableZone } from './refuse-state-in-writable-zone.ts';
 
-function attempt(document: Record<string, unknown>): PolicyError | undefined {
+function attempt(document: Record<string, unknown>, links: Record<string, string> = {}): PolicyError | undefined {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-state-zone-')));
   mkdirSync(path.join(root, 'ws'));
   mkdirSync(path.join(root, 'docs'));
+  for (const [link, target] of Object.entries(links)) symlinkSync(target, path.join(root, link));
   const policy = normalizePolicy({ fs: { zones: [{ name: 'ws', root: 'ws', mode: 'rw' }, { name: 'docs', root: 'docs', mode: 'ro' }] }, ...document });
   const loaded = { policy, path: path.join(root, 'toolgate.yaml'), directory: root };
   try {
@@ -36,6 +37,12 @@ describe('refuseStateInWritableZone', () => {
     expect(attempt({ approvals: { path: 'docs/approvals.json' } })).toBeUndefined();
     expect(attempt({ approvals: { path: 'ws/approvals.json', allow_in_writable_zone: true } })).toBeUndefined();
     expect(attempt({ audit: { path: 'ws/audit.jsonl', enabled: false } })).toBeUndefined();
+  });
+
+  it('sees through a symlink that leads into the zone before its target exists (the agent would make it)', () => {
+    const error = attempt({ approvals: { path: './state/approvals.json' } }, { state: 'ws/newdir' });
+    expect(error?.issues[0]?.path).toBe('approvals.path');
+    expect(error?.message).toContain(path.join('ws', 'newdir', 'approvals.json'));
   });
 
   it('sees through .. into the zone', () => {
