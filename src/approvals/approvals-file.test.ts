@@ -153,6 +153,21 @@ describe('approvals of a tool whose identity changed', () => {
     expect(approvals.has({ tool: 'echo', identity: 'mcp:fixture:v2', payload: { text: 'b' } })).toBe(true);
   });
 
+  it('stay void when the tool\'s identity changes back, until a person approves again, which replaces the void record', async () => {
+    const file = temporaryFile();
+    const approvals = openApprovalsFile({ path: file });
+    const entry = { tool: 'echo', identity: 'mcp:fixture:v1', payload: { text: 'a' }, description: 'Echo a' };
+    await approvals.add(entry);
+    approvals.retire({ tool: 'echo', identity: 'mcp:fixture:v2' });
+    // The server changes the definition back: the approval people were told is dead must not come back to life.
+    expect(approvals.has(entry)).toBe(false);
+    expect(openApprovalsFile({ path: file }).has(entry)).toBe(false);
+    await approvals.add(entry);
+    expect(approvals.has(entry)).toBe(true);
+    expect(approvals.list()).toHaveLength(1);
+    expect(approvals.list()[0]).not.toHaveProperty('voided_at');
+  });
+
   it('are marked when a gate learns the tool under its new identity', async () => {
     const file = temporaryFile();
     const approvals = openApprovalsFile({ path: file });

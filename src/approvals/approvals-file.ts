@@ -83,7 +83,8 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
     const current = stamp();
     if (current === loadedStamp) return;
     records = current === 'missing' ? [] : readRecords(file);
-    fingerprints = new Set(records.map((record) => record.fingerprint));
+    // A voided approval never matches again, even once the tool's identity is back to the one it names: people were told it is dead.
+    fingerprints = new Set(records.filter((record) => record.voided_at === undefined).map((record) => record.fingerprint));
     loadedStamp = current;
   }
 
@@ -130,7 +131,8 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
       change(() => {
         const record = approvalRecordOf(entry, { redactKeys: options.redactKeys, at: clock() });
         if (fingerprints.has(record.fingerprint)) return;
-        save([...records, record]);
+        // Approved again after it was voided: the new record replaces the void one.
+        save([...records.filter((existing) => existing.fingerprint !== record.fingerprint), record]);
       });
     },
     list() {

@@ -71,6 +71,13 @@ describe('loadStoreApprovals', () => {
     expect(always.has(call)).toBe(false);
   });
 
+  it('never matches a voided approval, even for the identity it names', async () => {
+    const store = memoryShared();
+    store.records.push({ ...approvalRecordOf(call, { at: new Date() }), voided_at: '2026-11-29T03:00:00.000Z', voided_for: 'builtin:shell:v2' });
+    const always = await loadStoreApprovals({ shared: store.shared });
+    expect(always.has(call)).toBe(false);
+  });
+
   it('voids other identities once per tool and identity, and again after a failed attempt', async () => {
     const store = memoryShared();
     const always = await loadStoreApprovals({ shared: store.shared });

@@ -15,8 +15,8 @@ export interface StoreApprovals extends AlwaysApprovals {
  * writes to the store and waits for its commit; a change anywhere (an add
  * on another server, a revoke with `toolgate approvals --store`) reaches
  * every server through the store's watch, which calls `refresh`.
- * A voided approval (the tool's identity changed) never matches: its
- * fingerprint holds the old identity.
+ * A voided approval (the tool's identity changed) never matches, not even
+ * when the tool's identity changes back to the one it names.
  *
  * @example
  * const always = await loadStoreApprovals({ shared: store.shared!, redactKeys: policy.redact.keys });
@@ -29,7 +29,8 @@ export async function loadStoreApprovals(options: { shared: SharedRecords; redac
   /** Tool → the identity this server last voided the tool's other approvals for (one write per tool and identity). */
   const retired = new Map<string, string>();
   const read = async (): Promise<void> => {
-    fingerprints = new Set((await shared.listAlways()).map((record) => record.fingerprint));
+    // A voided approval never matches again, even once the tool's identity is back to the one it names.
+    fingerprints = new Set((await shared.listAlways()).filter((record) => record.voided_at === undefined).map((record) => record.fingerprint));
   };
   // One read at a time, each after the one before: the latest change is in a read that starts after it.
   let reading = Promise.resolve();

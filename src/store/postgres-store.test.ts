@@ -303,9 +303,14 @@ describe('servers sharing the store: "approve always" and the audit trail', () =
       const voided = await one.shared!.voidAlways({ tool: 'mcp_tool', identity: 'mcp:files:v2', at: '2026-11-25T09:00:00.000Z' });
       expect(voided).toEqual([{ ...record('fedcba000111', 'mcp_tool', 'mcp:files:v1'), voided_at: '2026-11-25T09:00:00.000Z', voided_for: 'mcp:files:v2' }]);
       expect(await one.shared!.voidAlways({ tool: 'mcp_tool', identity: 'mcp:files:v3', at: '2026-11-25T10:00:00.000Z' })).toEqual([]);
+      // Approved again after it was voided: the new record replaces the void one (a live duplicate is still refused).
+      const again = { ...record('fedcba000222', 'mcp_tool', 'mcp:files:v1'), fingerprint: voided[0]!.fingerprint };
+      expect(await two.shared!.addAlways(again)).toBe(true);
+      expect(await two.shared!.addAlways({ ...again, id: 'fedcba000333' })).toBe(false);
+      expect((await one.shared!.listAlways()).find((each) => each.fingerprint === again.fingerprint)).toEqual(again);
       expect(await one.shared!.voidAlways({ tool: 'shell', identity: 'builtin:shell', at: '2026-11-25T10:00:00.000Z' })).toEqual([]);
 
-      expect((await two.shared!.revokeAlways('all')).map((each) => each.id)).toEqual(['abc999000111', 'fedcba000111']);
+      expect((await two.shared!.revokeAlways('all')).map((each) => each.id)).toEqual(['abc999000111', 'fedcba000222']);
       expect(await two.shared!.listAlways()).toEqual([]);
     }));
 

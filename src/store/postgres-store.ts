@@ -324,7 +324,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       return transaction(async (client) => {
         const inserted = await client.query(
           `INSERT INTO always_approvals (fingerprint, id, tool, identity, description, payload_preview, created_at, voided_at, voided_for, schema_version)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (fingerprint) DO NOTHING`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+           -- Approved again after it was voided: the new record replaces the void one; a live one stays as it is.
+           ON CONFLICT (fingerprint) DO UPDATE SET id = EXCLUDED.id, description = EXCLUDED.description, payload_preview = EXCLUDED.payload_preview,
+             created_at = EXCLUDED.created_at, voided_at = EXCLUDED.voided_at, voided_for = EXCLUDED.voided_for, schema_version = EXCLUDED.schema_version
+           WHERE always_approvals.voided_at IS NOT NULL`,
           [record.fingerprint, record.id, record.tool, record.identity, record.description, record.payload_preview, record.created_at, record.voided_at ?? null, record.voided_for ?? null, STORE_SCHEMA_VERSION],
         );
         if ((inserted.rowCount ?? 0) === 0) return false;
