@@ -45,6 +45,17 @@ describe('evaluateServerRule', () => {
   it('leaves the decision to a top-level rule when the server has none', () => {
     expect(decide({ tools: { t: 'allow' } }, { name: 't' })).toBe('none');
   });
+  it('leaves it to a top-level rule on the namespaced name too, whether or not the gateway namespaces the tool today', () => {
+    expect(decide({ tools: { s__t: 'allow' } }, { name: 't' })).toBe('none');
+  });
+
+  it('a top-level block on the namespaced name blocks the tool listed under its own name, over the server\'s allow', async () => {
+    const { policy, entry } = setup({ tools: { s__t: 'block' }, server: { tools: { t: 'allow' } } }, { name: 't' });
+    expect(entry.clientName).toBe('t');
+    const verdict = await gateFor(policy, entry).authorize({ tool: 't', args: {}, callId: 'c1' }, { sessionId: 's' });
+    expect(verdict).toMatchObject({ decision: 'block', rule: 'tools.s__t' });
+    expect(blockedWhateverTheArguments({ entry, policy })).toBe(true);
+  });
   it('lowers a default ask for readOnlyHint only when annotations are trusted', () => {
     expect(decide({ server: { trust_annotations: true } }, { name: 't', annotations: readOnly })).toBe('allow');
     expect(decide({ server: { trust_annotations: false } }, { name: 't', annotations: readOnly })).toBe('ask');

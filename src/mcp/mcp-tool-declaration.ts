@@ -8,6 +8,7 @@ import type { ToolDeclaration } from '../core/tool-declaration.ts';
 import type { ApprovalRequest, Decision, ToolCall } from '../core/types.ts';
 import { filesystemPathForms } from '../filesystem/path-forms.ts';
 import type { UpstreamServerConfig } from './upstream-server-config.ts';
+import { NAMESPACE_SEPARATOR } from './assign-client-names.ts';
 
 /** An upstream tool as the gateway lists it. */
 export interface McpToolEntry {
@@ -71,7 +72,7 @@ export function evaluateServerRule(options: { entry: McpToolEntry; policy: Polic
   }
   // A top-level rule for the name decides instead of the server's default, but
   // never instead of a server that blocks by default: any block blocks.
-  if (server.defaultDecision !== 'block' && (policy.tools.has(entry.clientName) || policy.tools.has(tool.name))) return undefined;
+  if (server.defaultDecision !== 'block' && toolNames(entry).some((name) => policy.tools.has(name))) return undefined;
 
   const keyword = dangerousKeyword(tool, policy.unknownTools.dangerousKeywords);
   const annotations = tool.annotations;
@@ -162,9 +163,10 @@ export function createMcpServerSection(options: { policy: Policy; changeNote: (e
     declare: (entry) => {
       const declaration: ToolDeclaration = {
         name: entry.clientName,
-        // The policy's name rules (filter, tools.<name>, ask_when) also judge the
-        // tool's own name on its server: a collision that renames it must not shed them.
-        ...(entry.tool.name === entry.clientName ? {} : { aliases: [entry.tool.name] }),
+        // The policy's name rules (filter, tools.<name>, ask_when) also judge the tool's own name on its
+        // server and its namespaced name: a collision that renames it must not shed them, and a top-level
+        // `files__read_text_file: block` must hold whether or not the name is namespaced today.
+        ...(toolNames(entry).length === 1 ? {} : { aliases: toolNames(entry).filter((name) => name !== entry.clientName) }),
         identity: entry.identity,
         server: entry.server.name,
       };
@@ -188,10 +190,22 @@ export function blockedWhateverTheArguments(options: { entry: McpToolEntry; poli
   const serverRule = entry.server.tools.get(entry.tool.name);
   if (serverRule !== undefined && blocksOutright(serverRule)) return true;
   if (serverRule === undefined && entry.server.defaultDecision === 'block') return true;
-  return [entry.clientName, entry.tool.name].some((name) => {
+  return toolNames(entry).some((name) => {
     const rule = policy.tools.get(name);
     return rule !== undefined && blocksOutright(rule);
   });
+}
+
+/**
+ * Every name the policy's top-level rules know the tool by: the one the
+ * client sees, its own on the server, and its namespaced one
+ * (`files__read_text_file`), whichever the gateway lists today.
+ *
+ * @example
+ * toolNames(entry) // ['read_text_file', 'files__read_text_file']
+ */
+export function toolNames(entry: McpToolEntry): string[] {
+  return [...new Set([entry.clientName, entry.tool.name, `${entry.server.namespace}${NAMESPACE_SEPARATOR}${entry.tool.name}`])];
 }
 
 function dangerousKeyword(tool: Tool, keywords: readonly string[] | undefined): string | undefined {
