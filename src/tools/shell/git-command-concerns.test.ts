@@ -57,8 +57,8 @@ describe('gitCommandConcerns: a repository reached through a file', () => {
       writeFileSync(path.join(linked, '.git'), `gitdir: ${path.join(elsewhere, '.git')}\n`);
       expect(await judged('git log', linked)).toEqual([{ path: path.join(elsewhere, '.git'), operation: 'read' }]);
       expect(await judged('git branch -D topic', linked)).toContainEqual({ path: path.join(elsewhere, '.git'), operation: 'write' });
-      // A repository found in place is the project's own: nothing more to judge.
-      expect(await judged('git log', root)).toEqual([]);
+      // A repository found in place is judged as read too (here inside the zone, so allowed).
+      expect(await judged('git log', root)).toEqual([{ path: path.join(root, '.git'), operation: 'read' }]);
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }
@@ -94,6 +94,7 @@ describe('gitCommandConcerns: object directories borrowed through alternates', (
     expect(calls).toEqual([
       { path: borrowed, operation: 'read' },
       { path: further, operation: 'read' },
+      { path: path.join(root, '.git'), operation: 'read' },
     ]);
   });
 });
@@ -110,6 +111,20 @@ describe('the shell tool: a .git file that points out of the zones', () => {
       expect(verdict.reasons.join('\n')).toContain(path.join(fixture.root, 'outside', '.git'));
       execFileSync('git', ['init', '-q'], { cwd: path.join(fixture.root, 'ws'), stdio: 'ignore' });
       expect((await fixture.tool.decide({ command: 'git status', cwd: 'ws' })).decision).toBe('allow');
+    } finally {
+      fixture.remove();
+    }
+  });
+  it('blocks git in a zone inside a bigger repository, whose history holds the files outside the zone', async () => {
+    const fixture = createShellFixture({ shell: { rules: [{ match: 'git', decision: 'allow' }] } });
+    try {
+      // The project's repository is at the fixture's root, above the zone ws: `git show HEAD:../outside/secret.txt` prints a file no zone shows.
+      execFileSync('git', ['init', '-q'], { cwd: fixture.root, stdio: 'ignore' });
+      for (const command of ['git show HEAD:../outside/secret.txt', 'git log -p', 'git status', 'git grep secret HEAD -- :/']) {
+        const verdict = await fixture.tool.decide({ command, cwd: 'ws' });
+        expect(verdict.decision, command).toBe('block');
+        expect(verdict.reasons.join('\n'), command).toContain(`"${path.join(fixture.root, '.git')}"`);
+      }
     } finally {
       fixture.remove();
     }

@@ -68,6 +68,11 @@ export async function gitCommandConcerns(options: { name: string; words: readonl
   for (const redirected of repository?.redirected ?? []) {
     await options.judge({ path: redirected, operation: subcommand.effect === 'read' ? 'read' : 'write', into: true });
   }
+  // Git reads its repository wherever it found it: one above the zones (a zone inside a bigger project) holds the history and
+  // objects of files outside them (`git show HEAD:../private/creds.env`), so it is judged as a path git reads.
+  for (const found of new Set([repository?.gitDirectory, repository?.commonDirectory])) {
+    if (found !== undefined && !repository!.redirected.includes(found)) await options.judge({ path: found, operation: 'read', into: true });
+  }
   const top = repository?.top;
   if (top !== undefined && top !== directory && subcommand.effect !== 'read' && subcommand.name !== 'clone') {
     // `git checkout` in a subdirectory rewrites the whole work tree; `git commit` there writes the top's `.git`.
