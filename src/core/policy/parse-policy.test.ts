@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PolicyError, type PolicyIssue } from '../errors/policy-error.ts';
 import { createGate } from '../gate.ts';
 import { normalizePolicy } from './normalize-policy.ts';
@@ -318,6 +318,59 @@ describe('YAML-level errors', () => {
     expect(json.issues[0]!.path).toBe('tools.rm');
     const top = loadError('mode: strict\nmode: approve_all\n');
     expect(top.issues[0]!.path).toBe('mode');
+  });
+
+  it('keys that differ only in type are duplicates: every key is used as text, so the later one would win unseen', () => {
+    const number = loadError('tools:\n  1: block\n  "1": allow\n');
+    expectLocated(number, { path: 'tools["1"]', line: 3, column: 3, found: /"1" again/, message: /1 and "1" are the same key/ });
+    const boolean = loadError('tools:\n  true: block\n  "true": allow\n');
+    expectLocated(boolean, { path: 'tools.true', line: 3, column: 3, message: /true and "true" are the same key/ });
+    // `~` is null, which becomes the empty key, as `""` does.
+    const empty = loadError('tools:\n  ~: block\n  "": allow\n');
+    expectLocated(empty, { path: 'tools[""]', line: 3, column: 3, message: /~ and "" are the same key/ });
+    const float = loadError('tools:\n  1.0: block\n  "1": allow\n');
+    expectLocated(float, { path: 'tools["1"]', line: 3, column: 3 });
+    // JSON is read by the same parser; a bare number key in a .json file is the same duplicate.
+    const json = loadError('{"tools": {1: "block", "1": "allow"}}', 'toolgate.json');
+    expect(json.issues[0]!.path).toBe('tools["1"]');
+    expect(json.message).toContain('toolgate.json:1:');
+  });
+
+  it('keys written alike are one duplicate, without a note about types', () => {
+    const error = loadError('tools:\n  "1": block\n  "1": allow\n');
+    expect(error.issues[0]!.message).not.toContain('read as text');
+  });
+
+  it('keys that become different text stay apart', () => {
+    const policy = load('tools:\n  1: block\n  "2": allow\n  "true": ask\n  &name rm: block\n');
+    expect([...policy.tools.keys()].sort()).toEqual(['1', '2', 'rm', 'true']);
+  });
+
+  it('a collection as a key is refused at its line, not turned into text with a warning', () => {
+    const emitWarning = vi.spyOn(process, 'emitWarning');
+    try {
+      const error = loadError('tools:\n  ? [shell]\n  : allow\n');
+      expectLocated(error, { path: 'tools["[\\"shell\\"]"]', line: 2, column: 5, expected: /plain or quoted key/, found: /collection \["shell"\]/ });
+      expect(loadError('tools:\n  ? { a: 1 }\n  : allow\n').issues[0]!.found).toMatch(/collection/);
+      expect(emitWarning).not.toHaveBeenCalled();
+    } finally {
+      emitWarning.mockRestore();
+    }
+  });
+
+  it('a collection key cannot stand in for the literal key it would print as', () => {
+    const error = loadError('tools:\n  ? [shell]\n  : allow\n  "[ shell ]": block\n');
+    expect(error.issues.map((issue) => issue.line)).toEqual([2]);
+  });
+
+  it('an alias as a key is refused: it would repeat the anchored key without the file showing a duplicate', () => {
+    const error = loadError('tools:\n  &name rm: block\n  *name : allow\n');
+    expectLocated(error, { path: 'tools["*name"]', line: 3, column: 3, found: /alias \*name/ });
+  });
+
+  it('non-scalar keys are reported together with duplicate keys', () => {
+    const error = loadError('tools:\n  1: block\n  "1": allow\n  ? [shell]\n  : allow\n');
+    expect(error.issues.map((issue) => issue.line)).toEqual([3, 4]);
   });
 
   it('YAML syntax errors name the file, line and column', () => {

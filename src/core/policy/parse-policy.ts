@@ -1,5 +1,6 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { yamlCoreSchemaIssues, YAML_CORE_SCHEMA_OPTIONS } from './yaml-core-schema-issues.ts';
+import { nonScalarKeyIssues, sameYamlKey, yamlKeyText } from './yaml-keys.ts';
 import { yamlOffsetOf, yamlRangeStart } from './yaml-offset.ts';
 import { PolicyError, type PolicyIssue } from '../errors/policy-error.ts';
 import type { Policy } from './policy.ts';
@@ -10,10 +11,11 @@ const MAX_SYNTAX_ISSUES = 5;
 
 /**
  * Parses a policy from YAML or JSON text (JSON is read as YAML, so both get
- * the same line and column numbers). Duplicate keys are errors, as are
- * unknown keys, wrong types and failing rule examples; so is anything outside
- * YAML 1.2's core schema (merge keys, tags, `%YAML 1.1`). Every error names
- * the file, line, column and key path.
+ * the same line and column numbers). Duplicate keys are errors (compared as
+ * the text they become: `1` and `"1"` are one key), as are keys that are not
+ * plain or quoted text, unknown keys, wrong types and failing rule examples;
+ * so is anything outside YAML 1.2's core schema (merge keys, tags,
+ * `%YAML 1.1`). Every error names the file, line, column and key path.
  *
  * @example
  * const policy = parsePolicy({ text: 'tools:\n  read_file: allow\n', source: 'toolgate.yaml' });
@@ -21,7 +23,8 @@ const MAX_SYNTAX_ISSUES = 5;
 export function parsePolicy(options: { text: string; source?: string }): Policy {
   const source = options.source ?? '<inline>';
   const lineCounter = new LineCounter();
-  const document = parseDocument(options.text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, ...YAML_CORE_SCHEMA_OPTIONS });
+  // Keys are compared as the text they become, not by type: `1` and `"1"` are one key.
+  const document = parseDocument(options.text, { lineCounter, uniqueKeys: sameYamlKey, prettyErrors: false, strict: true, ...YAML_CORE_SCHEMA_OPTIONS });
   if (document.errors.length > 0) {
     const duplicates = document.errors.some((error) => error.code === 'DUPLICATE_KEY') ? duplicateKeyIssues(options.text, lineCounter) : [];
     const syntax = document.errors.filter((error) => error.code !== 'DUPLICATE_KEY' || duplicates.length === 0);
@@ -35,6 +38,8 @@ export function parsePolicy(options: { text: string; source?: string }): Policy 
       file: source,
       issues: [
         ...duplicates,
+        // Otherwise fixing the duplicates would only reveal these on the next load.
+        ...nonScalarKeyIssues({ document, lineCounter }),
         ...syntax.map((error) => {
           const position = lineCounter.linePos(error.pos[0]);
           return { path: '', message: firstLine(error.message), line: position.line, column: position.col };
@@ -42,7 +47,7 @@ export function parsePolicy(options: { text: string; source?: string }): Policy 
       ],
     });
   }
-  const schemaIssues = yamlCoreSchemaIssues({ document, text: options.text, lineCounter });
+  const schemaIssues = [...yamlCoreSchemaIssues({ document, text: options.text, lineCounter }), ...nonScalarKeyIssues({ document, lineCounter })];
   // Anything else the parser warns about is not read the way it looks either.
   for (const warning of document.warnings) {
     if (warning.code === 'TAG_RESOLVE_FAILED') continue;
@@ -65,20 +70,22 @@ export function parsePolicy(options: { text: string; source?: string }): Policy 
 
 /** Every duplicated key with its key path; parsed again with duplicates allowed so they can be walked. */
 function duplicateKeyIssues(text: string, lineCounter: LineCounter): PolicyIssue[] {
-  const document = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
+  const document = parseDocument(text, { uniqueKeys: false, prettyErrors: false, ...YAML_CORE_SCHEMA_OPTIONS });
   const issues: PolicyIssue[] = [];
   const walk = (node: unknown, path: (string | number)[]): void => {
     if (isMap(node)) {
-      const seen = new Set<string>();
+      const seen = new Map<string, unknown>();
       for (const item of node.items) {
         if (!isPair(item)) continue;
-        const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
+        const key = yamlKeyText(item.key);
         if (seen.has(key)) {
           const offset = yamlRangeStart(item.key);
           const position = offset === undefined ? undefined : lineCounter.linePos(offset);
-          issues.push({ path: formatPath([...path, key]), message: `duplicate key ${JSON.stringify(key)}: a key may appear only once`, expected: 'each key once', found: `${JSON.stringify(key)} again`, ...(position === undefined ? {} : { line: position.line, column: position.col }) });
+          const message = `duplicate key ${JSON.stringify(key)}: a key may appear only once${typedAlike(seen.get(key), item.key)}`;
+          issues.push({ path: formatPath([...path, key]), message, expected: 'each key once', found: `${JSON.stringify(key)} again`, ...(position === undefined ? {} : { line: position.line, column: position.col }) });
+        } else {
+          seen.set(key, item.key);
         }
-        seen.add(key);
         walk(item.value, [...path, key]);
       }
     } else if (isSeq(node)) {
@@ -87,6 +94,20 @@ function duplicateKeyIssues(text: string, lineCounter: LineCounter): PolicyIssue
   };
   walk(document.contents, []);
   return issues;
+}
+
+/**
+ * Why two keys written differently (`1` and `"1"`) are one key, or nothing
+ * when they are written alike: a person reading the file sees two keys.
+ */
+function typedAlike(first: unknown, second: unknown): string {
+  if (!isScalar(first) || !isScalar(second) || first.value === second.value) return '';
+  return ` (keys are read as text, so ${writtenKey(first.value)} and ${writtenKey(second.value)} are the same key)`;
+}
+
+function writtenKey(value: unknown): string {
+  if (value === null) return '~';
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
 function locateIssue(issue: PathIssue, document: Document, lineCounter: LineCounter): PolicyIssue {

@@ -42,20 +42,25 @@ export function yamlCoreSchemaIssues(options: { document: Document; text: string
   visit(document, {
     Pair(_key, pair, ancestors) {
       if (isPair(pair) && isScalar(pair.key) && pair.key.value === '<<') {
-        issues.push({ path: keyPath([...ancestors, pair]), message: 'a YAML merge key (<<) copies keys from elsewhere that this mapping does not show, and YAML 1.2 has no merge keys: write the keys out', expected: 'plain keys', found: '<<', ...at(pair.key.range?.[0]) });
+        issues.push({ path: yamlKeyPath([...ancestors, pair]), message: 'a YAML merge key (<<) copies keys from elsewhere that this mapping does not show, and YAML 1.2 has no merge keys: write the keys out', expected: 'plain keys', found: '<<', ...at(pair.key.range?.[0]) });
       }
     },
     Node(_key, node: Node, ancestors) {
       if (node.tag !== undefined && !CORE_TAGS.has(node.tag)) {
-        issues.push({ path: keyPath([...ancestors, node]), message: `the tag ${node.tag.replace(/^tag:yaml\.org,2002:/, '!!')} is not part of YAML 1.2's core schema: write the plain value`, expected: 'an untagged value', found: node.tag, ...at(node.range?.[0]) });
+        issues.push({ path: yamlKeyPath([...ancestors, node]), message: `the tag ${node.tag.replace(/^tag:yaml\.org,2002:/, '!!')} is not part of YAML 1.2's core schema: write the plain value`, expected: 'an untagged value', found: node.tag, ...at(node.range?.[0]) });
       }
     },
   });
   return issues.sort((first, second) => (first.line ?? 0) - (second.line ?? 0) || (first.column ?? 0) - (second.column ?? 0));
 }
 
-/** `tools.x.<<` from the visitor's ancestors: pairs give their keys, sequences the index of the child. */
-function keyPath(chain: readonly unknown[]): string {
+/**
+ * `tools.x.<<` from the visitor's ancestors: pairs give their keys, sequences the index of the child.
+ *
+ * @example
+ * visit(document, { Pair(_key, pair, ancestors) { yamlKeyPath([...ancestors, pair]) } }) // 'tools.read_file'
+ */
+export function yamlKeyPath(chain: readonly unknown[]): string {
   const segments: (string | number)[] = [];
   chain.forEach((item, index) => {
     if (isPair(item)) segments.push(isScalar(item.key) ? String(item.key.value) : String(item.key));
