@@ -7,11 +7,13 @@
  */
 import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
+import { readSecretFile } from './read-secret-file.ts';
 import { newToken } from './tokens.ts';
 
+const MINIMUM_ADMIN_TOKEN_CHARACTERS = 16;
 const MINIMUM_SECRET_BYTES = 32;
 
 export interface ServerSecrets {
@@ -29,38 +31,58 @@ export interface ServerSecrets {
  */
 export function loadServerSecrets(options: { stateDirectory: string; env: NodeJS.ProcessEnv }): ServerSecrets {
   const { env, stateDirectory } = options;
-  const tokenFile = path.join(stateDirectory, 'server-token');
   const fromEnv = env.TOOLGATE_ADMIN_TOKEN?.trim();
-  if (fromEnv !== undefined && fromEnv !== '' && fromEnv.length < 16) {
-    throw new ToolgateError({ code: 'USAGE', message: 'TOOLGATE_ADMIN_TOKEN is too short to be a secret (at least 16 characters; unset it to have one generated)' });
+  if (fromEnv !== undefined && fromEnv !== '' && adminTokenTooShort(fromEnv)) {
+    throw new ToolgateError({ code: 'USAGE', message: `TOOLGATE_ADMIN_TOKEN is too short to be a secret (at least ${MINIMUM_ADMIN_TOKEN_CHARACTERS} characters; unset it to have one generated)` });
   }
-  const adminToken = fromEnv !== undefined && fromEnv !== '' ? fromEnv : readOrCreate(tokenFile, newToken);
   const secretFromEnv = env.TOOLGATE_SERVER_SECRET?.trim();
-  if (secretFromEnv !== undefined && secretFromEnv !== '' && Buffer.byteLength(secretFromEnv) < MINIMUM_SECRET_BYTES) {
+  if (secretFromEnv !== undefined && secretFromEnv !== '' && secretTooShort(secretFromEnv)) {
     throw new ToolgateError({ code: 'USAGE', message: `TOOLGATE_SERVER_SECRET must be at least ${MINIMUM_SECRET_BYTES} bytes (e.g. \`openssl rand -base64 32\`)` });
   }
-  const secret = secretFromEnv !== undefined && secretFromEnv !== '' ? secretFromEnv : readOrCreate(path.join(stateDirectory, 'server-secret'), () => randomBytes(32).toString('base64url'));
-  const secretSource = secretFromEnv !== undefined && secretFromEnv !== '' ? 'TOOLGATE_SERVER_SECRET' : path.join(stateDirectory, 'server-secret');
+  const tokenFile = path.join(stateDirectory, 'server-token');
+  const secretFile = path.join(stateDirectory, 'server-secret');
+  const adminToken = fromEnv !== undefined && fromEnv !== '' ? fromEnv : readOrCreate({ file: tokenFile, what: 'admin token', make: newToken, tooShort: adminTokenTooShort });
+  const secret =
+    secretFromEnv !== undefined && secretFromEnv !== ''
+      ? secretFromEnv
+      : readOrCreate({ file: secretFile, what: 'server secret', make: () => randomBytes(32).toString('base64url'), tooShort: secretTooShort });
+  const secretSource = secretFromEnv !== undefined && secretFromEnv !== '' ? 'TOOLGATE_SERVER_SECRET' : secretFile;
   return { adminToken, adminTokenSource: fromEnv !== undefined && fromEnv !== '' ? 'TOOLGATE_ADMIN_TOKEN' : tokenFile, secret, secretSource };
 }
 
-/** The file's first line, or a new value written to a new 0600 file (never over an existing one). */
-function readOrCreate(file: string, make: () => string): string {
-  try {
-    const existing = readFileSync(file, 'utf8').trim();
-    if (existing !== '') return existing;
-    throw new ToolgateError({ code: 'USAGE', message: `${file} is empty; delete it to have a new one made` });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+/** Why `token` is too short to guard the admin API, or `undefined`. */
+function adminTokenTooShort(token: string): string | undefined {
+  return token.length < MINIMUM_ADMIN_TOKEN_CHARACTERS ? `${token.length} character${token.length === 1 ? '' : 's'} long (at least ${MINIMUM_ADMIN_TOKEN_CHARACTERS} are needed)` : undefined;
+}
+
+/** Why `secret` is too short to sign approvals and seal runs, or `undefined`. */
+function secretTooShort(secret: string): string | undefined {
+  const bytes = Buffer.byteLength(secret);
+  return bytes < MINIMUM_SECRET_BYTES ? `${bytes} byte${bytes === 1 ? '' : 's'} long (at least ${MINIMUM_SECRET_BYTES} are needed)` : undefined;
+}
+
+interface SecretFile {
+  file: string;
+  /** The secret's name in messages. */
+  what: string;
+  make: () => string;
+  /** The same length rule the environment variable has: a file is no excuse for a guessable secret. */
+  tooShort: (value: string) => string | undefined;
+}
+
+/** The file's content, checked, or a new value written to a new 0600 file (never over an existing one). */
+function readOrCreate(secretFile: SecretFile): string {
+  const existing = readChecked(secretFile);
+  if (existing !== undefined) return existing;
+  const { file } = secretFile;
   makeDirectoriesSync(path.dirname(file), 0o700);
-  const value = make();
+  const value = secretFile.make();
   let fd: number;
   try {
     fd = openSync(file, 'wx', 0o600);
   } catch (error) {
-    // Another process made it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    // Another process made it first: use theirs, checked like any other.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readChecked(secretFile) ?? readOrCreate(secretFile);
     throw error;
   }
   try {
@@ -69,5 +91,18 @@ function readOrCreate(file: string, make: () => string): string {
     closeSync(fd);
   }
   chmodSync(file, 0o600);
+  return value;
+}
+
+/** The secret in `file` if there is one, refused when the file is unsafe, empty or too short. */
+function readChecked(secretFile: SecretFile): string | undefined {
+  const { file, what } = secretFile;
+  const value = readSecretFile({ file, what });
+  if (value === undefined) return undefined;
+  if (value === '') throw new ToolgateError({ code: 'USAGE', message: `${file} is empty; delete it to have a new one made` });
+  const tooShort = secretFile.tooShort(value);
+  if (tooShort !== undefined) {
+    throw new ToolgateError({ code: 'USAGE', message: `${file} (the ${what}) is too short to be a secret: ${tooShort}; delete it to have a new one generated` });
+  }
   return value;
 }

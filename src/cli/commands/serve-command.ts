@@ -43,6 +43,9 @@ set, else one generated on first start and kept in .toolgate/server-token
 (mode 0600). More tokens: toolgate token create NAME --role submitter|approver|admin.
 The key that signs approvals and seals stored runs is TOOLGATE_SERVER_SECRET,
 else .toolgate/server-secret (every server sharing a store needs the same).
+Either file, when you write it yourself, must be a regular file you own with
+mode 0600, and as long as the variable would have to be (16 characters for the
+token, 32 bytes for the secret).
 
 Examples:
   toolgate serve --demo
