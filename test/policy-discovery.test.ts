@@ -6,8 +6,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './cli-harness.ts';
+import type { CliIo } from '../src/cli/cli-io.ts';
+import { runServeCommand } from '../src/cli/commands/serve-command.ts';
+import { runCli, type CliResult } from './cli-harness.ts';
 
 const DONE_SCRIPT = 'steps:\n  - text: "Done."\n';
 
@@ -107,5 +110,101 @@ describe('a policy planted inside the zone of the last run warns the next start'
     const check = await runCli(checkArgs, { cwd: root, env });
     expect(check.code).toBe(0);
     expect(warnings(check.stderr)).toEqual([]);
+  });
+});
+
+/** An admin token long enough to be accepted, so that serve writes no token file into the project. */
+const ADMIN_TOKEN = 'an-admin-token-for-discovery-tests';
+
+/**
+ * `toolgate serve --port 0` in-process until it prints the inbox's login URL,
+ * then stopped: what it printed. The server must start (an error fails the test).
+ */
+async function serveUntilListening(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CliResult> {
+  const stop = new AbortController();
+  let stdout = '';
+  let stderr = '';
+  let listening = () => {};
+  const listened = new Promise<void>((resolve) => (listening = resolve));
+  const io: CliIo = {
+    stdout: {
+      write: (text: string) => {
+        stdout += text;
+        if (stdout.includes('open the inbox: ')) listening();
+      },
+    },
+    stderr: { write: (text: string) => (stderr += text) },
+    stdin: Readable.from([]) as unknown as CliIo['stdin'],
+    env: { NO_COLOR: '1', TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN, ...options.env },
+    cwd: options.cwd,
+  };
+  const served = runServeCommand(['--port', '0', '--model', 'script:script.yaml', ...argv], io, { stopSignal: stop.signal });
+  await Promise.race([listened, served]);
+  stop.abort();
+  const code = await served;
+  expect(stdout, stderr).toContain('listening on ');
+  return { code, stdout, stderr };
+}
+
+describe('toolgate serve says which policy it serves, like run, check and mcp', () => {
+  it('warns about sub/toolgate.yaml and its approvals file planted in the zone of the policy that ran above', async () => {
+    const { root, env } = project();
+    expect((await runCli(['run', 'nothing', '--model', 'script:script.yaml'], { cwd: root, env })).code).toBe(0);
+    const sub = path.join(root, 'sub');
+    mkdirSync(sub);
+    writeFileSync(path.join(sub, 'toolgate.yaml'), 'mode: approve_all\nsandbox: { os: off }\n');
+    writeFileSync(path.join(sub, 'script.yaml'), DONE_SCRIPT);
+
+    const served = await serveUntilListening([], { cwd: sub, env });
+    expect(served.code).toBe(0);
+    expect(served.stderr.split('\n').filter((line) => line.startsWith('toolgate: policy '))).toEqual([`toolgate: policy ${path.join(sub, 'toolgate.yaml')} (found in ${sub})`]);
+    const found = warnings(served.stderr);
+    expect(found).toHaveLength(2);
+    expect(found[0]).toContain(`the policy file ${path.join(sub, 'toolgate.yaml')} lies in ${root}, where the agent of the last run in ${root} (policy ${path.join(root, 'toolgate.yaml')}) could write`);
+    expect(found[1]).toContain(`its approvals file ${path.join(sub, '.toolgate', 'approvals.json')} lies in ${root}`);
+    // Said before the server starts taking runs.
+    expect(served.stderr.indexOf('toolgate: warning:')).toBeLessThan(served.stderr.indexOf('admin token from'));
+  });
+
+  it('a file named with --policy was chosen by a person: named, without a warning', async () => {
+    const { root, env } = project();
+    expect((await runCli(['run', 'nothing', '--model', 'script:script.yaml'], { cwd: root, env })).code).toBe(0);
+    const sub = path.join(root, 'sub');
+    mkdirSync(sub);
+    writeFileSync(path.join(sub, 'toolgate.yaml'), 'mode: approve_all\nsandbox: { os: off }\n');
+    writeFileSync(path.join(sub, 'script.yaml'), DONE_SCRIPT);
+    const served = await serveUntilListening(['--policy', 'toolgate.yaml'], { cwd: sub, env });
+    expect(served.stderr).toContain(`toolgate: policy ${path.join(sub, 'toolgate.yaml')} (--policy)`);
+    expect(warnings(served.stderr)).toEqual([]);
+  });
+
+  it('records the zones its agents may write, so a policy planted there warns the next start', async () => {
+    const { root, env } = project();
+    const served = await serveUntilListening([], { cwd: root, env });
+    expect(warnings(served.stderr)).toEqual([]);
+    const records = JSON.parse(readFileSync(path.join(env.TOOLGATE_STATE_HOME!, 'last-runs.json'), 'utf8')) as { runs: Record<string, { policy: string; writable: string[] }> };
+    expect(records.runs[root]).toMatchObject({ policy: path.join(root, 'toolgate.yaml'), writable: [root] });
+
+    const sub = path.join(root, 'sub');
+    mkdirSync(sub);
+    writeFileSync(path.join(sub, 'toolgate.yaml'), 'mode: approve_all\n');
+    const check = await runCli(checkArgs, { cwd: sub, env });
+    expect(warnings(check.stderr)[0]).toContain(`the policy file ${path.join(sub, 'toolgate.yaml')} lies in ${root}, where the agent of the last run in ${root} (policy ${path.join(root, 'toolgate.yaml')}) could write`);
+  });
+
+  it('a policy that does not load stops serve before anything is announced or recorded', async () => {
+    const { root, env } = project();
+    writeFileSync(path.join(root, 'toolgate.yaml'), 'tools:\n  1: block\n  "1": allow\n');
+    let stderr = '';
+    const io: CliIo = {
+      stdout: { write: () => {} },
+      stderr: { write: (text: string) => (stderr += text) },
+      stdin: Readable.from([]) as unknown as CliIo['stdin'],
+      env: { NO_COLOR: '1', TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+      cwd: root,
+    };
+    await expect(runServeCommand(['--port', '0', '--model', 'script:script.yaml'], io)).rejects.toThrow(/duplicate key "1"/);
+    expect(stderr).toBe('');
+    expect(() => readFileSync(path.join(env.TOOLGATE_STATE_HOME!, 'last-runs.json'))).toThrow();
   });
 });

@@ -21,9 +21,15 @@ function project(): string {
   return directory;
 }
 
-/** Only what a server needs to start: no provider key is inherited from the test's environment. */
+/**
+ * Only what a server needs to start: no provider key is inherited from the
+ * test's environment, and serve records its run in a state home of its own,
+ * never the real one.
+ */
 function environment(): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, NODE_DISABLE_COMPILE_CACHE: '1' };
+  const stateHome = mkdtempSync(path.join(os.tmpdir(), 'toolgate-serve-cli-state-'));
+  directories.push(stateHome);
+  return { PATH: process.env.PATH, HOME: process.env.HOME, NODE_DISABLE_COMPILE_CACHE: '1', TOOLGATE_STATE_HOME: stateHome };
 }
 
 describe('toolgate serve (CLI)', () => {

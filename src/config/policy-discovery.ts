@@ -164,7 +164,7 @@ function selfAndAncestors(directory: string): string[] {
 }
 
 /**
- * What `toolgate run`, `check` and `mcp` do once the policy is loaded: print
+ * What `toolgate run`, `check`, `mcp` and `serve` do once the policy is loaded: print
  * `describePolicyDiscovery`'s lines, then (unless the command only
  * simulates) record the run.
  *

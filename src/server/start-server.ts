@@ -6,7 +6,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { loadPolicyFile, stateDirectory } from '../config/load-policy-file.ts';
+import { loadPolicyFile, stateDirectory, type LoadedPolicy } from '../config/load-policy-file.ts';
 import { durationMs } from '../core/policy/normalize-policy.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { chooseModel } from '../models/choose-model.ts';
@@ -37,6 +37,12 @@ import { setTracingEnabled } from './tracing.ts';
 
 export interface StartServerOptions {
   policyFile: string;
+  /**
+   * The policy in `policyFile`, when the caller has loaded it already:
+   * `toolgate serve` does, to say which file it serves (and warn about a
+   * planted one) before starting. Served as it was announced, not read again.
+   */
+  loaded?: LoadedPolicy;
   /** A SQLite file, or a `postgres://` URL (default: `.toolgate/toolgate.db` beside the policy). */
   storeFile?: string;
   host?: string;
@@ -79,7 +85,7 @@ export interface RunningToolgateServer {
  */
 export async function startToolgateServer(options: StartServerOptions): Promise<RunningToolgateServer> {
   const env = options.env ?? process.env;
-  const loaded = await loadPolicyFile(options.policyFile);
+  const loaded = options.loaded ?? (await loadPolicyFile(options.policyFile));
   const settings = loaded.policy.document.server ?? {};
   const logger =
     options.logger ??

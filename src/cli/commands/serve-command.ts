@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { findPolicyFile } from '../../config/load-policy-file.ts';
+import { findPolicyFile, loadPolicyFile } from '../../config/load-policy-file.ts';
+import { announcePolicy, type PolicyOrigin } from '../../config/policy-discovery.ts';
 import { createDemoWorkspace } from '../../runtime/demo-workspace.ts';
 import { webAssets } from '../../server/web/web-assets.ts';
 import { startToolgateServer, type RunningToolgateServer } from '../../server/start-server.ts';
@@ -100,21 +101,30 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number from 0 to 65535, not ${JSON.stringify(values.port)}`);
   if (values.demo === true && values.policy !== undefined) throw new UsageError('--demo brings its own workspace and policy; leave out --policy');
   let policyFile: string;
+  let cwd = io.cwd;
+  let origin: PolicyOrigin = 'demo';
   if (values.demo === true) {
     const workspace = createDemoWorkspace();
     policyFile = workspace.policyFile;
+    cwd = workspace.root;
     io.stderr.write(`toolgate demo: a fresh workspace in ${workspace.root}\n`);
   } else {
     const found = values.policy ?? findPolicyFile(io.cwd);
     if (found === undefined) throw new UsageError(`no policy: pass --policy FILE, run \`toolgate init\` to write a starter toolgate.yaml in ${io.cwd}, or try \`toolgate serve --demo\``);
     policyFile = path.resolve(io.cwd, found);
+    origin = values.policy === undefined ? 'found' : 'flag';
   }
   // Chosen before anything starts: without a model there is nothing to serve (exit 2, with every way to choose one).
   const model = chooseModelOrExplain({ flag: values.model, env: io.env, demo: values.demo === true }).id;
+  const loaded = await loadPolicyFile(policyFile);
+  // Which file, and whether an earlier run's agent could have planted it (src/config/policy-discovery.ts);
+  // recorded, since the served runs' agents write in its zones too.
+  announcePolicy({ loaded, origin, cwd, env: io.env, write: (text) => io.stderr.write(text), record: true });
   let server: RunningToolgateServer;
   try {
     server = await startToolgateServer({
       policyFile,
+      loaded,
       ...storeOption(values.store ?? io.env.TOOLGATE_STORE_URL, io.cwd),
       ...(values.host === undefined ? {} : { host: values.host }),
       port,
