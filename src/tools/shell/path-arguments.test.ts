@@ -116,6 +116,12 @@ describe('commandPaths: writers', () => {
     expect(uses('chown -R me:me dir')).toEqual(['write:dir']);
   });
 
+  it('shred writes its files, and deletes them too with -u or --remove', () => {
+    expect(uses('shred -n 1 x')).toEqual(['write:x']);
+    expect(uses('shred -zu x')).toEqual(['write:x', 'delete:x']);
+    expect(uses('shred --remove=wipe x')).toEqual(['write:x', 'delete:x']);
+  });
+
   it('dd reads if= and writes of=; sort/shuf write -o', () => {
     expect(uses('dd if=/dev/zero of=disk bs=1M')).toEqual(['read:/dev/zero', 'write:disk']);
     expect(uses('sort -o out -t/ in')).toEqual(['read:in', 'write:out']);

@@ -32,6 +32,11 @@ function uses(words: readonly ShellWord[], use: PathUse): PathArgument[] {
   return words.map((word) => ({ word, use }));
 }
 
+/** Each word written, and deleted too when the command removes it afterwards (`shred -u`, `gzip`). */
+function writes(words: readonly ShellWord[], options: { deletes: boolean }): PathArgument[] {
+  return words.flatMap((word): PathArgument[] => (options.deletes ? [{ word, use: 'write' }, { word, use: 'delete' }] : [{ word, use: 'write' }]));
+}
+
 /** Operands all written (or deleted); the values of `readOptions` read; unknown options read the generic way. */
 function targets(grammar: ArgumentGrammar, use: PathUse, readOptions: readonly string[] = []): PathHandler {
   return (words) => {
@@ -90,6 +95,13 @@ function ownership(name: string): PathHandler {
     const unsure = hasOption(scanned, ['-L']) && hasOption(scanned, ['-R', '--recursive']) ? [`${name} -RL ${FOLLOWS}`] : [];
     return { paths: [...uses(files, 'write'), ...reads(optionValues(scanned, ['--reference']))], unsure };
   };
+}
+
+/** shred overwrites its files; `-u` / `--remove[=HOW]` (or an abbreviation) then deletes them. */
+function shred(words: readonly ShellWord[]): CommandPaths {
+  const scanned = scanArguments({ words, grammar: { shortValued: 'ns', longValued: ['iterations', 'size', 'random-source'], longOptional: ['remove'] } });
+  const removes = hasOption(scanned, ['-u', '--remove']);
+  return { paths: [...writes(scanned.operands, { deletes: removes }), ...reads(optionValues(scanned, ['--random-source'])), ...unknownOptionReads(words, scanned)], unsure: [] };
 }
 
 /** dd: `if=` is read, `of=` written. */
@@ -472,7 +484,7 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['rm', targets({ longOptional: ['interactive', 'preserve-root'] }, 'delete')],
   ['rmdir', targets({}, 'delete')],
   ['unlink', targets({}, 'delete')],
-  ['shred', targets({ shortValued: 'ns', longValued: ['iterations', 'size', 'random-source'], longOptional: ['remove'] }, 'write', ['--random-source'])],
+  ['shred', shred],
   ['truncate', targets({ shortValued: 'sr', longValued: ['size', 'reference'] }, 'write', ['-r', '--reference'])],
   ['touch', targets({ shortValued: 'drt', longValued: ['date', 'reference', 'time'] }, 'write', ['-r', '--reference'])],
   ['mkdir', targets({ shortValued: 'm', longValued: ['mode'], longOptional: ['context'] }, 'write')],
