@@ -1,13 +1,15 @@
 /**
  * Writers that also delete what they name are judged as deleting it: in a
  * zone that allows writes but blocks deletes, `shred -u` is blocked like
- * `rm`, while `shred` alone stays allowed. Judged by the shell tool, and
+ * `rm`, and so are `gzip FILE` (which removes FILE once FILE.gz is
+ * written) and `zstd --rm FILE`, while `shred` alone, `gzip -k` and `zstd`
+ * (which keeps its files) stay allowed. Judged by the shell tool, and
  * executed through the gate in auto_deny mode without a sandbox (with the
  * sandbox on, such a zone is read-only to every command nobody approved, so
  * the policy layer is the only thing between these commands and the files),
  * checking the files afterwards.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -16,7 +18,7 @@ import { createBuiltinTools } from '../src/runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../src/runtime/create-runtime-gate.ts';
 import type { BuiltinTool } from '../src/tools/builtin-tool.ts';
 
-const RULES = ['rm', 'shred', 'ls'];
+const RULES = ['rm', 'shred', 'gzip', 'gunzip', 'bzip2', 'xz', 'zstd', 'lz4', 'ls'];
 const VICTIMS = ['important1', 'important2', 'important3'];
 
 let root: string;
@@ -91,7 +93,16 @@ describe('in a zone that allows writes but blocks deletes', () => {
     },
   );
 
-  it.each(['shred important1', 'shred -n 1 -z important1', 'ls -la'])('%s is allowed: it only writes (or reads)', async (command) => {
+  it.each(['gzip important1', 'gzip -9 important1', 'gzip -r .', 'gunzip important1.gz', 'bzip2 important1', 'bzip2 -d important1.bz2', 'xz important1', 'xz -d -T0 important1.xz', 'zstd --rm important1', 'lz4 -c --rm important1'])(
+    '%s blocks: it removes the file it (de)compresses',
+    async (command) => {
+      const verdict = await decide(command);
+      expect(verdict.decision, verdict.reasons).toBe('block');
+      expect(verdict.reasons).toMatch(/blocks deletes/);
+    },
+  );
+
+  it.each(['shred important1', 'shred -n 1 -z important1', 'ls -la', 'gzip -k important1', 'gzip --keep important1', 'gzip -c important1', 'gzip -t important1', 'bzip2 -k important1', 'xz -k important1', 'xz -l important1', 'zstd important1', 'zstd -d important1.zst', 'lz4 -c important1'])('%s is allowed: it only writes (or reads)', async (command) => {
     const verdict = await decide(command);
     expect(verdict.decision, verdict.reasons).toBe('allow');
   });
@@ -99,12 +110,12 @@ describe('in a zone that allows writes but blocks deletes', () => {
 
 describe('executed through the gate (auto_deny) without a sandbox', () => {
   it('the deleting forms do not run, and every file is still there', async () => {
-    for (const command of ['shred -u important1', 'shred --remove important2']) expect((await attempt(command)).ran, command).toBe(false);
+    for (const command of ['shred -u important1', 'shred --remove important2', 'gzip important2', 'xz important3', 'bzip2 important1', 'zstd -q --rm important2']) expect((await attempt(command)).ran, command).toBe(false);
     expect(readdirSync(ws).sort()).toEqual([...VICTIMS].sort());
   });
 
   it('the controls run', async () => {
-    expect(await attempt('shred -n 1 important1')).toMatchObject({ ran: true });
-    expect(existsSync(path.join(ws, 'important1'))).toBe(true);
+    expect(await attempt('shred -n 1 important1 && gzip -k important2 && zstd -q important3')).toMatchObject({ ran: true });
+    expect(readdirSync(ws).sort()).toEqual([...VICTIMS, 'important2.gz', 'important3.zst'].sort());
   });
 });

@@ -166,9 +166,20 @@ describe('commandPaths: writers', () => {
     expect(uses('wget -O - https://x/f')).toEqual([]);
   });
 
-  it('compressors replace their files unless writing to stdout', () => {
-    expect(uses('gzip a')).toEqual(['write:a']);
+  it('compressors replace their files unless writing to stdout: gzip, bzip2, xz delete them unless -k, zstd and lz4 only with --rm', () => {
+    expect(uses('gzip a')).toEqual(['write:a', 'delete:a']);
     expect(uses('gzip -c a')).toEqual(['read:a']);
+    expect(uses('gzip -k a')).toEqual(['write:a']);
+    expect(uses('gunzip --kee a.gz')).toEqual(['write:a.gz']);
+    expect(uses('bzip2 -dk a.bz2')).toEqual(['write:a.bz2']);
+    expect(uses('xz -t a.xz')).toEqual(['read:a.xz']);
+    expect(uses('gzip -r dir')).toEqual(['write:dir', 'delete-into:dir']);
+    expect(uses('compress -k a')).toEqual(['write:a', 'delete:a']);
+    expect(uses('zstd a')).toEqual(['write:a']);
+    expect(uses('zstd --rm a')).toEqual(['write:a', 'delete:a']);
+    expect(uses('zstd -c --rm a')).toEqual(['read:a']);
+    expect(uses('lz4 -c --rm a')).toEqual(['read:a', 'delete:a']);
+    expect(uses('lz4 -l a')).toEqual(['write:a']);
   });
 });
 

@@ -290,11 +290,34 @@ function zip(words: readonly ShellWord[]): CommandPaths {
   return { paths, unsure: recursive && !hasOption(scanned, ['-y', '--symlinks']) ? [`zip -r ${FOLLOWS} (without -y)`] : [] };
 }
 
-/** gzip, xz, zstd...: each file is replaced by its (de)compressed form unless the output goes to stdout. */
-function compressor(words: readonly ShellWord[]): CommandPaths {
-  const scanned = scanArguments({ words, grammar: { shortValued: 'SoTbDM', longValued: ['suffix', 'output', 'threads', 'memlimit', 'format', 'block-size', 'files', 'files0'] } });
-  const readOnly = hasOption(scanned, ['-c', '--stdout', '--to-stdout', '-t', '--test', '-l', '--list']);
-  return { paths: [...uses(scanned.operands, readOnly ? 'read' : 'write'), ...uses(optionValues(scanned, ['-o', '--output']), 'write'), ...unknownOptionReads(words, scanned)], unsure: [] };
+const COMPRESSOR: ArgumentGrammar = {
+  shortValued: 'SoTbDM',
+  longValued: ['suffix', 'output', 'threads', 'memlimit', 'format', 'block-size', 'files', 'files0'],
+  longFlags: ['keep', 'stdout', 'to-stdout', 'test', 'list', 'recursive', 'rm'],
+};
+/** Compressors that remove each file once it is (de)compressed, unless told to keep it; the others keep it unless `--rm`. */
+const REMOVES_BY_DEFAULT = new Set(['gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'compress', 'uncompress', 'pigz', 'unpigz']);
+
+/**
+ * gzip, xz, zstd...: each file is written (its compressed or decompressed
+ * form lands beside it) unless the output goes to stdout. gzip, bzip2, xz,
+ * lzma, compress and pigz then delete the file unless `-k` / `--keep`;
+ * zstd and lz4 keep it unless `--rm` (which lz4 honours even with `-c`).
+ */
+function compressor(name: string): PathHandler {
+  return (words) => {
+    const scanned = scanArguments({ words, grammar: COMPRESSOR });
+    // lz4's -l is its legacy format, not a listing.
+    const listing = name === 'lz4' || name === 'unlz4' ? ['--list'] : ['-l', '--list'];
+    const readOnly = hasOption(scanned, ['-c', '--stdout', '--to-stdout', '-t', '--test', ...listing]);
+    // compress has no way to keep its files but -c.
+    const keeps = hasOption(scanned, name === 'compress' || name === 'uncompress' ? ['-c'] : ['-k', '--keep']);
+    const deletes = REMOVES_BY_DEFAULT.has(name) ? !readOnly && !keeps : hasOption(scanned, ['--rm']) && (name === 'lz4' || name === 'unlz4' || !readOnly);
+    const into = hasOption(scanned, ['-r', '--recursive']);
+    const paths: PathArgument[] = [...uses(scanned.operands, readOnly ? 'read' : 'write')];
+    if (deletes) paths.push(...scanned.operands.map((word): PathArgument => ({ word, use: 'delete', ...(into ? { into: true } : {}) })));
+    return { paths: [...paths, ...uses(optionValues(scanned, ['-o', '--output']), 'write'), ...unknownOptionReads(words, scanned)], unsure: [] };
+  };
 }
 
 const GIT_MESSAGE = new Set(['commit', 'tag', 'merge', 'stash', 'notes', 'revert', 'cherry-pick']);
@@ -507,5 +530,5 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['git', git],
   ['curl', curl],
   ['wget', wget],
-  ...['gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz'].map((name): [string, PathHandler] => [name, compressor]),
+  ...['gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'unlz4', 'compress', 'uncompress', 'pigz', 'unpigz'].map((name): [string, PathHandler] => [name, compressor(name)]),
 ]);
