@@ -3,7 +3,9 @@
  * zone that allows writes but blocks deletes, `shred -u` is blocked like
  * `rm`, and so are `gzip FILE` (which removes FILE once FILE.gz is
  * written) and `zstd --rm FILE`, while `shred` alone, `gzip -k` and `zstd`
- * (which keeps its files) stay allowed. Judged by the shell tool, and
+ * (which keeps its files) stay allowed. `patch -E` deletes what it
+ * empties; without -E a patch still deletes what it says is gone, which
+ * only the patch knows, so it asks. Judged by the shell tool, and
  * executed through the gate in auto_deny mode without a sandbox (with the
  * sandbox on, such a zone is read-only to every command nobody approved, so
  * the policy layer is the only thing between these commands and the files),
@@ -18,7 +20,7 @@ import { createBuiltinTools } from '../src/runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../src/runtime/create-runtime-gate.ts';
 import type { BuiltinTool } from '../src/tools/builtin-tool.ts';
 
-const RULES = ['rm', 'shred', 'gzip', 'gunzip', 'bzip2', 'xz', 'zstd', 'lz4', 'ls'];
+const RULES = ['rm', 'shred', 'gzip', 'gunzip', 'bzip2', 'xz', 'zstd', 'lz4', 'patch', 'ls'];
 const VICTIMS = ['important1', 'important2', 'important3'];
 
 let root: string;
@@ -30,6 +32,7 @@ function policyText(): string {
     'fs:',
     '  zones:',
     '    - { name: ws, root: ./ws, mode: rw, approval: { read: allow, write: allow, delete: block } }',
+    '    - { name: patches, root: ./patches, mode: ro, approval: { read: allow, write: block, delete: block } }',
     'shell:',
     '  default: ask',
     '  network: false',
@@ -40,10 +43,18 @@ function policyText(): string {
   ].join('\n');
 }
 
+/** Empties important1. */
+const EMPTYING_DIFF = '--- important1\n+++ important1\n@@ -1 +0,0 @@\n-important1\n';
+/** A git diff that deletes important2. */
+const DELETING_DIFF = 'diff --git a/important2 b/important2\ndeleted file mode 100644\n--- a/important2\n+++ /dev/null\n@@ -1 +0,0 @@\n-important2\n';
+
 function layOut(): void {
   rmSync(ws, { recursive: true, force: true });
   mkdirSync(ws);
   for (const name of VICTIMS) writeFileSync(path.join(ws, name), `${name}\n`);
+  mkdirSync(path.join(root, 'patches'), { recursive: true });
+  writeFileSync(path.join(root, 'patches', 'empty.diff'), EMPTYING_DIFF);
+  writeFileSync(path.join(root, 'patches', 'delete.diff'), DELETING_DIFF);
 }
 
 beforeAll(() => {
@@ -102,7 +113,19 @@ describe('in a zone that allows writes but blocks deletes', () => {
     },
   );
 
-  it.each(['shred important1', 'shred -n 1 -z important1', 'ls -la', 'gzip -k important1', 'gzip --keep important1', 'gzip -c important1', 'gzip -t important1', 'bzip2 -k important1', 'xz -k important1', 'xz -l important1', 'zstd important1', 'zstd -d important1.zst', 'lz4 -c important1'])('%s is allowed: it only writes (or reads)', async (command) => {
+  it.each(['patch -E important1 ../patches/empty.diff', 'patch --remove-empty-files important1 ../patches/empty.diff', 'patch -E -p0 -i ../patches/empty.diff'])('%s blocks: it deletes what it empties', async (command) => {
+    const verdict = await decide(command);
+    expect(verdict.decision, verdict.reasons).toBe('block');
+    expect(verdict.reasons).toMatch(/patch deletes .*zone ws blocks deletes/);
+  });
+
+  it.each(['patch -p1 -i ../patches/delete.diff', 'patch important1 ../patches/empty.diff', 'patch -p1 < ../patches/delete.diff'])('%s asks: only the patch says whether it deletes files', async (command) => {
+    const verdict = await decide(command);
+    expect(verdict.decision, verdict.reasons).toBe('ask');
+    expect(verdict.reasons).toMatch(/patch may write or delete .*blocks deletes: the patch decides which files it removes/);
+  });
+
+  it.each(['patch -o out.txt important1 ../patches/empty.diff', 'patch --dry-run important1 ../patches/empty.diff', 'shred important1', 'shred -n 1 -z important1', 'ls -la', 'gzip -k important1', 'gzip --keep important1', 'gzip -c important1', 'gzip -t important1', 'bzip2 -k important1', 'xz -k important1', 'xz -l important1', 'zstd important1', 'zstd -d important1.zst', 'lz4 -c important1'])('%s is allowed: it only writes (or reads)', async (command) => {
     const verdict = await decide(command);
     expect(verdict.decision, verdict.reasons).toBe('allow');
   });
@@ -110,12 +133,13 @@ describe('in a zone that allows writes but blocks deletes', () => {
 
 describe('executed through the gate (auto_deny) without a sandbox', () => {
   it('the deleting forms do not run, and every file is still there', async () => {
-    for (const command of ['shred -u important1', 'shred --remove important2', 'gzip important2', 'xz important3', 'bzip2 important1', 'zstd -q --rm important2']) expect((await attempt(command)).ran, command).toBe(false);
+    for (const command of ['shred -u important1', 'shred --remove important2', 'gzip important2', 'xz important3', 'bzip2 important1', 'zstd -q --rm important2', 'patch -E important1 ../patches/empty.diff', 'patch -p1 -i ../patches/delete.diff']) expect((await attempt(command)).ran, command).toBe(false);
     expect(readdirSync(ws).sort()).toEqual([...VICTIMS].sort());
   });
 
   it('the controls run', async () => {
+    expect(await attempt('patch -o out.txt important1 ../patches/empty.diff')).toMatchObject({ ran: true });
     expect(await attempt('shred -n 1 important1 && gzip -k important2 && zstd -q important3')).toMatchObject({ ran: true });
-    expect(readdirSync(ws).sort()).toEqual([...VICTIMS, 'important2.gz', 'important3.zst'].sort());
+    expect(readdirSync(ws).sort()).toEqual([...VICTIMS, 'important2.gz', 'important3.zst', 'out.txt'].sort());
   });
 });

@@ -73,8 +73,8 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
     collected.ask.push(`${name} runs in a directory only known at run time (after cd), so the files it touches cannot be checked`);
     return findings();
   }
-  const judge = async (entry: { path: string; operation: PathOperation; into?: boolean; presumed?: boolean; action?: string; from?: string; quietAt?: Decision }): Promise<Decision> => {
-    const judgement = await judgePath({ path: entry.path, cwd: entry.from ?? cwd, operation: entry.operation, subject: name, context, ...(entry.into === true ? { into: true } : {}), ...(entry.presumed === true ? { presumed: true } : {}), ...(entry.action === undefined ? {} : { action: entry.action }) });
+  const judge = async (entry: { path: string; operation: PathOperation; into?: boolean; presumed?: string; action?: string; from?: string; quietAt?: Decision }): Promise<Decision> => {
+    const judgement = await judgePath({ path: entry.path, cwd: entry.from ?? cwd, operation: entry.operation, subject: name, context, ...(entry.into === true ? { into: true } : {}), ...(entry.presumed === undefined ? {} : { presumed: entry.presumed }), ...(entry.action === undefined ? {} : { action: entry.action }) });
     // A read inside a zone that allows reads, or of a system path, says nothing worth showing.
     if (judgement.decision === 'allow' && entry.operation === 'read') return 'allow';
     // Git's metadata and other tools' code-loading configuration: a change asks in every zone (src/tools/fs/code-loading-files.ts).
@@ -117,7 +117,7 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
   return findings();
 }
 
-type Judge = (entry: { path: string; operation: PathOperation; into?: boolean; presumed?: boolean; action?: string; from?: string; quietAt?: Decision }) => Promise<Decision>;
+type Judge = (entry: { path: string; operation: PathOperation; into?: boolean; presumed?: string; action?: string; from?: string; quietAt?: Decision }) => Promise<Decision>;
 
 const STRICTNESS: Record<Decision, number> = { allow: 0, ask: 1, block: 2 };
 
@@ -135,7 +135,7 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
     }
     cwd = path.isAbsolute(base) ? base : `${cwd}${path.sep}${base}`;
   }
-  const common = { operation: entry.use, from: cwd, ...(entry.into === true ? { into: true } : {}), ...(entry.presumed === true ? { presumed: true } : {}) };
+  const common = { operation: entry.use, from: cwd, ...(entry.into === true ? { into: true } : {}), ...(entry.presumed === undefined ? {} : { presumed: entry.presumed }) };
   if (word.kind === 'pattern') {
     const expansion = await expandGlob({ word, cwd, home: context.home });
     if (expansion.kind === 'unsure') {

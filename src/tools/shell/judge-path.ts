@@ -45,15 +45,16 @@ const DEVICES = /^\/dev\/(null|zero|full|random|urandom|tty|stdin|stdout|stderr|
  * operation. `into` means the command writes files it names itself into
  * this directory (`tar -x -C dir`, `wget -P dir`), so the directory must
  * take any file. `subject` names the command in reasons: "cat reads ...".
- * `presumed` means the command is only presumed to write or delete (it is
- * not modelled): where the policy forbids that, it asks rather than blocks.
+ * `presumed` says why the command is only presumed to write or delete (it
+ * is not modelled; the patch it applies decides): where the policy forbids
+ * that, it asks rather than blocks.
  * Hidden paths and toolgate's own files block all the same.
  *
  * @example
  * await judgePath({ path: '../secret', cwd: '/p/ws', operation: 'read', subject: 'cat', context })
  * // { decision: 'block', reason: 'cat reads "../secret" (/p/secret), outside every zone...' }
  */
-export async function judgePath(options: { path: string; cwd: string; operation: PathOperation; into?: boolean; presumed?: boolean; subject: string; action?: string; context: PathJudgeContext }): Promise<PathJudgement> {
+export async function judgePath(options: { path: string; cwd: string; operation: PathOperation; into?: boolean; presumed?: string; subject: string; action?: string; context: PathJudgeContext }): Promise<PathJudgement> {
   const { cwd, operation, subject, context } = options;
   // resolveInZones refuses a leading `~` (not expanded); here it is a literal directory named `~`.
   const input = options.path.startsWith('~') ? `./${options.path}` : options.path;
@@ -62,8 +63,8 @@ export async function judgePath(options: { path: string; cwd: string; operation:
   const block = (why: string): PathJudgement => ({ decision: 'block', reason: `${subject} ${verb} ${why}`, zone: undefined, absolute: undefined });
   // What the policy forbids a command to write or delete, for one only presumed to do so.
   const forbidden = (why: string): PathJudgement =>
-    options.presumed === true
-      ? { decision: 'ask', reason: `${subject} may write or delete ${why}: it is not a command toolgate models, so a person decides whether it does`, zone: undefined, absolute: undefined }
+    options.presumed !== undefined
+      ? { decision: 'ask', reason: `${subject} may write or delete ${why}: ${options.presumed}, so a person decides whether it does`, zone: undefined, absolute: undefined }
       : block(why);
 
   if (DEVICES.test(input)) return { decision: 'allow', reason: `${subject} ${verb} the device ${input}`, zone: undefined, absolute: input };
@@ -97,7 +98,7 @@ export async function judgePath(options: { path: string; cwd: string; operation:
   }
   const decision = operation === 'write' ? zone.approval.write : zone.approval.delete;
   const shownInZone = `${zone.name}:${path.relative(zone.root, absolute) || '.'}`;
-  if (decision === 'block' && options.presumed !== true) return block(`${shownInZone}; zone ${zone.name} blocks ${operation === 'write' ? 'writes' : 'deletes'}`);
+  if (decision === 'block' && options.presumed === undefined) return block(`${shownInZone}; zone ${zone.name} blocks ${operation === 'write' ? 'writes' : 'deletes'}`);
   // A folder above toolgate's own files, or a policy or state file it would load (src/config/own-state-paths.ts).
   const concern = ownStateConcern({ absolute, operation, hidden: context.profile.hidden, into: options.into === true, shown: shownInZone });
   if (concern !== undefined) return { decision: concern.decision, reason: `${subject} ${verb} ${concern.reason}`, zone, absolute };

@@ -30,11 +30,12 @@ export interface PathArgument {
   /** A symlink target: a relative one is also resolved from the link's directory, where the kernel will resolve it. */
   linkedFrom?: ShellWord;
   /**
-   * The use is presumed, not known: a command toolgate has not modelled may
-   * write or delete what it names. Where the policy forbids that use, it asks
-   * instead of blocking, since the command may well only read.
+   * Why the use is presumed, not known: a command toolgate has not modelled
+   * may write or delete what it names; `patch` deletes the files its patch
+   * says to. Where the policy forbids that use, it asks instead of blocking,
+   * since the command may well not do it.
    */
-  presumed?: boolean;
+  presumed?: string;
   /** Judged only when something by that name exists (a bare word of an unknown command: `trash Makefile`). */
   onlyIfExists?: boolean;
 }

@@ -139,10 +139,19 @@ describe('commandPaths: writers', () => {
     expect(uses('unzip -l a.zip')).toEqual(['read:a.zip']);
   });
 
-  it('patch writes the files its patch names, here or under -d', () => {
-    expect(uses('patch -p1 -i x.diff')).toEqual(['read:x.diff', 'write-into:.']);
-    expect(uses('patch -d /x -p1')).toEqual(['write-into:/x']);
-    expect(uses('patch file.c x.diff')).toEqual(['read:x.diff', 'write:file.c']);
+  it('patch writes the files its patch names, here or under -d, and deletes those it empties (-E) or the patch removes', () => {
+    expect(uses('patch -p1 -i x.diff')).toEqual(['read:x.diff', 'write-into:.', 'delete-into:.']);
+    expect(uses('patch -d /x -p1')).toEqual(['write-into:/x', 'delete-into:/x']);
+    expect(uses('patch file.c x.diff')).toEqual(['read:x.diff', 'write:file.c', 'delete:file.c']);
+    expect(uses('patch -o out file.c x.diff')).toEqual(['write:out', 'read:x.diff', 'read:file.c']);
+    expect(uses('patch --dry-run file.c x.diff')).toEqual(['read:x.diff', 'write:file.c']);
+  });
+
+  it('a patch without -E is only presumed to delete: the patch decides', () => {
+    const [plain] = analyzeCommand('patch file.c x.diff').commands;
+    expect(commandPaths({ name: 'patch', words: plain!.words }).paths.find((entry) => entry.use === 'delete')?.presumed).toMatch(/the patch decides/);
+    const [empties] = analyzeCommand('patch -E file.c x.diff').commands;
+    expect(commandPaths({ name: 'patch', words: empties!.words }).paths.find((entry) => entry.use === 'delete')?.presumed).toBeUndefined();
   });
 
   it('rsync/scp write a local destination; remote ones are not paths', () => {

@@ -51,7 +51,8 @@ export function unknownCommandPaths(options: { name: string; words: readonly She
     // A bare word that names a file here (`trash Makefile`) is judged too.
     const bare = entry.word.kind === 'static' && !PATH_LOOKING.test(entry.word.value);
     const onlyIfExists = bare ? { onlyIfExists: true } : {};
-    written.push({ word: entry.word, use: 'write', presumed: true, ...onlyIfExists }, { word: entry.word, use: 'delete', presumed: true, ...onlyIfExists });
+    const presumed = 'it is not a command toolgate models';
+    written.push({ word: entry.word, use: 'write', presumed, ...onlyIfExists }, { word: entry.word, use: 'delete', presumed, ...onlyIfExists });
   }
   return { paths: [...paths, ...written], unsure: [] };
 }

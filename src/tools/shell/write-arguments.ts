@@ -146,7 +146,13 @@ const PATCH: ArgumentGrammar = {
   longOptional: ['merge'],
 };
 
-/** patch [ORIGINAL [PATCHFILE]]: without ORIGINAL it writes the files the patch names, in its directory. */
+/**
+ * patch [ORIGINAL [PATCHFILE]]: without ORIGINAL it writes the files the
+ * patch names, in its directory. It also deletes a file the patch empties
+ * (`-E`), or says is gone (a git diff's "deleted file", a new name of
+ * /dev/null): with `-E` that is a delete; without it, only the patch knows,
+ * so where deletes are forbidden it asks.
+ */
 function patch(words: readonly ShellWord[]): CommandPaths {
   const scanned = scanArguments({ words, grammar: PATCH });
   const [original, patchFile] = scanned.operands;
@@ -154,9 +160,17 @@ function patch(words: readonly ShellWord[]): CommandPaths {
   const directory = optionValues(scanned, ['-d', '--directory'])[0];
   const paths: PathArgument[] = [...reads(optionValues(scanned, ['-i', '--input'])), ...uses(optionValues(scanned, ['-r', '--reject-file']), 'write'), ...uses(output, 'write'), ...unknownOptionReads(words, scanned)];
   const base = directory === undefined ? {} : { base: directory };
+  const removesEmpty = scanned.options.some((option) => option.name === '-E' || (option.name.startsWith('--rem') && '--remove-empty-files'.startsWith(option.name)));
+  const dryRun = scanned.options.some((option) => option.name.startsWith('--dr') && '--dry-run'.startsWith(option.name));
+  const deletion = output.length > 0 || dryRun ? undefined : removesEmpty ? {} : { presumed: 'the patch decides which files it removes' };
   if (patchFile !== undefined) paths.push({ word: patchFile, use: 'read' });
-  if (original !== undefined) paths.push({ word: original, use: output.length > 0 ? 'read' : 'write', ...base });
-  else if (output.length === 0) paths.push({ word: directory ?? CURRENT_DIRECTORY, use: 'write', into: true });
+  if (original !== undefined) {
+    paths.push({ word: original, use: output.length > 0 ? 'read' : 'write', ...base });
+    if (deletion !== undefined) paths.push({ word: original, use: 'delete', ...base, ...deletion });
+  } else if (output.length === 0) {
+    paths.push({ word: directory ?? CURRENT_DIRECTORY, use: 'write', into: true });
+    if (deletion !== undefined) paths.push({ word: directory ?? CURRENT_DIRECTORY, use: 'delete', into: true, ...deletion });
+  }
   return { paths, unsure: [] };
 }
 
