@@ -153,7 +153,7 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
   }
   if (entry.onlyIfExists === true && !exists(target, cwd)) return;
   const sources = entry.sources ?? [];
-  if (entry.use === 'write' && sources.length > 0) {
+  if (entry.use !== 'read' && sources.length > 0) {
     await judgeCopies({ target, sources, layout: entry.layout ?? 'directory', links: entry.links === true, cwd, common, context, judge, ask });
     return;
   }
@@ -173,7 +173,8 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
  * writes dst. A source that is a directory writes every name inside it
  * there too, so each is judged (a `.envrc`, `.vscode/tasks.json` or
  * toolgate's own file among them asks or blocks); past a bounded walk the
- * names are unknown, and it asks.
+ * names are unknown, and it asks. Judged as a delete (`ln -f`, `mv` over a
+ * file), only the names that already exist there are: the files replaced.
  */
 async function judgeCopies(options: { target: string; sources: readonly ShellWord[]; layout: 'directory' | 'target' | 'rsync'; links: boolean; cwd: string; common: Omit<Parameters<Judge>[0], 'path'>; context: CommandPathContext; judge: Judge; ask: string[] }): Promise<void> {
   const { target, sources, layout, links, cwd, common, context, judge, ask } = options;
@@ -197,11 +198,18 @@ async function judgeCopies(options: { target: string; sources: readonly ShellWor
       await judge({ ...common, path: target, into: true });
       continue;
     }
+    const replacing = common.operation === 'delete';
+    if (replacing && !exists(landing, cwd)) continue;
     const landed = await judge({ ...common, path: landing });
     if (!sourceIsDirectory || links) continue;
     const tree = sourceTreeEntries({ directory: path.isAbsolute(sourcePath!) ? sourcePath! : `${cwd}${path.sep}${sourcePath!}` });
     if (tree.kind === 'unknown') ask.push(`the directory ${source.text} is copied or moved as a whole and ${tree.reason}, so the names it writes under ${quoteWord(landing)} cannot all be checked`);
-    else if (tree.kind === 'entries') for (const entry of tree.entries) await judge({ ...common, path: `${landing.replace(/\/+$/, '')}/${entry}`, quietAt: landed });
+    else if (tree.kind === 'entries') {
+      for (const entry of tree.entries) {
+        const inside = `${landing.replace(/\/+$/, '')}/${entry}`;
+        if (!replacing || exists(inside, cwd)) await judge({ ...common, path: inside, quietAt: landed });
+      }
+    }
   }
 }
 

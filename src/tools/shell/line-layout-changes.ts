@@ -171,7 +171,8 @@ function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: 
   const { paths, unsure } = commandPaths({ name, words: command.words });
   if (unsure.length > 0) return { kind: 'anything', reason: unsure.join('; ') };
   // mv of plain files (one name each, no links, no directories) puts a plain file where it lands: like a removal there.
-  const plainMove = name === 'mv' && paths.filter((entry) => entry.use === 'delete').every((entry) => isPlainFile({ entry, cwd, home }));
+  // (The destination's own delete, of whatever the move replaces, is not a source.)
+  const plainMove = name === 'mv' && paths.filter((entry) => entry.use === 'delete' && entry.sources === undefined).every((entry) => isPlainFile({ entry, cwd, home }));
   const entries: ChangedEntry[] = [];
   for (const entry of paths) {
     const moves = entry.use === 'delete' || entry.into === true || (entry.use === 'write' && WRITES_ENTRIES.has(name));

@@ -96,9 +96,20 @@ describe('commandPaths: writers', () => {
   it('cp/mv/install write the last operand (or -t), with the sources it receives', () => {
     expect(uses('cp -r a b dest')).toEqual(['read:a', 'read:b', 'write:dest']);
     expect(uses('cp -t dest a')).toEqual(['read:a', 'write:dest']);
-    expect(uses('mv a b')).toEqual(['delete:a', 'write:b']);
+    expect(uses('mv -n a b')).toEqual(['delete:a', 'write:b']);
     expect(uses('install -d x y')).toEqual(['write:x', 'write:y']);
-    expect(uses('install -m 755 bin /usr/local/bin/x')).toEqual(['read:bin', 'write:/usr/local/bin/x']);
+  });
+
+  it('ln -f, cp -f, cp --remove-destination, install and mv also delete what they replace at the destination; plain cp writes into it', () => {
+    expect(uses('mv a b')).toEqual(['delete:a', 'write:b', 'delete:b']);
+    expect(uses('install -m 755 bin /usr/local/bin/x')).toEqual(['read:bin', 'write:/usr/local/bin/x', 'delete:/usr/local/bin/x']);
+    expect(uses('ln -sf /etc etc')).toEqual(['read:/etc', 'write:etc', 'delete:etc']);
+    expect(uses('ln --force a b')).toEqual(['write:a', 'write:b', 'delete:b']);
+    expect(uses('cp -f a b')).toEqual(['read:a', 'write:b', 'delete:b']);
+    expect(uses('cp --remove-destination a b')).toEqual(['read:a', 'write:b', 'delete:b']);
+    expect(uses('cp --rem a b')).toEqual(['read:a', 'write:b', 'delete:b']);
+    expect(uses('cp a b')).toEqual(['read:a', 'write:b']);
+    expect(uses('ln -s a b')).toEqual(['read:a', 'write:b']);
   });
 
   it('ln writes the link; a hard link\'s target must be writable too', () => {

@@ -5,7 +5,7 @@
  * `unzip -d`, `git clone DIR`, `curl -o`, `wget -O`, compressors. Each
  * returns what it reads and writes; undefined for any other command.
  */
-import { attachedWord, hasOption, optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
+import { attachedWord, hasOption, optionValues, scanArguments, type ArgumentGrammar, type ScannedArguments } from './argument-scan.ts';
 import { GIT_GLOBAL_VALUED, gitSubcommand } from './git-subcommands.ts';
 import { derivedWords, genericReads, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
 import { isRemotePath } from './network-commands.ts';
@@ -77,10 +77,29 @@ function copyLike(name: 'cp' | 'mv' | 'install' | 'ln'): PathHandler {
     const paths: PathArgument[] = sources.map((word) => ({ word, use: sourceUse, ...(symbolic && destination !== undefined ? { linkedFrom: destination } : {}) }));
     // `-T` (`--no-target-directory`): the destination is the copy itself, even when it is a directory.
     const noTargetDirectory = directory === undefined && scanned.options.some((option) => option.name === '-T' || (option.name.length > 5 && '--no-target-directory'.startsWith(option.name)));
-    if (destination !== undefined) paths.push({ word: destination, use: 'write', sources, layout: noTargetDirectory ? 'target' : 'directory', ...(name === 'ln' ? { links: true } : {}) });
+    if (destination !== undefined) {
+      const landing = { word: destination, sources, layout: noTargetDirectory ? 'target' : 'directory', ...(name === 'ln' ? { links: true } : {}) } as const;
+      paths.push({ ...landing, use: 'write' });
+      // What it replaces there is removed first (or renamed over): a delete of each file that already exists where a source lands.
+      if (replacesDestination(name, scanned)) paths.push({ ...landing, use: 'delete', onlyIfExists: true });
+    }
     paths.push(...reads(optionValues(scanned, ['--reference'])), ...unknownOptionReads(words, scanned));
     return { paths, unsure };
   };
+}
+
+/**
+ * Whether the command removes a file already at the destination rather than
+ * writing into it: `ln -f`, `cp --remove-destination`, `cp -f` (when it
+ * cannot open the file: a read-only one), `install` (always unlinks first),
+ * `mv` (renames over it) unless `-n`. Plain `cp` writes into the file.
+ */
+function replacesDestination(name: 'cp' | 'mv' | 'install' | 'ln', scanned: ScannedArguments): boolean {
+  const given = (short: string, long: string, shortest: number) => scanned.options.some((option) => option.name === short || (option.name.length >= shortest && long.startsWith(option.name)));
+  if (name === 'install') return true;
+  if (name === 'mv') return !given('-n', '--no-clobber', '--no-cl'.length);
+  if (name === 'ln') return given('-f', '--force', '--f'.length);
+  return given('-f', '--force', '--f'.length) || given('--remove-destination', '--remove-destination', '--rem'.length);
 }
 
 /** A symbolic mode written like an option (`chmod -x file`) takes the mode's place. */
