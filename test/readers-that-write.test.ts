@@ -93,6 +93,8 @@ describe('readers and build tools whose options write or run programs ask under 
     'tree -o listing.txt', 'file -C -m magic', 'info -o out.txt ls', 'cloc --report-file=report.txt .', 'cloc --extract-with=./x .', 'ldd ./x', 'date -s 2020-01-01', 'date --set=2020-01-01',
     'hostname evil', 'hostname -F name.txt', 'dmesg -C', 'dmesg --clear', 'ffprobe http://example.com/x.mp4', 'ffprobe -report x',
     'npm access set status=public', 'npm token create', 'npm owner add bob pkg', 'npm dist-tag add pkg@1 latest', 'npm publish', 'npm deprecate pkg msg', 'npm unpublish pkg', 'npm login',
+    // An option before the subcommand takes the next word as its value: this runs `npm install`.
+    'npm --editor ls install', 'npm --foo view test',
     'trash Makefile', 'trash x',
     // Readers that read files the line does not name: a man page's `.so /etc/shadow` prints it; ImageMagick's text:, msl: and
     // ephemeral: coders read any file, run a script or delete the file; ffprobe's protocols and filters; cloc --vcs runs a command.
@@ -109,13 +111,14 @@ describe('readers and build tools whose options write or run programs ask under 
   it.each([
     'go version', 'go list ./...', 'go env GOPATH', 'go vet ./...', 'go mod graph', 'go build -o /dev/null ./...', 'tree -L 2', 'file x', 'cloc .', 'ldd /usr/bin/ls', 'date +%s', 'hostname', 'hostname -f', 'dmesg',
     'ffprobe x', 'fd -H x', 'tree -a', 'man ls', 'man 5 crontab', 'identify x', 'shellcheck x', 'npm access list', 'npm token list', 'npm owner ls pkg', 'npm dist-tag ls pkg', 'npm ls', 'npm view pkg', 'trash does-not-exist',
+    'npm -g ls', 'npm --json ls', 'npm --loglevel=warn ls',
   ])('%s is allowed', async (command) => {
     const verdict = await decide(command);
     expect(verdict.decision, verdict.reasons).toBe('allow');
   });
 
   it('npm registry changes block with the network off', async () => {
-    for (const command of ['npm access set status=public', 'npm token create', 'npm owner add bob pkg', 'npm dist-tag add pkg@1 latest', 'npm publish']) expect((await decide(command, 'toolgate-offline.yaml')).decision).toBe('block');
+    for (const command of ['npm access set status=public', 'npm token create', 'npm owner add bob pkg', 'npm dist-tag add pkg@1 latest', 'npm publish', 'npm --editor ls install']) expect((await decide(command, 'toolgate-offline.yaml')).decision, command).toBe('block');
   });
 });
 

@@ -34,3 +34,13 @@ describe('networkUse for pytest: --pastebin uploads the session', () => {
     expect(use(line)).toBeUndefined();
   });
 });
+
+describe('networkUse for package managers: an option before the subcommand may take a word as its value', () => {
+  it.each(['npm --editor ls install', 'npm --foo ls ci', 'pip --log list install x', 'python3 -m pip --log list install x', 'pnpm --dir ls add x'])('%s uses the network', (line) => {
+    expect(use(line)).toMatch(/uses the network/);
+  });
+
+  it.each(['npm -g ls', 'npm --json ls', 'npm --loglevel=warn ls', 'npm -g ls --depth 0', 'pip -q list', 'npm --prefix ./x test'])('%s does not', (line) => {
+    expect(use(line)).toBeUndefined();
+  });
+});

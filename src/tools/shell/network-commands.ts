@@ -7,6 +7,7 @@
  */
 import { gitSubcommand } from './git-subcommands.ts';
 import type { ShellWord } from './shell-word.ts';
+import { subcommandCandidates } from './subcommand-candidates.ts';
 
 /** Programs whose whole purpose is talking to other machines (or that fetch what they run). */
 const CLIENTS = new Set([
@@ -83,9 +84,16 @@ export function isRemotePath(value: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^[^/]*:/.test(value);
 }
 
+/** Whether the subcommand uses the network; an option before it may have taken a word as its value (`npm --editor ls install`), so each word that may be the subcommand counts. */
 function subcommandNetwork(name: string, words: readonly ShellWord[]): string | undefined {
-  const subcommand = words.slice(1).find((word) => word.kind === 'dynamic' || !word.value.startsWith('-'));
-  if (subcommand === undefined) return undefined;
+  for (const index of subcommandCandidates({ name, words, start: 1 })) {
+    const found = candidateNetwork(name, words, words[index]!);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function candidateNetwork(name: string, words: readonly ShellWord[], subcommand: ShellWord): string | undefined {
   if (subcommand.kind === 'dynamic') return `${name} ${subcommand.text}: the subcommand is only known at run time, and ${name} has subcommands that use the network`;
   if (name === 'go' && subcommand.value === 'mod') return ['download', 'tidy', 'graph', 'why', 'verify'].includes(words[words.indexOf(subcommand) + 1]?.value ?? '') ? 'go mod downloads modules over the network' : undefined;
   return SUBCOMMANDS.get(name)!.has(subcommand.value) ? `${name} ${subcommand.value} uses the network` : undefined;

@@ -22,4 +22,14 @@ describe('workspaceCode', () => {
     'go build ./...', 'go vet ./...', 'go mod tidy', 'go version', 'tsc --noEmit', 'make --version', 'terraform fmt', 'uv pip list', 'ls', 'git status'])('%s does not', (line) => {
     expect(code(line)).toBeUndefined();
   });
+
+  it.each([
+    ['npm --editor ls install', 3], ['npm --foo ls test', 3], ['npm --userconfig view ci', 3], ['npm -w ls ci', 3], ['pip --log list install x', 3], ['pnpm --dir ls install', 3], ['cargo --color search build', 3],
+  ])('%s runs project code: the option before the subcommand may take the first word as its value (on word %i)', (line, index) => {
+    expect(code(line)).toMatchObject({ index });
+  });
+
+  it.each(['npm -g ls', 'npm --json ls', 'npm --loglevel=warn ls', 'npm -g ls --depth 0', 'npm --silent ls', 'pip -q list', 'pip -q list --format json', 'npm --editor ls'])('%s does not: the word after each option is its value or the subcommand, and both are plain', (line) => {
+    expect(code(line)).toBeUndefined();
+  });
 });

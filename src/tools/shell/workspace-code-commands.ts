@@ -11,6 +11,7 @@
  * code: `pnpm NAME` runs the script NAME.
  */
 import type { ShellWord } from './shell-word.ts';
+import { subcommandCandidates } from './subcommand-candidates.ts';
 
 export interface WorkspaceCode {
   /** The word a rule must reach to allow it: the subcommand, or 0 for tools that are code whatever they are asked. */
@@ -93,9 +94,16 @@ export function workspaceCode(options: { name: string; words: readonly ShellWord
     }
     return undefined;
   }
-  const at = words.findIndex((word, index) => index > 0 && (word.kind !== 'static' || !word.value.startsWith('-')));
-  // `npm` alone prints help.
-  if (at === -1) return undefined;
+  // `npm` alone prints help. An option before the subcommand may have taken a word as its value: each word that may be the subcommand is judged.
+  for (const at of subcommandCandidates({ name, words, start: 1 })) {
+    const found = subcommandCode({ name, words, at, plain });
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function subcommandCode(options: { name: string; words: readonly ShellWord[]; at: number; plain: ReadonlySet<string> }): WorkspaceCode | undefined {
+  const { name, words, at, plain } = options;
   const word = words[at]!;
   if (word.kind !== 'static') return { index: at, reason: `${name} ${word.value}: the subcommand is only known at run time, and ${name} has subcommands that run the project's code` };
   const subcommand = word.value;
