@@ -22,7 +22,7 @@ import { readerOptionsReviewed } from '../src/tools/shell/option-hazards.ts';
 import { knownReaders } from '../src/tools/shell/unknown-command-paths.ts';
 import { requireWorkingBwrap } from './require-bwrap.ts';
 
-const RULES = ['fd', 'fdfind', 'go', 'npm', 'tree', 'file', 'info', 'cloc', 'ldd', 'date', 'hostname', 'dmesg', 'ffprobe', 'trash', 'cat', 'wc', 'man', 'identify', 'shellcheck'];
+const RULES = ['fd', 'fdfind', 'go', 'npm', 'npm config', 'npm c', 'tree', 'file', 'info', 'cloc', 'ldd', 'date', 'hostname', 'dmesg', 'ffprobe', 'trash', 'cat', 'wc', 'man', 'identify', 'shellcheck'];
 
 let root: string;
 let ws: string;
@@ -95,6 +95,9 @@ describe('readers and build tools whose options write or run programs ask under 
     'npm access set status=public', 'npm token create', 'npm owner add bob pkg', 'npm dist-tag add pkg@1 latest', 'npm publish', 'npm deprecate pkg msg', 'npm unpublish pkg', 'npm login',
     // An option before the subcommand takes the next word as its value: this runs `npm install`.
     'npm --editor ls install', 'npm --foo view test',
+    // npm runs the editor, browser or viewer an npmrc names (a project's .npmrc can name any program), and config set/delete/fix write npmrc files.
+    'npm config edit', 'npm c edit', 'npm config --editor get edit', 'npm edit lodash', 'npm config set editor=./x', 'npm config set --location=project browser ./x', 'npm c set x=y', 'npm config delete editor', 'npm config rm editor', 'npm config fix',
+    'npm docs', 'npm docs lodash', 'npm home', 'npm bugs', 'npm issues', 'npm repo', 'npm help install', 'npm fund lodash',
     'trash Makefile', 'trash x',
     // Readers that read files the line does not name: a man page's `.so /etc/shadow` prints it; ImageMagick's text:, msl: and
     // ephemeral: coders read any file, run a script or delete the file; ffprobe's protocols and filters; cloc --vcs runs a command.
@@ -111,7 +114,7 @@ describe('readers and build tools whose options write or run programs ask under 
   it.each([
     'go version', 'go list ./...', 'go env GOPATH', 'go vet ./...', 'go mod graph', 'go build -o /dev/null ./...', 'tree -L 2', 'file x', 'cloc .', 'ldd /usr/bin/ls', 'date +%s', 'hostname', 'hostname -f', 'dmesg',
     'ffprobe x', 'fd -H x', 'tree -a', 'man ls', 'man 5 crontab', 'identify x', 'shellcheck x', 'npm access list', 'npm token list', 'npm owner ls pkg', 'npm dist-tag ls pkg', 'npm ls', 'npm view pkg', 'trash does-not-exist',
-    'npm -g ls', 'npm --json ls', 'npm --loglevel=warn ls',
+    'npm -g ls', 'npm --json ls', 'npm --loglevel=warn ls', 'npm config get editor', 'npm config list', 'npm config ls --json', 'npm c get registry', 'npm get editor', 'npm help', 'npm fund', 'npm help-search config',
   ])('%s is allowed', async (command) => {
     const verdict = await decide(command);
     expect(verdict.decision, verdict.reasons).toBe('allow');

@@ -29,6 +29,17 @@ describe('workspaceCode', () => {
     expect(code(line)).toMatchObject({ index });
   });
 
+  it.each([
+    ['npm config edit', 2], ['npm c edit', 2], ['npm config set editor=./x', 2], ['npm config --location project set x=y', 3], ['npm config delete x', 2], ['npm config fix', 2], ['npm config --editor get edit', 4], ['npm config "$action"', 2],
+    ['npm edit lodash', 1], ['npm docs', 1], ['npm home x', 1], ['npm bugs', 1], ['npm repo', 1], ['npm help install', 1], ['npm fund lodash', 1], ['npm trust github x', 1],
+  ])('%s runs a program an npmrc names, or changes an npmrc (on word %i)', (line, index) => {
+    expect(code(line)).toMatchObject({ index });
+  });
+
+  it.each(['npm config get editor', 'npm config list', 'npm config --json list', 'npm c ls', 'npm config', 'npm get x', 'npm help', 'npm fund', 'npm trust list x', 'npm sbom'])('%s only prints', (line) => {
+    expect(code(line)).toBeUndefined();
+  });
+
   it.each(['npm -g ls', 'npm --json ls', 'npm --loglevel=warn ls', 'npm -g ls --depth 0', 'npm --silent ls', 'pip -q list', 'pip -q list --format json', 'npm --editor ls'])('%s does not: the word after each option is its value or the subcommand, and both are plain', (line) => {
     expect(code(line)).toBeUndefined();
   });

@@ -42,7 +42,8 @@ const ALWAYS: ReadonlyMap<string, string> = new Map([
 
 /** Subcommands that do not run project code, per tool; any other subcommand does. */
 const PLAIN_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ['npm', new Set(['ls', 'list', 'la', 'll', 'view', 'v', 'info', 'show', 'outdated', 'audit', 'help', 'search', 'find', 's', 'se', 'whoami', 'ping', 'config', 'c', 'get', 'explain', 'why', 'fund', 'prefix', 'root', 'doctor', 'query', 'sbom', 'docs', 'home', 'repo', 'bugs', 'cache', 'owner', 'access', 'dist-tag', 'login', 'logout', 'adduser', 'token', 'profile', 'star', 'stars', 'unstar', 'help-search'])],
+  // `config`, `help` and `fund` only in some forms (npmConfiguredProgram); docs, bugs, repo run the browser program the npmrc names.
+  ['npm', new Set(['ls', 'list', 'la', 'll', 'view', 'v', 'info', 'show', 'outdated', 'audit', 'help', 'search', 'find', 's', 'se', 'whoami', 'ping', 'config', 'c', 'get', 'explain', 'why', 'fund', 'prefix', 'root', 'doctor', 'query', 'sbom', 'cache', 'owner', 'access', 'dist-tag', 'login', 'logout', 'adduser', 'token', 'profile', 'star', 'stars', 'unstar', 'help-search', 'trust'])],
   ['pnpm', new Set(['ls', 'list', 'll', 'la', 'why', 'outdated', 'audit', 'licenses', 'view', 'info', 'show', 'root', 'bin', 'help', 'config', 'c', 'get', 'store', 'search', 'whoami', 'ping', 'doctor'])],
   ['pip', new Set(['list', 'show', 'freeze', 'check', 'help', 'config', 'debug', 'cache', 'hash', 'inspect', 'index', 'search', 'uninstall'])],
   ['pip3', new Set(['list', 'show', 'freeze', 'check', 'help', 'config', 'debug', 'cache', 'hash', 'inspect', 'index', 'search', 'uninstall'])],
@@ -61,7 +62,7 @@ const NPM_REGISTRY_CHANGES: ReadonlyMap<string, { listings: ReadonlySet<string> 
   [
     ['owner', ['ls', 'list']], ['author', ['ls', 'list']], ['access', ['list', 'get', 'ls']], ['dist-tag', ['ls', 'list']], ['dist-tags', ['ls', 'list']], ['token', ['list', 'ls']],
     ['profile', ['get']], ['team', ['ls', 'list']], ['org', ['ls', 'list']], ['publish', []], ['unpublish', []], ['deprecate', []], ['undeprecate', []], ['star', []], ['unstar', []],
-    ['login', []], ['logout', []], ['adduser', []], ['add-user', []],
+    ['login', []], ['logout', []], ['adduser', []], ['add-user', []], ['trust', ['list']],
   ].map(([subcommand, listings]) => [subcommand as string, { listings: new Set(listings as string[]) }]),
 );
 
@@ -113,12 +114,46 @@ function subcommandCode(options: { name: string; words: readonly ShellWord[]; at
   if (registry !== undefined && !(registry.listings.has(next ?? '') || (registry.listings.size > 0 && next === undefined))) {
     return { index: at, reason: `npm ${subcommand} changes what the package registry (or your account there) holds` };
   }
+  if (name === 'npm') {
+    const configured = npmConfiguredProgram({ words, at });
+    if (configured !== undefined) return configured;
+  }
   // `npm audit fix` installs.
   if (plain.has(subcommand) && !(subcommand === 'audit' && next === 'fix')) return undefined;
   if ((name === 'uv' && subcommand === 'pip') || (name === 'pip' && subcommand === 'cache')) {
     if (['list', 'show', 'freeze', 'check', 'tree', 'dir', 'info'].includes(next ?? '')) return undefined;
   }
   return { index: at, reason: `${name} ${subcommand} runs the project's code (scripts, build files or configuration it loads)` };
+}
+
+const NPMRC_PROGRAMS = 'a project\'s .npmrc can name any program';
+
+/**
+ * npm subcommands that run a program an npmrc names, or change an npmrc:
+ * `config edit` and `edit` run `editor`; `docs`, `bugs`, `repo`,
+ * `fund PKG` and `help TOPIC` run `browser` (or `viewer`); `config
+ * set|delete|fix` write an npmrc, which names what later npm commands run.
+ * `config get|list` only print. The hazard is on the word a rule must name.
+ */
+function npmConfiguredProgram(options: { words: readonly ShellWord[]; at: number }): WorkspaceCode | undefined {
+  const { words, at } = options;
+  const subcommand = words[at]!.value;
+  const operands = subcommandCandidates({ name: 'npm', words, start: at + 1 });
+  if (subcommand === 'config' || subcommand === 'c') {
+    for (const index of operands) {
+      const action = words[index]!;
+      if (action.kind === 'static' && ['get', 'list', 'ls'].includes(action.value)) continue;
+      if (action.kind === 'static' && action.value === 'edit') return { index, reason: `npm ${subcommand} edit runs the editor the npmrc files name (${NPMRC_PROGRAMS})` };
+      return { index, reason: `npm ${subcommand} ${action.text} changes an npmrc file, which names the programs later npm commands run (editor, browser, git, script-shell)` };
+    }
+    return undefined;
+  }
+  if (subcommand === 'edit') return { index: at, reason: `npm edit runs the editor the npmrc files name (${NPMRC_PROGRAMS})` };
+  if (['docs', 'home', 'bugs', 'issues', 'repo'].includes(subcommand)) return { index: at, reason: `npm ${subcommand} opens a web page with the browser program the npmrc files name (${NPMRC_PROGRAMS})` };
+  if ((subcommand === 'fund' || subcommand === 'help') && operands.length > 0) {
+    return { index: at, reason: `npm ${subcommand} with an argument opens a page with the browser (or viewer) program the npmrc files name (${NPMRC_PROGRAMS})` };
+  }
+  return undefined;
 }
 
 function isPlain(words: readonly ShellWord[], subcommands: readonly string[]): boolean {
