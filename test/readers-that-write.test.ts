@@ -120,6 +120,20 @@ describe('readers and build tools whose options write or run programs ask under 
     expect(verdict.decision, verdict.reasons).toBe('allow');
   });
 
+  it.each(['npm whoami --registry=http://127.0.0.1:9/', 'npm who', 'npm profile get', 'npm token list', 'npm docs', 'npm repo lodash', 'npm fund lodash', 'npm cache add lodash', 'npm diff'])(
+    '%s talks to the registry (or opens a web page): it blocks with the network off',
+    async (command) => {
+      const verdict = await decide(command, 'toolgate-offline.yaml');
+      expect(verdict.decision, verdict.reasons).toBe('block');
+      expect(verdict.reasons).toMatch(/uses the network, and network is off/);
+    },
+  );
+
+  it.each(['npm ls', 'npm config get registry', 'npm fund', 'npm sbom'])('%s stays local: it is allowed with the network off', async (command) => {
+    const verdict = await decide(command, 'toolgate-offline.yaml');
+    expect(verdict.decision, verdict.reasons).toBe('allow');
+  });
+
   it('npm registry changes block with the network off', async () => {
     for (const command of ['npm access set status=public', 'npm token create', 'npm owner add bob pkg', 'npm dist-tag add pkg@1 latest', 'npm publish', 'npm --editor ls install']) expect((await decide(command, 'toolgate-offline.yaml')).decision, command).toBe('block');
   });

@@ -44,3 +44,20 @@ describe('networkUse for package managers: an option before the subcommand may t
     expect(use(line)).toBeUndefined();
   });
 });
+
+describe('networkUse for npm: what talks to the registry, by name, alias or abbreviation', () => {
+  it.each([
+    'npm whoami', 'npm whoami --registry=http://127.0.0.1:9/', 'npm who', 'npm whoa', 'npm profile get', 'npm token list', 'npm login', 'npm unstar x', 'npm undeprecate x', 'npm trust list x',
+    'npm docs', 'npm home x', 'npm bugs', 'npm issues', 'npm repo', 'npm diff', 'npm dedupe', 'npm ddp', 'npm link', 'npm exec x', 'npm x y', 'npm i', 'npm isntall', 'npm installTest', 'npm pub',
+    'npm fund lodash', 'npm pack lodash', 'npm init vite', 'npm create vite', 'npm cache add lodash', 'npm te',
+  ])('%s uses the network', (line) => {
+    expect(use(line)).toMatch(/uses the network/);
+  });
+
+  it.each(['npm ls', 'npm test', 'npm t', 'npm run build', 'npm config get registry', 'npm sbom', 'npm explain x', 'npm fund', 'npm pack', 'npm init -y', 'npm cache ls', 'npm cache verify', 'npm prefix', 'npm help install', 'npm --version'])(
+    '%s does not',
+    (line) => {
+      expect(use(line)).toBeUndefined();
+    },
+  );
+});

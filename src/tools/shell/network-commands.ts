@@ -7,6 +7,7 @@
  */
 import { gitSubcommand } from './git-subcommands.ts';
 import type { ShellWord } from './shell-word.ts';
+import { npmCommands } from './npm-commands.ts';
 import { subcommandCandidates } from './subcommand-candidates.ts';
 
 /** Programs whose whole purpose is talking to other machines (or that fetch what they run). */
@@ -17,7 +18,12 @@ const CLIENTS = new Set([
 
 /** Subcommands (the first word after the program's options) that use the network. */
 const SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ['npm', new Set(['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isnta', 'isntal', 'isntall', 'add', 'ci', 'clean-install', 'ic', 'install-clean', 'install-test', 'it', 'install-ci-test', 'cit', 'publish', 'update', 'up', 'upgrade', 'udpate', 'audit', 'outdated', 'view', 'v', 'info', 'show', 'search', 'find', 's', 'se', 'login', 'logout', 'adduser', 'add-user', 'ping', 'dist-tag', 'deprecate', 'owner', 'access', 'create', 'exec', 'x', 'doctor', 'unpublish', 'star', 'stars', 'token', 'team', 'org'])],
+  // npm's commands by their own names (npm-commands.ts resolves aliases and abbreviations); `init`, `fund`, `pack` and `cache` only in some forms (npmNetwork).
+  ['npm', new Set([
+    'install', 'ci', 'install-test', 'install-ci-test', 'update', 'dedupe', 'find-dupes', 'link', 'exec', 'audit', 'outdated', 'view', 'search', 'diff', 'doctor', 'ping',
+    'publish', 'unpublish', 'deprecate', 'undeprecate', 'dist-tag', 'owner', 'access', 'team', 'org', 'star', 'stars', 'unstar', 'trust',
+    'login', 'logout', 'adduser', 'whoami', 'token', 'profile', 'docs', 'bugs', 'repo',
+  ])],
   ['pnpm', new Set(['install', 'i', 'add', 'update', 'up', 'upgrade', 'publish', 'fetch', 'dlx', 'create', 'outdated', 'audit', 'install-test', 'it', 'login', 'view', 'info'])],
   ['yarn', new Set(['install', 'add', 'up', 'upgrade', 'upgrade-interactive', 'publish', 'npm', 'dlx', 'create', 'info', 'outdated', 'audit', 'login', 'import'])],
   ['bun', new Set(['install', 'i', 'add', 'a', 'update', 'upgrade', 'publish', 'create', 'x', 'outdated'])],
@@ -95,8 +101,27 @@ function subcommandNetwork(name: string, words: readonly ShellWord[]): string | 
 
 function candidateNetwork(name: string, words: readonly ShellWord[], subcommand: ShellWord): string | undefined {
   if (subcommand.kind === 'dynamic') return `${name} ${subcommand.text}: the subcommand is only known at run time, and ${name} has subcommands that use the network`;
+  if (name === 'npm') return npmNetwork(words, words.indexOf(subcommand));
   if (name === 'go' && subcommand.value === 'mod') return ['download', 'tidy', 'graph', 'why', 'verify'].includes(words[words.indexOf(subcommand) + 1]?.value ?? '') ? 'go mod downloads modules over the network' : undefined;
   return SUBCOMMANDS.get(name)!.has(subcommand.value) ? `${name} ${subcommand.value} uses the network` : undefined;
+}
+
+/**
+ * npm talks to the registry for what it installs, looks up or changes
+ * there (`whoami`, `token`, `profile`...), and `docs`/`bugs`/`repo` open a
+ * web page. `init PKG` runs a downloaded initializer, `fund PKG` and `pack
+ * PKG` fetch the package, `cache add` fetches into the cache; without an
+ * argument they stay local. An abbreviation counts when any command it may
+ * stand for does.
+ */
+function npmNetwork(words: readonly ShellWord[], at: number): string | undefined {
+  const written = words[at]!.value;
+  const argument = subcommandCandidates({ name: 'npm', words, start: at + 1 })[0];
+  for (const command of npmCommands(written)) {
+    const network = SUBCOMMANDS.get('npm')!.has(command) || (['init', 'fund', 'pack'].includes(command) && argument !== undefined) || (command === 'cache' && argument !== undefined && (words[argument]!.kind !== 'static' || words[argument]!.value === 'add'));
+    if (network) return `npm ${written}${written === command ? '' : ` (${command})`} uses the network`;
+  }
+  return undefined;
 }
 
 function gitNetwork(words: readonly ShellWord[]): string | undefined {
