@@ -146,14 +146,20 @@ async function serveUntilListening(argv: string[], options: { cwd: string; env: 
   return { code, stdout, stderr };
 }
 
+/** A project where `toolgate run` ran (so its zone is recorded), and `sub/toolgate.yaml` (approve_all) planted inside that zone afterwards. */
+async function plantedBelowARun(): Promise<{ root: string; env: NodeJS.ProcessEnv; sub: string }> {
+  const { root, env } = project();
+  expect((await runCli(['run', 'nothing', '--model', 'script:script.yaml'], { cwd: root, env })).code).toBe(0);
+  const sub = path.join(root, 'sub');
+  mkdirSync(sub);
+  writeFileSync(path.join(sub, 'toolgate.yaml'), 'mode: approve_all\nsandbox: { os: off }\n');
+  writeFileSync(path.join(sub, 'script.yaml'), DONE_SCRIPT);
+  return { root, env, sub };
+}
+
 describe('toolgate serve says which policy it serves, like run, check and mcp', () => {
   it('warns about sub/toolgate.yaml and its approvals file planted in the zone of the policy that ran above', async () => {
-    const { root, env } = project();
-    expect((await runCli(['run', 'nothing', '--model', 'script:script.yaml'], { cwd: root, env })).code).toBe(0);
-    const sub = path.join(root, 'sub');
-    mkdirSync(sub);
-    writeFileSync(path.join(sub, 'toolgate.yaml'), 'mode: approve_all\nsandbox: { os: off }\n');
-    writeFileSync(path.join(sub, 'script.yaml'), DONE_SCRIPT);
+    const { root, env, sub } = await plantedBelowARun();
 
     const served = await serveUntilListening([], { cwd: sub, env });
     expect(served.code).toBe(0);
@@ -167,12 +173,7 @@ describe('toolgate serve says which policy it serves, like run, check and mcp', 
   });
 
   it('a file named with --policy was chosen by a person: named, without a warning', async () => {
-    const { root, env } = project();
-    expect((await runCli(['run', 'nothing', '--model', 'script:script.yaml'], { cwd: root, env })).code).toBe(0);
-    const sub = path.join(root, 'sub');
-    mkdirSync(sub);
-    writeFileSync(path.join(sub, 'toolgate.yaml'), 'mode: approve_all\nsandbox: { os: off }\n');
-    writeFileSync(path.join(sub, 'script.yaml'), DONE_SCRIPT);
+    const { env, sub } = await plantedBelowARun();
     const served = await serveUntilListening(['--policy', 'toolgate.yaml'], { cwd: sub, env });
     expect(served.stderr).toContain(`toolgate: policy ${path.join(sub, 'toolgate.yaml')} (--policy)`);
     expect(warnings(served.stderr)).toEqual([]);
