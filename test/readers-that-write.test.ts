@@ -77,11 +77,11 @@ describe('fd -x and -X run commands, judged by the rules like find -exec', () =>
     expect(verdict.reasons).toMatch(/"rm" is blocked/);
   });
 
-  it.each(['fd -x touch new.txt', 'fd -x python3 x.py', 'fd -x'])('%s does not run unasked', async (command) => {
+  it.each(['fd -x touch new.txt', 'fd -x python3 x.py', 'fd -x', 'fd -x cat', 'fd -t f -t l -x cat'])('%s does not run unasked', async (command) => {
     expect((await decide(command)).decision).not.toBe('allow');
   });
 
-  it.each(['fd txt', 'fd -e md', 'fd -x cat', 'fd -t f -x wc -l'])('%s is allowed: what it runs is allowed and only reads', async (command) => {
+  it.each(['fd txt', 'fd -e md', 'fd -t f -x cat', 'fd -tf -x cat', 'fd --type=file -x cat', 'fd -t f -x wc -l'])('%s is allowed: what it runs is allowed and only reads regular files', async (command) => {
     expect((await decide(command)).decision).toBe('allow');
   });
 });

@@ -14,7 +14,7 @@ import { zonesFromPolicy } from '../fs/zones.ts';
 import { createShellFixture, verdictSuite, type ShellFixture, type VerdictCase } from '../../../test/shell-fixture.ts';
 import { createShellTool, type ShellTool } from './create-shell-tool.ts';
 
-const ALLOWED = ['cat', 'cp', 'mv', 'ln', 'grep', 'tar', 'sed', 'tee', 'dd', 'sort', 'rsync', 'unzip', 'git', 'curl', 'wget', 'touch', 'mkdir', 'chmod', 'ls', 'xargs', 'find', 'echo', 'wc', 'patch', 'rm', 'gzip', 'install', 'truncate', 'zip', 'cd', 'npm', 'npm install', 'npm test', 'ssh', 'nc', 'parallel'];
+const ALLOWED = ['cat', 'cp', 'mv', 'ln', 'grep', 'tar', 'sed', 'tee', 'dd', 'sort', 'rsync', 'unzip', 'git', 'curl', 'wget', 'touch', 'mkdir', 'chmod', 'ls', 'xargs', 'find', 'echo', 'wc', 'patch', 'rm', 'gzip', 'install', 'truncate', 'zip', 'cd', 'npm', 'npm install', 'npm test', 'ssh', 'nc', 'parallel', 'rg'];
 const rules = ALLOWED.map((match) => ({ match, decision: 'allow' }));
 
 let fixture: ShellFixture;
@@ -85,12 +85,13 @@ suite('reads the sandbox allows follow the rules', [
   ["sed -n '/^#/p' notes.txt", 'allow'],
   ['cd src && ls', 'allow'],
   ['find . -type f -print0 | xargs -0 grep foo', 'allow'],
-  ['find . -print0 | xargs -0 -I{} cat {}', 'allow'],
-  ["find . -name '*.txt' -exec cat {} +", 'allow'],
-  // Names that may start with "-" are kept from being options by a final "--".
-  ['ls --zero | xargs -0 wc --', 'allow'],
+  ['find . -type f -print0 | xargs -0 -I{} cat {}', 'allow'],
+  ["find . -name '*.txt' -type f -exec cat {} +", 'allow'],
+  ['find . -type d -exec ls {} +', 'allow'],
+  // Names that may start with "-" are kept from being options by a final "--" (rg and grep list no symlinks).
+  ['rg --files -0 | xargs -0 wc --', 'allow'],
+  ['grep -rlZ foo . | xargs -0 cat --', 'allow'],
   ['parallel cat ::: notes.txt a.txt', 'allow'],
-  ['git ls-files -z | xargs -0 grep -l foo --', 'allow'],
   ['cat *.txt', 'allow'],
 ]);
 
@@ -217,6 +218,15 @@ suite('what cannot be known from the words asks', [
   // ls prints names as they are: a file named --files0-from=list is an option of wc.
   ['ls --zero | xargs -0 wc', 'ask'],
   ['ls --zero | xargs -0 -I{} wc {} --', 'ask'],
+  // Listers that print symlinks: cat follows ws/link-out out of the zones. Names of regular files only (-type f) are judged.
+  ["find . -name '*.txt' -exec cat {} +", 'ask'],
+  ['find . -print0 | xargs -0 cat', 'ask'],
+  ['find . -type f -o -name x -exec cat {} +', 'ask'],
+  ['find . ! -type f -exec cat {} +', 'ask'],
+  ['find . -type l -exec cat {} +', 'ask'],
+  ['ls --zero | xargs -0 wc --', 'ask'],
+  ['git ls-files -z | xargs -0 grep -l foo --', 'ask'],
+  ['find . -exec chmod 644 {} +', 'ask'],
   // parallel appends what it reads from its input or from a file: `echo /etc/shadow | parallel cat` read it.
   ['echo /etc/shadow | parallel cat', 'ask'],
   ['parallel cat :::: list.txt', 'ask'],

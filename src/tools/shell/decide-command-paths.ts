@@ -235,35 +235,87 @@ async function appended(options: { command: AnalyzedCommand; ask: string[]; judg
   const name = command.name!;
   const use = commandPaths({ name, words: [...command.words, APPENDED] }).paths.find((entry) => entry.word === APPENDED)?.use;
   if (use === undefined) return;
-  const producer = command.appendedFrom;
-  const listed = listing(producer);
+  const lister = command.appendedFrom;
   const names = command.appendedNames;
+  const listed = listing(lister);
   const whole = names?.cut === 'whole' || (names?.cut === 'nul' && listed === 'nul');
   if (use !== 'read') {
-    if (producer?.name !== 'find') {
+    if (lister?.name !== 'find') {
       ask.push(`${name} ${use === 'write' ? 'writes' : 'deletes'} files named by its input (xargs or find -exec), which this check cannot see`);
       return;
     }
     // Cut names can be anything, but find's own are still judged: a delete under a zone that blocks them is blocked.
-    if (!whole) ask.push(cutNames(name, producer, names));
-    for (const start of findStartPoints(producer.words).starts) {
+    if (!whole) ask.push(cutNames(name, lister, names));
+    // `find . -exec chmod 777 {} +` changes where a symlink it is given leads (rm removes the link itself).
+    if (use === 'write' && maySymlink(lister)) ask.push(followedLinks(name, lister));
+    for (const start of findStartPoints(lister.words).starts) {
       const directory = start.kind === 'static' ? wordPath(start, options.home) : undefined;
       if (directory === undefined) ask.push(`${name} ${use === 'write' ? 'writes' : 'deletes'} files find finds under ${start.text}, which is only known at run time`);
       else await options.judge({ path: directory, operation: use, into: true });
     }
     return;
   }
-  if (listed === undefined) {
+  if (lister === undefined || listed === undefined) {
     ask.push(`${name} reads files named by its input, which this check cannot see (only find, fd, ls, rg, grep and git ls-files are followed)`);
-  } else if (!whole) {
-    ask.push(cutNames(name, producer as AnalyzedCommand, names));
-  } else if (mayPrintOptions(producer as AnalyzedCommand) && !(names?.atEnd === true && command.words.at(-1)?.value === '--')) {
+    return;
+  }
+  if (!whole) ask.push(cutNames(name, lister, names));
+  else if (mayPrintOptions(lister) && !(names?.atEnd === true && command.words.at(-1)?.value === '--')) {
     // `ls --zero | xargs -0 wc` with a file named `--files0-from=list` counts the files that list names.
     ask.push(
-      `${(producer as AnalyzedCommand).name} prints names as they are, so a file named like an option (--files0-from=list) would be an option of ${name}; ` +
+      `${lister.name} prints names as they are, so a file named like an option (--files0-from=list) would be an option of ${name}; ` +
         `end ${name}'s words with -- (xargs -0 ${name} … --), or list with find, whose names start with where it looks`,
     );
   }
+  // `find . -exec cat {} +` with `ws/notes -> /etc/shadow` in the zone printed it: the lister's paths are judged, not where its links lead.
+  if (maySymlink(lister)) ask.push(followedLinks(name, lister));
+}
+
+/** Why names a lister prints may lead out of the zones, and how to list only what cannot. */
+function followedLinks(name: string, lister: AnalyzedCommand): string {
+  return `${lister.name} lists symlinks too, and ${name} follows one it is given wherever it leads (a link in the zone to /etc/shadow); list regular files only (find -type f, fd -t f)`;
+}
+
+/** find's operators that widen what `-type f` limits it to. */
+const FIND_ALTERNATIVES = new Set(['-o', '-or', ',', '!', '-not']);
+
+/**
+ * Whether a lister can print a symlink's name. rg and grep -r skip the
+ * symlinks they meet (their -L and -R ask of their own); find and fd list
+ * them unless limited to regular files or directories (`-type f`, `fd -t f`);
+ * ls and git ls-files list them.
+ */
+function maySymlink(lister: AnalyzedCommand): boolean {
+  const values = lister.words.slice(1).map((word) => word.value);
+  switch (lister.name) {
+    case 'rg':
+    case 'grep':
+      return false;
+    case 'find': {
+      const expression = lister.words.slice(findStartPoints(lister.words).expression).map((word) => word.value);
+      if (expression.some((value) => FIND_ALTERNATIVES.has(value))) return true;
+      return !expression.some((value, index) => value === '-type' && (expression[index + 1] === 'f' || expression[index + 1] === 'd'));
+    }
+    case 'fd':
+    case 'fdfind': {
+      const types = fdTypes(values);
+      return types.length === 0 || types.some((type) => !['f', 'file', 'd', 'dir', 'directory'].includes(type));
+    }
+    default:
+      return true;
+  }
+}
+
+/** The values of fd's `-t`/`--type` options (`-t f`, `-tf`, `--type=file`); several mean any of them. */
+function fdTypes(values: readonly string[]): string[] {
+  const types: string[] = [];
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index]!;
+    if (value === '-t' || value === '--type') types.push(values[++index] ?? '');
+    else if (value.startsWith('--type=')) types.push(value.slice('--type='.length));
+    else if (/^-t./.test(value)) types.push(value.slice(2));
+  }
+  return types;
 }
 
 /** Why names that xargs cuts are not the names the lister printed, and how to pass them whole. */
@@ -290,8 +342,8 @@ function mayPrintOptions(lister: AnalyzedCommand): boolean {
   return true;
 }
 
-/** find's actions that print to its output besides `-print0`: with one of them the output is not NUL-separated names alone. */
-const FIND_OTHER_OUTPUT = new Set(['-print', '-printf', '-ls', '-exec', '-execdir', '-ok', '-okdir']);
+/** find's actions that print besides `-print0` (to its output, or to a file that may be /dev/stdout): with one of them the output is not NUL-separated names alone. */
+const FIND_OTHER_OUTPUT = new Set(['-print', '-printf', '-ls', '-fprint', '-fprint0', '-fprintf', '-fls', '-exec', '-execdir', '-ok', '-okdir']);
 
 /**
  * What a producer prints for xargs: `nul` when each name ends with a NUL
@@ -299,8 +351,8 @@ const FIND_OTHER_OUTPUT = new Set(['-print', '-printf', '-ls', '-exec', '-execdi
  * `lines` for one name per line, undefined when it is not a lister of paths
  * this check follows.
  */
-function listing(producer: AnalyzedCommand | 'empty-input' | undefined): 'nul' | 'lines' | undefined {
-  if (producer === undefined || producer === 'empty-input' || producer.name === undefined) return undefined;
+function listing(producer: AnalyzedCommand | undefined): 'nul' | 'lines' | undefined {
+  if (producer === undefined || producer.name === undefined) return undefined;
   const values = producer.words.slice(1).map((word) => word.value);
   const nul = (test: (value: string) => boolean) => (values.some(test) ? 'nul' : 'lines');
   switch (producer.name) {

@@ -50,7 +50,7 @@ suite('control cases stay pre-approved', [
   ["cat <<'EOF'\n$(rm x)\nEOF\n", 'allow'],
   ['cat <<EOF\nrm -rf ~\nEOF\n', 'allow'],
   ['echo $((1 + 2))', 'allow'],
-  ["find . -name '*.ts' -exec grep -l foo {} +", 'allow'],
+  ["find . -name '*.ts' -type f -exec grep -l foo {} +", 'allow'],
   ['find . -type f -print0 | xargs -0 grep foo', 'allow'],
   ["sed -n '/a/p' notes.txt", 'allow'],
   ["sed 's/a/b/g; s/[/]/x/' notes.txt", 'allow'],
