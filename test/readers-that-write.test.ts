@@ -18,7 +18,8 @@ import { loadPolicyFile } from '../src/config/load-policy-file.ts';
 import { createBuiltinTools } from '../src/runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../src/runtime/create-runtime-gate.ts';
 import type { BuiltinTool } from '../src/tools/builtin-tool.ts';
-import { readerOptionsReviewed } from '../src/tools/shell/option-hazards.ts';
+import { optionHazards, readerOptionsReviewed } from '../src/tools/shell/option-hazards.ts';
+import { analyzeCommand } from '../src/tools/shell/analyze-command.ts';
 import { knownReaders } from '../src/tools/shell/unknown-command-paths.ts';
 import { requireWorkingBwrap } from './require-bwrap.ts';
 
@@ -136,6 +137,23 @@ describe('readers and build tools whose options write or run programs ask under 
 
   it('npm registry changes block with the network off', async () => {
     for (const command of ['npm access set status=public', 'npm token create', 'npm owner add bob pkg', 'npm dist-tag add pkg@1 latest', 'npm publish', 'npm --editor ls install']) expect((await decide(command, 'toolgate-offline.yaml')).decision, command).toBe('block');
+  });
+});
+
+describe('ImageMagick and ffmpeg open operands through coders and protocols, whose paths the path check does not see', () => {
+  const hazards = (line: string): string[] => {
+    const command = analyzeCommand(line).commands[0]!;
+    return optionHazards({ name: command.name!, words: command.words }).map((hazard) => hazard.reason);
+  };
+
+  // `convert text:/etc/shadow out.png` renders the file into the zone; `ffmpeg -i concat:/etc/shadow -c copy out.bin` copies it.
+  it.each(['convert text:/etc/shadow out.png', 'magick msl:x.msl', 'montage ephemeral:a.txt out.png', 'convert @list.txt out.png', "convert -size 10x10 'label:@/etc/shadow' out.png",
+    'convert a.png png:/tmp/x.png', 'mogrify -format jpg text:/etc/passwd', 'ffmpeg -i concat:/etc/shadow -c copy out.bin', 'ffmpeg -f lavfi -i anullsrc out.wav', 'ffplay subfile:x'])('%s has a hazard', (line) => {
+    expect(hazards(line).join('\n')).toMatch(/coder|protocol|filter graph/);
+  });
+
+  it.each(['convert a.png -resize 50% b.png', 'convert -size 10x10 xc:white out.png', 'magick a.png b.jpg', 'ffmpeg -i a.mp4 -map 0:a -c:a aac out.m4a', 'ffmpeg -ss 00:01:00 -i a.mp4 out.mp4'])('%s has none', (line) => {
+    expect(hazards(line)).toEqual([]);
   });
 });
 

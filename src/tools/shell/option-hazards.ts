@@ -40,6 +40,9 @@ const SCP: CommandOptions = { rules: [SSH_CONFIG, exec('runs a program as the tr
 const VIM: CommandOptions = { rules: [exec('runs editor commands (which can run programs)', { short: 'cSs', long: ['cmd'] })], custom: (words) => initialCommands(words) };
 const COMPILER: CommandOptions = { rules: [exec('runs or loads another program', { single: ['wrapper', 'fplugin', 'specs'] })] };
 
+/** ImageMagick's programs, each of which reads its operands through coders. */
+const IMAGEMAGICK = ['identify', 'convert', 'magick', 'montage', 'composite', 'mogrify', 'compare', 'conjure', 'stream', 'animate', 'display', 'import'];
+
 const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOptions>([
   ['git', { rules: [], custom: gitHazards }],
   ['ps', { rules: [], custom: processEnvironmentHazards }],
@@ -179,8 +182,10 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['nm', { rules: [exec('loads a plugin', { long: ['plugin'] })] }],
   ['mediainfo', { rules: [write('writes a log file', { single: ['LogFile', 'logfile', 'Output', 'output'] })] }],
   ['ffprobe', { rules: [write('writes a report or an output file', { single: ['o', 'report'] })], custom: (words) => [...urlOperands(words), ...protocolInputs(words)] }],
-  // ImageMagick reads `text:/etc/shadow` as a text file, runs `msl:` scripts (which write images) and deletes `ephemeral:` files.
-  ['identify', { rules: [], custom: (words) => imageMagickCoders(words) }],
+  // ffmpeg and ffplay open their inputs (and ffmpeg its outputs) the same way: `ffmpeg -i concat:/etc/shadow -c copy out.bin` copies it.
+  ...['ffmpeg', 'ffplay'].map((name): [string, CommandOptions] => [name, { rules: [], custom: (words) => protocolInputs(words) }]),
+  // ImageMagick reads `text:/etc/shadow` as a text file, runs `msl:` scripts (which write images), deletes `ephemeral:` files, and writes `png:/elsewhere`.
+  ...IMAGEMAGICK.map((name): [string, CommandOptions] => [name, { rules: [], custom: (words) => imageMagickCoders(words) }]),
   ['shellcheck', { rules: [{ kind: 'read', what: 'follows source statements to files the line does not name', short: 'xP', long: ['external-sources', 'source-path'] }] }],
   ['jsonlint', { rules: [write('rewrites files in place', { short: 'i', long: ['in-place'] })] }],
   ['markdownlint', { rules: [write('rewrites files or writes a report', { short: 'o', long: ['fix', 'output'] }), exec('loads rules written in JavaScript', { short: 'r', long: ['rules'] })] }],
@@ -283,19 +288,33 @@ function manPageFiles(words: readonly ShellWord[]): Hazard[] {
 
 /** `ffprobe concat:a|/etc/shadow`, `subfile:`, `file:`: a protocol input names files the path check cannot see; `-f lavfi` reads them through filters. */
 function protocolInputs(words: readonly ShellWord[]): Hazard[] {
+  const name = words[0]!.value;
   const protocols = indexesOf(words, (value) => /^[a-z][a-z0-9+.-]*:/i.test(value) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(value)).map((index) =>
-    hazardAt({ index, kind: 'read', reason: `ffprobe ${words[index]!.value}: reads through a protocol, which can name any file` }),
+    hazardAt({ index, kind: 'read', reason: `${name} ${words[index]!.value}: opens it through a protocol, which can name any file` }),
   );
   const filters = indexesOf(words, (value) => value === 'lavfi' || value === '-lavfi' || value === '-filter_complex').map((index) =>
-    hazardAt({ index, kind: 'read', reason: `ffprobe ${words[index]!.value}: a filter graph can read any file (movie=, amovie=)` }),
+    hazardAt({ index, kind: 'read', reason: `${name} ${words[index]!.value}: a filter graph can read any file (movie=, amovie=)` }),
   );
   return [...protocols, ...filters];
 }
 
-/** ImageMagick's `CODER:name` and `@list` inputs: `text:` reads any file, `msl:` runs a script that writes images, `ephemeral:` deletes the file. */
+/** ImageMagick's built-in images, which read no file (unless their text names one with `@`). */
+const IMAGEMAGICK_GENERATORS = new Set(['xc', 'canvas', 'gradient', 'radial-gradient', 'plasma', 'pattern', 'null', 'rose', 'logo', 'wizard', 'granite', 'netscape', 'hald', 'fractal']);
+
+/**
+ * ImageMagick's `CODER:name` and `@list` operands: `text:` reads any file,
+ * `msl:` runs a script that writes images, `ephemeral:` deletes the file,
+ * `png:/elsewhere` writes there; the path after the coder is not one the
+ * path check sees. Built-in images (`xc:white`) are fine.
+ */
 function imageMagickCoders(words: readonly ShellWord[]): Hazard[] {
-  return indexesOf(words, (value) => /^[A-Za-z0-9-]{2,}:/.test(value) || value.startsWith('@')).map((index) =>
-    hazardAt({ index, kind: 'exec', reason: `${words[0]!.value} ${words[index]!.value}: reads it through an ImageMagick coder or a list (text: reads any file, msl: runs a script, ephemeral: deletes it)` }),
+  const hides = (value: string) => {
+    if (value.startsWith('@')) return true;
+    const coder = /^([A-Za-z0-9-]{2,}):/.exec(value)?.[1];
+    return coder !== undefined && (!IMAGEMAGICK_GENERATORS.has(coder.toLowerCase()) || value.includes('@'));
+  };
+  return indexesOf(words, hides).map((index) =>
+    hazardAt({ index, kind: 'exec', reason: `${words[0]!.value} ${words[index]!.value}: opens it through an ImageMagick coder or a list (text: reads any file, msl: runs a script, ephemeral: deletes it, png:PATH writes it)` }),
   );
 }
 
