@@ -33,6 +33,9 @@ export interface RunServiceOptions {
 export function createRunService(options: RunServiceOptions): RunService {
   const { runtime, listeners } = options;
   const { store } = runtime;
+  // What a run's mode may not loosen: the policy's mode, and whether it has soft asks (strict approves those).
+  const policyMode = runtime.policy.mode ?? 'interactive';
+  const softAsks = hasSoftAsks(runtime.policy.document);
 
   async function visibleRun(principal: Principal, runId: string): Promise<StoredRun> {
     const run = await store.getRun(runId);
@@ -52,8 +55,6 @@ export function createRunService(options: RunServiceOptions): RunService {
       }
       const mode = input.mode ?? 'interactive';
       const overriding = gateModeOf(mode);
-      const policyMode = runtime.policy.mode ?? 'interactive';
-      const softAsks = hasSoftAsks(runtime.policy.document);
       if (overriding !== undefined && loosens(overriding, policyMode, softAsks)) {
         const allowed = ['interactive', 'daemon', ...RUN_MODES.filter((each) => !loosens(each, policyMode, softAsks))];
         throw new ApiError(

@@ -97,10 +97,10 @@ const LIST_OPTIONS: readonly { names: readonly string[]; commands?: ReadonlySet<
 ];
 
 /** Commands whose short option (as a letter in a cluster: `tar -cT list`, `md5sum -wc sums`) names a file list. */
-const CLUSTERED_LIST_LETTER: ReadonlyMap<string, string> = new Map([
-  ['tar', 'T'],
-  ['file', 'f'],
-  ...['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum'].map((name): [string, string] => [name, 'c']),
+const CLUSTERED_LIST_OPTION: ReadonlyMap<string, RegExp> = new Map([
+  ['tar', /^-[A-Za-z0-9]*T/],
+  ['file', /^-[A-Za-z0-9]*f/],
+  ...['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum'].map((name): [string, RegExp] => [name, /^-[A-Za-z0-9]*c/]),
 ]);
 
 /** Archivers that take a list file as an `@list` word. */
@@ -129,8 +129,7 @@ export function indirectFileLists(options: { name: string; words: readonly Shell
     // GNU getopt takes an unambiguous abbreviation (`--files0=list`); `--files` alone is another option (rg).
     const abbreviates = (candidate: string) => candidate === option || (/^--(files0|files-f|pathspec-f|include-f)/.test(option) && candidate.startsWith(option));
     const listed = LIST_OPTIONS.some((entry) => (entry.commands === undefined || entry.commands.has(name)) && entry.names.some(abbreviates));
-    const letter = CLUSTERED_LIST_LETTER.get(name);
-    const clustered = letter !== undefined && !value.startsWith('--') && new RegExp(`^-[A-Za-z0-9]*${letter}`).test(value);
+    const clustered = !value.startsWith('--') && CLUSTERED_LIST_OPTION.get(name)?.test(value) === true;
     const atList = AT_LISTS.has(name) && value.startsWith('@');
     if (listed || clustered || atList || (name === 'parallel' && /^::::\+?$/.test(value))) {
       reasons.push(`${name} ${value}: works on the files listed in another file, which this check cannot see`);
