@@ -146,6 +146,16 @@ CREATE TABLE IF NOT EXISTS always_approvals (
   schema_version INTEGER NOT NULL
 );
 
+-- Each model call of a run, recorded before any tool call of its answer runs: recovery continues from them.
+CREATE TABLE IF NOT EXISTS steps (
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  schema_version INTEGER NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+
 -- The audit trail of every server sharing the store: each record the JSON line a lone server appends to its audit.jsonl.
 CREATE TABLE IF NOT EXISTS audit (
   seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

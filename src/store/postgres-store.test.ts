@@ -172,6 +172,44 @@ describe('servers sharing the store: leases and the events watch', () => {
     }
   });
 
+  it('fences a server that lost its lease: it can neither start a call nor record a model call of the run, before or after another server takes it over', async () => {
+    const database = await freshDatabase();
+    const alpha = await openPostgresStore({ url: database.url, instance: 'alpha' });
+    const beta = await openPostgresStore({ url: database.url, instance: 'beta' });
+    try {
+      await alpha.instances!.renew(60_000);
+      await beta.instances!.renew(60_000);
+      const created = await alpha.createRun(newRun('run-1'), []);
+      // The driver with a live lease writes.
+      expect(await alpha.beginCall({ runId: 'run-1', toolCallId: 'tg_0_0', tool: 'shell', input: 'sealed' })).toBe(true);
+      expect(await alpha.recordStep({ runId: 'run-1', seq: 0, body: 'answer-0' })).toBe(true);
+      // Another server, not the run's driver, is refused, and writes nothing.
+      await expect(beta.beginCall({ runId: 'run-1', toolCallId: 'tg_0_1', tool: 'shell', input: 'sealed' })).rejects.toMatchObject({ code: 'STORE_FENCED' });
+      await expect(beta.recordStep({ runId: 'run-1', seq: 1, body: 'answer-1' })).rejects.toMatchObject({ code: 'STORE_FENCED' });
+      // alpha's lease runs out (paused, partitioned, slow): before anyone takes the run over, it is refused already.
+      await alpha.instances!.renew(1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await expect(alpha.beginCall({ runId: 'run-1', toolCallId: 'tg_0_1', tool: 'shell', input: 'sealed' })).rejects.toThrow(/alpha may no longer run the call tg_0_1 of run run-1/);
+      await expect(alpha.recordStep({ runId: 'run-1', seq: 1, body: 'answer-1' })).rejects.toMatchObject({ code: 'STORE_FENCED' });
+      expect(await alpha.updateRun('run-1', created.run.revision, { status: 'completed' })).toBeUndefined();
+      // beta takes the run over; it is beta's to drive, and alpha stays fenced even once its lease is renewed.
+      const taken = await beta.updateRun('run-1', created.run.revision, {}, { events: [newEvent('run-1', 'run_recovered')] });
+      expect(taken?.run.revision).toBe(created.run.revision + 1);
+      await alpha.instances!.renew(60_000);
+      await expect(alpha.beginCall({ runId: 'run-1', toolCallId: 'tg_0_1', tool: 'shell', input: 'sealed' })).rejects.toMatchObject({ code: 'STORE_FENCED' });
+      expect(await beta.beginCall({ runId: 'run-1', toolCallId: 'tg_0_1', tool: 'shell', input: 'sealed' })).toBe(true);
+      expect(await beta.recordStep({ runId: 'run-1', seq: 1, body: 'answer-1' })).toBe(true);
+      // A call begun before is "begun before" to anyone, not a fencing error: nobody runs it again.
+      expect(await beta.beginCall({ runId: 'run-1', toolCallId: 'tg_0_0', tool: 'shell', input: 'again' })).toBe(false);
+      expect((await beta.listCalls('run-1')).map((call) => call.toolCallId)).toEqual(['tg_0_0', 'tg_0_1']);
+      expect((await beta.listSteps('run-1', 0)).map((step) => step.body)).toEqual(['answer-0', 'answer-1']);
+    } finally {
+      await alpha.close();
+      await beta.close();
+      await database.drop();
+    }
+  });
+
   it("tells a watcher of another server's events and remembered decisions when they commit (not before), and to resync after its connection is cut", async () => {
     const database = await freshDatabase();
     const writer = await openPostgresStore({ url: database.url, instance: 'writer' });

@@ -32,6 +32,7 @@ import {
   type CallRow,
   type EventRow,
   type RunRow,
+  type StepRow,
   type TokenRow,
   approvalDecisionFromRow,
   approvalFromRow,
@@ -39,6 +40,7 @@ import {
   approvalTextFromRow,
   callFromRow,
   checkLimit,
+  checkStep,
   decidedCalls,
   decodeRunCursor,
   eventFromRow,
@@ -46,8 +48,10 @@ import {
   pageOf,
   rememberedFromText,
   runFromRow,
+  stepFromRow,
   tokenFromRow,
 } from './sqlite-rows.ts';
+import { fencedError, leaseAlive, drivesRun } from './postgres-fence.ts';
 import { StoreError } from './sqlite-store-error.ts';
 import { sqlFilter } from './sql-filter.ts';
 import { describeStoreLocation } from './store-location.ts';
@@ -257,7 +261,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
            text = CASE WHEN $7::boolean THEN $8::text ELSE text END,
            error = CASE WHEN $9::boolean THEN $10::text ELSE error END,
            updated_at = $11, revision = revision + 1, schema_version = $12, driver = coalesce($13, driver)
-         WHERE run_id = $1 AND revision = $2
+         WHERE run_id = $1 AND revision = $2 AND ${leaseAlive('$13')}
          RETURNING *
        ), dropped AS (
          DELETE FROM approvals WHERE $14::boolean AND run_id = $1 AND decision IS NULL AND EXISTS (SELECT 1 FROM moved)
@@ -560,13 +564,37 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
 
     async beginCall(call) {
-      // The UNIQUE (run_id, tool_call_id) decides between racing instances: exactly one insert lands.
+      // The UNIQUE (run_id, tool_call_id) decides between racing instances: exactly one insert lands;
+      // and only while this server drives the run under a live lease (fencing), in the same statement.
       const inserted = await query(
         `INSERT INTO calls (run_id, tool_call_id, tool, input, status, output, started_at, finished_at, schema_version)
-         VALUES ($1, $2, $3, $4, 'executing', NULL, $5, NULL, $6) ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
-        [call.runId, call.toolCallId, call.tool, call.input, now(), STORE_SCHEMA_VERSION],
+         SELECT $1, $2, $3, $4, 'executing', NULL, $5, NULL, $6 WHERE ${drivesRun('$1', '$7')}
+         ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
+        [call.runId, call.toolCallId, call.tool, call.input, now(), STORE_SCHEMA_VERSION, instance],
       );
-      return inserted.rowCount === 1;
+      if (inserted.rowCount === 1) return true;
+      if (instance !== null && (await query('SELECT 1 FROM calls WHERE run_id = $1 AND tool_call_id = $2', [call.runId, call.toolCallId])).rowCount === 0) {
+        throw fencedError({ instance, runId: call.runId, what: `run the call ${call.toolCallId}` });
+      }
+      return false;
+    },
+
+    async recordStep(step) {
+      checkStep(step);
+      const inserted = await query(
+        `INSERT INTO steps (run_id, seq, body, recorded_at, schema_version) SELECT $1, $2, $3, $4, $5 WHERE ${drivesRun('$1', '$6')}
+         ON CONFLICT (run_id, seq) DO NOTHING`,
+        [step.runId, step.seq, step.body, now(), STORE_SCHEMA_VERSION, instance],
+      );
+      if (inserted.rowCount === 1) return true;
+      if (instance !== null && (await query('SELECT 1 FROM steps WHERE run_id = $1 AND seq = $2', [step.runId, step.seq])).rowCount === 0) {
+        throw fencedError({ instance, runId: step.runId, what: `record its model call ${step.seq}` });
+      }
+      return false;
+    },
+
+    async listSteps(runId, fromSeq) {
+      return (await query<StepRow>('SELECT * FROM steps WHERE run_id = $1 AND seq >= $2 ORDER BY seq', [runId, fromSeq])).rows.map(stepFromRow);
     },
 
     async finishCall(runId, toolCallId, status, output, events = []) {

@@ -16,6 +16,7 @@ import type {
   StoredDecision,
   StoredEvent,
   StoredRun,
+  StoredStep,
   StoredToken,
   TokenRole,
 } from './store.ts';
@@ -70,6 +71,29 @@ export interface CallRow {
   output: string | null;
   started_at: string;
   finished_at: string | null;
+}
+
+export interface StepRow {
+  run_id: string;
+  seq: number;
+  body: string;
+  recorded_at: string;
+  schema_version: number;
+}
+
+/**
+ * @example
+ * const steps = rows.map(stepFromRow);
+ */
+export function stepFromRow(row: StepRow): StoredStep {
+  return { runId: row.run_id, seq: Number(row.seq), body: row.body, recordedAt: row.recorded_at, schemaVersion: Number(row.schema_version) };
+}
+
+/** A step both stores refuse the same way: a seq that is not a whole number from 0, a body that is not text. */
+export function checkStep(step: { runId: string; seq: number; body: string }): void {
+  if (typeof step.runId !== 'string' || step.runId === '') throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `recordStep: runId must be a non-empty string, got ${JSON.stringify(step.runId)}` });
+  if (!Number.isSafeInteger(step.seq) || step.seq < 0) throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `recordStep: seq must be an integer >= 0, got ${JSON.stringify(step.seq)}` });
+  if (typeof step.body !== 'string' || step.body === '') throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `recordStep: body must be non-empty text` });
 }
 
 export interface TokenRow {

@@ -107,6 +107,22 @@ CREATE TABLE tokens (
 ) STRICT;
 `;
 
+/**
+ * Tables added after the first schema (version 1), created where they are
+ * missing on every open, inside the same IMMEDIATE transaction: a store made
+ * by an earlier toolgate gains them, and nothing in it changes.
+ */
+const ADDED_TABLES_SQL = `
+CREATE TABLE IF NOT EXISTS steps (
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  schema_version INTEGER NOT NULL,
+  PRIMARY KEY (run_id, seq)
+) STRICT;
+`;
+
 /** Owner read and write only: the file holds sealed run states, decisions and token hashes. */
 const FILE_MODE = 0o600;
 
@@ -186,6 +202,7 @@ function ensureSchema(database: Database.Database, file: string): void {
       .all() as string[];
     if (tables.length === 0) {
       database.exec(SCHEMA_SQL);
+      database.exec(ADDED_TABLES_SQL);
       database.prepare(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(STORE_SCHEMA_VERSION));
       return;
     }
@@ -206,5 +223,6 @@ function ensureSchema(database: Database.Database, file: string): void {
       });
     }
     // Versions older than ours would be migrated here; 1 is the first.
+    database.exec(ADDED_TABLES_SQL);
   }).immediate();
 }

@@ -14,6 +14,10 @@ export type StoreErrorCode =
   | 'STORE_INVALID_QUERY'
   /** A record the caller asked to write breaks a rule of the store (a new run that is not `running`, finishing a call never begun). */
   | 'STORE_INVALID_RECORD'
+  /** A server wrote to a run it no longer drives (its lease ran out, or another server took the run over): nothing was written. */
+  | 'STORE_FENCED'
+  /** The SQLite store is held by a running `toolgate serve`: one server per store file. */
+  | 'STORE_IN_USE'
   /** The database cannot be reached now (PostgreSQL down, restarting, out of connections): the server answers 503 and retries later. */
   | 'STORE_UNAVAILABLE';
 

@@ -42,6 +42,9 @@ import {
   APPROVAL_DECISION_COLUMNS,
   callFromRow,
   checkLimit,
+  checkStep,
+  type StepRow,
+  stepFromRow,
   decidedCalls,
   decodeRunCursor,
   eventFromRow,
@@ -298,6 +301,16 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
 
     async listCalls(runId) {
       return (statement('SELECT * FROM calls WHERE run_id = ? ORDER BY seq').all(runId) as CallRow[]).map(callFromRow);
+    },
+
+    async recordStep(step) {
+      checkStep(step);
+      return write('recordStep', { runId: step.runId, seq: step.seq, body: step.body, at: now() });
+    },
+
+    async listSteps(runId, fromSeq) {
+      const rows = statement('SELECT * FROM steps WHERE run_id = ? AND seq >= ? ORDER BY seq').all(runId, fromSeq) as StepRow[];
+      return rows.map(stepFromRow);
     },
 
     async remember(entry) {

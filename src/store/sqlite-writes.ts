@@ -36,6 +36,7 @@ export interface WriteRequests {
   appendEvents: { events: EventText[]; at: string };
   beginCall: { runId: string; toolCallId: string; tool: string; input: string; at: string };
   finishCall: { runId: string; toolCallId: string; status: 'completed' | 'failed' | 'interrupted'; output: string | null; events: EventText[]; at: string };
+  recordStep: { runId: string; seq: number; body: string; at: string };
   remember: { key: string; sessionId: string; chatId: string | null; decision: string; at: string };
   forgetChat: { sessionId: string; chatId: string | null };
   createToken: { name: string; role: TokenRole; hash: string; at: string };
@@ -50,6 +51,7 @@ export interface WriteResults {
   appendEvents: number[];
   beginCall: boolean;
   finishCall: number[];
+  recordStep: boolean;
   remember: void;
   forgetChat: number;
   createToken: boolean;
@@ -164,6 +166,14 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
       }
       // Ended before: the first ending stands, with its events.
       return [];
+    },
+
+    recordStep({ runId, seq, body, at }) {
+      // The primary key (run_id, seq) decides between two drives of one run: the first answer recorded stands.
+      return (
+        statement(`INSERT INTO steps (run_id, seq, body, recorded_at, schema_version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING`).run(runId, seq, body, at, STORE_SCHEMA_VERSION)
+          .changes === 1
+      );
     },
 
     remember({ key, sessionId, chatId, decision, at }) {

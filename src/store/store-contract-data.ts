@@ -131,6 +131,46 @@ export function describeStoreContractData(current: () => { store: ToolgateStore;
     });
   });
 
+  describe("a run's recorded model calls", () => {
+    it('records each seq of a run once, keeps the first answer, and lists them in order from a seq', async () => {
+      const { store } = current();
+      await store.createRun(newRun('run-1'), []);
+      expect(await store.recordStep({ runId: 'run-1', seq: 1, body: 'sealed-answer-1' })).toBe(true);
+      expect(await store.recordStep({ runId: 'run-1', seq: 0, body: 'sealed-answer-0' })).toBe(true);
+      // A second drive of the run (a recovery racing another) does not replace what the first recorded.
+      expect(await store.recordStep({ runId: 'run-1', seq: 1, body: 'another-answer' })).toBe(false);
+      expect(await store.recordStep({ runId: 'run-2', seq: 1, body: 'other-run' })).toBe(true);
+      const steps = await store.listSteps('run-1', 0);
+      expect(steps.map((step) => [step.seq, step.body])).toEqual([
+        [0, 'sealed-answer-0'],
+        [1, 'sealed-answer-1'],
+      ]);
+      expect(steps.every((step) => step.runId === 'run-1' && !Number.isNaN(Date.parse(step.recordedAt)) && step.schemaVersion >= 1)).toBe(true);
+      expect((await store.listSteps('run-1', 1)).map((step) => step.seq)).toEqual([1]);
+      expect(await store.listSteps('run-1', 2)).toEqual([]);
+      expect(await store.listSteps('run-404', 0)).toEqual([]);
+    });
+
+    it('lets exactly one of concurrent records of one seq win', async () => {
+      const { store } = current();
+      await store.createRun(newRun('run-1'), []);
+      const results = await Promise.all(Array.from({ length: 5 }, (_, index) => store.recordStep({ runId: 'run-1', seq: 0, body: `answer-${index}` })));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const [kept] = await store.listSteps('run-1', 0);
+      expect(kept?.body).toBe(`answer-${results.indexOf(true)}`);
+    });
+
+    it('refuses a step that is not one (a negative or fractional seq, an empty body), recording nothing', async () => {
+      const { store } = current();
+      await store.createRun(newRun('run-1'), []);
+      await expect(store.recordStep({ runId: 'run-1', seq: -1, body: 'x' })).rejects.toThrow(/seq must be an integer/);
+      await expect(store.recordStep({ runId: 'run-1', seq: 1.5, body: 'x' })).rejects.toThrow(/seq must be an integer/);
+      await expect(store.recordStep({ runId: 'run-1', seq: 0, body: '' })).rejects.toThrow(/body/);
+      await expect(store.recordStep({ runId: '', seq: 0, body: 'x' })).rejects.toThrow(/runId/);
+      expect(await store.listSteps('run-1', 0)).toEqual([]);
+    });
+  });
+
   describe('the call ledger', () => {
     it('records a call once: a second beginCall is refused and keeps the first record', async () => {
       const { store } = current();
@@ -251,6 +291,7 @@ export function describeStoreContractData(current: () => { store: ToolgateStore;
       await store.createToken({ name: 'ci', role: 'approver', hash: 'f'.repeat(64) });
       await store.createToken({ name: 'old', role: 'admin', hash: '0'.repeat(64) });
       await store.revokeToken('old');
+      await store.recordStep({ runId: 'run-1', seq: 0, body: 'sealed-answer' });
       const snapshot = {
         run: await store.getRun('run-1'),
         approvals: await store.listApprovals({ runId: 'run-1', includeDecided: true }),
@@ -258,6 +299,7 @@ export function describeStoreContractData(current: () => { store: ToolgateStore;
         calls: await store.listCalls('run-1'),
         memory: await store.allRemembered(),
         tokens: await store.listTokens(),
+        steps: await store.listSteps('run-1', 0),
         counts: await store.countRuns(),
         runs: await store.listRuns({ limit: 10 }),
       };
@@ -269,6 +311,7 @@ export function describeStoreContractData(current: () => { store: ToolgateStore;
       expect(await reopened.listApprovals({ runId: 'run-1', includeDecided: true })).toEqual(snapshot.approvals);
       expect(await reopened.readEvents({ afterId: 0, limit: 100 })).toEqual(snapshot.events);
       expect(await reopened.listCalls('run-1')).toEqual(snapshot.calls);
+      expect(await reopened.listSteps('run-1', 0)).toEqual(snapshot.steps);
       expect(await reopened.allRemembered()).toEqual(snapshot.memory);
       expect(await reopened.listTokens()).toEqual(snapshot.tokens);
       expect(await reopened.countRuns()).toEqual(snapshot.counts);

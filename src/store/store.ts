@@ -156,6 +156,22 @@ export interface StoredCall {
   finishedAt: string | null;
 }
 
+/**
+ * One model call of a run, recorded before any tool call of its answer runs
+ * (issue 32): `body` is sealed text, opaque to the store, holding the
+ * messages the run added since its previous record and the model's answer,
+ * with the identities toolgate gave the answer's calls. A recovery continues
+ * from these records and never asks the model again for an answer it has.
+ */
+export interface StoredStep {
+  runId: string;
+  /** The run's model call number, from 0; unique per run. */
+  seq: number;
+  body: string;
+  recordedAt: string;
+  schemaVersion: number;
+}
+
 export interface StoredToken {
   name: string;
   role: TokenRole;
@@ -321,7 +337,9 @@ export interface ToolgateStore {
 
   /**
    * Records that a call is about to execute. False when it was recorded
-   * before (by this process or another): the caller must not run it.
+   * before (by this process or another): the caller must not run it. On a
+   * store servers share, refused (`STORE_FENCED`) unless this server drives
+   * the run and its lease is alive: a server that lost its run runs nothing.
    */
   beginCall(call: { runId: string; toolCallId: string; tool: string; input: string }): Promise<boolean>;
   /**
@@ -332,6 +350,17 @@ export interface ToolgateStore {
    */
   finishCall(runId: string, toolCallId: string, status: 'completed' | 'failed' | 'interrupted', output: string | null, events?: readonly NewEvent[]): Promise<StoredEvent[]>;
   getCall(runId: string, toolCallId: string): Promise<StoredCall | undefined>;
+
+  /**
+   * Records a model call's answer (`StoredStep`), durably, before any call in
+   * it runs. False, writing nothing, when that `seq` of the run was recorded
+   * before: the caller must continue from the recorded one. On a store
+   * servers share, refused (`STORE_FENCED`) unless this server drives the run
+   * and its lease is alive, in the same statement.
+   */
+  recordStep(step: { runId: string; seq: number; body: string }): Promise<boolean>;
+  /** A run's recorded model calls from `fromSeq` (inclusive), in order. */
+  listSteps(runId: string, fromSeq: number): Promise<StoredStep[]>;
   listCalls(runId: string): Promise<StoredCall[]>;
 
   /** Session memory ("approve for session"), keyed as `memoryKey` makes keys; the session and chat let one chat be cleared. */

@@ -65,7 +65,35 @@ describe('a call ledger', () => {
     await ledger.begin({ runId: 'r1', toolCallId: 'c1', tool: 'send_email', args: EMAIL });
     const after = await resumeInNewProcess(state, ledger);
     expect(after.ran).toEqual([]);
-    expect(after.text).toMatch(/^error: (AiSdkCallInterruptedError: )?send_email \(tool call "c1"\) was interrupted: it started before the run was stopped/);
+    expect(after.text).toMatch(/^error: (AiSdkCallInterruptedError: )?send_email \(tool call "c1"\) was interrupted: it may have completed\. It started before the run was stopped/);
+  });
+
+  it('replays what the ledger recorded of a call without asking the gate again (a recovered run), and gates a call it does not know', async () => {
+    const replay = async (ledger: CallLedger) => {
+      const { tools, ran } = emailTools();
+      const gated = gateTools({ tools, gate: emailGate(), context: { sessionId: 's1', runId: 'r1' }, resolve: 'deferred', secret: RESUME_SECRET, ledger });
+      const { model } = scriptedModel((options) => emailModel(options));
+      const result = await generateText({ model, messages: START, ...gated });
+      return { ran, text: result.text, asked: result.content.filter((part) => part.type === 'tool-approval-request').length };
+    };
+    const recordedIn = (inner: CallLedger, ids: readonly string[]): CallLedger => ({ ...inner, recorded: (toolCallId) => ids.includes(toolCallId) });
+
+    // Completed before the restart: its recorded output, no person asked, nothing run.
+    const completed = createInMemoryCallLedger();
+    await completed.begin({ runId: 'r1', toolCallId: 'c1', tool: 'send_email', args: EMAIL });
+    await completed.finish({ runId: 'r1', toolCallId: 'c1', tool: 'send_email', args: EMAIL }, { status: 'completed', output: { sent: true, to: 'ann@example.com' } });
+    expect(await replay(recordedIn(completed, ['c1']))).toEqual({ ran: [], text: 'saw: {"sent":true,"to":"ann@example.com"}', asked: 0 });
+
+    // Begun and never ended: interrupted, never run.
+    const begun = createInMemoryCallLedger();
+    await begun.begin({ runId: 'r1', toolCallId: 'c1', tool: 'send_email', args: EMAIL });
+    const interrupted = await replay(recordedIn(begun, ['c1']));
+    expect(interrupted.ran).toEqual([]);
+    expect(interrupted.asked).toBe(0);
+    expect(interrupted.text).toMatch(/was interrupted: it may have completed/);
+
+    // A call the ledger does not hold goes through the gate as ever: it asks, and the run pauses.
+    expect(await replay(recordedIn(createInMemoryCallLedger(), ['other']))).toMatchObject({ ran: [], asked: 1 });
   });
 
   it('refuses the call when the ledger fails (fail closed)', async () => {

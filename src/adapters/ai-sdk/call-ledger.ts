@@ -29,6 +29,13 @@ export interface CallLedger {
   begin(call: LedgerCall): Promise<{ started: true } | { started: false; earlier: EarlierRun }>;
   /** Records how the call ended (`output` is the tool's output, or the error's message). */
   finish(call: LedgerCall, outcome: { status: 'completed' | 'failed'; output: unknown }): Promise<void>;
+  /**
+   * True when the ledger already holds this call of the run being driven (a
+   * recovered run replaying a recorded answer): then the gate is not asked
+   * again, and the recorded outcome stands — its output, or `interrupted`.
+   * Synchronous: the ledger knows it before the answer is replayed.
+   */
+  recorded?(toolCallId: string): boolean;
 }
 
 /**

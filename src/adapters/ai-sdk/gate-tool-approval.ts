@@ -37,6 +37,11 @@ export function createGateToolApproval(state: GatedToolsState): GateToolApproval
     try {
       const { toolCallId, toolName, input } = toolCall;
       if (isReplayedApproval({ messages, toolCallId })) return confirmReplayedApproval(state, toolCall);
+      if (state.ledger?.recorded?.(toolCallId) === true) {
+        // Begun before the run was recovered: never judged or run again; the ledger gives what came of it.
+        state.records.set({ toolCallId, tool: toolName, modelArgs: input, authorization: recordedAuthorization(input) });
+        return undefined;
+      }
       if (state.stoppedBy !== undefined) {
         // Nothing more runs in a run a denial stopped, even if the loop goes on.
         return { type: 'denied', reason: `not run: the run was stopped after ${state.stoppedBy.tool} was denied` };
@@ -83,6 +88,11 @@ function statusOf(options: { state: GatedToolsState; call: ToolCall; authorizati
       state.records.set(record);
       return { type: 'denied', reason: denialReason({ state, toolCallId, tool: toolName, authorization }) };
   }
+}
+
+/** The authorization of a call the ledger holds: it goes to the ledger, which never runs it again. */
+function recordedAuthorization(args: unknown): Authorization {
+  return { decision: 'allow', source: 'policy', rule: null, reason: 'recorded before the run was recovered: its recorded outcome stands and it is not run again', args, stop: false, trace: [] };
 }
 
 /**

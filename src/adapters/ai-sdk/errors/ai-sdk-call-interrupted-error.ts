@@ -13,7 +13,7 @@ export class AiSdkCallInterruptedError extends ToolgateError {
   constructor(options: { tool: string; toolCallId: string }) {
     super({
       code: 'AI_SDK_CALL_INTERRUPTED',
-      message: `${options.tool} (tool call ${JSON.stringify(options.toolCallId)}) was interrupted: it started before the run was stopped (a crash or a restart) and was not run again, so it may or may not have taken effect; check before trying it again`,
+      message: `${options.tool} (tool call ${JSON.stringify(options.toolCallId)}) was interrupted: it may have completed. It started before the run was stopped (a crash or a restart) and was not run again, so it may or may not have taken effect; check before trying it again`,
     });
     this.name = 'AiSdkCallInterruptedError';
     this.tool = options.tool;
