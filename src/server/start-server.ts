@@ -98,7 +98,7 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
   const storeLocation = options.storeFile ?? path.join(state, 'toolgate.db');
   // This server's id among servers sharing a PostgreSQL store (a SQLite store has one server).
   const instance = `${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const store = await openStore({ location: storeLocation, instance, onWarning: (message) => logger.warn('store', { error: message }) });
+  const store = await openStore({ location: storeLocation, instance, server: true, onWarning: (message) => logger.warn('store', { error: message }) });
   // What is printed and logged: a PostgreSQL URL without its password.
   const storeFile = describeStoreLocation(storeLocation);
   let closeRuntime = async () => {};
