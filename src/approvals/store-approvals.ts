@@ -1,5 +1,6 @@
 import type { AlwaysApprovals } from '../core/gate.ts';
-import type { SharedRecords } from '../store/store.ts';
+import { macMatches, recordMac } from '../store/record-mac.ts';
+import type { SharedRecords, StoredAlwaysApproval } from '../store/store.ts';
 import { approvalFingerprint, approvalRecordOf } from './approvals-file.ts';
 
 /** "Approve always" kept in a store servers share, as the gate reads it. */
@@ -17,20 +18,35 @@ export interface StoreApprovals extends AlwaysApprovals {
  * every server through the store's watch, which calls `refresh`.
  * A voided approval (the tool's identity changed) never matches, not even
  * when the tool's identity changes back to the one it names.
+ * Each approval is stored with a MAC under the server's key over what it
+ * matches (fingerprint, tool, identity, when): one without a valid MAC
+ * (written into the store by anyone without the secret, or by a toolgate
+ * from before approvals were signed) matches nothing, and `onRefused`
+ * hears of it.
  *
  * @example
- * const always = await loadStoreApprovals({ shared: store.shared!, redactKeys: policy.redact.keys });
+ * const always = await loadStoreApprovals({ shared: store.shared!, key: runtime.recordKey, redactKeys: policy.redact.keys });
  * const gate = createGate({ policy, always });
  */
-export async function loadStoreApprovals(options: { shared: SharedRecords; redactKeys?: ReadonlySet<string>; clock?: () => Date }): Promise<StoreApprovals> {
+export async function loadStoreApprovals(options: {
+  shared: SharedRecords;
+  key: Buffer;
+  redactKeys?: ReadonlySet<string>;
+  clock?: () => Date;
+  onRefused?: (refused: StoredAlwaysApproval[]) => void;
+}): Promise<StoreApprovals> {
   const { shared } = options;
+  const macOf = (record: StoredAlwaysApproval) => recordMac(options.key, 'always', [record.fingerprint, record.tool, record.identity, record.created_at]);
   const clock = options.clock ?? (() => new Date());
   let fingerprints = new Set<string>();
   /** Tool → the identity this server last voided the tool's other approvals for (one write per tool and identity). */
   const retired = new Map<string, string>();
   const read = async (): Promise<void> => {
     // A voided approval never matches again, even once the tool's identity is back to the one it names.
-    fingerprints = new Set((await shared.listAlways()).filter((record) => record.voided_at === undefined).map((record) => record.fingerprint));
+    const live = (await shared.listAlways()).filter((record) => record.voided_at === undefined);
+    const refused = live.filter((record) => !macMatches(record.mac, macOf(record)));
+    if (refused.length > 0) options.onRefused?.(refused);
+    fingerprints = new Set(live.filter((record) => !refused.includes(record)).map((record) => record.fingerprint));
   };
   // One read at a time, each after the one before: the latest change is in a read that starts after it.
   let reading = Promise.resolve();
@@ -39,7 +55,8 @@ export async function loadStoreApprovals(options: { shared: SharedRecords; redac
     where: 'the shared store',
     has: (entry) => fingerprints.has(approvalFingerprint(entry)),
     async add(entry) {
-      const record = approvalRecordOf(entry, { redactKeys: options.redactKeys, at: clock() });
+      const unsigned = approvalRecordOf(entry, { redactKeys: options.redactKeys, at: clock() });
+      const record = { ...unsigned, mac: macOf(unsigned) };
       await shared.addAlways(record);
       fingerprints.add(record.fingerprint);
     },

@@ -164,6 +164,9 @@ CREATE TABLE IF NOT EXISTS audit (
   recorded_at TIMESTAMPTZ NOT NULL DEFAULT now(),
   schema_version INTEGER NOT NULL
 );
+
+-- The server's MAC over an "approve always" (record-mac.ts): one without a valid MAC never matches a call.
+ALTER TABLE always_approvals ADD COLUMN IF NOT EXISTS mac TEXT;
 `;
 
 /**

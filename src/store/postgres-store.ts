@@ -47,6 +47,7 @@ import {
   jsonObjectText,
   pageOf,
   rememberedFromText,
+  rememberedText,
   runFromRow,
   stepFromRow,
   tokenFromRow,
@@ -327,13 +328,25 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     async addAlways(record) {
       return transaction(async (client) => {
         const inserted = await client.query(
-          `INSERT INTO always_approvals (fingerprint, id, tool, identity, description, payload_preview, created_at, voided_at, voided_for, schema_version)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+          `INSERT INTO always_approvals (fingerprint, id, tool, identity, description, payload_preview, created_at, voided_at, voided_for, schema_version, mac)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
            -- Approved again after it was voided: the new record replaces the void one; a live one stays as it is.
            ON CONFLICT (fingerprint) DO UPDATE SET id = EXCLUDED.id, description = EXCLUDED.description, payload_preview = EXCLUDED.payload_preview,
-             created_at = EXCLUDED.created_at, voided_at = EXCLUDED.voided_at, voided_for = EXCLUDED.voided_for, schema_version = EXCLUDED.schema_version
+             created_at = EXCLUDED.created_at, voided_at = EXCLUDED.voided_at, voided_for = EXCLUDED.voided_for, schema_version = EXCLUDED.schema_version, mac = EXCLUDED.mac
            WHERE always_approvals.voided_at IS NOT NULL`,
-          [record.fingerprint, record.id, record.tool, record.identity, record.description, record.payload_preview, record.created_at, record.voided_at ?? null, record.voided_for ?? null, STORE_SCHEMA_VERSION],
+          [
+            record.fingerprint,
+            record.id,
+            record.tool,
+            record.identity,
+            record.description,
+            record.payload_preview,
+            record.created_at,
+            record.voided_at ?? null,
+            record.voided_for ?? null,
+            STORE_SCHEMA_VERSION,
+            record.mac ?? null,
+          ],
         );
         if ((inserted.rowCount ?? 0) === 0) return false;
         await client.query('SELECT pg_notify($1, $2)', [ALWAYS_CHANNEL, '']);
@@ -624,10 +637,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
 
     async remember(entry) {
-      const decision = jsonObjectText(
-        entry.decision.reason === undefined ? { approved: entry.decision.approved } : { approved: entry.decision.approved, reason: entry.decision.reason },
-        `remembered decision ${entry.key}`,
-      );
+      const decision = rememberedText(entry.decision, entry.key);
       await transaction(async (client) => {
         await client.query(
           `INSERT INTO memory (key, session_id, chat_id, decision, updated_at, schema_version) VALUES ($1, $2, $3, $4, $5, $6)
@@ -707,6 +717,7 @@ interface AlwaysRow {
   created_at: string;
   voided_at: string | null;
   voided_for: string | null;
+  mac: string | null;
 }
 
 function alwaysFromRow(row: AlwaysRow): StoredAlwaysApproval {
@@ -721,6 +732,7 @@ function alwaysFromRow(row: AlwaysRow): StoredAlwaysApproval {
   };
   if (row.voided_at !== null) record.voided_at = row.voided_at;
   if (row.voided_for !== null) record.voided_for = row.voided_for;
+  if (row.mac !== null) record.mac = row.mac;
   return record;
 }
 

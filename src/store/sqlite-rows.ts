@@ -229,7 +229,26 @@ export function rememberedFromText(text: string): RememberedRecord {
   // Written by `remember` from a RememberedRecord; only its own fields are kept.
   const parsed = parseJsonObject(text, 'memory.decision');
   if (typeof parsed.approved !== 'boolean') throw new Error(`memory.decision holds ${text}, expected {"approved": boolean, ...}`);
-  return typeof parsed.reason === 'string' ? { approved: parsed.approved, reason: parsed.reason } : { approved: parsed.approved };
+  return {
+    approved: parsed.approved,
+    ...(typeof parsed.reason === 'string' ? { reason: parsed.reason } : {}),
+    ...(typeof parsed.mac === 'string' ? { mac: parsed.mac } : {}),
+  };
+}
+
+/**
+ * A remembered decision as its JSON column holds it: its own fields only.
+ *
+ * @example
+ * rememberedText({ approved: true }, 'k'); // '{"approved":true}'
+ */
+export function rememberedText(decision: RememberedRecord, key: string): string {
+  const own = {
+    approved: decision.approved,
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    ...(decision.mac === undefined ? {} : { mac: decision.mac }),
+  };
+  return jsonObjectText(own, `remembered decision ${key}`);
 }
 
 /**

@@ -50,6 +50,7 @@ import {
   eventFromRow,
   jsonObjectText,
   rememberedFromText,
+  rememberedText,
   runFromRow,
   pageOf,
   tokenFromRow,
@@ -314,10 +315,7 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
     },
 
     async remember(entry) {
-      const decision = jsonObjectText(
-        entry.decision.reason === undefined ? { approved: entry.decision.approved } : { approved: entry.decision.approved, reason: entry.decision.reason },
-        `remembered decision ${entry.key}`,
-      );
+      const decision = rememberedText(entry.decision, entry.key);
       await write('remember', { key: entry.key, sessionId: entry.sessionId, chatId: entry.chatId, decision, at: now() });
     },
 

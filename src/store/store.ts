@@ -184,6 +184,8 @@ export interface StoredToken {
 export interface RememberedRecord {
   approved: boolean;
   reason?: string;
+  /** The server's MAC over the record (`record-mac.ts`): a record without a valid one is never used. */
+  mac?: string;
 }
 
 /** What `ToolgateStore.watch` reports. */
@@ -207,6 +209,8 @@ export interface StoredAlwaysApproval {
   /** When a server saw the tool under another identity: the approval no longer applies. */
   voided_at?: string;
   voided_for?: string;
+  /** The server's MAC over what the approval matches (`record-mac.ts`); without a valid one it matches nothing. */
+  mac?: string;
 }
 
 /**

@@ -79,7 +79,9 @@ export async function resumeRun(options: { gated: GatedTools<any>; state: RunSta
       authorization =
         decision.timedOut === true
           ? { ...authorization, decision: 'denied', source: 'timeout', reason: decision.reason ?? 'timed out', stop: state.gate.policy.onDeny === 'stop' }
-          : { ...authorization, decision: 'denied', source: 'person', reason: denialOf(decision), stop: decision.stop ?? state.gate.policy.onDeny === 'stop', ...(decision.by === undefined ? {} : { approver: decision.by }) };
+          : decision.automatic === true
+            ? { ...authorization, decision: 'denied', source: 'mode', reason: decision.reason ?? 'denied by toolgate', stop: false }
+            : { ...authorization, decision: 'denied', source: 'person', reason: denialOf(decision), stop: decision.stop ?? state.gate.policy.onDeny === 'stop', ...(decision.by === undefined ? {} : { approver: decision.by }) };
     }
     // Checked again after the await: a concurrent resume of the same state may have decided (or run) it meanwhile.
     const meanwhile = state.records.get(approval.toolCallId);

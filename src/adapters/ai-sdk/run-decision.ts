@@ -17,6 +17,8 @@ export interface RunDecision {
   stop?: boolean;
   /** Denials only: nobody answered in time; recorded as timed out, never as a person's denial. */
   timedOut?: boolean;
+  /** Denials only: made by toolgate, not by a person (a stored decision it refused to trust); the reason is told as it is. */
+  automatic?: boolean;
   /** Who decided (e.g. the server's authenticated approver), recorded in the audit log. */
   by?: string;
 }
@@ -53,6 +55,9 @@ export function validateDecisions(options: { decisions: unknown; pending: readon
     if (decision.timedOut !== undefined && (decision.timedOut !== true || decision.approved)) {
       throw new AiSdkDecisionError({ field: `${field}.timedOut`, problem: 'is true, for denials nobody gave in time only' });
     }
+    if (decision.automatic !== undefined && (decision.automatic !== true || decision.approved)) {
+      throw new AiSdkDecisionError({ field: `${field}.automatic`, problem: 'is true, for denials toolgate made itself only' });
+    }
     if (decision.by !== undefined && (typeof decision.by !== 'string' || decision.by === '')) throw new AiSdkDecisionError({ field: `${field}.by`, problem: 'names who decided: a non-empty string' });
     if (decision.args !== undefined && !decision.approved) throw new AiSdkDecisionError({ field: `${field}.args`, problem: 'edits the arguments of an approval; a denial has none' });
     byCall.set(decision.toolCallId, decision as unknown as RunDecision);
@@ -84,6 +89,7 @@ export function toApprovalDecision(decision: RunDecision): ApprovalDecision {
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     ...(decision.stop === undefined ? {} : { stop: decision.stop }),
     ...(decision.timedOut === true ? { timedOut: true } : {}),
+    ...(decision.automatic === true ? { automatic: true } : {}),
     ...(decision.by === undefined ? {} : { by: decision.by }),
   };
 }

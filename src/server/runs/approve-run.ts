@@ -7,6 +7,7 @@
 import { REDACTED } from '../../core/redact.ts';
 import type { NewEvent, StoredApprovalDecision, StoredDecision, StoredRun } from '../../store/store.ts';
 import { ApiError, type ApproveInput, type ApproveResult, type Principal } from '../run-service.ts';
+import { signDecision } from './decision-signature.ts';
 import { driveRun } from './drive-run.ts';
 import { decisionEvent, runEvent, toolCallInput } from './run-events.ts';
 import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
@@ -42,7 +43,7 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
   if (input.scope === 'always' && !input.approved) throw new ApiError(400, 'scope "always" applies to approvals only; a denial is once or session', { field: 'scope' });
   if (input.stop !== undefined && input.approved) throw new ApiError(400, 'stop applies to denials only', { field: 'stop' });
 
-  const decision: StoredDecision = {
+  const unsigned: StoredDecision = {
     approved: input.approved,
     reason: input.reason ?? null,
     scope: input.scope ?? 'once',
@@ -51,6 +52,8 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
     decidedBy: options.timedOut === true ? 'timeout' : options.principal.name,
     decidedAt: new Date().toISOString(),
   };
+  // Signed under the server's secret: the runner executes no decision it cannot verify (a row written straight into the database).
+  const decision = signDecision({ key: runtime.recordKey, runId: run.runId, calls: targets.map((target) => target.toolCallId), decision: unsigned });
   const context = { run, policy: runtime.policy };
   // The approvals as they will stand if this decision is the one that leaves nothing waiting: then the same commit claims the run.
   const targetIds = new Set(targets.map((target) => target.toolCallId));

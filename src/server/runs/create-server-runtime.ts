@@ -19,6 +19,7 @@ import type { BuiltinTool } from '../../tools/builtin-tool.ts';
 import { RUN_STATUSES, type ServerRunMode, type ToolgateStore } from '../../store/store.ts';
 import type { Logger } from '../log.ts';
 import { createSealer } from '../seal.ts';
+import { recordKey } from '../../store/record-mac.ts';
 import { createStoreLedger } from './store-ledger.ts';
 import { loadStoreMemory } from './store-memory.ts';
 import { createDriveSlots, gateModeOf, type ServerRuntime } from './server-runtime.ts';
@@ -66,8 +67,18 @@ export async function createServerRuntime(options: {
       : shared !== undefined
         ? createStoreAuditLog(shared)
         : createAuditLog({ path: resolvePolicyPath({ loaded, value: policy.document.audit?.path, fallback: 'audit.jsonl' }) });
-  const always = shared === undefined ? undefined : await loadStoreApprovals({ shared, redactKeys: policy.redact.keys });
-  const memory = await loadStoreMemory(store);
+  // Records the store holds that this server's secret did not sign are never used (a row written straight into the database).
+  const key = recordKey(options.secret);
+  const always =
+    shared === undefined
+      ? undefined
+      : await loadStoreApprovals({
+          shared,
+          key,
+          redactKeys: policy.redact.keys,
+          onRefused: (refused) => logger.error('refused "approve always" records that do not verify', { ids: refused.map((record) => record.id) }),
+        });
+  const memory = await loadStoreMemory(store, { key, onRefused: (memoryKey) => logger.error('refused a remembered session decision that does not verify', { key: memoryKey }) });
   const metrics = createGateMetrics();
   // Each read from the store when /metrics is scraped (prom-client collects them concurrently), never kept up to date by hand.
   new Gauge({
@@ -122,6 +133,7 @@ export async function createServerRuntime(options: {
     models,
     defaultModel: options.modelIds[0]!,
     secret: options.secret,
+    recordKey: key,
     sealer,
     ledger: createStoreLedger({ store, sealer }),
     memory,

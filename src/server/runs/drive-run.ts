@@ -17,7 +17,7 @@ import { redactSecretsInText } from '../../core/redact.ts';
 import type { NewEvent, StoredApprovalDecision, StoredRun } from '../../store/store.ts';
 import { withSpan } from '../tracing.ts';
 import { pauseRecords, runEvent, shownArguments, shownOutput, type RunEventContext } from './run-events.ts';
-import { ofThisPause, runDecisions } from './pause-decisions.ts';
+import { ofThisPause, REFUSED_DECISION_REASON, verifiedDecisions } from './pause-decisions.ts';
 import { appendEvents, gateContextOf, openEnvelope, sealEnvelope, type ServerRuntime } from './server-runtime.ts';
 
 /**
@@ -28,7 +28,7 @@ import { appendEvents, gateContextOf, openEnvelope, sealEnvelope, type ServerRun
  */
 export type DriveStart =
   | { kind: 'messages'; messages: ModelMessage[] }
-  | { kind: 'resume'; state: RunState; decisions: RunDecision[] }
+  | { kind: 'resume'; state: RunState; decisions: RunDecision[]; refused?: StoredApprovalDecision[] }
   | { kind: 'decided'; sealed: string; approvals: StoredApprovalDecision[] };
 
 /**
@@ -64,7 +64,7 @@ export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: Dr
 }
 
 async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, signal: AbortSignal): Promise<void> {
-  const start = from.kind === 'decided' ? openDecided(runtime, from) : from;
+  const start = from.kind === 'decided' ? openDecided(runtime, run, from) : from;
   const context: RunEventContext = { run, policy: runtime.policy };
   const gateContext = gateContextOf(run);
   // Calls whose tool_call event was sent: at their start, or (paused calls) before the pause.
@@ -81,6 +81,14 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, s
   });
   let messages: ModelMessage[];
   if (start.kind === 'resume') {
+    if (start.refused !== undefined && start.refused.length > 0) {
+      // Refused, logged and in the run's history: a decision nobody with the server's secret made.
+      runtime.logger.error('refused decisions that do not verify', { run_id: run.runId, tool_call_ids: start.refused.map((approval) => approval.toolCallId) });
+      await appendEvents(
+        runtime,
+        start.refused.map((approval) => runEvent(context, 'decision_refused', { tool_call_id: approval.toolCallId, tool_name: approval.tool, reason: REFUSED_DECISION_REASON, claimed_decided_by: approval.decision?.decidedBy ?? null })),
+      );
+    }
     const resumed = await resumeRun({ gated, state: start.state, decisions: start.decisions, signal });
     // A denial, a timeout or a blocked edit: the call does not run, and the run's events say so.
     await appendEvents(
@@ -140,7 +148,7 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, s
 }
 
 /** A claimed pause as the adapter resumes it; throws, failing the run, when its state does not open (sealed under another server secret). */
-function openDecided(runtime: ServerRuntime, start: Extract<DriveStart, { kind: 'decided' }>): Extract<DriveStart, { kind: 'resume' }> {
+function openDecided(runtime: ServerRuntime, run: StoredRun, start: Extract<DriveStart, { kind: 'decided' }>): Extract<DriveStart, { kind: 'resume' }> {
   let state: RunState;
   try {
     const envelope = openEnvelope(runtime, start.sealed);
@@ -149,7 +157,19 @@ function openDecided(runtime: ServerRuntime, start: Extract<DriveStart, { kind: 
   } catch (error) {
     throw new Error(`its stored state could not be opened: ${errorText(error)}`);
   }
-  return { kind: 'resume', state, decisions: runDecisions(ofThisPause(start.approvals, state.pending)) };
+  return resumeStart(runtime, run, state, start.approvals);
+}
+
+/**
+ * A paused state and its stored decisions as a drive resumes them: each
+ * decision checked against its signature, those that do not verify denied.
+ *
+ * @example
+ * void driveRun(runtime, run, resumeStart(runtime, run, envelope.state, await store.listRunDecisions(run.runId)));
+ */
+export function resumeStart(runtime: ServerRuntime, run: StoredRun, state: RunState, stored: StoredApprovalDecision[]): Extract<DriveStart, { kind: 'resume' }> {
+  const { decisions, refused } = verifiedDecisions({ key: runtime.recordKey, runId: run.runId, approvals: ofThisPause(stored, state.pending) });
+  return { kind: 'resume', state, decisions, refused };
 }
 
 /** Records the run's end, from the revision this process claimed. */

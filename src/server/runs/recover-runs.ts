@@ -8,8 +8,7 @@
  */
 import type { StoredRun } from '../../store/store.ts';
 import { resumeDecidedRun } from './approve-run.ts';
-import { ofThisPause, runDecisions } from './pause-decisions.ts';
-import { driveRun, errorText, finishRun } from './drive-run.ts';
+import { driveRun, errorText, finishRun, resumeStart } from './drive-run.ts';
 import { runEvent } from './run-events.ts';
 import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
 
@@ -50,8 +49,7 @@ export async function recoverRuns(runtime: ServerRuntime, reason: 'server_restar
         void driveRun(runtime, claimed.run, { kind: 'messages', messages: envelope.messages });
         continue;
       }
-      const decided = ofThisPause(await store.listRunDecisions(run.runId), envelope.state.pending);
-      void driveRun(runtime, claimed.run, { kind: 'resume', state: envelope.state, decisions: runDecisions(decided) });
+      void driveRun(runtime, claimed.run, resumeStart(runtime, claimed.run, envelope.state, await store.listRunDecisions(run.runId)));
     } catch (error) {
       const message = `${reason === 'server_restarted' ? 'could not be recovered after a restart' : 'could not be taken over from a server that stopped'}: ${errorText(error)}`;
       await finishRun(runtime, claimed.run, { status: 'failed', error: message }, [runEvent({ run, policy: runtime.policy }, 'run_failed', { status: 'failed', error: message })]);

@@ -26,6 +26,8 @@ export interface ServerRuntime {
   models: ReadonlyMap<string, LanguageModel>;
   defaultModel: string;
   secret: string;
+  /** Signs and verifies the records the server acts on later: decisions, session memory, "approve always" (`record-mac.ts`); derived from `secret`. */
+  recordKey: Buffer;
   sealer: Sealer;
   ledger: StoreLedger;
   memory: StoreMemory;

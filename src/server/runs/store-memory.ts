@@ -1,4 +1,5 @@
 import type { ApprovalMemory, RememberedDecision } from '../../core/approval-memory.ts';
+import { macMatches, recordMac } from '../../store/record-mac.ts';
 import type { ToolgateStore } from '../../store/store.ts';
 
 export interface StoreMemory extends ApprovalMemory {
@@ -17,21 +18,33 @@ export interface StoreMemory extends ApprovalMemory {
  * the store's watch). The gate looks decisions up synchronously, from the
  * copy here.
  * A write that fails only means asking again after a restart.
+ * Each decision is stored with a MAC under the server's key over its memory
+ * key and what it decides: one the store holds without a valid MAC (written
+ * by anyone without the secret) is never used, and `onRefused` hears of it.
  *
  * @example
- * const memory = await loadStoreMemory(store);
+ * const memory = await loadStoreMemory(store, { key: runtime.recordKey });
  * const gate = createGate({ policy, memory });
  */
-export async function loadStoreMemory(store: ToolgateStore): Promise<StoreMemory> {
+export async function loadStoreMemory(store: ToolgateStore, options: { key: Buffer; onRefused?: (key: string) => void }): Promise<StoreMemory> {
   const entries = new Map<string, RememberedDecision>();
-  for (const { key, decision } of await store.allRemembered()) entries.set(key, decision);
+  const macOf = (key: string, decision: RememberedDecision) => recordMac(options.key, 'memory', [key, decision.approved, decision.reason ?? null]);
+  const keep = (key: string, decision: RememberedDecision): void => {
+    if (macMatches((decision as { mac?: unknown }).mac, macOf(key, decision))) entries.set(key, decision);
+    else {
+      entries.delete(key);
+      options.onRefused?.(key);
+    }
+  };
+  for (const { key, decision } of await store.allRemembered()) keep(key, decision);
   let writes: Promise<unknown> = Promise.resolve();
   return {
     lookup: (key) => entries.get(key),
     store(key, decision) {
-      entries.set(key, decision);
+      const signed = { ...decision, mac: macOf(key, decision) };
+      entries.set(key, signed);
       const [sessionId, chatId] = scopeOf(key);
-      writes = writes.then(() => store.remember({ key, sessionId, chatId, decision })).catch(() => undefined);
+      writes = writes.then(() => store.remember({ key, sessionId, chatId, decision: signed })).catch(() => undefined);
     },
     async forgetChat(sessionId, chatId) {
       await writes;
@@ -48,12 +61,12 @@ export async function loadStoreMemory(store: ToolgateStore): Promise<StoreMemory
       if (key !== null) {
         const decision = await store.recall(key);
         if (decision === undefined) entries.delete(key);
-        else entries.set(key, decision);
+        else keep(key, decision);
         return;
       }
       const all = await store.allRemembered();
       entries.clear();
-      for (const { key: each, decision } of all) entries.set(each, decision);
+      for (const { key: each, decision } of all) keep(each, decision);
     },
   };
 }
