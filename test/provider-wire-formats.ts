@@ -35,6 +35,10 @@ export interface WireFormat {
   /** The environment that gives this provider its key and the loopback server. */
   env(baseUrl: string): Record<string, string>;
   turn(turn: WireTurn): WireReply;
+  /** The same turn as the API answers a request that does not stream (what `generateText` asks for): the JSON body. */
+  answer(turn: WireTurn): Record<string, unknown>;
+  /** Whether a request's body holds the result of a tool call (the conversation has come back from a call). */
+  holdsToolResult(body: Record<string, unknown>): boolean;
   /** The server refusing the request, with the API's own error body. */
   httpError(status: number, message: string): WireReply;
 }
@@ -71,8 +75,26 @@ export const openAIChat: WireFormat = {
     events.push({ data: '[DONE]' });
     return { kind: 'sse', events };
   },
+  answer(turn) {
+    const calls = (turn.toolCalls ?? []).map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: argumentText(call) } }));
+    const message = { role: 'assistant', content: turn.text ?? null, ...(calls.length === 0 ? {} : { tool_calls: calls }) };
+    return {
+      id: 'chatcmpl-872',
+      object: 'chat.completion',
+      created: CREATED,
+      model: 'llama3.2',
+      system_fingerprint: 'fp_ollama',
+      choices: [{ index: 0, message, finish_reason: calls.length === 0 ? 'stop' : 'tool_calls' }],
+      usage: { prompt_tokens: 412, completion_tokens: 31, total_tokens: 443 },
+    };
+  },
+  holdsToolResult: (body) => listOf(body.messages).some((message) => message.role === 'tool'),
   httpError: (status, message) => ({ kind: 'json', status, body: { error: { message, type: status === 401 ? 'invalid_request_error' : 'server_error', param: null, code: status === 401 ? 'invalid_api_key' : null } } }),
 };
+
+function listOf(value: unknown): Array<Record<string, unknown>> {
+  return Array.isArray(value) ? value.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null) : [];
+}
 
 export const openAIResponses: WireFormat = {
   provider: 'openai',
@@ -113,6 +135,23 @@ export const openAIResponses: WireFormat = {
     );
     return { kind: 'sse', events };
   },
+  answer(turn) {
+    const output: unknown[] = [];
+    if (turn.text !== undefined) output.push({ type: 'message', id: 'msg_68c1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: turn.text, annotations: [] }] });
+    (turn.toolCalls ?? []).forEach((call, index) => output.push({ type: 'function_call', id: `fc_68c1_${index}`, call_id: call.id, name: call.name, arguments: argumentText(call), status: 'completed' }));
+    return {
+      id: 'resp_68c1',
+      object: 'response',
+      created_at: CREATED,
+      status: 'completed',
+      model: 'gpt-4o-2024-08-06',
+      output,
+      incomplete_details: null,
+      service_tier: 'default',
+      usage: { input_tokens: 412, input_tokens_details: { cached_tokens: 0 }, output_tokens: 31, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 443 },
+    };
+  },
+  holdsToolResult: (body) => listOf(body.input).some((item) => item.type === 'function_call_output'),
   httpError: (status, message) => ({ kind: 'json', status, body: { error: { message, type: 'invalid_request_error', param: null, code: status === 401 ? 'invalid_api_key' : null } } }),
 };
 
@@ -150,6 +189,22 @@ export const anthropicMessages: WireFormat = {
     events.push(event('message_stop', {}));
     return { kind: 'sse', events };
   },
+  answer(turn) {
+    const content: unknown[] = [];
+    if (turn.text !== undefined) content.push({ type: 'text', text: turn.text });
+    for (const call of turn.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: typeof call.args === 'string' ? JSON.parse(call.args) : call.args });
+    return {
+      id: 'msg_01XF',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content,
+      stop_reason: turn.toolCalls === undefined ? 'end_turn' : 'tool_use',
+      stop_sequence: null,
+      usage: { input_tokens: 412, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 31 },
+    };
+  },
+  holdsToolResult: (body) => listOf(body.messages).some((message) => listOf(message.content).some((block) => block.type === 'tool_result')),
   httpError: (status, message) => ({ kind: 'json', status, body: { type: 'error', error: { type: status === 401 ? 'authentication_error' : 'api_error', message } } }),
 };
 

@@ -26,17 +26,17 @@ describe('several calls waiting at once', () => {
     const api = await serve({ script: 'two-writes.yaml' });
     const { runId, view } = await startAndSettle(api, { input: 'Write both files' });
     expect(view.status).toBe('paused_checkpoint');
-    expect(view.pending_approvals.map((pending: any) => pending.tool_call_id)).toEqual(['call_1_1', 'call_1_2']);
+    expect(view.pending_approvals.map((pending: any) => pending.tool_call_id)).toEqual(['tg_1_1', 'tg_1_2']);
 
     const ambiguous = await api.approve(runId, { approved: true });
     expect(ambiguous.status).toBe(400);
     expect(ambiguous.json.error).toMatch(/^Missing required field: tool_call_id/);
-    expect(ambiguous.json).toMatchObject({ field: 'tool_call_id', waiting: ['call_1_1', 'call_1_2'] });
+    expect(ambiguous.json).toMatchObject({ field: 'tool_call_id', waiting: ['tg_1_1', 'tg_1_2'] });
 
-    const unknown = await api.approve(runId, { approved: true, tool_call_id: 'call_9_9' });
+    const unknown = await api.approve(runId, { approved: true, tool_call_id: 'tg_9_9' });
     expect(unknown.status).toBe(400);
     expect(unknown.json.field).toBe('tool_call_id');
-    expect(unknown.json.error).toContain('call_9_9');
+    expect(unknown.json.error).toContain('tg_9_9');
 
     const after = await api.run(runId);
     expect(after.status).toBe('paused_checkpoint');
@@ -48,22 +48,22 @@ describe('several calls waiting at once', () => {
     const api = await serve({ script: 'two-writes.yaml' });
     const { runId } = await startAndSettle(api, { input: 'Write both files' });
 
-    const first = await api.approve(runId, { approved: true, tool_call_id: 'call_1_2' });
+    const first = await api.approve(runId, { approved: true, tool_call_id: 'tg_1_2' });
     expect(first.status).toBe(200);
-    expect(first.json).toMatchObject({ status: 'approved', decided: ['call_1_2'], waiting: ['call_1_1'], run_status: 'paused_checkpoint' });
+    expect(first.json).toMatchObject({ status: 'approved', decided: ['tg_1_2'], waiting: ['tg_1_1'], run_status: 'paused_checkpoint' });
     const between = await api.run(runId);
     expect(between.status).toBe('paused_checkpoint');
-    expect(between.pending_approvals.map((pending: any) => pending.tool_call_id)).toEqual(['call_1_1']);
-    expect(between.decisions).toMatchObject([{ tool_call_id: 'call_1_2', approved: true, decided_by: 'carol' }]);
+    expect(between.pending_approvals.map((pending: any) => pending.tool_call_id)).toEqual(['tg_1_1']);
+    expect(between.decisions).toMatchObject([{ tool_call_id: 'tg_1_2', approved: true, decided_by: 'carol' }]);
     // Approved calls run only when the run resumes.
     expect(api.project.read('ws/b.txt')).toBeUndefined();
 
-    const again = await api.approve(runId, { approved: false, tool_call_id: 'call_1_2' });
+    const again = await api.approve(runId, { approved: false, tool_call_id: 'tg_1_2' });
     expect(again.status).toBe(400);
     expect(again.json.field).toBe('tool_call_id');
 
-    const second = await api.approve(runId, { approved: false, tool_call_id: 'call_1_1', reason: 'not alpha' });
-    expect(second.json).toMatchObject({ status: 'denied', decided: ['call_1_1'], waiting: [], run_status: 'running' });
+    const second = await api.approve(runId, { approved: false, tool_call_id: 'tg_1_1', reason: 'not alpha' });
+    expect(second.json).toMatchObject({ status: 'denied', decided: ['tg_1_1'], waiting: [], run_status: 'running' });
     const done = await api.waitForStatus(runId, FINISHED);
     expect(done.status).toBe('completed');
     expect(done.text).toBe('At least one write was denied.');
@@ -82,7 +82,7 @@ describe('several calls waiting at once', () => {
     const both = await api.approve(runId, { approved: true, group_id: groupId });
     expect(both.status).toBe(200);
     expect(both.json).toMatchObject({ status: 'approved', message: 'Tool execution approved and resumed', waiting: [], run_status: 'running' });
-    expect([...both.json.decided].sort()).toEqual(['call_1_1', 'call_1_2']);
+    expect([...both.json.decided].sort()).toEqual(['tg_1_1', 'tg_1_2']);
     const done = await api.waitForStatus(runId, FINISHED);
     expect(done.text).toBe('Both files are written.');
     expect(api.project.read('ws/a.txt')).toBe('alpha\n');
@@ -99,7 +99,7 @@ describe('several calls waiting at once', () => {
     const unknown = await api.approve(runId, { approved: true, group_id: 'no-such-group' });
     expect(unknown.status).toBe(400);
     expect(unknown.json.field).toBe('group_id');
-    const both = await api.approve(runId, { approved: true, group_id: view.pending_approvals[0].group_id, tool_call_id: 'call_1_1' });
+    const both = await api.approve(runId, { approved: true, group_id: view.pending_approvals[0].group_id, tool_call_id: 'tg_1_1' });
     expect(both.status).toBe(400);
     expect(both.json.field).toBe('group_id');
     expect((await api.run(runId)).decisions).toEqual([]);
@@ -123,24 +123,24 @@ describe('several calls waiting at once', () => {
     const frames = await allEvents(api, runId);
     expect(frames.filter((frame) => frame.type === 'run_resumed')).toHaveLength(1);
     expect(frames.filter((frame) => frame.type === 'approval_decided')).toHaveLength(1);
-    expect(frames.filter((frame) => frame.type === 'tool_result' && frame.data.tool_call_id === 'call_1_1')).toMatchObject([{ outcome: 'ran' }].map((data) => ({ data })));
-    const call = await api.server.store.getCall(runId, 'call_1_1');
+    expect(frames.filter((frame) => frame.type === 'tool_result' && frame.data.tool_call_id === 'tg_1_1')).toMatchObject([{ outcome: 'ran' }].map((data) => ({ data })));
+    const call = await api.server.store.getCall(runId, 'tg_1_1');
     expect(call?.status).toBe('completed');
-    const personDecisions = auditEntries(api.project).filter((entry) => entry.kind === 'decision' && entry.source === 'person' && entry.call_id === 'call_1_1');
+    const personDecisions = auditEntries(api.project).filter((entry) => entry.kind === 'decision' && entry.source === 'person' && entry.call_id === 'tg_1_1');
     expect(personDecisions).toHaveLength(1);
   });
 
   it('two concurrent decisions of the two waiting calls resume the run once, each file written once', async () => {
     const api = await serve({ script: 'two-writes.yaml' });
     const { runId } = await startAndSettle(api, { input: 'Write both files' });
-    const answers = await Promise.all([api.approve(runId, { approved: true, tool_call_id: 'call_1_1' }), api.approve(runId, { approved: true, tool_call_id: 'call_1_2' })]);
+    const answers = await Promise.all([api.approve(runId, { approved: true, tool_call_id: 'tg_1_1' }), api.approve(runId, { approved: true, tool_call_id: 'tg_1_2' })]);
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
     expect(answers.filter((answer) => answer.json.run_status === 'running')).toHaveLength(1);
     const done = await api.waitForStatus(runId, FINISHED);
     expect(done.text).toBe('Both files are written.');
     const frames = await allEvents(api, runId);
     expect(frames.filter((frame) => frame.type === 'run_resumed')).toHaveLength(1);
-    expect(frames.filter((frame) => frame.type === 'tool_result').map((frame) => frame.data.tool_call_id).sort()).toEqual(['call_1_1', 'call_1_2']);
+    expect(frames.filter((frame) => frame.type === 'tool_result').map((frame) => frame.data.tool_call_id).sort()).toEqual(['tg_1_1', 'tg_1_2']);
     expect(api.project.read('ws/a.txt')).toBe('alpha\n');
     expect(api.project.read('ws/b.txt')).toBe('beta\n');
   });
@@ -276,7 +276,7 @@ describe('modes', () => {
       expect(api.project.read('ws/note.txt')).toBeUndefined();
       const frames = await allEvents(api, runId);
       expect(frames.map((frame) => frame.type)).not.toContain('run_paused');
-      expect(frames.find((frame) => frame.type === 'tool_result')!.data).toMatchObject({ tool_call_id: 'call_1_1', outcome: 'denied' });
+      expect(frames.find((frame) => frame.type === 'tool_result')!.data).toMatchObject({ tool_call_id: 'tg_1_1', outcome: 'denied' });
     });
   }
 });
@@ -290,7 +290,7 @@ describe('approval_timeout', () => {
     try {
       const frames = await stream.waitFor((seen) => seen.some((frame) => frame.type === 'run_completed' || frame.type === 'run_failed'), 15_000);
       const decided = frames.find((frame) => frame.type === 'approval_decided')!;
-      expect(decided.data).toMatchObject({ tool_call_id: 'call_1_1', approved: false, timed_out: true, decided_by: 'timeout' });
+      expect(decided.data).toMatchObject({ tool_call_id: 'tg_1_1', approved: false, timed_out: true, decided_by: 'timeout' });
       expect(frames.map((frame) => frame.type)).toContain('run_paused');
       expect(frames.map((frame) => frame.type)).not.toContain('run_cancelled');
     } finally {

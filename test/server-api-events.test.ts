@@ -26,7 +26,7 @@ describe('GET /runs/:id/events', () => {
       expect(pausedFrames.map((frame) => frame.type)).toEqual(['run_started', 'text', 'tool_call', 'checkpoint_required', 'run_paused']);
       const checkpoint = pausedFrames[3]!.data;
       expect(checkpoint).toMatchObject({
-        tool_call_id: 'call_1_1',
+        tool_call_id: 'tg_1_1',
         tool_name: 'write_file',
         approval_required: true,
         approval_schema: APPROVAL_SCHEMA,
@@ -37,14 +37,14 @@ describe('GET /runs/:id/events', () => {
       expect(checkpoint.prompt).toBe(`Do you approve executing 'write_file'? ${checkpoint.description}`);
       expect(checkpoint.reason).toContain('ws/note.txt');
       expect(checkpoint.presentation.tool).toBe('write_file');
-      expect(pausedFrames[4]!.data).toMatchObject({ reason: 'tool_approval_required', status: 'paused_checkpoint', tool_name: 'write_file', waiting: ['call_1_1'] });
+      expect(pausedFrames[4]!.data).toMatchObject({ reason: 'tool_approval_required', status: 'paused_checkpoint', tool_name: 'write_file', waiting: ['tg_1_1'] });
 
       expect((await api.approve(runId, { approved: true })).status).toBe(200);
       const frames = await stream.waitFor(has('run_completed'));
       expect(frames.slice(5).map((frame) => frame.type)).toEqual(['approval_decided', 'run_resumed', 'tool_result', 'text', 'run_completed']);
-      expect(frames[5]!.data).toMatchObject({ tool_call_id: 'call_1_1', approved: true, decided_by: 'carol', timed_out: false });
+      expect(frames[5]!.data).toMatchObject({ tool_call_id: 'tg_1_1', approved: true, decided_by: 'carol', timed_out: false });
       expect(frames[6]!.data).toMatchObject({ reason: 'tool_approved', status: 'running' });
-      expect(frames[7]!.data).toMatchObject({ tool_call_id: 'call_1_1', outcome: 'ran', output: { path: 'ws/note.txt', created: true } });
+      expect(frames[7]!.data).toMatchObject({ tool_call_id: 'tg_1_1', outcome: 'ran', output: { path: 'ws/note.txt', created: true } });
       expect(frames[9]!.data).toMatchObject({ status: 'completed', text: 'The note is written.' });
       // Every frame has an id, increasing; every data names the run.
       const ids = frames.map((frame) => frame.id);
@@ -93,18 +93,18 @@ describe('GET /runs/:id/events', () => {
     const stream = await api.stream(`/runs/${runId}/events`);
     try {
       const paused = await stream.waitFor(has('run_paused'));
-      expect(paused.filter((frame) => frame.type === 'checkpoint_required').map((frame) => frame.data.tool_call_id)).toEqual(['call_1_1', 'call_1_2']);
+      expect(paused.filter((frame) => frame.type === 'checkpoint_required').map((frame) => frame.data.tool_call_id)).toEqual(['tg_1_1', 'tg_1_2']);
       const groups = new Set(paused.filter((frame) => frame.type === 'checkpoint_required').map((frame) => frame.data.group_id));
       expect(groups.size).toBe(1);
       expect([...groups][0]).toEqual(expect.any(String));
-      await api.approve(runId, { approved: true, tool_call_id: 'call_1_1' });
+      await api.approve(runId, { approved: true, tool_call_id: 'tg_1_1' });
       const one = await stream.waitFor((frames) => frames.filter((frame) => frame.type === 'approval_decided').length === 1);
-      expect(one.at(-1)!.data).toMatchObject({ tool_call_id: 'call_1_1', approved: true });
+      expect(one.at(-1)!.data).toMatchObject({ tool_call_id: 'tg_1_1', approved: true });
       expect(one.some((frame) => frame.type === 'run_resumed')).toBe(false);
-      await api.approve(runId, { approved: true, tool_call_id: 'call_1_2' });
+      await api.approve(runId, { approved: true, tool_call_id: 'tg_1_2' });
       const done = await stream.waitFor(has('run_completed'));
       // The two calls run concurrently: their results come in either order.
-      expect(done.filter((frame) => frame.type === 'tool_result').map((frame) => frame.data.tool_call_id).sort()).toEqual(['call_1_1', 'call_1_2']);
+      expect(done.filter((frame) => frame.type === 'tool_result').map((frame) => frame.data.tool_call_id).sort()).toEqual(['tg_1_1', 'tg_1_2']);
     } finally {
       stream.close();
     }

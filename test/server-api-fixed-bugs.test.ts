@@ -63,7 +63,7 @@ describe('fixed bugs of the API', () => {
     await api.waitForStatus(runId, 'paused_checkpoint');
     await api.approve(runId, { approved: true, edited_args: { path: '../escaped.txt', content: 'outside\n' } });
     const frames = await api.events(runId, (seen) => seen.some((frame) => frame.type === 'run_completed'));
-    const result = frames.find((frame) => frame.type === 'tool_result' && frame.data.tool_call_id === 'call_1_1');
+    const result = frames.find((frame) => frame.type === 'tool_result' && frame.data.tool_call_id === 'tg_1_1');
     expect(result?.data.outcome).toMatch(/blocked|denied/);
     expect(auditEntries(api.project).some((entry) => entry.decision === 'block')).toBe(true);
   });

@@ -52,7 +52,7 @@ describe('redact.outputs', () => {
     await api.approve(runId, { approved: true });
     const frames = await api.events(runId, (seen) => seen.some((frame) => frame.type === 'run_completed'));
     const result = frames.find((frame) => frame.type === 'tool_result')!;
-    expect(result.data).toMatchObject({ tool_call_id: 'call_1_1', outcome: 'ran', output: '[output hidden by redact.outputs]' });
+    expect(result.data).toMatchObject({ tool_call_id: 'tg_1_1', outcome: 'ran', output: '[output hidden by redact.outputs]' });
     expect(api.project.read('ws/note.txt')).toBe('first draft\n');
   });
 });

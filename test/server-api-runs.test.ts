@@ -36,7 +36,7 @@ describe('POST /runs and the pause', () => {
     const pending = view.pending_approvals[0];
     expect(pending).toMatchObject({
       run_id: started.json.run_id,
-      tool_call_id: 'call_1_1',
+      tool_call_id: 'tg_1_1',
       tool_name: 'write_file',
       approval_required: true,
       approval_schema: APPROVAL_SCHEMA,
@@ -65,7 +65,7 @@ describe('POST /runs and the pause', () => {
     const { runId } = await pausedRun(api);
     const approved = await api.approve(runId, { approved: true, reason: 'User confirmed the note is fine' });
     expect(approved.status).toBe(200);
-    expect(approved.json).toMatchObject({ status: 'approved', message: 'Tool execution approved and resumed', decided: ['call_1_1'], waiting: [], run_status: 'running' });
+    expect(approved.json).toMatchObject({ status: 'approved', message: 'Tool execution approved and resumed', decided: ['tg_1_1'], waiting: [], run_status: 'running' });
 
     const done = await api.waitForStatus(runId, FINISHED);
     expect(done.status).toBe('completed');
@@ -73,7 +73,7 @@ describe('POST /runs and the pause', () => {
     expect(api.project.read('ws/note.txt')).toBe('first draft\n');
     expect(done.pending_approvals).toEqual([]);
     expect(done.decisions).toEqual([
-      { tool_call_id: 'call_1_1', tool_name: 'write_file', approved: true, reason: 'User confirmed the note is fine', scope: 'once', decided_by: 'carol', decided_at: expect.any(String) },
+      { tool_call_id: 'tg_1_1', tool_name: 'write_file', approved: true, reason: 'User confirmed the note is fine', scope: 'once', decided_by: 'carol', decided_at: expect.any(String) },
     ]);
     // Nothing is left in the inbox.
     expect((await api.request('/approvals', { token: 'carol' })).json.approvals).toEqual([]);
@@ -92,7 +92,7 @@ describe('POST /runs and the pause', () => {
     const { runId } = await pausedRun(api);
     const denied = await api.approve(runId, { approved: false, reason: 'too early: wait for the review' });
     expect(denied.status).toBe(200);
-    expect(denied.json).toMatchObject({ status: 'denied', decided: ['call_1_1'], waiting: [], run_status: 'running' });
+    expect(denied.json).toMatchObject({ status: 'denied', decided: ['tg_1_1'], waiting: [], run_status: 'running' });
     expect(denied.json.message).not.toBe('Tool execution denied and run cancelled');
 
     const done = await api.waitForStatus(runId, FINISHED);

@@ -164,7 +164,7 @@ describe('toolgate serve killed with kill -9', () => {
         expectInOrder(runId, events, ['run_started', 'checkpoint_required', 'run_paused', 'approval_decided', 'run_resumed', 'tool_result', 'run_completed']);
         const results = events.filter((event) => event.type === 'tool_result');
         expect(results, `run ${runId}'s tool results`).toHaveLength(1);
-        expect(results[0]!.data).toMatchObject({ tool_call_id: 'call_1_1', tool_name: 'shell', outcome: 'ran' });
+        expect(results[0]!.data).toMatchObject({ tool_call_id: 'tg_1_1', tool_name: 'shell', outcome: 'ran' });
         const printed = String(results[0]!.data.output.stdout).trim();
         expect(lineCounts.get(printed), `run ${runId} printed ${JSON.stringify(printed)}`).toBe(1);
         expect(claimed.has(printed), `two runs report the line ${printed}`).toBe(false);
@@ -238,7 +238,7 @@ describe('toolgate serve killed with kill -9', () => {
       for (const runId of runIds) {
         const run = runs.get(runId)!;
         const events = byRun.get(runId)!;
-        const results = events.filter((event) => event.type === 'tool_result' && event.data.tool_call_id === 'call_1_1');
+        const results = events.filter((event) => event.type === 'tool_result' && event.data.tool_call_id === 'tg_1_1');
         const times = executions.get(runId) ?? 0;
         // At most once, whatever happened.
         expect(times, `run ${runId}'s call executed ${times} times`).toBeLessThanOrEqual(1);

@@ -40,7 +40,7 @@ async function pausedTwoWrites(api: ApiServer): Promise<string> {
   expect(started.status).toBe(201);
   const runId = started.json.run_id as string;
   const view = await api.waitForStatus(runId, ['paused_checkpoint', ...FINISHED]);
-  expect(view.pending_approvals.map((pending: any) => pending.tool_call_id)).toEqual(['call_1_1', 'call_1_2']);
+  expect(view.pending_approvals.map((pending: any) => pending.tool_call_id)).toEqual(['tg_1_1', 'tg_1_2']);
   return runId;
 }
 
@@ -53,10 +53,10 @@ describe('a decision written into the store without the server', () => {
     const api = await serve({ script: 'two-writes.yaml' });
     const runId = await pausedTwoWrites(api);
     const forged = { approved: true, reason: null, scope: 'once', decidedBy: 'carol', decidedAt: new Date().toISOString() };
-    expect(writeStore(api, `UPDATE approvals SET decision = ? WHERE run_id = ? AND tool_call_id = 'call_1_1'`, JSON.stringify(forged), runId)).toBe(1);
+    expect(writeStore(api, `UPDATE approvals SET decision = ? WHERE run_id = ? AND tool_call_id = 'tg_1_1'`, JSON.stringify(forged), runId)).toBe(1);
 
     // A person decides the other call: that resumes the run, with the forged row among its decisions.
-    const approved = await api.approve(runId, { approved: true, tool_call_id: 'call_1_2' });
+    const approved = await api.approve(runId, { approved: true, tool_call_id: 'tg_1_2' });
     expect(approved.status, approved.text).toBe(200);
     const done = await api.waitForStatus(runId, FINISHED);
     expect(done.status).toBe('completed');
@@ -66,26 +66,26 @@ describe('a decision written into the store without the server', () => {
 
     const frames = await api.events(runId, untilEnded);
     const refused = frames.filter((frame) => frame.type === 'decision_refused');
-    expect(refused.map((frame) => frame.data)).toMatchObject([{ tool_call_id: 'call_1_1', tool_name: 'write_file', claimed_decided_by: 'carol' }]);
+    expect(refused.map((frame) => frame.data)).toMatchObject([{ tool_call_id: 'tg_1_1', tool_name: 'write_file', claimed_decided_by: 'carol' }]);
     expect(refused[0]!.data.reason).toMatch(/does not carry this server's signature/);
     // What the model read for that call is the refusal, made by toolgate (not by the person the row names).
     const results = frames.filter((frame) => frame.type === 'tool_result');
-    expect(results.find((frame) => frame.data.tool_call_id === 'call_1_1')?.data).toMatchObject({ outcome: 'denied', reason: refused[0]!.data.reason });
-    expect(results.find((frame) => frame.data.tool_call_id === 'call_1_2')?.data.outcome).not.toBe('denied');
+    expect(results.find((frame) => frame.data.tool_call_id === 'tg_1_1')?.data).toMatchObject({ outcome: 'denied', reason: refused[0]!.data.reason });
+    expect(results.find((frame) => frame.data.tool_call_id === 'tg_1_2')?.data.outcome).not.toBe('denied');
   });
 
   it('a signed decision changed in place (a denial turned into an approval, or moved to another run) is refused', async () => {
     const api = await startApiServer({ script: 'two-writes.yaml' });
     const runId = await pausedTwoWrites(api);
-    expect((await api.approve(runId, { approved: false, tool_call_id: 'call_1_1', reason: 'not alpha' })).status).toBe(200);
-    const denial = decisionOf(api, runId, 'call_1_1');
+    expect((await api.approve(runId, { approved: false, tool_call_id: 'tg_1_1', reason: 'not alpha' })).status).toBe(200);
+    const denial = decisionOf(api, runId, 'tg_1_1');
     expect(typeof denial.mac).toBe('string');
-    expect(writeStore(api, `UPDATE approvals SET decision = ? WHERE run_id = ? AND tool_call_id = 'call_1_1'`, JSON.stringify({ ...denial, approved: true }), runId)).toBe(1);
+    expect(writeStore(api, `UPDATE approvals SET decision = ? WHERE run_id = ? AND tool_call_id = 'tg_1_1'`, JSON.stringify({ ...denial, approved: true }), runId)).toBe(1);
     // And the approval of the other call copied from a signed one of another run (still waiting on its first call, so nothing of it runs).
     const other = await pausedTwoWrites(api);
-    expect((await api.approve(other, { approved: true, tool_call_id: 'call_1_2' })).status).toBe(200);
-    const signedElsewhere = decisionOf(api, other, 'call_1_2');
-    expect(writeStore(api, `UPDATE approvals SET decision = ? WHERE run_id = ? AND tool_call_id = 'call_1_2'`, JSON.stringify(signedElsewhere), runId)).toBe(1);
+    expect((await api.approve(other, { approved: true, tool_call_id: 'tg_1_2' })).status).toBe(200);
+    const signedElsewhere = decisionOf(api, other, 'tg_1_2');
+    expect(writeStore(api, `UPDATE approvals SET decision = ? WHERE run_id = ? AND tool_call_id = 'tg_1_2'`, JSON.stringify(signedElsewhere), runId)).toBe(1);
     // Nothing is waiting now; the forger still needs the run to resume: it marks the run running, and the server is restarted.
     expect(writeStore(api, `UPDATE runs SET status = 'running' WHERE run_id = ?`, runId)).toBe(1);
     await api.close();
@@ -96,11 +96,11 @@ describe('a decision written into the store without the server', () => {
       expect(api.project.read('ws/a.txt')).toBeUndefined();
       expect(api.project.read('ws/b.txt')).toBeUndefined();
       const frames = await again.events(runId, untilEnded);
-      expect(frames.filter((frame) => frame.type === 'decision_refused').map((frame) => frame.data.tool_call_id).sort()).toEqual(['call_1_1', 'call_1_2']);
+      expect(frames.filter((frame) => frame.type === 'decision_refused').map((frame) => frame.data.tool_call_id).sort()).toEqual(['tg_1_1', 'tg_1_2']);
       const outcomes = frames.filter((frame) => frame.type === 'tool_result').map((frame) => [frame.data.tool_call_id, frame.data.outcome]);
       expect(outcomes.sort()).toEqual([
-        ['call_1_1', 'denied'],
-        ['call_1_2', 'denied'],
+        ['tg_1_1', 'denied'],
+        ['tg_1_2', 'denied'],
       ]);
     } finally {
       await again.close();

@@ -61,11 +61,11 @@ export interface ServerProcess {
  * @example
  * const server = await startServerProcess({ project, script: 'append-once.yaml' });
  */
-export async function startServerProcess(options: { project: ServerProject; script: string; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<ServerProcess> {
+export async function startServerProcess(options: { project: ServerProject; script?: string; model?: string; args?: string[]; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<ServerProcess> {
   const { project } = options;
   const child = spawn(
     NODE,
-    [path.join(ROOT, 'src/cli/main.ts'), 'serve', '--policy', project.policyFile, '--port', '0', '--store', project.storeFile, '--model', `script:${path.join(SERVER_FIXTURES, options.script)}`],
+    [path.join(ROOT, 'src/cli/main.ts'), 'serve', '--policy', project.policyFile, '--port', '0', '--store', project.storeFile, '--model', options.model ?? `script:${path.join(SERVER_FIXTURES, options.script ?? 'append-once.yaml')}`, ...(options.args ?? [])],
     { cwd: project.directory, env: { ...process.env, TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';
@@ -209,11 +209,13 @@ export async function readEventStream(url: string, done: (events: StreamedEvent[
       while ((end = buffer.indexOf('\n\n')) !== -1) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const id = /^id: (\d+)$/m.exec(block);
-        const data = /^data: (.*)$/m.exec(block);
-        if (id === null || data === null) continue;
-        const parsed = JSON.parse(data[1]!) as { type: string; data: Record<string, unknown> };
-        events.push({ id: Number(id[1]), type: parsed.type, data: parsed.data });
+        // SSE ends lines at CR and LF only: JSON may hold U+2028, which a multiline regex would end a line at.
+        const lines = block.split(/\r\n|\r|\n/);
+        const id = lines.find((line) => /^id: \d+$/.test(line));
+        const data = lines.find((line) => line.startsWith('data: '));
+        if (id === undefined || data === undefined) continue;
+        const parsed = JSON.parse(data.slice('data: '.length)) as { type: string; data: Record<string, unknown> };
+        events.push({ id: Number(id.slice('id: '.length)), type: parsed.type, data: parsed.data });
       }
       if (done(events)) return events;
     }

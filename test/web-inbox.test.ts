@@ -229,7 +229,7 @@ describe('the web inbox in Chromium', () => {
     expect(await page.evaluate(() => (document.activeElement as { value?: string } | null)?.value)).toBe('half a reason');
     await page.keyboard.press('Escape');
     // `a` twice in a row: the first approves the selected card; the second lands on the card that just moved under
-    // the selection, and is dropped. (Both runs' calls are call_1_1: deciding one must not drop the other's card.)
+    // the selection, and is dropped. (Both runs' calls are tg_1_1: deciding one must not drop the other's card.)
     await page.waitForTimeout(500);
     await page.keyboard.press('a');
     await page.keyboard.press('a');

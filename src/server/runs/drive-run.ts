@@ -18,7 +18,8 @@ import type { NewEvent, StoredApprovalDecision, StoredRun } from '../../store/st
 import { withSpan } from '../tracing.ts';
 import { pauseRecords, runEvent, shownArguments, shownOutput, type RunEventContext } from './run-events.ts';
 import { ofThisPause, REFUSED_DECISION_REASON, verifiedDecisions } from './pause-decisions.ts';
-import { appendEvents, gateContextOf, openEnvelope, sealEnvelope, type ServerRuntime } from './server-runtime.ts';
+import { appendEvents, gateContextOf, openEnvelope, sealEnvelope, type RunEnvelope, type ServerRuntime } from './server-runtime.ts';
+import { createStepRecorder } from './step-recorder.ts';
 
 /**
  * Where a drive starts: messages to continue from, a paused state and its
@@ -27,9 +28,37 @@ import { appendEvents, gateContextOf, openEnvelope, sealEnvelope, type ServerRun
  * answered first.
  */
 export type DriveStart =
-  | { kind: 'messages'; messages: ModelMessage[] }
-  | { kind: 'resume'; state: RunState; decisions: RunDecision[]; refused?: StoredApprovalDecision[] }
+  | { kind: 'messages'; messages: ModelMessage[]; journal?: RunJournal }
+  | { kind: 'resume'; state: RunState; decisions: RunDecision[]; refused?: StoredApprovalDecision[]; seq: number; journal?: RunJournal }
   | { kind: 'decided'; sealed: string; approvals: StoredApprovalDecision[] };
+
+/**
+ * What a recovered drive replays: the steps recorded since the run's last
+ * sealed state, the calls the ledger holds (never judged or run again), and
+ * what the run's history already tells (`toldKey`), which a replayed step
+ * does not tell twice.
+ */
+export interface RunJournal {
+  steps: ReadonlyArray<{ seq: number; body: string }>;
+  calls: ReadonlySet<string>;
+  told: ReadonlySet<string>;
+}
+
+/**
+ * What an event of a drive tells, as a key: its type and the call or step
+ * it is about (`text` events carry their step's `seq`). A replayed step's
+ * events whose key the history holds are not appended again.
+ *
+ * @example
+ * toldKey({ type: 'tool_call', data: { tool_call_id: 'tg_1_1' } }); // 'tool_call tg_1_1'
+ */
+export function toldKey(event: { type: string; data: Record<string, unknown> }): string {
+  const about = event.data.tool_call_id ?? (event.data.step === undefined ? '' : `step ${String(event.data.step)}`);
+  return `${event.type} ${String(about)}`;
+}
+
+/** The seq of a run's first model call. */
+export const FIRST_STEP = 1;
 
 /**
  * Drives the run (which this process has claimed at `run.revision`) to its
@@ -67,16 +96,31 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, s
   const start = from.kind === 'decided' ? openDecided(runtime, run, from) : from;
   const context: RunEventContext = { run, policy: runtime.policy };
   const gateContext = gateContextOf(run);
-  // Calls whose tool_call event was sent: at their start, or (paused calls) before the pause.
+  // What the history already tells (a recovered drive replays steps whose events may have been appended before the crash).
+  const told = start.journal?.told ?? new Set<string>();
+  const tell = (events: NewEvent[]) => appendEvents(runtime, events.filter((event) => !told.has(toldKey(event))));
+  // Calls whose tool_call event was sent: at their start, or (paused calls) before the pause, or before a crash.
   const shown = new Set<string>(start.kind === 'resume' ? start.state.pending.map((pending) => pending.toolCallId) : []);
+  for (const key of told) if (key.startsWith('tool_call ')) shown.add(key.slice('tool_call '.length));
   const gate = runtime.gateFor(run.mode);
+  const model = runtime.models.get(run.model);
+  if (model === undefined) throw new Error(`the model ${JSON.stringify(run.model)} is no longer one this server offers`);
+  // Every answer recorded before its calls run; a recovered drive gets the recorded ones back instead of asking the model.
+  const recorder = createStepRecorder({
+    model,
+    store: runtime.store,
+    sealer: runtime.sealer,
+    runId: run.runId,
+    fromSeq: start.kind === 'resume' ? start.seq : FIRST_STEP,
+    recorded: start.journal?.steps ?? [],
+  });
   const gated = gateTools({
     tools: runtime.tools,
     gate,
     context: gateContext,
     resolve: 'deferred',
     secret: runtime.secret,
-    ledger: reportingLedger(runtime, context, shown),
+    ledger: reportingLedger(runtime, context, shown, start.journal?.calls, recorder.modelIdOf),
     stopWhen: stepCountIs(runtime.maxSteps),
   });
   let messages: ModelMessage[];
@@ -84,15 +128,13 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, s
     if (start.refused !== undefined && start.refused.length > 0) {
       // Refused, logged and in the run's history: a decision nobody with the server's secret made.
       runtime.logger.error('refused decisions that do not verify', { run_id: run.runId, tool_call_ids: start.refused.map((approval) => approval.toolCallId) });
-      await appendEvents(
-        runtime,
+      await tell(
         start.refused.map((approval) => runEvent(context, 'decision_refused', { tool_call_id: approval.toolCallId, tool_name: approval.tool, reason: REFUSED_DECISION_REASON, claimed_decided_by: approval.decision?.decidedBy ?? null })),
       );
     }
     const resumed = await resumeRun({ gated, state: start.state, decisions: start.decisions, signal });
     // A denial, a timeout or a blocked edit: the call does not run, and the run's events say so.
-    await appendEvents(
-      runtime,
+    await tell(
       resumed.decided
         .filter((call) => call.authorization.decision !== 'approved' && call.authorization.decision !== 'allow')
         .map((call) =>
@@ -115,23 +157,22 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, s
   } else {
     messages = start.messages;
   }
-  const model = runtime.models.get(run.model);
-  if (model === undefined) throw new Error(`the model ${JSON.stringify(run.model)} is no longer one this server offers`);
   const result = await generateText({
-    model,
+    model: recorder.model,
     system: runtime.system,
     messages,
     ...gated,
     abortSignal: signal,
     onStepFinish: async (step) => {
-      await appendEvents(runtime, stepEvents(context, step, shown));
+      // The step just answered is the last one the recorder numbered.
+      await tell(stepEvents(context, step, recorder.next() - 1, shown, recorder.modelIdOf));
     },
   });
   const outcome = runOutcome({ gated, content: result.content });
   if (outcome.status === 'awaiting-approval') {
     const state = await createRunState({ gated, messages, result });
     const { approvals, events } = pauseRecords({ context, pending: state.pending, messages: state.messages, gateContext, pauseId: `${run.runId}:step-${result.steps.length}:${run.revision}` });
-    const moved = await runtime.store.updateRun(run.runId, run.revision, { status: 'paused_checkpoint', state: sealEnvelope(runtime, { v: 1, kind: 'paused', state }) }, { events, approvals });
+    const moved = await runtime.store.updateRun(run.runId, run.revision, { status: 'paused_checkpoint', state: sealEnvelope(runtime, { v: 1, kind: 'paused', state, seq: recorder.next() }) }, { events, approvals });
     if (moved === undefined) return reportLostRace(runtime, run);
     runtime.notify();
     return;
@@ -149,27 +190,34 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, s
 
 /** A claimed pause as the adapter resumes it; throws, failing the run, when its state does not open (sealed under another server secret). */
 function openDecided(runtime: ServerRuntime, run: StoredRun, start: Extract<DriveStart, { kind: 'decided' }>): Extract<DriveStart, { kind: 'resume' }> {
-  let state: RunState;
+  let envelope: RunEnvelope;
   try {
-    const envelope = openEnvelope(runtime, start.sealed);
-    if (envelope.kind !== 'paused') throw new Error('a paused run has no paused state');
-    state = envelope.state;
+    envelope = openEnvelope(runtime, start.sealed);
   } catch (error) {
     throw new Error(`its stored state could not be opened: ${errorText(error)}`);
   }
-  return resumeStart(runtime, run, state, start.approvals);
+  if (envelope.kind !== 'paused') throw new Error('its stored state could not be opened: a paused run has no paused state');
+  return resumeStart(runtime, run, envelope, start.approvals);
 }
 
 /**
- * A paused state and its stored decisions as a drive resumes them: each
- * decision checked against its signature, those that do not verify denied.
+ * A pause and its stored decisions as a drive resumes them: each decision
+ * checked against its signature, those that do not verify denied.
  *
  * @example
- * void driveRun(runtime, run, resumeStart(runtime, run, envelope.state, await store.listRunDecisions(run.runId)));
+ * void driveRun(runtime, run, resumeStart(runtime, run, envelope, await store.listRunDecisions(run.runId)));
  */
-export function resumeStart(runtime: ServerRuntime, run: StoredRun, state: RunState, stored: StoredApprovalDecision[]): Extract<DriveStart, { kind: 'resume' }> {
+export function resumeStart(
+  runtime: ServerRuntime,
+  run: StoredRun,
+  paused: Extract<RunEnvelope, { kind: 'paused' }>,
+  stored: StoredApprovalDecision[],
+  journal?: RunJournal,
+): Extract<DriveStart, { kind: 'resume' }> {
+  const { state } = paused;
   const { decisions, refused } = verifiedDecisions({ key: runtime.recordKey, runId: run.runId, approvals: ofThisPause(stored, state.pending) });
-  return { kind: 'resume', state, decisions, refused };
+  // A pause from before steps were recorded: its own steps are not toolgate's; counting starts here.
+  return { kind: 'resume', state, decisions, refused, seq: paused.seq ?? FIRST_STEP, ...(journal === undefined ? {} : { journal }) };
 }
 
 /** Records the run's end, from the revision this process claimed. */
@@ -191,12 +239,19 @@ async function reportLostRace(runtime: ServerRuntime, run: StoredRun): Promise<v
 }
 
 /** The ledger, reporting every call's outcome as a `tool_result` event. */
-function reportingLedger(runtime: ServerRuntime, context: RunEventContext, shown: Set<string>): CallLedger {
+function reportingLedger(
+  runtime: ServerRuntime,
+  context: RunEventContext,
+  shown: Set<string>,
+  recorded: ReadonlySet<string> | undefined,
+  modelIdOf: (toolCallId: string) => string | undefined,
+): CallLedger {
   return {
+    ...(recorded === undefined ? {} : { recorded: (toolCallId: string) => recorded.has(toolCallId) }),
     async begin(call) {
       if (!shown.has(call.toolCallId)) {
         shown.add(call.toolCallId);
-        await appendEvents(runtime, [runEvent(context, 'tool_call', { tool_call_id: call.toolCallId, tool_name: call.tool, arguments: shownArguments(runtime.policy, call.args) })]);
+        await appendEvents(runtime, [runEvent(context, 'tool_call', toolCallData(runtime.policy, call.toolCallId, call.tool, call.args, modelIdOf))]);
       }
       const begun = await runtime.ledger.begin(call);
       if (!begun.started && begun.earlier.status === 'executing') {
@@ -220,21 +275,27 @@ function reportingLedger(runtime: ServerRuntime, context: RunEventContext, shown
 }
 
 /** A step as events: the model's text, the calls it made, and the calls the gate refused. */
-function stepEvents(context: RunEventContext, step: StepResult<ToolSet>, shown: Set<string>): NewEvent[] {
+function stepEvents(context: RunEventContext, step: StepResult<ToolSet>, seq: number, shown: Set<string>, modelIdOf: (toolCallId: string) => string | undefined): NewEvent[] {
   const events: NewEvent[] = [];
   const text = step.text.trim();
-  if (text !== '') events.push(runEvent(context, 'text', { text: redactSecretsInText({ text: step.text, value: undefined, keys: context.policy.redact.keys }) }));
+  if (text !== '') events.push(runEvent(context, 'text', { text: redactSecretsInText({ text: step.text, value: undefined, keys: context.policy.redact.keys }), step: seq }));
   for (const part of step.content) {
     if (part.type === 'tool-call') {
       if (shown.has(part.toolCallId)) continue;
       shown.add(part.toolCallId);
-      events.push(runEvent(context, 'tool_call', { tool_call_id: part.toolCallId, tool_name: part.toolName, arguments: shownArguments(context.policy, part.input) }));
+      events.push(runEvent(context, 'tool_call', toolCallData(context.policy, part.toolCallId, part.toolName, part.input, modelIdOf)));
     } else if (part.type === 'tool-approval-response' && !part.approved) {
       // Refused without a person (a block, a mode, memory): the model is told why.
       events.push(runEvent(context, 'tool_result', { tool_call_id: part.toolCall.toolCallId, tool_name: part.toolCall.toolName, outcome: 'denied', reason: part.reason ?? null }));
     }
   }
   return events;
+}
+
+/** A `tool_call` event's data: toolgate's id, and the model's own id where the model gave one. */
+function toolCallData(policy: ServerRuntime['policy'], toolCallId: string, tool: string, args: unknown, modelIdOf: (toolCallId: string) => string | undefined): Record<string, unknown> {
+  const modelId = modelIdOf(toolCallId);
+  return { tool_call_id: toolCallId, tool_name: tool, arguments: shownArguments(policy, args), ...(modelId === undefined ? {} : { model_call_id: modelId }) };
 }
 
 function shownError(runtime: ServerRuntime, args: unknown, output: unknown): string {

@@ -8,7 +8,7 @@
  */
 import type { StoredRun } from '../../store/store.ts';
 import { resumeDecidedRun } from './approve-run.ts';
-import { driveRun, errorText, finishRun, resumeStart } from './drive-run.ts';
+import { driveRun, errorText, finishRun, FIRST_STEP, resumeStart, toldKey, type RunJournal } from './drive-run.ts';
 import { runEvent } from './run-events.ts';
 import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
 
@@ -45,11 +45,18 @@ export async function recoverRuns(runtime: ServerRuntime, reason: 'server_restar
     recovered++;
     try {
       const envelope = openEnvelope(runtime, claimed.run.state ?? '');
+      // What the run did since its state was sealed: the answers it got (replayed, the model is not asked again) and the calls that began.
+      const fromSeq = envelope.kind === 'paused' ? (envelope.seq ?? FIRST_STEP) : FIRST_STEP;
+      const journal: RunJournal = {
+        steps: await store.listSteps(run.runId, fromSeq),
+        calls: new Set((await store.listCalls(run.runId)).map((call) => call.toolCallId)),
+        told: await toldOf(runtime, run.runId),
+      };
       if (envelope.kind === 'messages') {
-        void driveRun(runtime, claimed.run, { kind: 'messages', messages: envelope.messages });
+        void driveRun(runtime, claimed.run, { kind: 'messages', messages: envelope.messages, journal });
         continue;
       }
-      void driveRun(runtime, claimed.run, resumeStart(runtime, claimed.run, envelope.state, await store.listRunDecisions(run.runId)));
+      void driveRun(runtime, claimed.run, resumeStart(runtime, claimed.run, envelope, await store.listRunDecisions(run.runId), journal));
     } catch (error) {
       const message = `${reason === 'server_restarted' ? 'could not be recovered after a restart' : 'could not be taken over from a server that stopped'}: ${errorText(error)}`;
       await finishRun(runtime, claimed.run, { status: 'failed', error: message }, [runEvent({ run, policy: runtime.policy }, 'run_failed', { status: 'failed', error: message })]);
@@ -136,3 +143,16 @@ export async function resumeDecidedPauses(runtime: ServerRuntime): Promise<numbe
   }
   return resumed;
 }
+
+/** The keys (`toldKey`) of what run `runId`'s history tells, read page by page. */
+async function toldOf(runtime: ServerRuntime, runId: string): Promise<Set<string>> {
+  const told = new Set<string>();
+  for (let afterId = 0; ; ) {
+    const page = await runtime.store.readEvents({ afterId, runId, limit: TOLD_PAGE });
+    for (const event of page) told.add(toldKey(event));
+    if (page.length < TOLD_PAGE) return told;
+    afterId = page[page.length - 1]!.id;
+  }
+}
+
+const TOLD_PAGE = 500;

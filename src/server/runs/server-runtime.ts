@@ -83,7 +83,12 @@ export function createDriveSlots(limit: number): DriveSlots {
 }
 
 /** A stored run's state column, sealed: the messages to continue from, or the signed state of a pause. */
-export type RunEnvelope = { v: 1; kind: 'messages'; messages: ModelMessage[] } | { v: 1; kind: 'paused'; state: RunState };
+/**
+ * A run's sealed state: its start, or its pause. `seq` is the number its
+ * next model call gets (`step-recorder.ts`); absent in a pause sealed by a
+ * toolgate from before steps were recorded.
+ */
+export type RunEnvelope = { v: 1; kind: 'messages'; messages: ModelMessage[] } | { v: 1; kind: 'paused'; state: RunState; seq?: number };
 
 export function sealEnvelope(runtime: ServerRuntime, envelope: RunEnvelope): string {
   return runtime.sealer.seal(JSON.stringify(envelope));

@@ -1,0 +1,162 @@
+/**
+ * Every model answer of a run, recorded before any call in it runs (issue
+ * 32). The server drives a run through a model wrapped here: each model call
+ * of the run has a number (`seq`, counted over the whole run, across pauses),
+ * and its answer is sealed into the store's `steps` before the AI SDK sees
+ * it. The calls in an answer get toolgate's own ids, `tg_<seq>_<position>`,
+ * whatever ids the model gave (random, reused, empty, hostile): the model's
+ * id is kept as an attribute only.
+ *
+ * Recovery drives the run again from its last sealed state, as engines that
+ * replay a journal do (Temporal's workflow history): every model call whose
+ * answer is recorded gets that answer back instead of asking the model, so
+ * the run takes the same steps with the same ids, and the ledger — which
+ * knows each call by that id — returns what a call that ran gave, reports one
+ * that started and never ended as interrupted, and runs none twice. The model
+ * is asked only from the first step with no recorded answer on.
+ */
+import type { LanguageModelV4Middleware } from '@ai-sdk/provider';
+import type { LanguageModel } from 'ai';
+import { wrapLanguageModel } from 'ai';
+import type { Sealer } from '../seal.ts';
+import type { ToolgateStore } from '../../store/store.ts';
+
+/** The longest model id kept (an attribute, for people reading the history): the rest is cut. */
+const MODEL_ID_KEPT = 200;
+
+type GenerateResult = Awaited<ReturnType<NonNullable<LanguageModelV4Middleware['wrapGenerate']>>>;
+
+/** A recorded step as the store keeps it (sealed). */
+interface StepBody {
+  v: 1;
+  /** The answer as the AI SDK got it, ids rewritten; binary data as base64. */
+  answer: unknown;
+  /** Each call of the answer: toolgate's id, the model's. */
+  calls: Array<{ id: string; modelId: string; tool: string }>;
+}
+
+export interface StepRecorder {
+  /** The model, wrapped: answers recorded (or replayed) and ids made toolgate's. */
+  model: LanguageModel;
+  /** The seq the next model call of the run gets: sealed into a pause, so the run goes on counting after it. */
+  next(): number;
+  /** The model's own id of one of toolgate's call ids, when this drive saw it. */
+  modelIdOf(toolCallId: string): string | undefined;
+}
+
+/**
+ * Wraps `model` for one drive of run `runId`, whose next model call is
+ * `fromSeq`; `recorded` are the steps the store holds from `fromSeq` on (a
+ * recovery), answered from the record in order.
+ *
+ * @example
+ * const recorder = createStepRecorder({ model, store, sealer, runId, fromSeq: 1, recorded: [] });
+ * await generateText({ model: recorder.model, messages, ...gated });
+ */
+export function createStepRecorder(options: {
+  model: LanguageModel;
+  store: ToolgateStore;
+  sealer: Sealer;
+  runId: string;
+  fromSeq: number;
+  recorded: ReadonlyArray<{ seq: number; body: string }>;
+}): StepRecorder {
+  const { store, sealer, runId } = options;
+  const replay = new Map(options.recorded.map((step) => [step.seq, step.body]));
+  const modelIds = new Map<string, string>();
+  let seq = options.fromSeq;
+  const middleware: LanguageModelV4Middleware = {
+    specificationVersion: 'v4',
+    async wrapGenerate({ doGenerate }) {
+      const at = seq++;
+      const sealed = replay.get(at);
+      if (sealed !== undefined) {
+        const body = openStep(sealer, sealed, runId, at);
+        for (const call of body.calls) modelIds.set(call.id, call.modelId);
+        return decodeAnswer(body.answer);
+      }
+      const answer = await doGenerate();
+      const { rewritten, calls } = withOwnIds(answer, at);
+      for (const call of calls) modelIds.set(call.id, call.modelId);
+      const body: StepBody = { v: 1, answer: encodeAnswer(rewritten), calls };
+      // Before the AI SDK sees the answer, so before any call in it runs; a second record of this step means another drive has the run.
+      const added = await store.recordStep({ runId, seq: at, body: sealer.seal(JSON.stringify(body)) });
+      if (!added) throw new Error(`step ${at} of run ${runId} was recorded by another drive of the run; this one stops`);
+      return rewritten;
+    },
+  };
+  return {
+    model: wrapLanguageModel({ model: options.model as Parameters<typeof wrapLanguageModel>[0]['model'], middleware }),
+    next: () => seq,
+    modelIdOf: (toolCallId) => modelIds.get(toolCallId),
+  };
+}
+
+/** The answer with toolgate's ids on the calls the client runs (a provider-executed call keeps its own: nothing here runs it). */
+function withOwnIds(answer: GenerateResult, at: number): { rewritten: GenerateResult; calls: StepBody['calls'] } {
+  const calls: StepBody['calls'] = [];
+  const content = answer.content.map((part) => {
+    if (part.type !== 'tool-call' || part.providerExecuted === true) return part;
+    const id = `tg_${at}_${calls.length + 1}`;
+    calls.push({ id, modelId: keptModelId(part.toolCallId), tool: part.toolName });
+    return { ...part, toolCallId: id };
+  });
+  return { rewritten: { ...answer, content }, calls };
+}
+
+/**
+ * The model's id as an attribute: a string, cut to MODEL_ID_KEPT characters,
+ * with control and format characters (escape sequences, NUL, line and
+ * paragraph separators, bidi overrides) written as `\u` escapes, so that
+ * whatever the model sent reads as text in the history, a terminal or a log.
+ */
+function keptModelId(id: unknown): string {
+  const text = typeof id === 'string' ? id : String(id);
+  const cut = text.length > MODEL_ID_KEPT ? `${text.slice(0, MODEL_ID_KEPT)}…` : text;
+  return cut.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (character) => `\\u${character.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+}
+
+function openStep(sealer: Sealer, sealed: string, runId: string, seq: number): StepBody {
+  let body: StepBody;
+  try {
+    body = JSON.parse(sealer.unseal(sealed)) as StepBody;
+  } catch (error) {
+    throw new Error(`step ${seq} of run ${runId} could not be opened (sealed under another server secret, or damaged): ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (body?.v !== 1 || !Array.isArray(body.calls)) throw new Error(`step ${seq} of run ${runId} has an unknown shape`);
+  return body;
+}
+
+/**
+ * The answer as JSON can keep it: what the AI SDK reads of it (content,
+ * finish reason, usage, provider metadata, warnings, the response's id,
+ * model and time), binary data as `{ $bytes: base64 }`; request and
+ * response bodies and headers are left out.
+ */
+function encodeAnswer(answer: GenerateResult): unknown {
+  const response = answer.response === undefined ? undefined : { id: answer.response.id, modelId: answer.response.modelId, timestamp: answer.response.timestamp?.toISOString() };
+  const kept = {
+    content: answer.content,
+    finishReason: answer.finishReason,
+    usage: answer.usage,
+    warnings: answer.warnings,
+    ...(answer.providerMetadata === undefined ? {} : { providerMetadata: answer.providerMetadata }),
+    ...(answer.structuredOutputText === undefined ? {} : { structuredOutputText: answer.structuredOutputText }),
+    ...(response === undefined ? {} : { response }),
+  };
+  return JSON.parse(JSON.stringify(kept, (_key, value: unknown) => (value instanceof Uint8Array ? { $bytes: Buffer.from(value).toString('base64') } : value)));
+}
+
+function decodeAnswer(encoded: unknown): GenerateResult {
+  const revive = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(revive);
+    if (typeof value !== 'object' || value === null) return value;
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    if (keys.length === 1 && keys[0] === '$bytes' && typeof record.$bytes === 'string') return new Uint8Array(Buffer.from(record.$bytes, 'base64'));
+    return Object.fromEntries(keys.map((key) => [key, revive(record[key])]));
+  };
+  const answer = revive(encoded) as GenerateResult & { response?: { timestamp?: unknown } };
+  if (answer.response !== undefined && typeof answer.response.timestamp === 'string') answer.response = { ...answer.response, timestamp: new Date(answer.response.timestamp) };
+  return answer;
+}
