@@ -64,7 +64,7 @@ export async function approveCase(options: { scratch: string; quick: boolean }):
   }
 }
 
-function openRawDatabase(file: string): Database.Database {
+export function openRawDatabase(file: string): Database.Database {
   const database = new Database(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
@@ -73,7 +73,7 @@ function openRawDatabase(file: string): Database.Database {
 }
 
 /** `count` commits, one small INSERT each; their latencies in milliseconds. */
-function rawCommits(database: Database.Database, count: number): Float64Array {
+export function rawCommits(database: Database.Database, count: number): Float64Array {
   const insert = database.prepare('INSERT INTO commits (run_id, data) VALUES (?, ?)');
   const latencies = new Float64Array(count);
   for (let index = 0; index < count; index++) {
