@@ -13,12 +13,10 @@
  * call a new id, the ledger had never seen it, and the line was appended
  * twice.
  */
-import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { anthropicMessages, openAIChat, openAIResponses, type WireFormat, type WireTurn } from './provider-wire-formats.ts';
+import { anthropicMessages, openAIChat, openAIResponses } from './provider-wire-formats.ts';
+import { servedBy, startRandomIdModel, type RandomIdModel } from './random-id-model.ts';
 import { freshDatabase } from './postgres-server.ts';
 import { api, callsLogLines, createServerProject, readEventStream, startServerProcess, waitFor, type ServerProcess, type ServerProject, type StreamedEvent } from './server-harness.ts';
 
@@ -28,95 +26,14 @@ afterEach(async () => {
   cleanup = [];
 });
 
-/** A request the model server received: whether the conversation held a tool result yet, and its raw text. */
-interface ModelRequest {
-  hasToolResult: boolean;
-  text: string;
-}
-
-interface RandomIdModel {
-  format: WireFormat;
-  baseUrl: string;
-  requests: ModelRequest[];
-  /** Ids the model gave, in order. */
-  ids: string[];
-  /** While set, a request that holds a tool result is left waiting (the model "thinks"), until the server goes away. */
-  holdAfterResult: boolean;
-  /** Resolves at the next request that is being held. */
-  nextHeld(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/**
- * A model on loopback in `format` (JSON, as the API answers a request that
- * does not stream): asked with no tool result in the conversation, it calls
- * the shell once per command under fresh random ids (hostile ones when
- * `hostileId` gives them); asked with a result, it answers with text — "The
- * call was interrupted." when the conversation says so.
- */
-async function startRandomIdModel(options: { format?: WireFormat; commands: string[]; hostileId?: () => string }): Promise<RandomIdModel> {
-  const format = options.format ?? openAIChat;
-  const requests: ModelRequest[] = [];
-  const ids: string[] = [];
-  let onHeld: (() => void) | undefined;
-  const state = { holdAfterResult: false };
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const hasToolResult = format.holdsToolResult(JSON.parse(text) as Record<string, unknown>);
-      requests.push({ hasToolResult, text });
-      if (hasToolResult && state.holdAfterResult) {
-        onHeld?.();
-        return;
-      }
-      let turn: WireTurn;
-      if (hasToolResult) turn = { text: text.includes('interrupted') ? 'The call was interrupted.' : 'Appended the line.' };
-      else {
-        const calls = options.commands.map((command) => {
-          const id = options.hostileId?.() ?? `call_${randomBytes(12).toString('base64url')}`;
-          ids.push(id);
-          return { id, name: 'shell', args: { command } };
-        });
-        turn = { toolCalls: calls };
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(format.answer(turn)));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    format,
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    ids,
-    get holdAfterResult() {
-      return state.holdAfterResult;
-    },
-    set holdAfterResult(value: boolean) {
-      state.holdAfterResult = value;
-    },
-    nextHeld: () => new Promise<void>((resolve) => (onHeld = resolve)),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 function newProject(policy = 'random-ids-policy.yaml'): ServerProject {
   const project = createServerProject({ policy });
   cleanup.push(() => rmSync(project.directory, { recursive: true, force: true }));
   return project;
 }
 
-/** The model id each wire format's provider is asked for. */
-const MODEL_OF: Record<WireFormat['provider'], string> = { 'openai-compatible': 'llama3.2', openai: 'gpt-4o', anthropic: 'claude-sonnet-4-5' };
-
 async function serve(project: ServerProject, model: RandomIdModel): Promise<ServerProcess> {
-  const server = await startServerProcess({ project, model: `${model.format.provider}:${MODEL_OF[model.format.provider]}`, env: model.format.env(model.baseUrl) });
+  const server = await startServerProcess({ project, ...servedBy(model) });
   cleanup.push(() => server.kill9());
   return server;
 }

@@ -1,8 +1,10 @@
 /**
  * `kill -9` at any moment loses nothing, and no approved call runs twice
  * (issue 9, "Durable state"). Real parts only: `toolgate serve` as a child
- * process on a SQLite file, HTTP on loopback, the scripted model and the real
- * shell tool (bubblewrap when present).
+ * process on a SQLite file, HTTP on loopback, the real shell tool
+ * (bubblewrap when present), and the scripted model or (the kill during
+ * approvals) a model on loopback that gives every call a random id, as the
+ * real providers do (`random-id-model.ts`).
  *
  * Every run's one call appends one line to ws/calls.log, so the file counts
  * executions. A run's script is the same for all runs (scripts have no
@@ -27,6 +29,7 @@ import {
   type ServerProject,
   type StreamedEvent,
 } from './server-harness.ts';
+import { servedBy, startRandomIdModel, type RandomIdModel } from './random-id-model.ts';
 
 const RUNS = 1000;
 const CONCURRENCY = 32;
@@ -39,8 +42,11 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function start(project: ServerProject): Promise<ServerProcess> {
-  const server = await startServerProcess({ project, script: SCRIPT });
+/** The model a test's servers drive their runs with: the scripted one, or one on loopback that gives random ids. */
+type ModelChoice = { kind: 'scripted' } | { kind: 'random ids'; model: RandomIdModel };
+
+async function start(project: ServerProject, choice: ModelChoice = { kind: 'scripted' }): Promise<ServerProcess> {
+  const server = await startServerProcess({ project, ...(choice.kind === 'scripted' ? { script: SCRIPT } : servedBy(choice.model)) });
   cleanup.push(() => server.kill9());
   return server;
 }
@@ -175,11 +181,21 @@ describe('toolgate serve killed with kill -9', () => {
     TEST_TIMEOUT_MS,
   );
 
-  it(
-    `killed while approvals of ${RUNS} runs are in flight: every call runs at most once, and each that may not have completed is reported interrupted`,
-    async () => {
+  it.each(['scripted', 'random ids'] as const)(
+    `killed while approvals of ${RUNS} runs are in flight (%s model): every call runs at most once, and each that may not have completed is reported interrupted`,
+    async (kind) => {
       const project = newProject();
-      const first = await start(project);
+      let choice: ModelChoice = { kind: 'scripted' };
+      if (kind === 'random ids') {
+        // The scripted model's command and answers, under a fresh random id per call.
+        const model = await startRandomIdModel({
+          commands: ['od -An -N16 -tx8 /dev/urandom | tee -a calls.log'],
+          answers: { done: 'Appended one line to ws/calls.log.', interrupted: 'My shell call was interrupted before the server stopped; I did not run it again.' },
+        });
+        cleanup.push(() => model.close());
+        choice = { kind, model };
+      }
+      const first = await start(project, choice);
       const runIds = await createPausedRuns(first, RUNS);
       // The approver edits each command to append the run's own id. Half append and then take a
       // moment; half take a moment and then append: a kill leaves calls of both kinds executing.
@@ -214,7 +230,7 @@ describe('toolgate serve killed with kill -9', () => {
       await killed;
       expect(inFlightAtKill.length, 'no approval was in flight when the server was killed').toBeGreaterThan(0);
 
-      const second = await start(project);
+      const second = await start(project, choice);
       // Runs that were resuming when the kill landed are driven on by the new process.
       const recovered = await waitFor(async () => /"msg":"listening".*"recovered":(\d+)/.exec(second.stderr())?.[1], { timeoutMs: 10_000, describe: () => `the listening log line in ${second.stderr()}` });
       expect(Number(recovered)).toBeGreaterThan(0);
