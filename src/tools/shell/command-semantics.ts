@@ -12,7 +12,13 @@ import type { ShellWord } from './shell-word.ts';
 import { workspaceCode } from './workspace-code-commands.ts';
 import { isWrapper, unwrap, type AppendedNames } from './wrapper-commands.ts';
 
-export type CommandRole = 'plain' | 'wrapper' | 'code';
+/**
+ * `script`: a shell given a literal script and nothing else (`bash -lc 'ls &&
+ * pwd'`), judged as the commands of the script, which are analysed as
+ * commands of their own; `wrapper` and `code` commands need a rule that
+ * names them.
+ */
+export type CommandRole = 'plain' | 'wrapper' | 'code' | 'script';
 
 export interface InnerCommand {
   words: ShellWord[];
@@ -41,6 +47,16 @@ export interface CommandSemantics {
   defines: string[];
 }
 
+/**
+ * Shells whose syntax the parser reads as its own (bash's): a literal script
+ * given to one is judged as the script. zsh, fish and the others parse some
+ * words differently (`=cmd`, glob qualifiers), so their scripts still ask.
+ */
+const SCRIPT_SHELLS = new Set(['bash', 'sh', 'dash']);
+/** Options of a shell that change how a script fails or is traced, not what it runs (`-l` reads the user's own profile, as their terminal does). */
+const SCRIPT_OPTION_LETTERS = /^[celuxv]*$/;
+const SCRIPT_SET_OPTIONS = new Set(['pipefail', 'errexit', 'nounset', 'xtrace', 'verbose']);
+const SCRIPT_LONG_OPTIONS = new Set(['--login', '--noprofile', '--norc']);
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash', 'rbash', 'fish', 'csh', 'tcsh', 'pwsh', 'powershell', 'oksh', 'loksh']);
 const INTERPRETER = /^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|perl[0-9.]*|ruby[0-9.]*|irb|php[0-9.]*|lua[0-9.]*|luajit|Rscript|R|osascript|tclsh[0-9.]*|wish|expect|jshell|groovy|scala|julia|ghci|runghc|elixir|erl|escript|swift|dotnet|java|jrunscript|guile|racket|sbcl|clisp|gdb|lldb)$/;
 const PACKAGE_RUNNERS = new Set(['npx', 'bunx', 'pnpx', 'uvx', 'tsx', 'ts-node']);
@@ -91,7 +107,10 @@ export function commandSemantics(options: { name: string; words: readonly ShellW
 
   if (SHELLS.has(name)) {
     code(`${name} runs shell code`);
-    shellPayload(name, words, semantics);
+    if (shellPayload(name, words, semantics) === 'literal script' && SCRIPT_SHELLS.has(name)) {
+      semantics.role = 'script';
+      semantics.roleReason = `${name} runs the literal script it is given`;
+    }
     return semantics;
   }
   if (INTERPRETER.test(name)) {
@@ -222,15 +241,22 @@ export function runsCode(options: { name: string; words: readonly ShellWord[] })
   return SHELLS.has(options.name) || INTERPRETER.test(options.name) || PACKAGE_RUNNERS.has(options.name) || workspaceCode(options) !== undefined;
 }
 
-/** `bash -c 'code'`, `bash -xec 'code'`, `bash -o pipefail -c 'code'`; `--rcfile` runs a file. */
-function shellPayload(name: string, words: readonly ShellWord[], semantics: CommandSemantics): void {
+/**
+ * `bash -c 'code'`, `bash -xec 'code'`, `bash -o pipefail -c 'code'`;
+ * `--rcfile` runs a file. Says `literal script` when the shell gets a
+ * literal script and nothing else: only options from SCRIPT_OPTION_LETTERS,
+ * SCRIPT_SET_OPTIONS and SCRIPT_LONG_OPTIONS, and no arguments after the
+ * script (they would become $0, $1... of it).
+ */
+function shellPayload(name: string, words: readonly ShellWord[], semantics: CommandSemantics): 'literal script' | undefined {
   let commandMode = false;
+  let onlyScriptOptions = true;
   let index = 1;
   for (; index < words.length; index++) {
     const word = words[index]!;
     if (word.kind !== 'static') {
       semantics.hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: `${name}: the argument ${word.text} is only known at run time` }));
-      return;
+      return undefined;
     }
     const value = word.value;
     if (value === '--' || value === '-') {
@@ -238,22 +264,28 @@ function shellPayload(name: string, words: readonly ShellWord[], semantics: Comm
       break;
     }
     if (value.startsWith('--')) {
+      if (!SCRIPT_LONG_OPTIONS.has(value)) onlyScriptOptions = false;
       if (value === '--rcfile' || value === '--init-file') index++;
       continue;
     }
     if (!value.startsWith('-') && !value.startsWith('+')) break;
     const cluster = value.slice(1);
+    if (value.startsWith('+') || !SCRIPT_OPTION_LETTERS.test(cluster.replace(/o/g, ''))) onlyScriptOptions = false;
     if (cluster.includes('c')) commandMode = true;
-    if (cluster.includes('o') || cluster.includes('O')) index++;
+    if (cluster.includes('o') || cluster.includes('O')) {
+      index++;
+      if (!cluster.includes('o') || cluster.includes('O') || !SCRIPT_SET_OPTIONS.has(words[index]?.value ?? '')) onlyScriptOptions = false;
+    }
   }
-  if (!commandMode) return;
+  if (!commandMode) return undefined;
   const payload = words[index];
-  if (payload === undefined) return;
+  if (payload === undefined) return undefined;
   if (payload.kind === 'dynamic') {
     semantics.hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: `${name} -c: the code it runs (${payload.text}) is only known at run time` }));
-    return;
+    return undefined;
   }
   semantics.payloads.push({ source: payload.value, via: `the ${name} -c code${name === 'bash' || name === 'sh' ? '' : ' (read as bash)'}` });
+  return onlyScriptOptions && index === words.length - 1 ? 'literal script' : undefined;
 }
 
 /** eval and trap join their arguments with spaces, as bash does, and run the result. */

@@ -174,7 +174,7 @@ suite('shell -c, eval, source and friends', [
   ["zsh -c 'rm x'", 'block'],
   ["dash -c 'rm x'", 'block'],
   ['sh -c "sh -c \'rm x\'"', 'block'],
-  ["bash -c 'git status'", 'ask'],
+  ["bash -c 'git status'", 'allow'],
   ['bash script.sh', 'ask'],
   ['sh', 'ask'],
   ['bash -c "$cmd"', 'ask'],
@@ -193,6 +193,33 @@ suite('shell -c, eval, source and friends', [
   ['npm exec some-package', 'block'],
   ['let x=1', 'ask'],
   ['mapfile -C "rm x" -c 1 lines', 'ask'],
+]);
+
+// Hosts and models wrap commands in a shell (Codex runs `bash -lc '...'`): a literal script and nothing else is judged as
+// the script; anything more (other shells, arguments after the script, options that read files or change parsing) asks.
+suite('a literal script given to bash, sh or dash is judged as the script', [
+  ["bash -lc 'git status && ls -la'", 'allow'],
+  ["sh -c 'ls | grep x'", 'allow'],
+  ["dash -c 'git status'", 'allow'],
+  ["bash -eo pipefail -c 'ls | wc -l'", 'allow'],
+  ["bash --noprofile --norc -c 'ls'", 'allow'],
+  ["/bin/bash -lc 'ls'", 'allow'],
+  [`bash -c 'bash -c "git status"'`, 'allow'],
+  ["bash -lc 'git status; unknown-command'", 'ask'],
+  ["bash -lc 'ls > /etc/passwd'", 'block'],
+  ["bash -lc 'ls' extra-argument", 'ask'],
+  [`bash -c 'ls "$0"' x`, 'ask'],
+  ["bash -ic 'ls'", 'ask'],
+  ["bash -o posix -c 'ls'", 'ask'],
+  ["bash +e -c 'ls'", 'ask'],
+  ["bash --rcfile ./rc -c 'ls'", 'ask'],
+  ["bash -c 'ls' -- x", 'ask'],
+  ["zsh -c 'ls'", 'ask'],
+  ["fish -c 'ls'", 'ask'],
+  ['bash -lc "$SCRIPT"', 'ask'],
+  [`bash -lc "ls $(rm x)"`, 'block'],
+  ["echo ls | xargs bash -c 'ls'", 'ask'],
+  ["./bash -c 'ls'", 'ask'],
 ]);
 
 describe('deeply nested shell code', () => {

@@ -174,6 +174,10 @@ async function decideSimpleCommand(command: AnalyzedCommand, context: DecisionCo
     label = chosen.label;
     decision = chosen.decision;
     reason = chosen.reason ?? `matches ${JSON.stringify(chosen.match)} (${chosen.label}: ${chosen.decision})`;
+  } else if (command.role === 'script') {
+    // Its script's commands are findings of their own, and they decide; the shell adds nothing to them.
+    decision = 'allow';
+    reason = `${command.roleReason ?? `${command.name} runs a literal script`}, judged as the commands in it${notes}`;
   } else if (command.role !== 'plain') {
     decision = 'ask';
     reason = `${command.roleReason ?? `${command.name} runs other code`}, and no rule names it${notes}`;

@@ -158,8 +158,8 @@ function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: 
   const name = command.name;
   if (name === undefined) return { kind: 'anything', reason: 'its name is only known at run time' };
   if (command.role === 'code') return { kind: 'anything', reason: 'it runs other code' };
-  // Builtins and commands that take no paths (`read`, `shift`, `kill`); eval, trap and watch payloads are analysed as commands of their own.
-  if (command.role === 'wrapper' || KEEPS_LAYOUT.has(name) || takesNoPaths(name)) return { kind: 'none' };
+  // Builtins and commands that take no paths (`read`, `shift`, `kill`); eval, trap, watch and literal shell scripts are analysed as commands of their own.
+  if (command.role === 'wrapper' || command.role === 'script' || KEEPS_LAYOUT.has(name) || takesNoPaths(name)) return { kind: 'none' };
   if (name === 'git') {
     // The table's `keepsLayout` is by name: `git --help` or a subcommand known only at run time changes anything.
     return gitSubcommand(command.words).traits?.keepsLayout === true ? { kind: 'none' } : { kind: 'anything', reason: 'it can check out, apply, move or remove files anywhere in the work tree' };
