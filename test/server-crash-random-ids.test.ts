@@ -13,7 +13,8 @@
  * call a new id, the ledger had never seen it, and the line was appended
  * twice.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicMessages, openAIChat, openAIResponses } from './provider-wire-formats.ts';
 import { servedBy, startRandomIdModel, type RandomIdModel } from './random-id-model.ts';
@@ -208,6 +209,33 @@ describe('toolgate serve killed with kill -9 around a person\'s approval, with a
     expect(resultsOf(events)).toEqual([
       ['tg_1_1', 'interrupted'],
       ['tg_1_2', 'ran'],
+    ]);
+  });
+});
+
+describe('toolgate serve killed with kill -9 after the gate refused a call of an answer', () => {
+  it('the refused call stays refused after the restart, even under a policy that would now allow it: the recorded answers after it replied to that refusal', async () => {
+    const model = await startRandomIdModel({ commands: ['rm -f keep.txt', 'echo started >> calls.log; sleep 30'] });
+    cleanup.push(() => model.close());
+    const project = newProject();
+    writeFileSync(path.join(project.workspace, 'keep.txt'), 'kept\n');
+    const first = await serve(project, model);
+    const created = await api(first.url, 'POST', '/runs', { input: 'Clean up, then append a line.' });
+    const runId = created.body.run_id as string;
+    await waitFor(async () => (callsLogLines(project).length > 0 ? true : undefined), { timeoutMs: 20_000, describe: () => `the second call to start: ${first.stderr()}` });
+    await first.kill9();
+    // The policy changes while the server is down: rm is no longer blocked.
+    const policy = readFileSync(project.policyFile, 'utf8');
+    writeFileSync(project.policyFile, policy.replace(/^ {4}- \{ match: rm,.*$/m, ''));
+    expect(readFileSync(project.policyFile, 'utf8')).not.toContain('match: rm');
+
+    const second = await serve(project, model);
+    expect(await finished(second, runId)).toMatchObject({ status: 'completed' });
+    expect(existsSync(path.join(project.workspace, 'keep.txt')), 'the refused rm ran after the restart').toBe(true);
+    const events = await eventsOf(second, runId);
+    expect(resultsOf(events)).toEqual([
+      ['tg_1_1', 'blocked'],
+      ['tg_1_2', 'interrupted'],
     ]);
   });
 });

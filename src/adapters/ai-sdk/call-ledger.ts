@@ -36,6 +36,20 @@ export interface CallLedger {
    * Synchronous: the ledger knows it before the answer is replayed.
    */
   recorded?(toolCallId: string): boolean;
+  /**
+   * The reason, when the run's history says this call was denied or blocked
+   * before the run was recovered (a replayed answer's call that never ran):
+   * it is denied again with that reason, not judged again — the recorded
+   * answers after it were the model's reply to that denial.
+   */
+  refused?(toolCallId: string): string | undefined;
+  /**
+   * Records, before any call of its answer runs, that the gate refused this
+   * call (blocked it, or denied it without a person), with the reason the
+   * model reads: a recovery that replays the answer finds it (`refused`)
+   * even when the step never ended. A throw fails the run.
+   */
+  refuse?(call: { toolCallId: string; tool: string; outcome: 'blocked' | 'denied'; reason: string }): Promise<void>;
 }
 
 /**

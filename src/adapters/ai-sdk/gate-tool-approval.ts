@@ -42,6 +42,8 @@ export function createGateToolApproval(state: GatedToolsState): GateToolApproval
         state.records.set({ toolCallId, tool: toolName, modelArgs: input, authorization: recordedAuthorization(input) });
         return undefined;
       }
+      const refused = state.ledger?.refused?.(toolCallId);
+      if (refused !== undefined) return { type: 'denied', reason: refused };
       if (state.stoppedBy !== undefined) {
         // Nothing more runs in a run a denial stopped, even if the loop goes on.
         return { type: 'denied', reason: `not run: the run was stopped after ${state.stoppedBy.tool} was denied` };
@@ -82,12 +84,19 @@ function statusOf(options: { state: GatedToolsState; call: ToolCall; authorizati
       }
       const reason = `${toolName} needs approval and nobody could be asked (${authorization.reason}); denied to fail closed`;
       state.records.set({ ...record, authorization: { ...authorization, decision: 'denied', reason } });
-      return { type: 'denied', reason };
+      return refused(state, { toolCallId, tool: toolName, outcome: 'denied', reason });
     }
     default:
       state.records.set(record);
-      return { type: 'denied', reason: denialReason({ state, toolCallId, tool: toolName, authorization }) };
+      return refused(state, { toolCallId, tool: toolName, outcome: authorization.decision === 'block' ? 'blocked' : 'denied', reason: denialReason({ state, toolCallId, tool: toolName, authorization }) });
   }
+}
+
+/** A refusal, recorded in the ledger first when it keeps them (so a recovery replays it as refused). */
+function refused(state: GatedToolsState, call: { toolCallId: string; tool: string; outcome: 'blocked' | 'denied'; reason: string }): ToolApprovalStatus | Promise<ToolApprovalStatus> {
+  const status: ToolApprovalStatus = { type: 'denied', reason: call.reason };
+  const refuse = state.ledger?.refuse;
+  return refuse === undefined ? status : refuse.call(state.ledger, call).then(() => status);
 }
 
 /** The authorization of a call the ledger holds: it goes to the ledger, which never runs it again. */

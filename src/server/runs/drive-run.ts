@@ -41,6 +41,8 @@ export type DriveStart =
 export interface RunJournal {
   steps: ReadonlyArray<{ seq: number; body: string }>;
   calls: ReadonlySet<string>;
+  /** Calls the history reports denied or blocked, with the reason the model was given. */
+  refused: ReadonlyMap<string, string>;
   told: ReadonlySet<string>;
 }
 
@@ -96,8 +98,8 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, s
   const start = from.kind === 'decided' ? openDecided(runtime, run, from) : from;
   const context: RunEventContext = { run, policy: runtime.policy };
   const gateContext = gateContextOf(run);
-  // What the history already tells (a recovered drive replays steps whose events may have been appended before the crash).
-  const told = start.journal?.told ?? new Set<string>();
+  // What the history already tells (a recovered drive replays steps whose events may have been appended before the crash), and what this drive told early.
+  const told = new Set<string>(start.journal?.told ?? []);
   const tell = (events: NewEvent[]) => appendEvents(runtime, events.filter((event) => !told.has(toldKey(event))));
   // Calls whose tool_call event was sent: at their start, or (paused calls) before the pause, or before a crash.
   const shown = new Set<string>(start.kind === 'resume' ? start.state.pending.map((pending) => pending.toolCallId) : []);
@@ -120,7 +122,7 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, s
     context: gateContext,
     resolve: 'deferred',
     secret: runtime.secret,
-    ledger: reportingLedger(runtime, context, shown, start.journal?.calls, recorder.modelIdOf),
+    ledger: reportingLedger(runtime, context, { shown, told }, start.journal, recorder.modelIdOf),
     stopWhen: stepCountIs(runtime.maxSteps),
   });
   let messages: ModelMessage[];
@@ -242,12 +244,19 @@ async function reportLostRace(runtime: ServerRuntime, run: StoredRun): Promise<v
 function reportingLedger(
   runtime: ServerRuntime,
   context: RunEventContext,
-  shown: Set<string>,
-  recorded: ReadonlySet<string> | undefined,
+  { shown, told }: { shown: Set<string>; told: Set<string> },
+  journal: RunJournal | undefined,
   modelIdOf: (toolCallId: string) => string | undefined,
 ): CallLedger {
   return {
-    ...(recorded === undefined ? {} : { recorded: (toolCallId: string) => recorded.has(toolCallId) }),
+    // The refusal's tool_result, at once: its step's events come only when the whole step ends, maybe never.
+    async refuse(call) {
+      const event = runEvent(context, 'tool_result', { tool_call_id: call.toolCallId, tool_name: call.tool, outcome: call.outcome, reason: redactSecretsInText({ text: call.reason, value: undefined, keys: runtime.policy.redact.keys }) });
+      if (told.has(toldKey(event))) return;
+      await appendEvents(runtime, [event]);
+      told.add(toldKey(event));
+    },
+    ...(journal === undefined ? {} : { recorded: (toolCallId: string) => journal.calls.has(toolCallId), refused: (toolCallId: string) => journal.refused.get(toolCallId) }),
     async begin(call) {
       if (!shown.has(call.toolCallId)) {
         shown.add(call.toolCallId);

@@ -50,8 +50,12 @@ export async function recoverRuns(runtime: ServerRuntime, reason: 'server_restar
       const journal: RunJournal = {
         steps: await store.listSteps(run.runId, fromSeq),
         calls: new Set((await store.listCalls(run.runId)).map((call) => call.toolCallId)),
-        told: await toldOf(runtime, run.runId),
+        ...(await toldOf(runtime, run.runId)),
       };
+      if (journal.steps.length === 0 && [...journal.calls].some((id) => !id.startsWith('tg_')) && envelope.kind === 'messages') {
+        // Driven by a toolgate from before answers were recorded: its calls carry the model's ids, which a new answer would not.
+        throw new Error('it was started by an earlier toolgate that did not record the model\'s answers, and calls of it had begun: driving it again could run them twice');
+      }
       if (envelope.kind === 'messages') {
         void driveRun(runtime, claimed.run, { kind: 'messages', messages: envelope.messages, journal });
         continue;
@@ -144,13 +148,21 @@ export async function resumeDecidedPauses(runtime: ServerRuntime): Promise<numbe
   return resumed;
 }
 
-/** The keys (`toldKey`) of what run `runId`'s history tells, read page by page. */
-async function toldOf(runtime: ServerRuntime, runId: string): Promise<Set<string>> {
+/**
+ * What run `runId`'s history tells, read page by page: the keys of its events
+ * (`toldKey`), and the calls it reports denied or blocked, with the reason.
+ */
+async function toldOf(runtime: ServerRuntime, runId: string): Promise<Pick<RunJournal, 'told' | 'refused'>> {
   const told = new Set<string>();
+  const refused = new Map<string, string>();
   for (let afterId = 0; ; ) {
     const page = await runtime.store.readEvents({ afterId, runId, limit: TOLD_PAGE });
-    for (const event of page) told.add(toldKey(event));
-    if (page.length < TOLD_PAGE) return told;
+    for (const event of page) {
+      told.add(toldKey(event));
+      const { outcome, tool_call_id: id, reason } = event.data;
+      if (event.type === 'tool_result' && (outcome === 'denied' || outcome === 'blocked') && typeof id === 'string') refused.set(id, typeof reason === 'string' ? reason : `${String(outcome)} before the run was recovered`);
+    }
+    if (page.length < TOLD_PAGE) return { told, refused };
     afterId = page[page.length - 1]!.id;
   }
 }

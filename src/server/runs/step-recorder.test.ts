@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateText, jsonSchema, tool } from 'ai';
+import { APICallError, generateText, jsonSchema, tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../../test/ai-sdk-fixture.ts';
 import { openStore } from '../../store/open-store.ts';
@@ -97,14 +98,63 @@ describe('createStepRecorder', () => {
     await expect(generateText({ model: foreign.model, prompt: 'go' })).rejects.toThrow(`step 1 of run ${runId} could not be opened (sealed under another server secret, or damaged)`);
   });
 
+  it('keeps the step number when the SDK retries a failed model call, so a recovery finds the answer at the step it replays', async () => {
+    const store = await freshStore();
+    let attempts = 0;
+    const { model } = scriptedModel(() => {
+      attempts++;
+      if (attempts === 1) throw new APICallError({ message: 'Overloaded', url: 'http://127.0.0.1/v1/messages', requestBodyValues: {}, statusCode: 529, isRetryable: true });
+      return { toolCalls: [{ toolCallId: 'rnd_1', toolName: 'note', input: {} }] };
+    });
+    const recorder = createStepRecorder({ model, store, sealer, runId, fromSeq: 1, recorded: [] });
+    const result = await generateText({ model: recorder.model, prompt: 'go', maxRetries: 2 });
+    expect(attempts).toBe(2);
+    expect(result.toolCalls.map((call) => call.toolCallId)).toEqual(['tg_1_1']);
+    expect((await store.listSteps(runId, 1)).map((step) => step.seq)).toEqual([1]);
+    expect(recorder.next()).toBe(2);
+  });
+
+  it('refuses to ask the model at a step with no recorded answer when later steps have one (a record with a gap)', async () => {
+    const store = await freshStore();
+    expect(await store.recordStep({ runId, seq: 2, body: sealer.seal('{"v":1,"answer":{},"calls":[]}') })).toBe(true);
+    const asked = scriptedModel(() => ({ text: 'asked' }));
+    const recorder = createStepRecorder({ model: asked.model, store, sealer, runId, fromSeq: 1, recorded: await store.listSteps(runId, 1) });
+    await expect(generateText({ model: recorder.model, prompt: 'go' })).rejects.toThrow(`step 1 of run ${runId} has no recorded answer but later steps do`);
+    expect(asked.calls).toHaveLength(0);
+  });
+
+  it('gives back binary data, Buffers and provider objects that look like its own encoding exactly as the model gave them', async () => {
+    const store = await freshStore();
+    const bytes = Buffer.from([0, 1, 2, 250, 255]);
+    const providerMetadata = { vendor: { $bytes: 'not-bytes', $ref: '#/x', nested: [{ $$already: 1 }] } };
+    const answer = {
+      content: [
+        { type: 'file' as const, mediaType: 'image/png', data: { type: 'data' as const, data: bytes } },
+        { type: 'text' as const, text: 'done' },
+      ],
+      finishReason: { unified: 'stop' as const, raw: 'stop' },
+      usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+      warnings: [],
+      providerMetadata,
+      response: { id: 'r1', modelId: 'm', timestamp: new Date('invalid') },
+    };
+    const model = new MockLanguageModelV4({ doGenerate: async () => answer });
+    await generateText({ model: createStepRecorder({ model, store, sealer, runId, fromSeq: 1, recorded: [] }).model, prompt: 'go' });
+    const replaying = createStepRecorder({ model: new MockLanguageModelV4({ doGenerate: async () => Promise.reject(new Error('the model was asked')) }), store, sealer, runId, fromSeq: 1, recorded: await store.listSteps(runId, 1) });
+    const replayed = await generateText({ model: replaying.model, prompt: 'go' });
+    expect(replayed.text).toBe('done');
+    expect(Array.from(replayed.files[0]!.uint8Array)).toEqual([0, 1, 2, 250, 255]);
+    expect(replayed.providerMetadata).toEqual(providerMetadata);
+  });
+
   it('keeps a hostile model id as plain text: cut, with control and separator characters escaped', async () => {
     const store = await freshStore();
-    const hostile = `\u001b[2J\u0000${'x'.repeat(300)}\u2028`;
+    const hostile = `\u001b[2J\u0000${'x'.repeat(300)}\u2028\ud800`;
     const recorder = createStepRecorder({ model: scriptedModel(() => ({ toolCalls: [{ toolCallId: hostile, toolName: 'note', input: {} }] })).model, store, sealer, runId, fromSeq: 1, recorded: [] });
     await generateText({ model: recorder.model, prompt: 'go' });
     const kept = recorder.modelIdOf('tg_1_1')!;
-    expect(kept.startsWith('\\u001b[2J\\u0000xxx')).toBe(true);
-    expect(kept).not.toMatch(/[\p{Cc}\p{Zl}]/u);
+    expect(kept.startsWith('\\u{1b}[2J\\u{0}xxx')).toBe(true);
+    expect(kept).not.toMatch(/[\p{Cc}\p{Zl}\p{Cs}]/u);
     expect(kept.length).toBeLessThan(230);
   });
 });

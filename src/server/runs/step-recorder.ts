@@ -67,24 +67,35 @@ export function createStepRecorder(options: {
   let seq = options.fromSeq;
   const middleware: LanguageModelV4Middleware = {
     specificationVersion: 'v4',
+    // The SDK calls this again for the same step when it retries a failed model call: the step's
+    // number moves on only once its answer is replayed or recorded, so a retry keeps it.
     async wrapGenerate({ doGenerate }) {
-      const at = seq++;
+      const at = seq;
       const sealed = replay.get(at);
       if (sealed !== undefined) {
         const body = openStep(sealer, sealed, runId, at);
         for (const call of body.calls) modelIds.set(call.id, call.modelId);
+        seq = at + 1;
         return decodeAnswer(body.answer);
       }
+      // Recorded answers after this one and none for it: the record has a gap, and asking the model here could repeat calls.
+      if (recordedAfter(at)) throw new Error(`step ${at} of run ${runId} has no recorded answer but later steps do; the run is not driven on from a record with a gap`);
       const answer = await doGenerate();
       const { rewritten, calls } = withOwnIds(answer, at);
-      for (const call of calls) modelIds.set(call.id, call.modelId);
       const body: StepBody = { v: 1, answer: encodeAnswer(rewritten), calls };
       // Before the AI SDK sees the answer, so before any call in it runs; a second record of this step means another drive has the run.
       const added = await store.recordStep({ runId, seq: at, body: sealer.seal(JSON.stringify(body)) });
       if (!added) throw new Error(`step ${at} of run ${runId} was recorded by another drive of the run; this one stops`);
+      for (const call of calls) modelIds.set(call.id, call.modelId);
+      seq = at + 1;
       return rewritten;
     },
+    // The server drives runs with generateText; a streamed step would not be recorded, so it is refused rather than run unrecorded.
+    wrapStream() {
+      return Promise.reject(new Error(`run ${runId}: a streamed model call is not recorded, so it is not made (drive runs with generateText)`));
+    },
   };
+  const recordedAfter = (at: number): boolean => options.recorded.some((step) => step.seq > at);
   return {
     model: wrapLanguageModel({ model: options.model as Parameters<typeof wrapLanguageModel>[0]['model'], middleware }),
     next: () => seq,
@@ -111,9 +122,10 @@ function withOwnIds(answer: GenerateResult, at: number): { rewritten: GenerateRe
  * whatever the model sent reads as text in the history, a terminal or a log.
  */
 function keptModelId(id: unknown): string {
-  const text = typeof id === 'string' ? id : String(id);
-  const cut = text.length > MODEL_ID_KEPT ? `${text.slice(0, MODEL_ID_KEPT)}…` : text;
-  return cut.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (character) => `\\u${character.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+  const characters = Array.from(typeof id === 'string' ? id : String(id));
+  const cut = characters.length > MODEL_ID_KEPT ? `${characters.slice(0, MODEL_ID_KEPT).join('')}…` : characters.join('');
+  // Lone surrogates too (\p{Cs}): they are not text, and some JSON readers refuse them.
+  return cut.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, (character) => `\\u{${character.codePointAt(0)!.toString(16)}}`);
 }
 
 function openStep(sealer: Sealer, sealed: string, runId: string, seq: number): StepBody {
@@ -130,11 +142,17 @@ function openStep(sealer: Sealer, sealed: string, runId: string, seq: number): S
 /**
  * The answer as JSON can keep it: what the AI SDK reads of it (content,
  * finish reason, usage, provider metadata, warnings, the response's id,
- * model and time), binary data as `{ $bytes: base64 }`; request and
- * response bodies and headers are left out.
+ * model and time); request and response bodies and headers are left out.
+ * Binary data (`Uint8Array`, `Buffer`) becomes `{ $bytes: base64 }`; so that
+ * no object of the provider's reads as that, every key that starts with `$`
+ * gets one more `$`, which decoding takes off.
  */
 function encodeAnswer(answer: GenerateResult): unknown {
-  const response = answer.response === undefined ? undefined : { id: answer.response.id, modelId: answer.response.modelId, timestamp: answer.response.timestamp?.toISOString() };
+  const timestamp = answer.response?.timestamp;
+  const response =
+    answer.response === undefined
+      ? undefined
+      : { id: answer.response.id, modelId: answer.response.modelId, ...(timestamp instanceof Date && Number.isFinite(timestamp.getTime()) ? { timestamp: timestamp.toISOString() } : {}) };
   const kept = {
     content: answer.content,
     finishReason: answer.finishReason,
@@ -144,7 +162,17 @@ function encodeAnswer(answer: GenerateResult): unknown {
     ...(answer.structuredOutputText === undefined ? {} : { structuredOutputText: answer.structuredOutputText }),
     ...(response === undefined ? {} : { response }),
   };
-  return JSON.parse(JSON.stringify(kept, (_key, value: unknown) => (value instanceof Uint8Array ? { $bytes: Buffer.from(value).toString('base64') } : value)));
+  // A walk of its own, not JSON.stringify's replacer: Buffer's toJSON runs before a replacer sees it.
+  const encode = (value: unknown): unknown => {
+    if (value instanceof Uint8Array) return { $bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+    if (value instanceof Date) return Number.isFinite(value.getTime()) ? value.toISOString() : null;
+    if (value instanceof URL) return value.href;
+    if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : encode(item)));
+    if (typeof value !== 'object' || value === null) return typeof value === 'bigint' ? String(value) : value;
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined && typeof item !== 'function');
+    return Object.fromEntries(entries.map(([key, item]) => [key.startsWith('$') ? `$${key}` : key, encode(item)]));
+  };
+  return encode(kept);
 }
 
 function decodeAnswer(encoded: unknown): GenerateResult {
@@ -154,7 +182,7 @@ function decodeAnswer(encoded: unknown): GenerateResult {
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record);
     if (keys.length === 1 && keys[0] === '$bytes' && typeof record.$bytes === 'string') return new Uint8Array(Buffer.from(record.$bytes, 'base64'));
-    return Object.fromEntries(keys.map((key) => [key, revive(record[key])]));
+    return Object.fromEntries(keys.map((key) => [key.startsWith('$$') ? key.slice(1) : key, revive(record[key])]));
   };
   const answer = revive(encoded) as GenerateResult & { response?: { timestamp?: unknown } };
   if (answer.response !== undefined && typeof answer.response.timestamp === 'string') answer.response = { ...answer.response, timestamp: new Date(answer.response.timestamp) };
