@@ -25,6 +25,11 @@ const REQUIRED: { binary: string; aptPackage: string; why: string; present?: () 
   { binary: 'file', aptPackage: 'file', why: 'readers with writing options (file -C) are run for real' },
   { binary: 'chromium', aptPackage: 'chromium', why: 'the web inbox is tested in real headless Chromium (playwright-core drives /usr/bin/chromium)' },
   { binary: 'postgres', aptPackage: 'postgresql', why: 'the PostgreSQL store is tested against a real server the tests start', present: hasPostgresServer },
+  // The agent CLIs run in a network namespace with only loopback, their connects traced.
+  { binary: 'unshare', aptPackage: 'util-linux', why: 'the agent CLIs (Claude Code, Codex) run in a network namespace with only loopback' },
+  { binary: 'ip', aptPackage: 'iproute2', why: "the agent CLIs' network namespace gets its loopback up with ip" },
+  { binary: 'strace', aptPackage: 'strace', why: "every connection an agent CLI attempts is traced, so one to another machine is seen" },
+  { binary: 'mkfifo', aptPackage: 'coreutils', why: 'a policy that would hang the hook is a named pipe' },
 ];
 
 function has(binary: string): boolean {
@@ -58,4 +63,20 @@ if (missing.length > 0) {
     process.stderr.write(`still missing after install: ${still.map((entry) => entry.binary).join(', ')}\n`);
     process.exit(1);
   }
+}
+
+// The agent CLIs the host tests run for real, pinned in their own lockfile (test/hosts/package-lock.json).
+const hostsDirectory = new URL('../test/hosts/', import.meta.url).pathname;
+const hostClis = ['node_modules/.bin/claude', 'node_modules/.bin/codex'];
+if (!hostClis.every((cli) => existsSync(`${hostsDirectory}${cli}`))) {
+  process.stderr.write('installing the agent CLIs the host tests run (test/hosts: Claude Code, Codex; about 660 MB) from the npm registry...\n');
+  const installed = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: hostsDirectory, stdio: 'inherit' });
+  if (installed.status !== 0 || !hostClis.every((cli) => existsSync(`${hostsDirectory}${cli}`))) {
+    process.stderr.write(`could not install the agent CLIs: run \`npm ci\` in ${hostsDirectory} and see what it says\n`);
+    process.exit(1);
+  }
+}
+if (process.getuid?.() !== 0) {
+  process.stderr.write('The host tests run each agent CLI in a network namespace of its own (unshare -n), which needs root: run the tests as root.\n');
+  process.exit(1);
 }

@@ -14,6 +14,8 @@ export interface WireToolCall {
   name: string;
   /** The arguments; a string is sent as it is (a model that writes broken JSON). */
   args: Record<string, unknown> | string;
+  /** OpenAI Responses only: the tool's namespace (Codex offers each MCP server's tools as `mcp__<server>`). */
+  namespace?: string;
 }
 
 function argumentText(call: WireToolCall): string {
@@ -120,7 +122,7 @@ export const openAIResponses: WireFormat = {
       outputIndex++;
     }
     for (const call of turn.toolCalls ?? []) {
-      const item = { type: 'function_call', id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: '', status: 'in_progress' };
+      const item = { type: 'function_call', id: `fc_${call.id}`, call_id: call.id, name: call.name, ...(call.namespace === undefined ? {} : { namespace: call.namespace }), arguments: '', status: 'in_progress' };
       events.push(event('response.output_item.added', { output_index: outputIndex, item }));
       const args = argumentText(call);
       for (const part of pieces(args)) events.push(event('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta: part }));

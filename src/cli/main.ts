@@ -24,6 +24,7 @@ const COMMANDS: Record<string, { load: () => Promise<CommandRun>; summary: strin
   approvals: { load: async () => (await import('./commands/approvals-command.ts')).runApprovalsCommand, summary: 'list or revoke "approve always" decisions' },
   schema: { load: async () => (await import('./commands/schema-command.ts')).runSchemaCommand, summary: 'print the policy file\'s JSON Schema' },
   doctor: { load: async () => (await import('./commands/doctor-command.ts')).runDoctorCommand, summary: 'what the OS sandbox can do here, and what the policy needs' },
+  hook: { load: async () => (await import('./commands/hook-command.ts')).runHookCommand, summary: "the permission hook of an agent host (Claude Code, Codex): one policy for the agents people run" },
 };
 
 export const MAIN_HELP = `toolgate — human-in-the-loop approval for the tools that LLM agents call
@@ -71,9 +72,14 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     flushCompileCache();
     return await run(rest, io);
   } catch (error) {
-    return await reportError(error, name, io);
+    const code = await reportError(error, name, io);
+    // A host lets the call run when its hook exits with anything but 0 or 2: whatever reached here blocks.
+    return name === 'hook' ? HOOK_BLOCKED : code;
   }
 }
+
+/** What `toolgate hook` exits with when it could not decide: the code every host reads as "blocked". */
+const HOOK_BLOCKED = 2;
 
 /** Error messages quote flags, JSON and policy text a model may have written: they print through the one sanitiser. */
 async function reportError(error: unknown, command: string, io: CliIo): Promise<number> {
@@ -115,5 +121,13 @@ if (import.meta.main) {
   // turns it off): a second start compiles nothing again. Before the command's
   // import, so all it loads is cached.
   enableCompileCache();
-  process.exitCode = await main(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const code = await main(argv);
+  if (argv[0] === 'hook') {
+    // A hook answers and goes: work still pending (a read that hangs past the deadline) must not keep the
+    // process alive until the host's own timeout, after which the host runs the call.
+    await new Promise<void>((resolve) => process.stderr.write('', () => process.stdout.write('', () => resolve())));
+    process.exit(code);
+  }
+  process.exitCode = code;
 }

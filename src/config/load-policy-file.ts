@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PolicyError } from '../core/errors/policy-error.ts';
@@ -27,8 +27,14 @@ export async function loadPolicyFile(file: string, options: { cwd?: string } = {
   const absolute = path.resolve(options.cwd ?? process.cwd(), file);
   let text: string;
   try {
+    // A named pipe or a device would block the read, and with it the process's exit (a hook that cannot exit lets its host run the call).
+    const stats = await stat(absolute);
+    if (!stats.isFile() && !stats.isDirectory()) {
+      throw new PolicyError({ file: absolute, issues: [{ path: '', message: 'this is not a regular file (a named pipe, socket or device): a policy is a file' }], code: 'POLICY_NOT_FOUND' });
+    }
     text = await readFile(absolute, 'utf8');
   } catch (error) {
+    if (error instanceof PolicyError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const message =
       code === 'ENOENT'

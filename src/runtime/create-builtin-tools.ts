@@ -52,12 +52,21 @@ export async function createBuiltinTools(options: {
   cwd: string;
   /** Injected in tests; by default the real detection. */
   detection?: SandboxDetection;
+  /**
+   * The calls are judged here and run elsewhere (an agent host runs them,
+   * `toolgate hook`): no OS sandbox is set up and \`sandbox:\` is not
+   * consulted, so commands are judged by the policy alone, as they run.
+   */
+  judgeOnly?: boolean;
 }): Promise<BuiltinToolset> {
   const { loaded, cwd } = options;
   const { policy } = loaded;
   const zones = zonesFromPolicy({ policy, policyDirectory: loaded.directory });
   refuseStateInWritableZone({ loaded, zones });
-  const sandbox = resolveSandboxPolicy({ sandbox: policy.document.sandbox, detection: options.detection ?? (await detectSandbox()), policyFile: loaded.path });
+  const sandbox: SandboxDecision =
+    options.judgeOnly === true
+      ? { mode: 'unsandboxed', requirement: { os: 'off', fallback: 'refuse_tools', defaulted: { os: false, fallback: true } }, reason: 'the calls run in the agent host, outside toolgate: judged by the policy alone' }
+      : resolveSandboxPolicy({ sandbox: policy.document.sandbox, detection: options.detection ?? (await detectSandbox()), policyFile: loaded.path });
   const wantsFs = policy.document.fs !== undefined;
   const wantsShell = policy.document.shell !== undefined;
   if (sandbox.mode === 'refuse-tools') {

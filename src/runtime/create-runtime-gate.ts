@@ -35,6 +35,8 @@ export interface RuntimeGateOptions {
    * declare nothing.
    */
   simulate?: boolean;
+  /** Tools the gate does not know are judged as tools that declare nothing (`unknown_tools`) instead of blocked: the calls of an agent host. */
+  openWorld?: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export function createRuntimeGate(options: RuntimeGateOptions): RuntimeGate {
   const gate = createGate({
     policy: loaded.policy,
     tools: options.tools,
-    openWorld: simulate,
+    openWorld: simulate || options.openWorld === true,
     sections: options.sections,
     pathForms: filesystemPathForms,
     mode: options.mode,

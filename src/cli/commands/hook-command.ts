@@ -1,0 +1,115 @@
+import path from 'node:path';
+import { findPolicyFile, loadPolicyFile } from '../../config/load-policy-file.ts';
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
+import type { HostDialect } from '../../hooks/host-dialect.ts';
+import { claudeCode } from '../../hooks/hosts/claude-code.ts';
+import { codex } from '../../hooks/hosts/codex.ts';
+import { runHook } from '../../hooks/run-hook.ts';
+import { EXIT, type CliIo } from '../cli-io.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
+import { RUN_MODE_OPTIONS, runModeFrom, runModeHelp } from '../run-mode-options.ts';
+
+const HOSTS: Record<string, HostDialect> = { 'claude-code': claudeCode, codex };
+
+export const HOOK_HELP = `Usage:
+  toolgate hook <host> [--policy FILE] [--timeout SECONDS] [--approver host]
+
+The permission hook of an agent host: reads the host's PreToolUse JSON on
+stdin, judges the call with the policy — a shell command through the shell
+tool's analysis (rules, zones, what it reads, writes, deletes, runs), a file
+read, write or edit through the fs zones (an edit as the write it makes), an
+MCP tool through mcp.servers by server and tool name, a web fetch through the
+network rules (shell.network), anything else by the policy's rules and
+unknown_tools — records the decision in the audit log with the host and its
+session, and answers in the host's dialect.
+
+Hosts:
+  claude-code   Claude Code: hooks.PreToolUse in .claude/settings.json
+  codex         OpenAI Codex CLI: hooks.PreToolUse in $CODEX_HOME/hooks.json
+
+Options:
+  --policy FILE       the policy (default: toolgate.yaml, .yml or .json in the
+                      host's working directory)
+  --timeout SECONDS   the hook's timeout as the host's configuration gives it
+                      (default 600, both hosts' default): toolgate answers
+                      "blocked" by itself 2 s before it
+  --approver host     who is asked when the policy asks: the host's own prompt
+                      (Claude Code); Codex cannot ask from its hook, so there
+                      a call that asks is denied, saying so
+${runModeHelp(18)}
+  -h, --help          this help
+
+Fails closed: the hosts let a call run when their hook crashes, times out or
+prints what they cannot read, so every failure of toolgate's own — input it
+cannot read, a missing or invalid policy, an error, its own deadline — exits
+2 with the reason on stderr, which both hosts treat as "blocked" and pass to
+the model.
+
+Exit codes:
+  0  decided: the answer is the JSON on stdout (allow, deny, or ask)
+  2  blocked because toolgate could not decide (the reason is on stderr)
+`;
+
+/**
+ * `toolgate hook <host>`. Never throws: whatever goes wrong blocks the call.
+ *
+ * @example
+ * await runHookCommand(['claude-code'], processIo()); // reads the PreToolUse JSON on stdin
+ */
+export async function runHookCommand(argv: string[], io: CliIo): Promise<number> {
+  const [hostName, ...rest] = argv;
+  if (hostName === '-h' || hostName === '--help') {
+    io.stdout.write(HOOK_HELP);
+    return EXIT.ok;
+  }
+  const dialect = hostName === undefined || !Object.hasOwn(HOSTS, hostName) ? undefined : HOSTS[hostName]!;
+  const block = (reason: string): number => {
+    io.stderr.write(`toolgate hook: ${sanitizeTerminalText(reason, { collapse: true })}\n`);
+    return EXIT.usage;
+  };
+  if (dialect === undefined) {
+    return block(`${hostName === undefined ? 'no host given' : `unknown host ${JSON.stringify(hostName)}`} (hosts: ${Object.keys(HOSTS).join(', ')}): the call is blocked. Run 'toolgate hook --help' for usage.`);
+  }
+  let values;
+  try {
+    ({ values } = parseCommandLine({
+      argv: rest,
+      options: { policy: { type: 'string' }, timeout: { type: 'string' }, approver: { type: 'string' }, ...RUN_MODE_OPTIONS, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (error) {
+    return block(`${(error as Error).message}: the call is blocked`);
+  }
+  if (values.help) {
+    io.stdout.write(HOOK_HELP);
+    return EXIT.ok;
+  }
+  let budgetMs: number | undefined;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (!Number.isFinite(seconds) || seconds < 1) return block(`--timeout must be a number of seconds of at least 1, not ${JSON.stringify(values.timeout)}: the call is blocked`);
+    budgetMs = seconds * 1000;
+  }
+  if (values.approver !== undefined && values.approver !== 'host') return block(`--approver must be host, not ${JSON.stringify(values.approver)}: the call is blocked`);
+  let mode;
+  try {
+    mode = runModeFrom(values);
+  } catch (error) {
+    return block(`${(error as Error).message}: the call is blocked`);
+  }
+  const policyFlag = values.policy === undefined ? undefined : path.resolve(io.cwd, values.policy);
+  const answer = await runHook({
+    dialect,
+    stdin: io.stdin,
+    env: io.env,
+    ...(budgetMs === undefined ? {} : { budgetMs }),
+    ...(mode === undefined ? {} : { mode }),
+    loadPolicy: async (cwd) => {
+      const file = policyFlag ?? findPolicyFile(cwd);
+      if (file === undefined) throw new Error(`no policy: no toolgate.yaml in ${cwd}, and no --policy`);
+      return loadPolicyFile(file, { cwd });
+    },
+  });
+  io.stdout.write(answer.stdout);
+  io.stderr.write(answer.exitCode === 0 ? answer.stderr : sanitizeTerminalText(answer.stderr, { keepNewlines: true, collapse: true }));
+  return answer.exitCode;
+}

@@ -1,0 +1,157 @@
+/**
+ * One normalized call from an agent host (Claude Code, Codex...): who asks
+ * (the host, its session, its working directory), and the call in toolgate's
+ * terms — a shell command for the shell tool's judgement, a file read, write
+ * or edit for the fs zones, an MCP server's tool for `mcp.servers`, a web
+ * fetch for the network rules, and anything else as the host names it, for
+ * the policy's rules and `unknown_tools`. A host's dialect
+ * (`host-dialect.ts`) reads its own JSON into this; everything after it is
+ * the same for every host.
+ */
+import path from 'node:path';
+
+export type HostName = 'claude-code' | 'codex';
+
+export interface HostCall {
+  host: HostName;
+  /** The host's session id, as the host gives it. */
+  sessionId: string;
+  /** The host's working directory (absolute). */
+  cwd: string;
+  /** The host's own id of the call, for the audit log. */
+  toolUseId: string | undefined;
+  transcriptPath: string | undefined;
+  /** The tool as the host names it (`Bash`, `Edit`, `mcp__files__write_file`). */
+  hostTool: string;
+  /** The call in toolgate's terms. */
+  call: ToolgateCall;
+}
+
+export type ToolgateCall =
+  /** A built-in tool of toolgate's (shell, the fs tools) or a host tool judged by name. */
+  | { kind: 'tool'; tool: string; args: Record<string, unknown> }
+  /** A tool of an MCP server the host connects to: judged by `mcp.servers.<server>` when the policy names that server. */
+  | { kind: 'mcp'; server: string; tool: string; args: Record<string, unknown> };
+
+/** Tools of the hosts that act only inside the agent (plans, to-do lists, sub-agents whose own calls are hooked too). */
+const AGENT_INTERNAL = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'BashOutput', 'KillShell', 'KillBash', 'SlashCommand', 'Skill', 'AskUserQuestion']);
+
+/** toolgate's name for the host tools that only act inside the agent: a declaration that needs no approval, unless a rule of the policy says otherwise. */
+export const AGENT_INTERNAL_TOOL = 'agent_internal';
+export const WEB_FETCH_TOOL = 'web_fetch';
+export const WEB_SEARCH_TOOL = 'web_search';
+
+/**
+ * A Claude Code tool call in toolgate's terms (Codex names its shell `Bash`
+ * too, and its MCP tools the same way). An edit is judged as the write it
+ * makes: the file's content after the edit, so the person sees the diff;
+ * when `readText` does not give the file (it reads only where the zones let
+ * a read happen), as an edit of it.
+ *
+ * @example
+ * toolgateCallOf({ tool: 'Bash', input: { command: 'ls' }, cwd: '/p', readText: () => undefined })
+ * // { kind: 'tool', tool: 'shell', args: { command: 'ls', cwd: '/p' } }
+ */
+export function toolgateCallOf(options: { tool: string; input: Record<string, unknown>; cwd: string; readText: (file: string) => string | undefined }): ToolgateCall {
+  const { tool, input, cwd, readText } = options;
+  const text = (key: string): string => {
+    const value = input[key];
+    if (typeof value !== 'string') throw new HostInputError(`${tool}'s ${key} must be a string, not ${describe(value)}`);
+    return value;
+  };
+  const optionalText = (key: string): string | undefined => (input[key] === undefined ? undefined : text(key));
+  const mcp = /^mcp__(.+?)__(.+)$/s.exec(tool);
+  if (mcp !== null) return { kind: 'mcp', server: mcp[1]!, tool: mcp[2]!, args: input };
+  switch (tool) {
+    case 'Bash':
+      return { kind: 'tool', tool: 'shell', args: { command: shellCommandOf(input, tool), cwd } };
+    case 'Read':
+      return { kind: 'tool', tool: 'read_file', args: { path: text('file_path') } };
+    case 'Write':
+      return { kind: 'tool', tool: 'write_file', args: { path: text('file_path'), content: text('content') } };
+    case 'Edit':
+      return editAsWrite(text('file_path'), [{ old: text('old_string'), new: text('new_string'), all: input.replace_all === true }], readText);
+    case 'MultiEdit': {
+      const edits = input.edits;
+      if (!Array.isArray(edits) || edits.length === 0) throw new HostInputError(`MultiEdit's edits must be a non-empty list, not ${describe(edits)}`);
+      return editAsWrite(
+        text('file_path'),
+        edits.map((edit, index) => {
+          const entry = edit as Record<string, unknown>;
+          if (typeof entry?.old_string !== 'string' || typeof entry.new_string !== 'string') throw new HostInputError(`MultiEdit's edits[${index}] needs old_string and new_string strings`);
+          return { old: entry.old_string, new: entry.new_string, all: entry.replace_all === true };
+        }),
+        readText,
+      );
+    }
+    case 'NotebookEdit':
+      // A cell of the notebook changes: judged as a write of the notebook file (its zone, its path), with the new cell as what is shown.
+      return { kind: 'tool', tool: 'write_file', args: { path: text('notebook_path'), content: optionalText('new_source') ?? '' } };
+    case 'Glob':
+    case 'Grep':
+    case 'LS':
+      // Reads under a directory: judged as listing it (the zones' read approval).
+      return { kind: 'tool', tool: 'list_dir', args: { path: optionalText('path') ?? cwd } };
+    case 'WebFetch':
+      return { kind: 'tool', tool: WEB_FETCH_TOOL, args: { url: text('url') } };
+    case 'WebSearch':
+      return { kind: 'tool', tool: WEB_SEARCH_TOOL, args: { query: text('query') } };
+    default:
+      if (AGENT_INTERNAL.has(tool)) return { kind: 'tool', tool: AGENT_INTERNAL_TOOL, args: { tool, input } };
+      return { kind: 'tool', tool, args: input };
+  }
+}
+
+/** The command of a shell call: a string (Claude Code, Codex), or an argv list (older Codex `shell`), joined as bash would read it. */
+function shellCommandOf(input: Record<string, unknown>, tool: string): string {
+  const command = input.command;
+  if (typeof command === 'string') return command;
+  if (Array.isArray(command) && command.length > 0 && command.every((word) => typeof word === 'string')) return (command as string[]).map(quoteWord).join(' ');
+  throw new HostInputError(`${tool}'s command must be a string or a list of strings, not ${describe(command)}`);
+}
+
+function quoteWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * An edit judged as the write it makes: the file's content with the edits
+ * applied (as the host applies them: each once, or everywhere with
+ * replace_all), so the approval shows the diff. A file that cannot be read
+ * or an edit that does not apply is judged as an edit of the file, which the
+ * fs tools check (its zone, that the text occurs).
+ */
+function editAsWrite(file: string, edits: ReadonlyArray<{ old: string; new: string; all: boolean }>, readText: (file: string) => string | undefined): ToolgateCall {
+  let content = readText(file);
+  if (content === undefined) {
+    const first = edits[0]!;
+    return { kind: 'tool', tool: 'edit_file', args: { path: file, old_string: first.old === '' ? ' ' : first.old, new_string: first.new } };
+  }
+  for (const edit of edits) {
+    if (edit.old === '' || !content.includes(edit.old)) {
+      return { kind: 'tool', tool: 'edit_file', args: { path: file, old_string: edit.old === '' ? ' ' : edit.old, new_string: edit.new } };
+    }
+    content = edit.all ? content.split(edit.old).join(edit.new) : content.replace(edit.old, () => edit.new);
+  }
+  return { kind: 'tool', tool: 'write_file', args: { path: file, content } };
+}
+
+/** The host sent something toolgate cannot read as a call: the call is blocked, saying what was wrong. */
+export class HostInputError extends Error {
+  override name = 'HostInputError';
+}
+
+/** A JSON value's kind, for error messages. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** The absolute form of a host's working directory; a relative or missing one is refused. */
+export function absoluteDirectory(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value === '') throw new HostInputError(`${field} must be a non-empty string, not ${describe(value)}`);
+  if (!path.isAbsolute(value)) throw new HostInputError(`${field} must be an absolute path, not ${JSON.stringify(value)}`);
+  return path.normalize(value);
+}

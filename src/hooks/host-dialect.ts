@@ -1,0 +1,76 @@
+/**
+ * What makes an agent host a host of toolgate's: how it hands a call to its
+ * hook (the JSON on stdin), how long it waits, what answers it reads, and
+ * which answer blocks when toolgate itself fails. Everything else — the
+ * judgement, the audit log, the approvers — is the same for every host
+ * (`decide-host-call.ts`, `run-hook.ts`).
+ */
+import { absoluteDirectory, describe, HostInputError, type HostCall, type HostName } from './host-call.ts';
+
+/** What the hook process prints and exits with. */
+export interface HookAnswer {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/** A host's call as its hook receives it, before it is put in toolgate's terms. */
+export type HostInput = Omit<HostCall, 'call'> & { toolInput: Record<string, unknown> };
+
+export interface HostDialect {
+  name: HostName;
+  /** The host's product name, for messages. */
+  title: string;
+  /** How long the host waits for its hook when the hook's configuration sets no timeout, in ms. */
+  defaultBudgetMs: number;
+  /** Whether the host asks its own user when the hook answers "ask" (otherwise toolgate denies, saying why). */
+  asksItsUser: boolean;
+  /** The host's JSON as a call; throws HostInputError, naming the field, for anything else. */
+  read(input: unknown): HostInput;
+  answer(verdict: { decision: 'allow' | 'deny' | 'ask'; reason: string }): HookAnswer;
+  /** toolgate's own failure, in the one form this host never runs the call after. */
+  fail(reason: string): HookAnswer;
+}
+
+/**
+ * The PreToolUse input Claude Code defined and Codex copies:
+ * `{session_id, cwd, hook_event_name, tool_name, tool_input, tool_use_id?, transcript_path?}`.
+ *
+ * @example
+ * const input = readPreToolUse({ host: 'codex', title: 'Codex', input: JSON.parse(stdin) });
+ */
+export function readPreToolUse(options: { host: HostName; title: string; input: unknown }): HostInput {
+  const { input } = options;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new HostInputError(`expected the JSON object ${options.title} sends its PreToolUse hook, not ${describe(input)}`);
+  const record = input as Record<string, unknown>;
+  if (record.hook_event_name !== 'PreToolUse') {
+    throw new HostInputError(`hook_event_name is ${JSON.stringify(record.hook_event_name)}: toolgate hook ${options.host} answers PreToolUse only (configure it under hooks.PreToolUse)`);
+  }
+  const field = (key: string): string => {
+    const value = record[key];
+    if (typeof value !== 'string' || value === '') throw new HostInputError(`${key} must be a non-empty string, not ${describe(value)}`);
+    return value;
+  };
+  const optional = (key: string): string | undefined => (record[key] === undefined || record[key] === null ? undefined : field(key));
+  const toolInput = record.tool_input;
+  if (typeof toolInput !== 'object' || toolInput === null || Array.isArray(toolInput)) throw new HostInputError(`tool_input must be a JSON object, not ${describe(toolInput)}`);
+  return {
+    host: options.host,
+    sessionId: field('session_id'),
+    cwd: absoluteDirectory(record.cwd, 'cwd'),
+    toolUseId: optional('tool_use_id'),
+    transcriptPath: optional('transcript_path'),
+    hostTool: field('tool_name'),
+    toolInput: toolInput as Record<string, unknown>,
+  };
+}
+
+/** The PreToolUse answer both hosts read: `hookSpecificOutput.permissionDecision` and its reason. */
+export function preToolUseAnswer(decision: 'allow' | 'deny' | 'ask', reason: string): HookAnswer {
+  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } })}\n`, stderr: '', exitCode: 0 };
+}
+
+/** Exit 2 with the reason on stderr: both hosts block the call and give the model the reason. */
+export function blockingExit(reason: string): HookAnswer {
+  return { stdout: '', stderr: `${reason}\n`, exitCode: 2 };
+}

@@ -1,0 +1,58 @@
+/**
+ * Declarations for the host tools toolgate has no built-in tool for: a web
+ * fetch or search (judged by the network rules of the policy, `shell.network`,
+ * as the shell's network commands are) and the tools that act only inside
+ * the agent (plans, to-do lists, sub-agents). The policy's `tools:` rules
+ * name them like any other tool (`web_fetch`, `web_search`,
+ * `agent_internal`) and win over what they declare.
+ */
+import type { LoadedPolicy } from '../config/load-policy-file.ts';
+import { blockCall, type ToolDeclaration } from '../core/tool-declaration.ts';
+import { AGENT_INTERNAL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
+
+/**
+ * @example
+ * const gate = createRuntimeGate({ loaded, tools: [...builtins, ...hostTools(loaded)] });
+ */
+export function hostTools(loaded: LoadedPolicy): ToolDeclaration[] {
+  const network = loaded.policy.document.shell?.network;
+  const domains = typeof network === 'object' && network !== null ? network.allow_domains.map((domain) => domain.trim().toLowerCase()).filter((domain) => domain !== '') : undefined;
+  const off = 'the network is off in this policy (shell.network)';
+  return [
+    {
+      name: WEB_FETCH_TOOL,
+      description: 'Fetch a web page (an agent host tool)',
+      checkApproval(call) {
+        const url = (call.args as { url?: unknown }).url;
+        let parsed: URL;
+        try {
+          parsed = new URL(String(url));
+        } catch {
+          return blockCall(`the URL ${JSON.stringify(url)} is not a URL`);
+        }
+        if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return blockCall(`${parsed.protocol} URLs are not fetched; only http and https`);
+        if (network !== true && domains === undefined) return blockCall(off);
+        const host = parsed.hostname.toLowerCase();
+        if (domains !== undefined) {
+          if (!domains.some((pattern) => pattern === host || (pattern.startsWith('*.') && host.endsWith(pattern.slice(1))))) {
+            return blockCall(`${host} is not in the policy's allowed domains (shell.network.allow_domains: ${domains.join(', ')})`);
+          }
+          return null;
+        }
+        // The whole network is open: a fetch can still carry data out in its URL, so a person sees it.
+        return { tool: WEB_FETCH_TOOL, description: `Fetch ${parsed.href}`, payload: { url: parsed.href } };
+      },
+    },
+    {
+      name: WEB_SEARCH_TOOL,
+      description: 'Search the web (an agent host tool)',
+      checkApproval(call) {
+        if (network !== true) return blockCall(network === undefined || network === false ? off : 'a search reaches any site, and the policy allows only some domains (shell.network.allow_domains)');
+        const query = (call.args as { query?: unknown }).query;
+        return { tool: WEB_SEARCH_TOOL, description: `Search the web for ${JSON.stringify(String(query))}`, payload: { query: String(query) } };
+      },
+    },
+    // Plans, to-do lists, sub-agents (whose own calls come through the hook too): nothing leaves the agent.
+    { name: AGENT_INTERNAL_TOOL, description: "The agent host's own bookkeeping tools (plans, to-do lists, sub-agents)", checkApproval: () => null },
+  ];
+}

@@ -1,0 +1,21 @@
+/**
+ * Claude Code (`@anthropic-ai/claude-code`): a `PreToolUse` command hook
+ * in `.claude/settings.json` (or `~/.claude/settings.json`). It waits 600 s
+ * for a hook unless `timeout` says otherwise; an exit code other than 0 and
+ * 2, a timeout or output that is not JSON lets the call go on through its
+ * own rules, so toolgate answers in JSON, and blocks with exit 2 whenever it
+ * fails itself. "ask" shows Claude Code's own permission prompt (in `-p`,
+ * where nobody can answer it, the call is denied).
+ */
+import type { HostDialect } from '../host-dialect.ts';
+import { blockingExit, preToolUseAnswer, readPreToolUse } from '../host-dialect.ts';
+
+export const claudeCode: HostDialect = {
+  name: 'claude-code',
+  title: 'Claude Code',
+  defaultBudgetMs: 600_000,
+  asksItsUser: true,
+  read: (input) => readPreToolUse({ host: 'claude-code', title: 'Claude Code', input }),
+  answer: (verdict) => preToolUseAnswer(verdict.decision, `toolgate: ${verdict.reason}`),
+  fail: (reason) => blockingExit(`toolgate: ${reason}`),
+};

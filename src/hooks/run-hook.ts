@@ -1,0 +1,100 @@
+/**
+ * The hook process, failing closed by construction. Every host measured here
+ * lets a call run when its hook crashes, times out or prints something it
+ * cannot read (`../shared/research/agent-hosts-offline.md`), so nothing
+ * toolgate does may end in any of those: the input is read with a size
+ * limit, every throw becomes the host's blocking answer (`dialect.fail`),
+ * and a deadline below the host's own answers "blocked" before the host
+ * gives up on the hook. Exactly one answer is written.
+ */
+import type { LoadedPolicy } from '../config/load-policy-file.ts';
+import type { RunMode } from '../core/types.ts';
+import { decideHostCall } from './decide-host-call.ts';
+import { HostInputError } from './host-call.ts';
+import type { HookAnswer, HostDialect } from './host-dialect.ts';
+
+/** The largest input read: a Write of a big file is large, but not this large. */
+export const MAX_HOOK_INPUT_BYTES = 32 * 1024 * 1024;
+
+/** How much sooner than the host's budget the hook answers by itself: time to print, exit and be read. */
+const DEADLINE_MARGIN_MS = 2_000;
+
+export interface RunHookOptions {
+  dialect: HostDialect;
+  stdin: NodeJS.ReadableStream;
+  /** Loads the policy (where the hook was told, or found from the host's working directory). */
+  loadPolicy: (cwd: string) => Promise<LoadedPolicy>;
+  env: Readonly<Record<string, string | undefined>>;
+  /** The host's budget for the hook, in ms (its `timeout`); the dialect's default when absent. */
+  budgetMs?: number;
+  mode?: RunMode;
+}
+
+/**
+ * Reads the host's call, decides it and returns the one answer to print.
+ * Never throws and never answers after its deadline.
+ *
+ * @example
+ * const answer = await runHook({ dialect: claudeCode, stdin: process.stdin, loadPolicy, env: process.env });
+ * process.stdout.write(answer.stdout); process.stderr.write(answer.stderr); process.exitCode = answer.exitCode;
+ */
+export async function runHook(options: RunHookOptions): Promise<HookAnswer> {
+  const { dialect } = options;
+  const budgetMs = options.budgetMs ?? dialect.defaultBudgetMs;
+  const deadlineMs = Math.max(500, budgetMs - Math.min(DEADLINE_MARGIN_MS, budgetMs / 4));
+  let timer: NodeJS.Timeout | undefined;
+  // Not unref'd: while toolgate decides, this timer is what keeps the process from ending with no answer (which a host reads as "go on").
+  const deadline = new Promise<HookAnswer>((resolve) => {
+    timer = setTimeout(
+      () => resolve(dialect.fail(`no decision within ${seconds(deadlineMs)} (the hook's deadline, under ${dialect.title}'s ${seconds(budgetMs)} budget): the call is blocked`)),
+      deadlineMs,
+    );
+  });
+  try {
+    return await Promise.race([decide(options), deadline]);
+  } catch (error) {
+    return dialect.fail(failureText(error));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function decide(options: RunHookOptions): Promise<HookAnswer> {
+  const { dialect } = options;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readInput(options.stdin));
+  } catch (error) {
+    if (error instanceof HostInputError) throw error;
+    throw new HostInputError(`the input is not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const input = dialect.read(parsed);
+  const loaded = await options.loadPolicy(input.cwd);
+  const asks = dialect.asksItsUser
+    ? { by: 'host' as const }
+    : { by: 'nobody' as const, why: (request: { description: string }) => `${dialect.title} cannot ask a person from its hook (${request.description}), so it did not run: allow it in the policy, or answer asks with toolgate serve` };
+  const verdict = await decideHostCall({ loaded, input, env: options.env, asks, ...(options.mode === undefined ? {} : { mode: options.mode }) });
+  return dialect.answer({ decision: verdict.decision, reason: verdict.reason });
+}
+
+async function readInput(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += buffer.length;
+    if (size > MAX_HOOK_INPUT_BYTES) throw new HostInputError(`the input is larger than ${MAX_HOOK_INPUT_BYTES} bytes`);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function failureText(error: unknown): string {
+  if (error instanceof HostInputError) return `the hook's input could not be read as a call: ${error.message}; the call is blocked`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `toolgate could not decide this call (${message}); the call is blocked`;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}

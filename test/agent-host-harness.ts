@@ -1,0 +1,102 @@
+/**
+ * The real agent CLIs for the host tests: pinned in test/hosts (its own
+ * lockfile, installed by scripts/ensure-test-packages.ts), each session run
+ * by `agent-host-session.ts` in a fresh network namespace with only
+ * loopback (`unshare -n`, as root), with toolgate's hook as the host's
+ * PreToolUse hook.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { HostSessionResult, HostSessionSpec } from './agent-host-session.ts';
+import { NODE, ROOT } from './server-harness.ts';
+
+export const HOST_CLIS = {
+  'claude-code': path.join(ROOT, 'test/hosts/node_modules/.bin/claude'),
+  codex: path.join(ROOT, 'test/hosts/node_modules/.bin/codex'),
+} as const;
+
+/** A word of a command line, quoted for the POSIX shell the hosts run hook commands with. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `toolgate hook <host> ...` as a host's configuration holds it, run from this checkout on the pinned Node. */
+export function hookCommand(host: HostSessionSpec['host'], args: readonly string[] = []): string {
+  return [NODE, path.join(ROOT, 'src/cli/main.ts'), 'hook', host, ...args].map(shellQuote).join(' ');
+}
+
+export interface HostProject {
+  directory: string;
+  home: string;
+  policyFile: string;
+}
+
+/**
+ * A fresh project with `policy` as its toolgate.yaml, and a fresh home for the CLI.
+ *
+ * @example
+ * const project = hostProject({ policy: 'version: 1\n...' });
+ */
+export function hostProject(options: { policy: string; files?: Record<string, string> }): HostProject {
+  const base = mkdtempSync(path.join(os.tmpdir(), 'toolgate-host-'));
+  const directory = path.join(base, 'project');
+  const home = path.join(base, 'home');
+  mkdirSync(directory);
+  mkdirSync(home);
+  const policyFile = path.join(directory, 'toolgate.yaml');
+  writeFileSync(policyFile, options.policy);
+  for (const [name, content] of Object.entries(options.files ?? {})) {
+    mkdirSync(path.dirname(path.join(directory, name)), { recursive: true });
+    writeFileSync(path.join(directory, name), content);
+  }
+  return { directory, home, policyFile };
+}
+
+/**
+ * Runs one headless session of the host's real CLI in a loopback-only network namespace.
+ *
+ * @example
+ * const result = await runHostSession({ host: 'claude-code', project, call: { name: 'Bash', input: { command: 'ls' } } });
+ */
+export async function runHostSession(options: {
+  host: HostSessionSpec['host'];
+  project: HostProject;
+  call: HostSessionSpec['call'];
+  hook?: string;
+  hookTimeoutSeconds?: number;
+  mcpServers?: HostSessionSpec['mcpServers'];
+  prompt?: string;
+  timeoutMs?: number;
+}): Promise<HostSessionResult> {
+  const { project } = options;
+  const resultFile = path.join(project.home, `result-${Date.now()}.json`);
+  const spec: HostSessionSpec = {
+    host: options.host,
+    cli: HOST_CLIS[options.host],
+    cwd: project.directory,
+    home: project.home,
+    prompt: options.prompt ?? 'Do the task with one tool call.',
+    call: options.call,
+    hook: options.hook ?? hookCommand(options.host, ['--policy', project.policyFile]),
+    hookTimeoutSeconds: options.hookTimeoutSeconds ?? 600,
+    ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
+    timeoutMs: options.timeoutMs ?? 90_000,
+    resultFile,
+  };
+  const specFile = path.join(project.home, 'spec.json');
+  writeFileSync(specFile, JSON.stringify(spec));
+  const child = spawn('unshare', ['-n', NODE, path.join(ROOT, 'test/agent-host-session.ts'), specFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let text: string;
+  try {
+    text = readFileSync(resultFile, 'utf8');
+  } catch {
+    throw new Error(`the host session wrote no result (exit ${code}): ${output}`);
+  }
+  return JSON.parse(text) as HostSessionResult;
+}

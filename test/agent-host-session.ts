@@ -1,0 +1,206 @@
+/**
+ * One session of a real agent CLI (Claude Code or Codex), run inside a
+ * network namespace that has only loopback (the caller starts this script
+ * with `unshare -n`): a scripted model server on loopback in the wire
+ * format the CLI speaks (Anthropic Messages or OpenAI Responses, streamed),
+ * the CLI's own configuration in a fresh home with toolgate's hook in it,
+ * and the CLI run headless under `strace -e trace=connect`, so that any
+ * attempt to reach another machine is seen, not only refused.
+ *
+ * The model calls one tool (the scenario's), then answers
+ * `FINAL: <the tool result it received, as JSON>`, so the CLI's output
+ * shows what the model was told. Usage:
+ *   unshare -n node test/agent-host-session.ts SPEC.json
+ * and the result is written to the spec's `resultFile`.
+ */
+import { spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { anthropicMessages, openAIResponses, type WireFormat } from './provider-wire-formats.ts';
+
+export interface HostSessionSpec {
+  host: 'claude-code' | 'codex';
+  /** The CLI's executable. */
+  cli: string;
+  /** The project the CLI works in. */
+  cwd: string;
+  /** A fresh directory for the CLI's home and configuration. */
+  home: string;
+  prompt: string;
+  /** The one tool call the model makes, with the host's own tool name. */
+  call: { name: string; input: Record<string, unknown>; namespace?: string };
+  /** The hook command line, as the host's configuration holds it. */
+  hook: string;
+  hookTimeoutSeconds: number;
+  /** MCP servers the CLI connects to (stdio). */
+  mcpServers?: Record<string, { command: string; args: string[] }>;
+  timeoutMs: number;
+  resultFile: string;
+}
+
+export interface HostSessionResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  /** The bodies of the model requests, in order. */
+  requests: Array<Record<string, unknown>>;
+  /** What the model was told of its tool call (the second request's tool result), or null. */
+  toolResult: string | null;
+  /** connect() calls to anything but loopback and local sockets, from strace. */
+  outsideConnects: string[];
+  timedOut: boolean;
+}
+
+const FORMATS: Record<HostSessionSpec['host'], WireFormat> = { 'claude-code': anthropicMessages, codex: openAIResponses };
+
+/** The text of the last tool result in a request, in either format. */
+function toolResultText(body: Record<string, unknown>): string | null {
+  const blocks: unknown[] = [];
+  for (const message of (body.messages as Array<{ content?: unknown }> | undefined) ?? []) {
+    if (Array.isArray(message.content)) for (const block of message.content) if ((block as { type?: string }).type === 'tool_result') blocks.push((block as { content?: unknown }).content);
+  }
+  for (const item of (body.input as Array<{ type?: string; output?: unknown }> | undefined) ?? []) if (item.type === 'function_call_output') blocks.push(item.output);
+  if (blocks.length === 0) return null;
+  const last = blocks.at(-1);
+  if (typeof last === 'string') return last;
+  if (Array.isArray(last)) return last.map((part) => (typeof part === 'string' ? part : String((part as { text?: unknown }).text ?? JSON.stringify(part)))).join('');
+  return JSON.stringify(last);
+}
+
+async function main(specFile: string): Promise<void> {
+  const spec = JSON.parse(readFileSync(specFile, 'utf8')) as HostSessionSpec;
+  execFileSync('ip', ['link', 'set', 'lo', 'up']);
+  const format = FORMATS[spec.host];
+  const requests: Array<Record<string, unknown>> = [];
+  let toolResult: string | null = null;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      } catch {
+        // Recorded as empty.
+      }
+      requests.push(body);
+      const seen = toolResultText(body);
+      if (seen !== null) toolResult = seen;
+      const reply = seen !== null ? format.turn({ text: `FINAL: ${JSON.stringify(seen)}` }) : format.turn({ toolCalls: [{ id: `call_${requests.length}${Math.random().toString(36).slice(2, 10)}`, name: spec.call.name, args: spec.call.input, ...(spec.call.namespace === undefined ? {} : { namespace: spec.call.namespace }) }] });
+      if (reply.kind !== 'sse') throw new Error('the scripted model answers in SSE');
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      response.end(reply.events.map((event) => `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${typeof event.data === 'string' ? event.data : JSON.stringify(event.data)}\n\n`).join(''));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port) : codexSetup(spec, port);
+  const straceFile = path.join(spec.home, 'connects.strace');
+  const child = spawn('strace', ['-f', '-qq', '-e', 'trace=connect', '-o', straceFile, spec.cli, ...args], { cwd: spec.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, spec.timeoutMs);
+  const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, killed) => resolve([code, killed])));
+  clearTimeout(timer);
+  server.close();
+  let outsideConnects: string[] = [];
+  try {
+    outsideConnects = readFileSync(straceFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('connect(') && !line.includes('AF_UNIX') && !line.includes('AF_NETLINK'))
+      .filter((line) => !/inet_addr\("127\.|inet_pton\(AF_INET6, "::1"|sin6_addr=in6addr_loopback|"::ffff:127\./.test(line));
+  } catch {
+    outsideConnects = ['(strace wrote no trace)'];
+  }
+  const result: HostSessionResult = { exitCode, signal, stdout, stderr, requests, toolResult, outsideConnects, timedOut };
+  writeFileSync(spec.resultFile, JSON.stringify(result));
+}
+
+/** Claude Code 2.1: settings with the hook, an API key and base URL pointing here, nothing else reached. */
+function claudeSetup(spec: HostSessionSpec, port: number): { args: string[]; env: NodeJS.ProcessEnv } {
+  const configDir = path.join(spec.home, '.claude');
+  mkdirSync(configDir, { recursive: true });
+  const settings = path.join(spec.home, 'settings.json');
+  writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds }] }] } }, null, 2));
+  const args = ['-p', spec.prompt, '--output-format', 'json', '--settings', settings, '--model', 'claude-sonnet-4-5'];
+  if (spec.mcpServers !== undefined) {
+    const mcp = path.join(spec.home, 'mcp.json');
+    writeFileSync(mcp, JSON.stringify({ mcpServers: Object.fromEntries(Object.entries(spec.mcpServers).map(([name, server]) => [name, { type: 'stdio', command: server.command, args: server.args }])) }));
+    args.push('--mcp-config', mcp, '--strict-mcp-config');
+  }
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: spec.home,
+    CLAUDE_CONFIG_DIR: configDir,
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ANTHROPIC_API_KEY: 'dummy-key',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    DISABLE_BUG_COMMAND: '1',
+    DISABLE_COST_WARNINGS: '1',
+    CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: '1',
+    NO_PROXY: '127.0.0.1,localhost',
+  };
+  return { args, env };
+}
+
+/** Codex 0.171: config.toml with a provider on loopback and the plugin sync off, hooks.json with the hook. */
+function codexSetup(spec: HostSessionSpec, port: number): { args: string[]; env: NodeJS.ProcessEnv } {
+  const codexHome = path.join(spec.home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  const mcp = Object.entries(spec.mcpServers ?? {})
+    .map(([name, server]) => `[mcp_servers.${name}]\ncommand = ${JSON.stringify(server.command)}\nargs = ${JSON.stringify(server.args)}\n`)
+    .join('\n');
+  writeFileSync(
+    path.join(codexHome, 'config.toml'),
+    `model = "gpt-5.4"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "http://127.0.0.1:${port}/v1"
+env_key = "FAKE_OPENAI_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+[feedback]
+enabled = false
+[otel]
+exporter = "none"
+
+[projects.${JSON.stringify(spec.cwd)}]
+trust_level = "trusted"
+
+[features]
+plugins = false
+remote_plugin = false
+apps = false
+in_app_updates = false
+plugin_sharing = false
+
+${mcp}`,
+  );
+  writeFileSync(path.join(codexHome, 'hooks.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds }] }] } }, null, 2));
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: spec.home, CODEX_HOME: codexHome, FAKE_OPENAI_KEY: 'dummy-key', NO_PROXY: '127.0.0.1,localhost' };
+  return { args: ['exec', '--skip-git-repo-check', '--json', '--dangerously-bypass-hook-trust', spec.prompt], env };
+}
+
+if (import.meta.main) await main(process.argv[2]!);

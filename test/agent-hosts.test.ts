@@ -1,0 +1,158 @@
+/**
+ * `toolgate hook` in front of the real agent CLIs (issue 33): Claude Code
+ * 2.1.197 and Codex 0.171.0 from npm (test/hosts), run headless in a
+ * network namespace with only loopback, against a scripted model on
+ * loopback in the wire format each speaks, with toolgate's hook as their
+ * PreToolUse hook. Each test makes the model call one tool and checks what
+ * happened on disk, what the model was told, and that nothing tried to
+ * reach another machine.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HostSessionResult } from './agent-host-session.ts';
+import { hookCommand, hostProject, runHostSession, type HostProject } from './agent-host-harness.ts';
+import { ROOT } from './server-harness.ts';
+
+const FILESYSTEM_SERVER = path.join(ROOT, 'node_modules/.bin/mcp-server-filesystem');
+
+const POLICY = `version: 1
+fs:
+  zones:
+    - { name: project, root: ., mode: rw, approval: { read: allow, write: allow, delete: ask } }
+shell:
+  default: ask
+  network: false
+  rules:
+    - { match: echo, decision: allow }
+    - { match: cat, decision: allow }
+    - { match: rm, decision: block, reason: "rm is blocked in this project" }
+mcp:
+  servers:
+    files:
+      command: ${FILESYSTEM_SERVER}
+      args: ["."]
+      default: ask
+      tools:
+        read_text_file: allow
+        write_file: block
+`;
+
+let cleanup: Array<() => void> = [];
+afterEach(() => {
+  for (const step of cleanup.reverse()) step();
+  cleanup = [];
+});
+
+function project(options: { policy?: string; files?: Record<string, string> } = {}): HostProject {
+  const created = hostProject({ policy: options.policy ?? POLICY, ...(options.files === undefined ? {} : { files: options.files }) });
+  cleanup.push(() => rmSync(path.dirname(created.directory), { recursive: true, force: true }));
+  return created;
+}
+
+/** The host's shell call: Claude Code's Bash, Codex's exec_command. */
+function shellCall(host: 'claude-code' | 'codex', command: string) {
+  return host === 'claude-code' ? { name: 'Bash', input: { command, description: 'run it' } } : { name: 'exec_command', input: { cmd: command } };
+}
+
+function expectOffline(result: HostSessionResult): void {
+  expect(result.timedOut, `the session timed out: ${result.stderr.slice(-2000)}`).toBe(false);
+  expect(result.outsideConnects, 'connections to other machines').toEqual([]);
+  // The model was asked, called its tool, and was told what came of it.
+  expect(result.requests.length, result.stderr.slice(-2000)).toBeGreaterThanOrEqual(2);
+  // Codex marks a hook it could not read as failed, and runs the command: toolgate's answers never are.
+  expect(`${result.stdout}\n${result.stderr}`).not.toMatch(/PreToolUse (hook )?failed/i);
+}
+
+function auditLines(where: HostProject): Array<Record<string, unknown>> {
+  const file = path.join(where.directory, '.toolgate/audit.jsonl');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) : [];
+}
+
+describe.each(['claude-code', 'codex'] as const)('toolgate hook %s, with the real CLI', (host) => {
+  it('a blocked rm -rf never runs, its reason reaches the model, and the audit log names the host and its session', async () => {
+    const where = project({ files: { 'victim/keep.txt': 'keep\n' } });
+    const result = await runHostSession({ host, project: where, call: shellCall(host, 'rm -rf victim') });
+    expectOffline(result);
+    expect(existsSync(path.join(where.directory, 'victim/keep.txt'))).toBe(true);
+    expect(result.toolResult).toContain('toolgate: rm -rf victim: rm is blocked in this project');
+    const verdicts = auditLines(where).filter((line) => line.kind === 'verdict');
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]).toMatchObject({ tool: 'shell', verdict: 'block', caller: host, args: { command: 'rm -rf victim' } });
+    expect(String(verdicts[0]!.session)).toMatch(new RegExp(`^${host}:[0-9a-f-]{36}$`));
+  });
+
+  it('an allowed command runs exactly once, wrapped in bash -lc or not', async () => {
+    const where = project();
+    const result = await runHostSession({ host, project: where, call: shellCall(host, "bash -lc 'echo ran >> calls.log'") });
+    expectOffline(result);
+    expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
+    expect(auditLines(where).filter((line) => line.kind === 'verdict').map((line) => line.verdict)).toEqual(['allow']);
+  });
+
+  it('a call the policy asks about does not run headless: the model is told why', async () => {
+    const where = project();
+    const result = await runHostSession({ host, project: where, call: shellCall(host, 'touch asked.txt') });
+    expectOffline(result);
+    expect(existsSync(path.join(where.directory, 'asked.txt'))).toBe(false);
+    if (host === 'codex') {
+      // Never "ask" to Codex (its PreToolUse runs the command then): toolgate denies, saying so.
+      expect(result.toolResult).toContain('Codex cannot ask a person from its hook');
+      expect(auditLines(where).filter((line) => line.kind === 'decision').map((line) => line.decision)).toEqual(['denied']);
+    } else {
+      // Claude Code shows its own prompt; in -p nobody can answer it, and the call is denied.
+      expect(result.toolResult).toMatch(/touch asked\.txt|requires approval|permission/i);
+    }
+  });
+
+  it('a file write outside the zones is blocked', async () => {
+    const where = project();
+    const outside = path.join(path.dirname(where.directory), 'outside.txt');
+    const call = host === 'claude-code' ? { name: 'Write', input: { file_path: outside, content: 'escaped\n' } } : shellCall(host, `echo escaped > ${outside}`);
+    const result = await runHostSession({ host, project: where, call });
+    expectOffline(result);
+    expect(existsSync(outside)).toBe(false);
+    expect(result.toolResult).toContain('outside every zone');
+  });
+
+  it('an MCP tool the host calls is judged by mcp.servers, by server and tool name', async () => {
+    const where = project();
+    const target = path.join(where.directory, 'via-mcp.txt');
+    const call = host === 'claude-code' ? { name: 'mcp__files__write_file', input: { path: target, content: 'x' } } : { name: 'write_file', namespace: 'mcp__files', input: { path: target, content: 'x' } };
+    const result = await runHostSession({ host, project: where, call, mcpServers: { files: { command: FILESYSTEM_SERVER, args: [where.directory] } } });
+    expectOffline(result);
+    expect(existsSync(target)).toBe(false);
+    expect(result.toolResult).toContain('toolgate: mcp.servers.files.tools.write_file is block');
+    expect(auditLines(where).find((line) => line.kind === 'verdict')).toMatchObject({ tool: 'files__write_file', server: 'files', verdict: 'block' });
+  });
+
+  it('toolgate failing (an invalid policy) blocks the call, which would otherwise run', async () => {
+    const where = project({ policy: `${POLICY}\nshell: [this is not valid\n` });
+    const result = await runHostSession({ host, project: where, call: shellCall(host, 'echo ran >> calls.log') });
+    expectOffline(result);
+    expect(existsSync(path.join(where.directory, 'calls.log'))).toBe(false);
+    expect(result.toolResult).toContain('toolgate');
+    expect(result.toolResult).toContain('the call is blocked');
+  });
+
+  it('a policy that would hang the hook (a named pipe nobody writes) is refused at once, and the call blocked', async () => {
+    const where = project();
+    const fifo = path.join(where.directory, 'hanging.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const started = Date.now();
+    const result = await runHostSession({ host, project: where, call: shellCall(host, 'echo ran >> calls.log'), hook: hookCommand(host, ['--policy', fifo, '--timeout', '30']), hookTimeoutSeconds: 30 });
+    expectOffline(result);
+    expect(Date.now() - started, 'the session waited for the hook').toBeLessThan(25_000);
+    expect(existsSync(path.join(where.directory, 'calls.log'))).toBe(false);
+    expect(result.toolResult).toContain('this is not a regular file');
+  });
+
+  it('a hook configured with a mistyped flag blocks every call, saying what to fix', async () => {
+    const where = project();
+    const result = await runHostSession({ host, project: where, call: shellCall(host, 'echo ran >> calls.log'), hook: hookCommand(host, ['--policy', where.policyFile, '--timout', '5']) });
+    expectOffline(result);
+    expect(existsSync(path.join(where.directory, 'calls.log'))).toBe(false);
+    expect(result.toolResult).toContain('unknown option --timout: did you mean --timeout?');
+  });
+});
