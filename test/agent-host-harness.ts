@@ -69,6 +69,7 @@ export async function runHostSession(options: {
   mcpServers?: HostSessionSpec['mcpServers'];
   prompt?: string;
   timeoutMs?: number;
+  server?: HostSessionSpec['server'];
 }): Promise<HostSessionResult> {
   const { project } = options;
   const resultFile = path.join(project.home, `result-${Date.now()}.json`);
@@ -84,6 +85,7 @@ export async function runHostSession(options: {
     ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     timeoutMs: options.timeoutMs ?? 90_000,
     resultFile,
+    ...(options.server === undefined ? {} : { server: options.server }),
   };
   const specFile = path.join(project.home, 'spec.json');
   writeFileSync(specFile, JSON.stringify(spec));

@@ -39,6 +39,14 @@ export interface HostSessionSpec {
   mcpServers?: Record<string, { command: string; args: string[] }>;
   timeoutMs: number;
   resultFile: string;
+  /**
+   * `toolgate serve` in the same namespace, started first: `{SERVER}` in
+   * the hook command (and Claude Code's `http` hook, with `http: true`) is
+   * its URL, `$TOOLGATE_TOKEN` its token. `approve: 'inbox'` approves the
+   * first call that waits, by clicking "Allow once" in the web inbox in
+   * headless Chromium.
+   */
+  server?: { policyFile: string; store: string; approve: 'inbox' | 'none'; http?: boolean };
 }
 
 export interface HostSessionResult {
@@ -50,6 +58,8 @@ export interface HostSessionResult {
   requests: Array<Record<string, unknown>>;
   /** What the model was told of its tool call (the second request's tool result), or null. */
   toolResult: string | null;
+  /** What the inbox card showed, when the session approved a call there. */
+  inboxCard: string | null;
   /** connect() calls to anything but loopback and local sockets, from strace. */
   outsideConnects: string[];
   timedOut: boolean;
@@ -98,7 +108,12 @@ async function main(specFile: string): Promise<void> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port) : codexSetup(spec, port);
+  const served = spec.server === undefined ? undefined : await startServe(spec);
+  if (served !== undefined) spec.hook = spec.hook.replaceAll('{SERVER}', served.url);
+  const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port, served?.url) : codexSetup(spec, port);
+  // The hook's token for toolgate serve (`--approver server`), whether or not a server runs here.
+  env.TOOLGATE_TOKEN = SERVE_TOKEN;
+  const approving = served !== undefined && spec.server!.approve === 'inbox' ? approveInInbox(served.url) : Promise.resolve(null);
   const straceFile = path.join(spec.home, 'connects.strace');
   const child = spawn('strace', ['-f', '-qq', '-e', 'trace=connect', '-o', straceFile, spec.cli, ...args], { cwd: spec.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -113,6 +128,8 @@ async function main(specFile: string): Promise<void> {
   const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, killed) => resolve([code, killed])));
   clearTimeout(timer);
   server.close();
+  const inboxCard = await approving.catch((error: unknown) => `(the inbox approval failed: ${error instanceof Error ? error.message : String(error)})`);
+  served?.child.kill('SIGKILL');
   let outsideConnects: string[] = [];
   try {
     outsideConnects = readFileSync(straceFile, 'utf8')
@@ -122,16 +139,66 @@ async function main(specFile: string): Promise<void> {
   } catch {
     outsideConnects = ['(strace wrote no trace)'];
   }
-  const result: HostSessionResult = { exitCode, signal, stdout, stderr, requests, toolResult, outsideConnects, timedOut };
+  const result: HostSessionResult = { exitCode, signal, stdout, stderr, requests, toolResult, inboxCard, outsideConnects, timedOut };
   writeFileSync(spec.resultFile, JSON.stringify(result));
 }
 
+const SERVE_TOKEN = 'host-session-admin-token-0123456789';
+const ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
+
+/** `toolgate serve` on the session's loopback: its URL once it listens. */
+async function startServe(spec: HostSessionSpec): Promise<{ url: string; child: ReturnType<typeof spawn> }> {
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'src/cli/main.ts'), 'serve', '--policy', spec.server!.policyFile, '--port', '0', '--store', spec.server!.store, '--model', `script:${path.join(ROOT, 'test/fixtures/server/append-once.yaml')}`],
+    { env: { ...process.env, TOOLGATE_ADMIN_TOKEN: SERVE_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(stdout);
+      if (match !== null) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`toolgate serve exited (${code}) before listening: ${stderr}`)));
+  });
+  return { url, child };
+}
+
+/** Waits for the first call in the inbox and clicks "Allow once" on it in headless Chromium; returns the card's text. */
+async function approveInInbox(url: string): Promise<string> {
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${url}/login#token=${SERVE_TOKEN}`);
+    const card = page.locator('.approval').first();
+    await card.waitFor({ timeout: 60_000 });
+    const text = (await card.textContent()) ?? '';
+    await card.getByRole('button', { name: 'Allow once' }).click();
+    await page.locator('.approval').waitFor({ state: 'detached', timeout: 20_000 });
+    return text;
+  } finally {
+    await browser.close();
+  }
+}
+
 /** Claude Code 2.1: settings with the hook, an API key and base URL pointing here, nothing else reached. */
-function claudeSetup(spec: HostSessionSpec, port: number): { args: string[]; env: NodeJS.ProcessEnv } {
+function claudeSetup(spec: HostSessionSpec, port: number, serverUrl: string | undefined): { args: string[]; env: NodeJS.ProcessEnv } {
   const configDir = path.join(spec.home, '.claude');
   mkdirSync(configDir, { recursive: true });
   const settings = path.join(spec.home, 'settings.json');
-  writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds }] }] } }, null, 2));
+  // Claude Code's http hook posts the same JSON to the server itself: no process per call.
+  const handler =
+    spec.server?.http === true && serverUrl !== undefined
+      ? { type: 'http', url: `${serverUrl}/hooks/claude-code?timeout=${spec.hookTimeoutSeconds}`, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: spec.hookTimeoutSeconds }
+      : { type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds };
+  writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [handler] }] } }, null, 2));
   const args = ['-p', spec.prompt, '--output-format', 'json', '--settings', settings, '--model', 'claude-sonnet-4-5'];
   if (spec.mcpServers !== undefined) {
     const mcp = path.join(spec.home, 'mcp.json');

@@ -156,3 +156,46 @@ describe.each(['claude-code', 'codex'] as const)('toolgate hook %s, with the rea
     expect(result.toolResult).toContain('unknown option --timout: did you mean --timeout?');
   });
 });
+
+describe.each(['claude-code', 'codex'] as const)('toolgate hook %s --approver server, with the real CLI and toolgate serve', (host) => {
+  it('an ask approved in the web inbox (Chromium) runs exactly once, and the card names the host, its session and its directory', { timeout: 120_000 }, async () => {
+    const where = project();
+    const result = await runHostSession({
+      host,
+      project: where,
+      call: shellCall(host, 'touch approved.txt; echo ran >> calls.log'),
+      hook: hookCommand(host, ['--approver', 'server', '--server', '{SERVER}', '--timeout', '90']),
+      hookTimeoutSeconds: 90,
+      server: { policyFile: where.policyFile, store: path.join(where.home, 'store.db'), approve: 'inbox' },
+      timeoutMs: 110_000,
+    });
+    expectOffline(result);
+    expect(result.inboxCard).toContain(`asked by ${host === 'codex' ? 'Codex' : 'Claude Code'}, session`);
+    expect(result.inboxCard).toContain(where.directory);
+    expect(result.inboxCard).toContain('touch approved.txt');
+    expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
+    expect(existsSync(path.join(where.directory, 'approved.txt'))).toBe(true);
+  });
+
+  it('toolgate serve not running: the hook blocks the call', async () => {
+    const where = project();
+    const result = await runHostSession({ host, project: where, call: shellCall(host, 'echo ran >> calls.log'), hook: hookCommand(host, ['--approver', 'server', '--server', 'http://127.0.0.1:9', '--timeout', '30']) });
+    expectOffline(result);
+    expect(existsSync(path.join(where.directory, 'calls.log'))).toBe(false);
+    expect(result.toolResult).toContain('could not be reached');
+  });
+});
+
+describe("Claude Code's http hook, posting to toolgate serve itself (no process per call)", () => {
+  it('an ask approved in the web inbox runs once; a blocked call never runs', { timeout: 120_000 }, async () => {
+    const where = project({ files: { 'victim/keep.txt': 'keep\n' } });
+    const server = { policyFile: where.policyFile, store: path.join(where.home, 'store.db'), http: true };
+    const approved = await runHostSession({ host: 'claude-code', project: where, call: shellCall('claude-code', 'touch approved.txt; echo ran >> calls.log'), hookTimeoutSeconds: 90, server: { ...server, approve: 'inbox' }, timeoutMs: 110_000 });
+    expectOffline(approved);
+    expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
+    const blocked = await runHostSession({ host: 'claude-code', project: where, call: shellCall('claude-code', 'rm -rf victim'), server: { ...server, store: path.join(where.home, 'store2.db'), approve: 'none' } });
+    expectOffline(blocked);
+    expect(existsSync(path.join(where.directory, 'victim/keep.txt'))).toBe(true);
+    expect(blocked.toolResult).toContain('rm is blocked in this project');
+  });
+});

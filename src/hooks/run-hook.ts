@@ -9,7 +9,7 @@
  */
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { RunMode } from '../core/types.ts';
-import { decideHostCall } from './decide-host-call.ts';
+import { createHostJudge } from './decide-host-call.ts';
 import { HostInputError } from './host-call.ts';
 import type { HookAnswer, HostDialect } from './host-dialect.ts';
 
@@ -28,6 +28,12 @@ export interface RunHookOptions {
   /** The host's budget for the hook, in ms (its `timeout`); the dialect's default when absent. */
   budgetMs?: number;
   mode?: RunMode;
+  /**
+   * `--approver server`: the call goes to `toolgate serve` (`POST
+   * <url>/hooks/<host>`), which judges it and, when it asks, waits for a
+   * person in its inbox; the policy is the server's.
+   */
+  server?: { url: string; token: string };
 }
 
 /**
@@ -69,12 +75,46 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
     throw new HostInputError(`the input is not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
   const input = dialect.read(parsed);
+  if (options.server !== undefined) return forward(options, parsed);
   const loaded = await options.loadPolicy(input.cwd);
   const asks = dialect.asksItsUser
     ? { by: 'host' as const }
     : { by: 'nobody' as const, why: (request: { description: string }) => `${dialect.title} cannot ask a person from its hook (${request.description}), so it did not run: allow it in the policy, or answer asks with toolgate serve` };
-  const verdict = await decideHostCall({ loaded, input, env: options.env, asks, ...(options.mode === undefined ? {} : { mode: options.mode }) });
-  return dialect.answer({ decision: verdict.decision, reason: verdict.reason });
+  const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, ...(options.mode === undefined ? {} : { mode: options.mode }) });
+  try {
+    const verdict = await judge.decide(input, asks);
+    return dialect.answer({ decision: verdict.decision, reason: verdict.reason });
+  } finally {
+    await judge.close();
+  }
+}
+
+/** The server's answer, checked: a 200 with the host's PreToolUse JSON, or the call is blocked. */
+async function forward(options: RunHookOptions, body: unknown): Promise<HookAnswer> {
+  const { dialect } = options;
+  const server = options.server!;
+  const budgetSeconds = Math.round((options.budgetMs ?? dialect.defaultBudgetMs) / 1000);
+  const url = `${server.url.replace(/\/+$/, '')}/hooks/${dialect.name}?timeout=${budgetSeconds}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`toolgate serve at ${server.url} could not be reached (${cause?.code ?? cause?.message ?? (error as Error).message})`);
+  }
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`toolgate serve at ${server.url} answered ${response.status}: ${text.slice(0, 300)}`);
+  let answer: { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown } };
+  try {
+    answer = JSON.parse(text) as typeof answer;
+  } catch {
+    throw new Error(`toolgate serve at ${server.url} answered what is not JSON: ${text.slice(0, 300)}`);
+  }
+  const decision = answer.hookSpecificOutput?.permissionDecision;
+  const reason = answer.hookSpecificOutput?.permissionDecisionReason;
+  if ((decision !== 'allow' && decision !== 'deny' && decision !== 'ask') || typeof reason !== 'string') throw new Error(`toolgate serve at ${server.url} answered no decision: ${text.slice(0, 300)}`);
+  // The server answers in the host's dialect already ("toolgate: ..."); told on as it is, and never "ask" where the host cannot ask.
+  return dialect.answer({ decision: decision === 'ask' && !dialect.asksItsUser ? 'deny' : decision, reason: reason.replace(/^toolgate: /, '') });
 }
 
 async function readInput(stream: NodeJS.ReadableStream): Promise<string> {

@@ -5,6 +5,7 @@
  * responses; everything it returns is already redacted and presented.
  * This file has no behaviour.
  */
+import type { HookAnswer, HostDialect } from '../hooks/host-dialect.ts';
 import type { RunStatus, ServerRunMode, StoredEvent, TokenRole } from '../store/store.ts';
 
 /** Who is calling: the authenticated token. */
@@ -102,6 +103,12 @@ export interface RunService {
   pendingApprovalPages?(principal: Principal, pageSize: number): AsyncIterable<string[]>;
   /** Forgets one chat's remembered approvals (seed 003's `clear(chatId)`); `null`: those of runs started without a `chat_id`. */
   clearChat(principal: Principal, sessionId: string, chatId: string | null): Promise<{ cleared: number }>;
+  /**
+   * An agent host's PreToolUse call (`POST /hooks/:host`), answered in the
+   * host's dialect: judged by the policy, and when it asks, put to a person
+   * and waited for up to `budgetMs` (the host's hook timeout). Never throws.
+   */
+  answerHostCall?(principal: Principal, dialect: HostDialect, body: unknown, budgetMs: number): Promise<HookAnswer>;
   /**
    * Events after `afterId` that the caller may see (one run's with `runId`,
    * which must be visible to the caller: 404 otherwise), oldest first.

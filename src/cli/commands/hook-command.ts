@@ -13,6 +13,7 @@ const HOSTS: Record<string, HostDialect> = { 'claude-code': claudeCode, codex };
 
 export const HOOK_HELP = `Usage:
   toolgate hook <host> [--policy FILE] [--timeout SECONDS] [--approver host]
+  toolgate hook <host> --approver server --server URL [--timeout SECONDS]
 
 The permission hook of an agent host: reads the host's PreToolUse JSON on
 stdin, judges the call with the policy — a shell command through the shell
@@ -35,7 +36,14 @@ Options:
                       "blocked" by itself 2 s before it
   --approver host     who is asked when the policy asks: the host's own prompt
                       (Claude Code); Codex cannot ask from its hook, so there
-                      a call that asks is denied, saying so
+                      a call that asks is denied, saying so (the default)
+  --approver server   send the call to toolgate serve (--server URL, a
+                      submitter's token in TOOLGATE_TOKEN), which judges it
+                      with its policy and puts an ask in its web inbox; the
+                      hook waits for the decision until just before its
+                      timeout, then denies saying to retry: the same call,
+                      retried in the same session, runs once it is approved
+  --server URL        where toolgate serve listens (with --approver server)
 ${runModeHelp(18)}
   -h, --help          this help
 
@@ -74,7 +82,7 @@ export async function runHookCommand(argv: string[], io: CliIo): Promise<number>
   try {
     ({ values } = parseCommandLine({
       argv: rest,
-      options: { policy: { type: 'string' }, timeout: { type: 'string' }, approver: { type: 'string' }, ...RUN_MODE_OPTIONS, help: { type: 'boolean', short: 'h' } },
+      options: { policy: { type: 'string' }, timeout: { type: 'string' }, approver: { type: 'string' }, server: { type: 'string' }, ...RUN_MODE_OPTIONS, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (error) {
     return block(`${(error as Error).message}: the call is blocked`);
@@ -89,7 +97,23 @@ export async function runHookCommand(argv: string[], io: CliIo): Promise<number>
     if (!Number.isFinite(seconds) || seconds < 1) return block(`--timeout must be a number of seconds of at least 1, not ${JSON.stringify(values.timeout)}: the call is blocked`);
     budgetMs = seconds * 1000;
   }
-  if (values.approver !== undefined && values.approver !== 'host') return block(`--approver must be host, not ${JSON.stringify(values.approver)}: the call is blocked`);
+  if (values.approver !== undefined && values.approver !== 'host' && values.approver !== 'server') return block(`--approver must be host or server, not ${JSON.stringify(values.approver)}: the call is blocked`);
+  let server: { url: string; token: string } | undefined;
+  if (values.approver === 'server') {
+    if (values.server === undefined) return block('--approver server needs --server URL (where toolgate serve listens): the call is blocked');
+    let url: URL;
+    try {
+      url = new URL(values.server);
+    } catch {
+      return block(`--server must be a URL such as http://127.0.0.1:8787, not ${JSON.stringify(values.server)}: the call is blocked`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return block(`--server must be an http or https URL, not ${JSON.stringify(values.server)}: the call is blocked`);
+    const token = io.env.TOOLGATE_TOKEN;
+    if (token === undefined || token === '') return block('--approver server needs the token of a submitter in TOOLGATE_TOKEN (toolgate token create NAME --role submitter): the call is blocked');
+    server = { url: url.href, token };
+  } else if (values.server !== undefined) {
+    return block('--server goes with --approver server: the call is blocked');
+  }
   let mode;
   try {
     mode = runModeFrom(values);
@@ -103,6 +127,7 @@ export async function runHookCommand(argv: string[], io: CliIo): Promise<number>
     env: io.env,
     ...(budgetMs === undefined ? {} : { budgetMs }),
     ...(mode === undefined ? {} : { mode }),
+    ...(server === undefined ? {} : { server }),
     loadPolicy: async (cwd) => {
       const file = policyFlag ?? findPolicyFile(cwd);
       if (file === undefined) throw new Error(`no policy: no toolgate.yaml in ${cwd}, and no --policy`);

@@ -25,7 +25,9 @@ function requestFor(route: ApiRoute): { method: string; path: string; json?: unk
   return { method: route.method, path };
 }
 
-const routes = API_ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const);
+// An agent host's hook route refuses in the host's own form (a 200 with a denial): tested on its own below.
+const isHookRoute = (route: ApiRoute) => route.path.startsWith('/hooks/');
+const routes = API_ROUTES.filter((route) => !isHookRoute(route)).map((route) => [`${route.method} ${route.path}`, route] as const);
 
 async function refusedWithoutServiceCall(request: () => Promise<RawResponse>): Promise<RawResponse> {
   const before = server.service.calls.length;
@@ -97,7 +99,7 @@ describe('a token revoked while the server runs stops working at once', () => {
 
 describe('roles', () => {
   const byRole: Record<TokenRole, 'alice' | 'carol' | 'dave'> = { submitter: 'alice', approver: 'carol', admin: 'dave' };
-  const refusals = API_ROUTES.flatMap((route) =>
+  const refusals = API_ROUTES.filter((route) => !isHookRoute(route)).flatMap((route) =>
     (['submitter', 'approver', 'admin'] as const).filter((role) => !route.roles.includes(role)).map((role) => [`${route.method} ${route.path} as ${role}`, route, role] as const),
   );
 
@@ -189,5 +191,23 @@ describe('browser safety', () => {
     expect(response.status).toBe(401);
     const ok = await send(server, { path: '/runs', token: server.tokens.dave });
     expect(ok.headers['set-cookie']).toBeUndefined();
+  });
+});
+
+describe('POST /hooks/:host refuses in the host\'s form: a 200 with a denial (Claude Code\'s http hook lets a call go on after anything else)', () => {
+  const hookCall = { session_id: 's1', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } };
+  const denialOf = (response: RawResponse) => (response.json as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } }).hookSpecificOutput;
+
+  it.each([
+    ['without a token', undefined, 'missing bearer token'],
+    ['with a token that does not exist', 'nope', 'invalid or revoked token'],
+    ['as an approver', 'carol', 'has the approver role; a hook needs a submitter\'s token'],
+  ])('%s', async (_name, who, reason) => {
+    const token = who === undefined ? undefined : who === 'carol' ? server.tokens.carol : who;
+    const response = await refusedWithoutServiceCall(() => send(server, { method: 'POST', path: '/hooks/claude-code', json: hookCall, ...(token === undefined ? {} : { token }) }));
+    expect(response.status).toBe(200);
+    expect(denialOf(response).permissionDecision).toBe('deny');
+    expect(denialOf(response).permissionDecisionReason).toContain(reason);
+    expect(denialOf(response).permissionDecisionReason).toMatch(/the call is blocked$/);
   });
 });

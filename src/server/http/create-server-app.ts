@@ -5,6 +5,7 @@
  * guard (Host, Origin), authentication and roles, then its route; errors
  * become JSON in one place (error-responses).
  */
+import { registerHookRoutes } from './hook-routes.ts';
 import { Hono } from 'hono';
 import type { RunService } from '../run-service.ts';
 import type { ToolgateStore } from '../../store/store.ts';
@@ -60,6 +61,7 @@ export function createServerApp(options: ServerAppOptions): Hono<ServerEnv> {
   registerOpsRoutes({ app, service });
   registerWebRoutes({ app, web: options.web });
   registerRunRoutes({ app, service, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, logger });
+  registerHookRoutes({ app, service, logger });
   registerEventRoutes({ app, service, store, heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, logger });
   app.notFound(routeNotFound());
   app.onError(errorResponse({ logger }));

@@ -28,6 +28,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'DELETE', path: '/sessions/:session/chats/:chat', roles: ['admin'] },
   { method: 'DELETE', path: '/sessions/:session', roles: ['admin'] },
   { method: 'GET', path: '/metrics', roles: ['admin'] },
+  // An agent host's hook: a submitter's token (the agent's), or the admin's.
+  { method: 'POST', path: '/hooks/:host', roles: ['submitter', 'admin'] },
 ];
 
 /** Routes that need no token: the health check, and the inbox page and its files (static, no data; the page then calls the API with its token). */

@@ -3,6 +3,7 @@
  * paused durably on approvals, resumed by decisions, cancelled, recovered
  * after a restart, and timed out when nobody answers. Implements RunService.
  */
+import { answerHostCall } from './host-approvals.ts';
 import { randomBytes } from 'node:crypto';
 import type { StoredEvent, StoredRun } from '../../store/store.ts';
 import { isFinished } from '../../store/store.ts';
@@ -124,6 +125,10 @@ export function createRunService(options: RunServiceOptions): RunService {
         yield page.approvals.map(pendingViewText);
         after = page.next ?? undefined;
       } while (after !== undefined);
+    },
+
+    answerHostCall(principal, dialect, body, budgetMs) {
+      return answerHostCall({ runtime, principal, dialect, body, budgetMs });
     },
 
     async clearChat(principal, sessionId, chatId) {

@@ -4,6 +4,7 @@
  * when servers share it), the store's session memory, a gate per mode, the models a
  * run may name, the ledger and the sealer.
  */
+import { createHostJudge, type HostJudge } from '../../hooks/decide-host-call.ts';
 import type { LanguageModel } from 'ai';
 import { Gauge, type Registry } from 'prom-client';
 import { loadStoreApprovals } from '../../approvals/store-approvals.ts';
@@ -125,7 +126,18 @@ export async function createServerRuntime(options: {
   }
   const sealer = createSealer(options.secret);
   const listeners = new Set<() => void>();
+  let hostJudge: Promise<HostJudge> | undefined;
   const runtime: ServerRuntime = {
+    // Agent hosts' calls share the server's audit trail, session memory and "approve always" (issue 33).
+    hostJudge: () =>
+      (hostJudge ??= createHostJudge({
+        loaded,
+        env: options.env,
+        memory,
+        observer: metrics,
+        ...(audit === undefined ? {} : { audit }),
+        ...(always === undefined ? {} : { always }),
+      })),
     store,
     policy,
     tools,

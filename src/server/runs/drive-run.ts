@@ -95,6 +95,7 @@ export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: Dr
 }
 
 async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, signal: AbortSignal): Promise<void> {
+  if (from.kind === 'decided' && isHookEnvelope(runtime, from.sealed)) return finishHookRun(runtime, run, from.approvals);
   const start = from.kind === 'decided' ? openDecided(runtime, run, from) : from;
   const context: RunEventContext = { run, policy: runtime.policy };
   const gateContext = gateContextOf(run);
@@ -188,6 +189,31 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, s
   }
   const text = redactSecretsInText({ text: result.text, value: undefined, keys: runtime.policy.redact.keys });
   await finishRun(runtime, run, { status: 'completed', text }, [runEvent(context, 'run_completed', { status: 'completed', text, steps: result.steps.length })]);
+}
+
+function isHookEnvelope(runtime: ServerRuntime, sealed: string): boolean {
+  try {
+    return openEnvelope(runtime, sealed).kind === 'hook';
+  } catch {
+    // Fails in openDecided, saying so.
+    return false;
+  }
+}
+
+/**
+ * An agent host's call a person decided: nothing runs here (the host runs
+ * it, when its hook's retry collects the decision); the run ends, keeping
+ * its signed decision for that retry, which verifies it.
+ */
+async function finishHookRun(runtime: ServerRuntime, run: StoredRun, approvals: StoredApprovalDecision[]): Promise<void> {
+  const { decisions } = verifiedDecisions({ key: runtime.recordKey, runId: run.runId, approvals });
+  const approved = decisions.length > 0 && decisions.every((decision) => decision.approved);
+  const reason = decisions.find((decision) => decision.reason !== undefined)?.reason;
+  const text = approved ? 'approved: the host runs it at its retry' : `denied${reason === undefined ? '' : `: ${reason}`}`;
+  const context: RunEventContext = { run, policy: runtime.policy };
+  const moved = await runtime.store.updateRun(run.runId, run.revision, { status: 'completed', text }, { events: [runEvent(context, 'run_completed', { status: 'completed', text })] });
+  if (moved === undefined) return reportLostRace(runtime, run);
+  runtime.notify();
 }
 
 /** A claimed pause as the adapter resumes it; throws, failing the run, when its state does not open (sealed under another server secret). */

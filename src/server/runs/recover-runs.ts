@@ -45,6 +45,11 @@ export async function recoverRuns(runtime: ServerRuntime, reason: 'server_restar
     recovered++;
     try {
       const envelope = openEnvelope(runtime, claimed.run.state ?? '');
+      if (envelope.kind === 'hook') {
+        // Decided, and the server stopped before it ended: end it now; the host's retry collects the decision.
+        void driveRun(runtime, claimed.run, { kind: 'decided', sealed: claimed.run.state!, approvals: await store.listRunDecisions(run.runId) });
+        continue;
+      }
       // What the run did since its state was sealed: the answers it got (replayed, the model is not asked again) and the calls that began.
       const fromSeq = envelope.kind === 'paused' ? (envelope.seq ?? FIRST_STEP) : FIRST_STEP;
       const journal: RunJournal = {

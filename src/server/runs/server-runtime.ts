@@ -14,8 +14,11 @@ import type { Logger } from '../log.ts';
 import type { Sealer } from '../seal.ts';
 import type { StoreMemory } from './store-memory.ts';
 import type { StoreLedger } from './store-ledger.ts';
+import type { HostJudge } from '../../hooks/decide-host-call.ts';
 
 export interface ServerRuntime {
+  /** The judge of agent hosts' calls (`POST /hooks/:host`), made at the first one. */
+  hostJudge(): Promise<HostJudge>;
   store: ToolgateStore;
   policy: Policy;
   /** The built-in tools that run (refused ones are declared on the gates and block). */
@@ -88,7 +91,11 @@ export function createDriveSlots(limit: number): DriveSlots {
  * next model call gets (`step-recorder.ts`); absent in a pause sealed by a
  * toolgate from before steps were recorded.
  */
-export type RunEnvelope = { v: 1; kind: 'messages'; messages: ModelMessage[] } | { v: 1; kind: 'paused'; state: RunState; seq?: number };
+export type RunEnvelope =
+  | { v: 1; kind: 'messages'; messages: ModelMessage[] }
+  | { v: 1; kind: 'paused'; state: RunState; seq?: number }
+  /** A call of an agent host (`POST /hooks/:host`) waiting for a person: no model, nothing to drive; deciding it ends it. */
+  | { v: 1; kind: 'hook'; host: string; fingerprint: string };
 
 export function sealEnvelope(runtime: ServerRuntime, envelope: RunEnvelope): string {
   return runtime.sealer.seal(JSON.stringify(envelope));
@@ -96,7 +103,7 @@ export function sealEnvelope(runtime: ServerRuntime, envelope: RunEnvelope): str
 
 export function openEnvelope(runtime: ServerRuntime, sealed: string): RunEnvelope {
   const envelope = JSON.parse(runtime.sealer.unseal(sealed)) as RunEnvelope;
-  if (envelope?.v !== 1 || (envelope.kind !== 'messages' && envelope.kind !== 'paused')) throw new Error('the run\'s stored state has an unknown shape');
+  if (envelope?.v !== 1 || (envelope.kind !== 'messages' && envelope.kind !== 'paused' && envelope.kind !== 'hook')) throw new Error('the run\'s stored state has an unknown shape');
   return envelope;
 }
 

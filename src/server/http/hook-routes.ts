@@ -1,0 +1,52 @@
+/**
+ * `POST /hooks/:host`: the PreToolUse hook of an agent host, answered by
+ * the server (Claude Code's `http` hook posts here itself; `toolgate hook
+ * <host> --approver server` forwards its input here). Every answer is a 200
+ * with the host's JSON, a denial when anything is wrong: Claude Code lets a
+ * call go on after any other answer.
+ */
+import type { Hono } from 'hono';
+import { preToolUseAnswer, type HostDialect } from '../../hooks/host-dialect.ts';
+import { claudeCode } from '../../hooks/hosts/claude-code.ts';
+import { codex } from '../../hooks/hosts/codex.ts';
+import type { Logger } from '../log.ts';
+import type { RunService } from '../run-service.ts';
+import { readJsonBody } from './read-json-body.ts';
+import { principalOf } from './run-routes.ts';
+import type { ServerEnv } from './server-env.ts';
+
+export const HOOK_HOSTS: Readonly<Record<string, HostDialect>> = { 'claude-code': claudeCode, codex };
+
+/** The largest host input read: a Write of a big file is large, but not this large. */
+const MAX_HOOK_BODY_BYTES = 32 * 1024 * 1024;
+
+/** The PreToolUse denial both hosts read, for a request the server refuses before any host is known. */
+export function hookRefusal(reason: string): unknown {
+  return JSON.parse(preToolUseAnswer('deny', `toolgate serve: ${reason}; the call is blocked`).stdout);
+}
+
+/**
+ * @example
+ * registerHookRoutes({ app, service, logger });
+ */
+export function registerHookRoutes(options: { app: Hono<ServerEnv>; service: RunService; logger: Logger }): void {
+  const { app, service, logger } = options;
+  app.post('/hooks/:host', async (c) => {
+    const name = c.req.param('host');
+    const dialect = Object.hasOwn(HOOK_HOSTS, name) ? HOOK_HOSTS[name]! : undefined;
+    if (dialect === undefined) return c.json(hookRefusal(`unknown host ${JSON.stringify(name)} (hosts: ${Object.keys(HOOK_HOSTS).join(', ')})`), 200);
+    try {
+      const timeout = c.req.query('timeout');
+      const seconds = timeout === undefined ? dialect.defaultBudgetMs / 1000 : Number(timeout);
+      if (!Number.isFinite(seconds) || seconds < 1) return c.json(hookRefusal(`?timeout must be the hook's timeout in seconds (at least 1), not ${JSON.stringify(timeout)}`), 200);
+      if (service.answerHostCall === undefined) return c.json(hookRefusal('this server does not answer agent hosts'), 200);
+      const body = await readJsonBody({ context: c, maxBytes: MAX_HOOK_BODY_BYTES });
+      const answer = await service.answerHostCall(principalOf(c), dialect, body, seconds * 1000);
+      return c.json(JSON.parse(answer.stdout) as unknown, 200);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      logger.error('a host call was refused', { host: name, error: message });
+      return c.json(hookRefusal(message), 200);
+    }
+  });
+}

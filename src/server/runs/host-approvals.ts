@@ -1,0 +1,156 @@
+/**
+ * `POST /hooks/:host`: an agent host's call (Claude Code, Codex) judged by
+ * the server, and, when the policy asks, put to a person in the inbox. The
+ * call waits as a run of its own (model `hook:<host>`, one pending call) that
+ * the web inbox, `GET /approvals` and `POST /runs/:id/approve` show and
+ * decide like any other. The request waits for the decision up to just
+ * under the host's hook budget; past it, the host is told to retry, and the
+ * byte-identical retry in the same host session (same token) collects the
+ * decision: an approval lets it run once.
+ *
+ * Every answer is the host's JSON (deny when anything fails): Claude Code's
+ * `http` hook lets a call go on after an answer that is not a 2xx with JSON.
+ */
+import { createHash } from 'node:crypto';
+import { presentRequest } from '../../core/approver.ts';
+import type { ApprovalDecision } from '../../core/types.ts';
+import { HostInputError } from '../../hooks/host-call.ts';
+import type { HookAnswer, HostDialect, HostInput } from '../../hooks/host-dialect.ts';
+import type { StoredRun } from '../../store/store.ts';
+import type { Principal } from '../run-service.ts';
+import { verifiedDecisions } from './pause-decisions.ts';
+import { checkpointData, runEvent } from './run-events.ts';
+import { sealEnvelope, type ServerRuntime } from './server-runtime.ts';
+
+/** How much sooner than the host's budget the server answers by itself. */
+const ANSWER_MARGIN_MS = 3_000;
+/** How often a waiting request looks at its run (any server of a shared store may decide it). */
+const POLL_MS = 150;
+/** How many runs one identical call may have had (each ends when a retry collects it). */
+const MAX_ROUNDS = 50;
+/** What a run's text says once a retry collected its decision: it answers nothing more. */
+const COLLECTED = ' (collected by the host)';
+
+/**
+ * @example
+ * const answer = await answerHostCall({ runtime, principal, dialect: claudeCode, body: await c.req.json(), budgetMs: 600_000 });
+ * return c.json(JSON.parse(answer.stdout));
+ */
+export async function answerHostCall(options: { runtime: ServerRuntime; principal: Principal; dialect: HostDialect; body: unknown; budgetMs: number }): Promise<HookAnswer> {
+  const { runtime, dialect } = options;
+  const deny = (reason: string) => dialect.answer({ decision: 'deny', reason });
+  let input: HostInput;
+  try {
+    input = dialect.read(options.body);
+  } catch (error) {
+    return deny(`the hook's input could not be read as a call: ${error instanceof HostInputError ? error.message : String(error)}; the call is blocked`);
+  }
+  try {
+    const judge = await runtime.hostJudge();
+    const verdict = await judge.decide(input, { by: 'host' });
+    if (verdict.decision !== 'ask') return dialect.answer(verdict);
+    const deadline = Date.now() + Math.max(1_000, options.budgetMs - ANSWER_MARGIN_MS);
+    const fingerprint = fingerprintOf(options.principal.name, input);
+    for (let round = 1; round <= MAX_ROUNDS; round++) {
+      const runId = `run_hook_${fingerprint}_${round}`;
+      const run = (await runtime.store.getRun(runId)) ?? (await createHookRun({ ...options, input, verdict, runId, fingerprint }));
+      if (run === undefined) continue;
+      const settled = await settledRun(runtime, run, deadline);
+      if (settled.status === 'paused_checkpoint' || settled.status === 'running') {
+        return deny(`pending approval ${runId}: a person has not decided yet in toolgate's inbox (${verdict.reason}); it did not run. Retry this same call later: once a person approves it, it runs`);
+      }
+      if (settled.text?.endsWith(COLLECTED) === true) continue;
+      // Collected once: of two identical retries, one gets it.
+      const collected = await runtime.store.updateRun(runId, settled.revision, { text: `${settled.text ?? settled.status}${COLLECTED}` });
+      if (collected === undefined) continue;
+      runtime.notify();
+      if (settled.status !== 'completed') return deny(`${runId} was ${settled.status} in toolgate's inbox (${settled.error ?? 'no reason given'}); it did not run`);
+      const decision = await personDecision(runtime, runId);
+      return dialect.answer(await judge.decide(input, { by: 'person', decision }));
+    }
+    return deny(`this call was asked about ${MAX_ROUNDS} times in this session; it did not run`);
+  } catch (error) {
+    runtime.logger.error('a host call could not be decided', { host: dialect.name, error: error instanceof Error ? error.message : String(error) });
+    return deny(`toolgate could not decide this call (${error instanceof Error ? error.message : String(error)}); the call is blocked`);
+  }
+}
+
+/** The same host, session, tool and input (byte for byte, as JSON), from the same token. */
+function fingerprintOf(owner: string, input: HostInput): string {
+  return createHash('sha256').update(JSON.stringify([owner, input.host, input.sessionId, input.hostTool, input.toolInput])).digest('base64url').slice(0, 24).replace(/[-_]/g, '0');
+}
+
+/** The call as a paused run with one pending approval; undefined when another request created it first. */
+async function createHookRun(options: {
+  runtime: ServerRuntime;
+  principal: Principal;
+  dialect: HostDialect;
+  input: HostInput;
+  verdict: Awaited<ReturnType<Awaited<ReturnType<ServerRuntime['hostJudge']>>['decide']>>;
+  runId: string;
+  fingerprint: string;
+}): Promise<StoredRun | undefined> {
+  const { runtime, dialect, input, verdict, runId } = options;
+  const request = verdict.authorization.request;
+  if (request === undefined) throw new Error('the gate asked without a request');
+  const gateContext = { sessionId: `${input.host}:${input.sessionId}`, caller: input.host };
+  const call = { tool: request.tool, args: verdict.authorization.args, callId: 'call' };
+  const presented = await presentRequest({ request, call, context: gateContext });
+  const where = `${dialect.title}, session ${input.sessionId}, in ${input.cwd}`;
+  const run = { runId, owner: options.principal.name, status: 'running' as const, mode: 'interactive' as const, sessionId: gateContext.sessionId, chatId: null, model: `hook:${input.host}`, input: `${where}: ${input.hostTool}` };
+  const context = { run, policy: runtime.policy };
+  let created;
+  try {
+    created = await runtime.store.createRun({ ...run, state: sealEnvelope(runtime, { v: 1, kind: 'hook', host: input.host, fingerprint: options.fingerprint }) }, [
+      runEvent(context, 'run_started', { status: 'running', input: run.input, mode: run.mode, model: run.model, session_id: run.sessionId, chat_id: null, owner: run.owner }),
+    ]);
+  } catch (error) {
+    // Two identical calls at once: the other one created it.
+    if (await runtime.store.getRun(runId)) return undefined;
+    throw error;
+  }
+  const pending = {
+    approvalId: 'hook',
+    toolCallId: 'call',
+    tool: request.tool,
+    args: verdict.authorization.args,
+    description: `${presented.description} — asked by ${where}`,
+    payload: presented.payload,
+    required: presented.required,
+    reason: verdict.reason,
+    ...(presented.presentation === undefined ? {} : { presentation: presented.presentation }),
+  };
+  const data = checkpointData({ context, pending, gateContext, args: verdict.authorization.args });
+  const paused = await runtime.store.updateRun(
+    runId,
+    created.run.revision,
+    { status: 'paused_checkpoint' },
+    {
+      approvals: [{ runId, toolCallId: 'call', owner: run.owner, tool: request.tool, groupId: null, request: data }],
+      events: [runEvent(context, 'checkpoint_required', data), runEvent(context, 'run_paused', { reason: 'tool_approval_required', status: 'paused_checkpoint', tool_name: request.tool, waiting: ['call'] })],
+    },
+  );
+  runtime.notify();
+  return paused?.run ?? (await runtime.store.getRun(runId));
+}
+
+/** The run once decided and ended, or as it stands at the deadline. */
+async function settledRun(runtime: ServerRuntime, run: StoredRun, deadline: number): Promise<StoredRun> {
+  let current = run;
+  while ((current.status === 'paused_checkpoint' || current.status === 'running') && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
+    current = (await runtime.store.getRun(run.runId)) ?? current;
+  }
+  return current;
+}
+
+/** The person's decision of a hook run, verified against its signature (one that does not verify denies). */
+async function personDecision(runtime: ServerRuntime, runId: string): Promise<ApprovalDecision> {
+  const { decisions } = verifiedDecisions({ key: runtime.recordKey, runId, approvals: await runtime.store.listRunDecisions(runId) });
+  const decision = decisions[0];
+  if (decision === undefined) return { approved: false, scope: 'once', reason: 'no decision was recorded', automatic: true };
+  if (!decision.approved) return { approved: false, scope: decision.scope === 'session' ? 'session' : 'once', ...(decision.reason === undefined ? {} : { reason: decision.reason }), ...(decision.automatic === true ? { automatic: true } : {}) };
+  // The host runs its own input: an approval with edited arguments cannot be what runs, so it runs nothing.
+  if (decision.args !== undefined) return { approved: false, scope: 'once', reason: 'approved with edited arguments, which the host cannot run (it runs the call as it made it): approve it as it is, or deny it', automatic: true };
+  return { approved: true, scope: decision.scope ?? 'once', ...(decision.by === undefined ? {} : { by: decision.by }) };
+}

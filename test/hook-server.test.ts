@@ -1,0 +1,157 @@
+/**
+ * `toolgate hook <host> --approver server` against a real `toolgate serve`
+ * process on a SQLite file (issue 33): an ask becomes a pending approval in
+ * the server's inbox, naming the host, its session and its working
+ * directory; the waiting hook gets the person's decision; past its budget
+ * it denies, saying to retry, and the identical retry runs once it is
+ * approved — once. A server that is gone, a wrong token and a host the
+ * server does not know all block. Claude Code's `http` hook posts to the
+ * same route, so a refused request is still a 200 with a denial.
+ */
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, api, createServerProject, NODE, ROOT, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
+
+let cleanup: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+async function serve(): Promise<{ project: ServerProject; server: ServerProcess }> {
+  const project = createServerProject({ policy: 'crash-policy.yaml' });
+  cleanup.push(() => rmSync(project.directory, { recursive: true, force: true }));
+  const server = await startServerProcess({ project });
+  cleanup.push(() => server.kill9());
+  return { project, server };
+}
+
+/** One hook process, as the host starts it: the host's JSON on stdin. */
+async function hook(options: { host?: string; input: unknown; server: string; timeout?: number; token?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(NODE, [path.join(ROOT, 'src/cli/main.ts'), 'hook', options.host ?? 'claude-code', '--approver', 'server', '--server', options.server, '--timeout', String(options.timeout ?? 30)], {
+    env: { ...process.env, TOOLGATE_TOKEN: options.token ?? ADMIN_TOKEN },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin.end(JSON.stringify(options.input));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stdout, stderr };
+}
+
+function shellInput(project: ServerProject, command: string, session = 'session-7f3a') {
+  return { session_id: session, transcript_path: null, cwd: project.workspace, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'run it' }, tool_use_id: `toolu_${Math.random().toString(36).slice(2)}` };
+}
+
+function decisionOf(stdout: string): { permissionDecision: string; permissionDecisionReason: string } {
+  return (JSON.parse(stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } }).hookSpecificOutput;
+}
+
+async function pendingApproval(server: ServerProcess): Promise<{ run_id: string; description: string; tool_name: string }> {
+  return waitFor(
+    async () => {
+      const inbox = await api(server.url, 'GET', '/approvals');
+      return (inbox.body.approvals as Array<{ run_id: string; description: string; tool_name: string }>)[0];
+    },
+    { timeoutMs: 15_000, describe: () => `a pending approval: ${server.stderr().slice(-1000)}` },
+  );
+}
+
+describe('toolgate hook --approver server, with toolgate serve', () => {
+  it('an ask waits in the inbox, naming the host, its session and where it runs; approved there, the waiting hook allows it', async () => {
+    const { project, server } = await serve();
+    const answer = hook({ input: shellInput(project, 'touch asked.txt'), server: server.url });
+    const pending = await pendingApproval(server);
+    expect(pending.tool_name).toBe('shell');
+    expect(pending.description).toContain(`asked by Claude Code, session session-7f3a, in ${project.workspace}`);
+    expect(pending.description).toContain('touch asked.txt');
+    expect((await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true })).status).toBe(200);
+    const result = await answer;
+    expect(result.code, result.stderr).toBe(0);
+    expect(decisionOf(result.stdout).permissionDecision).toBe('allow');
+    // Collected: the inbox is empty, the run ended.
+    expect((await api(server.url, 'GET', '/approvals')).body.approvals).toEqual([]);
+    expect((await api(server.url, 'GET', `/runs/${pending.run_id}`)).body).toMatchObject({ status: 'completed', model: 'hook:claude-code' });
+  });
+
+  it('denied in the inbox: the waiting hook denies with the person\'s reason', async () => {
+    const { project, server } = await serve();
+    const answer = hook({ input: shellInput(project, 'touch denied.txt'), server: server.url });
+    const pending = await pendingApproval(server);
+    await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: false, reason: 'not on a Friday' });
+    const result = await answer;
+    expect(result.code).toBe(0);
+    expect(decisionOf(result.stdout)).toMatchObject({ permissionDecision: 'deny' });
+    expect(decisionOf(result.stdout).permissionDecisionReason).toContain('not on a Friday');
+  });
+
+  it('past the budget the hook denies, saying to retry; the identical retry runs once it is approved — once', async () => {
+    const { project, server } = await serve();
+    const input = shellInput(project, 'touch later.txt');
+    const first = await hook({ input, server: server.url, timeout: 4 });
+    expect(first.code).toBe(0);
+    const told = decisionOf(first.stdout);
+    expect(told.permissionDecision).toBe('deny');
+    expect(told.permissionDecisionReason).toMatch(/pending approval run_hook_\w+_1: a person has not decided yet .* Retry this same call later/);
+    const pending = await pendingApproval(server);
+    expect(told.permissionDecisionReason).toContain(pending.run_id);
+    await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true });
+    // The model's retry has a new tool_use_id: the call is the same.
+    const retry = await hook({ input: { ...input, tool_use_id: 'toolu_retry' }, server: server.url, timeout: 4 });
+    expect(decisionOf(retry.stdout).permissionDecision).toBe('allow');
+    const again = await hook({ input: { ...input, tool_use_id: 'toolu_again' }, server: server.url, timeout: 4 });
+    expect(decisionOf(again.stdout).permissionDecision).toBe('deny');
+    expect(decisionOf(again.stdout).permissionDecisionReason).toMatch(/pending approval run_hook_\w+_2/);
+    // Another session's identical call is its own.
+    const other = await hook({ input: shellInput(project, 'touch later.txt', 'session-other'), server: server.url, timeout: 4 });
+    expect(decisionOf(other.stdout).permissionDecisionReason).not.toContain(pending.run_id);
+  });
+
+  it('"approve for session" in the inbox lets the same call of that host session run from then on, without asking', async () => {
+    const { project, server } = await serve();
+    const input = shellInput(project, 'touch session.txt');
+    const answer = hook({ input, server: server.url });
+    const pending = await pendingApproval(server);
+    await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true, scope: 'session' });
+    expect(decisionOf((await answer).stdout).permissionDecision).toBe('allow');
+    const next = await hook({ input: { ...input, tool_use_id: 'toolu_next' }, server: server.url, timeout: 4 });
+    expect(decisionOf(next.stdout).permissionDecision).toBe('allow');
+    expect((await api(server.url, 'GET', '/approvals')).body.approvals).toEqual([]);
+  });
+
+  it('Codex is never answered "ask", through the server neither', async () => {
+    const { project, server } = await serve();
+    const result = await hook({ host: 'codex', input: shellInput(project, 'touch codex.txt'), server: server.url, timeout: 4 });
+    expect(result.code).toBe(0);
+    expect(decisionOf(result.stdout).permissionDecision).toBe('deny');
+  });
+
+  it('a blocked call is denied at once, without a pending approval', async () => {
+    const { project, server } = await serve();
+    const result = await hook({ input: shellInput(project, 'curl https://example.com'), server: server.url });
+    expect(decisionOf(result.stdout).permissionDecision).toBe('deny');
+    expect((await api(server.url, 'GET', '/approvals')).body.approvals).toEqual([]);
+  });
+
+  it('a server that is gone, a wrong token or a host the server does not know block the call', async () => {
+    const { project, server } = await serve();
+    const wrongToken = await hook({ input: shellInput(project, 'touch x.txt'), server: server.url, token: 'not-a-token-0123456789' });
+    expect(decisionOf(wrongToken.stdout)).toMatchObject({ permissionDecision: 'deny' });
+    expect(decisionOf(wrongToken.stdout).permissionDecisionReason).toContain('invalid or revoked token');
+    // Claude Code's http hook posts here itself: a refusal is still a 200 with a denial, which it obeys.
+    const unknownHost = await fetch(`${server.url}/hooks/cursor`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(shellInput(project, 'ls')) });
+    expect(unknownHost.status).toBe(200);
+    expect(((await unknownHost.json()) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision).toBe('deny');
+    const noToken = await fetch(`${server.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(shellInput(project, 'ls')) });
+    expect(noToken.status).toBe(200);
+    expect(((await noToken.json()) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision).toBe('deny');
+    await server.kill9();
+    const gone = await hook({ input: shellInput(project, 'ls'), server: server.url });
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toContain('could not be reached');
+  });
+});
