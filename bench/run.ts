@@ -31,6 +31,7 @@ const SUITES: { name: string; load: () => Promise<BenchSuite> }[] = [
   { name: 'ai-sdk', load: async () => (await import('./suites/ai-sdk-bench.ts')).aiSdkSuite },
   { name: 'server', load: async () => (await import('./suites/server-bench.ts')).serverSuite },
   { name: 'server-postgres', load: async () => (await import('./suites/server-postgres-bench.ts')).serverPostgresSuite },
+  { name: 'hook', load: async () => (await import('./suites/hook-bench.ts')).hookSuite },
 ];
 
 const { values } = parseArgs({

@@ -1,0 +1,130 @@
+/**
+ * `toolgate hook` (issue 33), deciding an allowed shell command (`ls` in a
+ * zone, a rule allows it), two ways a host can ask:
+ *
+ * - As a process, as Claude Code and Codex start a command hook: the host's
+ *   JSON on stdin, one answer on stdout. Wall time from spawn to exit, on
+ *   the pinned Node, against a bare `node -e 0` spawned the same way with
+ *   the same stdin, interleaved round by round (the floor of any hook that
+ *   is a Node process on this machine). Target: ≤ 1.5× that floor.
+ * - Claude Code's `http` hook: `POST /hooks/claude-code` to a running
+ *   `toolgate serve` over loopback, one request at a time on a keep-alive
+ *   connection, against `GET /healthz` on the same connection. Target: p50
+ *   ≤ 2 ms per decision.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ADMIN_TOKEN, createServerProject, NODE, ROOT, startServerProcess } from '../../test/server-harness.ts';
+import { loadClient } from '../http-load-client.ts';
+import { median, percentile, round, spreadOf, type BenchRow, type BenchSuite } from '../harness.ts';
+
+const POLICY = `version: 1
+fs:
+  zones:
+    - { name: project, root: ., mode: rw, approval: { read: allow, write: ask, delete: ask } }
+shell:
+  default: ask
+  network: false
+  rules:
+    - { match: ls, decision: allow }
+audit: { enabled: false }
+`;
+
+/** One process from spawn to exit, its stdin given; wall time in ms. */
+function timedSpawn(args: string[], stdin: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(NODE, args, { stdio: ['pipe', 'ignore', 'ignore'] });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${args.join(' ')} exited ${code}`))));
+    child.stdin.end(stdin);
+  });
+}
+
+export const hookSuite: BenchSuite = {
+  name: 'hook',
+  async run(context) {
+    const directory = mkdtempSync(path.join(context.scratch, 'hook-'));
+    mkdirSync(directory, { recursive: true });
+    const policyFile = path.join(directory, 'toolgate.yaml');
+    writeFileSync(policyFile, POLICY);
+    const input = JSON.stringify({ session_id: 'bench', cwd: directory, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_bench' });
+    const hookArgs = [path.join(ROOT, 'src/cli/main.ts'), 'hook', 'claude-code', '--policy', policyFile];
+    const rounds = context.quick ? 8 : 25;
+    // The first start fills the compile cache, as a host's first call does.
+    await timedSpawn(hookArgs, input);
+    await timedSpawn(['-e', '0'], input);
+    const floor: number[] = [];
+    const hook: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      floor.push(await timedSpawn(['-e', '0'], input));
+      hook.push(await timedSpawn(hookArgs, input));
+    }
+    const ratios = hook.map((ms, index) => ms / floor[index]!);
+    const ratio = median(ratios);
+    const rows: BenchRow[] = [
+      { suite: 'hook', case: 'node -e 0, spawned with the hook input on stdin (the floor of a hook that is a Node process)', p50_us: round(median(floor) * 1000), p99_us: null, ops_per_s: null, ratio: null, baseline: null },
+      {
+        suite: 'hook',
+        case: 'toolgate hook claude-code as a process, deciding an allowed shell command (ls), audit off',
+        p50_us: round(median(hook) * 1000),
+        p99_us: null,
+        ops_per_s: null,
+        ratio: round(ratio, 2),
+        baseline: 'node -e 0, spawned with the hook input on stdin (the floor of a hook that is a Node process)',
+        ratio_meaning: 'wall time, hook / node -e 0, median of interleaved rounds (lower is better)',
+        target: 'hook process <= 1.5x node -e 0',
+        met: ratio <= 1.5,
+        spread: spreadOf({ of: 'ratio', values: ratios, digits: 2 }),
+        note: `${rounds} interleaved rounds`,
+      },
+    ];
+
+    const project = createServerProject({ policy: 'crash-policy.yaml', parent: context.scratch });
+    writeFileSync(project.policyFile, POLICY.replace('root: .', 'root: ./ws'));
+    const server = await startServerProcess({ project });
+    const client = loadClient({ url: server.url, token: ADMIN_TOKEN, connections: 1 });
+    try {
+      const call = { session_id: 'bench', cwd: project.workspace, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_bench' };
+      const requests = context.quick ? 300 : 2000;
+      const measure = async (send: () => Promise<{ status: number; body: any }>): Promise<Float64Array> => {
+        const latencies = new Float64Array(requests);
+        for (let index = 0; index < requests; index++) {
+          const before = performance.now();
+          const answer = await send();
+          latencies[index] = performance.now() - before;
+          if (answer.status !== 200) throw new Error(`answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+        }
+        return latencies.sort();
+      };
+      const decide = () => client.request('POST', '/hooks/claude-code', call);
+      const first = await decide();
+      if (first.body?.hookSpecificOutput?.permissionDecision !== 'allow') throw new Error(`the bench call is not allowed: ${JSON.stringify(first.body)}`);
+      await measure(decide);
+      const health = await measure(() => client.request('GET', '/healthz'));
+      const decided = await measure(decide);
+      const p50 = percentile(decided, 0.5) * 1000;
+      rows.push(
+        { suite: 'hook', case: 'GET /healthz on the same keep-alive connection (the floor of any answer over HTTP here)', p50_us: round(percentile(health, 0.5) * 1000), p99_us: round(percentile(health, 0.99) * 1000), ops_per_s: null, ratio: null, baseline: null },
+        {
+          suite: 'hook',
+          case: "POST /hooks/claude-code to a running toolgate serve (Claude Code's http hook), allowed shell command, one at a time",
+          p50_us: round(p50),
+          p99_us: round(percentile(decided, 0.99) * 1000),
+          ops_per_s: null,
+          ratio: round(p50 / (percentile(health, 0.5) * 1000), 2),
+          baseline: 'GET /healthz on the same keep-alive connection (the floor of any answer over HTTP here)',
+          ratio_meaning: 'p50 latency, hook decision / healthz (lower is better)',
+          target: 'p50 <= 2 ms',
+          met: p50 <= 2000,
+          note: `${requests} requests`,
+        },
+      );
+    } finally {
+      client.close();
+      await server.kill9();
+    }
+    return rows;
+  },
+};
