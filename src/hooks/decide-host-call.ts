@@ -16,7 +16,7 @@ import { createMcpSimulation } from '../mcp/simulated-mcp-tools.ts';
 import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
-import { toolgateCallOf, type HostCall } from './host-call.ts';
+import { HOST_SHELL_TOOL, otherShellHazard, toolgateCallOf, type HostCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
 
@@ -121,11 +121,14 @@ export async function createHostJudge(options: {
         ({ tool, args } = call.call);
       }
       const context: GateContext = { sessionId: `${input.host}:${input.sessionId}`, caller: input.host };
-      const toolCall = { tool, args, callId: input.toolUseId ?? `${input.host}-call` };
-      const authorization =
-        asks.by === 'person'
-          ? await gate.authorize(toolCall, context, { approver: { ask: async () => asks.decision }, personDecides: true })
-          : await gate.authorize(toolCall, context, { approver: asks.by === 'host' ? null : createNonInteractiveApprover({ hint: asks.why }) });
+      const callId = input.toolUseId ?? `${input.host}-call`;
+      const options = asks.by === 'person' ? { approver: { ask: async () => asks.decision }, personDecides: true } : { approver: asks.by === 'host' ? null : createNonInteractiveApprover({ hint: asks.why }) };
+      let authorization = await gate.authorize({ tool, args, callId }, context, options);
+      // The shell tool reads commands as bash does; a host that runs them with zsh (or fish...) may run something else: then a person sees it.
+      const hazard = tool === 'shell' ? otherShellHazard(input.shell, String(args.command)) : undefined;
+      if (hazard !== undefined && asks.by !== 'person' && (authorization.decision === 'allow' || authorization.decision === 'approved')) {
+        authorization = await gate.authorize({ tool: HOST_SHELL_TOOL, args: { command: args.command, shell: input.shell, why: hazard }, callId }, context, options);
+      }
       return { ...verdictOf(authorization), call };
     },
     close: () => gate.close(),

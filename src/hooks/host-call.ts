@@ -23,6 +23,8 @@ export interface HostCall {
   transcriptPath: string | undefined;
   /** The tool as the host names it (`Bash`, `Edit`, `mcp__files__write_file`). */
   hostTool: string;
+  /** The shell the host runs commands with (its `$SHELL`, or `CLAUDE_CODE_SHELL`), when the hook knows it. */
+  shell?: string | undefined;
   /** The call in toolgate's terms. */
   call: ToolgateCall;
 }
@@ -33,13 +35,48 @@ export type ToolgateCall =
   /** A tool of an MCP server the host connects to: judged by `mcp.servers.<server>` when the policy names that server. */
   | { kind: 'mcp'; server: string; tool: string; args: Record<string, unknown> };
 
-/** Tools of the hosts that act only inside the agent (plans, to-do lists, sub-agents whose own calls are hooked too). */
-const AGENT_INTERNAL = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'BashOutput', 'KillShell', 'KillBash', 'SlashCommand', 'Skill', 'AskUserQuestion']);
+/**
+ * Tools of the hosts that act only inside the agent (plans, to-do lists,
+ * local sub-agents whose own calls are hooked too). Not skills or slash
+ * commands: a skill's `!command` lines run without the PreToolUse hook.
+ */
+const AGENT_INTERNAL = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'BashOutput', 'KillShell', 'KillBash', 'AskUserQuestion']);
+
+/** The largest file an edit is turned into a write of (for the diff): above it, it is judged as an edit of the file. */
+const MAX_EDITED_BYTES = 4 * 1024 * 1024;
+/** More edits than this in one call are judged as an edit of the file, not computed. */
+const MAX_EDITS = 200;
 
 /** toolgate's name for the host tools that only act inside the agent: a declaration that needs no approval, unless a rule of the policy says otherwise. */
 export const AGENT_INTERNAL_TOOL = 'agent_internal';
 export const WEB_FETCH_TOOL = 'web_fetch';
 export const WEB_SEARCH_TOOL = 'web_search';
+/** A command the host runs with a shell whose syntax is not bash's, in a form that shell reads differently: it asks. */
+export const HOST_SHELL_TOOL = 'host_shell';
+
+/**
+ * Why `command` may not do, under the host's `shell`, what the shell tool's
+ * analysis (which reads bash) says: zsh's parameter flags (`${(e)…}`),
+ * `=cmd` expansion, `$=var`, glob qualifiers; or a shell that is not bash's
+ * kind at all (fish, PowerShell, csh). Undefined for bash, sh and dash.
+ *
+ * @example
+ * otherShellHazard('/bin/zsh', 'echo ${(e)x}') // 'zsh reads ${(...)} ...'
+ */
+export function otherShellHazard(shell: string | undefined, command: string): string | undefined {
+  if (shell === undefined || shell === '') return undefined;
+  const name = path.basename(shell);
+  if (name === 'bash' || name === 'sh' || name === 'dash') return undefined;
+  if (name !== 'zsh') return `the host runs commands with ${name}, whose syntax is not bash's, and toolgate judges commands as bash reads them`;
+  const constructs: Array<[RegExp, string]> = [
+    [/\$\{[(=~^#+]/, 'a parameter expansion with zsh flags (${(...)…}, ${=…}, ${~…}), which can evaluate code'],
+    [/\$[=~^][A-Za-z_{]/, 'a zsh word-splitting or globbing expansion ($=var, $~var)'],
+    [/(^|[\s;&|(<>])=[A-Za-z0-9_.\/-]/, 'an =word, which zsh expands to the path of a command'],
+    [/[*?\])]\([^)]*\)/, 'a zsh glob qualifier (*(…)), which can run code'],
+  ];
+  const found = constructs.find(([pattern]) => pattern.test(command));
+  return found === undefined ? undefined : `the host runs commands with zsh, which reads ${found[1]} differently from bash`;
+}
 
 /**
  * A Claude Code tool call in toolgate's terms (Codex names its shell `Bash`
@@ -65,6 +102,9 @@ export function toolgateCallOf(options: { tool: string; input: Record<string, un
   switch (tool) {
     case 'Bash':
       return { kind: 'tool', tool: 'shell', args: { command: shellCommandOf(input, tool), cwd } };
+    case 'Monitor':
+      // Runs its command in the background: the same judgement as a shell call.
+      return { kind: 'tool', tool: 'shell', args: { command: text('command'), cwd } };
     case 'Read':
       return { kind: 'tool', tool: 'read_file', args: { path: text('file_path') } };
     case 'Write':
@@ -89,15 +129,20 @@ export function toolgateCallOf(options: { tool: string; input: Record<string, un
       return { kind: 'tool', tool: 'write_file', args: { path: text('notebook_path'), content: optionalText('new_source') ?? '' } };
     case 'Glob':
     case 'Grep':
-    case 'LS':
-      // Reads under a directory: judged as listing it (the zones' read approval).
-      return { kind: 'tool', tool: 'list_dir', args: { path: optionalText('path') ?? cwd } };
+    case 'LS': {
+      // Reads under a directory: judged as listing it (the zones' read approval). An absolute pattern
+      // (Glob's, Grep's glob) searches its own base directory, whatever `path` says: that directory.
+      const base = optionalText('path') ?? cwd;
+      const pattern = tool === 'Glob' ? optionalText('pattern') : tool === 'Grep' ? optionalText('glob') : undefined;
+      return { kind: 'tool', tool: 'list_dir', args: { path: pattern === undefined ? base : patternBase(pattern, base) } };
+    }
     case 'WebFetch':
       return { kind: 'tool', tool: WEB_FETCH_TOOL, args: { url: text('url') } };
     case 'WebSearch':
       return { kind: 'tool', tool: WEB_SEARCH_TOOL, args: { query: text('query') } };
     default:
-      if (AGENT_INTERNAL.has(tool)) return { kind: 'tool', tool: AGENT_INTERNAL_TOOL, args: { tool, input } };
+      // A sub-agent that runs elsewhere (isolation: remote) makes calls no hook here sees: judged by its name.
+      if (AGENT_INTERNAL.has(tool) && (input.isolation === undefined || input.isolation === 'worktree')) return { kind: 'tool', tool: AGENT_INTERNAL_TOOL, args: { tool, input } };
       return { kind: 'tool', tool, args: input };
   }
 }
@@ -122,18 +167,38 @@ function quoteWord(word: string): string {
  * fs tools check (its zone, that the text occurs).
  */
 function editAsWrite(file: string, edits: ReadonlyArray<{ old: string; new: string; all: boolean }>, readText: (file: string) => string | undefined): ToolgateCall {
+  const first = edits[0]!;
+  const asEdit = (edit: { old: string; new: string }): ToolgateCall => ({ kind: 'tool', tool: 'edit_file', args: { path: file, old_string: edit.old === '' ? ' ' : edit.old, new_string: edit.new } });
+  // Bounded: an edit is computed here, in the hook, before its deadline can speak; a huge one is judged as an edit of the file.
+  if (edits.length > MAX_EDITS) return asEdit(first);
   let content = readText(file);
-  if (content === undefined) {
-    const first = edits[0]!;
-    return { kind: 'tool', tool: 'edit_file', args: { path: file, old_string: first.old === '' ? ' ' : first.old, new_string: first.new } };
-  }
+  if (content === undefined || content.length > MAX_EDITED_BYTES) return asEdit(first);
   for (const edit of edits) {
-    if (edit.old === '' || !content.includes(edit.old)) {
-      return { kind: 'tool', tool: 'edit_file', args: { path: file, old_string: edit.old === '' ? ' ' : edit.old, new_string: edit.new } };
-    }
-    content = edit.all ? content.split(edit.old).join(edit.new) : content.replace(edit.old, () => edit.new);
+    if (edit.old === '' || !content.includes(edit.old)) return asEdit(edit);
+    const occurrences = edit.all ? countUpTo(content, edit.old, Math.ceil(MAX_EDITED_BYTES / Math.max(1, edit.new.length)) + 1) : 1;
+    if (content.length + occurrences * (edit.new.length - edit.old.length) > MAX_EDITED_BYTES) return asEdit(edit);
+    content = edit.all ? content.replaceAll(edit.old, () => edit.new) : content.replace(edit.old, () => edit.new);
   }
   return { kind: 'tool', tool: 'write_file', args: { path: file, content } };
+}
+
+/** How often `needle` occurs in `text`, counting no further than `limit`. */
+function countUpTo(text: string, needle: string, limit: number): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1 && count < limit; at = text.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+/**
+ * The directory a glob pattern searches: the part before its first glob
+ * character, resolved against `base` (an absolute pattern against nothing),
+ * `..` included — `/etc/*` searches /etc, `../*` the parent.
+ */
+function patternBase(pattern: string, base: string): string {
+  const wild = pattern.search(/[*?[{]/);
+  const literal = wild === -1 ? pattern : pattern.slice(0, wild);
+  const directory = wild === -1 ? literal : literal.slice(0, literal.lastIndexOf('/') + 1);
+  return path.resolve(base, directory === '' ? '.' : directory);
 }
 
 /** The host sent something toolgate cannot read as a call: the call is blocked, saying what was wrong. */

@@ -5,6 +5,7 @@
  * judgement, the audit log, the approvers — is the same for every host
  * (`decide-host-call.ts`, `run-hook.ts`).
  */
+import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { absoluteDirectory, describe, HostInputError, type HostCall, type HostName } from './host-call.ts';
 
 /** What the hook process prints and exits with. */
@@ -62,12 +63,16 @@ export function readPreToolUse(options: { host: HostName; title: string; input: 
     transcriptPath: optional('transcript_path'),
     hostTool: field('tool_name'),
     toolInput: toolInput as Record<string, unknown>,
+    // Sent by `toolgate hook --approver server`, which knows the host's environment.
+    ...(typeof record.toolgate_shell === 'string' ? { shell: record.toolgate_shell } : {}),
   };
 }
 
 /** The PreToolUse answer both hosts read: `hookSpecificOutput.permissionDecision` and its reason. */
 export function preToolUseAnswer(decision: 'allow' | 'deny' | 'ask', reason: string): HookAnswer {
-  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } })}\n`, stderr: '', exitCode: 0 };
+  // The reason quotes the call (a model wrote it): the host shows it in a terminal, so every control, escape and bidi character is written out inert.
+  const shown = sanitizeTerminalText(reason, { collapse: true });
+  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: shown } })}\n`, stderr: '', exitCode: 0 };
 }
 
 /** Exit 2 with the reason on stderr: both hosts block the call and give the model the reason. */

@@ -8,7 +8,7 @@
  */
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import { blockCall, type ToolDeclaration } from '../core/tool-declaration.ts';
-import { AGENT_INTERNAL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
+import { AGENT_INTERNAL_TOOL, HOST_SHELL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
 
 /**
  * @example
@@ -50,6 +50,14 @@ export function hostTools(loaded: LoadedPolicy): ToolDeclaration[] {
         if (network !== true) return blockCall(network === undefined || network === false ? off : 'a search reaches any site, and the policy allows only some domains (shell.network.allow_domains)');
         const query = (call.args as { query?: unknown }).query;
         return { tool: WEB_SEARCH_TOOL, description: `Search the web for ${JSON.stringify(String(query))}`, payload: { query: String(query) } };
+      },
+    },
+    {
+      name: HOST_SHELL_TOOL,
+      description: "A command the agent host runs with a shell that reads it otherwise than bash does",
+      checkApproval(call) {
+        const { command, shell, why } = call.args as { command: string; shell: string; why: string };
+        return { tool: HOST_SHELL_TOOL, description: `Run with ${shell}: ${command} — ${why}`, payload: { command, shell } };
       },
     },
     // Plans, to-do lists, sub-agents (whose own calls come through the hook too): nothing leaves the agent.

@@ -111,4 +111,50 @@ describe('runHook', () => {
     expect(answer.exitCode).toBe(2);
     expect(answer.stderr).toContain('no decision within');
   });
+
+  it('an edit that would grow the file past the limit is judged as an edit of the file, at once (not computed)', async () => {
+    writeFileSync(path.join(directory, 'grow.txt'), 'hello\n');
+    const edits = [{ old_string: 'hello', new_string: 'a' }, ...Array.from({ length: 7 }, () => ({ old_string: 'a', new_string: 'a'.repeat(16), replace_all: true }))];
+    const started = Date.now();
+    const answer = await runHook({ dialect: claudeCode, stdin: Readable.from([call('MultiEdit', { file_path: path.join(directory, 'grow.txt'), edits })]), loadPolicy, env: {} });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(answer.exitCode).toBe(0);
+    expect(decisionOf(answer.stdout).permissionDecision).toBe('ask');
+  });
+
+  it('under zsh, a command zsh reads otherwise than bash asks; under bash it is judged as bash reads it', async () => {
+    const command = 'ls =ls';
+    const bash = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command })]), loadPolicy, env: { SHELL: '/bin/bash' } });
+    expect(decisionOf(bash.stdout).permissionDecision).toBe('allow');
+    const zsh = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command })]), loadPolicy, env: { SHELL: '/usr/bin/zsh' } });
+    expect(decisionOf(zsh.stdout)).toMatchObject({ permissionDecision: 'ask' });
+    expect(decisionOf(zsh.stdout).permissionDecisionReason).toContain('zsh');
+    const flags = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: "ls ${(e)${:-'$(touch /tmp/x)'}}" })]), loadPolicy, env: { SHELL: '/bin/zsh', CLAUDE_CODE_SHELL: '/bin/zsh' } });
+    expect(decisionOf(flags.stdout).permissionDecision).not.toBe('allow');
+    const fish = await runHook({ dialect: codex, stdin: Readable.from([call('Bash', { command: 'ls' })]), loadPolicy, env: { SHELL: '/usr/bin/fish' } });
+    expect(decisionOf(fish.stdout).permissionDecision).toBe('deny');
+    expect(decisionOf(fish.stdout).permissionDecisionReason).toContain("fish, whose syntax is not bash's");
+  });
+
+  it.each([
+    ['an absolute Glob pattern outside the zones, whatever its path says', 'Glob', { pattern: '/etc/*', path: directory }, 'deny'],
+    ['a Glob pattern that climbs out with ..', 'Glob', { pattern: '../*' }, 'deny'],
+    ["Grep's glob outside the zones", 'Grep', { pattern: 'x', glob: '/etc/**' }, 'deny'],
+    ["a write to the host's own configuration", 'Write', { file_path: path.join(directory, '.claude', 'settings.json'), content: '{}' }, 'ask'],
+    ['a skill (its !commands run without the hook)', 'Skill', { skill: 'deploy' }, 'ask'],
+    ["Monitor's command, judged as a shell command", 'Monitor', { command: 'rm -rf /', description: 'x' }, 'deny'],
+    ['a sub-agent that runs elsewhere', 'Agent', { prompt: 'x', isolation: 'remote' }, 'ask'],
+    ['a local sub-agent (its calls come through the hook)', 'Agent', { prompt: 'x' }, 'allow'],
+  ])('%s: %s', async (_name, tool, input, expected) => {
+    const answer = await runHook({ dialect: claudeCode, stdin: Readable.from([call(tool, input)]), loadPolicy, env: {} });
+    expect(answer.exitCode, answer.stderr).toBe(0);
+    expect(decisionOf(answer.stdout).permissionDecision).toBe(expected);
+  });
+
+  it("writes a reason that quotes the call inert: no escape, control or bidi character reaches the host's terminal", async () => {
+    const answer = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'make \u001b]0;owned\u0007\u001b[2J\u202e\u009b' })]), loadPolicy, env: {} });
+    const reason = decisionOf(answer.stdout).permissionDecisionReason;
+    expect(reason).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(reason).toContain('\\x1b');
+  });
 });

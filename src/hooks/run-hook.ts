@@ -74,8 +74,9 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
     if (error instanceof HostInputError) throw error;
     throw new HostInputError(`the input is not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  const input = dialect.read(parsed);
-  if (options.server !== undefined) return forward(options, parsed);
+  // The shell the host runs commands with, from the environment it gave its hook.
+  const input = { ...dialect.read(parsed), shell: options.env.CLAUDE_CODE_SHELL ?? options.env.SHELL };
+  if (options.server !== undefined) return forward(options, { ...(parsed as object), toolgate_shell: input.shell ?? null });
   const loaded = await options.loadPolicy(input.cwd);
   const asks = dialect.asksItsUser
     ? { by: 'host' as const }

@@ -10,6 +10,8 @@ import { parseCommandLine } from '../parse-command-line.ts';
 import { RUN_MODE_OPTIONS, runModeFrom, runModeHelp } from '../run-mode-options.ts';
 
 const HOSTS: Record<string, HostDialect> = { 'claude-code': claudeCode, codex };
+/** A day: the longest a hook is waited for that a timer can count (and longer than any host's own limit). */
+const MAX_TIMEOUT_SECONDS = 86_400;
 
 export const HOOK_HELP = `Usage:
   toolgate hook <host> [--policy FILE] [--timeout SECONDS] [--approver host]
@@ -94,7 +96,7 @@ export async function runHookCommand(argv: string[], io: CliIo): Promise<number>
   let budgetMs: number | undefined;
   if (values.timeout !== undefined) {
     const seconds = Number(values.timeout);
-    if (!Number.isFinite(seconds) || seconds < 1) return block(`--timeout must be a number of seconds of at least 1, not ${JSON.stringify(values.timeout)}: the call is blocked`);
+    if (!Number.isFinite(seconds) || seconds < 1 || seconds > MAX_TIMEOUT_SECONDS) return block(`--timeout must be a number of seconds from 1 to ${MAX_TIMEOUT_SECONDS} (24 hours), not ${JSON.stringify(values.timeout)}: the call is blocked`);
     budgetMs = seconds * 1000;
   }
   if (values.approver !== undefined && values.approver !== 'host' && values.approver !== 'server') return block(`--approver must be host or server, not ${JSON.stringify(values.approver)}: the call is blocked`);

@@ -38,7 +38,7 @@ export function registerHookRoutes(options: { app: Hono<ServerEnv>; service: Run
     try {
       const timeout = c.req.query('timeout');
       const seconds = timeout === undefined ? dialect.defaultBudgetMs / 1000 : Number(timeout);
-      if (!Number.isFinite(seconds) || seconds < 1) return c.json(hookRefusal(`?timeout must be the hook's timeout in seconds (at least 1), not ${JSON.stringify(timeout)}`), 200);
+      if (!Number.isFinite(seconds) || seconds < 1 || seconds > 86_400) return c.json(hookRefusal(`?timeout must be the hook's timeout in seconds (1 to 86400), not ${JSON.stringify(timeout)}`), 200);
       if (service.answerHostCall === undefined) return c.json(hookRefusal('this server does not answer agent hosts'), 200);
       const body = await readJsonBody({ context: c, maxBytes: MAX_HOOK_BODY_BYTES });
       const answer = await service.answerHostCall(principalOf(c), dialect, body, seconds * 1000);

@@ -24,6 +24,11 @@ const DIRECTORIES: ReadonlyMap<string, string> = new Map([
   ['.zed', 'editor configuration (tasks run programs)'],
   ['.devcontainer', 'dev container configuration (its commands run on build and start)'],
   ['.mise', 'mise configuration (tasks and hooks run programs)'],
+  // The agent hosts' own configuration: their hooks, permission rules, MCP servers and skills run commands.
+  ['.claude', "Claude Code's configuration (its hooks, permissions, MCP servers and skills run commands)"],
+  ['.codex', "Codex's configuration (its hooks, MCP servers and sandbox settings)"],
+  ['.gemini', "Gemini CLI's configuration (its hooks and MCP servers run commands)"],
+  ['.cursor', "Cursor's configuration (its hooks, rules and MCP servers run commands)"],
 ]);
 
 /** Files that are code-loading wherever they are, by name, with why. */
@@ -53,6 +58,10 @@ const FILES: ReadonlyMap<string, string> = new Map([
   ['.zshenv', 'a shell start-up file'],
   ['.zprofile', 'a shell start-up file'],
   ['.zlogin', 'a shell start-up file'],
+  ['.mcp.json', 'MCP server configuration (the agent host starts the commands it names)'],
+  ['CLAUDE.md', "an agent host's standing instructions (Claude Code reads them as the user's)"],
+  ['AGENTS.md', "an agent host's standing instructions (Codex and others read them as the user's)"],
+  ['GEMINI.md', "an agent host's standing instructions (Gemini CLI reads them as the user's)"],
 ]);
 
 /** Files code-loading only inside a directory of a given name: `.cargo/config.toml`, `.bundle/config`. */

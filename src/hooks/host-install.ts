@@ -1,0 +1,207 @@
+/**
+ * toolgate's hook in a host's own configuration: where each host reads its
+ * hooks, the entry `toolgate install` adds (and nothing else it touches),
+ * the entry `toolgate uninstall` removes (exactly those), and what
+ * `toolgate doctor` checks of one: the file parses, the command exists and
+ * can run, and a probe call is answered within the budget.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { HostName } from './host-call.ts';
+
+export type InstallScope = 'project' | 'user';
+
+/** Where the host reads its PreToolUse hooks for `scope`. Throws for a scope the host has not. */
+export function hostConfigFile(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>> }): string {
+  const home = options.env.HOME ?? os.homedir();
+  if (options.host === 'claude-code') {
+    return options.scope === 'project' ? path.join(options.cwd, '.claude', 'settings.json') : path.join(options.env.CLAUDE_CONFIG_DIR ?? path.join(home, '.claude'), 'settings.json');
+  }
+  if (options.scope === 'project') throw new HostConfigError('Codex reads its hooks from $CODEX_HOME/hooks.json only: use --scope user');
+  return path.join(options.env.CODEX_HOME ?? path.join(home, '.codex'), 'hooks.json');
+}
+
+/** A host's configuration toolgate will not edit (it would lose what is there): said with the file. */
+export class HostConfigError extends Error {
+  override name = 'HostConfigError';
+}
+
+/** Whether a hook command is toolgate's hook for `host` (what uninstall removes and install replaces). */
+export function isToolgateHook(command: unknown, host: HostName): boolean {
+  return typeof command === 'string' && new RegExp(`(^|[\\s'"/])toolgate(\\.js)?'?\\s+hook\\s+${host}(\\s|$)`).test(command);
+}
+
+interface HookHandler {
+  type?: unknown;
+  command?: unknown;
+  timeout?: unknown;
+  [key: string]: unknown;
+}
+interface HookGroup {
+  matcher?: unknown;
+  hooks?: HookHandler[];
+  [key: string]: unknown;
+}
+
+/** The file's JSON object, or an empty one when it does not exist; a file that is not a JSON object is refused, naming the problem. */
+function readConfig(file: string, text: string | undefined): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new HostConfigError(`${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}): fix it first; toolgate does not rewrite a file it cannot read`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HostConfigError(`${file} holds a JSON ${Array.isArray(value) ? 'list' : typeof value}, not an object`);
+  const hooks = (value as { hooks?: unknown }).hooks;
+  if (hooks !== undefined && (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks))) throw new HostConfigError(`${file}: "hooks" is not an object`);
+  const pre = (hooks as { PreToolUse?: unknown } | undefined)?.PreToolUse;
+  if (pre !== undefined && !Array.isArray(pre)) throw new HostConfigError(`${file}: "hooks.PreToolUse" is not a list`);
+  for (const [index, group] of ((pre as unknown[] | undefined) ?? []).entries()) {
+    if (typeof group !== 'object' || group === null || ((group as HookGroup).hooks !== undefined && !Array.isArray((group as HookGroup).hooks))) {
+      throw new HostConfigError(`${file}: "hooks.PreToolUse[${index}]" is not a {matcher, hooks: [...]} object`);
+    }
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The config without toolgate's hook for `host`, and how many handlers were taken out (groups left empty by that go too). */
+function withoutToolgate(config: Record<string, unknown>, host: HostName): { config: Record<string, unknown>; removed: number } {
+  const hooks = config.hooks as { PreToolUse?: HookGroup[] } | undefined;
+  if (hooks?.PreToolUse === undefined) return { config, removed: 0 };
+  let removed = 0;
+  const groups: HookGroup[] = [];
+  for (const group of hooks.PreToolUse) {
+    const handlers = group.hooks ?? [];
+    const kept = handlers.filter((handler) => !isToolgateHook(handler.command, host));
+    removed += handlers.length - kept.length;
+    if (kept.length === handlers.length) groups.push(group);
+    else if (kept.length > 0) groups.push({ ...group, hooks: kept });
+  }
+  const { PreToolUse: _dropped, ...otherEvents } = hooks;
+  const nextHooks = groups.length > 0 ? { ...otherEvents, PreToolUse: groups } : otherEvents;
+  const { hooks: _hooks, ...rest } = config;
+  return { config: Object.keys(nextHooks).length > 0 ? { ...rest, hooks: nextHooks } : rest, removed };
+}
+
+function textOf(config: Record<string, unknown>): string {
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+/**
+ * The file's text with toolgate's hook for `host` (one entry, matcher `*`),
+ * replacing any toolgate hook for it there was; `changed` false when the
+ * file already says exactly that.
+ *
+ * @example
+ * const plan = planInstall({ file, text: existing, host: 'codex', command, timeoutSeconds: 600 });
+ */
+export function planInstall(options: { file: string; text: string | undefined; host: HostName; command: string; timeoutSeconds: number }): { text: string; changed: boolean; replaced: number } {
+  const config = readConfig(options.file, options.text);
+  const { config: without, removed } = withoutToolgate(config, options.host);
+  const hooks = (without.hooks as Record<string, unknown> | undefined) ?? {};
+  const groups = (hooks.PreToolUse as HookGroup[] | undefined) ?? [];
+  const next = { ...without, hooks: { ...hooks, PreToolUse: [...groups, { matcher: '*', hooks: [{ type: 'command', command: options.command, timeout: options.timeoutSeconds }] }] } };
+  const text = textOf(next);
+  const changed = options.text === undefined || JSON.stringify(readConfig(options.file, options.text)) !== JSON.stringify(next);
+  return { text, changed, replaced: removed };
+}
+
+/** The file's text without toolgate's hook for `host`; `removed` 0 when it had none. */
+export function planUninstall(options: { file: string; text: string | undefined; host: HostName }): { text: string; removed: number } {
+  const { config, removed } = withoutToolgate(readConfig(options.file, options.text), options.host);
+  return { text: textOf(config), removed };
+}
+
+/** What doctor found of one host's configuration. */
+export interface HostHookCheck {
+  host: HostName;
+  file: string;
+  /** `absent`: no file; `none`: no toolgate hook in it; `live`: a probe was answered; `broken`: the host would ignore it and decide on its own. */
+  state: 'absent' | 'none' | 'live' | 'blocking' | 'broken';
+  detail: string;
+  command?: string;
+  probeMs?: number;
+}
+
+/**
+ * Checks toolgate's hook in `file`: the command's program exists and can
+ * run, and a probe call (a tool named `toolgate_doctor_probe`, which runs
+ * nothing) gets an answer the host reads, within the handler's timeout.
+ *
+ * @example
+ * const check = await checkHostHook({ host: 'claude-code', file: '.claude/settings.json', cwd: process.cwd() });
+ */
+export async function checkHostHook(options: { host: HostName; file: string; cwd: string }): Promise<HostHookCheck[]> {
+  const { host, file } = options;
+  if (!existsSync(file)) return [{ host, file, state: 'absent', detail: 'no such file' }];
+  let config: Record<string, unknown>;
+  try {
+    config = readConfig(file, readFileSync(file, 'utf8'));
+  } catch (error) {
+    return [{ host, file, state: 'broken', detail: `${error instanceof Error ? error.message : String(error)}: the host cannot read its hooks` }];
+  }
+  const groups = ((config.hooks as { PreToolUse?: HookGroup[] } | undefined)?.PreToolUse ?? []) as HookGroup[];
+  const handlers = groups.flatMap((group) => (group.hooks ?? []).filter((handler) => isToolgateHook(handler.command, host)).map((handler) => ({ handler, matcher: group.matcher })));
+  if (handlers.length === 0) return [{ host, file, state: 'none', detail: `no toolgate hook (toolgate install ${host})` }];
+  const checks: HostHookCheck[] = [];
+  for (const { handler, matcher } of handlers) {
+    const command = handler.command as string;
+    const timeoutSeconds = typeof handler.timeout === 'number' ? handler.timeout : 600;
+    const base = { host, file, command };
+    if (matcher !== '*' && matcher !== '' && matcher !== undefined) {
+      checks.push({ ...base, state: 'broken', detail: `its matcher is ${JSON.stringify(matcher)}: tool calls it does not match never reach toolgate (use "*")` });
+      continue;
+    }
+    const program = firstWord(command);
+    if (program !== undefined && program.includes('/') && !isExecutable(program)) {
+      checks.push({ ...base, state: 'broken', detail: `${program} does not exist or cannot be run: the host would ignore the hook and run every call (exit 126/127 does not block)` });
+      continue;
+    }
+    const probe = await runProbe({ command, cwd: options.cwd, timeoutMs: Math.min(timeoutSeconds * 1000, 30_000) });
+    if (probe.code === 0 && /"permissionDecision"\s*:\s*"(allow|deny|ask)"/.test(probe.stdout)) {
+      checks.push({ ...base, state: 'live', detail: `a probe call was answered in ${probe.ms} ms (budget ${timeoutSeconds} s)`, probeMs: probe.ms });
+    } else if (probe.code === 2) {
+      checks.push({ ...base, state: 'blocking', detail: `it answers, but blocks every call: ${probe.stderr.trim().split('\n')[0] ?? ''}`, probeMs: probe.ms });
+    } else {
+      checks.push({ ...base, state: 'broken', detail: `a probe call ${probe.code === null ? 'timed out' : `exited ${probe.code}`}${probe.stderr.trim() === '' ? '' : ` (${probe.stderr.trim().split('\n')[0]})`}: the host would ignore the hook and run every call`, probeMs: probe.ms });
+    }
+  }
+  return checks;
+}
+
+function firstWord(command: string): string | undefined {
+  const match = /^\s*(?:'([^']*)'|"([^"]*)"|(\S+))/.exec(command);
+  return match?.[1] ?? match?.[2] ?? match?.[3];
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The hook command as the host runs it (`sh -c`), given a probe call on stdin. */
+function runProbe(options: { command: string; cwd: string; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  const started = Date.now();
+  const input = JSON.stringify({ session_id: 'toolgate-doctor', cwd: options.cwd, hook_event_name: 'PreToolUse', tool_name: 'toolgate_doctor_probe', tool_input: {}, tool_use_id: 'toolgate-doctor-probe' });
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: signal === null ? code : null, stdout, stderr, ms: Date.now() - started });
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+  });
+}
