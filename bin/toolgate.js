@@ -3,6 +3,26 @@
 // sources directly (Node >= 22.18 strips types on its own).
 import { existsSync } from 'node:fs';
 
-const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
-const { main } = await import(existsSync(compiled) ? compiled.href : new URL('../src/cli/main.ts', import.meta.url).href);
-process.exitCode = await main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+// `toolgate hook` is an agent host's permission hook: the hosts run the call when
+// their hook exits with anything but 0 or 2, so every failure here exits 2.
+const hook = argv[0] === 'hook';
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) {
+  process.stderr.write(`toolgate needs Node.js 22 or newer; this is ${process.version} (${process.execPath})${hook ? ': the call is blocked' : ''}\n`);
+  process.exit(hook ? 2 : 1);
+}
+try {
+  const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
+  const { main } = await import(existsSync(compiled) ? compiled.href : new URL('../src/cli/main.ts', import.meta.url).href);
+  const code = await main(argv);
+  if (hook) {
+    // A hook answers and goes: pending work (a read that hangs) must not keep it past the host's timeout.
+    await new Promise((resolve) => process.stderr.write('', () => process.stdout.write('', resolve)));
+    process.exit(code);
+  }
+  process.exitCode = code;
+} catch (error) {
+  process.stderr.write(`toolgate: ${error?.stack ?? String(error)}${hook ? '\nthe call is blocked' : ''}\n`);
+  process.exit(hook ? 2 : 1);
+}

@@ -164,12 +164,18 @@ export async function checkHostHook(options: { host: HostName; file: string; cwd
     if (probe.code === 0 && /"permissionDecision"\s*:\s*"(allow|deny|ask)"/.test(probe.stdout)) {
       checks.push({ ...base, state: 'live', detail: `a probe call was answered in ${probe.ms} ms (budget ${timeoutSeconds} s)`, probeMs: probe.ms });
     } else if (probe.code === 2) {
-      checks.push({ ...base, state: 'blocking', detail: `it answers, but blocks every call: ${probe.stderr.trim().split('\n')[0] ?? ''}`, probeMs: probe.ms });
+      checks.push({ ...base, state: 'blocking', detail: `it answers, but blocks every call: ${oneLine(probe.stderr)}`, probeMs: probe.ms });
     } else {
-      checks.push({ ...base, state: 'broken', detail: `a probe call ${probe.code === null ? 'timed out' : `exited ${probe.code}`}${probe.stderr.trim() === '' ? '' : ` (${probe.stderr.trim().split('\n')[0]})`}: the host would ignore the hook and run every call`, probeMs: probe.ms });
+      checks.push({ ...base, state: 'broken', detail: `a probe call ${probe.code === null ? 'timed out' : `exited ${probe.code}`}${probe.stderr.trim() === '' ? '' : ` (${oneLine(probe.stderr)})`}: the host would ignore the hook and run every call`, probeMs: probe.ms });
     }
   }
   return checks;
+}
+
+/** What a program wrote on stderr, on one line and not too long. */
+function oneLine(text: string): string {
+  const joined = text.trim().replace(/\s*\n\s*/g, ' ');
+  return joined.length > 500 ? `${joined.slice(0, 500)}…` : joined;
 }
 
 function firstWord(command: string): string | undefined {

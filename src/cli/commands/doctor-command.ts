@@ -11,6 +11,9 @@ import { EXIT, type CliIo } from '../cli-io.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { builtInPolicy, loadPolicyOrExplain } from '../cli-support.ts';
 import type { LoadedPolicy } from '../../config/load-policy-file.ts';
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
+import type { HostName } from '../../hooks/host-call.ts';
+import { checkHostHook, hostConfigFile, type HostHookCheck, type InstallScope } from '../../hooks/host-install.ts';
 
 export const DOCTOR_HELP = `Usage: toolgate doctor [--policy FILE] [--json]
 
@@ -26,6 +29,13 @@ is used if there is one; otherwise the built-in default policy that
 sandbox.os: preferred). Only the tools the policy declares are reported: the
 file tools with an fs section, the shell tool with a shell section.
 
+Then every agent host with toolgate's hook (Claude Code's .claude/settings.json
+here and in ~/.claude, Codex's $CODEX_HOME/hooks.json): whether the hook is
+live — the file parses, its matcher is "*", its program exists and runs, and
+a probe call (a tool named toolgate_doctor_probe, which runs nothing) is
+answered within the hook's timeout. A host runs every call when its hook
+fails, so one that is not live is NOT OK.
+
 The last line says OK only when every check passed; WARNING when the
 requirement is met but something failed (no OS sandbox, and the policy lets
 its tools run without one); NOT OK otherwise.
@@ -40,7 +50,7 @@ Exit codes:
      policy accepts running without one: sandbox.os preferred or off)
   1  it cannot: toolgate would refuse to start (fallback fail_fast) or
      refuse the file and shell tools (fallback refuse_tools); or this Node
-     is too old
+     is too old; or an installed host hook is not live (or blocks every call)
   2  usage error
   3  the policy file is missing or invalid
 `;
@@ -105,6 +115,9 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
   const problems: string[] = [];
   if (!node.ok) problems.push(`Node ${node.version} is too old: toolgate needs ${MINIMUM_NODE_MAJOR} or later`);
   if (!requirementMet) problems.push('the policy\'s sandbox requirement cannot be met here');
+  // Agent hosts with toolgate's hook: is it really live (a host ignores a hook that fails, and runs every call)?
+  const hosts = (await Promise.all(HOST_LOCATIONS.map(({ host, scope }) => checkHostHook({ host, file: hostConfigFile({ host, scope, cwd: io.cwd, env: io.env }), cwd: io.cwd })))).flat();
+  for (const check of hosts) if (check.state === 'broken' || check.state === 'blocking') problems.push(`the ${check.host} hook in ${check.file} is not live (${check.state})`);
   const warnings: string[] = [];
   if (!detection.available && requirementMet) {
     warnings.push(confines ? `no OS sandbox here: the policy lets ${toolsPhrase(policy.tools)} run without one` : 'no OS sandbox here (the policy declares no file or shell tools for it to confine)');
@@ -121,6 +134,7 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
       platform: `${process.platform} ${process.arch}`,
       sandbox: detection,
       helpers: { socat: 'not needed', ripgrep: 'not needed' },
+      hosts,
       policy: {
         file: policy.file,
         builtIn: policy.file === null,
@@ -150,6 +164,7 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
   lines.push(...describeRequirement(policy.requirement));
   lines.push(`  will          ${policy.failFast ?? describeDecision(policy.decision!, policy.tools)}`);
   if (confines) lines.push('', ...describeProfile(policy.profile), ...policy.notes.map((note) => `  note          ${note}`));
+  lines.push('', ...describeHosts(hosts));
   lines.push('');
   if (!ok) lines.push(`NOT OK: ${problems.join('; ')} (see above).`);
   else if (warnings.length > 0) lines.push(`WARNING: ${warnings.join('; ')}. The policy's sandbox requirement is met (sandbox.os: ${policy.requirement.os}).`);
@@ -162,6 +177,20 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
 interface DeclaredTools {
   fs: boolean;
   shell: boolean;
+}
+
+/** Where doctor looks for toolgate's hook: every place a host reads hooks from. */
+const HOST_LOCATIONS: ReadonlyArray<{ host: HostName; scope: InstallScope }> = [
+  { host: 'claude-code', scope: 'project' },
+  { host: 'claude-code', scope: 'user' },
+  { host: 'codex', scope: 'user' },
+];
+
+function describeHosts(hosts: readonly HostHookCheck[]): string[] {
+  const installed = hosts.filter((check) => check.state !== 'absent' && check.state !== 'none');
+  if (installed.length === 0) return ['Hosts          no agent host has toolgate\'s hook (toolgate install claude-code | codex)'];
+  const label: Record<HostHookCheck['state'], string> = { live: 'live', blocking: 'BLOCKS EVERY CALL', broken: 'NOT LIVE', absent: 'absent', none: 'none' };
+  return ['Hosts', ...installed.map((check) => `  ${check.host.padEnd(12)} ${label[check.state]}: ${check.file}: ${sanitizeTerminalText(check.detail, { collapse: true })}`)];
 }
 
 function toolsPhrase(tools: DeclaredTools): string {

@@ -1,0 +1,213 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTwoFilesPatch } from 'diff';
+import { findPolicyFile } from '../../config/load-policy-file.ts';
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
+import type { HostName } from '../../hooks/host-call.ts';
+import { HostConfigError, hostConfigFile, planInstall, planUninstall, type InstallScope } from '../../hooks/host-install.ts';
+import { EXIT, type CliIo } from '../cli-io.ts';
+import { UsageError } from '../cli-support.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
+
+const HOSTS: readonly HostName[] = ['claude-code', 'codex'];
+
+export const INSTALL_HELP = `Usage:
+  toolgate install <host> [--scope project|user] [--policy FILE] [--timeout SECONDS] [--dry-run]
+  toolgate install <host> --approver server --server URL [--scope ...] [--timeout SECONDS] [--dry-run]
+
+Puts toolgate's hook (toolgate hook <host>) in the host's configuration, as
+its PreToolUse hook for every tool (matcher "*"), showing the change first.
+Run again, it changes nothing; with other options, it replaces its own entry
+and touches nothing else in the file.
+
+Hosts and where their hooks go:
+  claude-code   --scope project (default): .claude/settings.json here
+                --scope user: $CLAUDE_CONFIG_DIR/settings.json (~/.claude)
+  codex         $CODEX_HOME/hooks.json (~/.codex); Codex runs it only once it
+                is trusted (its hook review) or with --dangerously-bypass-hook-trust
+
+Options:
+  --scope S         project or user (see above)
+  --policy FILE     the policy the hook judges with (default: toolgate.yaml
+                    here); not with --approver server (the server's is used)
+  --approver A      host (default: the host's own prompt) or server
+  --server URL      toolgate serve's URL (--approver server); the hook reads a
+                    submitter's token from TOOLGATE_TOKEN in the host's environment
+  --timeout SECONDS the hook's timeout, written for both the host and the hook
+                    (default 600, the hosts' default)
+  --dry-run         show the change, write nothing
+  -h, --help        this help
+
+The hook runs on this Node (${process.execPath}), whatever node the host's
+PATH finds: an older Node could not start toolgate, and a hook that fails
+that way lets every call run.
+
+Exit codes:
+  0  installed (or already so)   2  usage error
+  1  the host's configuration could not be read or written (the file says why)
+`;
+
+export const UNINSTALL_HELP = `Usage: toolgate uninstall <host> [--scope project|user] [--dry-run]
+
+Takes toolgate's hook (toolgate hook <host>) out of the host's configuration
+(see toolgate install --help for where), showing the change first, and
+leaves everything else in the file as it is.
+
+Exit codes:
+  0  removed (or there was none)   2  usage error
+  1  the host's configuration could not be read or written
+`;
+
+/** The CLI's entry file, for the hook command: the checkout's bin or the installed package's. */
+const BIN = fileURLToPath(new URL('../../../bin/toolgate.js', import.meta.url));
+
+function quote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function parse(argv: string[], install: boolean) {
+  const [host, ...rest] = argv;
+  const { values } = parseCommandLine({
+    argv: rest,
+    options: {
+      scope: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      ...(install ? { policy: { type: 'string' }, approver: { type: 'string' }, server: { type: 'string' }, timeout: { type: 'string' } } : {}),
+    } as const,
+  });
+  if (host === undefined || host === '-h' || host === '--help') return { help: true as const };
+  if (!HOSTS.includes(host as HostName)) throw new UsageError(`unknown host ${JSON.stringify(host)} (hosts: ${HOSTS.join(', ')})`);
+  const scope = (values.scope ?? (host === 'codex' ? 'user' : 'project')) as string;
+  if (scope !== 'project' && scope !== 'user') throw new UsageError(`--scope must be project or user, not ${JSON.stringify(scope)}`);
+  // Said before anything else is checked: there is no such place to install to.
+  try {
+    hostConfigFile({ host: host as HostName, scope, cwd: '/', env: {} });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return { help: values.help === true, host: host as HostName, scope: scope as InstallScope, values: values as Record<string, string | boolean | undefined> };
+}
+
+/**
+ * `toolgate install <host>`.
+ *
+ * @example
+ * await runInstallCommand(['claude-code', '--dry-run'], processIo());
+ */
+export async function runInstallCommand(argv: string[], io: CliIo): Promise<number> {
+  const parsed = parse(argv, true);
+  if (parsed.help) {
+    io.stdout.write(INSTALL_HELP);
+    return EXIT.ok;
+  }
+  const { host, scope, values } = parsed;
+  const approver = (values.approver as string | undefined) ?? 'host';
+  if (approver !== 'host' && approver !== 'server') throw new UsageError(`--approver must be host or server, not ${JSON.stringify(approver)}`);
+  const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) throw new UsageError(`--timeout must be a whole number of seconds from 1 to 86400, not ${JSON.stringify(values.timeout)}`);
+  const args = ['hook', host];
+  if (approver === 'server') {
+    if (typeof values.server !== 'string') throw new UsageError('--approver server needs --server URL');
+    if (values.policy !== undefined) throw new UsageError('--policy does not go with --approver server: the server judges with its own policy');
+    args.push('--approver', 'server', '--server', values.server);
+  } else {
+    if (values.server !== undefined) throw new UsageError('--server goes with --approver server');
+    const policy = typeof values.policy === 'string' ? path.resolve(io.cwd, values.policy) : findPolicyFile(io.cwd);
+    if (policy === undefined) throw new UsageError(`no policy: there is no toolgate.yaml in ${io.cwd}; run \`toolgate init\` or give --policy FILE`);
+    if (!existsSync(policy)) throw new UsageError(`--policy ${policy} does not exist`);
+    args.push('--policy', policy);
+  }
+  args.push('--timeout', String(timeout));
+  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+  return change({ io, host, scope, dryRun: values['dry-run'] === true, plan: (file, text) => planInstall({ file, text, host, command, timeoutSeconds: timeout }), install: true });
+}
+
+/**
+ * `toolgate uninstall <host>`.
+ *
+ * @example
+ * await runUninstallCommand(['codex'], processIo());
+ */
+export async function runUninstallCommand(argv: string[], io: CliIo): Promise<number> {
+  const parsed = parse(argv, false);
+  if (parsed.help) {
+    io.stdout.write(UNINSTALL_HELP);
+    return EXIT.ok;
+  }
+  const { host, scope, values } = parsed;
+  return change({
+    io,
+    host,
+    scope,
+    dryRun: values['dry-run'] === true,
+    plan: (file, text) => {
+      const planned = planUninstall({ file, text, host });
+      return { text: planned.text, changed: planned.removed > 0, replaced: planned.removed };
+    },
+    install: false,
+  });
+}
+
+async function change(options: {
+  io: CliIo;
+  host: HostName;
+  scope: InstallScope;
+  dryRun: boolean;
+  plan: (file: string, text: string | undefined) => { text: string; changed: boolean; replaced: number };
+  install: boolean;
+}): Promise<number> {
+  const { io, host } = options;
+  const safe = (text: string) => sanitizeTerminalText(text, { keepNewlines: true, collapse: true });
+  let file: string;
+  try {
+    file = hostConfigFile({ host, scope: options.scope, cwd: io.cwd, env: io.env });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  let planned;
+  try {
+    planned = options.plan(file, before);
+  } catch (error) {
+    if (!(error instanceof HostConfigError)) throw error;
+    io.stderr.write(`toolgate ${options.install ? 'install' : 'uninstall'}: ${safe(error.message)}\n`);
+    return 1;
+  }
+  if (!planned.changed) {
+    io.stdout.write(options.install ? `${file} already has this hook: nothing to change\n` : `${file}: ${before === undefined ? 'no such file' : 'no toolgate hook in it'}: nothing to change\n`);
+    return EXIT.ok;
+  }
+  io.stdout.write(safe(createTwoFilesPatch(file, file, before ?? '', planned.text, before === undefined ? '(new file)' : 'before', 'after')));
+  if (options.dryRun) {
+    io.stdout.write('--dry-run: nothing written\n');
+    return EXIT.ok;
+  }
+  try {
+    writeAtomically(file, planned.text);
+  } catch (error) {
+    io.stderr.write(`toolgate ${options.install ? 'install' : 'uninstall'}: could not write ${file}: ${safe((error as Error).message)}\n`);
+    return 1;
+  }
+  io.stdout.write(`${options.install ? 'wrote' : 'removed toolgate\'s hook from'} ${file}${planned.replaced > 0 && options.install ? ` (replacing toolgate's earlier hook)` : ''}\n`);
+  if (options.install && host === 'codex') {
+    io.stdout.write('Codex runs a hook only once it is trusted: review it in Codex (its hooks review), or run codex exec --dangerously-bypass-hook-trust. `toolgate doctor` checks the hook answers.\n');
+  }
+  return EXIT.ok;
+}
+
+/** Written to a file beside it, synced, then renamed over it: the host never reads half a file. The old file's mode is kept. */
+function writeAtomically(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o644;
+  const temporary = `${file}.toolgate-${process.pid}.tmp`;
+  const descriptor = openSync(temporary, 'wx', mode);
+  try {
+    writeSync(descriptor, text);
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+  renameSync(temporary, file);
+}

@@ -1,0 +1,174 @@
+/**
+ * `toolgate install`, `uninstall` and `doctor` against real configuration
+ * files of each host (issue 33): the hook entry is added showing the change,
+ * idempotently, next to what the user has, and taken out exactly; a file
+ * toolgate cannot read is left alone; doctor probes every installed hook
+ * (the command runs, a probe call is answered) and flags one that the host
+ * would silently ignore. The installed Claude Code hook is then run by the
+ * real Claude Code.
+ */
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hostProject, runHostSession } from './agent-host-harness.ts';
+import { runCli } from './cli-harness.ts';
+
+const directories: string[] = [];
+afterAll(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+
+const POLICY = `version: 1
+fs:
+  zones:
+    - { name: project, root: ., mode: rw, approval: { read: allow, write: allow, delete: ask } }
+shell:
+  default: ask
+  network: false
+  rules:
+    - { match: echo, decision: allow }
+    - { match: rm, decision: block, reason: "rm is blocked in this project" }
+`;
+
+function place(): { project: string; home: string; env: NodeJS.ProcessEnv } {
+  const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-install-')));
+  directories.push(base);
+  const project = path.join(base, 'project');
+  const home = path.join(base, 'home');
+  mkdirSync(project);
+  mkdirSync(home);
+  writeFileSync(path.join(project, 'toolgate.yaml'), POLICY);
+  return { project, home, env: { HOME: home, PATH: process.env.PATH } };
+}
+
+function settingsOf(file: string): any {
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+describe('toolgate install / uninstall claude-code', () => {
+  it('adds one PreToolUse entry beside what the user has, shows the change, changes nothing when run again, and uninstall takes out exactly it', async () => {
+    const { project, env } = place();
+    const file = path.join(project, '.claude', 'settings.json');
+    mkdirSync(path.dirname(file));
+    const mine = { permissions: { allow: ['Bash(npm test)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/local/bin/my-audit-hook', timeout: 5 }] }], Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }] } };
+    writeFileSync(file, JSON.stringify(mine, null, 2));
+
+    const installed = await runCli(['install', 'claude-code'], { cwd: project, env });
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain('+++ ');
+    expect(installed.stdout).toContain(`wrote ${file}`);
+    const after = settingsOf(file);
+    expect(after.permissions).toEqual(mine.permissions);
+    expect(after.hooks.Stop).toEqual(mine.hooks.Stop);
+    expect(after.hooks.PreToolUse).toHaveLength(2);
+    expect(after.hooks.PreToolUse[0]).toEqual(mine.hooks.PreToolUse[0]);
+    const ours = after.hooks.PreToolUse[1];
+    expect(ours).toMatchObject({ matcher: '*', hooks: [{ type: 'command', timeout: 600 }] });
+    // On this Node, whatever node the host's PATH finds, with the project's policy.
+    expect(ours.hooks[0].command).toContain(`${process.execPath} `);
+    expect(ours.hooks[0].command).toContain(` hook claude-code --policy ${path.join(project, 'toolgate.yaml')} --timeout 600`);
+
+    const again = await runCli(['install', 'claude-code'], { cwd: project, env });
+    expect(again.stdout).toContain('already has this hook: nothing to change');
+    const replaced = await runCli(['install', 'claude-code', '--timeout', '300'], { cwd: project, env });
+    expect(replaced.stdout).toContain("replacing toolgate's earlier hook");
+    expect(settingsOf(file).hooks.PreToolUse).toHaveLength(2);
+    expect(settingsOf(file).hooks.PreToolUse[1].hooks[0].timeout).toBe(300);
+
+    const removed = await runCli(['uninstall', 'claude-code'], { cwd: project, env });
+    expect(removed.code).toBe(0);
+    expect(settingsOf(file)).toEqual(mine);
+    expect((await runCli(['uninstall', 'claude-code'], { cwd: project, env })).stdout).toContain('no toolgate hook in it: nothing to change');
+  });
+
+  it('--dry-run shows the change and writes nothing; a file that is not JSON is left alone, saying why', async () => {
+    const { project, env } = place();
+    const dry = await runCli(['install', 'claude-code', '--dry-run'], { cwd: project, env });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('--dry-run: nothing written');
+    expect(existsSync(path.join(project, '.claude', 'settings.json'))).toBe(false);
+    mkdirSync(path.join(project, '.claude'));
+    writeFileSync(path.join(project, '.claude', 'settings.json'), '{ "permissions": { ');
+    const broken = await runCli(['install', 'claude-code'], { cwd: project, env });
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('is not valid JSON');
+    expect(readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')).toBe('{ "permissions": { ');
+  });
+
+  it('refuses what would make a hook that blocks or does nothing: no policy, a bad flag, an unknown host, Codex in a project', async () => {
+    const { project, env } = place();
+    rmSync(path.join(project, 'toolgate.yaml'));
+    expect(await runCli(['install', 'claude-code'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('no policy: there is no toolgate.yaml') });
+    expect(await runCli(['install', 'cursor'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown host "cursor"') });
+    expect(await runCli(['install', 'codex', '--scope', 'project'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('Codex reads its hooks from $CODEX_HOME/hooks.json only') });
+    expect(await runCli(['install', 'claude-code', '--approver', 'server'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--approver server needs --server URL') });
+  });
+});
+
+describe('toolgate install codex', () => {
+  it('writes $CODEX_HOME/hooks.json and says Codex must trust it', async () => {
+    const { project, home, env } = place();
+    const codexHome = path.join(home, 'codex-home');
+    const result = await runCli(['install', 'codex', '--approver', 'server', '--server', 'http://127.0.0.1:8787'], { cwd: project, env: { ...env, CODEX_HOME: codexHome } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Codex runs a hook only once it is trusted');
+    const hooks = settingsOf(path.join(codexHome, 'hooks.json'));
+    expect(hooks.hooks.PreToolUse[0].hooks[0].command).toContain(' hook codex --approver server --server http://127.0.0.1:8787 --timeout 600');
+  });
+});
+
+describe('toolgate doctor, for the installed hooks', () => {
+  it('says a hook is live when a probe call is answered, and NOT LIVE (exit 1) when the host would ignore it', async () => {
+    const { project, env } = place();
+    expect((await runCli(['install', 'claude-code'], { cwd: project, env })).code).toBe(0);
+    const live = await runCli(['doctor'], { cwd: project, env });
+    expect(live.stdout).toMatch(/claude-code\s+live: .*settings\.json: a probe call was answered in \d+ ms \(budget 600 s\)/);
+
+    // A path that does not exist: the host runs every call (exit 127 does not block).
+    const file = path.join(project, '.claude', 'settings.json');
+    const settings = settingsOf(file);
+    settings.hooks.PreToolUse[0].hooks[0].command = settings.hooks.PreToolUse[0].hooks[0].command.replace(process.execPath, '/nonexistent/node');
+    writeFileSync(file, JSON.stringify(settings));
+    const broken = await runCli(['doctor'], { cwd: project, env });
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/claude-code\s+NOT LIVE: .*\/nonexistent\/node does not exist or cannot be run/);
+    expect(broken.stdout).toContain('NOT OK:');
+
+    // A program that runs but fails: exit 1 lets the call go on too.
+    const failing = path.join(project, 'failing-hook.sh');
+    writeFileSync(failing, '#!/bin/sh\nexit 1\n');
+    chmodSync(failing, 0o755);
+    settings.hooks.PreToolUse[0].hooks[0].command = `${failing} toolgate hook claude-code`;
+    writeFileSync(file, JSON.stringify(settings));
+    const failed = await runCli(['doctor', '--json'], { cwd: project, env });
+    const checks = (JSON.parse(failed.stdout).hosts as Array<{ state: string }>).filter((check) => check.state !== 'absent');
+    expect(checks).toEqual([expect.objectContaining({ host: 'claude-code', state: 'broken', detail: expect.stringContaining('a probe call exited 1') })]);
+  });
+
+  it('says a hook blocks every call when toolgate answers but cannot decide (its policy is gone)', async () => {
+    const { project, env } = place();
+    await runCli(['install', 'claude-code'], { cwd: project, env });
+    rmSync(path.join(project, 'toolgate.yaml'));
+    writeFileSync(path.join(project, 'other.yaml'), POLICY);
+    const result = await runCli(['doctor', '--policy', 'other.yaml'], { cwd: project, env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/claude-code\s+BLOCKS EVERY CALL: .*toolgate\.yaml/);
+  });
+});
+
+describe('the hook toolgate install writes, run by the real Claude Code', () => {
+  it('blocks rm -rf and lets an allowed command run once', { timeout: 60_000 }, async () => {
+    const where = hostProject({ policy: POLICY, files: { 'victim/keep.txt': 'keep\n' } });
+    directories.push(path.dirname(where.directory));
+    const installed = await runCli(['install', 'claude-code'], { cwd: where.directory, env: { HOME: where.home, PATH: process.env.PATH } });
+    expect(installed.code, installed.stderr).toBe(0);
+    const hook = settingsOf(path.join(where.directory, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command as string;
+    const blocked = await runHostSession({ host: 'claude-code', project: where, call: { name: 'Bash', input: { command: 'rm -rf victim' } }, hook });
+    expect(blocked.toolResult).toContain('rm is blocked in this project');
+    expect(existsSync(path.join(where.directory, 'victim/keep.txt'))).toBe(true);
+    const allowed = await runHostSession({ host: 'claude-code', project: where, call: { name: 'Bash', input: { command: 'echo ran >> calls.log' } }, hook });
+    expect(allowed.outsideConnects).toEqual([]);
+    expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
+  });
+});
