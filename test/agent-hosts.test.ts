@@ -173,6 +173,8 @@ describe.each(['claude-code', 'codex'] as const)('toolgate hook %s --approver se
     expect(result.inboxCard).toContain(`asked by ${host === 'codex' ? 'Codex' : 'Claude Code'}, session`);
     expect(result.inboxCard).toContain(where.directory);
     expect(result.inboxCard).toContain('touch approved.txt');
+    // What the person asked the agent, from the host's transcript.
+    expect(result.inboxCard).toContain('the person last asked it: "Do the task with one tool call."');
     expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
     expect(existsSync(path.join(where.directory, 'approved.txt'))).toBe(true);
   });

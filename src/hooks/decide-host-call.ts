@@ -5,7 +5,7 @@
  * rules for a web fetch, the policy's rules, memory, the approvals file, the
  * mode, and the audit log, where the host and its session are recorded.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import { createInMemoryApprovalMemory, type ApprovalMemory } from '../core/approval-memory.ts';
 import { createNonInteractiveApprover, type PresentedRequest } from '../core/approver.ts';
@@ -19,6 +19,18 @@ import { resolveInZones } from '../tools/fs/zones.ts';
 import { HOST_SHELL_TOOL, otherShellHazard, toolgateCallOf, type HostCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
+import { readRegularFileTail } from './host-transcript.ts';
+
+/** The largest file read to show an edit as a diff (host-call.ts turns a larger one into an edit). */
+const MAX_READ_FOR_DIFF = 4 * 1024 * 1024;
+
+function statSizeOver(file: string, limit: number): boolean {
+  try {
+    return statSync(file).size > limit;
+  } catch {
+    return true;
+  }
+}
 
 /** What the host is told: run it, refuse it, or ask its own user (where it can). */
 export interface HostVerdict {
@@ -86,13 +98,9 @@ export async function createHostJudge(options: {
   const readTextFor = (cwd: string) => (file: string): string | undefined => {
     const resolved = resolveInZones({ zones, path: file, cwd, operation: 'read' });
     if (!resolved.ok || !resolved.exists || resolved.zone.approval.read === 'block') return undefined;
-    try {
-      // A regular file only: a named pipe would block the read, and the hook with it, past the host's timeout.
-      if (!statSync(resolved.absolute).isFile()) return undefined;
-      return readFileSync(resolved.absolute, 'utf8');
-    } catch {
-      return undefined;
-    }
+    // A regular file only (a named pipe would block the read, and the hook with it, past the host's timeout), and not a huge one.
+    if (statSizeOver(resolved.absolute, MAX_READ_FOR_DIFF)) return undefined;
+    return readRegularFileTail(resolved.absolute, MAX_READ_FOR_DIFF);
   };
   return {
     async decide(input, asks) {

@@ -25,6 +25,8 @@ export interface HostCall {
   hostTool: string;
   /** The shell the host runs commands with (its `$SHELL`, or `CLAUDE_CODE_SHELL`), when the hook knows it. */
   shell?: string | undefined;
+  /** What the person last asked the agent, from the host's transcript, when the hook could read it: for the approver. */
+  lastUserMessage?: string | undefined;
   /** The call in toolgate's terms. */
   call: ToolgateCall;
 }

@@ -65,6 +65,7 @@ export function readPreToolUse(options: { host: HostName; title: string; input: 
     toolInput: toolInput as Record<string, unknown>,
     // Sent by `toolgate hook --approver server`, which knows the host's environment.
     ...(typeof record.toolgate_shell === 'string' ? { shell: record.toolgate_shell } : {}),
+    ...(typeof record.toolgate_last_user_message === 'string' ? { lastUserMessage: record.toolgate_last_user_message.slice(0, 1000) } : {}),
   };
 }
 

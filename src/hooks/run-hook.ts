@@ -10,6 +10,7 @@
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { RunMode } from '../core/types.ts';
 import { createHostJudge } from './decide-host-call.ts';
+import { lastUserMessageIn } from './host-transcript.ts';
 import { HostInputError } from './host-call.ts';
 import type { HookAnswer, HostDialect } from './host-dialect.ts';
 
@@ -76,7 +77,11 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
   }
   // The shell the host runs commands with, from the environment it gave its hook.
   const input = { ...dialect.read(parsed), shell: options.env.CLAUDE_CODE_SHELL ?? options.env.SHELL };
-  if (options.server !== undefined) return forward(options, { ...(parsed as object), toolgate_shell: input.shell ?? null });
+  if (options.server !== undefined) {
+    // The hook runs as the user and can read the host's transcript; the server is shown what it found, nothing else of it.
+    const lastUserMessage = input.transcriptPath === undefined ? undefined : lastUserMessageIn(input.transcriptPath);
+    return forward(options, { ...(parsed as object), toolgate_shell: input.shell ?? null, ...(lastUserMessage === undefined ? {} : { toolgate_last_user_message: lastUserMessage }) });
+  }
   const loaded = await options.loadPolicy(input.cwd);
   const asks = dialect.asksItsUser
     ? { by: 'host' as const }

@@ -114,7 +114,7 @@ async function createHookRun(options: {
     toolCallId: 'call',
     tool: request.tool,
     args: verdict.authorization.args,
-    description: `${presented.description} — asked by ${where}`,
+    description: `${presented.description} — asked by ${where}${input.lastUserMessage === undefined ? '' : `; the person last asked it: ${JSON.stringify(input.lastUserMessage)}`}`,
     payload: presented.payload,
     required: presented.required,
     reason: verdict.reason,

@@ -1,0 +1,82 @@
+/**
+ * What the person last asked the agent, read from the host's transcript
+ * (Claude Code's session JSONL, Codex's rollout JSONL), so the approver sees
+ * the request a call serves. Best effort and bounded: a regular file only
+ * (a named pipe would hang the hook), its last 512 KiB, the text cut at 500
+ * characters; anything unreadable gives nothing.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+
+const TAIL_BYTES = 512 * 1024;
+const MAX_CHARACTERS = 500;
+
+/**
+ * @example
+ * lastUserMessageIn('/home/me/.claude/projects/p/1234.jsonl') // 'add a test for the parser'
+ */
+export function lastUserMessageIn(file: string): string | undefined {
+  const text = readRegularFileTail(file, TAIL_BYTES);
+  if (text === undefined) return undefined;
+  const lines = text.split('\n');
+  for (let index = lines.length - 1; index >= 0; index--) {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(lines[index]!);
+    } catch {
+      continue;
+    }
+    const found = userText(entry);
+    if (found !== undefined && found.trim() !== '') return found.trim().length > MAX_CHARACTERS ? `${found.trim().slice(0, MAX_CHARACTERS)}…` : found.trim();
+  }
+  return undefined;
+}
+
+/**
+ * The last `maxBytes` of `file` when it is a regular file, else undefined.
+ * Opened without blocking: opening a named pipe for reading otherwise waits
+ * for a writer, and holds the whole hook (a synchronous call) past its
+ * deadline; checked after opening, so a file swapped meanwhile is caught.
+ *
+ * @example
+ * readRegularFileTail('notes.txt', 1 << 20) // its text, or undefined
+ */
+export function readRegularFileTail(file: string, maxBytes: number): string | undefined {
+  try {
+    const descriptor = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const stats = fstatSync(descriptor);
+      if (!stats.isFile()) return undefined;
+      const length = Math.min(stats.size, maxBytes);
+      const buffer = Buffer.alloc(length);
+      const read = readSync(descriptor, buffer, 0, length, stats.size - length);
+      return buffer.subarray(0, read).toString('utf8');
+    } finally {
+      closeSync(descriptor);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** A person's message in either host's transcript line, or undefined (tool results are not one). */
+function userText(entry: unknown): string | undefined {
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const record = entry as Record<string, any>;
+  // Claude Code: {"type":"user","message":{"role":"user","content": "..." | [{type:"text",text}, {type:"tool_result",...}]}}; isMeta marks its own notes.
+  if (record.type === 'user' && record.message?.role === 'user' && record.isMeta !== true) return textOf(record.message.content, 'text');
+  // Codex: {"type":"event_msg","payload":{"type":"user_message","message":"..."}}, or (0.171) a response item of role user — not the context
+  // Codex injects the same way, which comes tagged (<environment_context>, <user_instructions>).
+  if (record.type === 'event_msg' && record.payload?.type === 'user_message' && typeof record.payload.message === 'string') return record.payload.message;
+  if (record.type === 'response_item' && record.payload?.type === 'message' && record.payload.role === 'user') {
+    const text = textOf(record.payload.content, 'input_text');
+    return text === undefined || text.trimStart().startsWith('<') ? undefined : text;
+  }
+  return undefined;
+}
+
+function textOf(content: unknown, partType: string): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts = content.filter((part) => part?.type === partType && typeof part.text === 'string').map((part) => part.text as string);
+  return texts.length === 0 ? undefined : texts.join('\n');
+}
