@@ -13,6 +13,8 @@ if (major < 22) {
   process.exit(hook ? 2 : 1);
 }
 try {
+  // V8's code cache, as src/cli/main.ts keeps it when run directly: a second start compiles nothing again.
+  (await import('node:module')).enableCompileCache?.();
   const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
   const { main } = await import(existsSync(compiled) ? compiled.href : new URL('../src/cli/main.ts', import.meta.url).href);
   const code = await main(argv);

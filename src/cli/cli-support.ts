@@ -10,17 +10,9 @@ import type { CliIo } from './cli-io.ts';
 import { chooseModel } from '../models/choose-model.ts';
 import { ModelNotChosenError } from '../models/errors/model-not-chosen-error.ts';
 
-/** A mistake in how a command was called: printed with a hint, exit code 2. */
-export class UsageError extends Error {
-  /** `USAGE`, or the code of Node's argument parser (`ERR_PARSE_ARGS_UNKNOWN_OPTION`) the message explains. */
-  readonly code: string;
+import { UsageError } from './usage-error.ts';
 
-  constructor(message: string, options: { code?: string } = {}) {
-    super(message);
-    this.name = 'UsageError';
-    this.code = options.code ?? 'USAGE';
-  }
-}
+export { UsageError };
 
 /** What the policy source of the built-in default policy is called. */
 export const BUILT_IN_POLICY_SOURCE = '<built-in default policy>';

@@ -86,7 +86,7 @@ const HOOK_BLOCKED = 2;
 /** Error messages quote flags, JSON and policy text a model may have written: they print through the one sanitiser. */
 async function reportError(error: unknown, command: string, io: CliIo): Promise<number> {
   // Loaded here, not up front: every command imports it already, so this costs nothing then.
-  const { UsageError } = await import('./cli-support.ts');
+  const { UsageError } = await import('./usage-error.ts');
   const safe = (text: unknown): string => sanitizeTerminalText(String(text), { keepNewlines: true, keepTabs: true, collapse: true });
   if (error instanceof UsageError || (error as NodeJS.ErrnoException)?.code?.startsWith?.('ERR_PARSE_ARGS')) {
     io.stderr.write(`toolgate ${command}: ${safe((error as Error).message)}\nRun 'toolgate ${command} --help' for usage.\n`);

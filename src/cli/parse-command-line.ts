@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { UsageError } from './cli-support.ts';
+import { UsageError } from './usage-error.ts';
 
 /**
  * `node:util` parseArgs with answers a person can act on: an unknown flag is

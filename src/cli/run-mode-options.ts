@@ -1,5 +1,5 @@
 import type { RunMode } from '../core/types.ts';
-import { UsageError } from './cli-support.ts';
+import { UsageError } from './usage-error.ts';
 
 /** The modes a command line may choose, as the policy's `mode:` spells them. */
 export const RUN_MODES: readonly RunMode[] = ['interactive', 'approve_all', 'strict', 'auto_deny'];

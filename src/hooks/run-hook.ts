@@ -9,7 +9,6 @@
  */
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { RunMode } from '../core/types.ts';
-import { createHostJudge } from './decide-host-call.ts';
 import { lastUserMessageIn } from './host-transcript.ts';
 import { HostInputError } from './host-call.ts';
 import type { HookAnswer, HostDialect } from './host-dialect.ts';
@@ -86,6 +85,8 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
   const asks = dialect.asksItsUser
     ? { by: 'host' as const }
     : { by: 'nobody' as const, why: (request: { description: string }) => `${dialect.title} cannot ask a person from its hook (${request.description}), so it did not run: allow it in the policy, or answer asks with toolgate serve` };
+  // Loaded only here: the judge (policy parser, shell analysis, gate) is most of what a hook process loads, and one that forwards to the server needs none of it.
+  const { createHostJudge } = await import('./decide-host-call.ts');
   const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, ...(options.mode === undefined ? {} : { mode: options.mode }) });
   try {
     const verdict = await judge.decide(input, asks);
@@ -101,15 +102,15 @@ async function forward(options: RunHookOptions, body: unknown): Promise<HookAnsw
   const server = options.server!;
   const budgetSeconds = Math.round((options.budgetMs ?? dialect.defaultBudgetMs) / 1000);
   const url = `${server.url.replace(/\/+$/, '')}/hooks/${dialect.name}?timeout=${budgetSeconds}`;
-  let response: Response;
+  // node:http, not fetch: fetch loads undici, which costs a hook process more than the whole request.
+  let reply: { status: number; text: string };
   try {
-    response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    reply = await post(url, server.token, JSON.stringify(body));
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`toolgate serve at ${server.url} could not be reached (${cause?.code ?? cause?.message ?? (error as Error).message})`);
+    throw new Error(`toolgate serve at ${server.url} could not be reached (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`toolgate serve at ${server.url} answered ${response.status}: ${text.slice(0, 300)}`);
+  const { text } = reply;
+  if (reply.status !== 200) throw new Error(`toolgate serve at ${server.url} answered ${reply.status}: ${text.slice(0, 300)}`);
   let answer: { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown } };
   try {
     answer = JSON.parse(text) as typeof answer;
@@ -121,6 +122,22 @@ async function forward(options: RunHookOptions, body: unknown): Promise<HookAnsw
   if ((decision !== 'allow' && decision !== 'deny' && decision !== 'ask') || typeof reason !== 'string') throw new Error(`toolgate serve at ${server.url} answered no decision: ${text.slice(0, 300)}`);
   // The server answers in the host's dialect already ("toolgate: ..."); told on as it is, and never "ask" where the host cannot ask.
   return dialect.answer({ decision: decision === 'ask' && !dialect.asksItsUser ? 'deny' : decision, reason: reason.replace(/^toolgate: /, '') });
+}
+
+/** One POST with the bearer token; the status and the body's text. */
+async function post(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  const { request } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise((resolve, reject) => {
+    const sent = request(target, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
 }
 
 async function readInput(stream: NodeJS.ReadableStream): Promise<string> {

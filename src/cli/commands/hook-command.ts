@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { findPolicyFile, loadPolicyFile } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostDialect } from '../../hooks/host-dialect.ts';
 import { claudeCode } from '../../hooks/hosts/claude-code.ts';
@@ -131,6 +130,7 @@ export async function runHookCommand(argv: string[], io: CliIo): Promise<number>
     ...(mode === undefined ? {} : { mode }),
     ...(server === undefined ? {} : { server }),
     loadPolicy: async (cwd) => {
+      const { findPolicyFile, loadPolicyFile } = await import('../../config/load-policy-file.ts');
       const file = policyFlag ?? findPolicyFile(cwd);
       if (file === undefined) throw new Error(`no policy: no toolgate.yaml in ${cwd}, and no --policy`);
       return loadPolicyFile(file, { cwd });
