@@ -12,6 +12,36 @@ import path from 'node:path';
 import type { HostSessionResult, HostSessionSpec } from './agent-host-session.ts';
 import { NODE, ROOT } from './server-harness.ts';
 
+/** The MCP server the host tests' policy names (files, rooted where the host works). */
+export const FILESYSTEM_SERVER = path.join(ROOT, 'node_modules/.bin/mcp-server-filesystem');
+
+/**
+ * The host tests' policy: one zone (the project) where writes are allowed,
+ * echo and cat allowed, rm blocked, other commands asking, no network, and
+ * an MCP server whose write_file is blocked.
+ */
+export const HOST_TEST_POLICY = `version: 1
+fs:
+  zones:
+    - { name: project, root: ., mode: rw, approval: { read: allow, write: allow, delete: ask } }
+shell:
+  default: ask
+  network: false
+  rules:
+    - { match: echo, decision: allow }
+    - { match: cat, decision: allow }
+    - { match: rm, decision: block, reason: "rm is blocked in this project" }
+mcp:
+  servers:
+    files:
+      command: ${FILESYSTEM_SERVER}
+      args: ["."]
+      default: ask
+      tools:
+        read_text_file: allow
+        write_file: block
+`;
+
 export const HOST_CLIS = {
   'claude-code': path.join(ROOT, 'test/hosts/node_modules/.bin/claude'),
   codex: path.join(ROOT, 'test/hosts/node_modules/.bin/codex'),

@@ -12,32 +12,9 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostSessionResult } from './agent-host-session.ts';
-import { hookCommand, hostProject, runHostSession, type HostProject } from './agent-host-harness.ts';
-import { ROOT } from './server-harness.ts';
+import { FILESYSTEM_SERVER, HOST_TEST_POLICY, hookCommand, hostProject, runHostSession, type HostProject } from './agent-host-harness.ts';
 
-const FILESYSTEM_SERVER = path.join(ROOT, 'node_modules/.bin/mcp-server-filesystem');
-
-const POLICY = `version: 1
-fs:
-  zones:
-    - { name: project, root: ., mode: rw, approval: { read: allow, write: allow, delete: ask } }
-shell:
-  default: ask
-  network: false
-  rules:
-    - { match: echo, decision: allow }
-    - { match: cat, decision: allow }
-    - { match: rm, decision: block, reason: "rm is blocked in this project" }
-mcp:
-  servers:
-    files:
-      command: ${FILESYSTEM_SERVER}
-      args: ["."]
-      default: ask
-      tools:
-        read_text_file: allow
-        write_file: block
-`;
+const POLICY = HOST_TEST_POLICY;
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {

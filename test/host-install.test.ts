@@ -11,7 +11,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSy
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hostProject, runHostSession } from './agent-host-harness.ts';
+import { HOST_TEST_POLICY, hostProject, runHostSession } from './agent-host-harness.ts';
 import { runCli } from './cli-harness.ts';
 
 const directories: string[] = [];
@@ -19,17 +19,7 @@ afterAll(() => {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
 });
 
-const POLICY = `version: 1
-fs:
-  zones:
-    - { name: project, root: ., mode: rw, approval: { read: allow, write: allow, delete: ask } }
-shell:
-  default: ask
-  network: false
-  rules:
-    - { match: echo, decision: allow }
-    - { match: rm, decision: block, reason: "rm is blocked in this project" }
-`;
+const POLICY = HOST_TEST_POLICY;
 
 function place(): { project: string; home: string; env: NodeJS.ProcessEnv } {
   const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-install-')));
@@ -154,6 +144,32 @@ describe('toolgate doctor, for the installed hooks', () => {
     const result = await runCli(['doctor', '--policy', 'other.yaml'], { cwd: project, env });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/claude-code\s+BLOCKS EVERY CALL: .*toolgate\.yaml/);
+  });
+});
+
+describe('toolgate doctor, for Codex and for a command on PATH', () => {
+  it("says a Codex hook that answers is not live until Codex has trusted it (Codex skips it without a word)", async () => {
+    const { project, home, env } = place();
+    const codexHome = path.join(home, '.codex');
+    const withCodex = { ...env, CODEX_HOME: codexHome };
+    expect((await runCli(['install', 'codex', '--policy', path.join(project, 'toolgate.yaml')], { cwd: project, env: withCodex })).code).toBe(0);
+    const untrusted = await runCli(['doctor'], { cwd: project, env: withCodex });
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stdout).toMatch(/codex\s+NOT TRUSTED BY CODEX: .*Codex has not trusted this hook/);
+    // What Codex's hook review writes (its hash is Codex's own to check).
+    writeFileSync(path.join(codexHome, 'config.toml'), `[hooks.state.${JSON.stringify(`${path.join(codexHome, 'hooks.json')}:pre_tool_use:0:0`)}]\ntrusted_hash = "sha256:0"\n`);
+    const trusted = await runCli(['doctor'], { cwd: project, env: withCodex });
+    expect(trusted.stdout).toMatch(/codex\s+live: /);
+  });
+
+  it('says a hook whose program is not on PATH is not live', async () => {
+    const { project, env } = place();
+    const file = path.join(project, '.claude', 'settings.json');
+    mkdirSync(path.dirname(file));
+    writeFileSync(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'toolgate hook claude-code', timeout: 600 }] }] } }));
+    const result = await runCli(['doctor'], { cwd: project, env: { ...env, PATH: '/nonexistent' } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/claude-code\s+NOT LIVE: .*toolgate is not on PATH/);
   });
 });
 

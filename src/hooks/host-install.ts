@@ -6,7 +6,8 @@
  * can run, and a probe call is answered within the budget.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { findExecutable } from '../sandbox/find-executable.ts';
 import os from 'node:os';
 import path from 'node:path';
 import type { HostName } from './host-call.ts';
@@ -119,8 +120,13 @@ export function planUninstall(options: { file: string; text: string | undefined;
 export interface HostHookCheck {
   host: HostName;
   file: string;
-  /** `absent`: no file; `none`: no toolgate hook in it; `live`: a probe was answered; `broken`: the host would ignore it and decide on its own. */
-  state: 'absent' | 'none' | 'live' | 'blocking' | 'broken';
+  /**
+   * `absent`: no file; `none`: no toolgate hook in it; `live`: a probe was
+   * answered; `blocking`: it answers, but blocks every call; `broken`: the
+   * host would ignore it and decide on its own; `untrusted`: it answers,
+   * but Codex has not trusted it, so Codex skips it.
+   */
+  state: 'absent' | 'none' | 'live' | 'blocking' | 'broken' | 'untrusted';
   detail: string;
   command?: string;
   probeMs?: number;
@@ -134,7 +140,7 @@ export interface HostHookCheck {
  * @example
  * const check = await checkHostHook({ host: 'claude-code', file: '.claude/settings.json', cwd: process.cwd() });
  */
-export async function checkHostHook(options: { host: HostName; file: string; cwd: string }): Promise<HostHookCheck[]> {
+export async function checkHostHook(options: { host: HostName; file: string; cwd: string; searchPath?: string | undefined }): Promise<HostHookCheck[]> {
   const { host, file } = options;
   if (!existsSync(file)) return [{ host, file, state: 'absent', detail: 'no such file' }];
   let config: Record<string, unknown>;
@@ -156,12 +162,21 @@ export async function checkHostHook(options: { host: HostName; file: string; cwd
       continue;
     }
     const program = firstWord(command);
-    if (program !== undefined && program.includes('/') && !isExecutable(program)) {
-      checks.push({ ...base, state: 'broken', detail: `${program} does not exist or cannot be run: the host would ignore the hook and run every call (exit 126/127 does not block)` });
+    if (program !== undefined && findExecutable({ name: program, searchPath: options.searchPath }) === undefined) {
+      checks.push({ ...base, state: 'broken', detail: `${program} ${program.includes('/') ? 'does not exist or cannot be run' : 'is not on PATH'}: the host would ignore the hook and run every call (exit 126/127 does not block)` });
       continue;
     }
     const probe = await runProbe({ command, cwd: options.cwd, timeoutMs: Math.min(timeoutSeconds * 1000, 30_000) });
     if (probe.code === 0 && /"permissionDecision"\s*:\s*"(allow|deny|ask)"/.test(probe.stdout)) {
+      if (host === 'codex' && !codexTrusts(file)) {
+        checks.push({
+          ...base,
+          state: 'untrusted',
+          detail: `a probe call was answered in ${probe.ms} ms, but Codex has not trusted this hook (no hooks.state entry for ${file} in its config.toml): Codex skips an untrusted hook without a word and runs every call. Trust it in Codex's hook review, or run codex exec --dangerously-bypass-hook-trust`,
+          probeMs: probe.ms,
+        });
+        continue;
+      }
       checks.push({ ...base, state: 'live', detail: `a probe call was answered in ${probe.ms} ms (budget ${timeoutSeconds} s)`, probeMs: probe.ms });
     } else if (probe.code === 2) {
       checks.push({ ...base, state: 'blocking', detail: `it answers, but blocks every call: ${oneLine(probe.stderr)}`, probeMs: probe.ms });
@@ -183,13 +198,20 @@ function firstWord(command: string): string | undefined {
   return match?.[1] ?? match?.[2] ?? match?.[3];
 }
 
-function isExecutable(file: string): boolean {
+/**
+ * Whether Codex's config.toml (beside hooks.json) records a trust decision
+ * for the PreToolUse hooks of `file` (`[hooks.state."<file>:pre_tool_use:…"]`,
+ * which its hook review writes). The hash it holds is Codex's own: that it
+ * still matches the hook is for Codex to say.
+ */
+function codexTrusts(file: string): boolean {
+  let text: string;
   try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
+    text = readFileSync(path.join(path.dirname(file), 'config.toml'), 'utf8');
   } catch {
     return false;
   }
+  return text.split('\n').some((line) => line.trim().startsWith(`[hooks.state.${JSON.stringify(`${file}:pre_tool_use:`).slice(0, -1)}`));
 }
 
 /** The hook command as the host runs it (`sh -c`), given a probe call on stdin. */

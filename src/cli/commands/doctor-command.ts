@@ -116,8 +116,8 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
   if (!node.ok) problems.push(`Node ${node.version} is too old: toolgate needs ${MINIMUM_NODE_MAJOR} or later`);
   if (!requirementMet) problems.push('the policy\'s sandbox requirement cannot be met here');
   // Agent hosts with toolgate's hook: is it really live (a host ignores a hook that fails, and runs every call)?
-  const hosts = (await Promise.all(HOST_LOCATIONS.map(({ host, scope }) => checkHostHook({ host, file: hostConfigFile({ host, scope, cwd: io.cwd, env: io.env }), cwd: io.cwd })))).flat();
-  for (const check of hosts) if (check.state === 'broken' || check.state === 'blocking') problems.push(`the ${check.host} hook in ${check.file} is not live (${check.state})`);
+  const hosts = (await Promise.all(HOST_LOCATIONS.map(({ host, scope }) => checkHostHook({ host, file: hostConfigFile({ host, scope, cwd: io.cwd, env: io.env }), cwd: io.cwd, searchPath: io.env.PATH })))).flat();
+  for (const check of hosts) if (check.state === 'broken' || check.state === 'blocking' || check.state === 'untrusted') problems.push(`the ${check.host} hook in ${check.file} is not live (${check.state})`);
   const warnings: string[] = [];
   if (!detection.available && requirementMet) {
     warnings.push(confines ? `no OS sandbox here: the policy lets ${toolsPhrase(policy.tools)} run without one` : 'no OS sandbox here (the policy declares no file or shell tools for it to confine)');
@@ -189,7 +189,7 @@ const HOST_LOCATIONS: ReadonlyArray<{ host: HostName; scope: InstallScope }> = [
 function describeHosts(hosts: readonly HostHookCheck[]): string[] {
   const installed = hosts.filter((check) => check.state !== 'absent' && check.state !== 'none');
   if (installed.length === 0) return ['Hosts          no agent host has toolgate\'s hook (toolgate install claude-code | codex)'];
-  const label: Record<HostHookCheck['state'], string> = { live: 'live', blocking: 'BLOCKS EVERY CALL', broken: 'NOT LIVE', absent: 'absent', none: 'none' };
+  const label: Record<HostHookCheck['state'], string> = { live: 'live', blocking: 'BLOCKS EVERY CALL', broken: 'NOT LIVE', untrusted: 'NOT TRUSTED BY CODEX', absent: 'absent', none: 'none' };
   return ['Hosts', ...installed.map((check) => `  ${check.host.padEnd(12)} ${label[check.state]}: ${check.file}: ${sanitizeTerminalText(check.detail, { collapse: true })}`)];
 }
 
