@@ -111,6 +111,18 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     expect(decisionOf(other.stdout).permissionDecisionReason).not.toContain(pending.run_id);
   });
 
+  it('two identical calls at once wait on one approval, and it lets one of them run', async () => {
+    const { project, server } = await serve();
+    const input = shellInput(project, 'touch twice.txt');
+    const both = [hook({ input, server: server.url, timeout: 8 }), hook({ input: { ...input, tool_use_id: 'toolu_twin' }, server: server.url, timeout: 8 })];
+    const pending = await pendingApproval(server);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await api(server.url, 'GET', '/approvals')).body.approvals).toHaveLength(1);
+    await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true });
+    const decisions = (await Promise.all(both)).map((result) => decisionOf(result.stdout).permissionDecision).sort();
+    expect(decisions).toEqual(['allow', 'deny']);
+  });
+
   it('"approve for session" in the inbox lets the same call of that host session run from then on, without asking', async () => {
     const { project, server } = await serve();
     const input = shellInput(project, 'touch session.txt');

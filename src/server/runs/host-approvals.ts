@@ -54,7 +54,6 @@ export async function answerHostCall(options: { runtime: ServerRuntime; principa
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       const runId = `run_hook_${fingerprint}_${round}`;
       const run = (await runtime.store.getRun(runId)) ?? (await createHookRun({ ...options, input, verdict, runId, fingerprint }));
-      if (run === undefined) continue;
       const settled = await settledRun(runtime, run, deadline);
       if (settled.status === 'paused_checkpoint' || settled.status === 'running') {
         return deny(`pending approval ${runId}: a person has not decided yet in toolgate's inbox (${verdict.reason}); it did not run. Retry this same call later: once a person approves it, it runs`);
@@ -80,7 +79,7 @@ function fingerprintOf(owner: string, input: HostInput): string {
   return createHash('sha256').update(JSON.stringify([owner, input.host, input.sessionId, input.hostTool, input.toolInput])).digest('base64url').slice(0, 24).replace(/[-_]/g, '0');
 }
 
-/** The call as a paused run with one pending approval; undefined when another request created it first. */
+/** The call as a paused run with one pending approval (or the run another identical request created at the same moment). */
 async function createHookRun(options: {
   runtime: ServerRuntime;
   principal: Principal;
@@ -89,7 +88,7 @@ async function createHookRun(options: {
   verdict: Awaited<ReturnType<Awaited<ReturnType<ServerRuntime['hostJudge']>>['decide']>>;
   runId: string;
   fingerprint: string;
-}): Promise<StoredRun | undefined> {
+}): Promise<StoredRun> {
   const { runtime, dialect, input, verdict, runId } = options;
   const request = verdict.authorization.request;
   if (request === undefined) throw new Error('the gate asked without a request');
@@ -105,8 +104,9 @@ async function createHookRun(options: {
       runEvent(context, 'run_started', { status: 'running', input: run.input, mode: run.mode, model: run.model, session_id: run.sessionId, chat_id: null, owner: run.owner }),
     ]);
   } catch (error) {
-    // Two identical calls at once: the other one created it.
-    if (await runtime.store.getRun(runId)) return undefined;
+    // Two identical calls at once: the other one created it, and both wait for the same decision.
+    const existing = await runtime.store.getRun(runId);
+    if (existing !== undefined) return existing;
     throw error;
   }
   const pending = {
@@ -131,7 +131,7 @@ async function createHookRun(options: {
     },
   );
   runtime.notify();
-  return paused?.run ?? (await runtime.store.getRun(runId));
+  return paused?.run ?? (await runtime.store.getRun(runId)) ?? created.run;
 }
 
 /** The run once decided and ended, or as it stands at the deadline. */
