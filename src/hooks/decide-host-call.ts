@@ -94,10 +94,11 @@ export async function createHostJudge(options: {
     ...(options.always === undefined ? {} : { always: options.always }),
     ...(options.observer === undefined ? {} : { observer: options.observer }),
   });
-  // An edit is judged as the write it makes, and the diff needs the file: read only where the zones let a read happen.
+  // An edit is judged as the write it makes, and the diff needs the file: read only where a read needs nobody's approval
+  // (the diff is shown in the inbox, and to the token that sent the call: a file whose reads ask is not shown).
   const readTextFor = (cwd: string) => (file: string): string | undefined => {
     const resolved = resolveInZones({ zones, path: file, cwd, operation: 'read' });
-    if (!resolved.ok || !resolved.exists || resolved.zone.approval.read === 'block') return undefined;
+    if (!resolved.ok || !resolved.exists || resolved.zone.approval.read !== 'allow') return undefined;
     // A regular file only (a named pipe would block the read, and the hook with it, past the host's timeout), and not a huge one.
     if (statSizeOver(resolved.absolute, MAX_READ_FOR_DIFF)) return undefined;
     return readRegularFileTail(resolved.absolute, MAX_READ_FOR_DIFF);

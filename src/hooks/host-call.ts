@@ -191,16 +191,60 @@ function countUpTo(text: string, needle: string, limit: number): number {
   return count;
 }
 
+/** More brace alternatives than this and a pattern is judged as searching from the root. */
+const MAX_BRACE_ALTERNATIVES = 64;
+
 /**
- * The directory a glob pattern searches: the part before its first glob
+ * The directory a glob pattern searches: for each of its brace alternatives
+ * (`{/etc,src}/*` is `/etc/*` and `src/*`), the part before its first glob
  * character, resolved against `base` (an absolute pattern against nothing),
- * `..` included — `/etc/*` searches /etc, `../*` the parent.
+ * `..` included; several give their common ancestor. A `..` after a glob
+ * character (a double-star segment followed by "..") can climb anywhere: the root.
  */
 function patternBase(pattern: string, base: string): string {
-  const wild = pattern.search(/[*?[{]/);
-  const literal = wild === -1 ? pattern : pattern.slice(0, wild);
-  const directory = wild === -1 ? literal : literal.slice(0, literal.lastIndexOf('/') + 1);
-  return path.resolve(base, directory === '' ? '.' : directory);
+  const alternatives = expandBraces(pattern);
+  if (alternatives === undefined) return path.parse(base).root;
+  const bases = alternatives.map((alternative) => {
+    const wild = alternative.search(/[*?[]/);
+    if (wild !== -1 && /(^|\/)\.\.(\/|$)/.test(alternative.slice(wild))) return path.parse(base).root;
+    const literal = wild === -1 ? alternative : alternative.slice(0, wild);
+    const directory = wild === -1 ? literal : literal.slice(0, literal.lastIndexOf('/') + 1);
+    return path.resolve(base, directory === '' ? '.' : directory);
+  });
+  return bases.reduce(commonAncestor);
+}
+
+/** The brace alternatives of a pattern (nested braces too), or undefined past MAX_BRACE_ALTERNATIVES. */
+function expandBraces(pattern: string): string[] | undefined {
+  const open = pattern.indexOf('{');
+  if (open === -1) return [pattern];
+  let depth = 0;
+  const commas: number[] = [];
+  let close = -1;
+  for (let index = open; index < pattern.length && close === -1; index++) {
+    const character = pattern[index];
+    if (character === '{') depth++;
+    else if (character === '}' && --depth === 0) close = index;
+    else if (character === ',' && depth === 1) commas.push(index);
+  }
+  // An unclosed brace is a literal one to a glob matcher; judged as it stands.
+  if (close === -1) return [pattern];
+  const cuts = [open, ...commas, close];
+  const results: string[] = [];
+  for (let index = 0; index < cuts.length - 1; index++) {
+    const expanded = expandBraces(`${pattern.slice(0, open)}${pattern.slice(cuts[index]! + 1, cuts[index + 1])}${pattern.slice(close + 1)}`);
+    if (expanded === undefined || results.length + expanded.length > MAX_BRACE_ALTERNATIVES) return undefined;
+    results.push(...expanded);
+  }
+  return results;
+}
+
+function commonAncestor(first: string, second: string): string {
+  const a = first.split(path.sep);
+  const b = second.split(path.sep);
+  let shared = 0;
+  while (shared < a.length && shared < b.length && a[shared] === b[shared]) shared++;
+  return a.slice(0, shared).join(path.sep) || path.sep;
 }
 
 /** The host sent something toolgate cannot read as a call: the call is blocked, saying what was wrong. */

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadPolicyFile } from '../config/load-policy-file.ts';
 import { claudeCode } from './hosts/claude-code.ts';
 import { codex } from './hosts/codex.ts';
+import { createHostJudge } from './decide-host-call.ts';
 import { MAX_HOOK_INPUT_BYTES, runHook } from './run-hook.ts';
 
 const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-hook-'));
@@ -140,6 +141,10 @@ describe('runHook', () => {
     ['an absolute Glob pattern outside the zones, whatever its path says', 'Glob', { pattern: '/etc/*', path: directory }, 'deny'],
     ['a Glob pattern that climbs out with ..', 'Glob', { pattern: '../*' }, 'deny'],
     ["Grep's glob outside the zones", 'Grep', { pattern: 'x', glob: '/etc/**' }, 'deny'],
+    ['a Glob pattern whose brace alternative is outside the zones', 'Glob', { pattern: '{/etc,src}/*' }, 'deny'],
+    ['a Glob pattern whose brace alternative climbs out', 'Glob', { pattern: '{..,src}/*' }, 'deny'],
+    ['a Glob pattern that climbs out after a wildcard', 'Glob', { pattern: '**/../../*' }, 'deny'],
+    ['a Glob pattern with braces inside the zone', 'Glob', { pattern: 'src/{a,b}/**/*.ts' }, 'allow'],
     ["a write to the host's own configuration", 'Write', { file_path: path.join(directory, '.claude', 'settings.json'), content: '{}' }, 'ask'],
     ['a skill (its !commands run without the hook)', 'Skill', { skill: 'deploy' }, 'ask'],
     ["Monitor's command, judged as a shell command", 'Monitor', { command: 'rm -rf /', description: 'x' }, 'deny'],
@@ -156,5 +161,24 @@ describe('runHook', () => {
     const reason = decisionOf(answer.stdout).permissionDecisionReason;
     expect(reason).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     expect(reason).toContain('\\x1b');
+  });
+
+  it('an edit in a zone whose reads ask is judged without reading the file: its content is not shown to whoever sent the call', async () => {
+    const privateDirectory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-hook-private-'));
+    try {
+      writeFileSync(path.join(privateDirectory, 'secret.txt'), 'the secret is 42\n');
+      const privatePolicy = path.join(privateDirectory, 'toolgate.yaml');
+      writeFileSync(privatePolicy, `version: 1\nfs:\n  zones:\n    - { name: private, root: ., mode: rw, approval: { read: ask, write: ask, delete: ask } }\naudit: { enabled: false }\n`);
+      const judge = await createHostJudge({ loaded: await loadPolicyFile(privatePolicy), env: {}, cwd: privateDirectory });
+      const input = { host: 'claude-code' as const, sessionId: 's', cwd: privateDirectory, toolUseId: undefined, transcriptPath: undefined, hostTool: 'Edit', toolInput: { file_path: path.join(privateDirectory, 'secret.txt'), old_string: 'the', new_string: 'a' } };
+      const verdict = await judge.decide(input, { by: 'host' });
+      await judge.close();
+      expect(verdict.decision).toBe('ask');
+      // Judged as the edit, not as a write of the file's new content (which the inbox would show as a diff).
+      expect(verdict.call.call).toMatchObject({ kind: 'tool', tool: 'edit_file' });
+      expect(JSON.stringify(verdict.call.call)).not.toContain('secret is 42');
+    } finally {
+      rmSync(privateDirectory, { recursive: true, force: true });
+    }
   });
 });
