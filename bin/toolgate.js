@@ -16,14 +16,8 @@ try {
   // V8's code cache, as src/cli/main.ts keeps it when run directly: a second start compiles nothing again.
   (await import('node:module')).enableCompileCache?.();
   const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
-  const { main } = await import(existsSync(compiled) ? compiled.href : new URL('../src/cli/main.ts', import.meta.url).href);
-  const code = await main(argv);
-  if (hook) {
-    // A hook answers and goes: pending work (a read that hangs) must not keep it past the host's timeout.
-    await new Promise((resolve) => process.stderr.write('', () => process.stdout.write('', resolve)));
-    process.exit(code);
-  }
-  process.exitCode = code;
+  const { runAsProcess } = await import(existsSync(compiled) ? compiled.href : new URL('../src/cli/main.ts', import.meta.url).href);
+  await runAsProcess(argv);
 } catch (error) {
   process.stderr.write(`toolgate: ${error?.stack ?? String(error)}${hook ? '\nthe call is blocked' : ''}\n`);
   process.exit(hook ? 2 : 1);

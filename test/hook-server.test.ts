@@ -161,6 +161,10 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     const noToken = await fetch(`${server.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(shellInput(project, 'ls')) });
     expect(noToken.status).toBe(200);
     expect(((await noToken.json()) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision).toBe('deny');
+    // A body that is not JSON (or too large) is a denial too, never an HTTP error the host would read as "go on".
+    const notJson = await fetch(`${server.url}/hooks/codex`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' }, body: 'rm -rf /' });
+    expect(notJson.status).toBe(200);
+    expect(((await notJson.json()) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision).toBe('deny');
     await server.kill9();
     const gone = await hook({ input: shellInput(project, 'ls'), server: server.url });
     expect(gone.code).toBe(2);

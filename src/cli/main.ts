@@ -80,6 +80,25 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   }
 }
 
+/**
+ * Runs the CLI as this process (src/cli/main.ts run directly, or
+ * bin/toolgate.js): sets the exit code; a hook exits as soon as its answer
+ * is written, since work still pending (a read that hangs past its deadline)
+ * must not keep it alive until the host's own timeout, after which the host
+ * runs the call.
+ *
+ * @example
+ * await runAsProcess(process.argv.slice(2));
+ */
+export async function runAsProcess(argv: string[]): Promise<void> {
+  const code = await main(argv);
+  if (argv[0] === 'hook') {
+    await new Promise<void>((resolve) => process.stderr.write('', () => process.stdout.write('', () => resolve())));
+    process.exit(code);
+  }
+  process.exitCode = code;
+}
+
 /** What `toolgate hook` exits with when it could not decide: the code every host reads as "blocked". */
 const HOOK_BLOCKED = 2;
 
@@ -123,13 +142,5 @@ if (import.meta.main) {
   // turns it off): a second start compiles nothing again. Before the command's
   // import, so all it loads is cached.
   enableCompileCache();
-  const argv = process.argv.slice(2);
-  const code = await main(argv);
-  if (argv[0] === 'hook') {
-    // A hook answers and goes: work still pending (a read that hangs past the deadline) must not keep the
-    // process alive until the host's own timeout, after which the host runs the call.
-    await new Promise<void>((resolve) => process.stderr.write('', () => process.stdout.write('', () => resolve())));
-    process.exit(code);
-  }
-  process.exitCode = code;
+  await runAsProcess(process.argv.slice(2));
 }

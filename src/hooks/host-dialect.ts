@@ -76,6 +76,29 @@ export function preToolUseAnswer(decision: 'allow' | 'deny' | 'ask', reason: str
   return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: shown } })}\n`, stderr: '', exitCode: 0 };
 }
 
+/**
+ * A host that speaks Claude Code's PreToolUse dialect (Claude Code, Codex):
+ * its JSON in, `permissionDecision` out, exit 2 when toolgate fails. An
+ * "ask" reaches a host that cannot ask its user as a denial (`run-hook.ts`
+ * and the server make it one; this only says so again).
+ *
+ * @example
+ * export const codex = preToolUseHost({ name: 'codex', title: 'Codex', asksItsUser: false });
+ */
+export function preToolUseHost(options: { name: HostName; title: string; asksItsUser: boolean }): HostDialect {
+  const { name, title, asksItsUser } = options;
+  return {
+    name,
+    title,
+    // Both hosts wait 600 s for a hook whose configuration sets no timeout.
+    defaultBudgetMs: 600_000,
+    asksItsUser,
+    read: (input) => readPreToolUse({ host: name, title, input }),
+    answer: (verdict) => preToolUseAnswer(verdict.decision === 'ask' && !asksItsUser ? 'deny' : verdict.decision, `toolgate: ${verdict.reason}`),
+    fail: (reason) => blockingExit(`toolgate: ${reason}`),
+  };
+}
+
 /** Exit 2 with the reason on stderr: both hosts block the call and give the model the reason. */
 export function blockingExit(reason: string): HookAnswer {
   return { stdout: '', stderr: `${reason}\n`, exitCode: 2 };

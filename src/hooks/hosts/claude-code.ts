@@ -7,15 +7,6 @@
  * fails itself. "ask" shows Claude Code's own permission prompt (in `-p`,
  * where nobody can answer it, the call is denied).
  */
-import type { HostDialect } from '../host-dialect.ts';
-import { blockingExit, preToolUseAnswer, readPreToolUse } from '../host-dialect.ts';
+import { preToolUseHost } from '../host-dialect.ts';
 
-export const claudeCode: HostDialect = {
-  name: 'claude-code',
-  title: 'Claude Code',
-  defaultBudgetMs: 600_000,
-  asksItsUser: true,
-  read: (input) => readPreToolUse({ host: 'claude-code', title: 'Claude Code', input }),
-  answer: (verdict) => preToolUseAnswer(verdict.decision, `toolgate: ${verdict.reason}`),
-  fail: (reason) => blockingExit(`toolgate: ${reason}`),
-};
+export const claudeCode = preToolUseHost({ name: 'claude-code', title: 'Claude Code', asksItsUser: true });

@@ -9,15 +9,6 @@
  * denied, saying how to get it approved, and every failure of toolgate's own
  * exits 2.
  */
-import type { HostDialect } from '../host-dialect.ts';
-import { blockingExit, preToolUseAnswer, readPreToolUse } from '../host-dialect.ts';
+import { preToolUseHost } from '../host-dialect.ts';
 
-export const codex: HostDialect = {
-  name: 'codex',
-  title: 'Codex',
-  defaultBudgetMs: 600_000,
-  asksItsUser: false,
-  read: (input) => readPreToolUse({ host: 'codex', title: 'Codex', input }),
-  answer: (verdict) => preToolUseAnswer(verdict.decision === 'ask' ? 'deny' : verdict.decision, `toolgate: ${verdict.reason}`),
-  fail: (reason) => blockingExit(`toolgate: ${reason}`),
-};
+export const codex = preToolUseHost({ name: 'codex', title: 'Codex', asksItsUser: false });

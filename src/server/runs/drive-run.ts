@@ -95,8 +95,9 @@ export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: Dr
 }
 
 async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, signal: AbortSignal): Promise<void> {
-  if (from.kind === 'decided' && isHookEnvelope(runtime, from.sealed)) return finishHookRun(runtime, run, from.approvals);
-  const start = from.kind === 'decided' ? openDecided(runtime, run, from) : from;
+  const opened = from.kind === 'decided' ? openDecided(runtime, run, from) : from;
+  if (opened.kind === 'hook') return finishHookRun(runtime, run, opened.approvals);
+  const start = opened;
   const context: RunEventContext = { run, policy: runtime.policy };
   const gateContext = gateContextOf(run);
   // What the history already tells (a recovered drive replays steps whose events may have been appended before the crash), and what this drive told early.
@@ -191,15 +192,6 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, s
   await finishRun(runtime, run, { status: 'completed', text }, [runEvent(context, 'run_completed', { status: 'completed', text, steps: result.steps.length })]);
 }
 
-function isHookEnvelope(runtime: ServerRuntime, sealed: string): boolean {
-  try {
-    return openEnvelope(runtime, sealed).kind === 'hook';
-  } catch {
-    // Fails in openDecided, saying so.
-    return false;
-  }
-}
-
 /**
  * An agent host's call a person decided: nothing runs here (the host runs
  * it, when its hook's retry collects the decision); the run ends, keeping
@@ -216,14 +208,23 @@ async function finishHookRun(runtime: ServerRuntime, run: StoredRun, approvals: 
   runtime.notify();
 }
 
-/** A claimed pause as the adapter resumes it; throws, failing the run, when its state does not open (sealed under another server secret). */
-function openDecided(runtime: ServerRuntime, run: StoredRun, start: Extract<DriveStart, { kind: 'decided' }>): Extract<DriveStart, { kind: 'resume' }> {
+/**
+ * A claimed pause as the adapter resumes it, or an agent host's decided call
+ * (`kind: 'hook'`, nothing to resume); throws, failing the run, when its
+ * state does not open (sealed under another server secret).
+ */
+function openDecided(
+  runtime: ServerRuntime,
+  run: StoredRun,
+  start: Extract<DriveStart, { kind: 'decided' }>,
+): Extract<DriveStart, { kind: 'resume' }> | { kind: 'hook'; approvals: StoredApprovalDecision[] } {
   let envelope: RunEnvelope;
   try {
     envelope = openEnvelope(runtime, start.sealed);
   } catch (error) {
     throw new Error(`its stored state could not be opened: ${errorText(error)}`);
   }
+  if (envelope.kind === 'hook') return { kind: 'hook', approvals: start.approvals };
   if (envelope.kind !== 'paused') throw new Error('its stored state could not be opened: a paused run has no paused state');
   return resumeStart(runtime, run, envelope, start.approvals);
 }
