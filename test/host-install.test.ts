@@ -11,7 +11,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSy
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HOST_TEST_POLICY, hostProject, runHostSession } from './agent-host-harness.ts';
+import { askCodexTrust } from '../src/hooks/codex-trust.ts';
+import { HOST_CLIS, HOST_TEST_POLICY, hostProject, runHostSession } from './agent-host-harness.ts';
 import { runCli } from './cli-harness.ts';
 
 const directories: string[] = [];
@@ -148,18 +149,55 @@ describe('toolgate doctor, for the installed hooks', () => {
 });
 
 describe('toolgate doctor, for Codex and for a command on PATH', () => {
-  it("says a Codex hook that answers is not live until Codex has trusted it (Codex skips it without a word)", async () => {
+  it("asks the real Codex whether it trusts the hook: never reviewed, trusted with a hash that is not the hook's, trusted, disabled, changed since", { timeout: 60_000 }, async () => {
+    const { project, home, env } = place();
+    const codexHome = path.join(home, '.codex');
+    // The pinned Codex on PATH, as a user's would be: doctor asks it (codex app-server, hooks/list). In a
+    // network namespace with only loopback, since its app-server looks up a name at start.
+    const bin = path.join(home, 'bin');
+    mkdirSync(bin);
+    const codex = path.join(bin, 'codex');
+    writeFileSync(codex, `#!/bin/sh\nexec unshare -n ${HOST_CLIS.codex} "$@"\n`);
+    chmodSync(codex, 0o755);
+    const withCodex = { ...env, CODEX_HOME: codexHome, PATH: `${bin}:${env.PATH}` };
+    expect((await runCli(['install', 'codex', '--policy', path.join(project, 'toolgate.yaml')], { cwd: project, env: withCodex })).code).toBe(0);
+    const key = `${path.join(codexHome, 'hooks.json')}:pre_tool_use:0:0`;
+    const untrusted = await runCli(['doctor'], { cwd: project, env: withCodex });
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stdout).toMatch(/codex\s+NOT TRUSTED BY CODEX: .*Codex has not trusted this hook \(.*:pre_tool_use:0:0 is untrusted\)/);
+
+    const trustAs = (hash: string, extra = ''): void => writeFileSync(path.join(codexHome, 'config.toml'), `[hooks.state.${JSON.stringify(key)}]\ntrusted_hash = ${JSON.stringify(hash)}\n${extra}`);
+    // A trust entry alone is not trust: its hash must be Codex's hash of this hook.
+    trustAs('sha256:0');
+    expect((await runCli(['doctor'], { cwd: project, env: withCodex })).stdout).toMatch(/codex\s+NOT TRUSTED BY CODEX: .*the hook changed since Codex trusted it/);
+
+    // Codex's own hash of the hook, as its hook review would record it.
+    const [listed] = await askCodexTrust({ codex, file: path.join(codexHome, 'hooks.json'), cwd: project, env: withCodex });
+    expect(listed).toMatchObject({ key, trustStatus: 'modified', currentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    const currentHash = listed!.currentHash!;
+    trustAs(currentHash);
+    const trusted = await runCli(['doctor'], { cwd: project, env: withCodex });
+    expect(trusted.stdout).toMatch(/codex\s+live: .*Codex trusts it/);
+
+    trustAs(currentHash, 'enabled = false\n');
+    expect((await runCli(['doctor'], { cwd: project, env: withCodex })).stdout).toMatch(/codex\s+NOT TRUSTED BY CODEX: .*Codex has it disabled/);
+
+    // Installed again with another timeout: another hook, which Codex has not reviewed.
+    trustAs(currentHash);
+    expect((await runCli(['install', 'codex', '--policy', path.join(project, 'toolgate.yaml'), '--timeout', '120'], { cwd: project, env: withCodex })).code).toBe(0);
+    expect((await runCli(['doctor'], { cwd: project, env: withCodex })).stdout).toMatch(/codex\s+NOT TRUSTED BY CODEX: .*the hook changed since Codex trusted it/);
+  });
+
+  it('without a codex to ask, reads only whether config.toml holds a trust entry, and says the hash went unchecked', async () => {
     const { project, home, env } = place();
     const codexHome = path.join(home, '.codex');
     const withCodex = { ...env, CODEX_HOME: codexHome };
     expect((await runCli(['install', 'codex', '--policy', path.join(project, 'toolgate.yaml')], { cwd: project, env: withCodex })).code).toBe(0);
     const untrusted = await runCli(['doctor'], { cwd: project, env: withCodex });
     expect(untrusted.code).toBe(1);
-    expect(untrusted.stdout).toMatch(/codex\s+NOT TRUSTED BY CODEX: .*Codex has not trusted this hook/);
-    // What Codex's hook review writes (its hash is Codex's own to check).
+    expect(untrusted.stdout).toMatch(/codex\s+NOT TRUSTED BY CODEX: .*no hooks.state entry .*no codex on PATH to ask/);
     writeFileSync(path.join(codexHome, 'config.toml'), `[hooks.state.${JSON.stringify(`${path.join(codexHome, 'hooks.json')}:pre_tool_use:0:0`)}]\ntrusted_hash = "sha256:0"\n`);
-    const trusted = await runCli(['doctor'], { cwd: project, env: withCodex });
-    expect(trusted.stdout).toMatch(/codex\s+live: /);
+    expect((await runCli(['doctor'], { cwd: project, env: withCodex })).stdout).toMatch(/codex\s+live: .*was not checked/);
   });
 
   it('says a hook whose program is not on PATH is not live', async () => {

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { findExecutable } from '../sandbox/find-executable.ts';
+import { askCodexTrust } from './codex-trust.ts';
 import os from 'node:os';
 import path from 'node:path';
 import type { HostName } from './host-call.ts';
@@ -140,7 +141,7 @@ export interface HostHookCheck {
  * @example
  * const check = await checkHostHook({ host: 'claude-code', file: '.claude/settings.json', cwd: process.cwd() });
  */
-export async function checkHostHook(options: { host: HostName; file: string; cwd: string; searchPath?: string | undefined }): Promise<HostHookCheck[]> {
+export async function checkHostHook(options: { host: HostName; file: string; cwd: string; env?: Readonly<Record<string, string | undefined>>; searchPath?: string | undefined }): Promise<HostHookCheck[]> {
   const { host, file } = options;
   if (!existsSync(file)) return [{ host, file, state: 'absent', detail: 'no such file' }];
   let config: Record<string, unknown>;
@@ -168,16 +169,14 @@ export async function checkHostHook(options: { host: HostName; file: string; cwd
     }
     const probe = await runProbe({ command, cwd: options.cwd, timeoutMs: Math.min(timeoutSeconds * 1000, 30_000) });
     if (probe.code === 0 && /"permissionDecision"\s*:\s*"(allow|deny|ask)"/.test(probe.stdout)) {
-      if (host === 'codex' && !codexTrusts(file)) {
-        checks.push({
-          ...base,
-          state: 'untrusted',
-          detail: `a probe call was answered in ${probe.ms} ms, but Codex has not trusted this hook (no hooks.state entry for ${file} in its config.toml): Codex skips an untrusted hook without a word and runs every call. Trust it in Codex's hook review, or run codex exec --dangerously-bypass-hook-trust`,
-          probeMs: probe.ms,
-        });
+      const answered = `a probe call was answered in ${probe.ms} ms (budget ${timeoutSeconds} s)`;
+      if (host === 'codex') {
+        const trust = await codexRunsHook({ file, command, cwd: options.cwd, env: options.env, searchPath: options.searchPath });
+        if (trust.runs) checks.push({ ...base, state: 'live', detail: `${answered}; ${trust.detail}`, probeMs: probe.ms });
+        else checks.push({ ...base, state: 'untrusted', detail: `${answered}, but ${trust.detail}: Codex skips such a hook without a word and runs every call. Trust it in Codex's hook review (/hooks), or run codex exec --dangerously-bypass-hook-trust`, probeMs: probe.ms });
         continue;
       }
-      checks.push({ ...base, state: 'live', detail: `a probe call was answered in ${probe.ms} ms (budget ${timeoutSeconds} s)`, probeMs: probe.ms });
+      checks.push({ ...base, state: 'live', detail: answered, probeMs: probe.ms });
     } else if (probe.code === 2) {
       checks.push({ ...base, state: 'blocking', detail: `it answers, but blocks every call: ${oneLine(probe.stderr)}`, probeMs: probe.ms });
     } else {
@@ -199,19 +198,39 @@ function firstWord(command: string): string | undefined {
 }
 
 /**
- * Whether Codex's config.toml (beside hooks.json) records a trust decision
- * for the PreToolUse hooks of `file` (`[hooks.state."<file>:pre_tool_use:…"]`,
- * which its hook review writes). The hash it holds is Codex's own: that it
- * still matches the hook is for Codex to say.
+ * Whether Codex runs the hook `command` of `file`, as Codex itself says
+ * (its app-server's hooks/list: trusted, and not disabled). Where no
+ * `codex` is on PATH, or it cannot be asked, only whether its config.toml
+ * holds a trust entry for the file's PreToolUse hooks (which its hook
+ * review writes) can be read, and the detail says that the hash was not checked.
  */
-function codexTrusts(file: string): boolean {
-  let text: string;
-  try {
-    text = readFileSync(path.join(path.dirname(file), 'config.toml'), 'utf8');
-  } catch {
-    return false;
+async function codexRunsHook(options: { file: string; command: string; cwd: string; env: Readonly<Record<string, string | undefined>> | undefined; searchPath: string | undefined }): Promise<{ runs: boolean; detail: string }> {
+  const codex = findExecutable({ name: 'codex', searchPath: options.searchPath });
+  let unasked: string;
+  if (codex === undefined) {
+    unasked = 'no codex on PATH to ask';
+  } else {
+    try {
+      const hooks = await askCodexTrust({ codex, file: options.file, cwd: options.cwd, env: options.env ?? process.env });
+      const hook = hooks.find((candidate) => candidate.command === options.command);
+      if (hook === undefined) return { runs: false, detail: `Codex (${codex}) does not list this hook among the PreToolUse hooks it reads from ${options.file}` };
+      if (hook.trustStatus === 'trusted' && hook.enabled) return { runs: true, detail: `Codex trusts it (${hook.key})` };
+      if (hook.trustStatus === 'trusted') return { runs: false, detail: `Codex has it disabled (enabled = false for ${hook.key} in its config.toml)` };
+      if (hook.trustStatus === 'modified') return { runs: false, detail: `the hook changed since Codex trusted it (${hook.key}: its trusted_hash is of an earlier hook)` };
+      return { runs: false, detail: `Codex has not trusted this hook (${hook.key} is ${hook.trustStatus})` };
+    } catch (error) {
+      unasked = `codex could not be asked: ${error instanceof Error ? error.message : String(error)}`;
+    }
   }
-  return text.split('\n').some((line) => line.trim().startsWith(`[hooks.state.${JSON.stringify(`${file}:pre_tool_use:`).slice(0, -1)}`));
+  let text = '';
+  try {
+    text = readFileSync(path.join(path.dirname(options.file), 'config.toml'), 'utf8');
+  } catch {
+    // No config.toml: no trust entry.
+  }
+  const prefix = `[hooks.state.${JSON.stringify(`${options.file}:pre_tool_use:`).slice(0, -1)}`;
+  if (text.split('\n').some((line) => line.trim().startsWith(prefix))) return { runs: true, detail: `Codex's config.toml holds a trust entry for it (${unasked}: whether its hash matches the hook as it is now was not checked)` };
+  return { runs: false, detail: `Codex has not trusted this hook (no hooks.state entry for ${options.file} in its config.toml; ${unasked})` };
 }
 
 /** The hook command as the host runs it (`sh -c`), given a probe call on stdin. */

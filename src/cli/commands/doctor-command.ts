@@ -116,7 +116,7 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
   if (!node.ok) problems.push(`Node ${node.version} is too old: toolgate needs ${MINIMUM_NODE_MAJOR} or later`);
   if (!requirementMet) problems.push('the policy\'s sandbox requirement cannot be met here');
   // Agent hosts with toolgate's hook: is it really live (a host ignores a hook that fails, and runs every call)?
-  const hosts = (await Promise.all(HOST_LOCATIONS.map(({ host, scope }) => checkHostHook({ host, file: hostConfigFile({ host, scope, cwd: io.cwd, env: io.env }), cwd: io.cwd, searchPath: io.env.PATH })))).flat();
+  const hosts = (await Promise.all(HOST_LOCATIONS.map(({ host, scope }) => checkHostHook({ host, file: hostConfigFile({ host, scope, cwd: io.cwd, env: io.env }), cwd: io.cwd, env: io.env, searchPath: io.env.PATH })))).flat();
   for (const check of hosts) if (check.state === 'broken' || check.state === 'blocking' || check.state === 'untrusted') problems.push(`the ${check.host} hook in ${check.file} is not live (${check.state})`);
   const warnings: string[] = [];
   if (!detection.available && requirementMet) {
