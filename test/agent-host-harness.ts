@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { hookCommandLine } from '../src/hooks/host-install.ts';
 import type { HostSessionResult, HostSessionSpec } from './agent-host-session.ts';
 import { NODE, ROOT } from './server-harness.ts';
 
@@ -47,14 +48,9 @@ export const HOST_CLIS = {
   codex: path.join(ROOT, 'test/hosts/node_modules/.bin/codex'),
 } as const;
 
-/** A word of a command line, quoted for the POSIX shell the hosts run hook commands with. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** `toolgate hook <host> ...` as a host's configuration holds it, run from this checkout on the pinned Node. */
+/** `toolgate hook <host> ...` as `toolgate install` writes it (`|| exit 2` after it), run from this checkout on the pinned Node. */
 export function hookCommand(host: HostSessionSpec['host'], args: readonly string[] = []): string {
-  return [NODE, path.join(ROOT, 'src/cli/main.ts'), 'hook', host, ...args].map(shellQuote).join(' ');
+  return hookCommandLine([NODE, path.join(ROOT, 'src/cli/main.ts'), 'hook', host, ...args]);
 }
 
 export interface HostProject {
@@ -100,6 +96,7 @@ export async function runHostSession(options: {
   prompt?: string;
   timeoutMs?: number;
   server?: HostSessionSpec['server'];
+  blackHole?: boolean;
 }): Promise<HostSessionResult> {
   const { project } = options;
   const resultFile = path.join(project.home, `result-${Date.now()}.json`);
@@ -116,6 +113,7 @@ export async function runHostSession(options: {
     timeoutMs: options.timeoutMs ?? 90_000,
     resultFile,
     ...(options.server === undefined ? {} : { server: options.server }),
+    ...(options.blackHole === undefined ? {} : { blackHole: options.blackHole }),
   };
   const specFile = path.join(project.home, 'spec.json');
   writeFileSync(specFile, JSON.stringify(spec));

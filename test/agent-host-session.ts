@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { anthropicMessages, openAIResponses, type WireFormat } from './provider-wire-formats.ts';
 
@@ -44,9 +44,13 @@ export interface HostSessionSpec {
    * the hook command (and Claude Code's `http` hook, with `http: true`) is
    * its URL, `$TOOLGATE_TOKEN` its token. `approve: 'inbox'` approves the
    * first call that waits, by clicking "Allow once" in the web inbox in
-   * headless Chromium.
+   * headless Chromium; `approve: 'after-pending'` waits until the model is
+   * told that the call is pending (the hook's budget ran out), approves it
+   * in the inbox then, and has the model make the same call again.
    */
-  server?: { policyFile: string; store: string; approve: 'inbox' | 'none'; http?: boolean };
+  server?: { policyFile: string; store: string; approve: 'inbox' | 'after-pending' | 'none'; http?: boolean };
+  /** A server on the session's loopback that accepts connections and never answers: `{BLACKHOLE}` in the hook command is its URL. */
+  blackHole?: boolean;
 }
 
 export interface HostSessionResult {
@@ -56,8 +60,10 @@ export interface HostSessionResult {
   stderr: string;
   /** The bodies of the model requests, in order. */
   requests: Array<Record<string, unknown>>;
-  /** What the model was told of its tool call (the second request's tool result), or null. */
+  /** What the model was told of its (last) tool call, or null. */
   toolResult: string | null;
+  /** What the model was told of each of its tool calls, in order. */
+  toolResults: string[];
   /** What the inbox card showed, when the session approved a call there. */
   inboxCard: string | null;
   /** connect() calls to anything but loopback and local sockets, from strace. */
@@ -87,10 +93,13 @@ async function main(specFile: string): Promise<void> {
   const format = FORMATS[spec.host];
   const requests: Array<Record<string, unknown>> = [];
   let toolResult: string | null = null;
+  const toolResults: string[] = [];
+  let retried: Promise<string> | undefined;
+  let served: Awaited<ReturnType<typeof startServe>> | undefined;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       let body: Record<string, unknown> = {};
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
@@ -99,8 +108,15 @@ async function main(specFile: string): Promise<void> {
       }
       requests.push(body);
       const seen = toolResultText(body);
+      if (seen !== null && seen !== toolResult) toolResults.push(seen);
       if (seen !== null) toolResult = seen;
-      const reply = seen !== null ? format.turn({ text: `FINAL: ${JSON.stringify(seen)}` }) : format.turn({ toolCalls: [{ id: `call_${requests.length}${Math.random().toString(36).slice(2, 10)}`, name: spec.call.name, args: spec.call.input, ...(spec.call.namespace === undefined ? {} : { namespace: spec.call.namespace }) }] });
+      // Told it is pending: a person approves it in the inbox, and the model makes the same call again.
+      const retry = seen !== null && retried === undefined && spec.server?.approve === 'after-pending' && /pending approval/.test(seen);
+      if (retry) {
+        retried = approveInInbox(served!.url);
+        await retried.catch(() => {});
+      }
+      const reply = seen !== null && !retry ? format.turn({ text: `FINAL: ${JSON.stringify(seen)}` }) : format.turn({ toolCalls: [{ id: `call_${requests.length}${Math.random().toString(36).slice(2, 10)}`, name: spec.call.name, args: spec.call.input, ...(spec.call.namespace === undefined ? {} : { namespace: spec.call.namespace }) }] });
       if (reply.kind !== 'sse') throw new Error('the scripted model answers in SSE');
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       response.end(reply.events.map((event) => `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${typeof event.data === 'string' ? event.data : JSON.stringify(event.data)}\n\n`).join(''));
@@ -108,8 +124,13 @@ async function main(specFile: string): Promise<void> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const served = spec.server === undefined ? undefined : await startServe(spec);
+  served = spec.server === undefined ? undefined : await startServe(spec);
   if (served !== undefined) spec.hook = spec.hook.replaceAll('{SERVER}', served.url);
+  const blackHole = spec.blackHole === true ? createNetServer(() => {}) : undefined;
+  if (blackHole !== undefined) {
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    spec.hook = spec.hook.replaceAll('{BLACKHOLE}', `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}`);
+  }
   const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port, served?.url) : codexSetup(spec, port);
   // The hook's token for toolgate serve (`--approver server`), whether or not a server runs here.
   env.TOOLGATE_TOKEN = SERVE_TOKEN;
@@ -128,7 +149,8 @@ async function main(specFile: string): Promise<void> {
   const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, killed) => resolve([code, killed])));
   clearTimeout(timer);
   server.close();
-  const inboxCard = await approving.catch((error: unknown) => `(the inbox approval failed: ${error instanceof Error ? error.message : String(error)})`);
+  blackHole?.close();
+  const inboxCard = await (retried ?? approving).catch((error: unknown) => `(the inbox approval failed: ${error instanceof Error ? error.message : String(error)})`);
   served?.child.kill('SIGKILL');
   let outsideConnects: string[] = [];
   try {
@@ -139,7 +161,7 @@ async function main(specFile: string): Promise<void> {
   } catch {
     outsideConnects = ['(strace wrote no trace)'];
   }
-  const result: HostSessionResult = { exitCode, signal, stdout, stderr, requests, toolResult, inboxCard, outsideConnects, timedOut };
+  const result: HostSessionResult = { exitCode, signal, stdout, stderr, requests, toolResult, toolResults, inboxCard, outsideConnects, timedOut };
   writeFileSync(spec.resultFile, JSON.stringify(result));
 }
 

@@ -8,7 +8,7 @@
  * reach another machine.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostSessionResult } from './agent-host-session.ts';
@@ -125,6 +125,26 @@ describe.each(['claude-code', 'codex'] as const)('toolgate hook %s, with the rea
     expect(result.toolResult).toContain('this is not a regular file');
   });
 
+  it('a hook killed before it can answer (SIGKILL, so no handler of its own runs) blocks the call: install writes `|| exit 2` after it', async () => {
+    const where = project();
+    const killer = path.join(where.home, 'die.cjs');
+    writeFileSync(killer, "process.kill(process.pid, 'SIGKILL');\n");
+    const result = await runHostSession({ host, project: where, call: shellCall(host, 'echo ran >> calls.log'), hook: `NODE_OPTIONS=--require=${killer} ${hookCommand(host, ['--policy', where.policyFile, '--timeout', '30'])}`, hookTimeoutSeconds: 30 });
+    expectOffline(result);
+    expect(existsSync(path.join(where.directory, 'calls.log'))).toBe(false);
+    expect(result.toolResult).not.toBeNull();
+  });
+
+  it('a hook left hanging (toolgate serve accepts the connection and never answers) blocks the call before the host gives up on it', async () => {
+    const where = project();
+    const started = Date.now();
+    const result = await runHostSession({ host, project: where, call: shellCall(host, 'echo ran >> calls.log'), hook: hookCommand(host, ['--approver', 'server', '--server', '{BLACKHOLE}', '--timeout', '8']), hookTimeoutSeconds: 8, blackHole: true });
+    expectOffline(result);
+    expect(existsSync(path.join(where.directory, 'calls.log'))).toBe(false);
+    expect(result.toolResult).toMatch(/blocked|could not/);
+    expect(Date.now() - started).toBeLessThan(60_000);
+  });
+
   it('a hook configured with a mistyped flag blocks every call, saying what to fix', async () => {
     const where = project();
     const result = await runHostSession({ host, project: where, call: shellCall(host, 'echo ran >> calls.log'), hook: hookCommand(host, ['--policy', where.policyFile, '--timout', '5']) });
@@ -154,6 +174,27 @@ describe.each(['claude-code', 'codex'] as const)('toolgate hook %s --approver se
     expect(result.inboxCard).toContain('the person last asked it: "Do the task with one tool call."');
     expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
     expect(existsSync(path.join(where.directory, 'approved.txt'))).toBe(true);
+  });
+
+  it("past the hook's budget the call is denied as pending, and the same call, retried once a person approved it in the inbox, runs exactly once", { timeout: 120_000 }, async () => {
+    const where = project();
+    const result = await runHostSession({
+      host,
+      project: where,
+      call: shellCall(host, 'touch retried.txt; echo ran >> calls.log'),
+      // A 5 s budget: the hook waits about 3 s for a person, then denies, saying to retry.
+      hook: hookCommand(host, ['--approver', 'server', '--server', '{SERVER}', '--timeout', '5']),
+      hookTimeoutSeconds: 5,
+      server: { policyFile: where.policyFile, store: path.join(where.home, 'store.db'), approve: 'after-pending' },
+      timeoutMs: 110_000,
+    });
+    expectOffline(result);
+    expect(result.toolResults, result.stderr).toHaveLength(2);
+    expect(result.toolResults[0]).toMatch(/pending approval run_[\w-]+: a person has not decided yet in toolgate's inbox .*Retry this same call later/);
+    expect(result.inboxCard).toContain('touch retried.txt');
+    expect(result.toolResults[1]).not.toContain('pending approval');
+    expect(existsSync(path.join(where.directory, 'retried.txt'))).toBe(true);
+    expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
   });
 
   it('toolgate serve not running: the hook blocks the call', async () => {

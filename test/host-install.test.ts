@@ -116,10 +116,17 @@ describe('toolgate doctor, for the installed hooks', () => {
     const live = await runCli(['doctor'], { cwd: project, env });
     expect(live.stdout).toMatch(/claude-code\s+live: .*settings\.json: a probe call was answered in \d+ ms \(budget 600 s\)/);
 
-    // A path that does not exist: the host runs every call (exit 127 does not block).
+    // The node it names gone: as installed (`|| exit 2` after it), the hook blocks every call.
     const file = path.join(project, '.claude', 'settings.json');
     const settings = settingsOf(file);
-    settings.hooks.PreToolUse[0].hooks[0].command = settings.hooks.PreToolUse[0].hooks[0].command.replace(process.execPath, '/nonexistent/node');
+    const installed = settings.hooks.PreToolUse[0].hooks[0].command as string;
+    expect(installed).toMatch(/ \|\| exit 2$/);
+    settings.hooks.PreToolUse[0].hooks[0].command = installed.replace(process.execPath, '/nonexistent/node');
+    writeFileSync(file, JSON.stringify(settings));
+    expect((await runCli(['doctor'], { cwd: project, env })).stdout).toMatch(/claude-code\s+BLOCKS EVERY CALL: .*\/nonexistent\/node/);
+
+    // Without `|| exit 2`, a path that does not exist lets the host run every call (exit 127 does not block).
+    settings.hooks.PreToolUse[0].hooks[0].command = installed.replace(process.execPath, '/nonexistent/node').replace(/ \|\| exit 2$/, '');
     writeFileSync(file, JSON.stringify(settings));
     const broken = await runCli(['doctor'], { cwd: project, env });
     expect(broken.code).toBe(1);

@@ -25,6 +25,27 @@ export function hostConfigFile(options: { host: HostName; scope: InstallScope; c
   return path.join(options.env.CODEX_HOME ?? path.join(home, '.codex'), 'hooks.json');
 }
 
+/**
+ * The hook command line a host's configuration holds: the words quoted for
+ * the POSIX shell the hosts run it with, and `|| exit 2` after them, so that
+ * a hook that dies before it can answer (node not found, killed by a signal,
+ * crashed before toolgate ran) blocks the call too, which Claude Code would
+ * otherwise run (it reads any exit but 0 and 2 as a hook that failed).
+ *
+ * @example
+ * hookCommandLine(['/usr/bin/node', '/opt/toolgate/bin/toolgate.js', 'hook', 'codex']); // "/usr/bin/node /opt/toolgate/bin/toolgate.js hook codex || exit 2"
+ */
+export function hookCommandLine(words: readonly string[]): string {
+  return `${words.map(shellQuote).join(' ')}${FAIL_CLOSED_SUFFIX}`;
+}
+
+const FAIL_CLOSED_SUFFIX = ' || exit 2';
+
+/** A word of a command line, quoted for the POSIX shell. */
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 /** A host's configuration toolgate will not edit (it would lose what is there): said with the file. */
 export class HostConfigError extends Error {
   override name = 'HostConfigError';
@@ -163,7 +184,8 @@ export async function checkHostHook(options: { host: HostName; file: string; cwd
       continue;
     }
     const program = firstWord(command);
-    if (program !== undefined && findExecutable({ name: program, searchPath: options.searchPath }) === undefined) {
+    // A command that ends in `|| exit 2` blocks when its program is missing: the probe says so.
+    if (program !== undefined && !command.trimEnd().endsWith(FAIL_CLOSED_SUFFIX.trim()) && findExecutable({ name: program, searchPath: options.searchPath }) === undefined) {
       checks.push({ ...base, state: 'broken', detail: `${program} ${program.includes('/') ? 'does not exist or cannot be run' : 'is not on PATH'}: the host would ignore the hook and run every call (exit 126/127 does not block)` });
       continue;
     }

@@ -5,7 +5,7 @@ import { createTwoFilesPatch } from 'diff';
 import { findPolicyFile } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostName } from '../../hooks/host-call.ts';
-import { HostConfigError, hostConfigFile, planInstall, planUninstall, type InstallScope } from '../../hooks/host-install.ts';
+import { HostConfigError, hookCommandLine, hostConfigFile, planInstall, planUninstall, type InstallScope } from '../../hooks/host-install.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
@@ -62,10 +62,6 @@ Exit codes:
 /** The CLI's entry file, for the hook command: the checkout's bin or the installed package's. */
 const BIN = fileURLToPath(new URL('../../../bin/toolgate.js', import.meta.url));
 
-function quote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 function parse(argv: string[], install: boolean) {
   const [host, ...rest] = argv;
   const { values } = parseCommandLine({
@@ -120,7 +116,7 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
     args.push('--policy', policy);
   }
   args.push('--timeout', String(timeout));
-  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+  const command = hookCommandLine([process.execPath, BIN, ...args]);
   return change({ io, host, scope, dryRun: values['dry-run'] === true, plan: (file, text) => planInstall({ file, text, host, command, timeoutSeconds: timeout }), install: true });
 }
 
