@@ -1,13 +1,15 @@
 /**
  * After `tsc`, copies the files the compiled package reads at run time (the
- * demo script, the embedded policies, the web inbox's static files) next to the compiled modules.
+ * demo script, the embedded policies, the web inbox's static files) next to
+ * the compiled modules: `node scripts/copy-assets.ts [OUTDIR]`, OUTDIR being
+ * tsc's (default `dist`).
  */
 import { cpSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const source = path.join(root, 'src');
-const target = path.join(root, 'dist', 'src');
+const target = path.join(path.resolve(root, process.argv[2] ?? 'dist'), 'src');
 
 /** The web inbox's plain-JavaScript modules ship as they are; no other .js file under src is an asset. */
 function isWebStatic(file: string): boolean {
@@ -27,4 +29,4 @@ function copyAssets(directory: string): number {
   return copied;
 }
 
-process.stdout.write(`copied ${copyAssets(source)} asset files to dist/src\n`);
+process.stdout.write(`copied ${copyAssets(source)} asset files to ${path.relative(root, target)}\n`);

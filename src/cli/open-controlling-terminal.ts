@@ -1,5 +1,4 @@
-import { closeSync, existsSync, openSync } from 'node:fs';
-import tty from 'node:tty';
+import type tty from 'node:tty';
 
 /** The person's terminal, opened apart from stdin and stdout. */
 export interface ControllingTerminal {
@@ -20,6 +19,10 @@ export interface ControllingTerminal {
  * const approver = terminal && createTerminalApprover({ input: terminal.input, output: terminal.output, env: process.env });
  */
 export function openControllingTerminal(options: { path?: string } = {}): ControllingTerminal | undefined {
+  // From the module objects, not imports: node:tty is not in Node's startup snapshot, and an import's facade reads every
+  // export of node:fs (5 ms of every command's start together, a hook's per tool call, which never opens a terminal).
+  const { closeSync, existsSync, openSync } = process.getBuiltinModule('node:fs');
+  const { isatty, ReadStream, WriteStream } = process.getBuiltinModule('node:tty');
   const path = options.path ?? '/dev/tty';
   if (!existsSync(path)) return undefined;
   let readDescriptor: number | undefined;
@@ -27,13 +30,13 @@ export function openControllingTerminal(options: { path?: string } = {}): Contro
   try {
     readDescriptor = openSync(path, 'r');
     writeDescriptor = openSync(path, 'w');
-    if (!tty.isatty(readDescriptor) || !tty.isatty(writeDescriptor)) throw new Error('not a terminal');
+    if (!isatty(readDescriptor) || !isatty(writeDescriptor)) throw new Error('not a terminal');
   } catch {
     for (const descriptor of [readDescriptor, writeDescriptor]) if (descriptor !== undefined) closeSync(descriptor);
     return undefined;
   }
-  const input = new tty.ReadStream(readDescriptor);
-  const output = new tty.WriteStream(writeDescriptor);
+  const input = new ReadStream(readDescriptor);
+  const output = new WriteStream(writeDescriptor);
   input.unref();
   output.unref();
   return {
