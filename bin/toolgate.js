@@ -7,9 +7,15 @@ const argv = process.argv.slice(2);
 // `toolgate hook` is an agent host's permission hook: the hosts run the call when
 // their hook exits with anything but 0 or 2, so every failure here exits 2.
 const hook = argv[0] === 'hook';
+// Before anything else is loaded: an older Node fails on the first module with a
+// SyntaxError stack. The oldest Node toolgate runs on, as package.json's engines says.
+const NEEDED = 22;
 const major = Number(process.versions.node.split('.')[0]);
-if (major < 22) {
-  process.stderr.write(`toolgate needs Node.js 22 or newer; this is ${process.version} (${process.execPath})${hook ? ': the call is blocked' : ''}\n`);
+if (major < NEEDED) {
+  process.stderr.write(
+    `toolgate needs Node.js ${NEEDED} or newer, and this is Node.js ${process.version} (${process.execPath})${hook ? ': the call is blocked' : ''}. ` +
+      `Install Node.js ${NEEDED} or 24 (https://nodejs.org/en/download, or \`nvm install 24\`) and run toolgate with it.\n`,
+  );
   process.exit(hook ? 2 : 1);
 }
 try {

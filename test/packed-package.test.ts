@@ -1,0 +1,85 @@
+/**
+ * The package as a user gets it (issue 39): packed with `npm pack`, installed
+ * in a scratch project, and run through `npx toolgate` with only the
+ * project's own node_modules on PATH — on the machine's own Node 20, where
+ * it must say in one line what it needs and how to get it (not crash with a
+ * SyntaxError stack), and on Node 24, where `--help`, `init` and `check` work.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installPackedToolgate, type PackedInstall } from './packed-package.ts';
+import { NODE } from './server-harness.ts';
+
+/** The machine's own Node, outside this checkout (the README's machines have Node 20). */
+const SYSTEM_NODE = ['/usr/bin/node', '/usr/local/bin/node'].find((candidate) => existsSync(candidate));
+const NODE_24_DIRECTORY = path.dirname(realpathSync(NODE));
+
+let parent: string;
+let packed: PackedInstall;
+beforeAll(() => {
+  // Outside the checkout: npx puts every node_modules/.bin above the project on PATH, and this checkout's holds Node 24.
+  parent = mkdtempSync(path.join(os.tmpdir(), 'toolgate-packed-'));
+  packed = installPackedToolgate(parent);
+}, 120_000);
+afterAll(() => rmSync(parent, { recursive: true, force: true }));
+
+/** `npx toolgate ...` in the scratch project, PATH holding only `nodeDirectory` and the system's directories. */
+function npxToolgate(nodeDirectory: string, args: string[], input?: string) {
+  const result = spawnSync('npx', ['--offline', 'toolgate', ...args], {
+    cwd: packed.project,
+    encoding: 'utf8',
+    input: input ?? '',
+    env: { PATH: `${nodeDirectory}:/usr/bin:/bin`, HOME: os.tmpdir(), npm_config_update_notifier: 'false' },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('the packed package on the machine’s own Node', () => {
+  it('is Node 20 here, older than the package needs', () => {
+    expect(SYSTEM_NODE, 'no system Node outside the checkout (the machines have Node 20 in /usr/bin)').toBeDefined();
+    const version = execFileSync(SYSTEM_NODE!, ['--version'], { encoding: 'utf8' }).trim();
+    expect(Number(version.slice(1).split('.')[0])).toBeLessThan(22);
+  });
+
+  it('says in one line what it needs, what runs and how to get it, and exits 1', () => {
+    const result = npxToolgate(path.dirname(SYSTEM_NODE!), ['--help']);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^toolgate needs Node\.js 22 or newer, and this is Node\.js v20\.[\d.]+ \(\/usr(\/local)?\/bin\/node\)\. Install Node\.js 22 or 24 \(https:\/\/nodejs\.org\/en\/download, or `nvm install 24`\) and run toolgate with it\.$/);
+    expect(result.stderr).not.toMatch(/SyntaxError|at .*:\d+:\d+/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('as an agent host’s hook, blocks the call (exit 2) rather than let the host run it', () => {
+    const result = npxToolgate(path.dirname(SYSTEM_NODE!), ['hook', 'claude-code'], '{}');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(': the call is blocked.');
+  });
+
+  it('agrees with package.json’s engines', () => {
+    const manifest = JSON.parse(readFileSync(path.join(packed.project, 'node_modules/toolgate/package.json'), 'utf8')) as { engines: { node: string } };
+    expect(manifest.engines.node).toBe('>=22');
+  });
+});
+
+describe('the packed package on Node 24', () => {
+  it('--help, init and check work from the scratch project', () => {
+    const help = npxToolgate(NODE_24_DIRECTORY, ['--help']);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toContain('Usage: toolgate <command> [options]');
+
+    const init = npxToolgate(NODE_24_DIRECTORY, ['init']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(existsSync(path.join(packed.project, 'toolgate.yaml'))).toBe(true);
+
+    const blocked = npxToolgate(NODE_24_DIRECTORY, ['check', '--tool', 'shell', '--args', JSON.stringify({ command: 'rm -rf node_modules' })]);
+    expect(blocked.stdout + blocked.stderr).toMatch(/block/i);
+    const read = npxToolgate(NODE_24_DIRECTORY, ['check', '--tool', 'read_file', '--args', JSON.stringify({ path: 'package.json' })]);
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout).toMatch(/allow/i);
+  });
+});
