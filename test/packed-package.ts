@@ -19,8 +19,12 @@ export interface PackedInstall {
   tarball: string;
 }
 
-/** Builds, packs and installs toolgate under `parent` (about 15 s). */
-export function installPackedToolgate(parent: string): PackedInstall {
+/**
+ * Builds, packs and installs toolgate under `parent` (about 15 s), with
+ * `devPackages` of this checkout's (e.g. `@types/node`) beside it, at the
+ * versions its lockfile pins.
+ */
+export function installPackedToolgate(parent: string, options: { devPackages?: readonly string[] } = {}): PackedInstall {
   const stage = path.join(parent, 'stage');
   mkdirSync(stage, { recursive: true });
   const run = (command: string, args: string[], cwd: string): string => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -34,9 +38,20 @@ export function installPackedToolgate(parent: string): PackedInstall {
   mkdirSync(project, { recursive: true });
   const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; dependencies?: Record<string, string>; engines?: unknown }> };
   const runtime = Object.fromEntries(Object.entries(lock.packages).filter(([key, entry]) => key.startsWith('node_modules/') && entry.dev !== true));
+  const extra: Record<string, string> = {};
+  const pending = [...(options.devPackages ?? [])];
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    const entry = lock.packages[`node_modules/${name}`];
+    if (entry === undefined) throw new Error(`${name} is not in this checkout's package-lock.json`);
+    if (options.devPackages?.includes(name)) extra[name] = (entry as { version: string }).version;
+    if (runtime[`node_modules/${name}`] !== undefined) continue;
+    const { dev: _dev, ...asRuntime } = entry;
+    runtime[`node_modules/${name}`] = asRuntime;
+    pending.push(...Object.keys(entry.dependencies ?? {}));
+  }
   const self = lock.packages['']!;
-  const dependency = { toolgate: `file:${path.relative(project, tarball)}` };
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'scratch-project', version: '1.0.0', private: true, dependencies: dependency }));
+  const dependency = { toolgate: `file:${path.relative(project, tarball)}`, ...extra };
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'scratch-project', version: '1.0.0', private: true, type: 'module', dependencies: dependency }));
   writeFileSync(
     path.join(project, 'package-lock.json'),
     JSON.stringify({
