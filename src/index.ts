@@ -10,7 +10,7 @@ export { normalizePolicy } from './core/policy/normalize-policy.ts';
 export { policyJsonSchema, policySchema } from './core/policy/policy-schema.ts';
 export type { PolicyDocument } from './core/policy/policy-schema.ts';
 export type { Policy, ToolRule, ArgumentRule } from './core/policy/policy.ts';
-export { blockCall, requiresApproval } from './core/tool-declaration.ts';
+export { allowCall, blockCall, requiresApproval } from './core/tool-declaration.ts';
 export type {
   ApprovalCheckContext,
   ApprovalCheckResult,

@@ -2,7 +2,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { TERMINAL_APPROVAL_KEYS } from '../src/approvers/terminal/terminal-approver.ts';
+import { loadPolicyFile } from '../src/config/load-policy-file.ts';
+import type { AuditEntry } from '../src/core/audit-entry.ts';
+import { createGate } from '../src/core/gate.ts';
 import { policyJsonSchema } from '../src/core/policy/policy-schema.ts';
+import { createBuiltinTools } from '../src/runtime/create-builtin-tools.ts';
 import { runCli } from './cli-harness.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -22,7 +27,7 @@ describe('toolgate check, one call', () => {
   it('allows, asks and blocks with exit codes 0, 5 and 1', async () => {
     const allowed = await runCli(['check', '--policy', example, '--tool', 'read_file', '--args', '{"path":"ws/a"}', '--json']);
     expect(allowed.code).toBe(0);
-    expect(JSON.parse(allowed.stdout)).toEqual({ decision: 'allow', source: 'policy', rule: 'tools.read_file', reason: 'tools.read_file is allow' });
+    expect(JSON.parse(allowed.stdout)).toEqual({ decision: 'allow', source: 'policy', rule: 'tools.read_file', rule_at: `${example}:8`, reason: 'tools.read_file is allow' });
 
     const asked = await runCli(['check', '--policy', example, '--tool', 'send_email', '--args', '{"to":"x@evil.io"}', '--json']);
     expect(asked.code).toBe(5);
@@ -30,7 +35,7 @@ describe('toolgate check, one call', () => {
 
     const blocked = await runCli(['check', '--policy', example, '--tool', 'format_disk', '--json']);
     expect(blocked.code).toBe(1);
-    expect(JSON.parse(blocked.stdout)).toEqual({ decision: 'block', source: 'policy', rule: 'tools.format_disk', reason: 'Never, from any agent' });
+    expect(JSON.parse(blocked.stdout)).toEqual({ decision: 'block', source: 'policy', rule: 'tools.format_disk', rule_at: `${example}:21`, reason: 'Never, from any agent' });
   });
 
   it('applies an answer and a mode the way a real run would', async () => {
@@ -48,9 +53,9 @@ describe('toolgate check, one call', () => {
 
   it('explains which rules spoke', async () => {
     const result = await runCli(['check', '--policy', example, '--tool', 'write_file', '--args', '{}', '--explain']);
-    expect(result.stdout).toContain('ask (policy: tools.write_file)');
-    expect(result.stdout).toContain('tools.write_file: ask');
-    expect(result.stdout).toContain('ask_when[0]: ask');
+    expect(result.stdout).toContain(`ask (policy: tools.write_file, ${example}:10)`);
+    expect(result.stdout).toContain(`tools.write_file, ${example}:10: ask`);
+    expect(result.stdout).toMatch(new RegExp(`ask_when\\[0\\], ${example.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: ask`));
   });
 
   it('shows the prompt without any control character but newlines under NO_COLOR', async () => {
@@ -192,5 +197,61 @@ describe('toolgate', () => {
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
     const version = await runCli(['--version']);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
+
+describe('which rule decided a built-in tool’s call (issue 39)', () => {
+  const policyText = `version: 1
+fs:
+  zones:
+    - { name: project, root: ., mode: rw, approval: { read: allow, write: ask, delete: ask } }
+shell:
+  default: ask
+  network: false
+  rules:
+    - { match: echo, decision: allow }
+    - { match: rm, decision: block, reason: "rm is blocked here" }
+    - { match: git push, decision: ask }
+`;
+  const project = (): string => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-rule-at-'));
+    writeFileSync(path.join(directory, 'toolgate.yaml'), policyText);
+    return directory;
+  };
+
+  it('names the shell rule, its match and its file:line, in the verdict and in --explain, not "tool:checkApproval"', async () => {
+    const cwd = project();
+    const file = path.join(cwd, 'toolgate.yaml');
+    const blocked = await runCli(['check', '--tool', 'shell', '--args', '{"command":"rm -rf x"}', '--json', '--explain'], { cwd });
+    expect(JSON.parse(blocked.stdout)).toMatchObject({ decision: 'block', rule: 'shell.rules[1] (match: rm)', rule_at: `${file}:10`, trace: [{ rule: 'shell.rules[1] (match: rm)', at: `${file}:10`, decision: 'block' }] });
+    const allowed = await runCli(['check', '--tool', 'shell', '--args', '{"command":"echo hi"}'], { cwd });
+    expect(allowed.stdout).toContain(`allow (policy: shell.rules[0] (match: echo), ${file}:9)`);
+    const asked = await runCli(['check', '--tool', 'shell', '--args', '{"command":"ls"}', '--json'], { cwd });
+    expect(JSON.parse(asked.stdout)).toMatchObject({ decision: 'ask', rule: 'shell.default (ask)', rule_at: `${file}:6` });
+  });
+
+  it('a git push blocked because the network is off says that shell.network decided, and that no rule changes it', async () => {
+    const cwd = project();
+    const result = await runCli(['check', '--tool', 'shell', '--args', '{"command":"git push"}', '--json'], { cwd });
+    const verdict = JSON.parse(result.stdout);
+    expect(verdict).toMatchObject({ decision: 'block', rule: 'shell.network', rule_at: `${path.join(cwd, 'toolgate.yaml')}:7` });
+    expect(verdict.reason).toContain('no shell rule changes that (a rule that allows or asks cannot open the network); only the shell.network key does');
+  });
+
+  it('--show prints the keys the terminal prompt offers, [a] approve always included', async () => {
+    const cwd = project();
+    const shown = await runCli(['check', '--tool', 'shell', '--args', '{"command":"ls"}', '--show'], { cwd, env: { NO_COLOR: '1' } });
+    for (const key of TERMINAL_APPROVAL_KEYS.split(/ {2,}/)) expect(shown.stdout).toContain(key);
+    expect(shown.stdout).toContain('[a] approve always');
+  });
+
+  it('the audit log records the rule and where it was written', async () => {
+    const cwd = project();
+    const loaded = await loadPolicyFile(path.join(cwd, 'toolgate.yaml'));
+    const { tools } = await createBuiltinTools({ loaded, cwd, judgeOnly: true });
+    const entries: AuditEntry[] = [];
+    const gate = createGate({ policy: loaded.policy, tools, audit: { record: async (entry) => void entries.push(entry) } });
+    await gate.authorize({ tool: 'shell', args: { command: 'rm -rf x' }, callId: 'c1' }, { sessionId: 's' });
+    expect(entries.find((entry) => entry.kind === 'verdict')).toMatchObject({ rule: 'shell.rules[1] (match: rm)', rule_at: `${path.join(cwd, 'toolgate.yaml')}:10` });
   });
 });

@@ -29,6 +29,8 @@ export interface AuditEntry {
   server?: string;
   /** The tool's identity when it declares one: for an MCP tool, `mcp:<server>:<server identity>:<definition hash>`. */
   identity?: string;
+  /** Where the rule that decided was written in the policy file: `toolgate.yaml:14`. */
+  rule_at?: string;
   /** Who decided, on a person's decision whose approver says so (`toolgate serve`: the approver's token name). */
   approver?: string;
 }

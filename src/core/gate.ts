@@ -467,6 +467,8 @@ export function createGate(options: GateOptions): Gate {
     if (typeof tool?.server === 'string') entry.server = tool.server;
     if (typeof tool?.identity === 'string') entry.identity = tool.identity;
     if (kind === 'decision' && outcome.approver !== undefined) entry.approver = outcome.approver;
+    const ruleAt = outcome.rule === null ? undefined : policy.ruleAt?.(outcome.rule);
+    if (ruleAt !== undefined) entry.rule_at = ruleAt;
     return entry;
   }
 

@@ -95,10 +95,17 @@ function fromCheckResult(value: unknown, call: ToolCall, rule: string): ToolChec
   if (typeof value !== 'object' || Array.isArray(value)) return malformed(value, call, rule);
   // Each field is read exactly once: a getter must not show one value to the
   // check and another to the person.
-  const { kind, reason, tool, description, payload, required, groupId, presentation } = value as Record<string, unknown>;
+  const { kind, reason, tool, description, payload, required, groupId, presentation, rule: named } = value as Record<string, unknown>;
+  // The part of the policy the check says it applied (toolgate's shell and fs tools name theirs), else the check itself.
+  if (named !== undefined && (typeof named !== 'string' || named === '')) return malformed(value, call, rule);
+  const decidedBy = (named as string | undefined) ?? rule;
   if (kind === 'block') {
     if (typeof reason !== 'string' || reason === '') return malformed(value, call, rule);
-    return { decision: 'block', rule, reason };
+    return { decision: 'block', rule: decidedBy, reason };
+  }
+  if (kind === 'allow') {
+    if (typeof reason !== 'string' || reason === '') return malformed(value, call, rule);
+    return { decision: 'allow', rule: decidedBy, reason };
   }
   const problems: string[] = [];
   if (kind !== undefined) problems.push(`kind is ${describe(kind)}`);
@@ -114,7 +121,7 @@ function fromCheckResult(value: unknown, call: ToolCall, rule: string): ToolChec
   const request: ApprovalRequest = { tool: call.tool, description: description as string, payload, required: (required as boolean | undefined) ?? true };
   if (presentation !== undefined) request.presentation = presentation as ApprovalRequest['presentation'];
   if (groupId !== undefined) request.groupId = groupId as string;
-  return { decision: 'ask', rule, reason: `${call.tool} asks: ${request.description}`, request };
+  return { decision: 'ask', rule: decidedBy, reason: `${call.tool} asks: ${request.description}`, request };
 }
 
 const PRESENTATION_TYPES = new Set(['text', 'diff', 'file_content', 'command', 'structured']);

@@ -4,13 +4,22 @@ import type { ApprovalRequest, GateContext, ToolCall } from './types.ts';
 export interface BlockResult {
   kind: 'block';
   reason: string;
+  /** Which part of the policy the check applied, e.g. `shell.rules[3] (match: rm)` (default `tool:checkApproval`). */
+  rule?: string;
 }
 
-/** A request as a tool writes it: `required` may be left out (it defaults to true). */
-export type ApprovalRequestInit = Omit<ApprovalRequest, 'required'> & { required?: boolean };
+/** What `checkApproval` may return for a call it lets through, to say why and by which rule (`null` says neither). */
+export interface AllowResult {
+  kind: 'allow';
+  reason: string;
+  rule?: string;
+}
 
-/** What `checkApproval` returns: nothing to ask, a rich request, or a block. */
-export type ApprovalCheckResult = ApprovalRequestInit | BlockResult | null | undefined;
+/** A request as a tool writes it: `required` may be left out (it defaults to true); `rule`, as for a block. */
+export type ApprovalRequestInit = Omit<ApprovalRequest, 'required'> & { required?: boolean; rule?: string };
+
+/** What `checkApproval` returns: nothing to ask (`null`, or an allow saying why), a rich request, or a block. */
+export type ApprovalCheckResult = ApprovalRequestInit | BlockResult | AllowResult | null | undefined;
 
 /** The context a tool's check receives. `signal` aborts when the check times out. */
 export interface ApprovalCheckContext extends GateContext {
@@ -94,6 +103,17 @@ export function declaresApproval(tool: ToolDeclaration): boolean {
  * @example
  * checkApproval: (call) => (isSystemPath(call.args.path) ? blockCall('system files are off limits') : null)
  */
-export function blockCall(reason: string): BlockResult {
-  return { kind: 'block', reason };
+export function blockCall(reason: string, options: { rule?: string | undefined } = {}): BlockResult {
+  return options.rule === undefined ? { kind: 'block', reason } : { kind: 'block', reason, rule: options.rule };
+}
+
+/**
+ * What `checkApproval` returns for a call it lets through when it can say
+ * which rule of the policy did (`null` lets it through saying nothing).
+ *
+ * @example
+ * checkApproval: (call) => (isScratch(call.args.path) ? allowCall('scratch files are free', { rule: 'fs.zones[1] (scratch)' }) : request(call))
+ */
+export function allowCall(reason: string, options: { rule?: string | undefined } = {}): AllowResult {
+  return options.rule === undefined ? { kind: 'allow', reason } : { kind: 'allow', reason, rule: options.rule };
 }

@@ -75,15 +75,15 @@ describe('renderApproval: layout', () => {
     const { text } = renderApproval({ request: request({ required: false }), color: false, width: 120 });
     expect(lines(text)[0]).toMatch(/^┌─ write_file \(optional\) ─+┐$/u);
     expect(text).toContain(DEFAULT_APPROVAL_KEYS);
-    expect(DEFAULT_APPROVAL_KEYS).toBe('[y] approve once  [s] approve for session  [n] deny  [v] view full  [e] edit');
+    expect(DEFAULT_APPROVAL_KEYS).toBe('[y] approve once  [s] approve for session  [a] approve always  [n] deny  [v] view full  [e] edit  [?] help');
   });
 
   it('wraps the key line between keys, never inside one', () => {
     const { text } = renderApproval({ request: request(), color: false, width: 40 });
     const all = lines(text);
-    const keyRows = all.slice(all.findIndex((line) => line.includes('[y] approve once'))).slice(0, 3).map((line) => line.slice(2, -2).trim());
-    expect(keyRows).toEqual(['[y] approve once', '[s] approve for session  [n] deny', '[v] view full  [e] edit']);
-    for (const key of ['[y] approve once', '[n] deny', '[v] view full', '[e] edit']) expect(text).toContain(key);
+    const keyRows = all.slice(all.findIndex((line) => line.includes('[y] approve once'))).slice(0, 4).map((line) => line.slice(2, -2).trim());
+    expect(keyRows).toEqual(['[y] approve once', '[s] approve for session', '[a] approve always  [n] deny', '[v] view full  [e] edit  [?] help']);
+    for (const key of ['[y] approve once', '[a] approve always', '[n] deny', '[v] view full', '[e] edit', '[?] help']) expect(text).toContain(key);
     expectAligned(text, 40);
   });
 
@@ -382,7 +382,8 @@ describe('renderApproval: binary content', () => {
     expectPrintable(text);
     expect(text).toContain(`binary content (${Buffer.byteLength(binary)} bytes)`);
     expect(text).toContain('starts with: \\x89PNG\\r\\n\\x1a\\n\\x00\\x00\\x00\\rIHDR');
-    expect(lines(text).length).toBeLessThan(12);
+    // The frame, the description, two lines about the content and the keys: nothing of the bytes themselves.
+    expect(lines(text).length).toBeLessThan(13);
     expect(renderApproval({ request: request({ presentation: { type: 'file_content', content: binary } }), color: false, width: 80, full: true }).text).toBe(text);
   });
 

@@ -28,8 +28,10 @@ import {
 } from './box-layout.ts';
 import { maskedSecrets, presentationBody } from './presentation-lines.ts';
 
-export const DEFAULT_APPROVAL_KEYS = '[y] approve once  [s] approve for session  [n] deny  [v] view full  [e] edit';
-export const DEFAULT_GROUP_APPROVAL_KEYS = '[y] approve all once  [s] approve all for session  [n] deny all  [v] view full';
+/** The terminal prompt's keys: `toolgate check --show` prints a prompt exactly as the terminal asks it. */
+export const DEFAULT_APPROVAL_KEYS = '[y] approve once  [s] approve for session  [a] approve always  [n] deny  [v] view full  [e] edit  [?] help';
+/** The key line of a batch: one answer for every request in it. */
+export const DEFAULT_GROUP_APPROVAL_KEYS = '[y] approve all once  [s] approve all for session  [n] deny all  [v] view full  [?] help';
 export const DEFAULT_MAX_LINES = 30;
 
 export interface RenderApprovalOptions {

@@ -10,7 +10,7 @@ import type { ApprovalDecision, ApprovalScope } from '../../core/types.ts';
 import { editArguments, type EditText, type ValidateArguments } from './edit-arguments.ts';
 import { editInEditor } from './edit-in-editor.ts';
 import { openPromptInput, type KeyPress, type PromptInput, type TerminalInput, type TerminalOutput } from './prompt-input.ts';
-import { renderApproval, renderApprovalGroup } from './render-approval.ts';
+import { DEFAULT_APPROVAL_KEYS, DEFAULT_GROUP_APPROVAL_KEYS, renderApproval, renderApprovalGroup } from './render-approval.ts';
 import { renderDecisionLine } from './render-decision-line.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { showInPager } from './show-in-pager.ts';
@@ -37,9 +37,9 @@ export interface TerminalApproverOptions {
 }
 
 /** The key line of a single request. */
-export const TERMINAL_APPROVAL_KEYS = '[y] approve once  [s] approve for session  [a] approve always  [n] deny  [v] view full  [e] edit  [?] help';
+export const TERMINAL_APPROVAL_KEYS = DEFAULT_APPROVAL_KEYS;
 /** The key line of a batch: one answer for every request in it. */
-export const TERMINAL_GROUP_APPROVAL_KEYS = '[y] approve all once  [s] approve all for session  [n] deny all  [v] view full  [?] help';
+export const TERMINAL_GROUP_APPROVAL_KEYS = DEFAULT_GROUP_APPROVAL_KEYS;
 
 /** The box never grows past this many columns: long lines are easier to read wrapped. */
 const MAX_WIDTH = 120;

@@ -153,6 +153,8 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
   const color = io.env.NO_COLOR === undefined && io.stdout.isTTY === true;
   const options = { gate, io, explain: values.explain === true, show: values.show === true, color, mcp };
   const knownTools = [...tools.map((tool) => tool.name), worker.name, ...loaded.policy.tools.keys()];
+  // Where each rule was written in the policy file (`toolgate.yaml:14`), for the person reading the verdict.
+  const ruleAt = (rule: string | null): string | undefined => (rule === null ? undefined : loaded.policy.ruleAt?.(rule));
   const noteFor = (tool: string): string | undefined => unknownToolNote({ tool, gate, knownTools, mcpServers: mcp.servers.map((server) => server.name) });
 
   if (values.tool !== undefined) {
@@ -161,8 +163,8 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
     if ('error' in simulated) throw new UsageError(`--server: ${simulated.error}`);
     const { result } = simulated;
     const note = simulated.note ?? noteFor(call.tool);
-    if (values.json === true) io.stdout.write(`${terminalSafeJson(outputOf(result, options.explain, note))}\n`);
-    else io.stdout.write(humanOutput(result, options.explain, note));
+    if (values.json === true) io.stdout.write(`${terminalSafeJson(outputOf(result, options.explain, note, ruleAt))}\n`);
+    else io.stdout.write(humanOutput(result, options.explain, note, ruleAt));
     if (result.decision === 'allow' || result.decision === 'approved') return EXIT.ok;
     return result.decision === 'ask' ? EXIT.asks : EXIT.blockedOrDenied;
   }
@@ -196,7 +198,7 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
     }
     const note = simulated.note ?? noteFor(parsed.tool);
     // The line number and the tool first, so each output line can be matched with its input without counting.
-    io.stdout.write(`${terminalSafeJson({ line: lineNumber, tool: parsed.tool, ...(parsed.server === undefined ? {} : { server: parsed.server }), ...outputOf(simulated.result, options.explain, note) })}\n`);
+    io.stdout.write(`${terminalSafeJson({ line: lineNumber, tool: parsed.tool, ...(parsed.server === undefined ? {} : { server: parsed.server }), ...outputOf(simulated.result, options.explain, note, ruleAt) })}\n`);
   }
   return malformed > 0 ? EXIT.badInput : EXIT.ok;
 }
@@ -256,10 +258,14 @@ async function authorizeSimulated(
   return result;
 }
 
-function outputOf(result: Authorization, explain: boolean, note: string | undefined): Record<string, unknown> {
+type RuleAt = (rule: string | null) => string | undefined;
+
+function outputOf(result: Authorization, explain: boolean, note: string | undefined, ruleAt: RuleAt): Record<string, unknown> {
   const output: Record<string, unknown> = { decision: result.decision, source: result.source, rule: result.rule, reason: result.reason };
+  const at = ruleAt(result.rule);
+  if (at !== undefined) output.rule_at = at;
   if (note !== undefined) output.note = note;
-  if (explain) output.trace = result.trace;
+  if (explain) output.trace = result.trace.map((entry) => ({ ...entry, ...(ruleAt(entry.rule) === undefined ? {} : { at: ruleAt(entry.rule) }) }));
   return output;
 }
 
@@ -296,13 +302,14 @@ function describeJson(value: unknown): string {
  * a model or a planted policy chose: each part goes through the one sanitiser,
  * so an OSC 52 clipboard write, a cursor move or a window title prints as text.
  */
-function humanOutput(result: Authorization, explain: boolean, note: string | undefined): string {
-  const lines = [`${safe(result.decision)} (${safe(result.source)}${result.rule === null ? '' : `: ${safe(result.rule)}`})`, `  ${safe(result.reason)}`];
+function humanOutput(result: Authorization, explain: boolean, note: string | undefined, ruleAt: RuleAt): string {
+  const where = (rule: string | null): string => (ruleAt(rule) === undefined ? '' : `, ${safe(ruleAt(rule))}`);
+  const lines = [`${safe(result.decision)} (${safe(result.source)}${result.rule === null ? '' : `: ${safe(result.rule)}${where(result.rule)}`})`, `  ${safe(result.reason)}`];
   if (note !== undefined) lines.push(`  note: ${safe(note)}`);
   if (explain) {
     lines.push('  rules that spoke:');
     if (result.trace.length === 0) lines.push('    (none)');
-    for (const entry of result.trace) lines.push(`    ${safe(entry.rule)}: ${safe(entry.decision)} — ${safe(entry.reason)}`);
+    for (const entry of result.trace) lines.push(`    ${safe(entry.rule)}${where(entry.rule)}: ${safe(entry.decision)} — ${safe(entry.reason)}`);
   }
   return `${lines.join('\n')}\n`;
 }

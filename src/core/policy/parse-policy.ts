@@ -62,10 +62,22 @@ export function parsePolicy(options: { text: string; source?: string }): Policy 
     // An alias bomb (aliases of aliases, expanding exponentially) ends here.
     throw new PolicyError({ file: source, issues: [{ path: '', message: `cannot expand the YAML: ${(error as Error).message}`, expected: 'at most 100 alias expansions' }] });
   }
-  return normalizePolicy(data, {
+  const policy = normalizePolicy(data, {
     source,
     locate: (issue) => locateIssue(issue, document, lineCounter),
   });
+  return { ...policy, ruleAt: (rule) => ruleLocation({ rule, source, document, lineCounter }) };
+}
+
+/** `shell.rules[2] (match: rm)` → the line of `shell.rules[2]` in the file, as `source:line`. */
+function ruleLocation(options: { rule: string; source: string; document: Document; lineCounter: LineCounter }): string | undefined {
+  const written = /^[^\s(]+/.exec(options.rule)?.[0];
+  if (written === undefined) return undefined;
+  const path: (string | number)[] = [];
+  for (const [, key, index] of written.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) path.push(index === undefined ? key! : Number(index));
+  if (path.length === 0 || !options.document.hasIn(path)) return undefined;
+  const offset = yamlOffsetOf({ document: options.document, path, atKey: true });
+  return offset === undefined ? undefined : `${options.source}:${options.lineCounter.linePos(offset).line}`;
 }
 
 /** Every duplicated key with its key path; parsed again with duplicates allowed so they can be walked. */

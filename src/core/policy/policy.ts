@@ -23,6 +23,12 @@ export interface Policy {
   readonly redact: { readonly keys: ReadonlySet<string>; readonly outputs: boolean };
   /** The validated document, for the sections later parts read (fs, shell, mcp, sandbox). */
   readonly document: PolicyDocument;
+  /**
+   * Where a rule label (`shell.rules[2] (match: rm)`, `mcp.servers.files.ask_when[0]`)
+   * was written: `toolgate.yaml:14`; undefined for a label that names no key
+   * of the file (`tool:checkApproval`), and for a policy not parsed from text.
+   */
+  readonly ruleAt?: (rule: string) => string | undefined;
 }
 
 export interface LabelledPattern {

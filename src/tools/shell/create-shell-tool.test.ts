@@ -31,8 +31,9 @@ describe('createShellTool', () => {
   });
 
   it('pre-approves, blocks, and asks with the command as presentation and {command, cwd} as payload', async () => {
-    expect(await fixture.tool.checkApproval(call({ command: 'git status' }), context)).toBeNull();
-    expect(await fixture.tool.checkApproval(call({ command: 'ls; rm -rf x' }), context)).toMatchObject({ kind: 'block', reason: expect.stringContaining('rm -rf x') });
+    // Each names the rule of the policy that decided.
+    expect(await fixture.tool.checkApproval(call({ command: 'git status' }), context)).toEqual({ kind: 'allow', reason: 'shell.rules[0] (match: git status) allows it', rule: 'shell.rules[0] (match: git status)' });
+    expect(await fixture.tool.checkApproval(call({ command: 'ls; rm -rf x' }), context)).toMatchObject({ kind: 'block', reason: expect.stringContaining('rm -rf x'), rule: 'shell.rules[16] (match: rm)' });
     const request = (await fixture.tool.checkApproval(call({ command: 'ls > out.txt' }), context)) as ApprovalRequest;
     const cwd = path.join(fixture.root, 'ws');
     expect(request).toMatchObject({ tool: 'shell', required: true, payload: { command: 'ls > out.txt', cwd } });
@@ -56,7 +57,9 @@ describe('createShellTool', () => {
     expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: '/etc' }), context)).toMatchObject({ kind: 'block', reason: expect.stringContaining('outside every zone') });
     expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: 'ws/link-out' }), context)).toMatchObject({ kind: 'block' });
     expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: 'ws/notes.txt' }), context)).toMatchObject({ kind: 'block', reason: expect.stringContaining('not an existing directory') });
-    expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: 'docs' }), context)).toBeNull();
+    expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: 'docs' }), context)).toMatchObject({ kind: 'allow', rule: 'shell.rules[3] (match: ls)' });
+    // Decided by the working directory, not by a rule: no rule is named.
+    expect(await fixture.tool.checkApproval(call({ command: 'ls', cwd: '/etc' }), context)).not.toHaveProperty('rule');
   });
 
   it('names a refused working directory with its hidden characters spelled out, and only its start when long', async () => {
@@ -143,7 +146,7 @@ describe('through the gate', () => {
     const session = { sessionId: 's1' };
     expect((await gate.evaluate(call({ command: 'git status && ls -la' }), session)).kind).toBe('allow');
     const blocked = await gate.evaluate(call({ command: 'git status; rm -rf ~' }), session);
-    expect(blocked).toMatchObject({ kind: 'block', rule: 'tool:checkApproval' });
+    expect(blocked).toMatchObject({ kind: 'block', rule: 'shell.rules[16] (match: rm)' });
     expect(blocked.reason).toContain('rm -rf ~');
     const asked = await gate.evaluate(call({ command: 'npm test' }), session);
     expect(asked.kind).toBe('ask');

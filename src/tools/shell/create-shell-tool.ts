@@ -8,7 +8,7 @@ import { realPathOf } from '../../filesystem/real-path-of.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import { durationMs } from '../../core/policy/normalize-policy.ts';
 import type { Policy } from '../../core/policy/policy.ts';
-import { blockCall } from '../../core/tool-declaration.ts';
+import { allowCall, blockCall } from '../../core/tool-declaration.ts';
 import type { ApprovalRequest } from '../../core/types.ts';
 import { deriveSandboxProfile, type DeriveSandboxProfileOptions } from '../../sandbox/derive-sandbox-profile.ts';
 import { findVcsMetadata } from '../../sandbox/find-vcs-metadata.ts';
@@ -122,7 +122,7 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
   async function decide(args: ShellArguments): Promise<ShellVerdict & { cwd: string | undefined }> {
     const directory = workingDirectory(args.cwd);
     if (!directory.ok) {
-      return { decision: 'block', findings: [{ decision: 'block', subject: args.cwd ?? '', reason: directory.reason, rule: null, via: undefined }], reasons: [directory.reason], rule: undefined, cwd: undefined };
+      return { decision: 'block', findings: [{ decision: 'block', subject: args.cwd ?? '', reason: directory.reason, rule: null, via: undefined }], reasons: [directory.reason], rule: undefined, decidedBy: undefined, cwd: undefined };
     }
     // The unapproved profile only narrows the full one: a command it allows, the full one allows too,
     // so an allowed command is analysed once here (and once more when it runs), not twice.
@@ -137,7 +137,7 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     const verdict = await decideShellCommand({ command: args.command, cwd: directory.cwd, rules, zones, profile, network: profile.network });
     if (verdict.decision !== 'allow' || !hiddenFromUnapproved) return { ...verdict, cwd: directory.cwd };
     const reason = 'its working directory is in a zone whose reads need approval, which the OS sandbox shows only to a command a person approved';
-    return { decision: 'ask', findings: [...verdict.findings, { decision: 'ask', subject: args.command, reason, rule: null, via: undefined }], reasons: [`${args.command}: ${reason}`], rule: undefined, cwd: directory.cwd };
+    return { decision: 'ask', findings: [...verdict.findings, { decision: 'ask', subject: args.command, reason, rule: null, via: undefined }], reasons: [`${args.command}: ${reason}`], rule: undefined, decidedBy: undefined, cwd: directory.cwd };
   }
 
   /** An allowed command whose writes the sandbox grants only with approval: it asks, saying so. */
@@ -146,7 +146,7 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     const note = 'the OS sandbox lets only a command a person approved write there';
     const findings = unapproved.findings.filter((finding) => finding.decision !== 'allow').map((finding) => ({ ...finding, decision: 'ask' as const, reason: `${finding.reason} (${note})` }));
     const reasons = findings.map((finding) => `${finding.subject}${finding.via === undefined ? '' : ` (${finding.via})`}: ${finding.reason}`);
-    return { decision: 'ask', findings: [...verdict.findings, ...findings], reasons, rule: undefined, cwd: options.cwd };
+    return { decision: 'ask', findings: [...verdict.findings, ...findings], reasons, rule: undefined, decidedBy: undefined, cwd: options.cwd };
   }
 
   /**
@@ -174,9 +174,10 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
       const parsed = shellSchema.safeParse(call.args);
       if (!parsed.success) return blockCall(new ShellInvalidArgumentsError({ problems: problemsOf(parsed.error) }).message);
       const verdict = await decide(parsed.data);
-      if (verdict.decision === 'block') return blockCall(verdict.reasons.join('\n'));
-      if (verdict.decision === 'allow') return null;
-      return approvalRequest({ tool: call.tool, command: parsed.data.command, cwd: verdict.cwd!, verdict });
+      // Each answer names the part of the policy that decided, where one did (check --explain, the audit log).
+      if (verdict.decision === 'block') return blockCall(verdict.reasons.join('\n'), { rule: verdict.decidedBy });
+      if (verdict.decision === 'allow') return verdict.decidedBy === undefined ? null : allowCall(`${verdict.decidedBy} allows it`, { rule: verdict.decidedBy });
+      return { ...approvalRequest({ tool: call.tool, command: parsed.data.command, cwd: verdict.cwd!, verdict }), ...(verdict.decidedBy === undefined ? {} : { rule: verdict.decidedBy }) };
     },
     async execute(args, executionOptions = {}) {
       const parsed = shellSchema.safeParse(args);

@@ -57,14 +57,18 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
   const { command, context } = options;
   const name = command.name;
   const collected: Record<Decision, string[]> = { block: [], ask: [], allow: [] };
-  const findings = (): ShellFinding[] =>
-    (['block', 'ask', 'allow'] as const).filter((decision) => collected[decision].length > 0).map((decision) => ({ decision, subject: command.text, reason: [...new Set(collected[decision])].join('; '), rule: null, via: command.via }));
+  let network: ShellFinding | undefined;
+  const findings = (): ShellFinding[] => [
+    ...(network === undefined ? [] : [network]),
+    ...(['block', 'ask', 'allow'] as const).filter((decision) => collected[decision].length > 0).map((decision) => ({ decision, subject: command.text, reason: [...new Set(collected[decision])].join('; '), rule: null, via: command.via })),
+  ];
   if (name === undefined) return [];
 
   if (context.network.mode !== 'all') {
     const use = networkUse({ name, words: command.words });
     const domains = context.network.mode === 'domains' ? '; its allow_domains list is enforced only by an OS sandbox with a domain filter, so here it counts as off' : '';
-    if (use !== undefined) collected.block.push(`${use}, and network is off in this policy (shell.network${domains})`);
+    // A finding of its own, so that the verdict can say shell.network decided.
+    if (use !== undefined) network = { decision: 'block', subject: command.text, reason: `${use}, and network is off in this policy (shell.network${domains}): no shell rule changes that (a rule that allows or asks cannot open the network); only the shell.network key does`, rule: 'shell.network', via: command.via };
   }
   if (takesNoPaths(name)) return findings();
 

@@ -31,6 +31,12 @@ export interface ShellVerdict {
   reasons: string[];
   /** The rule that decided when a single rule did (its `description` is shown to the person). */
   rule: ShellRule | undefined;
+  /**
+   * The part of the policy that decided, when one did: `shell.rules[2]
+   * (match: rm)`, `shell.default (ask)`, `shell.network`; undefined when
+   * several did, or the analysis itself (a path, a hazard).
+   */
+  decidedBy: string | undefined;
 }
 
 /** Longer command lines are not analysed: they ask. */
@@ -204,13 +210,13 @@ function covers(match: RuleMatchDetail | undefined, hazard: Hazard): boolean {
 }
 
 async function decideRedirection(redirection: AnalyzedRedirection, context: DecisionContext): Promise<ShellFinding | undefined> {
-  const base = { subject: redirection.text, via: redirection.via, rule: null };
+  const base: { subject: string; via: string | undefined; rule: string | null } = { subject: redirection.text, via: redirection.via, rule: null };
   const target = redirection.target;
   if (target.kind !== 'static') return { ...base, decision: 'ask', reason: `the redirection target ${target.text} is only known at run time` };
   const file = wordPath(target, context.home);
   if (file === undefined) return { ...base, decision: 'ask', reason: `the redirection target ${target.text} expands to a directory only known at run time` };
   if (/^\/dev\/(tcp|udp)\//.test(file)) {
-    if (context.network.mode !== 'all') return { ...base, decision: 'block', reason: 'the redirection opens a network connection, and network is off in this policy (shell.network)' };
+    if (context.network.mode !== 'all') return { ...base, rule: 'shell.network', decision: 'block', reason: 'the redirection opens a network connection, and network is off in this policy (shell.network): no shell rule changes that (a rule that allows or asks cannot open the network); only the shell.network key does' };
     return { ...base, decision: 'ask', reason: 'the redirection opens a network connection' };
   }
   if (TERMINAL_TARGETS.test(file)) return undefined;
@@ -248,7 +254,9 @@ function verdictOf(findings: ShellFinding[], rules: ShellRules): ShellVerdict {
   const reasons = decision === 'allow' ? [] : deciding.map((finding) => `${finding.subject}${finding.via === undefined ? '' : ` (${finding.via})`}: ${finding.reason}`);
   const labels = new Set(deciding.map((finding) => finding.rule));
   const only = labels.size === 1 ? [...labels][0] : undefined;
-  return { decision, findings, reasons, rule: only === undefined || only === null ? undefined : rules.rules.find((rule) => rule.label === only) };
+  const rule = only === undefined || only === null ? undefined : rules.rules.find((candidate) => candidate.label === only);
+  const decidedBy = rule !== undefined ? `${rule.label} (match: ${rule.match})` : only === 'shell.default' ? `shell.default (${decision})` : (only ?? undefined);
+  return { decision, findings, reasons, rule, decidedBy };
 }
 
 function ask(subject: string, reason: string): ShellFinding {
