@@ -230,6 +230,16 @@ shell:
     expect(JSON.parse(asked.stdout)).toMatchObject({ decision: 'ask', rule: 'shell.default (ask)', rule_at: `${file}:6` });
   });
 
+  it('names the zone approval that decided a file tool’s call, located at its zone', async () => {
+    const cwd = project();
+    writeFileSync(path.join(cwd, 'a.txt'), 'a\n');
+    const file = path.join(cwd, 'toolgate.yaml');
+    const written = JSON.parse((await runCli(['check', '--tool', 'write_file', '--args', '{"path":"a.txt","content":"b"}', '--json'], { cwd })).stdout);
+    expect(written).toMatchObject({ decision: 'ask', rule: 'fs.zones[0].approval.write (zone project: ask)', rule_at: `${file}:4` });
+    const read = JSON.parse((await runCli(['check', '--tool', 'read_file', '--args', '{"path":"a.txt"}', '--json'], { cwd })).stdout);
+    expect(read).toMatchObject({ decision: 'allow', rule: 'fs.zones[0].approval.read (zone project: allow)', reason: 'zone project allows reads' });
+  });
+
   it('a git push blocked because the network is off says that shell.network decided, and that no rule changes it', async () => {
     const cwd = project();
     const result = await runCli(['check', '--tool', 'shell', '--args', '{"command":"git push"}', '--json'], { cwd });

@@ -75,6 +75,8 @@ function ruleLocation(options: { rule: string; source: string; document: Documen
   if (written === undefined) return undefined;
   const path: (string | number)[] = [];
   for (const [, key, index] of written.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) path.push(index === undefined ? key! : Number(index));
+  // A key left to its default (a zone's approval.write) is located at what holds it (the zone).
+  while (path.length > 2 && !options.document.hasIn(path)) path.pop();
   if (path.length === 0 || !options.document.hasIn(path)) return undefined;
   const offset = yamlOffsetOf({ document: options.document, path, atKey: true });
   return offset === undefined ? undefined : `${options.source}:${options.lineCounter.linePos(offset).line}`;

@@ -55,6 +55,7 @@ export function createDeleteFileTool(context: FsToolContext): BuiltinTool<Delete
       return decide({
         decision: resolved.zone.approval.delete,
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'delete', shown: resolved.shown }),
+        zone: { zone: resolved.zone, operation: 'delete' },
         request: () => ({
           tool: name,
           description: `Delete ${resolved.shown} (zone ${resolved.zone.name})${concernNote(resolved)}`,

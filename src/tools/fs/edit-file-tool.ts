@@ -53,6 +53,7 @@ export function createEditFileTool(context: FsToolContext): BuiltinTool<EditFile
       return decide({
         decision: concern === undefined ? writeOrRead : atLeastAsk(writeOrRead),
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'write', shown: resolved.shown }),
+        ...(concern === undefined ? { zone: { zone: resolved.zone, operation: 'write' } } : {}),
         request: () => ({
           tool: name,
           description: `Edit ${resolved.shown} (zone ${resolved.zone.name})${concern === undefined ? '' : ` — ${concern.reason}`}${concernNote(resolved)}`,

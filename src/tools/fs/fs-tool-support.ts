@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { blockCall, type ApprovalCheckResult } from '../../core/tool-declaration.ts';
+import { allowCall, blockCall, type ApprovalCheckResult } from '../../core/tool-declaration.ts';
 import type { ApprovalRequest, Decision } from '../../core/types.ts';
 import { FsInvalidArgumentsError } from './errors/fs-invalid-arguments-error.ts';
 import { FsOperationError } from './errors/fs-operation-error.ts';
@@ -160,10 +160,13 @@ function isZonePath(value: unknown): value is { zone: string; path: string; file
  * @example
  * return decide({ decision: zone.approval.write, blocked: () => blockedReason(...), request: () => ({ ... }) });
  */
-export function decide(options: { decision: Decision; blocked: () => string; request: () => ApprovalRequest }): ApprovalCheckResult {
-  if (options.decision === 'allow') return null;
-  if (options.decision === 'block') return blockCall(options.blocked());
-  return options.request();
+export function decide(options: { decision: Decision; blocked: () => string; request: () => ApprovalRequest; zone?: { zone: Zone; operation: ZoneOperation } }): ApprovalCheckResult {
+  // The zone's approval decided, when the caller says so (not a concern about the file that raised it): named for check --explain and the audit log.
+  const rule = options.zone?.zone.label === undefined ? undefined : `${options.zone.zone.label}.approval.${options.zone.operation} (zone ${options.zone.zone.name}: ${options.decision})`;
+  if (options.decision === 'allow') return rule === undefined ? null : allowCall(`zone ${options.zone!.zone.name} allows ${options.zone!.operation}s`, { rule });
+  if (options.decision === 'block') return blockCall(options.blocked(), { rule });
+  const request = options.request();
+  return rule === undefined ? request : { ...request, rule };
 }
 
 /**

@@ -52,6 +52,7 @@ export function createListDirTool(context: FsToolContext): BuiltinTool<ListDirAr
       return decide({
         decision: resolved.zone.approval.read,
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'read', shown: resolved.shown }),
+        zone: { zone: resolved.zone, operation: 'read' },
         request: () => ({
           tool: name,
           description: `List ${resolved.shown} (zone ${resolved.zone.name})`,

@@ -51,6 +51,7 @@ export function createReadFileTool(context: FsToolContext): BuiltinTool<ReadFile
       return decide({
         decision: concern === undefined ? resolved.zone.approval.read : atLeastAsk(resolved.zone.approval.read),
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'read', shown: resolved.shown }),
+        ...(concern === undefined ? { zone: { zone: resolved.zone, operation: 'read' } } : {}),
         request: () => ({
           tool: name,
           description: `Read ${resolved.shown} (zone ${resolved.zone.name})${concern === undefined ? '' : ` — ${concern.reason}`}`,

@@ -63,6 +63,7 @@ export function createWriteFileTool(context: FsToolContext): BuiltinTool<WriteFi
       return decide({
         decision: concern === undefined ? resolved.zone.approval.write : atLeastAsk(resolved.zone.approval.write),
         blocked: () => blockedReason({ zone: resolved.zone, operation: 'write', shown: resolved.shown }),
+        ...(concern === undefined ? { zone: { zone: resolved.zone, operation: 'write' } } : {}),
         request: () => ({
           tool: name,
           description: `Write ${resolved.shown} (zone ${resolved.zone.name})${concern === undefined ? '' : ` — ${concern.reason}`}${concernNote(resolved)}`,

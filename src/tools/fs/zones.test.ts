@@ -30,9 +30,9 @@ describe('zonesFromPolicy', () => {
       { name: 'scratch', root: 'ws-evil', mode: 'rw', suffixes: ['.txt'], approval: { read: 'ask', write: 'preApproved', delete: 'blocked' } },
     ]);
     expect(loaded).toEqual([
-      { name: 'workspace', root: path.join(base, 'ws'), mode: 'rw', suffixes: undefined, approval: { read: 'allow', write: 'ask', delete: 'ask' } },
-      { name: 'docs', root: path.join(base, 'docs'), mode: 'ro', suffixes: undefined, approval: { read: 'allow', write: 'block', delete: 'block' } },
-      { name: 'scratch', root: path.join(base, 'ws-evil'), mode: 'rw', suffixes: ['.txt'], approval: { read: 'ask', write: 'allow', delete: 'block' } },
+      { name: 'workspace', label: 'fs.zones[0]', root: path.join(base, 'ws'), mode: 'rw', suffixes: undefined, approval: { read: 'allow', write: 'ask', delete: 'ask' } },
+      { name: 'docs', label: 'fs.zones[1]', root: path.join(base, 'docs'), mode: 'ro', suffixes: undefined, approval: { read: 'allow', write: 'block', delete: 'block' } },
+      { name: 'scratch', label: 'fs.zones[2]', root: path.join(base, 'ws-evil'), mode: 'rw', suffixes: ['.txt'], approval: { read: 'ask', write: 'allow', delete: 'block' } },
     ]);
   });
 

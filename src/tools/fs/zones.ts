@@ -14,6 +14,8 @@ import { resolveZonePath } from './resolve-zone-path.ts';
 /** One zone, ready to use: its root is absolute and already realpath'ed. */
 export interface Zone {
   name: string;
+  /** Where it was written: `fs.zones[2]` (rules that decide name it). */
+  label?: string;
   /** Absolute and realpath'ed at load, so containment compares real paths with real paths. */
   root: string;
   mode: 'ro' | 'rw';
@@ -69,6 +71,7 @@ export function zonesFromPolicy(options: { policy: Policy; policyDirectory: stri
     const readOnly = document.mode === 'ro';
     zones.push({
       name: document.name,
+      label: where,
       root,
       mode: readOnly ? 'ro' : 'rw',
       suffixes: document.suffixes === undefined ? undefined : [...document.suffixes],
