@@ -51,6 +51,8 @@ describe('POST /runs and the pause', () => {
     // toolgate's presentation: the new file's content, shown in full.
     expect(pending.presentation).toMatchObject({ tool: 'write_file', required: true });
     expect(JSON.stringify(pending.presentation.blocks)).toContain('first draft');
+    // Which rule of the policy asked, and where it is written (issue 39).
+    expect(pending.presentation.asked_by).toMatch(/^fs\.zones\[\d+\]\.approval\.write \(zone \w+: ask\) — .*\.ya?ml:\d+$/);
     // Nothing was written while the run waits.
     expect(api.project.read('ws/note.txt')).toBeUndefined();
 

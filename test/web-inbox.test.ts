@@ -144,6 +144,8 @@ describe('the web inbox in Chromium', () => {
     expect(lines).toEqual(['1Hello from the inbox', '2line 2', '3line 3']);
     expect(await card.locator('.block-head').first().textContent()).toContain('hello.txt');
     expect(await card.locator('.scope').textContent()).toContain('for this session');
+    // Which rule of the policy asked, and where it is written (issue 39).
+    expect(await card.locator('.asked-by').textContent()).toMatch(/^Asked by the policy's fs\.zones\[\d+\]\.approval\.write \(zone \w+: ask\) — .*\.ya?ml:\d+$/);
     await card.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-dialog-1280.png') });
 
     await page.setViewportSize({ width: 390, height: 844 });

@@ -6,6 +6,8 @@ export interface PresentedRequest extends Omit<ApprovalRequest, 'presentation'> 
   presentation: Presentation | undefined;
   call: ToolCall;
   context: GateContext;
+  /** The rule that asked (`shell.default (ask)`) and where it was written (`toolgate.yaml:6`), as the gate knows it. */
+  askedBy?: { rule: string; at?: string };
 }
 
 /**

@@ -323,6 +323,12 @@ export function createGate(options: GateOptions): Gate {
         }),
       ]);
       step.presentation = presented.presentation;
+      // The person sees which rule asked, and where it is written.
+      const rule = step.verdict.rule;
+      if (rule !== null) {
+        const at = policy.ruleAt?.(rule);
+        presented.askedBy = at === undefined ? { rule } : { rule, at };
+      }
       return presented;
     } catch (error) {
       return denied(step, 'policy', `the approval prompt for ${step.call.tool} could not be built (${errorMessage(error)}); denied to fail closed`);

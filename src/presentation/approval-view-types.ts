@@ -90,6 +90,8 @@ export interface ApprovalView {
   reason: string | null;
   /** The question put to the person, when the caller knows it. */
   prompt: string | null;
+  /** The rule that asked and where it is written (`shell.default (ask) — toolgate.yaml:6`), when the gate knows it. */
+  asked_by: string | null;
   /** False for a soft ask that strict mode approves. */
   required: boolean;
   group_id: string | null;

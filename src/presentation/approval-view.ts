@@ -64,6 +64,7 @@ export function approvalView(request: PresentedRequest, options: ApprovalViewOpt
     summary: inertText(singleParagraph(typeof request.description === 'string' ? request.description : ''), SENTENCE_OPTIONS),
     reason: options.reason === undefined ? null : inert(options.reason, DESCRIPTION_OPTIONS),
     prompt: options.prompt === undefined ? null : inert(options.prompt, DESCRIPTION_OPTIONS),
+    asked_by: request.askedBy === undefined ? null : inert(`${request.askedBy.rule}${request.askedBy.at === undefined ? '' : ` — ${request.askedBy.at}`}`, SENTENCE_OPTIONS),
     required: request.required !== false,
     group_id: request.groupId === undefined ? null : inert(request.groupId, SENTENCE_OPTIONS),
     session_scope: inert(sessionScopeText(request, keys), SENTENCE_OPTIONS),

@@ -22,6 +22,8 @@ export interface PendingApproval {
   reason: string;
   /** What the person is shown (a diff, a command...), when it could be built. */
   presentation?: Presentation;
+  /** The rule that asked (`fs.zones[0].approval.write (zone ws: ask)`) and where it is written (`toolgate.yaml:4`). */
+  askedBy?: { rule: string; at?: string };
 }
 
 /**
@@ -57,6 +59,11 @@ export function pendingApprovals(options: { gated: GatedTools<any>; content: Rea
     };
     if (request?.groupId !== undefined) item.groupId = request.groupId;
     if (record?.presentation !== undefined) item.presentation = record.presentation;
+    const rule = record?.authorization.rule ?? null;
+    if (rule !== null) {
+      const at = state.gate.policy.ruleAt?.(rule);
+      item.askedBy = at === undefined ? { rule } : { rule, at };
+    }
     pending.push(item);
   }
   return pending;

@@ -78,6 +78,13 @@ describe('renderApproval: layout', () => {
     expect(DEFAULT_APPROVAL_KEYS).toBe('[y] approve once  [s] approve for session  [a] approve always  [n] deny  [v] view full  [e] edit  [?] help');
   });
 
+  it('says which rule of the policy asked, and where it is written, as inert text', () => {
+    const { text } = renderApproval({ request: request({ askedBy: { rule: 'shell.rules[2] (match: git\u001b[2J push)', at: 'toolgate.yaml:14' } }), color: false, width: 80 });
+    expect(text).toContain('asked by shell.rules[2] (match: git\\x1b[2J push) — toolgate.yaml:14');
+    expect(text).not.toContain('\u001b');
+    expect(renderApproval({ request: request(), color: false, width: 80 }).text).not.toContain('asked by');
+  });
+
   it('wraps the key line between keys, never inside one', () => {
     const { text } = renderApproval({ request: request(), color: false, width: 40 });
     const all = lines(text);

@@ -88,6 +88,7 @@ export function renderApproval(options: RenderApprovalOptions): RenderedApproval
   }
   const description = limitRows({ context, lines: descriptionLines, budget: descriptionBudget(context) });
   head.push(...description.rows);
+  head.push(...wrapLines(askedByLines(context, request), context.innerWidth));
   const content = limitRows({ context, lines: body.lines, budget: context.full ? undefined : context.maxLines });
 
   const sections: Section[] = [];
@@ -177,6 +178,13 @@ function titleLine(options: { context: RenderContext; title: string; required: b
  * runs of blanks folded into one space), so a tool description from a server
  * cannot fill the screen with empty lines; the full view keeps its lines.
  */
+/** `asked by shell.default (ask) — toolgate.yaml:6`: the rule's label and path quote policy text, so they go through the sanitiser. */
+function askedByLines(context: RenderContext, request: PresentedRequest): LogicalLine[] {
+  if (request.askedBy === undefined) return [];
+  const text = `asked by ${request.askedBy.rule}${request.askedBy.at === undefined ? '' : ` — ${request.askedBy.at}`}`;
+  return splitLines(sanitizeInto(context, text, { keepNewlines: false, keepTabs: false, collapse: true })).map((segments) => ({ pieces: styled(segments, ['dim']), continuation: [], wordWrap: true }));
+}
+
 function descriptionToLines(context: RenderContext, description: string): LogicalLine[] {
   if (typeof description !== 'string' || description === '') return [];
   const text = context.full ? description : singleParagraph(description);

@@ -151,10 +151,10 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
   const mcp = createMcpSimulation({ loaded, env: io.env });
   const gate = createRuntimeGate({ loaded, tools: [...tools, worker], sections: [mcp.section], mode, simulate: true, memory: createInMemoryApprovalMemory() });
   const color = io.env.NO_COLOR === undefined && io.stdout.isTTY === true;
-  const options = { gate, io, explain: values.explain === true, show: values.show === true, color, mcp };
-  const knownTools = [...tools.map((tool) => tool.name), worker.name, ...loaded.policy.tools.keys()];
   // Where each rule was written in the policy file (`toolgate.yaml:14`), for the person reading the verdict.
   const ruleAt = (rule: string | null): string | undefined => (rule === null ? undefined : loaded.policy.ruleAt?.(rule));
+  const options = { gate, io, explain: values.explain === true, show: values.show === true, color, mcp, ruleAt };
+  const knownTools = [...tools.map((tool) => tool.name), worker.name, ...loaded.policy.tools.keys()];
   const noteFor = (tool: string): string | undefined => unknownToolNote({ tool, gate, knownTools, mcpServers: mcp.servers.map((server) => server.name) });
 
   if (values.tool !== undefined) {
@@ -212,7 +212,7 @@ export async function runCheckCommand(argv: string[], io: CliIo): Promise<number
 async function simulate(
   call: SimulatedCall,
   lineNumber: number,
-  options: { gate: Gate; io: CliIo; show: boolean; color: boolean; mcp: McpSimulation },
+  options: { gate: Gate; io: CliIo; show: boolean; color: boolean; mcp: McpSimulation; ruleAt: RuleAt },
 ): Promise<{ result: Authorization; note: string | undefined } | { error: string }> {
   const mcpTool = options.mcp.resolve({ tool: call.tool, server: call.server, identity: call.identity });
   if (mcpTool !== undefined && 'error' in mcpTool) return mcpTool;
@@ -231,7 +231,7 @@ async function simulate(
 async function authorizeSimulated(
   call: SimulatedCall,
   lineNumber: number,
-  options: { gate: Gate; io: CliIo; show: boolean; color: boolean },
+  options: { gate: Gate; io: CliIo; show: boolean; color: boolean; ruleAt: RuleAt },
 ): Promise<Authorization> {
   const context: GateContext = { sessionId: call.session ?? 'check', ...(call.chat === undefined ? {} : { chatId: call.chat }) };
   const toolCall = { tool: call.tool, args: call.args, callId: `check-${lineNumber}` };
@@ -250,6 +250,8 @@ async function authorizeSimulated(
   if (options.show && result.decision === 'ask' && result.request !== undefined) {
     try {
       const presented = await presentRequest({ request: result.request, call: toolCall, context });
+      // As the gate presents it to an approver: with the rule that asked.
+      if (result.rule !== null) presented.askedBy = options.ruleAt(result.rule) === undefined ? { rule: result.rule } : { rule: result.rule, at: options.ruleAt(result.rule)! };
       options.io.stdout.write(`${renderApproval({ request: presented, color: options.color, width }).text}\n`);
     } catch (error) {
       options.io.stderr.write(`the prompt for ${safe(call.tool)} could not be built: ${safe((error as Error).message)}\n`);

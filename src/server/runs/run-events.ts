@@ -66,6 +66,7 @@ export function checkpointData(options: { context: RunEventContext; pending: Pen
     presentation: secret ? undefined : pending.presentation,
     call: { tool: pending.tool, args: options.args, callId: pending.toolCallId },
     context: options.gateContext,
+    ...(pending.askedBy === undefined ? {} : { askedBy: pending.askedBy }),
   };
   const reason = pending.reason;
   const prompt = `Do you approve executing '${pending.tool}'? ${pending.description}`;

@@ -60,6 +60,7 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
   const description = view?.description ?? '';
   if (description !== '') card.append(el('p', { className: 'description', text: description }));
   if (view?.reason) card.append(el('p', { className: 'reason', text: `Why it asks: ${view.reason}` }));
+  if (view?.asked_by) card.append(el('p', { className: 'asked-by', text: `Asked by the policy's ${view.asked_by}` }));
   card.append(viewNode(view));
   if (view?.session_scope) card.append(el('p', { className: 'scope', text: `“Allow for this session” covers ${view.session_scope}.` }));
 
