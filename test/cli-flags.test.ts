@@ -93,8 +93,8 @@ describe('the same mode flags in run, check and mcp (item 5)', () => {
       check: ['--policy', '--tool', '--args', '--session', '--chat', '--mode', '--approve-all', '--strict', '--auto-deny', '--answer', '--batch', '--explain', '--show', '--json', '--help'],
       mcp: ['--policy', '--http', '--token', '--namespace', '--call-timeout', '--mode', '--approve-all', '--strict', '--auto-deny', '--no-terminal', '--stats-file', '--help'],
       approvals: ['--policy', '--json', '--all', '--help'],
-      audit: ['--log', '--policy', '--session', '--tool', '--since', '--limit', '--json', '--help'],
-      init: ['--policy', '--force', '--help'],
+      audit: ['--log', '--policy', '--session', '--chat', '--run', '--approver', '--tool', '--since', '--limit', '--json', '--help'],
+      init: ['--policy', '--force', '--gitignore', '--no-gitignore', '--help'],
       doctor: ['--policy', '--json', '--help'],
     };
     for (const [command, expected] of Object.entries(flags)) {

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { AUDIT_SCHEMA_VERSION, type AuditEntry } from '../core/audit-entry.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { errorMessage } from '../core/run-tool-check.ts';
+import { unscopeSession } from '../core/scoped-session.ts';
 import type { DecisionSource } from '../core/types.ts';
 
 /** One non-empty line of the log: the entry, or why it was not one. `line` counts from 1. */
@@ -177,8 +178,13 @@ function entryProblem(value: unknown): string | undefined {
 
 /** What `toolgate audit` filters by; every field is optional and they all must hold. */
 export interface AuditFilter {
+  /** The session as stored, or as the API was given it (`session_id`): see `auditSessionMatches`. */
   session?: string;
   chat?: string;
+  /** The run (`toolgate serve`'s run_id). */
+  run?: string;
+  /** Who decided (`toolgate serve`: the approver's token name). */
+  approver?: string;
   tool?: string;
   decision?: AuditEntry['decision'];
   source?: DecisionSource;
@@ -189,8 +195,8 @@ export interface AuditFilter {
 }
 
 /**
- * Builds the predicate for a filter: exact matches on session, chat, tool,
- * decision and source, and a time window.
+ * Builds the predicate for a filter: exact matches on session, chat, run,
+ * approver, tool, decision and source, and a time window.
  *
  * @example
  * const recentDenials = auditEntryPredicate({ decision: 'denied', since: Date.now() - 3_600_000 });
@@ -198,8 +204,10 @@ export interface AuditFilter {
  */
 export function auditEntryPredicate(filter: AuditFilter): (entry: AuditEntry) => boolean {
   return (entry) => {
-    if (filter.session !== undefined && entry.session !== filter.session) return false;
+    if (filter.session !== undefined && !auditSessionMatches(entry.session, filter.session)) return false;
     if (filter.chat !== undefined && entry.chat !== filter.chat) return false;
+    if (filter.run !== undefined && entry.run !== filter.run) return false;
+    if (filter.approver !== undefined && entry.approver !== filter.approver) return false;
     if (filter.tool !== undefined && entry.tool !== filter.tool) return false;
     if (filter.decision !== undefined && entry.decision !== filter.decision) return false;
     if (filter.source !== undefined && entry.source !== filter.source) return false;
@@ -211,6 +219,33 @@ export function auditEntryPredicate(filter: AuditFilter): (entry: AuditEntry) =>
     }
     return true;
   };
+}
+
+/**
+ * Whether a stored session is the one asked for: the same text, or a
+ * server's owner-scoped session (`["alice","s2"]`) whose session id is it,
+ * whoever the owner. The server stores the scoped form; people know the
+ * `session_id` they sent.
+ *
+ * @example
+ * auditSessionMatches('["alice","s2"]', 's2')             // true
+ * auditSessionMatches('["alice","s2"]', '["alice","s2"]') // true
+ * auditSessionMatches('["alice","s2"]', 'alice')          // false
+ */
+export function auditSessionMatches(stored: string, wanted: string): boolean {
+  return stored === wanted || unscopeSession(stored)?.sessionId === wanted;
+}
+
+/**
+ * The session as a person names it: a server's owner-scoped session shows
+ * its session id, any other session as stored.
+ *
+ * @example
+ * shownSession('["alice","s2"]') // 's2'
+ * shownSession('claude:abc')     // 'claude:abc'
+ */
+export function shownSession(stored: string): string {
+  return unscopeSession(stored)?.sessionId ?? stored;
 }
 
 /**

@@ -1,15 +1,22 @@
+import type { ProjectFacts } from './detect-project.ts';
+import { proposeShellRules, type ProposedRuleGroup } from './project-shell-rules.ts';
+
 /**
  * The commented `toolgate.yaml` that `toolgate init` writes: the built-in
  * default policy of `toolgate run`, spelled out with the choices a project
- * usually makes next (zones, shell rules, sandbox, mode) as comments.
+ * usually makes next (zones, shell rules, sandbox, mode) as comments, and
+ * shell rules for what was found in the project (`detectProject`): git's
+ * reading commands allowed, the package manager's scripts and the build
+ * tools commented out, since they run the project's code.
  *
  * @example
- * writeFileSync('toolgate.yaml', starterPolicy({ sandboxAvailable: true }));
+ * writeFileSync('toolgate.yaml', starterPolicy({ sandboxAvailable: true, project: detectProject({ directory: '.' }) }));
  */
-export function starterPolicy(options: { sandboxAvailable: boolean }): string {
+export function starterPolicy(options: { sandboxAvailable: boolean; project?: ProjectFacts }): string {
+  const project = options.project ?? { buildTools: [], notes: [] };
   const sandbox = options.sandboxAvailable
     ? `# Shell commands run inside an OS sandbox (bubblewrap on Linux, sandbox-exec on
-# macOS) that can write only where the zones below allow. One works here.
+# macOS) that can write only where the zones above allow. One works here.
 #   os: required   no sandbox, no file and shell tools (fallback: refuse_tools),
 #                  or refuse to start (fallback: fail_fast)
 #   os: preferred  use the sandbox when there is one, else run commands without
@@ -52,23 +59,76 @@ shell:
   default: ask
   network: false          # true: commands in the sandbox may use the network
   rules:
-    - { match: "git status", decision: allow }
-    - { match: "git diff", decision: allow }
-    - { match: "git log", decision: allow }
     - { match: ls, decision: allow }
     - { match: pwd, decision: allow }
     - { match: rm, decision: block, reason: "rm is blocked in this project" }
-    # - { match: "npm test", decision: allow }
-    # - { match: "git commit", decision: ask, description: "Create a commit" }
-    # - { match: "git push", decision: block, reason: "pushing is for people" }
-
+${projectRules({ groups: proposeShellRules(project) })}
 ${sandbox}
 # .git stays read-only inside the sandbox (hooks and config there make git run
 # programs), so \`git commit\` fails in it even when you approve it. To let
 # commands a person approved write .git, add to the sandbox line:
 #   vcs_metadata: writable_when_approved
 
-# Approvals and the audit log live in .toolgate/ beside this file (add it to
-# .gitignore). The agent can never write this file or .toolgate/.
+# Approvals and the audit log live in .toolgate/ beside this file; keep it out
+# of git (.gitignore: .toolgate/). The agent can never write this file or
+# .toolgate/.
 `;
+}
+
+const RULE_INDENT = '    ';
+
+/**
+ * The proposed rules as YAML lines under `rules:`. Rules that run the
+ * project's code are comments: a person uncomments one knowingly. Notes
+ * quote package.json, which is the project's text: one line each, so
+ * nothing in it can end the comment and become policy.
+ */
+function projectRules(options: { groups: readonly ProposedRuleGroup[] }): string {
+  const lines: string[] = [];
+  for (const group of options.groups) {
+    const runsCode = group.rules.some((rule) => rule.runsCode);
+    const heading = runsCode ? `${group.heading}. Left commented, so each asks; uncomment one to run it unasked.` : `${group.heading}.`;
+    lines.push('', ...wrapComment(heading));
+    for (const rule of group.rules) {
+      const line = `- { match: ${JSON.stringify(rule.match)}, decision: ${rule.decision} }`;
+      lines.push(`${RULE_INDENT}${runsCode ? '# ' : ''}${line}  # ${oneLine(rule.note, NOTE_LENGTH)}`);
+    }
+  }
+  lines.push(
+    '',
+    `${RULE_INDENT}# A rule can also describe what a person is asked, or say why it blocks:`,
+    `${RULE_INDENT}# - { match: "git commit", decision: ask, description: "Create a commit" }`,
+    `${RULE_INDENT}# - { match: "git push", decision: block, reason: "pushing is for people" }`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+const COMMENT_WIDTH = 80;
+/** A note quotes a script's command line, which can be long: the comment stays on the screen. */
+const NOTE_LENGTH = 100;
+
+function wrapComment(text: string): string[] {
+  const prefix = `${RULE_INDENT}# `;
+  const lines: string[] = [];
+  let current = '';
+  for (const word of oneLine(text).split(' ')) {
+    if (current !== '' && prefix.length + current.length + 1 + word.length > COMMENT_WIDTH) {
+      lines.push(prefix + current);
+      current = word;
+    } else current = current === '' ? word : `${current} ${word}`;
+  }
+  if (current !== '') lines.push(prefix + current);
+  return lines;
+}
+
+/**
+ * Text fit for a YAML comment: YAML ends a comment at any line break (\r,
+ * \n, and in YAML 1.1 also U+0085, U+2028, U+2029), and control and bidi
+ * characters would disguise the line; all become spaces. Text past `limit`
+ * characters is cut.
+ */
+function oneLine(text: string, limit = Number.POSITIVE_INFINITY): string {
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').replace(/ {2,}/g, ' ').trim();
+  const characters = Array.from(flat);
+  return characters.length <= limit ? flat : `${characters.slice(0, limit - 1).join('')}…`;
 }

@@ -9,6 +9,7 @@
  * the same for every host.
  */
 import path from 'node:path';
+import { quoteShellWord } from '../core/quote-shell-word.ts';
 
 export type HostName = 'claude-code' | 'codex';
 
@@ -153,12 +154,8 @@ export function toolgateCallOf(options: { tool: string; input: Record<string, un
 function shellCommandOf(input: Record<string, unknown>, tool: string): string {
   const command = input.command;
   if (typeof command === 'string') return command;
-  if (Array.isArray(command) && command.length > 0 && command.every((word) => typeof word === 'string')) return (command as string[]).map(quoteWord).join(' ');
+  if (Array.isArray(command) && command.length > 0 && command.every((word) => typeof word === 'string')) return (command as string[]).map(quoteShellWord).join(' ');
   throw new HostInputError(`${tool}'s command must be a string or a list of strings, not ${describe(command)}`);
-}
-
-function quoteWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { findExecutable } from '../sandbox/find-executable.ts';
 import { askCodexTrust } from './codex-trust.ts';
+import { quoteShellWord } from '../core/quote-shell-word.ts';
 import os from 'node:os';
 import path from 'node:path';
 import type { HostName } from './host-call.ts';
@@ -36,15 +37,10 @@ export function hostConfigFile(options: { host: HostName; scope: InstallScope; c
  * hookCommandLine(['/usr/bin/node', '/opt/toolgate/bin/toolgate.js', 'hook', 'codex']); // "/usr/bin/node /opt/toolgate/bin/toolgate.js hook codex || exit 2"
  */
 export function hookCommandLine(words: readonly string[]): string {
-  return `${words.map(shellQuote).join(' ')}${FAIL_CLOSED_SUFFIX}`;
+  return `${words.map(quoteShellWord).join(' ')}${FAIL_CLOSED_SUFFIX}`;
 }
 
 const FAIL_CLOSED_SUFFIX = ' || exit 2';
-
-/** A word of a command line, quoted for the POSIX shell. */
-function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /** A host's configuration toolgate will not edit (it would lose what is there): said with the file. */
 export class HostConfigError extends Error {

@@ -91,7 +91,7 @@ describe('toolgate audit', () => {
   it('--help lists every flag and the exit codes', async () => {
     const result = await run(['--help']);
     expect(result.code).toBe(EXIT.ok);
-    for (const flag of ['--log', '--policy', '--session', '--chat', '--tool', '--decision', '--source', '--since', '--until', '--limit', '--json', '--help']) {
+    for (const flag of ['--log', '--policy', '--session', '--chat', '--run', '--approver', '--tool', '--decision', '--source', '--since', '--until', '--limit', '--json', '--help']) {
       expect(result.stdout).toContain(flag);
     }
     expect(result.stdout).toMatch(/Exit codes:\n\s+0 .*\n\s+2 .*\n\s+3 .*\n\s+4 /);
@@ -131,12 +131,12 @@ describe('toolgate audit', () => {
     expect(result.code).toBe(EXIT.ok);
     expect(result.stderr).toBe('');
     const [header, ...rows] = result.rows;
-    expect(header).toMatch(/^TIME\s+SESSION\s+TOOL\s+VERDICT→DECISION\s+SOURCE\s+RULE\s+REASON$/);
+    expect(header).toMatch(/^TIME\s+SESSION\s+TOOL\s+VERDICT→DECISION\s+SOURCE\s+APPROVER\s+RULE\s+REASON$/);
     expect(rows).toHaveLength(6);
-    expect(rows[3]).toMatch(/Z\s+sess-1\s+shell\s+ask→denied\s+person\s+ask_when\[0\]\s+denied by a person$/);
+    expect(rows[3]).toMatch(/Z\s+sess-1\s+shell\s+ask→denied\s+person\s+-\s+ask_when\[0\]\s+denied by a person$/);
     expect(rows[5]).toContain('ask→approved');
     // Every column starts at the same place on every line.
-    for (const column of ['SESSION', 'TOOL', 'SOURCE', 'RULE', 'REASON']) {
+    for (const column of ['SESSION', 'TOOL', 'SOURCE', 'APPROVER', 'RULE', 'REASON']) {
       const start = header!.indexOf(column);
       for (const row of rows) expect(row[start - 1]).toBe(' ');
       for (const row of rows) expect(row[start]).not.toBe(' ');
@@ -158,6 +158,59 @@ describe('toolgate audit', () => {
     expect(await ids(['--session', 'sess-2'])).toEqual(['call-4']);
     expect(await ids(['--chat', 'chat-9'])).toEqual(['call-5']);
     expect(await ids(['--tool', 'shell', '--decision', 'allow'])).toEqual([]);
+  });
+
+  it('--session finds a server run by the session_id the API was given, whoever owns it; --run and --approver filter too', async () => {
+    const file = path.join(directory, 'audit.jsonl');
+    writeLog(file, [
+      entry(1, { session: '["alice","s2"]', caller: 'alice', run: 'run_a' }),
+      entry(2, { session: '["bob","s2"]', caller: 'bob', run: 'run_b', kind: 'decision', verdict: 'ask', decision: 'approved', source: 'person', approver: 'carol' }),
+      entry(3, { session: 's2', run: null }),
+      entry(4, { session: '["alice","s3"]', caller: 'alice', run: 'run_c', kind: 'decision', verdict: 'ask', decision: 'denied', source: 'person', approver: 'dave' }),
+      // Not a scoped session: a JSON-looking session of another shape is matched only as it is.
+      entry(5, { session: '["alice","s2","x"]' }),
+    ]);
+    const ids = async (argv: string[]) => {
+      const result = await run(['--log', file, '--json', ...argv]);
+      expect(result.code).toBe(EXIT.ok);
+      return result.rows.map((row) => (JSON.parse(row) as AuditEntry).call_id);
+    };
+    expect(await ids(['--session', 's2'])).toEqual(['call-1', 'call-2', 'call-3']);
+    expect(await ids(['--session', '["alice","s2"]'])).toEqual(['call-1']);
+    expect(await ids(['--session', 'alice'])).toEqual([]);
+    expect(await ids(['--session', '["alice","s2","x"]'])).toEqual(['call-5']);
+    expect(await ids(['--run', 'run_b'])).toEqual(['call-2']);
+    expect(await ids(['--approver', 'carol'])).toEqual(['call-2']);
+    expect(await ids(['--approver', 'carol', '--session', 's3'])).toEqual([]);
+    expect(await ids(['--session', 's3', '--decision', 'denied'])).toEqual(['call-4']);
+    // The table names the session as the API was given it, and who decided.
+    const table = await run(['--log', file, '--approver', 'dave']);
+    expect(table.rows).toHaveLength(2);
+    expect(table.rows[1]).toMatch(/Z\s+s3\s+read_file\s+ask→denied\s+person\s+dave\s+tools\.read_file\s+reason 4$/);
+  });
+
+  it('an unknown session, run or approver matches nothing and says where it looked', async () => {
+    const file = path.join(directory, 'audit.jsonl');
+    standardLog(file);
+    for (const argv of [['--session', 'nope'], ['--run', 'run_nope'], ['--approver', 'nobody']]) {
+      const result = await run(['--log', file, ...argv]);
+      expect(result.code).toBe(EXIT.ok);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe('no matching entries in audit.jsonl\n');
+    }
+  });
+
+  it.each([
+    ['--session', 'a session id'],
+    ['--chat', 'a chat id'],
+    ['--run', 'a run id'],
+    ['--approver', 'the name of an approver'],
+    ['--tool', 'a tool name'],
+  ])('%s with an empty value exits 2 naming the flag and what it needs', async (flag, needs) => {
+    const result = await run([flag, ' ']);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toContain(`toolgate audit: ${flag} needs ${needs}`);
+    expect(result.stderr).toContain('not an empty string');
   });
 
   it('filters by time, relative or absolute', async () => {
@@ -321,5 +374,6 @@ describe('toolgate audit: gateway events', () => {
     expect(JSON.parse(json.stdout)).toEqual(event);
     const filtered = await run(['--log', log, '--decision', 'denied', '--json']);
     expect(filtered.stdout).toBe('');
+    for (const flag of ['--run', '--approver', '--session']) expect((await run(['--log', log, flag, 'x', '--json'])).stdout).toBe('');
   });
 });

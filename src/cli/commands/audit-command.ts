@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { auditEntryPredicate, parseAuditLine, readAuditLog, type AuditEvent, type AuditFilter, type AuditLogItem } from '../../audit/read-audit-log.ts';
+import { auditEntryPredicate, parseAuditLine, readAuditLog, shownSession, type AuditEvent, type AuditFilter, type AuditLogItem } from '../../audit/read-audit-log.ts';
 import { loadPolicyFile, resolvePolicyPath } from '../../config/load-policy-file.ts';
 import type { AuditEntry } from '../../core/audit-entry.ts';
 import { PolicyError } from '../../core/errors/policy-error.ts';
@@ -32,8 +32,12 @@ Options:
   --store URL       the audit trail of the servers sharing this PostgreSQL
                     store (toolgate serve --store postgres://...), every
                     server's records in the order they were recorded
-  --session ID      only this session
+  --session ID      only this session: the session_id a run was started with
+                    over the API (whoever owns it), or the session as stored
   --chat ID         only this chat
+  --run ID          only this run (toolgate serve's run_id)
+  --approver NAME   only decisions made by this approver (toolgate serve: the
+                    name of the token that decided)
   --tool NAME       only this tool (the exact name)
   --decision D      only this decision: allow | ask | block | approved | denied
   --source S        only decisions from: policy | memory | person | mode | timeout
@@ -46,7 +50,10 @@ Options:
   --json            print each matching record as stored, one JSON object per line
   -h, --help        this help
 
-Table columns: time, session, tool, verdict→decision, source, rule, reason.
+Table columns: time, session, tool, verdict→decision, source, approver (who
+decided, where the approver says), rule (the rule that decided, as recorded),
+reason. A server's session shows the session_id the API was given; --json
+shows it as stored, with its owner.
 Long fields are cut short and control characters are shown escaped (\\x1b),
 so a log cannot drive the terminal. Invalid lines (the torn last line a crash
 leaves, records from a newer toolgate) are skipped and reported on stderr as
@@ -138,6 +145,8 @@ export function parseAuditArguments(argv: string[], now: number): AuditRequest {
       store: { type: 'string' },
       session: { type: 'string' },
       chat: { type: 'string' },
+      run: { type: 'string' },
+      approver: { type: 'string' },
       tool: { type: 'string' },
       decision: { type: 'string' },
       source: { type: 'string' },
@@ -155,9 +164,11 @@ export function parseAuditArguments(argv: string[], now: number): AuditRequest {
     throw new UsageError(`--store takes the postgres:// URL of a store servers share, not ${JSON.stringify(values.store)}: a server on a SQLite file writes its audit log beside its policy (use --policy)`);
   }
   const filter: AuditFilter = {};
-  if (values.session !== undefined) filter.session = values.session;
-  if (values.chat !== undefined) filter.chat = values.chat;
-  if (values.tool !== undefined) filter.tool = values.tool;
+  if (values.session !== undefined) filter.session = nonEmpty({ flag: '--session', value: values.session, what: 'a session id' });
+  if (values.chat !== undefined) filter.chat = nonEmpty({ flag: '--chat', value: values.chat, what: 'a chat id' });
+  if (values.run !== undefined) filter.run = nonEmpty({ flag: '--run', value: values.run, what: 'a run id (run_...)' });
+  if (values.approver !== undefined) filter.approver = nonEmpty({ flag: '--approver', value: values.approver, what: 'the name of an approver (its token name)' });
+  if (values.tool !== undefined) filter.tool = nonEmpty({ flag: '--tool', value: values.tool, what: 'a tool name' });
   if (values.decision !== undefined) filter.decision = oneOf({ flag: '--decision', value: values.decision, allowed: DECISIONS });
   if (values.source !== undefined) filter.source = oneOf({ flag: '--source', value: values.source, allowed: SOURCES });
   if (values.since !== undefined) filter.since = parseAuditTime(values.since, now);
@@ -173,6 +184,12 @@ export function parseAuditArguments(argv: string[], now: number): AuditRequest {
     limit = Number(values.limit);
   }
   return { help: values.help === true, log: values.log, policy: values.policy, store: values.store, filter, limit, json: values.json === true };
+}
+
+/** An empty filter would match nothing (or, for the session, look like it matched everything): say so instead. */
+function nonEmpty(options: { flag: string; value: string; what: string }): string {
+  if (options.value.trim() === '') throw new UsageError(`${options.flag} needs ${options.what}, not an empty string`);
+  return options.value;
 }
 
 function oneOf<Value extends string>(options: { flag: string; value: string; allowed: readonly Value[] }): Value {
@@ -286,9 +303,10 @@ function isEvent(record: AuditEntry | AuditEvent): record is AuditEvent {
   return record.kind === 'definition_changed';
 }
 
-/** Events carry no decision: filters on decisions, sources or sessions leave them out. */
+/** Events carry no decision: filters on decisions, sources, approvers, runs or sessions leave them out. */
 function eventMatches(event: AuditEvent, filter: AuditFilter): boolean {
-  if (filter.decision !== undefined || filter.source !== undefined || filter.session !== undefined || filter.chat !== undefined) return false;
+  const { decision, source, session, chat, run, approver } = filter;
+  if ([decision, source, session, chat, run, approver].some((value) => value !== undefined)) return false;
   if (filter.tool !== undefined && filter.tool !== event.tool) return false;
   const time = Date.parse(event.time);
   if (filter.since !== undefined && !(time >= filter.since)) return false;
@@ -319,7 +337,7 @@ export function escapeControlCharacters(text: string): string {
   return sanitizeTerminalText(text);
 }
 
-const COLUMNS = { time: 20, session: 10, tool: 18, outcome: 16, source: 7, rule: 16 } as const;
+const COLUMNS = { time: 20, session: 10, tool: 18, outcome: 16, source: 7, approver: 10, rule: 20 } as const;
 const SEPARATOR = '  ';
 /** Where the reason stops when the output is not a terminal of known width. */
 const REASON_WIDTH_UNBOUNDED = 200;
@@ -332,14 +350,23 @@ function reasonWidth(io: CliIo): number {
 }
 
 function tableHeader(io: CliIo): string {
-  return tableRow(['TIME', 'SESSION', 'TOOL', 'VERDICT→DECISION', 'SOURCE', 'RULE', 'REASON'], reasonWidth(io));
+  return tableRow(['TIME', 'SESSION', 'TOOL', 'VERDICT→DECISION', 'SOURCE', 'APPROVER', 'RULE', 'REASON'], reasonWidth(io));
 }
 
 function createTableFormatter(io: CliIo): (entry: AuditEntry) => string {
   const width = reasonWidth(io);
   return (entry) =>
     tableRow(
-      [shortTime(entry.time), entry.session || '-', entry.tool, `${entry.verdict}→${entry.decision}`, entry.source, entry.rule ?? '-', entry.reason],
+      [
+        shortTime(entry.time),
+        shownSession(entry.session) || '-',
+        entry.tool,
+        `${entry.verdict}→${entry.decision}`,
+        entry.source,
+        entry.approver ?? '-',
+        entry.rule ?? '-',
+        entry.reason,
+      ],
       width,
     );
 }

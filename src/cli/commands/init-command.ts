@@ -7,23 +7,44 @@ import { detectSandbox, type SandboxDetection } from '../../sandbox/detect-sandb
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
+import { askYesNo } from '../ask-yes-no.ts';
+import { detectProject, type ProjectFacts } from '../detect-project.ts';
+import { addStateDirectoryToGitignore, gitignoreIgnoresStateDirectory, readGitignore, STATE_DIRECTORY_LINE } from '../gitignore-state-directory.ts';
 import { starterPolicy } from '../starter-policy.ts';
+import { errorMessage } from '../../core/run-tool-check.ts';
 
-export const INIT_HELP = `Usage: toolgate init [--policy FILE] [--force]
+export const INIT_HELP = `Usage: toolgate init [--policy FILE] [--force] [--gitignore | --no-gitignore]
 
 Writes a starter policy for this project: ./toolgate.yaml, the built-in
 default policy of \`toolgate run\` spelled out and commented (zones, shell
 rules, sandbox, mode), ready to change. The sandbox line is chosen for this
 machine: os: required where an OS sandbox works, else os: preferred.
 
+It looks at the project (the policy's folder; it reads a few files and runs
+nothing) and proposes shell rules for what it finds: in a git repository,
+git status, diff and log are allowed (they only read it). The package
+manager's test, build and lint scripts (package.json, with npm, pnpm, yarn
+or bun by its lockfile) and the build tools (make, cargo, go, pytest, mvn)
+get rules too, commented out: they run the project's own code, which the
+agent can change first, so they ask until you uncomment them.
+
+toolgate keeps approvals and the audit log in .toolgate/ beside the policy.
+In a git repository (or beside a .gitignore) init offers to add that one
+line to the .gitignore there: it asks when stdin is a terminal, and never
+changes the file without a yes or --gitignore.
+
 Options:
   --policy FILE   where to write it (default: ./toolgate.yaml)
   --force         replace an existing file
+  --gitignore     add .toolgate/ to .gitignore without asking (once: nothing
+                  is added when it is there); also with a policy already there
+  --no-gitignore  leave .gitignore as it is, and do not ask
   -h, --help      this help
 
 Exit codes:
   0  written
-  1  a policy file is already there (nothing written; --force replaces it)
+  1  a policy file is already there (nothing written; --force replaces it;
+     --gitignore still adds the line), or .gitignore could not be written
   2  usage error
 `;
 
@@ -39,21 +60,33 @@ export interface InitDependencies {
  * process.exitCode = await runInitCommand([], processIo());
  */
 export async function runInitCommand(argv: string[], io: CliIo, dependencies: InitDependencies = {}): Promise<number> {
-  const { values } = parseCommandLine({ argv, options: { policy: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseCommandLine({
+    argv,
+    options: { policy: { type: 'string' }, force: { type: 'boolean' }, gitignore: { type: 'boolean' }, 'no-gitignore': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help === true) {
     io.stdout.write(INIT_HELP);
     return EXIT.ok;
   }
+  if (values.gitignore === true && values['no-gitignore'] === true) {
+    throw new UsageError('give --gitignore (add .toolgate/ to .gitignore) or --no-gitignore (leave it as it is), not both');
+  }
+  const gitignoreChoice: GitignoreChoice = values.gitignore === true ? 'add' : values['no-gitignore'] === true ? 'leave' : 'ask';
   const file = path.resolve(io.cwd, values.policy ?? 'toolgate.yaml');
   if (!/\.ya?ml$/.test(file)) throw new UsageError(`--policy must name a .yaml or .yml file, not ${JSON.stringify(values.policy)}`);
+  // The zones' roots are relative to the policy: its folder is the project.
+  const projectDirectory = path.dirname(file);
   // Another policy file beside it would be found first, or instead: say so rather than write a second one.
   const existing = entryExists(file) ? file : values.policy === undefined ? findPolicyFile(io.cwd) : undefined;
   if (existing !== undefined && values.force !== true) {
     io.stderr.write(`toolgate init: ${sanitizeTerminalText(existing)} is already there: nothing written (--force replaces it)\n`);
+    // An explicit --gitignore is still worth doing: it is how a project that has its policy adds the line.
+    if (gitignoreChoice === 'add') await offerGitignore({ io, directory: projectDirectory, choice: 'add', git: detectProject({ directory: projectDirectory }).git !== undefined });
     return EXIT.blockedOrDenied;
   }
   const detection = await (dependencies.detectSandbox ?? (() => detectSandbox({ environment: { PATH: io.env.PATH ?? process.env.PATH } })))();
-  const text = starterPolicy({ sandboxAvailable: detection.available });
+  const project = detectProject({ directory: projectDirectory });
+  const text = starterPolicy({ sandboxAvailable: detection.available, project });
   // The starter must load: a broken template would fail the person's first run.
   parsePolicy({ text, source: file });
   if (values.force === true) {
@@ -77,8 +110,73 @@ export async function runInitCommand(argv: string[], io: CliIo, dependencies: In
       ? `  sandbox: { os: required, fallback: refuse_tools }: an OS sandbox (${detection.kind}) works here\n`
       : `  sandbox: { os: preferred }: no OS sandbox here (${safe(detection.reason ?? 'unknown reason')})\n`,
   );
-  io.stdout.write(`  edit it, try it with \`toolgate check --tool NAME --args JSON\`, and add .toolgate/ to .gitignore\n`);
-  return EXIT.ok;
+  io.stdout.write(`  ${safe(describeProject(project))}\n`);
+  for (const note of project.notes) io.stdout.write(`  note: ${safe(note)}\n`);
+  const gitignored = await offerGitignore({ io, directory: projectDirectory, choice: gitignoreChoice, git: project.git !== undefined });
+  io.stdout.write(`  edit it, and try it with \`toolgate check --tool NAME --args JSON\`\n`);
+  return gitignored ? EXIT.ok : EXIT.blockedOrDenied;
+}
+
+/** What the flags say about .gitignore: add the line, leave the file, or ask (when there is a terminal). */
+type GitignoreChoice = 'add' | 'leave' | 'ask';
+
+/** One line on what init found and proposed rules for. */
+function describeProject(project: ProjectFacts): string {
+  const found: string[] = [];
+  if (project.git !== undefined) found.push('a git repository (git status, diff, log allowed)');
+  const manager = project.packageManager;
+  if (manager !== undefined) {
+    const scripts = manager.scripts.map((script) => script.name);
+    found.push(`${manager.name} (${manager.evidence})${scripts.length === 0 ? ', no test, build or lint script' : ` with ${scripts.join(', ')}`}`);
+  }
+  for (const tool of project.buildTools) found.push(`${tool.name} (${tool.file})`);
+  if (found.length === 0) return 'project: no git repository, package manager or build tool found; only the generic rules';
+  const commented = (manager?.scripts.length ?? 0) > 0 || project.buildTools.length > 0;
+  return `project: ${found.join('; ')}${commented ? ': rules that run the project\'s code are commented out (uncomment to allow)' : ''}`;
+}
+
+/**
+ * Adds `.toolgate/` to the project's .gitignore when the person says so (the
+ * flag, or a yes at the terminal), and says what it did. Never asks without
+ * a terminal, and asks only where git matters (a repository, or a .gitignore
+ * already there). False when the file could not be written.
+ */
+async function offerGitignore(options: { io: CliIo; directory: string; choice: GitignoreChoice; git: boolean }): Promise<boolean> {
+  const { io, choice } = options;
+  const file = path.join(options.directory, '.gitignore');
+  const shown = sanitizeTerminalText(file);
+  let text: string | undefined;
+  try {
+    text = readGitignore(file);
+  } catch (error) {
+    io.stderr.write(`toolgate init: cannot read ${shown} (${sanitizeTerminalText(errorMessage(error))}): left as it is\n`);
+    return choice !== 'add';
+  }
+  if (text !== undefined && gitignoreIgnoresStateDirectory(text)) {
+    io.stdout.write(`  .gitignore: already ignores ${STATE_DIRECTORY_LINE}\n`);
+    return true;
+  }
+  const relevant = options.git || text !== undefined;
+  let add = choice === 'add';
+  if (choice === 'ask' && relevant) {
+    if (io.stdin.isTTY === true) add = await askYesNo({ io, question: `add ${STATE_DIRECTORY_LINE} (toolgate's approvals and audit log) to ${shown}?` });
+    else {
+      io.stdout.write(`  .gitignore: ${STATE_DIRECTORY_LINE} is not in it; \`toolgate init --gitignore\` adds that line (no terminal to ask)\n`);
+      return true;
+    }
+  }
+  if (!add) {
+    if (relevant) io.stdout.write(`  .gitignore: left as it is; \`toolgate init --gitignore\` adds ${STATE_DIRECTORY_LINE}\n`);
+    return true;
+  }
+  try {
+    const outcome = addStateDirectoryToGitignore({ file });
+    io.stdout.write(outcome === 'created' ? `  .gitignore: created ${shown} with ${STATE_DIRECTORY_LINE}\n` : `  .gitignore: added ${STATE_DIRECTORY_LINE} to ${shown}\n`);
+    return true;
+  } catch (error) {
+    io.stderr.write(`toolgate init: cannot add ${STATE_DIRECTORY_LINE} to ${shown} (${sanitizeTerminalText(errorMessage(error))})\n`);
+    return false;
+  }
 }
 
 /** Whether anything is at `file`, a dangling symlink included (existsSync follows links). */

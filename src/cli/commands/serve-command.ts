@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { findPolicyFile, loadPolicyFile } from '../../config/load-policy-file.ts';
+import { findPolicyFile, loadPolicyFile, resolvePolicyPath, type LoadedPolicy } from '../../config/load-policy-file.ts';
 import { announcePolicy, type PolicyOrigin } from '../../config/policy-discovery.ts';
 import { createDemoWorkspace } from '../../runtime/demo-workspace.ts';
 import { webAssets } from '../../server/web/web-assets.ts';
@@ -10,6 +10,7 @@ import { resolveStoreLocation } from '../../store/store-location.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { chooseModelOrExplain, UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
+import { quoteShellWord } from '../../core/quote-shell-word.ts';
 
 export const SERVE_HELP = `Usage: toolgate serve [options]
 
@@ -153,6 +154,7 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
   io.stdout.write(`listening on ${server.url}\n`);
   io.stdout.write(`open the inbox: ${server.loginUrl}\n`);
   io.stderr.write(`admin token from ${server.adminTokenSource}; runs are kept in ${sanitizeTerminalText(server.storeFile)}${server.store.shared === undefined ? '' : ' (with "approve always" and the audit trail: every server on it shares them)'}${server.recovered > 0 ? `; ${server.recovered} runs stopped by the last shutdown are running again` : ''}\n`);
+  io.stderr.write(`${describeAuditLog({ loaded, shared: server.store.shared !== undefined })}\n`);
   if (values.demo === true) {
     const { run_id } = await server.service.startRun({ name: 'admin', role: 'admin' }, { input: DEMO_TASK });
     io.stderr.write(`demo run ${run_id} started: it will soon wait for your approval in the inbox\n`);
@@ -161,6 +163,20 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
   io.stderr.write('stopping...\n');
   await server.close();
   return EXIT.ok;
+}
+
+/**
+ * Where this server's decisions are recorded and the command that reads
+ * them from any directory: the demo's log is in a temporary workspace, where
+ * a bare `toolgate audit` would not look.
+ */
+function describeAuditLog(options: { loaded: LoadedPolicy; shared: boolean }): string {
+  const { loaded } = options;
+  if (loaded.policy.document.audit?.enabled === false) return 'audit log: off (audit.enabled: false in the policy)';
+  // The URL may carry a password: the person has it already, toolgate does not print it.
+  if (options.shared) return 'audit trail: in the shared store, with every server\'s decisions (read it: toolgate audit --store URL)';
+  const log = resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' });
+  return `audit log: every decision is recorded in ${sanitizeTerminalText(log)} (read it: toolgate audit --policy ${sanitizeTerminalText(quoteShellWord(loaded.path))})`;
 }
 
 function waitForStop(signal: AbortSignal | undefined): Promise<void> {

@@ -15,6 +15,9 @@ import type { Sealer } from '../seal.ts';
 import type { StoreMemory } from './store-memory.ts';
 import type { StoreLedger } from './store-ledger.ts';
 import type { HostJudge } from '../../hooks/decide-host-call.ts';
+import { scopedSession } from '../../core/scoped-session.ts';
+
+export { scopedSession };
 
 export interface ServerRuntime {
   /** The judge of agent hosts' calls (`POST /hooks/:host`), made at the first one. */
@@ -119,10 +122,6 @@ export function gateContextOf(run: Pick<StoredRun, 'runId' | 'owner' | 'sessionI
     caller: run.owner,
     ...(run.mode === 'daemon' ? { daemon: true } : {}),
   };
-}
-
-export function scopedSession(owner: string, sessionId: string): string {
-  return JSON.stringify([owner, sessionId]);
 }
 
 /** The gate mode of a run's mode: `daemon` and `interactive` leave the policy's mode (asks pause the run). */
