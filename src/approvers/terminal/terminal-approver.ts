@@ -43,8 +43,8 @@ export const TERMINAL_GROUP_APPROVAL_KEYS = DEFAULT_GROUP_APPROVAL_KEYS;
 
 /** The box never grows past this many columns: long lines are easier to read wrapped. */
 const MAX_WIDTH = 120;
-/** Rows kept for the box's frame, description, key lines, what [s] covers, a dropped-keys notice and the prompt around the content. */
-const ROWS_MARGIN = 14;
+/** Rows kept for the box's frame, description, the rule that asked, key lines, what [s] covers, a dropped-keys notice and the prompt around the content. */
+const ROWS_MARGIN = 15;
 const MIN_CONTENT_LINES = 10;
 const MAX_REASON_LENGTH = 1000;
 
