@@ -48,6 +48,7 @@ describe('deferred runs', () => {
         required: true,
         reason: 'waiting for approval: tools.send_email is ask',
         presentation: { type: 'structured', content: expect.stringContaining('ann@example.com') },
+        askedBy: { rule: 'tools.send_email' },
       },
     ]);
     const request = result.content.find((part) => part.type === 'tool-approval-request');

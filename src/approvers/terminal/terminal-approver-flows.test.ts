@@ -18,9 +18,9 @@ describe('terminal approver: view', () => {
     const output = harness.screen();
     const box = output.slice(0, output.indexOf('approve? ['));
     // The box fits the terminal: 30 rows minus the margin, at least 10 content lines.
-    expect(box).toContain('line 16 ');
-    expect(box).not.toContain('line 17 ');
-    expect(box).toContain('104 more lines — press [v] to view all');
+    expect(box).toContain('line 15 ');
+    expect(box).not.toContain('line 16 ');
+    expect(box).toContain('105 more lines — press [v] to view all');
     // Three pages of the full rendering were shown, and no more.
     expect(output).toContain('line 80 ');
     expect(output).not.toContain('line 100 ');
