@@ -85,7 +85,10 @@ describe('--approver: who is asked, whatever the client supports', () => {
     const result = await harness.client.callTool({ name: 'echo', arguments: { text: 'x' } });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toContain('--approver none');
-    expect(resultText(result)).toContain('`mcp.servers.fixture.tools.echo: allow`');
+    // Which rule asked, and how a person could be asked; never a rule or a mode that lets the call through.
+    expect(resultText(result)).toMatch(/needs approval \(asked by mcp\.servers\.fixture\S*/);
+    expect(resultText(result)).toContain('start it with --approver elicitation');
+    expect(resultText(result)).not.toMatch(/: allow|approve_all|approve-all/);
     expect(harness.elicitations).toHaveLength(0);
     expect(terminal.asked).toHaveLength(0);
   });
@@ -104,6 +107,8 @@ describe('--approver: who is asked, whatever the client supports', () => {
     const result = await harness.client.callTool({ name: 'echo', arguments: { text: 'x' } });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toContain('cannot show an approval dialog');
+    expect(resultText(result)).toContain('from an MCP client that supports elicitation');
+    expect(resultText(result)).not.toMatch(/: allow|approve_all|approve-all|mode:/);
     expect(terminal.asked).toHaveLength(0);
   });
 });

@@ -4,7 +4,8 @@
  * crashed server is restarted (with backoff) and works again.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, fixtureServer, resultText, startGatewayHarness, type GatewayHarness } from './mcp-gateway-harness.ts';
+import path from 'node:path';
+import { everythingServer, eventually, filesystemServer, fixtureServer, NODE, resultText, ROOT, startGatewayHarness, type GatewayHarness } from './mcp-gateway-harness.ts';
 
 let harness: GatewayHarness | undefined;
 afterEach(async () => {
@@ -71,7 +72,6 @@ describe('upstream failures', () => {
 
   it('keeps retrying a server that cannot start, with backoff, and lists its tools once it can', async () => {
     const { writeFileSync, rmSync } = await import('node:fs');
-    const path = await import('node:path');
     let wrapper = '';
     harness = await startGatewayHarness({
       setup: ({ directory }) => {
@@ -84,7 +84,8 @@ describe('upstream failures', () => {
     });
     expect(harness.gateway.upstreams()[0]!.state).not.toBe('ready');
     expect((await harness.client.listTools()).tools).toEqual([]);
-    expect(harness.logs.some((line) => line.includes('could not start') && line.includes('not today'))).toBe(true);
+    expect(harness.logs.some((line) => line.includes('server "fixture" could not start: it exited with code 1'))).toBe(true);
+    expect(harness.logs).toContain('  | not today');
     rmSync(path.join(harness.directory, 'broken'));
     const names = await eventually(async () => {
       const tools = (await harness!.client.listTools()).tools;
@@ -118,4 +119,68 @@ describe('a server that stops answering altogether', () => {
       }
     }
   }, 30_000);
+});
+
+const STUBBORN_SERVER = path.join(ROOT, 'test', 'fixtures', 'stubborn-mcp-server.ts');
+const stubborn = (...args: string[]) => ({ command: NODE, args: [STUBBORN_SERVER, ...args] });
+
+describe('a server that cannot start', () => {
+  it('is reported with its name, the reason, the tail of its stderr (escaped), the names of its environment and how to pass more', async () => {
+    const lines = Array.from({ length: 29 }, (_, index) => `npm ERR! line ${index + 1}`);
+    harness = await startGatewayHarness({
+      policy: () => ({ mcp: { servers: { broken: { ...stubborn(...lines.flatMap((line) => ['--stderr', line]), '--stderr', '\u001b[31mnpm ERR!\u001b[0m unable to get local issuer certificate', '--exit', '1'), env: { API_MODE: 'secret-value-123' } } } } }),
+      gateway: { environment: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: '/etc/corporate-ca.pem', UNRELATED_TOKEN: 'hidden' }, restart: { initialDelayMs: 60_000 } },
+    });
+    const logs = harness.logs;
+    const start = logs.indexOf('server "broken" could not start: it exited with code 1 before it was ready');
+    expect(start).not.toBe(-1);
+    const report = logs.slice(start, start + 16);
+    expect(report).toContain('  its stderr (last 10 of 30 lines):');
+    expect(report.filter((line) => line.startsWith('  | '))).toHaveLength(10);
+    expect(report).toContain('  | npm ERR! line 21');
+    // The server's escape sequences are shown, not obeyed.
+    expect(report).toContain('  | \\x1b[31mnpm ERR!\\x1b[0m unable to get local issuer certificate');
+    const environment = report.find((line) => line.startsWith('  its environment (names only): '))!;
+    expect(environment).toContain('API_MODE');
+    expect(environment).toContain('PATH');
+    expect(report.join('\n')).not.toContain('secret-value-123');
+    expect(report.join('\n')).not.toContain('/etc/corporate-ca.pem');
+    expect(report.some((line) => line.includes('set here but not passed: NODE_EXTRA_CA_CERTS') && !line.includes('UNRELATED_TOKEN'))).toBe(true);
+    expect(report.some((line) => line.includes(`mcp.servers.broken.env_from in ${path.join(harness!.directory, 'toolgate.json')}, e.g. env_from: [NODE_EXTRA_CA_CERTS]`))).toBe(true);
+    // Its lines were not relayed one by one as well.
+    expect(logs.some((line) => line.startsWith('[broken]'))).toBe(false);
+  });
+
+  it('that never answers initialize: says so, shows its chatter only in the report, and says each retry in one line', async () => {
+    harness = await startGatewayHarness({
+      policy: () => ({ mcp: { servers: { silent: stubborn('--chatter', '50') } } }),
+      gateway: { connectTimeoutMs: 600, restart: { initialDelayMs: 100, maxDelayMs: 100 } },
+    });
+    expect(harness.logs).toContain('server "silent" could not start: it did not answer the MCP initialize request within 0.6 s');
+    expect(harness.logs.some((line) => line.startsWith('  | npm http fetch GET'))).toBe(true);
+    await eventually(async () => (harness!.logs.some((line) => line.startsWith('server "silent" still cannot start (2 attempts): it did not answer')) ? true : undefined));
+    expect(harness.logs.some((line) => line.startsWith('[silent]'))).toBe(false);
+    expect(harness.logs.filter((line) => line.includes('could not start'))).toHaveLength(1);
+  });
+
+  it('with verbose, relays its stderr as it comes', async () => {
+    harness = await startGatewayHarness({
+      policy: () => ({ mcp: { servers: { silent: stubborn('--chatter', '50') } } }),
+      gateway: { connectTimeoutMs: 600, verbose: true, restart: { initialDelayMs: 60_000 } },
+    });
+    expect(harness.logs.some((line) => line.startsWith('[silent] npm http fetch GET'))).toBe(true);
+  });
+});
+
+describe('expected relay chatter', () => {
+  it('is one line per server: roots no client shares, and nothing at shutdown', async () => {
+    harness = await startGatewayHarness({ policy: ({ workspace }) => ({ mcp: { servers: { files: filesystemServer(workspace), everything: everythingServer() } } }) });
+    await harness.client.listTools();
+    await eventually(async () => (harness!.logs.some((line) => line.startsWith('server "files": it asked for its client\'s roots')) ? true : undefined));
+    await harness.close();
+    const logs = harness.logs;
+    harness = undefined;
+    expect(logs.filter((line) => line.startsWith('server "files": it asked for its client\'s roots'))).toHaveLength(1);
+    expect(logs.join('\n')).not.toMatch(/Failed to request initial roots|Failed to send|Secure MCP Filesystem Server running/);
+  });
 });

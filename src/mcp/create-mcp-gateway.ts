@@ -5,7 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { LoggingLevel, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { createAuditLog, type AuditLog } from '../audit/audit-log.ts';
-import { createNonInteractiveApprover, type Approver, type PresentedRequest } from '../core/approver.ts';
+import { createNonInteractiveApprover, type Approver } from '../core/approver.ts';
 import type { AuditSink } from '../core/audit-entry.ts';
 import type { Gate } from '../core/gate.ts';
 import { firstMatch } from '../core/pattern.ts';
@@ -18,6 +18,7 @@ import { approvalMessage } from './approval-message.ts';
 import { accessPolicyFor, decideAccess } from './mcp-access.ts';
 import { judgeAccess } from './mcp-access-policy.ts';
 import { refusedToolName } from './mcp-tool-name.ts';
+import { serverNamedApprover } from './server-named-approver.ts';
 import { assignClientNames, type NamespacingMode } from './assign-client-names.ts';
 import { createDeferredDurability, type StagedAuditLog } from './deferred-durability.ts';
 import { definitionChangeNote, recordCallsNotRun, recordDefinitionChanges, type DefinitionChange } from './definition-change.ts';
@@ -86,7 +87,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
   const mode: NamespacingMode = options.namespacing ?? 'collisions';
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const serverInfo = options.serverInfo ?? { name: 'toolgate', version: packageVersion() };
-  const configs = readUpstreamServers({ policy, directory: loaded.directory });
+  const configs = readUpstreamServers({ policy, directory: loaded.directory, env: options.environment });
   const everyServersKeys: ReadonlySet<string> = new Set(configs.flatMap((config) => [...config.redactKeys]));
   const stats = createGatewayStats();
   const sessions = new Set<GatewaySession>();
@@ -174,6 +175,9 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
       connectTimeoutMs: options.connectTimeoutMs,
       restart: options.restart,
       log,
+      verbose: options.verbose,
+      policyPath: loaded.path,
+      environment: options.environment,
       createTransport: options.createTransport,
     }),
   );
@@ -270,23 +274,26 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     }
   }
 
-  /** The rule that would decide the call's tool, as a line of the policy: `mcp.servers.files.tools.write_file: allow`. */
-  const ruleFor = (request: PresentedRequest): string => {
-    const entry = entries.get(request.tool);
-    return entry === undefined ? 'tools.<tool>: allow' : `mcp.servers.${entry.server.name}.tools.${entry.tool.name}: allow`;
-  };
+  // Denials say who could approve and how to reach them, never a rule or a mode that would let the call through.
   const nonInteractive = createNonInteractiveApprover({
-    hint: (request) =>
-      'this MCP client cannot show an approval dialog (it does not support elicitation) and no terminal is attached. ' +
-      'Approve with an MCP client that supports elicitation, run `toolgate mcp` from a terminal, ' +
-      `or decide in ${loaded.path}: a rule such as \`${ruleFor(request)}\`, or the line \`mode: approve_all\``,
+    hint:
+      'nobody who can approve it is reachable here: this MCP client cannot show an approval dialog (it does not support elicitation) and no terminal is attached, so it did not run. ' +
+      'A person can approve it from an MCP client that supports elicitation, or at a terminal when `toolgate mcp` is started from one',
   });
 
   const nobodyAsked = createNonInteractiveApprover({
-    hint: (request) =>
-      'toolgate mcp was started with --approver none: nobody is asked, so calls the policy would ask about are denied. ' +
-      `Decide in ${loaded.path} (a rule that allows or blocks the tool, such as \`${ruleFor(request)}\`), or start it with another --approver`,
+    hint:
+      'toolgate mcp was started with --approver none, so nobody is asked and it did not run. ' +
+      'To have a person asked, start it with --approver elicitation (an MCP client that supports elicitation) or --approver terminal',
   });
+
+  // A terminal prompt or an inbox card shows the tool's name: the server it belongs to goes first in its description.
+  const originOf = (tool: string) => {
+    const entry = entries.get(tool);
+    return entry === undefined ? undefined : { server: entry.server.name, upstreamName: entry.tool.name };
+  };
+  const terminalApprover = options.terminalApprover === undefined ? undefined : serverNamedApprover({ approver: options.terminalApprover, originOf });
+  const otherApprover = options.approver === undefined ? undefined : serverNamedApprover({ approver: options.approver, originOf });
 
   const core: GatewayCore = {
     policy,
@@ -323,7 +330,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     approverFor(session, relatedRequestId): Approver {
       const choice = options.approverChoice ?? 'auto';
       if (choice === 'none') return nobodyAsked;
-      if (choice === 'terminal') return options.terminalApprover ?? nonInteractive;
+      if (choice === 'terminal') return terminalApprover ?? nonInteractive;
       if (session.server.getClientCapabilities()?.elicitation?.form !== undefined) {
         const approvalTimeoutMs = policy.approvalTimeoutMs;
         return createElicitationApprover({
@@ -339,7 +346,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
         });
       }
       if (choice === 'elicitation') return nonInteractive;
-      return options.terminalApprover ?? options.approver ?? nonInteractive;
+      return terminalApprover ?? otherApprover ?? nonInteractive;
     },
     async subscribe(server, uri) {
       const key = pairKey(server, uri);
@@ -440,6 +447,8 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     gate,
     async start() {
       await Promise.all(connections.map((connection) => connection.start()));
+      // Closed while the servers were starting (a signal, the client gone): there is nothing left to list.
+      if (connections.some((connection) => connection.state === 'closed')) return;
       rebuildTools();
       rebuildRoutes();
     },

@@ -7,8 +7,9 @@ import { createJsonLineReader } from './json-line-reader.ts';
 /**
  * The server side of MCP's stdio framing for the gateway: the SDK's
  * `StdioServerTransport`, reading with `createJsonLineReader` (no second
- * schema check of every message), and closing when its input ends — the
- * client going away is how a stdio server learns to stop.
+ * schema check of every message), and closing when its input ends or its
+ * output breaks — the client going away is how a stdio server learns to
+ * stop, and a closed pipe (EPIPE) is that, never a crash.
  *
  * @example
  * await gateway.connect(new GatewayStdioTransport({ input: process.stdin, output: process.stdout }));
@@ -25,6 +26,8 @@ export class GatewayStdioTransport implements Transport {
   #onData = (chunk: Buffer) => this.#reader.append(chunk);
   #onError = (error: Error) => this.onerror?.(error);
   #onEnd = () => void this.close();
+  // The client closed its end: what was being written is lost, and the session is over.
+  #onOutputError = () => void this.close();
 
   constructor(options: { input: Readable; output: Writable }) {
     this.#input = options.input;
@@ -37,6 +40,7 @@ export class GatewayStdioTransport implements Transport {
     this.#input.on('data', this.#onData);
     this.#input.on('error', this.#onError);
     this.#input.on('end', this.#onEnd);
+    this.#output.on('error', this.#onOutputError);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -45,8 +49,13 @@ export class GatewayStdioTransport implements Transport {
         reject(new Error('the client has gone'));
         return;
       }
-      if (this.#output.write(serializeMessage(message))) resolve();
-      else this.#output.once('drain', resolve);
+      if (this.#output.destroyed || !this.#output.writable) {
+        reject(new Error('the client has gone'));
+        void this.close();
+        return;
+      }
+      // The callback, unlike 'drain', also fires when the pipe broke: the send fails instead of hanging.
+      this.#output.write(serializeMessage(message), (error) => (error === undefined || error === null ? resolve() : reject(new Error(`the client has gone (${error.message})`))));
     });
   }
 
@@ -56,6 +65,7 @@ export class GatewayStdioTransport implements Transport {
     this.#input.off('data', this.#onData);
     this.#input.off('error', this.#onError);
     this.#input.off('end', this.#onEnd);
+    // Kept on the output: a write still in flight may yet report the broken pipe, and it must not be unhandled.
     if (this.#input.listenerCount('data') === 0) this.#input.pause();
     this.#reader.clear();
     this.onclose?.();

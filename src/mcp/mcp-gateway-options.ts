@@ -64,6 +64,16 @@ export interface McpGatewayOptions {
   onDefinitionChanged?: (change: DefinitionChange) => void | Promise<void>;
   /** Gateway messages and upstream stderr lines (default: process.stderr). */
   log?: (line: string) => void;
+  /**
+   * Relay every stderr line of every server and every message of the
+   * gateway's MCP clients (`--verbose`). By default a server's stderr is
+   * shown only with the report of a failed start until it is ready, and
+   * expected messages (roots no client shares, a message lost to a stopped
+   * server) are one line per server.
+   */
+  verbose?: boolean;
+  /** toolgate's environment (default `process.env`): where `env_from` and `${VAR}` are read, and what a failed start's report compares with. */
+  environment?: Readonly<Record<string, string | undefined>>;
   /** How the gateway introduces itself to clients and to upstream servers. */
   serverInfo?: Implementation;
   /** Builds upstream transports (tests inject in-memory ones); default: process group stdio or Streamable HTTP. */

@@ -150,6 +150,14 @@ describe("the server's section in the gate: its own rule labels and words", () =
     expect((await authorize({ server: { ask_when: ['x'] }, tools: { x: 'block' } }, { name: 'x' })).verdict.kind).toBe('block');
   });
 
+  it('records the ask_when or ask_always that names a tool as the rule that asked, not the default that also asks (issue 39)', async () => {
+    // No default: the server's default asks too, but ask_when is what named the tool.
+    expect((await authorize({ server: { ask_when: ['edit_.*'] } }, { name: 'edit_file' })).verdict).toMatchObject({ kind: 'ask', rule: 'mcp.servers.s.ask_when[0]' });
+    expect((await authorize({ server: { ask_always: true } }, { name: 'edit_file' })).verdict).toMatchObject({ kind: 'ask', rule: 'mcp.servers.s.ask_always' });
+    // A rule for the tool itself is more specific than either: it stays the one recorded.
+    expect((await authorize({ server: { ask_when: ['edit_.*'], tools: { edit_file: 'ask' } } }, { name: 'edit_file' })).verdict).toMatchObject({ kind: 'ask', rule: 'mcp.servers.s.tools.edit_file' });
+  });
+
   it('a changed definition is shown first whoever asks, even when a top-level rule decides and gives the description', async () => {
     const note = '⚠ The definition of "t" changed';
     const { verdict } = await authorize({ tools: { t: { decision: 'ask', description: 'Writes a note' } } }, { name: 't' }, {}, { changeNote: note });

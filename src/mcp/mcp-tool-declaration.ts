@@ -7,6 +7,7 @@ import { maskSecrets } from '../core/redact.ts';
 import type { ToolDeclaration } from '../core/tool-declaration.ts';
 import type { ApprovalRequest, Decision, ToolCall } from '../core/types.ts';
 import { filesystemPathForms } from '../filesystem/path-forms.ts';
+import { fileWritePreview } from './file-write-preview.ts';
 import type { UpstreamServerConfig } from './upstream-server-config.ts';
 import { NAMESPACE_SEPARATOR } from './assign-client-names.ts';
 
@@ -30,6 +31,8 @@ export interface ServerRuleOutcome {
   reason: string;
   description: string | undefined;
   required: boolean;
+  /** The server's default for tools with no rule: an `ask_when` or `ask_always` that also asks decided more specifically. */
+  fallback?: boolean;
 }
 
 /**
@@ -86,7 +89,7 @@ export function evaluateServerRule(options: { entry: McpToolEntry; policy: Polic
     return { decision: 'ask', label: 'unknown_tools.dangerous_keywords', reason: `${entry.clientName} has no rule and looks dangerous (mentions ${JSON.stringify(keyword)})`, description: undefined, required: true };
   }
   const why = keyword === undefined ? '' : ` and looks dangerous (mentions ${JSON.stringify(keyword)})`;
-  return { decision: server.defaultDecision, label: server.defaultLabel, reason: `${entry.clientName} has no rule${why}: ${server.defaultLabel} is ${server.defaultDecision}`, description: undefined, required: true };
+  return { decision: server.defaultDecision, label: server.defaultLabel, reason: `${entry.clientName} has no rule${why}: ${server.defaultLabel} is ${server.defaultDecision}`, description: undefined, required: true, fallback: true };
 }
 
 /**
@@ -104,14 +107,19 @@ export function serverVerdicts(options: { entry: McpToolEntry; policy: Policy; c
   const { entry, call } = options;
   const { server, tool } = entry;
   const outcome = evaluateServerRule({ entry, policy: options.policy, args: call.args });
+  const named: SectionVerdict[] = [];
+  const asked = server.askWhen[firstMatch(server.askWhen, tool.name)];
+  if (asked !== undefined) named.push({ decision: 'ask', rule: asked.label, reason: `${tool.name} on MCP server ${server.name} matches ${JSON.stringify(asked.pattern.source)}`, required: true });
+  if (server.askAlways) named.push({ decision: 'ask', rule: `mcp.servers.${server.name}.ask_always`, reason: `every call to MCP server ${server.name} asks (mcp.servers.${server.name}.ask_always)`, required: true });
   const verdicts: SectionVerdict[] = [];
   if (outcome !== undefined) {
     const reason = outcome.decision === 'block' && !outcome.reason.includes(outcome.label) ? `${outcome.reason} (${outcome.label})` : outcome.reason;
     verdicts.push({ decision: outcome.decision, rule: outcome.label, reason, required: outcome.required, description: outcome.description, dangerous: outcome.label === 'unknown_tools.dangerous_keywords' });
   }
-  const asked = server.askWhen[firstMatch(server.askWhen, tool.name)];
-  if (asked !== undefined) verdicts.push({ decision: 'ask', rule: asked.label, reason: `${tool.name} on MCP server ${server.name} matches ${JSON.stringify(asked.pattern.source)}`, required: true });
-  if (server.askAlways) verdicts.push({ decision: 'ask', rule: `mcp.servers.${server.name}.ask_always`, reason: `every call to MCP server ${server.name} asks (mcp.servers.${server.name}.ask_always)`, required: true });
+  // Of verdicts that agree, the first is the one recorded as deciding: a default (a tool with no rule) comes after
+  // the ask_when or ask_always that names the tool, so `edit_file` is recorded as asked by `ask_when[0]`, not the default.
+  if (outcome?.fallback === true) verdicts.unshift(...named);
+  else verdicts.push(...named);
   // The change note is the section's to give whoever asks (a top-level rule, the tool's own check).
   const notice = options.changeNote === undefined ? {} : { notice: options.changeNote };
   if (!verdicts.some((verdict) => verdict.decision === 'ask')) return { verdicts, ...notice };
@@ -121,15 +129,16 @@ export function serverVerdicts(options: { entry: McpToolEntry; policy: Policy; c
     description: outcome?.description ?? tool.description ?? `Call ${tool.name} on MCP server ${server.name}`,
     payload: call.args ?? null,
     required: true,
-    presentation: () => {
+    presentation: async () => {
       // Secrets are masked for the person, not dropped: the terminal can reveal them from the call's own arguments.
       const { value, masked } = maskSecrets(call.args ?? {}, server.redactKeys);
       const rule = verdicts.find((verdict) => verdict.decision === 'ask')!.rule;
-      return {
-        type: 'structured',
-        content: JSON.stringify(value, null, 2) ?? 'null',
-        metadata: { server: server.name, upstreamTool: tool.name, rule, ...(masked === 0 ? {} : { masked_secrets: masked }) },
-      };
+      const metadata = { server: server.name, upstreamTool: tool.name, rule, ...(masked === 0 ? {} : { masked_secrets: masked }) };
+      // A local server writing a file: what it would change, against the file as it is now. Not when a secret was
+      // masked: the new content would show what `redact.keys` hides (the arguments, masked, are shown instead).
+      const preview = server.transport.kind === 'stdio' && masked === 0 ? await fileWritePreview({ tool: tool.name, args: call.args, cwd: server.transport.cwd }).catch(() => undefined) : undefined;
+      if (preview !== undefined) return { ...preview, metadata: { ...preview.metadata, ...metadata } };
+      return { type: 'structured', content: JSON.stringify(value, null, 2) ?? 'null', metadata };
     },
   };
   return { verdicts: verdicts.map((verdict) => (verdict.decision === 'ask' ? { ...verdict, request } : verdict)), ...notice };

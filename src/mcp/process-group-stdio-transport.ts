@@ -5,6 +5,7 @@ import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createJsonLineReader } from './json-line-reader.ts';
+import { sharedProcessGroupWatchdog, type ProcessGroupWatchdog } from './process-group-watchdog.ts';
 
 export interface ProcessGroupStdioTransportOptions {
   command: string;
@@ -16,6 +17,8 @@ export interface ProcessGroupStdioTransportOptions {
   onStderr?: (line: string) => void;
   /** How long to wait after closing stdin before SIGTERM, and after SIGTERM before SIGKILL (default 1000 ms each). */
   gracePeriodMs?: number;
+  /** Kills the group if this process dies without closing the transport (`kill -9`); default: one watchdog process shared by all transports. */
+  watchdog?: ProcessGroupWatchdog;
 }
 
 /** How the server process ended, for error messages. */
@@ -27,7 +30,10 @@ export interface ProcessExit {
 /**
  * The SDK's stdio client transport, except that the server leads its own
  * process group and `close` signals the whole group: a server started
- * through `npx` or a shell wrapper leaves no orphans behind. It also
+ * through `npx` or a shell wrapper leaves no orphans behind, also when the
+ * gateway is killed outright (a watchdog process kills the group then). It
+ * never throws on a closed pipe: a write to a server that is gone rejects
+ * that send, and the close is reported once. It also
  * remembers how the process ended and its last stderr lines, so a crash can
  * be explained to the client.
  *
@@ -49,6 +55,8 @@ export class ProcessGroupStdioTransport implements Transport {
   #exit: ProcessExit | undefined;
   #stderrTail: string[] = [];
   #stderrPartial = '';
+  #stderrLineCount = 0;
+  #environmentNames: string[] = [];
   #closed = false;
 
   constructor(options: ProcessGroupStdioTransportOptions) {
@@ -60,9 +68,30 @@ export class ProcessGroupStdioTransport implements Transport {
     return this.#exit;
   }
 
+  /**
+   * How the process ended, waiting up to `ms` for it: a failed write
+   * (EPIPE) can come before the exit it announces, which explains it better.
+   */
+  async waitForExit(ms: number): Promise<ProcessExit | undefined> {
+    const child = this.#child;
+    if (this.#exit !== undefined || child === undefined || child.exitCode !== null || child.signalCode !== null) return this.#exit;
+    await settlesWithin(new Promise<void>((resolve) => child.once('close', () => resolve())), ms);
+    return this.#exit;
+  }
+
   /** The last lines the server wrote to stderr (at most 20). */
   get stderrTail(): readonly string[] {
     return this.#stderrTail;
+  }
+
+  /** How many lines the server wrote to stderr in all. */
+  get stderrLineCount(): number {
+    return this.#stderrLineCount;
+  }
+
+  /** The names of the environment variables the server was started with (sorted; never their values). */
+  get environmentNames(): readonly string[] {
+    return this.#environmentNames;
   }
 
   get pid(): number | undefined {
@@ -72,31 +101,43 @@ export class ProcessGroupStdioTransport implements Transport {
   start(): Promise<void> {
     if (this.#child !== undefined) throw new Error('ProcessGroupStdioTransport already started');
     return new Promise((resolve, reject) => {
+      const env = { ...getDefaultEnvironment(), ...this.#options.env };
+      this.#environmentNames = Object.keys(env).sort();
       const child = spawn(this.#options.command, [...this.#options.args], {
-        env: { ...getDefaultEnvironment(), ...this.#options.env },
+        env,
         cwd: this.#options.cwd,
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
         shell: false,
       });
       this.#child = child;
+      const watchdog = this.#options.watchdog ?? sharedProcessGroupWatchdog();
       child.on('error', (error) => {
         reject(error);
         this.onerror?.(error);
       });
-      child.on('spawn', () => resolve());
-      child.on('close', (code, signal) => {
-        this.#exit = { code, signal };
-        // Whatever the server started may outlive it: the group goes with it.
-        this.#signalGroup('SIGKILL');
-        this.#finish();
+      child.on('spawn', () => {
+        if (child.pid !== undefined) watchdog.watch(child.pid);
+        resolve();
       });
-      child.stdin.on('error', (error) => this.onerror?.(error));
+      child.on('exit', (code, signal) => {
+        this.#exit = { code, signal };
+        // Whatever the server started may outlive it (and hold its pipes open): the group goes with it.
+        this.#signalGroup('SIGKILL');
+        if (child.pid !== undefined) watchdog.release(child.pid);
+      });
+      child.on('close', () => this.#finish());
+      // A write to a server that is gone fails that send (below); the pipe's own error is expected then.
+      child.stdin.on('error', () => undefined);
       child.stdout.on('data', (chunk: Buffer) => this.#reader.append(chunk));
       child.stdout.on('error', (error) => this.onerror?.(error));
       child.stderr.setEncoding('utf8');
       child.stderr.on('data', (text: string) => this.#stderr(text));
       child.stderr.on('error', () => undefined);
+      // A last line without a newline (an error printed just before exiting) is a line too.
+      child.stderr.on('end', () => {
+        if (this.#stderrPartial !== '') this.#stderr('\n');
+      });
     });
   }
 
@@ -107,8 +148,8 @@ export class ProcessGroupStdioTransport implements Transport {
         reject(new Error('the server process is not running'));
         return;
       }
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once('drain', resolve);
+      // The callback, unlike 'drain', also fires when the pipe broke (EPIPE): the send fails instead of hanging.
+      stdin.write(serializeMessage(message), (error) => (error === undefined || error === null ? resolve() : reject(new Error(`the server process is not running (${error.message})`))));
     });
   }
 
@@ -162,6 +203,7 @@ export class ProcessGroupStdioTransport implements Transport {
     }
     for (const line of lines) {
       const trimmed = line.replace(/\r$/, '');
+      this.#stderrLineCount += 1;
       this.#stderrTail.push(trimmed);
       if (this.#stderrTail.length > 20) this.#stderrTail.shift();
       this.#options.onStderr?.(trimmed);

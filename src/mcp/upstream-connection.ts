@@ -32,6 +32,8 @@ import { attachSideChannel, type SideChannel } from './json-rpc-side-channel.ts'
 import { ProcessGroupStdioTransport } from './process-group-stdio-transport.ts';
 import { UpstreamError } from './upstream-error.ts';
 import { describeStop, upstreamFailure } from './upstream-failure.ts';
+import { createUpstreamRelayLog } from './upstream-relay-log.ts';
+import type { StartFailureOptions } from './upstream-start-failure.ts';
 import { createToolResultCheck } from './tool-result-check.ts';
 import type { UpstreamServerConfig } from './upstream-server-config.ts';
 
@@ -72,6 +74,17 @@ export interface UpstreamConnectionOptions {
   connectTimeoutMs?: number;
   restart?: RestartPolicy;
   log: (line: string) => void;
+  /**
+   * Relay every line the server writes to stderr, and every message of the
+   * MCP client, as it comes (`--verbose`). By default a server's stderr is
+   * kept for the report of a failed start until it is ready, and expected
+   * messages (`relay-chatter.ts`) are summed up in one line per server.
+   */
+  verbose?: boolean;
+  /** The policy file, named where a report says what to change (`env_from`). */
+  policyPath?: string;
+  /** toolgate's own environment (default `process.env`): a failed start names often needed variables set here but not passed. */
+  environment?: Readonly<Record<string, string | undefined>>;
   /** Builds the transport of each connection attempt; by default a process group (stdio) or Streamable HTTP. */
   createTransport?: (config: UpstreamServerConfig) => Transport;
 }
@@ -117,6 +130,8 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
   let client: Client | undefined;
   let transport: Transport | undefined;
   let channel: SideChannel | undefined;
+  /** The transport of the connection attempt under way: `close` must stop it too, not wait for its timeout. */
+  let attempting: Transport | undefined;
   const results = createToolResultCheck({ server: name });
   let readyAt = 0;
   let failures = 0;
@@ -125,6 +140,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
   let lastStop = '';
   let refreshChain: Promise<void> = Promise.resolve();
   const isClosed = () => state === 'closed';
+  const relayLog = createUpstreamRelayLog({ name, log, verbose: options.verbose ?? false, isReady: () => state === 'ready', isClosed });
   const snapshot: UpstreamSnapshot = { tools: [], prompts: [], resources: [], resourceTemplates: [], capabilities: undefined, instructions: undefined };
 
   function defaultTransport(server: UpstreamServerConfig): Transport {
@@ -136,7 +152,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
       args: server.transport.args,
       env: server.transport.env,
       cwd: server.transport.cwd,
-      onStderr: (line) => log(`[${name}] ${line}`),
+      onStderr: (line) => relayLog.relay(line, 'stderr'),
     });
   }
 
@@ -147,7 +163,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
     attemptClient.setRequestHandler(ListRootsRequestSchema, () => events.listRoots(name));
     attemptClient.setRequestHandler(CreateMessageRequestSchema, (request, extra) => events.createMessage(name, request.params, extra.signal));
     attemptClient.setRequestHandler(ElicitRequestSchema, (request, extra) => events.elicit(name, request.params, extra.signal));
-    attemptClient.onerror = (error) => log(`server ${JSON.stringify(name)}: ${errorMessage(error)}`);
+    attemptClient.onerror = (error) => relayLog.relay(errorMessage(error), 'client');
     attemptClient.onclose = () => onClosed(attemptClient, attemptTransport);
     const current = () => client === attemptClient && state !== 'closed';
     attemptClient.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -165,6 +181,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
     attemptClient.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       if (current()) events.logMessage(name, notification.params);
     });
+    attempting = attemptTransport;
     try {
       await attemptClient.connect(attemptTransport, { timeout: connectTimeoutMs });
       if (state === 'closed') {
@@ -180,17 +197,32 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
       await readPrompts(attemptClient);
       await readResources(attemptClient);
     } catch (error) {
+      // A server that exits at once fails the first write before its exit is seen: the exit is the better reason.
+      if (attemptTransport instanceof ProcessGroupStdioTransport && !(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) await attemptTransport.waitForExit(1000);
       const why = describeStop(attemptTransport, error);
+      // Read before closing: the close kills the process, and its exit would pass for the reason.
+      const failure: StartFailureOptions = {
+        config,
+        transport: attemptTransport,
+        error,
+        initialized: attemptClient.getServerVersion() !== undefined,
+        connectTimeoutMs,
+        policyPath: options.policyPath,
+        environment: options.environment ?? process.env,
+      };
       if (client === attemptClient) client = undefined;
+      if (state !== 'closed') relayLog.failedStart(failure);
       await attemptClient.close().catch(() => undefined);
-      if (state !== 'closed') log(`server ${JSON.stringify(name)} could not start: ${why}`);
       lastStop = why;
       return false;
+    } finally {
+      if (attempting === attemptTransport) attempting = undefined;
     }
     // close() may have run while the lists were read.
     if (isClosed()) return false;
     state = 'ready';
     readyAt = Date.now();
+    relayLog.ready();
     log(`server ${JSON.stringify(name)} is ready (${snapshot.tools.length} tools)`);
     events.toolsChanged(name);
     events.promptsChanged(name);
@@ -365,8 +397,9 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
       restartTimer = undefined;
       const closing = client;
       client = undefined;
-      await closing?.close().catch(() => undefined);
-      await transport?.close().catch(() => undefined);
+      const starting = attempting;
+      attempting = undefined;
+      await Promise.allSettled([closing?.close(), transport?.close(), starting?.close()]);
       transport = undefined;
     },
   };

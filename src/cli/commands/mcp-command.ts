@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import { PassThrough, type Writable } from 'node:stream';
 import { createTerminalApprover } from '../../approvers/terminal/terminal-approver.ts';
 import type { Approver } from '../../core/approver.ts';
 import { durationMs } from '../../core/policy/normalize-policy.ts';
@@ -60,6 +60,12 @@ ${runModeHelp(24)}
                            the terminal
   --no-terminal            never ask in the terminal (/dev/tty)
   --stats-file FILE        on exit, write call statistics as JSON (benchmarks)
+  -v, --verbose            relay every line the servers write to stderr, from their
+                           start on, and every message about them. Without it, a
+                           server's stderr is shown when it fails to start (its last
+                           lines, with the reason and its environment's names), and
+                           expected messages (roots no client shares, a message lost
+                           to a server that stopped) are one line per server
   -h, --help               this help
 
 Which rule decides a call (then the most restrictive of all that speak wins):
@@ -85,7 +91,9 @@ elicitation (when the client supports it), the terminal the gateway was
 started from (/dev/tty), else the call is denied with a message saying how
 to approve.
 
-Runs until stdin closes (stdio) or SIGINT/SIGTERM.
+Runs until stdin closes or stdout breaks (stdio), or SIGINT/SIGTERM/SIGHUP;
+then it stops every server with its whole process group. Should the gateway
+itself be killed (kill -9), a watchdog process it started kills them.
 
 Exit codes:
   0  stopped normally     2  usage error
@@ -115,6 +123,7 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
       ...RUN_MODE_OPTIONS,
       terminal: { type: 'boolean', default: true },
       'stats-file': { type: 'string' },
+      verbose: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -161,10 +170,13 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   let http: HttpGateway | undefined;
   let metricsEndpoint: MetricsEndpoint | undefined;
   const metrics = createGateMetrics();
+  // Read from the start, into a buffer: a client that leaves while the servers are still starting is seen leaving.
+  const input = port === undefined ? io.stdin.pipe(new PassThrough()) : undefined;
   const stopped = waitForStop({ io, stdio: port === undefined });
   try {
-    gateway = createMcpGateway({ loaded, mode, namespacing: namespacing as NamespacingMode, callTimeoutMs, terminalApprover, log, observer: metrics, approverChoice });
-    await gateway.start();
+    gateway = createMcpGateway({ loaded, mode, namespacing: namespacing as NamespacingMode, callTimeoutMs, terminalApprover, log, observer: metrics, approverChoice, verbose: values.verbose === true, environment: io.env });
+    // A signal or a client gone while a server is still starting stops the gateway now, not after the start timeout.
+    if ((await Promise.race([gateway.start().then(() => 'started' as const), stopped.promise.then(() => 'stopped' as const)])) === 'stopped') return EXIT.ok;
     const upstreams = gateway.upstreams();
     const down = upstreams.filter((upstream) => upstream.state !== 'ready').map((upstream) => upstream.name);
     log(
@@ -182,7 +194,7 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
       if (token === undefined) log(`bearer token (send "Authorization: Bearer <token>"): ${effectiveToken}`);
     } else {
       // The protocol needs the real streams, not just something with write().
-      await gateway.connect(new GatewayStdioTransport({ input: io.stdin as unknown as Readable, output: io.stdout as unknown as Writable }));
+      await gateway.connect(new GatewayStdioTransport({ input: input!, output: io.stdout as unknown as Writable }));
     }
     await stopped.promise;
     return EXIT.ok;
@@ -198,26 +210,50 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   }
 }
 
-/** Resolves on SIGINT/SIGTERM, and for stdio when stdin ends (the client went away). */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Resolves on SIGINT, SIGTERM or SIGHUP, and for stdio when the client went
+ * away: stdin ended, or stdout broke (EPIPE). A broken stdout or stderr is
+ * never an unhandled error: the gateway then stops its servers and exits.
+ */
 function waitForStop(options: { io: CliIo; stdio: boolean }): { promise: Promise<void>; dispose(): void } {
   let resolve!: () => void;
   const promise = new Promise<void>((done) => (resolve = done));
   const stop = () => resolve();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  for (const signal of STOP_SIGNALS) process.once(signal, stop);
+  const stdout = emitter(options.io.stdout);
+  // Kept after dispose: a write still in flight may report the broken pipe later.
+  ignoreStreamErrors(options.io.stderr);
+  ignoreStreamErrors(options.io.stdout);
   if (options.stdio) {
     options.io.stdin.once('end', stop);
     options.io.stdin.once('close', stop);
+    stdout?.once('error', stop);
   }
   return {
     promise,
     dispose() {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      for (const signal of STOP_SIGNALS) process.off(signal, stop);
       options.io.stdin.off('end', stop);
       options.io.stdin.off('close', stop);
+      stdout?.off('error', stop);
     },
   };
+}
+
+const quieted = new WeakSet<object>();
+
+/** A closed stdout or stderr (the client or the terminal went away) must not crash the gateway. */
+function ignoreStreamErrors(stream: CliIo['stdout']): void {
+  const events = emitter(stream);
+  if (events === undefined || quieted.has(events)) return;
+  quieted.add(events);
+  events.on('error', () => undefined);
+}
+
+function emitter(stream: CliIo['stdout']): NodeJS.EventEmitter | undefined {
+  return typeof (stream as Partial<NodeJS.EventEmitter>).on === 'function' ? (stream as unknown as NodeJS.EventEmitter) : undefined;
 }
 
 function parseDuration(flag: string, text: string): number {
