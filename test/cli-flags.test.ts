@@ -227,8 +227,11 @@ describe('a task from a pipe (item 7)', () => {
     const result = await runCli(['run', '--model', 'script:script.yaml'], { cwd: root, stdin: 'write the notes\n' });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('→ write_file');
-    expect(result.stderr).toContain('no one is here to approve it (no terminal)');
-    expect(result.stderr).toContain(`add the line \`mode: approve_all\` (or strict, auto_deny) to ${path.join(root, 'toolgate.yaml')}`);
+    // The rule that asked and who could approve; never a broader mode or a rule that lets the write through.
+    expect(result.stderr).toContain('write_file needs approval (asked by fs.zones[0].approval.write');
+    expect(result.stderr).toContain('nobody who can approve it is reachable here: toolgate run has no terminal to ask on');
+    expect(result.stderr).toContain('start toolgate run from a terminal, or start the task as a run on toolgate serve');
+    expect(result.stderr).not.toMatch(/approve_all|--approve-all|auto_deny|mode:/);
     expect(readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('old\n');
     const denied = auditOf(path.join(root, '.toolgate', 'audit.jsonl')).filter((entry) => entry.decision === 'denied');
     expect(denied).toHaveLength(1);
@@ -242,11 +245,13 @@ describe('a task from a pipe (item 7)', () => {
     expect(empty.stderr).toContain('echo "what the agent should do" | toolgate run');
   });
 
-  it('under the built-in policy the how-to line says to run toolgate init (there is no file to edit)', async () => {
+  it('under the built-in policy the denial says who could approve, and never advises a mode', async () => {
     const root = project();
     const result = await runCli(['run', '--model', 'script:script.yaml'], { cwd: root, stdin: 'write' });
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain(`run \`toolgate init\` to write ${path.join(root, 'toolgate.yaml')}, and set its line \`mode: approve_all\``);
+    expect(result.stderr).toContain('needs approval (asked by ');
+    expect(result.stderr).toContain('To be asked, start toolgate run from a terminal');
+    expect(result.stderr).not.toMatch(/approve_all|--approve-all|auto_deny|mode:/);
     expect(existsSync(path.join(root, 'toolgate.yaml'))).toBe(false);
   });
 });

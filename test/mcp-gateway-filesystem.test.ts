@@ -169,8 +169,9 @@ describe('the gateway in front of server-filesystem', () => {
     const target = path.join(harness.workspace, 'plain.txt');
     const result = await plain.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } });
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toContain('Approve with an MCP client that supports elicitation');
-    expect(resultText(result)).toContain('mode:');
+    expect(resultText(result)).toContain('A person can approve it from an MCP client that supports elicitation');
+    // The model is told who could approve, never how to widen the policy so that the call goes through.
+    expect(resultText(result)).not.toMatch(/approve_all|mode:|: allow/);
     expect(existsSync(target)).toBe(false);
     // Allowed calls still work for such a client.
     const read = await plain.callTool({ name: 'read_text_file', arguments: { path: path.join(harness.workspace, 'notes.txt') } });

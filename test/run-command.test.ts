@@ -48,12 +48,15 @@ function auditLines(root: string): Record<string, unknown>[] {
 }
 
 describe('toolgate run', () => {
-  it('without a terminal and without a mode, denies every ask and says how to approve', async () => {
+  it('without a terminal and without a mode, denies every ask, names the rule that asked and says who could approve', async () => {
     const root = project(SCRIPT);
     const result = await runCli(['run', 'update the notes', '--model', 'script:script.yaml'], { cwd: root });
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('write_file denied: write_file needs approval, but no one is here to approve it');
-    expect(result.stderr).toContain('--approve-all');
+    expect(result.stderr).toContain('write_file denied: write_file needs approval (asked by fs.zones[0].approval.write (zone workspace: ask) — ');
+    expect(result.stderr).toContain('toolgate.yaml:3), but nobody who can approve it is reachable here: toolgate run has no terminal to ask on');
+    expect(result.stderr).toContain('To be asked, start toolgate run from a terminal');
+    // Never a broader mode: whoever wrote the rule meant a person to decide.
+    expect(result.stderr).not.toMatch(/--approve-all|approve_all|auto_deny/);
     expect(result.stderr).toContain('shell blocked');
     expect(result.stderr).toContain('3 tool calls: 1 allowed, 0 approved, 1 denied, 1 blocked');
     expect(result.stdout).toContain('The write was denied; removing instead.');

@@ -21,23 +21,43 @@ export interface Approver {
   askGroup?(requests: readonly PresentedRequest[], options: { signal: AbortSignal }): Promise<ApprovalDecision>;
 }
 
+/** What a denial says when nobody said more: the situation, and where a person can be reached. */
+const NOBODY_REACHABLE =
+  'nobody who can approve it is reachable here, so it did not run. A person can approve it where toolgate can reach them: ' +
+  "an interactive terminal, an MCP client that supports elicitation, or toolgate serve's web inbox";
+
 /**
- * The approver for a run with nobody to ask (no terminal, no mode): it denies
- * and says how to approve instead (seed 003's pipeline mode). The hint may
- * be written for each request (naming the rule that would allow it).
+ * The approver for a run where nobody who can approve is reachable (no
+ * terminal, an MCP client without elicitation, a hook that cannot ask): it
+ * denies, names the rule that asked, and says how a person could be reached
+ * instead. The hint describes that situation; it may be written for each
+ * request. It never advises a broader mode or a rule that allows the call:
+ * whoever wrote the rule meant a person to decide.
  *
  * @example
  * createGate({ policy, approver: process.stdin.isTTY ? terminalApprover : createNonInteractiveApprover() })
+ * // denied: "send_email needs approval (asked by tools.send_email (ask) — toolgate.yaml:4), but nobody who can approve it is reachable here…"
  */
 export function createNonInteractiveApprover(options: { hint?: string | ((request: PresentedRequest) => string) } = {}): Approver {
-  const fallback =
-    'no one is here to approve it (no interactive terminal). Run in a terminal, or choose a mode: --approve-all, --strict or --auto-deny, or `mode:` in the policy';
   return {
     ask: async (request) => {
-      const hint = typeof options.hint === 'function' ? options.hint(request) : (options.hint ?? fallback);
-      return { approved: false, scope: 'once', automatic: true, reason: `${request.tool} needs approval, but ${hint}` };
+      const hint = typeof options.hint === 'function' ? options.hint(request) : (options.hint ?? NOBODY_REACHABLE);
+      return { approved: false, scope: 'once', automatic: true, reason: `${request.tool} needs approval${askedByText(request)}, but ${hint}` };
     },
   };
+}
+
+/**
+ * ` (asked by RULE — FILE:LINE)`: which rule asked for the approval, as the
+ * gate knows it; empty when it does not.
+ *
+ * @example
+ * askedByText({ askedBy: { rule: 'shell.rules[2] (match: rm)', at: 'toolgate.yaml:14' } }) // ' (asked by shell.rules[2] (match: rm) — toolgate.yaml:14)'
+ */
+export function askedByText(request: Pick<PresentedRequest, 'askedBy'>): string {
+  const asked = request.askedBy;
+  if (asked === undefined || asked.rule === '') return '';
+  return ` (asked by ${asked.rule}${asked.at === undefined ? '' : ` — ${asked.at}`})`;
 }
 
 /**

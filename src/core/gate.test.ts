@@ -603,13 +603,14 @@ describe('approvers and decisions', () => {
     expect(isAllowed(result)).toBe(false);
   });
 
-  it('the non-interactive approver denies and says how to approve', async () => {
+  it('the non-interactive approver denies, names the rule that asked, and says who could approve', async () => {
     const gate = gateWith({ tools: [pay()], approver: createNonInteractiveApprover() });
     const result = await gate.authorize(call('pay'), CONTEXT);
     expect(result.decision).toBe('denied');
-    expect(result.reason).toMatch(/pay/);
-    expect(result.reason).toMatch(/--approve-all|mode/);
+    expect(result.rule).not.toBeNull();
+    expect(result.reason.startsWith(`pay needs approval (asked by ${result.rule}), but nobody who can approve it is reachable here`)).toBe(true);
     expect(result.reason).toMatch(/terminal/);
+    expect(result.reason).not.toMatch(/approve-all|approve_all|mode:|allow/);
   });
 
   it('a per-call approver overrides the gate approver', async () => {

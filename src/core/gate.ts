@@ -84,6 +84,12 @@ export interface AuthorizeOptions {
 
 export interface Gate {
   readonly policy: Policy;
+  /**
+   * Who is asked when no approver is given per call (`createGate({ approver })`);
+   * undefined when nobody is. Adapters read it so that the approver a gate
+   * was made with is the one asked, never silently another.
+   */
+  readonly approver?: Approver | undefined;
   /** The verdict alone: allow, ask (with the request) or block. Never throws. */
   evaluate(call: ToolCall, context: GateContext): Promise<Verdict>;
   /** The whole approval path: verdict, memory, mode, person, memory, audit. Never throws. */
@@ -509,6 +515,7 @@ export function createGate(options: GateOptions): Gate {
 
   const gate: Gate = {
     policy,
+    approver: options.approver,
     // Not an async function: most decisions are reached without I/O, and for
     // them a settled promise is all a caller needs (no async frame, no extra tick).
     evaluate: (call, context) => {

@@ -61,7 +61,13 @@ describe('runHook', () => {
     const answer = await runHook({ dialect: codex, stdin: Readable.from([call('Write', { file_path: path.join(directory, 'a.txt'), content: 'a' })]), loadPolicy, env: {} });
     expect(answer.exitCode).toBe(0);
     expect(decisionOf(answer.stdout).permissionDecision).toBe('deny');
-    expect(decisionOf(answer.stdout).permissionDecisionReason).toContain('Codex cannot ask a person from its hook');
+    const reason = decisionOf(answer.stdout).permissionDecisionReason;
+    expect(reason).toContain('Codex cannot ask a person from its hook');
+    // Who could decide, and how to reach them; never a rule or a mode that would let the call through.
+    expect(reason).toContain("toolgate serve's web inbox");
+    expect(reason).toContain('toolgate install codex --approver server --server URL');
+    expect(reason).toMatch(/asked by \S/);
+    expect(reason).not.toMatch(/allow it|approve_all|approve-all|mode:/);
   });
 
   it.each([

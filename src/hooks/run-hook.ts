@@ -84,7 +84,13 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
   const loaded = await options.loadPolicy(input.cwd);
   const asks = dialect.asksItsUser
     ? { by: 'host' as const }
-    : { by: 'nobody' as const, why: (request: { description: string }) => `${dialect.title} cannot ask a person from its hook (${request.description}), so it did not run: allow it in the policy, or answer asks with toolgate serve` };
+    : {
+        by: 'nobody' as const,
+        // The situation and who could decide; never a rule that allows the call: its author wanted a person asked.
+        why: (request: { description: string }) =>
+          `${dialect.title} cannot ask a person from its hook (${request.description}), so nobody who can approve it is reachable and it did not run. ` +
+          `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``,
+      };
   // Loaded only here: the judge (policy parser, shell analysis, gate) is most of what a hook process loads, and one that forwards to the server needs none of it.
   const { createHostJudge } = await import('./decide-host-call.ts');
   const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, ...(options.mode === undefined ? {} : { mode: options.mode }) });

@@ -130,6 +130,9 @@ export function createStepBatches(options: {
     get policy() {
       return gate.policy;
     },
+    get approver() {
+      return gate.approver;
+    },
     evaluate: (call, context) => gate.evaluate(call, context),
     authorizeAll: (calls, context, authorizeOptions) => gate.authorizeAll(calls, context, authorizeOptions),
     isVisible: (name, aliases) => gate.isVisible(name, aliases),

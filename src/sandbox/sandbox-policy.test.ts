@@ -78,11 +78,15 @@ describe('resolveSandboxPolicy: every os / fallback / availability combination',
     expect(decision.reason).toContain('not installed');
   });
 
-  it('advice to change the policy names the file and the line to add or change', () => {
+  it('the refusal the model reads names the setting and the file that refused, and never the line that would run the tools unconfined', () => {
     const missing = resolveSandboxPolicy({ sandbox: undefined, detection: unavailable, policyFile: '/p/toolgate.yaml' });
-    expect(missing.reason).toContain('add the line `sandbox: { os: preferred }` in /p/toolgate.yaml');
+    expect(missing.reason).toContain('the policy has no sandbox.os, which means required (/p/toolgate.yaml)');
     const written = resolveSandboxPolicy({ sandbox: { os: 'required', fallback: 'refuse_tools' }, detection: unavailable, policyFile: '/p/toolgate.yaml' });
-    expect(written.reason).toContain('change the sandbox line to `sandbox: { os: preferred }` in /p/toolgate.yaml');
+    expect(written.reason).toContain('sandbox.os is required (/p/toolgate.yaml)');
+    for (const decision of [missing, written]) {
+      expect(decision.reason).toContain('toolgate doctor');
+      expect(decision.reason).not.toMatch(/preferred|os: off/);
+    }
     expect(() => resolveSandboxPolicy({ sandbox: { os: 'required' }, detection: unavailable, policyFile: '/p/toolgate.yaml' })).toThrow(/change the sandbox line in \/p\/toolgate\.yaml to/);
   });
 

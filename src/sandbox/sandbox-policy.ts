@@ -29,8 +29,9 @@ export type SandboxDecision =
  *   Saying nothing is not a decision to run commands unconfined, so without a
  *   working OS sandbox the file and shell tools are refused — but everything
  *   else (approvals, other tools, MCP servers) still starts, so a machine
- *   without bubblewrap is not locked out, and the refusal says what to
- *   install or which line to write (`os: preferred`) to accept the risk.
+ *   without bubblewrap is not locked out, and the refusal says which setting
+ *   refused and where to learn what to install (the line that accepts the
+ *   risk, `os: preferred`, is told to the operator at start-up, not here).
  * - `os: required` written without `fallback`: `fail_fast`, seed 001's
  *   default for an explicit requirement (production: refuse to start).
  * - `fallback` written without `os`: `os: required` (the fallback only means
@@ -86,9 +87,11 @@ export function resolveSandboxPolicy(options: { sandbox: PolicyDocument['sandbox
   return {
     mode: 'refuse-tools',
     requirement,
+    // The model reads this (the refused tools' description and block reason): it names the setting that refused,
+    // never the line that would let the tools run unconfined; that is the operator's choice, told at start-up.
     reason:
-      `the file and shell tools are refused: ${setting} and no OS sandbox can be started (${why}). ` +
-      `Fix that, or ${requirement.defaulted.os ? 'add the line' : 'change the sandbox line to'} \`sandbox: { os: preferred }\` ${options.policyFile === undefined ? 'in the policy' : `in ${options.policyFile}`} to run them without an OS sandbox.`,
+      `the file and shell tools are refused: ${setting}${options.policyFile === undefined ? '' : ` (${options.policyFile})`} and no OS sandbox can be started (${why}). ` +
+      'They run once a sandbox can be started here (`toolgate doctor` says what to install).',
     refusedTools: ['fs', 'shell'],
   };
 }

@@ -26,15 +26,15 @@ function writeModel() {
   });
 }
 
-/** The fixture's policy and tools, without the fixture's approver: asks must pause, not be answered inline. */
-function deferredGate() {
+/** The fixture's policy and tools, without the fixture's approver: the run's own approver is asked, or asks pause. */
+function gateWithoutApprover() {
   return createGate({ policy: fixture.gate.policy, tools: fixture.tools });
 }
 
 describe('built-in tools through the AI SDK', () => {
   it('reads at once, and writes after the person approved the diff they were shown', async () => {
     const approver = recordingApprover({ approved: true, scope: 'once' });
-    const gated = gateTools({ tools: fixture.tools, gate: fixture.gate, context: { sessionId: 's1' }, resolve: 'blocking', approver });
+    const gated = gateTools({ tools: fixture.tools, gate: gateWithoutApprover(), context: { sessionId: 's1' }, resolve: 'blocking', approver });
     const { model, calls } = scriptedModel((options, step) => {
       if (step === 0) return { toolCalls: [{ toolCallId: 'r1', toolName: 'read_file', input: { path: 'ws/notes.txt' } }] };
       if (step === 1) return { toolCalls: [{ toolCallId: 'c1', toolName: 'write_file', input: WRITE }] };
@@ -52,7 +52,7 @@ describe('built-in tools through the AI SDK', () => {
       fixture.write('ws/notes.txt', 'changed behind the approver\n');
       return { approved: true, scope: 'once' };
     });
-    const gated = gateTools({ tools: fixture.tools, gate: fixture.gate, context: { sessionId: 's1' }, resolve: 'blocking', approver });
+    const gated = gateTools({ tools: fixture.tools, gate: gateWithoutApprover(), context: { sessionId: 's1' }, resolve: 'blocking', approver });
     const { model } = writeModel();
     const result = await generateText({ model, prompt: 'edit', ...gated });
     expect(fixture.read('ws/notes.txt')).toBe('changed behind the approver\n');
@@ -60,7 +60,7 @@ describe('built-in tools through the AI SDK', () => {
   });
 
   it('blocks a path outside every zone, and the model reads why', async () => {
-    const gated = gateTools({ tools: fixture.tools, gate: fixture.gate, context: { sessionId: 's1' }, resolve: 'blocking', approver: recordingApprover({ approved: true, scope: 'once' }) });
+    const gated = gateTools({ tools: fixture.tools, gate: gateWithoutApprover(), context: { sessionId: 's1' }, resolve: 'blocking', approver: recordingApprover({ approved: true, scope: 'once' }) });
     const { model } = scriptedModel((options) => {
       const seen = toolResultFor(options.prompt, 'c1');
       return seen === undefined ? { toolCalls: [{ toolCallId: 'c1', toolName: 'read_file', input: { path: '../outside/secret.txt' } }] } : { text: JSON.stringify(seen.output) };
@@ -75,7 +75,7 @@ describe('built-in tools through the AI SDK', () => {
     const before = fixture.read('ws/notes.txt');
     for (const input of [{ ...WRITE, append: true }, { path: 'ws/notes.txt', content: 7 }, { path: ['ws/notes.txt'], content: 'x' }]) {
       const approver = recordingApprover({ approved: true, scope: 'once' });
-      const gated = gateTools({ tools: fixture.tools, gate: fixture.gate, context: { sessionId: 's1' }, resolve: 'blocking', approver });
+      const gated = gateTools({ tools: fixture.tools, gate: gateWithoutApprover(), context: { sessionId: 's1' }, resolve: 'blocking', approver });
       const { model } = scriptedModel((options) => {
         const seen = toolResultFor(options.prompt, 'c1');
         return seen === undefined ? { toolCalls: [{ toolCallId: 'c1', toolName: 'write_file', input }] } : { text: 'done' };
@@ -94,7 +94,7 @@ describe('built-in tools through the AI SDK', () => {
 
   it('deferred: a write approved later runs only if the file is still what the person was shown', async () => {
     const start: ModelMessage[] = [{ role: 'user', content: 'edit' }];
-    const gated = gateTools({ tools: fixture.tools, gate: deferredGate(), context: { sessionId: 's1' }, resolve: 'deferred' });
+    const gated = gateTools({ tools: fixture.tools, gate: gateWithoutApprover(), context: { sessionId: 's1' }, resolve: 'deferred' });
     const { model } = writeModel();
     const paused = await generateText({ model, messages: start, ...gated });
     const outcome = runOutcome({ gated, content: paused.content });
@@ -109,7 +109,7 @@ describe('built-in tools through the AI SDK', () => {
 
   it('deferred: an unchanged file is written on approval, with the approved presentation checked', async () => {
     const start: ModelMessage[] = [{ role: 'user', content: 'edit' }];
-    const gated = gateTools({ tools: fixture.tools, gate: deferredGate(), context: { sessionId: 's1' }, resolve: 'deferred' });
+    const gated = gateTools({ tools: fixture.tools, gate: gateWithoutApprover(), context: { sessionId: 's1' }, resolve: 'deferred' });
     const { model } = writeModel();
     const paused = await generateText({ model, messages: start, ...gated });
     const resumed = await resumeRun({ gated, state: await createRunState({ gated, messages: start, result: paused }), decisions: [{ toolCallId: 'c1', approved: true }] });

@@ -1,5 +1,5 @@
 import type { ToolApprovalStatus } from 'ai';
-import { createNonInteractiveApprover, presentRequest } from '../../core/approver.ts';
+import { presentRequest } from '../../core/approver.ts';
 import { authorizeSoon } from '../../core/gate.ts';
 import type { Authorization, Presentation, ToolCall } from '../../core/types.ts';
 import { permitsRun, sameArguments } from './call-records.ts';
@@ -27,10 +27,8 @@ import { withSdkApprovalInput } from './sdk-approval-input.ts';
 export function createGateToolApproval(state: GatedToolsState): GateToolApproval {
   const blocking = state.resolve === 'blocking';
   // Deferred runs ask nobody: the gate answers `ask`. Blocking runs with
-  // nobody to ask deny through the gate, so the audit log records why.
-  const authorizeOptions = blocking
-    ? { approver: state.approver ?? createNonInteractiveApprover(), signal: state.signal }
-    : { approver: null, signal: state.signal };
+  // nobody to ask deny through the gate (`runApprover`), so the audit log records why.
+  const authorizeOptions = { approver: state.approver, signal: state.signal };
   // Not an async function: a decision the gate reaches without I/O (the allow path of every
   // automatic call) is answered without a promise, which the SDK awaits all the same.
   return ({ toolCall, messages, toolsContext }) => {

@@ -11,6 +11,7 @@ import { declarationOf } from './declaration-of.ts';
 import { createGateToolApproval } from './gate-tool-approval.ts';
 import { attachState, type GatedTools, type GatedToolsState, type ResolveMode } from './gated-tools-state.ts';
 import { randomSecret, SECRET_BYTES } from './random-secret.ts';
+import { runApprover } from './run-approver.ts';
 import { wrapTool } from './wrap-tool.ts';
 
 export interface GateToolsOptions<TOOLS extends ToolSet> {
@@ -23,10 +24,15 @@ export interface GateToolsOptions<TOOLS extends ToolSet> {
   /**
    * `blocking`: a person is asked inline and the run goes on (seed 002).
    * `deferred`: asks pause the run with approval requests; `resumeRun` continues it (seed 004).
-   * Deferred runs ask nobody inline, even when the gate has an approver of its own.
+   * Deferred runs ask nobody inline, so they refuse a gate that has an approver of its own.
    */
   resolve: ResolveMode;
-  /** Blocking runs: who is asked (defaults to the gate's own approver). Unused when deferred. */
+  /**
+   * Blocking runs: who is asked. Defaults to the gate's own approver
+   * (`createGate({ approver })`); giving a different one here as well is
+   * refused, as is any approver in a deferred run: an approver is never
+   * silently ignored. With neither, asks are denied (nobody could be asked).
+   */
   approver?: Approver;
   /**
    * The HMAC key that signs approval requests (at least 32 bytes). Random per
@@ -59,6 +65,11 @@ const MINIMUM_SECRET_BYTES = SECRET_BYTES;
  * `streamText` or `new ToolLoopAgent(...)`; put step limits in `stopWhen`
  * here rather than there, so a stopping denial still ends the run.
  *
+ * Who is asked is settled here, once: in a blocking run, the `approver`
+ * given here or else the gate's own (two different ones are refused); a
+ * deferred run asks nobody and refuses an approver. Throws `ToolgateError`
+ * (code `USAGE`) for such a mix-up, before the model is called.
+ *
  * @example
  * const gated = gateTools({ tools: { send_email, read_file }, gate, context: { sessionId }, resolve: 'blocking', approver });
  * const result = await generateText({ model, prompt: 'Email the report to Ann', ...gated });
@@ -74,7 +85,7 @@ export function gateTools<TOOLS extends ToolSet>(options: GateToolsOptions<TOOLS
     gate,
     context: options.context,
     resolve: options.resolve,
-    approver: options.approver,
+    approver: runApprover({ resolve: options.resolve, gate, approver: options.approver }),
     signal: options.signal,
     secret: checkedSecret(options.secret),
     records: createCallRecords(),

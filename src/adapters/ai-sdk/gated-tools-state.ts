@@ -52,7 +52,8 @@ export interface GatedToolsState {
   gate: Gate;
   context: GateContext;
   resolve: ResolveMode;
-  approver: Approver | undefined;
+  /** Who is asked inline, settled by `gateTools` (`runApprover`); null in deferred runs: asks pause. */
+  approver: Approver | null;
   signal: AbortSignal | undefined;
   secret: string | Uint8Array;
   records: CallRecords;

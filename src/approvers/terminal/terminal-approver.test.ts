@@ -207,7 +207,8 @@ describe('terminal approver: non-interactive input', () => {
     harness.terminal.type('y\n');
     const decision = await harness.approver().ask(presentedRequest({ tool: 'evil\x1b]52;c;aGk=\x07' }), { signal: new AbortController().signal });
     expect(decision).toMatchObject({ approved: false, scope: 'once', automatic: true });
-    expect((decision as { reason: string }).reason).toMatch(/needs approval, but no one is here to approve it.*--approve-all/);
+    expect((decision as { reason: string }).reason).toMatch(/needs approval, but nobody who can approve it is reachable here: the input is not an interactive terminal.*To be asked, run toolgate in a terminal$/);
+    expect((decision as { reason: string }).reason).not.toMatch(/approve-all|approve_all|mode:/);
     expect(harness.terminal.input.setRawMode).not.toHaveBeenCalled();
     expect(harness.terminal.input.readableLength).toBe(2);
     expect(harness.screen()).toContain('✗ denied automatically: evil\\x1b]52;c;aGk=\\x07 needs approval');
@@ -218,7 +219,7 @@ describe('terminal approver: non-interactive input', () => {
     harness.useTerminal({ isTTY: false });
     const decision = await harness.approver().askGroup!([presentedRequest(), presentedRequest({ tool: 'shell' })], { signal: new AbortController().signal });
     expect(decision).toMatchObject({ approved: false, automatic: true });
-    expect((decision as { reason: string }).reason).toMatch(/^the batch of 2 requests \(write_file, shell\) needs approval, but no one is here/);
+    expect((decision as { reason: string }).reason).toMatch(/^the batch of 2 requests \(write_file, shell\) needs approval, but nobody who can approve it is reachable here/);
   });
 });
 

@@ -82,7 +82,9 @@ interface PromptPlan {
 export function createTerminalApprover(options: TerminalApproverOptions): Approver {
   const { output } = options;
   const editor: EditText = options.editor ?? ((text, signal) => editInEditor({ text, env: options.env, signal }));
-  const nonInteractive = createNonInteractiveApprover();
+  const nonInteractive = createNonInteractiveApprover({
+    hint: 'nobody who can approve it is reachable here: the input is not an interactive terminal (answers are never read from a pipe), so it did not run. To be asked, run toolgate in a terminal',
+  });
   let queue: Promise<void> = Promise.resolve();
   // Keys pressed after one prompt's answer (the second `y` of a double press), reported by the next prompt.
   let strayKeys = 0;
@@ -100,7 +102,8 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
       // Never read answers from a pipe: whatever feeds it may be the model's own output.
       // "the batch of 2 requests (write_file, shell) needs approval": the model reads it as the denial's reason.
       const subject = plan.actions === GROUP_ACTIONS ? `the batch of ${plan.subject}` : plan.subject;
-      const decision = await nonInteractive.ask({ ...first, tool: subject }, { signal });
+      // A batch's requests may have been asked by different rules: the first one's would not speak for all.
+      const decision = await nonInteractive.ask(plan.actions === GROUP_ACTIONS ? { ...first, tool: subject, askedBy: undefined } : { ...first, tool: subject }, { signal });
       output.write(renderDecisionLine({ outcome: decision, color: layout().color }));
       return decision;
     }

@@ -163,7 +163,7 @@ export async function runRunCommand(argv: string[], io: CliIo): Promise<number> 
             interrupted = true;
           },
         })
-      : createNonInteractiveApprover({ hint: nobodyToAskHint({ policyFile: loaded.path, origin }) }),
+      : createNonInteractiveApprover({ hint: NOBODY_TO_ASK }),
     spinner,
   );
   const tally = createDecisionTally();
@@ -298,14 +298,14 @@ function debugTrace(error: unknown): string {
   return sanitizeTerminalText(lines.join('\n'), { keepNewlines: true, keepTabs: true });
 }
 
-/** What a denied ask says when nobody can be asked: how to approve, and which line in which file makes it the default. */
-function nobodyToAskHint(options: { policyFile: string; origin: PolicyOrigin }): string {
-  const where =
-    options.origin === 'built-in'
-      ? `run \`toolgate init\` to write ${options.policyFile}, and set its line \`mode: approve_all\` (or strict, auto_deny)`
-      : `add the line \`mode: approve_all\` (or strict, auto_deny) to ${options.policyFile}`;
-  return `no one is here to approve it (no terminal). Run in a terminal, or choose a mode: --mode approve_all (or --approve-all, --strict, --auto-deny); to make it the default, ${where}`;
-}
+/**
+ * What a denied ask says when nobody can be asked: the situation, and how a
+ * person could be reached. Never a broader mode: whoever wrote the rule that
+ * asked meant a person to decide.
+ */
+const NOBODY_TO_ASK =
+  'nobody who can approve it is reachable here: toolgate run has no terminal to ask on (stdin and stderr are not one, and there is no /dev/tty), so it did not run. ' +
+  'To be asked, start toolgate run from a terminal, or start the task as a run on toolgate serve and decide in its web inbox';
 
 function validateWith(tools: readonly BuiltinTool[], name: string, args: unknown): { ok: true; args: unknown } | { ok: false; error: string } {
   const tool = tools.find((candidate) => candidate.name === name);
