@@ -39,6 +39,21 @@ const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 const env = { FILES_TOKEN: 'token-value' };
 
 describe('toolgate check --server', () => {
+  it('--show prints the prompt as the gateway shows it: the server named first, and the rule that asked', async () => {
+    const policy = policyFile();
+    const shown = await runCli(['check', '--policy', policy, '--show', '--server', 'files', '--tool', 'write_file', '--args', '{"path":"/notes/important.md"}'], { env });
+    expect(shown.code).toBe(5);
+    expect(shown.stdout).toContain('MCP server "files"');
+    expect(shown.stdout).toMatch(/asked by mcp\.servers\.files\.tools\.write_file/);
+    // Namespaced, the prompt names the tool's own name on its server too.
+    const namespaced = await runCli(['check', '--policy', policy, '--show', '--tool', 'files__edit_file'], { env });
+    expect(namespaced.stdout).toContain('MCP server "files", tool "edit_file"');
+    // A tool of no server is shown as itself.
+    const plain = await runCli(['check', '--policy', policy, '--show', '--tool', 'send_email'], { env });
+    expect(plain.stdout).not.toContain('MCP server "');
+    expect(plain.stdout).toContain('send_email');
+  });
+
   it("judges a server's tool by its section: argument rules, blocks, ask_when, the server default", async () => {
     const policy = policyFile();
     const check = (args: string[]) => runCli(['check', '--policy', policy, '--json', ...args], { env });

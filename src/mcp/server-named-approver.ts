@@ -19,16 +19,25 @@ export interface ToolOrigin {
  */
 export function serverNamedApprover(options: { approver: Approver; originOf: (tool: string) => ToolOrigin | undefined }): Approver {
   const { approver } = options;
-  const named = (request: PresentedRequest): PresentedRequest => {
-    const origin = options.originOf(request.tool);
-    if (origin === undefined) return request;
-    return { ...request, description: `${serverNamedTitle({ tool: request.tool, origin })} — ${request.description}` };
-  };
+  const named = (request: PresentedRequest): PresentedRequest => serverNamedRequest({ request, origin: options.originOf(request.tool) });
   const askGroup = approver.askGroup;
   return {
     ask: (request, askOptions) => approver.ask(named(request), askOptions),
     ...(askGroup === undefined ? {} : { askGroup: (requests: readonly PresentedRequest[], askOptions: { signal: AbortSignal }) => askGroup.call(approver, requests.map(named), askOptions) }),
   };
+}
+
+/**
+ * The request as a person is shown it: the server (and the tool's own name
+ * there) first in its description. `toolgate check --show` prints it so too.
+ *
+ * @example
+ * serverNamedRequest({ request, origin: { server: 'files', upstreamName: 'write_file' } }).description // 'MCP server "files" — Create a new file…'
+ */
+export function serverNamedRequest(options: { request: PresentedRequest; origin: ToolOrigin | undefined }): PresentedRequest {
+  const { request, origin } = options;
+  if (origin === undefined) return request;
+  return { ...request, description: `${serverNamedTitle({ tool: request.tool, origin })} — ${request.description}` };
 }
 
 /**

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createInMemoryApprovalMemory } from '../../core/approval-memory.ts';
-import { presentRequest, type Approver } from '../../core/approver.ts';
+import { presentRequest, type Approver, type PresentedRequest } from '../../core/approver.ts';
 import { closestName } from '../../core/closest-name.ts';
 import type { Gate } from '../../core/gate.ts';
 import type { ApprovalDecision, Authorization, GateContext, RunMode } from '../../core/types.ts';
@@ -18,6 +18,7 @@ import { parseCommandLine } from '../parse-command-line.ts';
 import { RUN_MODE_OPTIONS, runModeFrom, runModeHelp } from '../run-mode-options.ts';
 import { announcePolicy } from '../../config/policy-discovery.ts';
 import { createMcpSimulation } from '../../mcp/simulated-mcp-tools.ts';
+import { serverNamedRequest, type ToolOrigin } from '../../mcp/server-named-approver.ts';
 
 type McpSimulation = ReturnType<typeof createMcpSimulation>;
 
@@ -216,12 +217,13 @@ async function simulate(
 ): Promise<{ result: Authorization; note: string | undefined } | { error: string }> {
   const mcpTool = options.mcp.resolve({ tool: call.tool, server: call.server, identity: call.identity });
   if (mcpTool !== undefined && 'error' in mcpTool) return mcpTool;
-  if (mcpTool === undefined) return { result: await authorizeSimulated(call, lineNumber, options), note: undefined };
+  if (mcpTool === undefined) return { result: await authorizeSimulated(call, lineNumber, { ...options, origin: undefined }), note: undefined };
   const { gate } = options;
   const previous = gate.tool(call.tool);
   gate.register(mcpTool.declaration);
   try {
-    return { result: await authorizeSimulated(call, lineNumber, options), note: mcpTool.note };
+    const origin = { server: mcpTool.entry.server.name, upstreamName: mcpTool.entry.tool.name };
+    return { result: await authorizeSimulated(call, lineNumber, { ...options, origin }), note: mcpTool.note };
   } finally {
     if (previous === undefined) gate.unregister(call.tool);
     else gate.register(previous);
@@ -231,18 +233,20 @@ async function simulate(
 async function authorizeSimulated(
   call: SimulatedCall,
   lineNumber: number,
-  options: { gate: Gate; io: CliIo; show: boolean; color: boolean; ruleAt: RuleAt },
+  // An MCP server's tool: its prompt names the server first, as the gateway's does.
+  options: { gate: Gate; io: CliIo; show: boolean; color: boolean; ruleAt: RuleAt; origin: ToolOrigin | undefined },
 ): Promise<Authorization> {
   const context: GateContext = { sessionId: call.session ?? 'check', ...(call.chat === undefined ? {} : { chatId: call.chat }) };
   const toolCall = { tool: call.tool, args: call.args, callId: `check-${lineNumber}` };
   const answer = call.answer === undefined ? undefined : ANSWERS[call.answer];
   const width = Math.max(40, Math.min(options.io.stdout.columns ?? 80, 120));
+  const shown = (request: PresentedRequest) => renderApproval({ request: serverNamedRequest({ request, origin: options.origin }), color: options.color, width }).text;
   const approver: Approver | undefined =
     answer === undefined
       ? undefined
       : {
           ask: async (request) => {
-            if (options.show) options.io.stdout.write(`${renderApproval({ request, color: options.color, width }).text}\n`);
+            if (options.show) options.io.stdout.write(`${shown(request)}\n`);
             return answer;
           },
         };
@@ -252,7 +256,7 @@ async function authorizeSimulated(
       const presented = await presentRequest({ request: result.request, call: toolCall, context });
       // As the gate presents it to an approver: with the rule that asked.
       if (result.rule !== null) presented.askedBy = options.ruleAt(result.rule) === undefined ? { rule: result.rule } : { rule: result.rule, at: options.ruleAt(result.rule)! };
-      options.io.stdout.write(`${renderApproval({ request: presented, color: options.color, width }).text}\n`);
+      options.io.stdout.write(`${shown(presented)}\n`);
     } catch (error) {
       options.io.stderr.write(`the prompt for ${safe(call.tool)} could not be built: ${safe((error as Error).message)}\n`);
     }
