@@ -8,7 +8,7 @@
  * for), to the AI SDK's real providers.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openAIChat, type WireFormat, type WireTurn } from './provider-wire-formats.ts';
 
@@ -26,8 +26,12 @@ export interface RandomIdModel {
   ids: string[];
   /** While set, a request that holds a tool result is left waiting (the model "thinks"), until the server goes away. */
   holdAfterResult: boolean;
+  /** While set, a request it is true of is left waiting too, until `answerHeld`. */
+  hold: ((request: ModelRequest) => boolean) | undefined;
   /** Resolves at the next request that is being held. */
   nextHeld(): Promise<void>;
+  /** Answers the requests `hold` held, as it would have at once. */
+  answerHeld(): void;
   close(): Promise<void>;
 }
 
@@ -48,7 +52,8 @@ export async function startRandomIdModel(options: { format?: WireFormat; command
   const requests: ModelRequest[] = [];
   const ids: string[] = [];
   let onHeld: (() => void) | undefined;
-  const state = { holdAfterResult: false };
+  const state: { holdAfterResult: boolean; hold: ((request: ModelRequest) => boolean) | undefined } = { holdAfterResult: false, hold: undefined };
+  const held: Array<() => void> = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -60,19 +65,27 @@ export async function startRandomIdModel(options: { format?: WireFormat; command
         onHeld?.();
         return;
       }
-      let turn: WireTurn;
-      if (hasToolResult) turn = { text: text.includes('interrupted') ? answers.interrupted : answers.done };
-      else {
-        const calls = options.commands.map((command) => {
-          const id = options.hostileId?.() ?? `call_${randomBytes(12).toString('base64url')}`;
-          ids.push(id);
-          return { id, name: 'shell', args: { command } };
-        });
-        turn = { toolCalls: calls };
+      if (state.hold?.({ hasToolResult, text }) === true) {
+        held.push(() => answer(hasToolResult, text, response));
+        onHeld?.();
+        return;
       }
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(format.answer(turn)));
+      answer(hasToolResult, text, response);
     });
   });
+  function answer(hasToolResult: boolean, text: string, response: ServerResponse): void {
+    let turn: WireTurn;
+    if (hasToolResult) turn = { text: text.includes('interrupted') ? answers.interrupted : answers.done };
+    else {
+      const calls = options.commands.map((command) => {
+        const id = options.hostileId?.() ?? `call_${randomBytes(12).toString('base64url')}`;
+        ids.push(id);
+        return { id, name: 'shell', args: { command } };
+      });
+      turn = { toolCalls: calls };
+    }
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(format.answer(turn)));
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -86,7 +99,16 @@ export async function startRandomIdModel(options: { format?: WireFormat; command
     set holdAfterResult(value: boolean) {
       state.holdAfterResult = value;
     },
+    get hold() {
+      return state.hold;
+    },
+    set hold(value: ((request: ModelRequest) => boolean) | undefined) {
+      state.hold = value;
+    },
     nextHeld: () => new Promise<void>((resolve) => (onHeld = resolve)),
+    answerHeld: () => {
+      for (const send of held.splice(0)) send();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

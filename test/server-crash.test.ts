@@ -138,7 +138,7 @@ describe('toolgate serve killed with kill -9', () => {
 
       await first.kill9();
       const second = await start(project);
-      const recovered = await waitFor(async () => /"msg":"listening".*"recovered":(\d+)/.exec(second.stderr())?.[1], { timeoutMs: 10_000, describe: () => `the listening log line in ${second.stderr()}` });
+      const recovered = await waitFor(async () => /"msg":"listening".*"recovering":(\d+)/.exec(second.stderr())?.[1], { timeoutMs: 10_000, describe: () => `the listening log line in ${second.stderr()}` });
       expect(recovered).toBe('0');
       // Everything is still paused, and the inbox lists every call.
       expect((await runsWithStatus(second.url, 'paused_checkpoint')).map((run) => run.run_id).sort()).toEqual([...runIds].sort());
@@ -232,7 +232,7 @@ describe('toolgate serve killed with kill -9', () => {
 
       const second = await start(project, choice);
       // Runs that were resuming when the kill landed are driven on by the new process.
-      const recovered = await waitFor(async () => /"msg":"listening".*"recovered":(\d+)/.exec(second.stderr())?.[1], { timeoutMs: 10_000, describe: () => `the listening log line in ${second.stderr()}` });
+      const recovered = await waitFor(async () => /"msg":"listening".*"recovering":(\d+)/.exec(second.stderr())?.[1], { timeoutMs: 10_000, describe: () => `the listening log line in ${second.stderr()}` });
       expect(Number(recovered)).toBeGreaterThan(0);
       // Whatever is still paused is approved now (through the same edit).
       const stillPaused = await runsWithStatus(second.url, 'paused_checkpoint');

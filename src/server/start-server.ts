@@ -22,7 +22,8 @@ import { ApiError, type RunService } from './run-service.ts';
 import { watchApprovalTimeouts } from './runs/approval-timeouts.ts';
 import { createRunService } from './runs/create-run-service.ts';
 import { createServerRuntime } from './runs/create-server-runtime.ts';
-import { keepLeaseAndTakeOver, recoverRuns, resumeDecidedPauses } from './runs/recover-runs.ts';
+import { keepLease, takeOverStrandedRuns } from './runs/instance-lease.ts';
+import { findStrandedRuns, recoverRuns, resumeDecidedPauses } from './runs/recover-runs.ts';
 import { loadServerSecrets } from './server-secrets.ts';
 import { hashToken } from './tokens.ts';
 
@@ -73,8 +74,10 @@ export interface RunningToolgateServer {
   storeFile: string;
   store: ToolgateStore;
   service: RunService;
-  /** Runs that were running when the server last stopped, now driven on. */
-  recovered: number;
+  /** Runs the last stop left under way (running, or decided but not resumed), found at the start and driven on in the background. */
+  recovering: number;
+  /** Settles when they are: how many of them this server drove on. */
+  recovery: Promise<number>;
   close(): Promise<void>;
 }
 
@@ -115,6 +118,7 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
     });
   }
   let closeWatch = async () => {};
+  let recovering = false;
   try {
     const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds: [model, ...(settings.models ?? [])], env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     closeRuntime = parts.close;
@@ -137,14 +141,14 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
       logger,
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       ...(options.web === undefined ? {} : { web: options.web }),
+      recovering: () => recovering,
     });
     // On a shared store: the lease first (the runs this server claims are stamped with it), then
     // other servers' events wake this one's streams and their remembered decisions reach this one's
     // memory, and runs of servers that stopped are taken over.
     const leaseMs = durationMs(settings.instance_lease) ?? DEFAULT_INSTANCE_LEASE_MS;
     if (leaseMs < 1000) throw new ToolgateError({ code: 'USAGE', message: `server.instance_lease in ${loaded.path} is ${leaseMs} ms; it must be at least 1s (a lease renewed every third of it)` });
-    const stopLease = await keepLeaseAndTakeOver(runtime, leaseMs);
-    closeLease = stopLease;
+    closeLease = await keepLease(runtime, leaseMs);
     const stopWatch = store.watch?.((change) => {
       if (change.kind === 'events' || change.kind === 'resync') runtime.notify();
       if (change.kind === 'always' || change.kind === 'resync') {
@@ -155,13 +159,35 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
       }
     });
     closeWatch = stopWatch ?? closeWatch;
-    // Before anyone is answered: a client must never see a run as paused that is about to resume.
-    const recovered = (await recoverRuns(runtime)) + (await resumeDecidedPauses(runtime));
+    // What the last stop left under way is found before anyone is answered (a run started after this is
+    // never taken for one), and driven on after the server listens: a thousand runs to recover once took
+    // longer than a client waits for a server to start.
+    const stranded = await findStrandedRuns(runtime);
+    const decided = await store.decidedPausedRuns();
     const host = options.host ?? '127.0.0.1';
     const http = await startHttpServer({ app, host, port: options.port ?? 8787 });
     allowedHosts.push(...defaultAllowedHosts({ host, port: http.port }));
     const stopTimeouts = watchApprovalTimeouts(runtime);
-    logger.info('listening', { url: http.url, store: store.kind, recovered });
+    const found = stranded.length + decided.length;
+    recovering = found > 0;
+    logger.info('listening', { url: http.url, store: store.kind, recovering: found });
+    let stopTakeover = () => {};
+    const stopRecovery = new AbortController();
+    const recovery = (async () => {
+      const signal = stopRecovery.signal;
+      const recovered = (await recoverRuns(runtime, stranded, 'server_restarted', signal)) + (await resumeDecidedPauses(runtime, decided, signal));
+      if (found > 0) logger.info('recovered', { recovered, of: found });
+      return recovered;
+    })()
+      .catch((error: unknown) => {
+        logger.error('could not recover the runs the last stop left under way; they are recovered at the next start', { error: String(error) });
+        return 0;
+      })
+      .finally(() => {
+        recovering = false;
+        // Then, on a shared store, whatever servers that stop leave behind, and decisions nobody resumed.
+        if (!stopRecovery.signal.aborted) stopTakeover = takeOverStrandedRuns(runtime, leaseMs);
+      });
     return {
       url: http.url,
       loginUrl: `${http.url}/login#token=${encodeURIComponent(adminToken)}`,
@@ -170,8 +196,12 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
       storeFile,
       store,
       service,
-      recovered,
+      recovering: found,
+      recovery,
       close: async () => {
+        stopRecovery.abort();
+        await recovery;
+        stopTakeover();
         stopTimeouts();
         await http.close();
         await closeWatch();

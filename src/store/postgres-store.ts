@@ -193,6 +193,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
   // An idle connection the server drops (a restart, a failover) must not crash the process: the pool replaces it.
   pool.on('error', () => undefined);
+  // The lease's heartbeat has a connection of its own: behind a pool busy with a burst of commits, a renewal
+  // waited its turn past the lease itself, and other servers took over the runs of a server that was working.
+  const leasePool =
+    options.instance === undefined
+      ? undefined
+      : new pg.Pool({ connectionString: options.url, max: 1, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000, options: `-c search_path=${POSTGRES_SCHEMA}`, types });
+  leasePool?.on('error', () => undefined);
   const now = () => (options.now ?? (() => new Date()))().toISOString();
   const instance = options.instance ?? null;
   const failure = (error: unknown): unknown => unavailable(error, where);
@@ -206,12 +213,22 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     }
   } catch (error) {
     await pool.end().catch(() => undefined);
+    await leasePool?.end().catch(() => undefined);
     throw failure(error);
   }
 
   const query = async <Row extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<pg.QueryResult<Row>> => {
     try {
       return await pool.query<Row>(sql, values);
+    } catch (error) {
+      throw failure(error);
+    }
+  };
+
+  /** A statement on the lease's own connection. */
+  const leaseQuery = async (sql: string, values: unknown[]): Promise<void> => {
+    try {
+      await (leasePool ?? pool).query(sql, values);
     } catch (error) {
       throw failure(error);
     }
@@ -302,14 +319,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       : {
           instance,
           async renew(leaseMs) {
-            await query(
+            await leaseQuery(
               `INSERT INTO instances (instance_id, expires_at, started_at) VALUES ($1, now() + make_interval(secs => $2), now())
                ON CONFLICT (instance_id) DO UPDATE SET expires_at = excluded.expires_at`,
               [instance, leaseMs / 1000],
             );
           },
           async release() {
-            await query('DELETE FROM instances WHERE instance_id = $1', [instance]);
+            await leaseQuery('DELETE FROM instances WHERE instance_id = $1', [instance]);
           },
           async orphanedRuns(limit) {
             const rows = await query<RunRow>(
@@ -700,6 +717,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       // Writes queued and queries under way finish first: pool.end waits for checked-out connections to be released.
       await commits.drain();
       await pool.end();
+      await leasePool?.end();
       for (const stop of watchers) await stop();
     },
   };

@@ -153,7 +153,7 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
   }
   io.stdout.write(`listening on ${server.url}\n`);
   io.stdout.write(`open the inbox: ${server.loginUrl}\n`);
-  io.stderr.write(`admin token from ${server.adminTokenSource}; runs are kept in ${sanitizeTerminalText(server.storeFile)}${server.store.shared === undefined ? '' : ' (with "approve always" and the audit trail: every server on it shares them)'}${server.recovered > 0 ? `; ${server.recovered} runs stopped by the last shutdown are running again` : ''}\n`);
+  io.stderr.write(`admin token from ${server.adminTokenSource}; runs are kept in ${sanitizeTerminalText(server.storeFile)}${server.store.shared === undefined ? '' : ' (with "approve always" and the audit trail: every server on it shares them)'}${server.recovering > 0 ? `; ${server.recovering} runs left under way by the last stop are driven on now` : ''}\n`);
   io.stderr.write(`${describeAuditLog({ loaded, shared: server.store.shared !== undefined })}\n`);
   if (values.demo === true) {
     const { run_id } = await server.service.startRun({ name: 'admin', role: 'admin' }, { input: DEMO_TASK });

@@ -40,6 +40,8 @@ export interface ServerAppOptions {
   maxBodyBytes?: number;
   /** The web inbox's files (`webAssets()`); without them `/` says the inbox is not built. */
   web?: WebAssets;
+  /** Whether the server is still driving on what its last stop left under way (`/healthz` says so). */
+  recovering?: () => boolean;
 }
 
 /**
@@ -58,7 +60,7 @@ export function createServerApp(options: ServerAppOptions): Hono<ServerEnv> {
   app.use('*', requestLogging({ logger }));
   app.use('*', browserGuard({ allowedHosts: options.allowedHosts }));
   app.use('*', authenticate({ store, adminTokenHash: options.adminTokenHash }));
-  registerOpsRoutes({ app, service });
+  registerOpsRoutes({ app, service, ...(options.recovering === undefined ? {} : { recovering: options.recovering }) });
   registerWebRoutes({ app, web: options.web });
   registerRunRoutes({ app, service, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, logger });
   registerHookRoutes({ app, service, logger });

@@ -146,15 +146,19 @@ function checkEditedArgs(runtime: ServerRuntime, toolName: string, args: unknown
 
 /**
  * Claims a paused run whose calls are all decided (one claimer wins) and
- * drives it on with the decisions of its pause.
+ * drives it on with the decisions of its pause. False when this server did
+ * not claim it: another did, or cancelled it, or (on a shared store) this
+ * server's lease had lapsed — then the lease's takeover resumes it
+ * (`takeOverStrandedRuns`).
  */
-export async function resumeDecidedRun(runtime: ServerRuntime, run: StoredRun, approvals: StoredApprovalDecision[]): Promise<void> {
+export async function resumeDecidedRun(runtime: ServerRuntime, run: StoredRun, approvals: StoredApprovalDecision[]): Promise<boolean> {
   // Decisions do not move the run's revision: the run as read is current unless someone claimed or cancelled it, and then the claim below fails.
-  if (run.status !== 'paused_checkpoint' || run.state === null) return;
+  if (run.status !== 'paused_checkpoint' || run.state === null || approvals.some((approval) => approval.decision === null)) return false;
   const claimed = await runtime.store.updateRun(run.runId, run.revision, { status: 'running' }, { events: [resumeEvent(runtime, run, approvals)] });
-  if (claimed === undefined) return;
+  if (claimed === undefined) return false;
   runtime.notify();
   void driveRun(runtime, claimed.run, { kind: 'decided', sealed: run.state, approvals });
+  return true;
 }
 
 function resumeEvent(runtime: ServerRuntime, run: StoredRun, approvals: StoredApprovalDecision[]): NewEvent {

@@ -20,6 +20,7 @@ import { pauseRecords, runEvent, shownArguments, shownOutput, type RunEventConte
 import { ofThisPause, REFUSED_DECISION_REASON, verifiedDecisions } from './pause-decisions.ts';
 import { appendEvents, gateContextOf, openEnvelope, sealEnvelope, type RunEnvelope, type ServerRuntime } from './server-runtime.ts';
 import { createStepRecorder } from './step-recorder.ts';
+import { leftForTakeover } from './left-for-takeover.ts';
 
 /**
  * Where a drive starts: messages to continue from, a paused state and its
@@ -79,8 +80,14 @@ export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: Dr
     if (controller.signal.aborted) return;
     const current = await runtime.store.getRun(run.runId);
     if (current === undefined || current.revision !== run.revision || current.status !== 'running') return;
-    await withSpan('toolgate.run', { 'toolgate.run_id': run.runId, 'toolgate.mode': run.mode, 'toolgate.start': start.kind }, () => drive(runtime, run, start, controller.signal));
+    await withSpan('toolgate.run', { 'toolgate.run_id': run.runId, 'toolgate.mode': run.mode, 'toolgate.start': start.kind }, () => drive(runtime, run, start, controller));
   } catch (error) {
+    const lost = controller.signal.aborted ? controller.signal.reason : error;
+    if (leftForTakeover(runtime, lost)) {
+      // Not a failure of the run: this server may no longer write it; its journal lets whoever drives it next go on.
+      runtime.logger.warn('stopped driving a run this server can no longer write; it is left to the lease\'s takeover', { run_id: run.runId, error: errorText(lost) });
+      return;
+    }
     const message = controller.signal.aborted ? 'cancelled' : errorText(error);
     runtime.logger.error('run failed', { run_id: run.runId, error: message });
     if (!controller.signal.aborted) {
@@ -94,7 +101,8 @@ export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: Dr
   }
 }
 
-async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, signal: AbortSignal): Promise<void> {
+async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, controller: AbortController): Promise<void> {
+  const { signal } = controller;
   const opened = from.kind === 'decided' ? openDecided(runtime, run, from) : from;
   if (opened.kind === 'hook') return finishHookRun(runtime, run, opened.approvals);
   const start = opened;
@@ -124,7 +132,7 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, s
     context: gateContext,
     resolve: 'deferred',
     secret: runtime.secret,
-    ledger: reportingLedger(runtime, context, { shown, told }, start.journal, recorder.modelIdOf),
+    ledger: reportingLedger({ runtime, context, shown, told, journal: start.journal, modelIdOf: recorder.modelIdOf, controller }),
     stopWhen: stepCountIs(runtime.maxSteps),
   });
   let messages: ModelMessage[];
@@ -267,15 +275,32 @@ async function reportLostRace(runtime: ServerRuntime, run: StoredRun): Promise<v
   runtime.logger.info('run moved by another writer; its state stands', { run_id: run.runId, status: now?.status ?? 'gone' });
 }
 
-/** The ledger, reporting every call's outcome as a `tool_result` event. */
-function reportingLedger(
-  runtime: ServerRuntime,
-  context: RunEventContext,
-  { shown, told }: { shown: Set<string>; told: Set<string> },
-  journal: RunJournal | undefined,
-  modelIdOf: (toolCallId: string) => string | undefined,
-): CallLedger {
-  return {
+/**
+ * The ledger, reporting every call's outcome as a `tool_result` event. A
+ * write the store refuses because this server lost the run
+ * (`leftForTakeover`) stops the whole drive: thrown inside a tool, the AI
+ * SDK would hand it to the model as the call's error, and the model would
+ * answer a failure that never happened.
+ */
+function reportingLedger(options: {
+  runtime: ServerRuntime;
+  context: RunEventContext;
+  shown: Set<string>;
+  told: Set<string>;
+  journal: RunJournal | undefined;
+  modelIdOf: (toolCallId: string) => string | undefined;
+  controller: AbortController;
+}): CallLedger {
+  const { runtime, context, shown, told, journal, modelIdOf, controller } = options;
+  const stopWhenLost = async <Result>(write: () => Promise<Result>): Promise<Result> => {
+    try {
+      return await write();
+    } catch (error) {
+      if (leftForTakeover(runtime, error)) controller.abort(error);
+      throw error;
+    }
+  };
+  const ledger: CallLedger = {
     // The refusal's tool_result, at once: its step's events come only when the whole step ends, maybe never.
     async refuse(call) {
       const event = runEvent(context, 'tool_result', { tool_call_id: call.toolCallId, tool_name: call.tool, outcome: call.outcome, reason: redactSecretsInText({ text: call.reason, value: undefined, keys: runtime.policy.redact.keys }) });
@@ -307,6 +332,12 @@ function reportingLedger(
       const stored = await runtime.ledger.finishRecording(call, outcome, [runEvent(context, 'tool_result', { tool_call_id: call.toolCallId, tool_name: call.tool, ...shown })]);
       if (stored.length > 0) runtime.notify();
     },
+  };
+  return {
+    ...ledger,
+    refuse: async (call) => stopWhenLost(() => ledger.refuse!(call)),
+    begin: async (call) => stopWhenLost(() => ledger.begin(call)),
+    finish: async (call, outcome) => stopWhenLost(() => ledger.finish(call, outcome)),
   };
 }
 

@@ -10,35 +10,48 @@ import type { StoredRun } from '../../store/store.ts';
 import { resumeDecidedRun } from './approve-run.ts';
 import { driveRun, errorText, finishRun, FIRST_STEP, resumeStart, toldKey, type RunJournal } from './drive-run.ts';
 import { runEvent } from './run-events.ts';
+import { leftForTakeover } from './left-for-takeover.ts';
 import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
 
 /**
- * Claims and drives the `running` runs nobody drives: on a store one server
- * has to itself, every one (it was running when the server stopped); on a
- * shared store (`StoreInstances`), the runs of servers whose lease ran out and
- * this server's own that it is not driving. Returns how many it claimed. Each
- * claim is a compare-and-set, so two servers never recover the same run, and
- * a server that lost its run this way finds every later write of it refused.
+ * The `running` runs nobody drives: on a store one server has to itself,
+ * every one (it was running when the server stopped); on a shared store
+ * (`StoreInstances`), the runs of servers whose lease ran out and this
+ * server's own that it is not driving.
  *
  * @example
- * const recovered = await recoverRuns(runtime, 'server_restarted');
+ * const stranded = await findStrandedRuns(runtime);
  */
-export async function recoverRuns(runtime: ServerRuntime, reason: 'server_restarted' | 'instance_lost' = 'server_restarted', sightings?: Map<string, number>): Promise<number> {
+export async function findStrandedRuns(runtime: ServerRuntime): Promise<StoredRun[]> {
   const { store } = runtime;
+  if (store.instances !== undefined) return (await store.instances.orphanedRuns(1000)).filter((run) => !runtime.active.has(run.runId));
   const stranded: StoredRun[] = [];
-  if (store.instances !== undefined) {
-    const found = (await store.instances.orphanedRuns(1000)).filter((run) => !runtime.active.has(run.runId));
-    stranded.push(...(sightings === undefined ? found : strandedTwice(found, sightings)));
-  } else {
-    let before: string | undefined;
-    do {
-      const page = await store.listRuns({ status: 'running', limit: 1000, ...(before === undefined ? {} : { before }) });
-      stranded.push(...page.runs);
-      before = page.next ?? undefined;
-    } while (before !== undefined);
-  }
+  let before: string | undefined;
+  do {
+    const page = await store.listRuns({ status: 'running', limit: 1000, ...(before === undefined ? {} : { before }) });
+    stranded.push(...page.runs);
+    before = page.next ?? undefined;
+  } while (before !== undefined);
+  return stranded;
+}
+
+/**
+ * Claims and drives `runs` (found by `findStrandedRuns`). Returns how many
+ * it claimed. Each claim is a compare-and-set, so two servers never recover
+ * the same run, and a server that lost its run this way finds every later
+ * write of it refused. A run whose history cannot be read now (the database
+ * away) stays claimed and undriven, for the next look of the lease's
+ * takeover (`leftForTakeover`); one that can never be driven again fails.
+ *
+ * @example
+ * const recovered = await recoverRuns(runtime, await findStrandedRuns(runtime), 'server_restarted');
+ */
+export async function recoverRuns(runtime: ServerRuntime, runs: readonly StoredRun[], reason: 'server_restarted' | 'instance_lost', signal?: AbortSignal): Promise<number> {
+  const { store } = runtime;
   let recovered = 0;
-  for (const run of stranded) {
+  for (const run of runs) {
+    if (signal?.aborted === true) break;
+    if (runtime.active.has(run.runId)) continue;
     const event = runEvent({ run, policy: runtime.policy }, 'run_recovered', { reason, status: 'running' });
     const claimed = await store.updateRun(run.runId, run.revision, {}, { events: [event] });
     if (claimed === undefined) continue;
@@ -67,6 +80,10 @@ export async function recoverRuns(runtime: ServerRuntime, reason: 'server_restar
       }
       void driveRun(runtime, claimed.run, resumeStart(runtime, claimed.run, envelope, await store.listRunDecisions(run.runId), journal));
     } catch (error) {
+      if (leftForTakeover(runtime, error)) {
+        runtime.logger.warn('could not read a run to take it over; the next look tries again', { run_id: run.runId, error: errorText(error) });
+        continue;
+      }
       const message = `${reason === 'server_restarted' ? 'could not be recovered after a restart' : 'could not be taken over from a server that stopped'}: ${errorText(error)}`;
       await finishRun(runtime, claimed.run, { status: 'failed', error: message }, [runEvent({ run, policy: runtime.policy }, 'run_failed', { status: 'failed', error: message })]);
     }
@@ -95,60 +112,18 @@ export function strandedTwice(found: readonly StoredRun[], sightings: Map<string
 }
 
 /**
- * On a shared store: keeps this server's lease alive (renewed every third of
- * `leaseMs`) and, each time, takes over the runs left behind, by servers
- * that stopped or by this one (`recoverRuns` with `instance_lost`), once a
- * run has looked so on two ticks in a row (`strandedTwice`). A failure (the database away) is
- * logged and tried again at the next tick. Returns how to stop, which ends
- * the lease so that other servers take this one's running runs at once.
- *
- * @example
- * const stop = await keepLeaseAndTakeOver(runtime, 30_000);
- * await stop();
- */
-export async function keepLeaseAndTakeOver(runtime: ServerRuntime, leaseMs: number): Promise<() => Promise<void>> {
-  const instances = runtime.store.instances;
-  if (instances === undefined) return async () => {};
-  await instances.renew(leaseMs);
-  let busy = false;
-  let stopped = false;
-  // Runs found stranded at the last tick: one is taken over only when the next finds it so again (`strandedTwice`).
-  const sightings = new Map<string, number>();
-  const tick = async () => {
-    if (busy || stopped) return;
-    busy = true;
-    try {
-      await instances.renew(leaseMs);
-      const taken = await recoverRuns(runtime, 'instance_lost', sightings);
-      if (taken > 0) runtime.logger.info('took over runs of a server whose lease ran out', { instance: instances.instance, runs: taken });
-    } catch (error) {
-      runtime.logger.warn('could not renew the lease or look for orphaned runs', { instance: instances.instance, error: errorText(error) });
-    } finally {
-      busy = false;
-    }
-  };
-  const timer = setInterval(() => void tick(), Math.max(100, Math.floor(leaseMs / 3)));
-  timer.unref();
-  return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await instances.release().catch((error: unknown) => runtime.logger.warn('could not end the lease', { instance: instances.instance, error: errorText(error) }));
-  };
-}
-
-/**
  * Paused runs whose calls were all decided, but which never resumed (the
  * process stopped between the last decision and the resume): resumed now.
+ * Returns how many this server claimed.
  *
  * @example
- * await resumeDecidedPauses(runtime);
+ * await resumeDecidedPauses(runtime, await runtime.store.decidedPausedRuns());
  */
-export async function resumeDecidedPauses(runtime: ServerRuntime): Promise<number> {
-  const { store } = runtime;
+export async function resumeDecidedPauses(runtime: ServerRuntime, runs: readonly StoredRun[], signal?: AbortSignal): Promise<number> {
   let resumed = 0;
-  for (const run of await store.decidedPausedRuns()) {
-    await resumeDecidedRun(runtime, run, await store.listRunDecisions(run.runId));
-    resumed++;
+  for (const run of runs) {
+    if (signal?.aborted === true) break;
+    if (await resumeDecidedRun(runtime, run, await runtime.store.listRunDecisions(run.runId))) resumed++;
   }
   return resumed;
 }
