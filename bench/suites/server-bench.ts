@@ -7,12 +7,12 @@
  */
 import type { BenchSuite } from '../harness.ts';
 import { approveCase } from './server-approve-case.ts';
-import { pausedRunsCase } from './server-paused-runs-case.ts';
+import { pausedRunsCase, runsInFlightCase } from './server-paused-runs-case.ts';
 import { stepRecordCase } from './server-step-record-case.ts';
 
 export const serverSuite: BenchSuite = {
   name: 'server',
   async run(context) {
-    return [...(await approveCase(context)), ...(await stepRecordCase(context)), ...(await pausedRunsCase(context))];
+    return [...(await approveCase(context)), ...(await stepRecordCase(context)), ...(await pausedRunsCase(context)), ...(await runsInFlightCase(context))];
   },
 };

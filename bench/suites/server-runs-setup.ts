@@ -52,3 +52,33 @@ export async function projectWithPausedRuns(options: { parent: string; count: nu
   }
   return project;
 }
+
+/**
+ * A project under `parent` whose SQLite store holds runs left under way, as
+ * a crash leaves them: `count` runs are started and the server stops at once,
+ * before their drives reach a pause (a stop aborts the drives; the runs stay
+ * `running`). Returns the project and how many were left running.
+ *
+ * @example
+ * const { project, running } = await projectWithRunsInFlight({ parent: context.scratch, count: 1000 });
+ */
+export async function projectWithRunsInFlight(options: { parent: string; count: number }): Promise<{ project: ServerProject; running: number }> {
+  const project = createServerProject({ policy: 'crash-policy.yaml', parent: options.parent });
+  writeFileSync(path.join(project.workspace, 'bench.txt'), 'benchmark\n');
+  const server = await startToolgateServer({
+    policyFile: project.policyFile,
+    storeFile: project.storeFile,
+    port: 0,
+    model: `script:${path.join(SERVER_FIXTURES, BENCH_SCRIPT)}`,
+    adminToken: ADMIN_TOKEN,
+    logger: silentLogger(),
+  });
+  let running = 0;
+  try {
+    await inParallel(Array.from({ length: options.count }), 64, (_, index) => server.service.startRun({ name: 'admin', role: 'admin' }, { input: `Benchmark run ${index + 1}` }));
+  } finally {
+    running = (await server.store.countRuns()).running;
+    await server.close();
+  }
+  return { project, running };
+}

@@ -23,7 +23,7 @@ import { watchApprovalTimeouts } from './runs/approval-timeouts.ts';
 import { createRunService } from './runs/create-run-service.ts';
 import { createServerRuntime } from './runs/create-server-runtime.ts';
 import { keepLease, takeOverStrandedRuns } from './runs/instance-lease.ts';
-import { findStrandedRuns, recoverRuns, resumeDecidedPauses } from './runs/recover-runs.ts';
+import { findStrandedRuns, recoverLeftovers } from './runs/recover-runs.ts';
 import { loadServerSecrets } from './server-secrets.ts';
 import { hashToken } from './tokens.ts';
 
@@ -173,21 +173,12 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
     logger.info('listening', { url: http.url, store: store.kind, recovering: found });
     let stopTakeover = () => {};
     const stopRecovery = new AbortController();
-    const recovery = (async () => {
-      const signal = stopRecovery.signal;
-      const recovered = (await recoverRuns(runtime, stranded, 'server_restarted', signal)) + (await resumeDecidedPauses(runtime, decided, signal));
-      if (found > 0) logger.info('recovered', { recovered, of: found });
-      return recovered;
-    })()
-      .catch((error: unknown) => {
-        logger.error('could not recover the runs the last stop left under way; they are recovered at the next start', { error: String(error) });
-        return 0;
-      })
-      .finally(() => {
-        recovering = false;
-        // Then, on a shared store, whatever servers that stop leave behind, and decisions nobody resumed.
-        if (!stopRecovery.signal.aborted) stopTakeover = takeOverStrandedRuns(runtime, leaseMs);
-      });
+    const recovery = recoverLeftovers({ runtime, stranded, decided, signal: stopRecovery.signal });
+    void recovery.finally(() => {
+      recovering = false;
+      // Then, on a shared store, whatever servers that stop leave behind, and decisions nobody resumed.
+      if (!stopRecovery.signal.aborted) stopTakeover = takeOverStrandedRuns(runtime, leaseMs);
+    });
     return {
       url: http.url,
       loginUrl: `${http.url}/login#token=${encodeURIComponent(adminToken)}`,

@@ -129,6 +129,47 @@ export async function resumeDecidedPauses(runtime: ServerRuntime, runs: readonly
 }
 
 /**
+ * At a start, in the background: drives on what the last stop left under
+ * way (`stranded`, found before the server listened) and resumes the
+ * pauses it left decided. A store that fails meanwhile (busy, away) is
+ * tried again every `retryMs` until it answers or `signal` stops it: every
+ * claim is a compare-and-set, so a run claimed before the failure is not
+ * claimed twice. Settles with how many runs this server drove on.
+ *
+ * @example
+ * const recovery = recoverLeftovers({ runtime, stranded, decided, signal });
+ */
+export async function recoverLeftovers(options: {
+  runtime: ServerRuntime;
+  stranded: readonly StoredRun[];
+  decided: readonly StoredRun[];
+  signal: AbortSignal;
+  retryMs?: number;
+}): Promise<number> {
+  const { runtime, signal } = options;
+  const found = options.stranded.length + options.decided.length;
+  let recovered = 0;
+  while (!signal.aborted) {
+    try {
+      recovered += await recoverRuns(runtime, options.stranded, 'server_restarted', signal);
+      recovered += await resumeDecidedPauses(runtime, options.decided, signal);
+      if (found > 0) runtime.logger.info('recovered', { recovered, of: found });
+      return recovered;
+    } catch (error) {
+      runtime.logger.error('could not recover the runs the last stop left under way; trying again', { error: errorText(error) });
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.retryMs ?? 2000);
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
+      });
+    }
+  }
+  return recovered;
+}
+
+/**
  * What run `runId`'s history tells, read page by page: the keys of its events
  * (`toldKey`), and the calls it reports denied or blocked, with the reason.
  */
