@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startToolgateServer } from '../../src/server/start-server.ts';
+import { startToolgateServer, type RunningToolgateServer } from '../../src/server/start-server.ts';
 import { silentLogger } from '../../src/server/log.ts';
 import { ADMIN_TOKEN, createServerProject, inParallel, SERVER_FIXTURES, type ServerProject } from '../../test/server-harness.ts';
 
@@ -28,14 +28,7 @@ export async function projectWithPausedRuns(options: { parent: string; count: nu
   const project = options.storeUrl === undefined ? created : { ...created, storeFile: options.storeUrl };
   // The script writes this very content: every approved call finds the file as the person saw it.
   writeFileSync(path.join(project.workspace, 'bench.txt'), 'benchmark\n');
-  const server = await startToolgateServer({
-    policyFile: project.policyFile,
-    storeFile: project.storeFile,
-    port: 0,
-    model: `script:${path.join(SERVER_FIXTURES, BENCH_SCRIPT)}`,
-    adminToken: ADMIN_TOKEN,
-    logger: silentLogger(),
-  });
+  const server = await startBenchServer(project);
   try {
     await inParallel(Array.from({ length: options.count }), 64, (_, index) => server.service.startRun({ name: 'admin', role: 'admin' }, { input: `Benchmark run ${index + 1}` }));
     const deadline = Date.now() + Math.max(60_000, options.count * 50);
@@ -65,14 +58,7 @@ export async function projectWithPausedRuns(options: { parent: string; count: nu
 export async function projectWithRunsInFlight(options: { parent: string; count: number }): Promise<{ project: ServerProject; running: number }> {
   const project = createServerProject({ policy: 'crash-policy.yaml', parent: options.parent });
   writeFileSync(path.join(project.workspace, 'bench.txt'), 'benchmark\n');
-  const server = await startToolgateServer({
-    policyFile: project.policyFile,
-    storeFile: project.storeFile,
-    port: 0,
-    model: `script:${path.join(SERVER_FIXTURES, BENCH_SCRIPT)}`,
-    adminToken: ADMIN_TOKEN,
-    logger: silentLogger(),
-  });
+  const server = await startBenchServer(project);
   let running = 0;
   try {
     await inParallel(Array.from({ length: options.count }), 64, (_, index) => server.service.startRun({ name: 'admin', role: 'admin' }, { input: `Benchmark run ${index + 1}` }));
@@ -81,4 +67,16 @@ export async function projectWithRunsInFlight(options: { parent: string; count: 
     await server.close();
   }
   return { project, running };
+}
+
+/** A server in this process on the project's store, driving runs with the benchmarks' scripted model. */
+async function startBenchServer(project: ServerProject): Promise<RunningToolgateServer> {
+  return startToolgateServer({
+    policyFile: project.policyFile,
+    storeFile: project.storeFile,
+    port: 0,
+    model: `script:${path.join(SERVER_FIXTURES, BENCH_SCRIPT)}`,
+    adminToken: ADMIN_TOKEN,
+    logger: silentLogger(),
+  });
 }
