@@ -16,6 +16,8 @@ import { freshDatabase } from './postgres-server.ts';
 import { api, callsLogLines, createServerProject, inParallel, NODE, ROOT, runsWithStatus, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
 
 const RUNS = 40;
+/** The backends of the test's database, other than the asking one, waiting on a lock. */
+const WAITING_ON_LOCK = "SELECT pid, query FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()";
 const run = promisify(execFile);
 
 let cleanup: Array<() => Promise<void> | void> = [];
@@ -212,6 +214,35 @@ describe('toolgate serve on PostgreSQL', () => {
       { timeoutMs: 30_000, describe: () => 'an answer other than 503 once the database is back' },
     );
     expect(approved.body).toMatchObject({ status: 'approved' });
+    await waitFor(async () => ((await runsWithStatus(server.url, 'completed')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'the run completed' });
+    expect(callsLogLines(project)).toHaveLength(1);
+  });
+
+  it('a connection the database ends in the middle of an approval\'s transaction: the request fails, the server lives, and the approval sent again runs the call once', { timeout: 120_000 }, async () => {
+    const project = await postgresProject();
+    const server = await start(project);
+    const created = await api(server.url, 'POST', '/runs', { input: 'Append your line.' });
+    const runId = created.body.run_id as string;
+    await waitFor(async () => ((await runsWithStatus(server.url, 'paused_checkpoint')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'the run paused' });
+    const holder = new pg.Client({ connectionString: project.storeFile, options: '-c search_path=toolgate' });
+    await holder.connect();
+    cleanup.push(() => holder.end().catch(() => undefined));
+    // The approval's transaction waits on the run's row, checked out of the pool; then its backend is ended.
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
+    const answer = api(server.url, 'POST', `/runs/${runId}/approve`, { approved: true });
+    await waitFor(async () => ((await holder.query(WAITING_ON_LOCK)).rowCount === 1 ? true : undefined), {
+      timeoutMs: 20_000,
+      describe: () => 'the approval waiting on the row',
+    });
+    expect((await holder.query(`SELECT pg_terminate_backend(pid) FROM (${WAITING_ON_LOCK}) AS waiting`)).rowCount).toBe(1);
+    await holder.query('ROLLBACK');
+    const failed = await answer;
+    expect(failed.status, JSON.stringify(failed.body)).toBe(503);
+    expect(server.child.exitCode, `the server exited: ${server.stderr()}`).toBeNull();
+    expect((await api(server.url, 'GET', '/approvals')).body.approvals).toHaveLength(1);
+
+    expect((await api(server.url, 'POST', `/runs/${runId}/approve`, { approved: true })).body).toMatchObject({ status: 'approved' });
     await waitFor(async () => ((await runsWithStatus(server.url, 'completed')).length === 1 ? true : undefined), { timeoutMs: 60_000, describe: () => 'the run completed' });
     expect(callsLogLines(project)).toHaveLength(1);
   });

@@ -67,7 +67,15 @@ import type { DecideResult, NewEvent, PendingApprovalsQuery, RunChange, RunStatu
  * again. Every statement text here is constant (values are always
  * parameters, also in the filters `sqlFilter` builds), so the names are few.
  */
-class PreparingClient extends pg.Client {}
+class PreparingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection the database ends while it is checked out (a transaction under way, a backend terminated,
+    // a failover) emits 'error' with no listener of the pool's: without this one that crashed the process.
+    // The queries on it are rejected already, and the pool drops it when it is released as broken.
+    this.on('error', () => undefined);
+  }
+}
 const unprepared = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 PreparingClient.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const [text, values, callback] = args;
@@ -198,7 +206,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const leasePool =
     options.instance === undefined
       ? undefined
-      : new pg.Pool({ connectionString: options.url, max: 1, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000, options: `-c search_path=${POSTGRES_SCHEMA}`, types });
+      : new pg.Pool({ connectionString: options.url, max: 1, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000, options: `-c search_path=${POSTGRES_SCHEMA}`, types, Client: PreparingClient });
   leasePool?.on('error', () => undefined);
   const now = () => (options.now ?? (() => new Date()))().toISOString();
   const instance = options.instance ?? null;
