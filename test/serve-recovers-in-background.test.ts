@@ -59,8 +59,14 @@ describe('toolgate serve restarted with runs under way', () => {
     expect((await api(second.url, 'GET', '/healthz')).body).toEqual({ status: 'ok', recovering: true });
     expect((await runsWithStatus(second.url, 'running')).map((run) => run.run_id).sort()).toEqual([...runIds].sort());
 
+    // A fault while it recovers: the connection waiting to claim the first run is cut. That run is claimed again, later.
+    const cut = await holder.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE runs%' AND pid <> pg_backend_pid()");
+    expect(cut.rowCount).toBe(1);
+    await waitFor(async () => (second.stderr().includes('could not claim a run to recover it') ? true : undefined), { timeoutMs: 20_000, describe: () => `the cut claim (server exit ${second.child.exitCode} ${second.child.signalCode}) in ${second.stderr()}` });
+    expect((await api(second.url, 'GET', '/healthz')).body).toEqual({ status: 'ok', recovering: true });
     await holder.query('ROLLBACK');
     await waitFor(async () => ((await api(second.url, 'GET', '/healthz')).body.recovering === undefined ? true : undefined), { timeoutMs: 30_000, describe: () => `recovery to end: ${second.stderr().slice(-2000)}` });
+    expect(second.stderr()).toContain('"msg":"could not claim runs the last stop left under way; trying again","runs":1');
     expect(second.stderr()).toContain(`"msg":"recovered","recovered":${RUNS},"of":${RUNS}`);
     model.hold = undefined;
     model.answerHeld();

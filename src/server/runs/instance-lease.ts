@@ -25,22 +25,11 @@ export async function keepLease(runtime: ServerRuntime, leaseMs: number): Promis
   const instances = runtime.store.instances;
   if (instances === undefined) return async () => {};
   await instances.renew(leaseMs);
-  let renewing = false;
-  const beat = async () => {
-    if (renewing) return;
-    renewing = true;
-    try {
-      await instances.renew(leaseMs);
-    } catch (error) {
-      runtime.logger.warn('could not renew the lease', { instance: instances.instance, error: errorText(error) });
-    } finally {
-      renewing = false;
-    }
-  };
-  const timer = setInterval(() => void beat(), beatMs(leaseMs));
-  timer.unref();
+  const stop = everyThirdOf(leaseMs, async () => {
+    await instances.renew(leaseMs).catch((error: unknown) => runtime.logger.warn('could not renew the lease', { instance: instances.instance, error: errorText(error) }));
+  });
   return async () => {
-    clearInterval(timer);
+    stop();
     await instances.release().catch((error: unknown) => runtime.logger.warn('could not end the lease', { instance: instances.instance, error: errorText(error) }));
   };
 }
@@ -61,32 +50,38 @@ export async function keepLease(runtime: ServerRuntime, leaseMs: number): Promis
 export function takeOverStrandedRuns(runtime: ServerRuntime, leaseMs: number): () => void {
   const instances = runtime.store.instances;
   if (instances === undefined) return () => {};
-  let busy = false;
-  let stopped = false;
   const running = new Map<string, number>();
   const decided = new Map<string, number>();
-  const look = async () => {
-    if (busy || stopped) return;
-    busy = true;
+  return everyThirdOf(leaseMs, async () => {
     try {
       const taken = await recoverRuns(runtime, strandedTwice(await findStrandedRuns(runtime), running), 'instance_lost');
-      if (taken > 0) runtime.logger.info('took over runs nobody was driving', { instance: instances.instance, runs: taken });
+      if (taken.claimed > 0) runtime.logger.info('took over runs nobody was driving', { instance: instances.instance, runs: taken.claimed });
       const resumed = await resumeDecidedPauses(runtime, strandedTwice(await runtime.store.decidedPausedRuns(), decided));
-      if (resumed > 0) runtime.logger.info('resumed decided runs nobody had resumed', { instance: instances.instance, runs: resumed });
+      if (resumed.claimed > 0) runtime.logger.info('resumed decided runs nobody had resumed', { instance: instances.instance, runs: resumed.claimed });
     } catch (error) {
       runtime.logger.warn('could not look for runs nobody drives', { instance: instances.instance, error: errorText(error) });
-    } finally {
-      busy = false;
     }
-  };
-  const timer = setInterval(() => void look(), beatMs(leaseMs));
+  });
+}
+
+/**
+ * Runs `work` every third of `leaseMs`, never two at once (a beat that
+ * finds the last still under way is skipped). Returns how to stop; work
+ * under way then ends on its own, and none starts after.
+ */
+function everyThirdOf(leaseMs: number, work: () => Promise<void>): () => void {
+  let busy = false;
+  let stopped = false;
+  const timer = setInterval(() => {
+    if (busy || stopped) return;
+    busy = true;
+    void work().finally(() => {
+      busy = false;
+    });
+  }, Math.max(100, Math.floor(leaseMs / 3)));
   timer.unref();
   return () => {
     stopped = true;
     clearInterval(timer);
   };
-}
-
-function beatMs(leaseMs: number): number {
-  return Math.max(100, Math.floor(leaseMs / 3));
 }

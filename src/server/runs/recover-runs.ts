@@ -6,6 +6,7 @@
  * before is in the ledger, and comes back as its stored result or as
  * `interrupted`. Paused runs need nothing: they wait in the store.
  */
+import { setTimeout } from 'node:timers/promises';
 import type { StoredRun } from '../../store/store.ts';
 import { resumeDecidedRun } from './approve-run.ts';
 import { driveRun, errorText, finishRun, FIRST_STEP, resumeStart, toldKey, type RunJournal } from './drive-run.ts';
@@ -36,26 +37,43 @@ export async function findStrandedRuns(runtime: ServerRuntime): Promise<StoredRu
 }
 
 /**
- * Claims and drives `runs` (found by `findStrandedRuns`). Returns how many
- * it claimed. Each claim is a compare-and-set, so two servers never recover
- * the same run, and a server that lost its run this way finds every later
- * write of it refused. A run whose history cannot be read now (the database
- * away) stays claimed and undriven, for the next look of the lease's
- * takeover (`leftForTakeover`); one that can never be driven again fails.
+ * What a pass over runs to claim did: how many this server claimed, and
+ * the runs whose claim the store failed (busy, away), to try again. A run
+ * another server claimed first, or that moved meanwhile, is in neither.
+ */
+export interface ClaimPass {
+  claimed: number;
+  retry: StoredRun[];
+}
+
+/**
+ * Claims and drives `runs` (found by `findStrandedRuns`). Each claim is a
+ * compare-and-set, so two servers never recover the same run, and a server
+ * that lost its run this way finds every later write of it refused. A run
+ * whose history cannot be read now (the database away) stays claimed and
+ * undriven, for the next look of the lease's takeover (`leftForTakeover`);
+ * one that can never be driven again fails.
  *
  * @example
- * const recovered = await recoverRuns(runtime, await findStrandedRuns(runtime), 'server_restarted');
+ * const { claimed, retry } = await recoverRuns(runtime, await findStrandedRuns(runtime), 'server_restarted');
  */
-export async function recoverRuns(runtime: ServerRuntime, runs: readonly StoredRun[], reason: 'server_restarted' | 'instance_lost', signal?: AbortSignal): Promise<number> {
+export async function recoverRuns(runtime: ServerRuntime, runs: readonly StoredRun[], reason: 'server_restarted' | 'instance_lost', signal?: AbortSignal): Promise<ClaimPass> {
   const { store } = runtime;
-  let recovered = 0;
+  const pass: ClaimPass = { claimed: 0, retry: [] };
   for (const run of runs) {
     if (signal?.aborted === true) break;
     if (runtime.active.has(run.runId)) continue;
     const event = runEvent({ run, policy: runtime.policy }, 'run_recovered', { reason, status: 'running' });
-    const claimed = await store.updateRun(run.runId, run.revision, {}, { events: [event] });
+    let claimed: Awaited<ReturnType<typeof store.updateRun>>;
+    try {
+      claimed = await store.updateRun(run.runId, run.revision, {}, { events: [event] });
+    } catch (error) {
+      runtime.logger.warn('could not claim a run to recover it', { run_id: run.runId, error: errorText(error) });
+      pass.retry.push(run);
+      continue;
+    }
     if (claimed === undefined) continue;
-    recovered++;
+    pass.claimed++;
     try {
       const envelope = openEnvelope(runtime, claimed.run.state ?? '');
       if (envelope.kind === 'hook') {
@@ -85,11 +103,13 @@ export async function recoverRuns(runtime: ServerRuntime, runs: readonly StoredR
         continue;
       }
       const message = `${reason === 'server_restarted' ? 'could not be recovered after a restart' : 'could not be taken over from a server that stopped'}: ${errorText(error)}`;
-      await finishRun(runtime, claimed.run, { status: 'failed', error: message }, [runEvent({ run, policy: runtime.policy }, 'run_failed', { status: 'failed', error: message })]);
+      await finishRun(runtime, claimed.run, { status: 'failed', error: message }, [runEvent({ run, policy: runtime.policy }, 'run_failed', { status: 'failed', error: message })]).catch((failure: unknown) =>
+        runtime.logger.error('could not record a run that cannot be recovered as failed', { run_id: run.runId, error: errorText(failure) }),
+      );
     }
   }
-  if (recovered > 0) runtime.notify();
-  return recovered;
+  if (pass.claimed > 0) runtime.notify();
+  return pass;
 }
 
 /**
@@ -113,28 +133,33 @@ export function strandedTwice(found: readonly StoredRun[], sightings: Map<string
 
 /**
  * Paused runs whose calls were all decided, but which never resumed (the
- * process stopped between the last decision and the resume): resumed now.
- * Returns how many this server claimed.
+ * process stopped between the last decision and the resume, or the
+ * decider's claim was refused): claimed and resumed now.
  *
  * @example
  * await resumeDecidedPauses(runtime, await runtime.store.decidedPausedRuns());
  */
-export async function resumeDecidedPauses(runtime: ServerRuntime, runs: readonly StoredRun[], signal?: AbortSignal): Promise<number> {
-  let resumed = 0;
+export async function resumeDecidedPauses(runtime: ServerRuntime, runs: readonly StoredRun[], signal?: AbortSignal): Promise<ClaimPass> {
+  const pass: ClaimPass = { claimed: 0, retry: [] };
   for (const run of runs) {
     if (signal?.aborted === true) break;
-    if (await resumeDecidedRun(runtime, run, await runtime.store.listRunDecisions(run.runId))) resumed++;
+    try {
+      if (await resumeDecidedRun(runtime, run, await runtime.store.listRunDecisions(run.runId))) pass.claimed++;
+    } catch (error) {
+      runtime.logger.warn('could not claim a decided run to resume it', { run_id: run.runId, error: errorText(error) });
+      pass.retry.push(run);
+    }
   }
-  return resumed;
+  return pass;
 }
 
 /**
  * At a start, in the background: drives on what the last stop left under
  * way (`stranded`, found before the server listened) and resumes the
- * pauses it left decided. A store that fails meanwhile (busy, away) is
- * tried again every `retryMs` until it answers or `signal` stops it: every
- * claim is a compare-and-set, so a run claimed before the failure is not
- * claimed twice. Settles with how many runs this server drove on.
+ * pauses it left decided. The runs whose claim the store failed (busy,
+ * away) are tried again every `retryMs` until it takes them or `signal`
+ * stops it: a claim is a compare-and-set, so none is claimed twice.
+ * Settles with how many runs this server claimed.
  *
  * @example
  * const recovery = recoverLeftovers({ runtime, stranded, decided, signal });
@@ -148,24 +173,20 @@ export async function recoverLeftovers(options: {
 }): Promise<number> {
   const { runtime, signal } = options;
   const found = options.stranded.length + options.decided.length;
+  let { stranded, decided } = options;
   let recovered = 0;
-  while (!signal.aborted) {
-    try {
-      recovered += await recoverRuns(runtime, options.stranded, 'server_restarted', signal);
-      recovered += await resumeDecidedPauses(runtime, options.decided, signal);
-      if (found > 0) runtime.logger.info('recovered', { recovered, of: found });
-      return recovered;
-    } catch (error) {
-      runtime.logger.error('could not recover the runs the last stop left under way; trying again', { error: errorText(error) });
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.retryMs ?? 2000);
-        signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        }, { once: true });
-      });
-    }
+  for (;;) {
+    const runs = await recoverRuns(runtime, stranded, 'server_restarted', signal);
+    const pauses = await resumeDecidedPauses(runtime, decided, signal);
+    recovered += runs.claimed + pauses.claimed;
+    stranded = runs.retry;
+    decided = pauses.retry;
+    const left = stranded.length + decided.length;
+    if (left === 0 || signal.aborted) break;
+    runtime.logger.error('could not claim runs the last stop left under way; trying again', { runs: left });
+    await setTimeout(options.retryMs ?? 2000, undefined, { signal }).catch(() => undefined);
   }
+  if (found > 0) runtime.logger.info('recovered', { recovered, of: found });
   return recovered;
 }
 
