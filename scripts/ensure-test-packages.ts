@@ -4,7 +4,7 @@
  * with apt-get; otherwise it fails and says exactly what to install.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** Debian puts PostgreSQL's server programs in /usr/lib/postgresql/<version>/bin, off PATH. */
 function hasPostgresServer(): boolean {
@@ -68,10 +68,21 @@ if (missing.length > 0) {
 // The agent CLIs the host tests run for real, pinned in their own lockfile (test/hosts/package-lock.json).
 const hostsDirectory = new URL('../test/hosts/', import.meta.url).pathname;
 const hostClis = ['node_modules/.bin/claude', 'node_modules/.bin/codex'];
-if (!hostClis.every((cli) => existsSync(`${hostsDirectory}${cli}`))) {
+/** Each pinned CLI installed at the version test/hosts/package.json names (a pin moved since the last install installs again). */
+function hostClisCurrent(): boolean {
+  const pinned = (JSON.parse(readFileSync(`${hostsDirectory}package.json`, 'utf8')) as { dependencies: Record<string, string> }).dependencies;
+  return Object.entries(pinned).every(([name, version]) => {
+    try {
+      return (JSON.parse(readFileSync(`${hostsDirectory}node_modules/${name}/package.json`, 'utf8')) as { version: string }).version === version;
+    } catch {
+      return false;
+    }
+  });
+}
+if (!hostClis.every((cli) => existsSync(`${hostsDirectory}${cli}`)) || !hostClisCurrent()) {
   process.stderr.write('installing the agent CLIs the host tests run (test/hosts: Claude Code, Codex; about 660 MB) from the npm registry...\n');
   const installed = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: hostsDirectory, stdio: 'inherit' });
-  if (installed.status !== 0 || !hostClis.every((cli) => existsSync(`${hostsDirectory}${cli}`))) {
+  if (installed.status !== 0 || !hostClis.every((cli) => existsSync(`${hostsDirectory}${cli}`)) || !hostClisCurrent()) {
     process.stderr.write(`could not install the agent CLIs: run \`npm ci\` in ${hostsDirectory} and see what it says\n`);
     process.exit(1);
   }

@@ -97,12 +97,18 @@ export async function runHostSession(options: {
   timeoutMs?: number;
   server?: HostSessionSpec['server'];
   blackHole?: boolean;
+  /** Claude Code's `onFailure` on the hook: "block" (what `toolgate install` writes) unless given; null leaves it out. */
+  onFailure?: 'block' | 'continue' | null;
+  httpUrl?: string;
+  permissionMode?: string;
+  /** The CLI to run, when not the pinned one (an older release). */
+  cli?: string;
 }): Promise<HostSessionResult> {
   const { project } = options;
   const resultFile = path.join(project.home, `result-${Date.now()}.json`);
   const spec: HostSessionSpec = {
     host: options.host,
-    cli: HOST_CLIS[options.host],
+    cli: options.cli ?? HOST_CLIS[options.host],
     cwd: project.directory,
     home: project.home,
     prompt: options.prompt ?? 'Do the task with one tool call.',
@@ -114,6 +120,9 @@ export async function runHostSession(options: {
     resultFile,
     ...(options.server === undefined ? {} : { server: options.server }),
     ...(options.blackHole === undefined ? {} : { blackHole: options.blackHole }),
+    ...(options.host === 'claude-code' ? { onFailure: options.onFailure === undefined ? 'block' : options.onFailure } : {}),
+    ...(options.httpUrl === undefined ? {} : { httpUrl: options.httpUrl }),
+    ...(options.permissionMode === undefined ? {} : { permissionMode: options.permissionMode }),
   };
   const specFile = path.join(project.home, 'spec.json');
   writeFileSync(specFile, JSON.stringify(spec));

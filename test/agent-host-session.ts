@@ -51,6 +51,12 @@ export interface HostSessionSpec {
   server?: { policyFile: string; store: string; approve: 'inbox' | 'after-pending' | 'none'; http?: boolean };
   /** A server on the session's loopback that accepts connections and never answers: `{BLACKHOLE}` in the hook command is its URL. */
   blackHole?: boolean;
+  /** Claude Code's `onFailure` on the hook (`toolgate install` writes "block"); null leaves it out. */
+  onFailure?: 'block' | 'continue' | null;
+  /** Claude Code: an `http` hook posting to this URL (`{BLACKHOLE}` and `{SERVER}` replaced) instead of the command hook. */
+  httpUrl?: string;
+  /** Claude Code's `--permission-mode` (bypassPermissions: the hook is the only gate). */
+  permissionMode?: string;
 }
 
 export interface HostSessionResult {
@@ -126,10 +132,13 @@ async function main(specFile: string): Promise<void> {
   const port = (server.address() as AddressInfo).port;
   served = spec.server === undefined ? undefined : await startServe(spec);
   if (served !== undefined) spec.hook = spec.hook.replaceAll('{SERVER}', served.url);
+  if (served !== undefined && spec.httpUrl !== undefined) spec.httpUrl = spec.httpUrl.replaceAll('{SERVER}', served.url);
   const blackHole = spec.blackHole === true ? createNetServer(() => {}) : undefined;
   if (blackHole !== undefined) {
     await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
-    spec.hook = spec.hook.replaceAll('{BLACKHOLE}', `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}`);
+    const blackHoleUrl = `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}`;
+    spec.hook = spec.hook.replaceAll('{BLACKHOLE}', blackHoleUrl);
+    if (spec.httpUrl !== undefined) spec.httpUrl = spec.httpUrl.replaceAll('{BLACKHOLE}', blackHoleUrl);
   }
   const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port, served?.url) : codexSetup(spec, port);
   // The hook's token for toolgate serve (`--approver server`), whether or not a server runs here.
@@ -216,12 +225,14 @@ function claudeSetup(spec: HostSessionSpec, port: number, serverUrl: string | un
   mkdirSync(configDir, { recursive: true });
   const settings = path.join(spec.home, 'settings.json');
   // Claude Code's http hook posts the same JSON to the server itself: no process per call.
+  const url = spec.httpUrl ?? (spec.server?.http === true && serverUrl !== undefined ? `${serverUrl}/hooks/claude-code?timeout=${spec.hookTimeoutSeconds}` : undefined);
+  const onFailure = spec.onFailure === undefined || spec.onFailure === null ? {} : { onFailure: spec.onFailure };
   const handler =
-    spec.server?.http === true && serverUrl !== undefined
-      ? { type: 'http', url: `${serverUrl}/hooks/claude-code?timeout=${spec.hookTimeoutSeconds}`, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: spec.hookTimeoutSeconds }
-      : { type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds };
+    url !== undefined
+      ? { type: 'http', url: url, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: spec.hookTimeoutSeconds, ...onFailure }
+      : { type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds, ...onFailure };
   writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [handler] }] } }, null, 2));
-  const args = ['-p', spec.prompt, '--output-format', 'json', '--settings', settings, '--model', 'claude-sonnet-4-5'];
+  const args = ['-p', spec.prompt, '--output-format', 'json', '--settings', settings, '--model', 'claude-sonnet-4-5', ...(spec.permissionMode === undefined ? [] : ['--permission-mode', spec.permissionMode])];
   if (spec.mcpServers !== undefined) {
     const mcp = path.join(spec.home, 'mcp.json');
     writeFileSync(mcp, JSON.stringify({ mcpServers: Object.fromEntries(Object.entries(spec.mcpServers).map(([name, server]) => [name, { type: 'stdio', command: server.command, args: server.args }])) }));
@@ -241,6 +252,8 @@ function claudeSetup(spec: HostSessionSpec, port: number, serverUrl: string | un
     DISABLE_COST_WARNINGS: '1',
     CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: '1',
     NO_PROXY: '127.0.0.1,localhost',
+    // The tests run as root (for unshare), where Claude Code refuses bypassPermissions unless told it is sandboxed.
+    ...(spec.permissionMode === 'bypassPermissions' ? { IS_SANDBOX: '1' } : {}),
   };
   return { args, env };
 }

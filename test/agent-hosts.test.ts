@@ -1,6 +1,6 @@
 /**
  * `toolgate hook` in front of the real agent CLIs (issue 33): Claude Code
- * 2.1.197 and Codex 0.171.0 from npm (test/hosts), run headless in a
+ * 2.1.332 and Codex 0.171.0 from npm (test/hosts), run headless in a
  * network namespace with only loopback, against a scripted model on
  * loopback in the wire format each speaks, with toolgate's hook as their
  * PreToolUse hook. Each test makes the model call one tool and checks what
@@ -217,5 +217,38 @@ describe("Claude Code's http hook, posting to toolgate serve itself (no process 
     expectOffline(blocked);
     expect(existsSync(path.join(where.directory, 'victim/keep.txt'))).toBe(true);
     expect(blocked.toolResult).toContain('rm is blocked in this project');
+  });
+});
+
+describe('Claude Code blocks a call by itself when its hook fails, with the onFailure: "block" toolgate install writes (Claude Code 2.1.295 and later)', () => {
+  // bypassPermissions: the hook is the only gate, so what the host does on a failed hook is what happens.
+  const failures = [
+    { label: 'a command hook that exits 1', hook: 'exit 1', timeout: 30, said: /\[exit 1\]: failed; blocking because onFailure is "block"/ },
+    { label: 'a command hook that hangs past its timeout', hook: 'sleep 60', timeout: 3, said: /\[sleep 60\]: timed out; blocking because onFailure is "block"/ },
+    { label: 'an http hook whose server refuses the connection', httpUrl: 'http://127.0.0.1:9/hooks/claude-code', timeout: 30, said: /failed; blocking because onFailure is "block"/ },
+    { label: 'an http hook whose server never answers', httpUrl: '{BLACKHOLE}/hooks/claude-code', timeout: 3, said: /blocking because onFailure is "block"/ },
+  ];
+  it.each(failures)('$label: blocked with it, run without it', { timeout: 120_000 }, async (failure) => {
+    for (const onFailure of ['block', null] as const) {
+      const where = project();
+      const result = await runHostSession({
+        host: 'claude-code',
+        project: where,
+        call: shellCall('claude-code', 'echo ran >> calls.log'),
+        hookTimeoutSeconds: failure.timeout,
+        onFailure,
+        permissionMode: 'bypassPermissions',
+        ...(failure.hook === undefined ? {} : { hook: failure.hook }),
+        ...(failure.httpUrl === undefined ? {} : { httpUrl: failure.httpUrl, blackHole: failure.httpUrl.includes('{BLACKHOLE}') }),
+      });
+      expectOffline(result);
+      if (onFailure === 'block') {
+        expect(existsSync(path.join(where.directory, 'calls.log')), result.toolResult ?? '').toBe(false);
+        expect(result.toolResult).toMatch(failure.said);
+      } else {
+        // The same failure without it: Claude Code goes on and runs the call (why toolgate never answers by failing).
+        expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8'), result.toolResult ?? '').toBe('ran\n');
+      }
+    }
   });
 });

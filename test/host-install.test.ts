@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { askCodexTrust } from '../src/hooks/codex-trust.ts';
 import { HOST_CLIS, HOST_TEST_POLICY, hostProject, runHostSession } from './agent-host-harness.ts';
 import { runCli } from './cli-harness.ts';
+import { ADMIN_TOKEN, createServerProject, startServerProcess } from './server-harness.ts';
 
 const directories: string[] = [];
 afterAll(() => {
@@ -55,7 +56,8 @@ describe('toolgate install / uninstall claude-code', () => {
     expect(after.hooks.PreToolUse).toHaveLength(2);
     expect(after.hooks.PreToolUse[0]).toEqual(mine.hooks.PreToolUse[0]);
     const ours = after.hooks.PreToolUse[1];
-    expect(ours).toMatchObject({ matcher: '*', hooks: [{ type: 'command', timeout: 600 }] });
+    // onFailure "block": Claude Code itself blocks the call should the hook fail.
+    expect(ours).toMatchObject({ matcher: '*', hooks: [{ type: 'command', timeout: 600, onFailure: 'block' }] });
     // On this Node, whatever node the host's PATH finds, with the project's policy.
     expect(ours.hooks[0].command).toContain(`${process.execPath} `);
     expect(ours.hooks[0].command).toContain(` hook claude-code --policy ${path.join(project, 'toolgate.yaml')} --timeout 600`);
@@ -106,6 +108,9 @@ describe('toolgate install codex', () => {
     expect(result.stdout).toContain('Codex runs a hook only once it is trusted');
     const hooks = settingsOf(path.join(codexHome, 'hooks.json'));
     expect(hooks.hooks.PreToolUse[0].hooks[0].command).toContain(' hook codex --approver server --server http://127.0.0.1:8787 --timeout 600');
+    // Codex has no fail-closed setting, and reads hooks.json strictly: nothing but what it knows.
+    expect(Object.keys(hooks.hooks.PreToolUse[0].hooks[0]).sort()).toEqual(['command', 'timeout', 'type']);
+    expect(await runCli(['install', 'codex', '--approver', 'server', '--server', 'http://127.0.0.1:8787', '--http'], { cwd: project, env: { ...env, CODEX_HOME: codexHome } })).toMatchObject({ code: 2, stderr: expect.stringContaining('--http is for claude-code with --approver server') });
   });
 });
 
@@ -142,6 +147,45 @@ describe('toolgate doctor, for the installed hooks', () => {
     const failed = await runCli(['doctor', '--json'], { cwd: project, env });
     const checks = (JSON.parse(failed.stdout).hosts as Array<{ state: string }>).filter((check) => check.state !== 'absent');
     expect(checks).toEqual([expect.objectContaining({ host: 'claude-code', state: 'broken', detail: expect.stringContaining('a probe call exited 1') })]);
+  });
+
+  it('says FAILS OPEN (exit 1) for a live Claude Code hook without onFailure: "block", and install puts it back', async () => {
+    const { project, env } = place();
+    await runCli(['install', 'claude-code'], { cwd: project, env });
+    const file = path.join(project, '.claude', 'settings.json');
+    const settings = settingsOf(file);
+    delete settings.hooks.PreToolUse[0].hooks[0].onFailure;
+    writeFileSync(file, JSON.stringify(settings));
+    const open = await runCli(['doctor'], { cwd: project, env });
+    expect(open.code).toBe(1);
+    expect(open.stdout).toMatch(/claude-code\s+FAILS OPEN: .*a probe call was answered .*no "onFailure": "block".*Claude Code \(2\.1\.295 and later\) runs the call/);
+    expect((await runCli(['install', 'claude-code'], { cwd: project, env })).stdout).toContain("replacing toolgate's earlier hook");
+    expect((await runCli(['doctor'], { cwd: project, env })).stdout).toMatch(/claude-code\s+live: /);
+  });
+
+  it("Claude Code's http hook (--http): written with onFailure block, probed as Claude Code posts it; a missing token and a server that is down block every call", { timeout: 60_000 }, async () => {
+    const { project, env } = place();
+    const serverProject = createServerProject({ policy: 'crash-policy.yaml' });
+    directories.push(serverProject.directory);
+    const server = await startServerProcess({ project: serverProject });
+    try {
+      const installed = await runCli(['install', 'claude-code', '--approver', 'server', '--server', `${server.url}/`, '--http', '--timeout', '120'], { cwd: project, env });
+      expect(installed.code, installed.stderr).toBe(0);
+      const handler = settingsOf(path.join(project, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0];
+      expect(handler).toEqual({ type: 'http', url: `${server.url}/hooks/claude-code?timeout=120`, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: 120, onFailure: 'block' });
+      const live = await runCli(['doctor'], { cwd: project, env: { ...env, TOOLGATE_TOKEN: ADMIN_TOKEN } });
+      expect(live.stdout).toMatch(/claude-code\s+live: .*a probe call was answered in \d+ ms \(budget 120 s\)/);
+      const noToken = await runCli(['doctor'], { cwd: project, env });
+      expect(noToken.code).toBe(1);
+      expect(noToken.stdout).toMatch(/claude-code\s+BLOCKS EVERY CALL: .*TOOLGATE_TOKEN, which is not set here/);
+      const refused = await runCli(['doctor'], { cwd: project, env: { ...env, TOOLGATE_TOKEN: 'not-a-token-of-this-server-0000000' } });
+      expect(refused.stdout).toMatch(/claude-code\s+BLOCKS EVERY CALL: .*toolgate serve answers, but refuses every call: toolgate serve: /);
+    } finally {
+      await server.kill9();
+    }
+    const down = await runCli(['doctor'], { cwd: project, env: { ...env, TOOLGATE_TOKEN: ADMIN_TOKEN } });
+    expect(down.stdout).toMatch(/claude-code\s+BLOCKS EVERY CALL: .*could not be posted \(ECONNREFUSED\): Claude Code blocks every call while the server is not answering/);
+    expect((await runCli(['uninstall', 'claude-code'], { cwd: project, env })).stdout).toContain("removed toolgate's hook");
   });
 
   it('says a hook blocks every call when toolgate answers but cannot decide (its policy is gone)', async () => {

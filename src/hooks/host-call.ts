@@ -54,6 +54,8 @@ const MAX_EDITS = 200;
 export const AGENT_INTERNAL_TOOL = 'agent_internal';
 export const WEB_FETCH_TOOL = 'web_fetch';
 export const WEB_SEARCH_TOOL = 'web_search';
+/** The tool of `toolgate doctor`'s probe call: toolgate serve answers it at once (denied: nothing runs), so a probe never waits in the inbox. */
+export const DOCTOR_PROBE_TOOL = 'toolgate_doctor_probe';
 /** A command the host runs with a shell whose syntax is not bash's, in a form that shell reads differently: it asks. */
 export const HOST_SHELL_TOOL = 'host_shell';
 

@@ -12,7 +12,7 @@ import { askCodexTrust } from './codex-trust.ts';
 import { quoteShellWord } from '../core/quote-shell-word.ts';
 import os from 'node:os';
 import path from 'node:path';
-import type { HostName } from './host-call.ts';
+import { DOCTOR_PROBE_TOOL, type HostName } from './host-call.ts';
 
 export type InstallScope = 'project' | 'user';
 
@@ -52,11 +52,47 @@ export function isToolgateHook(command: unknown, host: HostName): boolean {
   return typeof command === 'string' && new RegExp(`(^|[\\s'"/])toolgate(\\.js)?'?\\s+hook\\s+${host}(\\s|$)`).test(command);
 }
 
-interface HookHandler {
+/** Whether a handler is toolgate's for `host`: its command hook, or an `http` hook posting to toolgate serve's `/hooks/<host>`. */
+export function isToolgateHandler(handler: HookHandler, host: HostName): boolean {
+  if (handler.type === 'http') return typeof handler.url === 'string' && new RegExp(`/hooks/${host}(\\?|$)`).test(handler.url);
+  return isToolgateHook(handler.command, host);
+}
+
+export interface HookHandler {
   type?: unknown;
   command?: unknown;
+  url?: unknown;
   timeout?: unknown;
+  onFailure?: unknown;
   [key: string]: unknown;
+}
+
+/**
+ * Claude Code 2.1.295 and later block the call themselves when a hook with
+ * `onFailure: "block"` fails (exits other than 0 and 2, times out, its
+ * server is down), where they would otherwise run it; earlier releases
+ * ignore the key (measured with 2.1.197), where toolgate's own fail-closed
+ * answers are the only guard. Codex has no such setting (0.171), and its
+ * hooks.json is read strictly: nothing is added there.
+ */
+export const HOST_BLOCKS_ON_FAILURE: Readonly<Record<HostName, { onFailure: 'block' } | undefined>> = { 'claude-code': { onFailure: 'block' }, codex: undefined };
+
+/**
+ * The handler toolgate installs: its command hook, or (Claude Code) an
+ * `http` hook posting to toolgate serve with the token from
+ * `TOOLGATE_TOKEN`, with the host's own fail-closed setting where it has one.
+ *
+ * @example
+ * toolgateHandler({ host: 'claude-code', target: { command }, timeoutSeconds: 600 })
+ * // { type: 'command', command, timeout: 600, onFailure: 'block' }
+ */
+export function toolgateHandler(options: { host: HostName; target: { command: string } | { url: string }; timeoutSeconds: number }): HookHandler {
+  const { host, target, timeoutSeconds } = options;
+  const failClosed = HOST_BLOCKS_ON_FAILURE[host] ?? {};
+  if ('url' in target) {
+    return { type: 'http', url: target.url, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: timeoutSeconds, ...failClosed };
+  }
+  return { type: 'command', command: target.command, timeout: timeoutSeconds, ...failClosed };
 }
 interface HookGroup {
   matcher?: unknown;
@@ -94,7 +130,7 @@ function withoutToolgate(config: Record<string, unknown>, host: HostName): { con
   const groups: HookGroup[] = [];
   for (const group of hooks.PreToolUse) {
     const handlers = group.hooks ?? [];
-    const kept = handlers.filter((handler) => !isToolgateHook(handler.command, host));
+    const kept = handlers.filter((handler) => !isToolgateHandler(handler, host));
     removed += handlers.length - kept.length;
     if (kept.length === handlers.length) groups.push(group);
     else if (kept.length > 0) groups.push({ ...group, hooks: kept });
@@ -115,14 +151,14 @@ function textOf(config: Record<string, unknown>): string {
  * file already says exactly that.
  *
  * @example
- * const plan = planInstall({ file, text: existing, host: 'codex', command, timeoutSeconds: 600 });
+ * const plan = planInstall({ file, text: existing, host: 'codex', handler: toolgateHandler({ host: 'codex', target: { command }, timeoutSeconds: 600 }) });
  */
-export function planInstall(options: { file: string; text: string | undefined; host: HostName; command: string; timeoutSeconds: number }): { text: string; changed: boolean; replaced: number } {
+export function planInstall(options: { file: string; text: string | undefined; host: HostName; handler: HookHandler }): { text: string; changed: boolean; replaced: number } {
   const config = readConfig(options.file, options.text);
   const { config: without, removed } = withoutToolgate(config, options.host);
   const hooks = (without.hooks as Record<string, unknown> | undefined) ?? {};
   const groups = (hooks.PreToolUse as HookGroup[] | undefined) ?? [];
-  const next = { ...without, hooks: { ...hooks, PreToolUse: [...groups, { matcher: '*', hooks: [{ type: 'command', command: options.command, timeout: options.timeoutSeconds }] }] } };
+  const next = { ...without, hooks: { ...hooks, PreToolUse: [...groups, { matcher: '*', hooks: [options.handler] }] } };
   const text = textOf(next);
   const changed = options.text === undefined || JSON.stringify(readConfig(options.file, options.text)) !== JSON.stringify(next);
   return { text, changed, replaced: removed };
@@ -142,9 +178,11 @@ export interface HostHookCheck {
    * `absent`: no file; `none`: no toolgate hook in it; `live`: a probe was
    * answered; `blocking`: it answers, but blocks every call; `broken`: the
    * host would ignore it and decide on its own; `untrusted`: it answers,
-   * but Codex has not trusted it, so Codex skips it.
+   * but Codex has not trusted it, so Codex skips it; `fails_open`: it
+   * answers, but should it fail, Claude Code runs the call (no
+   * `onFailure: "block"`).
    */
-  state: 'absent' | 'none' | 'live' | 'blocking' | 'broken' | 'untrusted';
+  state: 'absent' | 'none' | 'live' | 'blocking' | 'broken' | 'untrusted' | 'fails_open';
   detail: string;
   command?: string;
   probeMs?: number;
@@ -168,40 +206,98 @@ export async function checkHostHook(options: { host: HostName; file: string; cwd
     return [{ host, file, state: 'broken', detail: `${error instanceof Error ? error.message : String(error)}: the host cannot read its hooks` }];
   }
   const groups = ((config.hooks as { PreToolUse?: HookGroup[] } | undefined)?.PreToolUse ?? []) as HookGroup[];
-  const handlers = groups.flatMap((group) => (group.hooks ?? []).filter((handler) => isToolgateHook(handler.command, host)).map((handler) => ({ handler, matcher: group.matcher })));
+  const handlers = groups.flatMap((group) => (group.hooks ?? []).filter((handler) => isToolgateHandler(handler, host)).map((handler) => ({ handler, matcher: group.matcher })));
   if (handlers.length === 0) return [{ host, file, state: 'none', detail: `no toolgate hook (toolgate install ${host})` }];
   const checks: HostHookCheck[] = [];
   for (const { handler, matcher } of handlers) {
-    const command = handler.command as string;
-    const timeoutSeconds = typeof handler.timeout === 'number' ? handler.timeout : 600;
-    const base = { host, file, command };
+    const http = handler.type === 'http';
+    const base = { host, file, command: String(http ? handler.url : handler.command) };
     if (matcher !== '*' && matcher !== '' && matcher !== undefined) {
       checks.push({ ...base, state: 'broken', detail: `its matcher is ${JSON.stringify(matcher)}: tool calls it does not match never reach toolgate (use "*")` });
       continue;
     }
-    const program = firstWord(command);
-    // A command that ends in `|| exit 2` blocks when its program is missing: the probe says so.
-    if (program !== undefined && !command.trimEnd().endsWith(FAIL_CLOSED_SUFFIX.trim()) && findExecutable({ name: program, searchPath: options.searchPath }) === undefined) {
-      checks.push({ ...base, state: 'broken', detail: `${program} ${program.includes('/') ? 'does not exist or cannot be run' : 'is not on PATH'}: the host would ignore the hook and run every call (exit 126/127 does not block)` });
-      continue;
-    }
-    const probe = await runProbe({ command, cwd: options.cwd, timeoutMs: Math.min(timeoutSeconds * 1000, 30_000) });
-    if (probe.code === 0 && /"permissionDecision"\s*:\s*"(allow|deny|ask)"/.test(probe.stdout)) {
-      const answered = `a probe call was answered in ${probe.ms} ms (budget ${timeoutSeconds} s)`;
-      if (host === 'codex') {
-        const trust = await codexRunsHook({ file, command, cwd: options.cwd, env: options.env, searchPath: options.searchPath });
-        if (trust.runs) checks.push({ ...base, state: 'live', detail: `${answered}; ${trust.detail}`, probeMs: probe.ms });
-        else checks.push({ ...base, state: 'untrusted', detail: `${answered}, but ${trust.detail}: Codex skips such a hook without a word and runs every call. Trust it in Codex's hook review (/hooks), or run codex exec --dangerously-bypass-hook-trust`, probeMs: probe.ms });
-        continue;
-      }
-      checks.push({ ...base, state: 'live', detail: answered, probeMs: probe.ms });
-    } else if (probe.code === 2) {
-      checks.push({ ...base, state: 'blocking', detail: `it answers, but blocks every call: ${oneLine(probe.stderr)}`, probeMs: probe.ms });
-    } else {
-      checks.push({ ...base, state: 'broken', detail: `a probe call ${probe.code === null ? 'timed out' : `exited ${probe.code}`}${probe.stderr.trim() === '' ? '' : ` (${oneLine(probe.stderr)})`}: the host would ignore the hook and run every call`, probeMs: probe.ms });
-    }
+    const check = http ? await checkHttpHandler({ ...options, handler, base }) : await checkCommandHandler({ ...options, handler, base });
+    checks.push(failsOpen(handler, check));
   }
   return checks;
+}
+
+/** A live hook of a host that can block on a failed hook by itself, without the setting: should it fail, the host runs the call. */
+function failsOpen(handler: HookHandler, check: HostHookCheck): HostHookCheck {
+  const wanted = HOST_BLOCKS_ON_FAILURE[check.host];
+  if (check.state !== 'live' || wanted === undefined || handler.onFailure === wanted.onFailure) return check;
+  return {
+    ...check,
+    state: 'fails_open',
+    detail: `${check.detail}, but it has no "onFailure": "block": should the hook fail (killed, past its timeout${handler.type === 'http' ? ', its server down' : ''}), Claude Code (2.1.295 and later) runs the call. Run toolgate install ${check.host} again`,
+  };
+}
+
+type HandlerCheck = { host: HostName; file: string; cwd: string; env?: Readonly<Record<string, string | undefined>> | undefined; searchPath?: string | undefined; handler: HookHandler; base: { host: HostName; file: string; command: string } };
+
+/** A command hook: its program exists and runs, and a probe call is answered within its timeout (and, for Codex, Codex trusts it). */
+async function checkCommandHandler(options: HandlerCheck): Promise<HostHookCheck> {
+  const { handler, base, host, file } = options;
+  const command = handler.command as string;
+  const timeoutSeconds = typeof handler.timeout === 'number' ? handler.timeout : 600;
+  const program = firstWord(command);
+  // A command that ends in `|| exit 2` blocks when its program is missing: the probe says so.
+  if (program !== undefined && !command.trimEnd().endsWith(FAIL_CLOSED_SUFFIX.trim()) && findExecutable({ name: program, searchPath: options.searchPath }) === undefined) {
+    return { ...base, state: 'broken', detail: `${program} ${program.includes('/') ? 'does not exist or cannot be run' : 'is not on PATH'}: the host would ignore the hook and run every call (exit 126/127 does not block)` };
+  }
+  const probe = await runProbe({ command, cwd: options.cwd, timeoutMs: Math.min(timeoutSeconds * 1000, 30_000) });
+  if (probe.code === 0 && /"permissionDecision"\s*:\s*"(allow|deny|ask)"/.test(probe.stdout)) {
+    const answered = `a probe call was answered in ${probe.ms} ms (budget ${timeoutSeconds} s)`;
+    if (host === 'codex') {
+      const trust = await codexRunsHook({ file, command, cwd: options.cwd, env: options.env, searchPath: options.searchPath });
+      if (trust.runs) return { ...base, state: 'live', detail: `${answered}; ${trust.detail}`, probeMs: probe.ms };
+      return { ...base, state: 'untrusted', detail: `${answered}, but ${trust.detail}: Codex skips such a hook without a word and runs every call. Trust it in Codex's hook review (/hooks), or run codex exec --dangerously-bypass-hook-trust`, probeMs: probe.ms };
+    }
+    return { ...base, state: 'live', detail: answered, probeMs: probe.ms };
+  }
+  if (probe.code === 2) return { ...base, state: 'blocking', detail: `it answers, but blocks every call: ${oneLine(probe.stderr)}`, probeMs: probe.ms };
+  return { ...base, state: 'broken', detail: `a probe call ${probe.code === null ? 'timed out' : `exited ${probe.code}`}${probe.stderr.trim() === '' ? '' : ` (${oneLine(probe.stderr)})`}: the host would ignore the hook and run every call`, probeMs: probe.ms };
+}
+
+/**
+ * Claude Code's `http` hook: the probe call posted as Claude Code posts it
+ * (its headers, with the environment variables it names from this
+ * environment), and the answer read as Claude Code reads it.
+ */
+async function checkHttpHandler(options: HandlerCheck): Promise<HostHookCheck> {
+  const { handler, base } = options;
+  const timeoutSeconds = typeof handler.timeout === 'number' ? handler.timeout : 600;
+  const env = options.env ?? process.env;
+  const allowed = new Set(Array.isArray(handler.allowedEnvVars) ? handler.allowedEnvVars.filter((name): name is string => typeof name === 'string') : []);
+  const missing: string[] = [];
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [name, value] of Object.entries(typeof handler.headers === 'object' && handler.headers !== null ? (handler.headers as Record<string, unknown>) : {})) {
+    headers[name] = String(value).replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_whole, variable: string) => {
+      const found = allowed.has(variable) ? env[variable] : undefined;
+      if (found === undefined || found === '') missing.push(variable);
+      return found ?? '';
+    });
+  }
+  const blocksOnFailure = handler.onFailure === 'block';
+  if (missing.length > 0) {
+    return { ...base, state: 'blocking', detail: `its headers name ${[...new Set(missing)].join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not set here (or not in its allowedEnvVars): Claude Code sends it empty and toolgate serve refuses every call` };
+  }
+  const started = Date.now();
+  try {
+    const response = await fetch(String(handler.url), { method: 'POST', headers, body: probeInput(options.cwd), signal: AbortSignal.timeout(Math.min(timeoutSeconds * 1000, 30_000)) });
+    const text = await response.text();
+    const ms = Date.now() - started;
+    const decision = /"permissionDecision"\s*:\s*"(allow|deny|ask)"/.exec(text)?.[1];
+    if (response.status !== 200 || decision === undefined) {
+      return { ...base, state: blocksOnFailure ? 'blocking' : 'broken', detail: `a probe call was answered ${response.status} ${oneLine(text).slice(0, 200)}: ${blocksOnFailure ? 'Claude Code blocks every call' : 'Claude Code would ignore the hook and run every call'}`, probeMs: ms };
+    }
+    const refusal = /"permissionDecisionReason"\s*:\s*"(toolgate serve: [^"]*)"/.exec(text)?.[1];
+    if (refusal !== undefined) return { ...base, state: 'blocking', detail: `toolgate serve answers, but refuses every call: ${refusal}`, probeMs: ms };
+    return { ...base, state: 'live', detail: `a probe call was answered in ${ms} ms (budget ${timeoutSeconds} s)`, probeMs: ms };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error instanceof Error ? error.message : String(error));
+    return { ...base, state: blocksOnFailure ? 'blocking' : 'broken', detail: `a probe call could not be posted (${cause}): ${blocksOnFailure ? 'Claude Code blocks every call while the server is not answering' : 'Claude Code would ignore the hook and run every call'}`, probeMs: Date.now() - started };
+  }
 }
 
 /** What a program wrote on stderr, on one line and not too long. */
@@ -254,7 +350,7 @@ async function codexRunsHook(options: { file: string; command: string; cwd: stri
 /** The hook command as the host runs it (`sh -c`), given a probe call on stdin. */
 function runProbe(options: { command: string; cwd: string; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
-  const input = JSON.stringify({ session_id: 'toolgate-doctor', cwd: options.cwd, hook_event_name: 'PreToolUse', tool_name: 'toolgate_doctor_probe', tool_input: {}, tool_use_id: 'toolgate-doctor-probe' });
+  const input = probeInput(options.cwd);
   return new Promise((resolve) => {
     const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -269,4 +365,9 @@ function runProbe(options: { command: string; cwd: string; timeoutMs: number }):
     child.stdin.on('error', () => {});
     child.stdin.end(input);
   });
+}
+
+/** The probe call: a tool nobody has, which runs nothing. */
+function probeInput(cwd: string): string {
+  return JSON.stringify({ session_id: 'toolgate-doctor', cwd, hook_event_name: 'PreToolUse', tool_name: DOCTOR_PROBE_TOOL, tool_input: {}, tool_use_id: 'toolgate-doctor-probe' });
 }

@@ -33,8 +33,11 @@ Then every agent host with toolgate's hook (Claude Code's .claude/settings.json
 here and in ~/.claude, Codex's $CODEX_HOME/hooks.json): whether the hook is
 live — the file parses, its matcher is "*", its program exists and runs, and
 a probe call (a tool named toolgate_doctor_probe, which runs nothing) is
-answered within the hook's timeout. A host runs every call when its hook
-fails, so one that is not live is NOT OK.
+answered within the hook's timeout (Claude Code's http hook: the probe is
+posted with its headers, TOOLGATE_TOKEN from this environment). A host runs
+every call when its hook fails, so one that is not live is NOT OK, and so is
+a Claude Code hook without "onFailure": "block" (FAILS OPEN: Claude Code
+2.1.295 and later block by themselves on a failed hook only with it).
 
 The last line says OK only when every check passed; WARNING when the
 requirement is met but something failed (no OS sandbox, and the policy lets
@@ -117,7 +120,7 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
   if (!requirementMet) problems.push('the policy\'s sandbox requirement cannot be met here');
   // Agent hosts with toolgate's hook: is it really live (a host ignores a hook that fails, and runs every call)?
   const hosts = (await Promise.all(HOST_LOCATIONS.map(({ host, scope }) => checkHostHook({ host, file: hostConfigFile({ host, scope, cwd: io.cwd, env: io.env }), cwd: io.cwd, env: io.env, searchPath: io.env.PATH })))).flat();
-  for (const check of hosts) if (check.state === 'broken' || check.state === 'blocking' || check.state === 'untrusted') problems.push(`the ${check.host} hook in ${check.file} is not live (${check.state})`);
+  for (const check of hosts) if (check.state === 'broken' || check.state === 'blocking' || check.state === 'untrusted' || check.state === 'fails_open') problems.push(`the ${check.host} hook in ${check.file} is not live (${check.state})`);
   const warnings: string[] = [];
   if (!detection.available && requirementMet) {
     warnings.push(confines ? `no OS sandbox here: the policy lets ${toolsPhrase(policy.tools)} run without one` : 'no OS sandbox here (the policy declares no file or shell tools for it to confine)');
@@ -189,7 +192,7 @@ const HOST_LOCATIONS: ReadonlyArray<{ host: HostName; scope: InstallScope }> = [
 function describeHosts(hosts: readonly HostHookCheck[]): string[] {
   const installed = hosts.filter((check) => check.state !== 'absent' && check.state !== 'none');
   if (installed.length === 0) return ['Hosts          no agent host has toolgate\'s hook (toolgate install claude-code | codex)'];
-  const label: Record<HostHookCheck['state'], string> = { live: 'live', blocking: 'BLOCKS EVERY CALL', broken: 'NOT LIVE', untrusted: 'NOT TRUSTED BY CODEX', absent: 'absent', none: 'none' };
+  const label: Record<HostHookCheck['state'], string> = { live: 'live', blocking: 'BLOCKS EVERY CALL', broken: 'NOT LIVE', untrusted: 'NOT TRUSTED BY CODEX', fails_open: 'FAILS OPEN', absent: 'absent', none: 'none' };
   return ['Hosts', ...installed.map((check) => `  ${check.host.padEnd(12)} ${label[check.state]}: ${check.file}: ${sanitizeTerminalText(check.detail, { collapse: true })}`)];
 }
 

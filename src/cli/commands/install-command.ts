@@ -5,7 +5,7 @@ import { createTwoFilesPatch } from 'diff';
 import { findPolicyFile } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostName } from '../../hooks/host-call.ts';
-import { HostConfigError, hookCommandLine, hostConfigFile, planInstall, planUninstall, type InstallScope } from '../../hooks/host-install.ts';
+import { HostConfigError, hookCommandLine, hostConfigFile, planInstall, planUninstall, toolgateHandler, type InstallScope } from '../../hooks/host-install.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
@@ -15,6 +15,7 @@ const HOSTS: readonly HostName[] = ['claude-code', 'codex'];
 export const INSTALL_HELP = `Usage:
   toolgate install <host> [--scope project|user] [--policy FILE] [--timeout SECONDS] [--dry-run]
   toolgate install <host> --approver server --server URL [--scope ...] [--timeout SECONDS] [--dry-run]
+  toolgate install claude-code --approver server --server URL --http [...]
 
 Puts toolgate's hook (toolgate hook <host>) in the host's configuration, as
 its PreToolUse hook for every tool (matcher "*"), showing the change first.
@@ -34,10 +35,17 @@ Options:
   --approver A      host (default: the host's own prompt) or server
   --server URL      toolgate serve's URL (--approver server); the hook reads a
                     submitter's token from TOOLGATE_TOKEN in the host's environment
+  --http            (claude-code, with --approver server) Claude Code's own http
+                    hook posts each call to the server: no process per call
   --timeout SECONDS the hook's timeout, written for both the host and the hook
                     (default 600, the hosts' default)
   --dry-run         show the change, write nothing
   -h, --help        this help
+
+Claude Code's hook is written with "onFailure": "block": Claude Code 2.1.295
+and later then block a call themselves when the hook fails (killed, past its
+timeout, its server down), where they would otherwise run it. toolgate's own
+answers fail closed on every release.
 
 The hook runs on this Node (${process.execPath}), whatever node the host's
 PATH finds: an older Node could not start toolgate, and a hook that fails
@@ -70,7 +78,7 @@ function parse(argv: string[], install: boolean) {
       scope: { type: 'string' },
       'dry-run': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
-      ...(install ? { policy: { type: 'string' }, approver: { type: 'string' }, server: { type: 'string' }, timeout: { type: 'string' } } : {}),
+      ...(install ? { policy: { type: 'string' }, approver: { type: 'string' }, server: { type: 'string' }, timeout: { type: 'string' }, http: { type: 'boolean' } } : {}),
     } as const,
   });
   if (host === undefined || host === '-h' || host === '--help') return { help: true as const };
@@ -115,9 +123,11 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
     if (!existsSync(policy)) throw new UsageError(`--policy ${policy} does not exist`);
     args.push('--policy', policy);
   }
+  if (values.http === true && (approver !== 'server' || host !== 'claude-code')) throw new UsageError('--http is for claude-code with --approver server (Claude Code posts each call to the server itself)');
   args.push('--timeout', String(timeout));
-  const command = hookCommandLine([process.execPath, BIN, ...args]);
-  return change({ io, host, scope, dryRun: values['dry-run'] === true, plan: (file, text) => planInstall({ file, text, host, command, timeoutSeconds: timeout }), install: true });
+  const target = values.http === true ? { url: `${String(values.server).replace(/\/+$/, '')}/hooks/${host}?timeout=${timeout}` } : { command: hookCommandLine([process.execPath, BIN, ...args]) };
+  const handler = toolgateHandler({ host, target, timeoutSeconds: timeout });
+  return change({ io, host, scope, dryRun: values['dry-run'] === true, plan: (file, text) => planInstall({ file, text, host, handler }), install: true });
 }
 
 /**

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { presentRequest } from '../../core/approver.ts';
 import type { ApprovalDecision } from '../../core/types.ts';
-import { HostInputError } from '../../hooks/host-call.ts';
+import { DOCTOR_PROBE_TOOL, HostInputError } from '../../hooks/host-call.ts';
 import type { HookAnswer, HostDialect, HostInput } from '../../hooks/host-dialect.ts';
 import type { StoredRun } from '../../store/store.ts';
 import type { Principal } from '../run-service.ts';
@@ -45,6 +45,8 @@ export async function answerHostCall(options: { runtime: ServerRuntime; principa
   } catch (error) {
     return deny(`the hook's input could not be read as a call: ${error instanceof HostInputError ? error.message : String(error)}; the call is blocked`);
   }
+  // toolgate doctor's probe: the token was accepted and the server answers; nothing is judged, asked or run.
+  if (input.hostTool === DOCTOR_PROBE_TOOL) return deny("toolgate doctor's probe call, answered by toolgate serve (a probe runs nothing)");
   try {
     const judge = await runtime.hostJudge();
     const verdict = await judge.decide(input, { by: 'host' });
