@@ -30,6 +30,7 @@ const REQUIRED: { binary: string; aptPackage: string; why: string; present?: () 
   { binary: 'ip', aptPackage: 'iproute2', why: "the agent CLIs' network namespace gets its loopback up with ip" },
   { binary: 'strace', aptPackage: 'strace', why: "every connection an agent CLI attempts is traced, so one to another machine is seen" },
   { binary: 'mkfifo', aptPackage: 'coreutils', why: 'a policy that would hang the hook is a named pipe' },
+  { binary: 'zsh', aptPackage: 'zsh', why: "a command zsh reads otherwise than bash is run by the agent CLIs through a real zsh" },
 ];
 
 function has(binary: string): boolean {

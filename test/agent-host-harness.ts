@@ -90,6 +90,8 @@ export async function runHostSession(options: {
   host: HostSessionSpec['host'];
   project: HostProject;
   call: HostSessionSpec['call'];
+  calls?: HostSessionSpec['calls'];
+  shell?: string;
   hook?: string;
   hookTimeoutSeconds?: number;
   mcpServers?: HostSessionSpec['mcpServers'];
@@ -123,6 +125,8 @@ export async function runHostSession(options: {
     ...(options.host === 'claude-code' ? { onFailure: options.onFailure === undefined ? 'block' : options.onFailure } : {}),
     ...(options.httpUrl === undefined ? {} : { httpUrl: options.httpUrl }),
     ...(options.permissionMode === undefined ? {} : { permissionMode: options.permissionMode }),
+    ...(options.calls === undefined ? {} : { calls: options.calls }),
+    ...(options.shell === undefined ? {} : { shell: options.shell }),
   };
   const specFile = path.join(project.home, 'spec.json');
   writeFileSync(specFile, JSON.stringify(spec));

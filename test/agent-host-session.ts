@@ -32,6 +32,15 @@ export interface HostSessionSpec {
   prompt: string;
   /** The one tool call the model makes, with the host's own tool name. */
   call: { name: string; input: Record<string, unknown>; namespace?: string };
+  /**
+   * Instead of `call`: the calls the model makes one after the other, each
+   * once the previous one's result is in (with `approve: 'after-pending'`,
+   * the first call told it is pending is approved in the inbox before the
+   * next call is made).
+   */
+  calls?: Array<{ name: string; input: Record<string, unknown>; namespace?: string }>;
+  /** $SHELL in the CLI's environment (the shell Claude Code runs commands with). */
+  shell?: string;
   /** The hook command line, as the host's configuration holds it. */
   hook: string;
   hookTimeoutSeconds: number;
@@ -93,6 +102,16 @@ function toolResultText(body: Record<string, unknown>): string | null {
   return JSON.stringify(last);
 }
 
+/** How many tool results a request carries, in either format. */
+function toolResultCount(body: Record<string, unknown>): number {
+  let count = 0;
+  for (const message of (body.messages as Array<{ content?: unknown }> | undefined) ?? []) {
+    if (Array.isArray(message.content)) count += message.content.filter((block) => (block as { type?: string }).type === 'tool_result').length;
+  }
+  for (const item of (body.input as Array<{ type?: string }> | undefined) ?? []) if (item.type === 'function_call_output') count++;
+  return count;
+}
+
 async function main(specFile: string): Promise<void> {
   const spec = JSON.parse(readFileSync(specFile, 'utf8')) as HostSessionSpec;
   execFileSync('ip', ['link', 'set', 'lo', 'up']);
@@ -122,7 +141,15 @@ async function main(specFile: string): Promise<void> {
         retried = approveInInbox(served!.url);
         await retried.catch(() => {});
       }
-      const reply = seen !== null && !retry ? format.turn({ text: `FINAL: ${JSON.stringify(seen)}` }) : format.turn({ toolCalls: [{ id: `call_${requests.length}${Math.random().toString(36).slice(2, 10)}`, name: spec.call.name, args: spec.call.input, ...(spec.call.namespace === undefined ? {} : { namespace: spec.call.namespace }) }] });
+      // A sequence: the next call once the previous one's result is in; the one call otherwise (again after a pending one was approved).
+      const scripted = spec.calls === undefined ? (seen === null || retry ? spec.call : undefined) : spec.calls[toolResultCount(body)];
+      // "{SESSION}" in a later call's input: the session id Codex gave the program the previous call left running (for write_stdin).
+      const session = /session ID (\d+)/i.exec(seen ?? '')?.[1];
+      const next = scripted === undefined ? undefined : (JSON.parse(JSON.stringify(scripted).replaceAll('"{SESSION}"', session ?? '0')) as typeof scripted);
+      const reply =
+        next === undefined
+          ? format.turn({ text: `FINAL: ${JSON.stringify(seen)}` })
+          : format.turn({ toolCalls: [{ id: `call_${requests.length}${Math.random().toString(36).slice(2, 10)}`, name: next.name, args: next.input, ...(next.namespace === undefined ? {} : { namespace: next.namespace }) }] });
       if (reply.kind !== 'sse') throw new Error('the scripted model answers in SSE');
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       response.end(reply.events.map((event) => `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${typeof event.data === 'string' ? event.data : JSON.stringify(event.data)}\n\n`).join(''));
@@ -241,6 +268,7 @@ function claudeSetup(spec: HostSessionSpec, port: number, serverUrl: string | un
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: spec.home,
+    ...(spec.shell === undefined ? {} : { SHELL: spec.shell }),
     CLAUDE_CONFIG_DIR: configDir,
     ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
     ANTHROPIC_API_KEY: 'dummy-key',
@@ -301,7 +329,7 @@ plugin_sharing = false
 ${mcp}`,
   );
   writeFileSync(path.join(codexHome, 'hooks.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds }] }] } }, null, 2));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: spec.home, CODEX_HOME: codexHome, FAKE_OPENAI_KEY: 'dummy-key', NO_PROXY: '127.0.0.1,localhost' };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: spec.home, ...(spec.shell === undefined ? {} : { SHELL: spec.shell }), CODEX_HOME: codexHome, FAKE_OPENAI_KEY: 'dummy-key', NO_PROXY: '127.0.0.1,localhost' };
   return { args: ['exec', '--skip-git-repo-check', '--json', '--dangerously-bypass-hook-trust', spec.prompt], env };
 }
 

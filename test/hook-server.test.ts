@@ -9,7 +9,7 @@
  * same route, so a refused request is still a 200 with a denial.
  */
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, api, createServerProject, NODE, ROOT, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
@@ -29,9 +29,9 @@ async function serve(): Promise<{ project: ServerProject; server: ServerProcess 
 }
 
 /** One hook process, as the host starts it: the host's JSON on stdin. */
-async function hook(options: { host?: string; input: unknown; server: string; timeout?: number; token?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function hook(options: { host?: string; input: unknown; server: string; timeout?: number; token?: string; shell?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(NODE, [path.join(ROOT, 'src/cli/main.ts'), 'hook', options.host ?? 'claude-code', '--approver', 'server', '--server', options.server, '--timeout', String(options.timeout ?? 30)], {
-    env: { ...process.env, TOOLGATE_TOKEN: options.token ?? ADMIN_TOKEN },
+    env: { ...process.env, TOOLGATE_TOKEN: options.token ?? ADMIN_TOKEN, SHELL: options.shell ?? '/bin/bash' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -133,6 +133,26 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     const next = await hook({ input: { ...input, tool_use_id: 'toolu_next' }, server: server.url, timeout: 4 });
     expect(decisionOf(next.stdout).permissionDecision).toBe('allow');
     expect((await api(server.url, 'GET', '/approvals')).body.approvals).toEqual([]);
+    // For the session, and for exactly that call: in another directory, or run by another shell, it is a new call, asked again.
+    mkdirSync(path.join(project.workspace, 'sub'));
+    const elsewhere = await hook({ input: { ...input, cwd: path.join(project.workspace, 'sub'), tool_use_id: 'toolu_elsewhere' }, server: server.url, timeout: 4 });
+    expect(decisionOf(elsewhere.stdout).permissionDecisionReason).toMatch(/pending approval run_hook_/);
+    const otherShell = await hook({ input: { ...input, tool_use_id: 'toolu_zsh' }, server: server.url, timeout: 4, shell: '/usr/bin/zsh' });
+    expect(decisionOf(otherShell.stdout).permissionDecisionReason).toMatch(/pending approval run_hook_/);
+    expect((await api(server.url, 'GET', '/approvals')).body.approvals).toHaveLength(2);
+  });
+
+  it("Claude Code's http hook: a shell command whose shell nobody named (no ?shell= in the URL) is asked as such, saying so; with ?shell=/bin/bash it is judged as bash", async () => {
+    const { project, server } = await serve();
+    const post = (command: string, query: string) =>
+      fetch(`${server.url}/hooks/claude-code?timeout=4${query}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(shellInput(project, command)) }).then(async (response) => decisionOf(await response.text()));
+    // A blocked call stays blocked whatever the shell.
+    expect(await post('curl https://example.com', '')).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.not.stringContaining('pending approval') });
+    const unknown = await post('echo hi', '');
+    expect(unknown.permissionDecisionReason).toMatch(/pending approval run_hook_.*Run with a shell not known: echo hi — the host did not say which shell runs this command/);
+    const bash = await post('echo hi', '&shell=%2Fbin%2Fbash');
+    expect(bash.permissionDecisionReason).toMatch(/pending approval run_hook_/);
+    expect(bash.permissionDecisionReason).not.toContain('which shell');
   });
 
   it('Codex is never answered "ask", through the server neither', async () => {

@@ -169,10 +169,11 @@ describe('toolgate doctor, for the installed hooks', () => {
     directories.push(serverProject.directory);
     const server = await startServerProcess({ project: serverProject });
     try {
-      const installed = await runCli(['install', 'claude-code', '--approver', 'server', '--server', `${server.url}/`, '--http', '--timeout', '120'], { cwd: project, env });
+      const installed = await runCli(['install', 'claude-code', '--approver', 'server', '--server', `${server.url}/`, '--http', '--timeout', '120'], { cwd: project, env: { ...env, SHELL: '/usr/bin/zsh' } });
       expect(installed.code, installed.stderr).toBe(0);
       const handler = settingsOf(path.join(project, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0];
-      expect(handler).toEqual({ type: 'http', url: `${server.url}/hooks/claude-code?timeout=120`, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: 120, onFailure: 'block' });
+      // The shell Claude Code runs commands with, which its http hook does not say.
+      expect(handler).toEqual({ type: 'http', url: `${server.url}/hooks/claude-code?timeout=120&shell=%2Fusr%2Fbin%2Fzsh`, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: 120, onFailure: 'block' });
       const live = await runCli(['doctor'], { cwd: project, env: { ...env, TOOLGATE_TOKEN: ADMIN_TOKEN } });
       expect(live.stdout).toMatch(/claude-code\s+live: .*a probe call was answered in \d+ ms \(budget 120 s\)/);
       const noToken = await runCli(['doctor'], { cwd: project, env });

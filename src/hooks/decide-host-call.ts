@@ -16,7 +16,10 @@ import { createMcpSimulation } from '../mcp/simulated-mcp-tools.ts';
 import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
-import { HOST_SHELL_TOOL, otherShellHazard, toolgateCallOf, type HostCall } from './host-call.ts';
+import { callIdentity, callScope } from './call-identity.ts';
+import { resolveSkill } from './host-skills.ts';
+import { programReadingInput } from './input-readers.ts';
+import { HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
 import { readRegularFileTail } from './host-transcript.ts';
@@ -81,6 +84,7 @@ export async function createHostJudge(options: {
   observer?: GateObserver;
 }): Promise<HostJudge> {
   const { loaded } = options;
+  const options_ = options;
   const { tools, zones } = await createBuiltinTools({ loaded, cwd: options.cwd ?? loaded.directory, judgeOnly: true });
   const mcp = createMcpSimulation({ loaded, env: options.env });
   const gate = createRuntimeGate({
@@ -129,14 +133,22 @@ export async function createHostJudge(options: {
       } else {
         ({ tool, args } = call.call);
       }
-      const context: GateContext = { sessionId: `${input.host}:${input.sessionId}`, caller: input.host };
+      // A decision is for exactly this call (call-identity.ts): remembered for the session, it holds only where and how it ran.
+      const context: GateContext = { sessionId: `${input.host}:${input.sessionId}`, chatId: callScope(callIdentity(input)), caller: input.host };
       const callId = input.toolUseId ?? `${input.host}-call`;
       const options = asks.by === 'person' ? { approver: { ask: async () => asks.decision }, personDecides: true } : { approver: asks.by === 'host' ? null : createNonInteractiveApprover({ hint: asks.why }) };
-      let authorization = await gate.authorize({ tool, args, callId }, context, options);
-      // The shell tool reads commands as bash does; a host that runs them with zsh (or fish...) may run something else: then a person sees it.
-      const hazard = tool === 'shell' ? otherShellHazard(input.shell, String(args.command)) : undefined;
-      if (hazard !== undefined && asks.by !== 'person' && (authorization.decision === 'allow' || authorization.decision === 'approved')) {
-        authorization = await gate.authorize({ tool: HOST_SHELL_TOOL, args: { command: args.command, shell: input.shell, why: hazard }, callId }, context, options);
+      let authorization =
+        tool === HOST_SKILL_TOOL
+          ? await gate.authorize({ tool, args: await skillArguments({ args, input, env: options_.env, judge: (command, index) => gate.authorize({ tool: 'shell', args: { command, cwd: input.cwd }, callId: `${callId}:inline-${index}` }, context, { approver: null }) }), callId }, context, options)
+          : await gate.authorize({ tool, args, callId }, context, options);
+      // The shell tool reads commands as bash does, and gives them an empty input: a host that runs them with zsh (or fish...) may run
+      // something else, and one that lets the model type into a program (Codex) runs what nobody judged: then a person sees it.
+      const concerns = tool === 'shell' ? [otherShellHazard(input.shell, String(args.command)), HOSTS_WITHOUT_INPUT_GATE.has(input.host) ? programReadingInput(String(args.command)) : undefined].filter((concern) => concern !== undefined) : [];
+      const hazard = concerns.length === 0 ? undefined : concerns.join('; ');
+      // Asked already (as bash reads it), it is asked as what it is: the card says which shell runs it and why that matters.
+      if (hazard !== undefined && asks.by !== 'person' && (authorization.decision === 'allow' || authorization.decision === 'approved' || authorization.decision === 'ask')) {
+        const why = authorization.decision === 'ask' ? `${hazard}; as bash reads it: ${authorization.reason}` : hazard;
+        authorization = await gate.authorize({ tool: HOST_SHELL_TOOL, args: { command: args.command, shell: input.shell ?? 'a shell not known', why }, callId }, context, options);
       }
       return { ...verdictOf(authorization), call };
     },
@@ -154,4 +166,32 @@ function verdictOf(authorization: Authorization): Omit<HostVerdict, 'call'> {
     default:
       return { decision: 'deny', reason: authorization.reason, authorization };
   }
+}
+
+/**
+ * A skill call's arguments for the `skill` declaration (host-tools.ts): the
+ * files Claude Code could load for it and the inline commands they run,
+ * each judged by the shell analysis (and the host's shell) as a shell call
+ * in the call's directory: the first one blocked blocks the skill; the ones
+ * that ask, or that their shell reads otherwise than bash, make it ask.
+ */
+async function skillArguments(options: {
+  args: Record<string, unknown>;
+  input: HostInput;
+  env: Readonly<Record<string, string | undefined>>;
+  judge: (command: string, index: number) => Promise<Authorization>;
+}): Promise<Record<string, unknown>> {
+  const { args, input } = options;
+  const resolved = resolveSkill({ name: args.skill, args: args.args, cwd: input.cwd, env: options.env });
+  if ('problem' in resolved) return { skill: String(args.skill), problem: resolved.problem };
+  const base = { skill: resolved.name, ...(args.args === undefined ? {} : { args: args.args }), files: resolved.files, commands: resolved.commands };
+  const asks: string[] = [];
+  for (const [index, command] of resolved.commands.entries()) {
+    const verdict = await options.judge(command, index);
+    if (verdict.decision === 'block' || verdict.decision === 'denied') return { ...base, blocked: `\`${command}\`: ${verdict.reason}` };
+    const hazard = otherShellHazard(resolved.shell ?? input.shell, command);
+    if (hazard !== undefined) asks.push(`\`${command}\`: ${hazard}`);
+    else if (verdict.decision === 'ask') asks.push(`\`${command}\`: ${verdict.reason}`);
+  }
+  return { ...base, asks };
 }

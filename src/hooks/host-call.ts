@@ -41,7 +41,8 @@ export type ToolgateCall =
 /**
  * Tools of the hosts that act only inside the agent (plans, to-do lists,
  * local sub-agents whose own calls are hooked too). Not skills or slash
- * commands: a skill's `!command` lines run without the PreToolUse hook.
+ * commands: a skill's `!command` lines run without the PreToolUse hook
+ * (HOST_SKILL_TOOL judges them).
  */
 const AGENT_INTERNAL = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'BashOutput', 'KillShell', 'KillBash', 'AskUserQuestion']);
 
@@ -54,33 +55,111 @@ const MAX_EDITS = 200;
 export const AGENT_INTERNAL_TOOL = 'agent_internal';
 export const WEB_FETCH_TOOL = 'web_fetch';
 export const WEB_SEARCH_TOOL = 'web_search';
+/**
+ * Hosts that let the model type into a program a call started, with no hook
+ * on what it types (Codex's `write_stdin`): a call that starts a program
+ * reading commands from its input asks (`input-readers.ts`).
+ */
+export const HOSTS_WITHOUT_INPUT_GATE: ReadonlySet<HostName> = new Set(['codex']);
+/** A Claude Code skill or custom slash command, judged with the inline commands it runs before the model sees it (`host-skills.ts`). */
+export const HOST_SKILL_TOOL = 'skill';
 /** The tool of `toolgate doctor`'s probe call: toolgate serve answers it at once (denied: nothing runs), so a probe never waits in the inbox. */
 export const DOCTOR_PROBE_TOOL = 'toolgate_doctor_probe';
 /** A command the host runs with a shell whose syntax is not bash's, in a form that shell reads differently: it asks. */
 export const HOST_SHELL_TOOL = 'host_shell';
 
 /**
+ * Constructs zsh reads otherwise than bash, where the shell tool's analysis
+ * (which reads bash) would see harmless words: code run by parameter flags
+ * and glob qualifiers, words turned into paths, `$var:h`-style modifiers
+ * (`rm -rf $HOME:h` removes the parent of $HOME in zsh, a file named
+ * "…:h" in bash), numeric globs that bash reads as a redirection, and the
+ * arrays zsh ties to PATH and friends. Deliberately wide: a false match
+ * only asks a person.
+ */
+const ZSH_CONSTRUCTS: ReadonlyArray<{ pattern: RegExp; what: string; inDoubleQuotes: boolean }> = [
+  { pattern: /\$\{[(=~^#+]/, what: 'a parameter expansion with zsh flags (${(...)…}, ${=…}, ${~…}), which can evaluate code', inDoubleQuotes: true },
+  { pattern: /\$[=~^+][A-Za-z_{]/, what: 'a zsh word-splitting, globbing or set-test expansion ($=var, $~var, $^var, $+var)', inDoubleQuotes: true },
+  { pattern: /\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*):[hetrlupqQaAcsgwW&]/, what: 'a zsh modifier on a parameter ($var:h, $var:t, $var:s/…/…/), which changes the path it names', inDoubleQuotes: true },
+  { pattern: /\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)\[/, what: 'a zsh subscript on a parameter ($var[1])', inDoubleQuotes: true },
+  { pattern: /(^|[\s;&|(<>])=[A-Za-z0-9_.\/(-]/, what: 'an =word or =(…), which zsh expands to the path of a command or of a temporary file', inDoubleQuotes: false },
+  { pattern: /[^\s;&|<>$(`]\(/, what: 'a parenthesis after a word: a zsh glob qualifier (*(…), file(e:…:)), which can run code', inDoubleQuotes: false },
+  { pattern: /<\d*-\d*>/, what: 'a zsh numeric glob (<1-10>), which bash reads as a redirection', inDoubleQuotes: false },
+  { pattern: /(^|[\s;&|(])(path|fpath|cdpath|manpath|module_path|mailpath)(\[[^\]]*\])?\+?=/, what: 'an assignment to a variable zsh ties to a search path (path, fpath, cdpath), which changes what later commands run', inDoubleQuotes: false },
+  { pattern: /\^|[^\s;&|($]#|[^\s;&|(=:]~/, what: 'a character zsh reads as a glob operator with EXTENDED_GLOB (^, x#, a~b) where bash reads a plain word', inDoubleQuotes: false },
+];
+
+/**
+ * The command's text outside quotes (`unquoted`), and outside single quotes
+ * only (`expanded`: zsh expands parameters inside double quotes too).
+ * Backslash-escaped characters are dropped from both.
+ */
+function shellTextParts(command: string): { unquoted: string; expanded: string } {
+  let unquoted = '';
+  let expanded = '';
+  let quote: "'" | '"' | undefined;
+  let segment = '';
+  for (let index = 0; index < command.length; index++) {
+    const character = command[index]!;
+    if (quote === "'") {
+      if (character === "'") quote = undefined;
+      continue;
+    }
+    if (character === '\\') {
+      index++;
+      unquoted += quote === undefined ? ' ' : '';
+      expanded += ' ';
+      continue;
+    }
+    if (quote === '"') {
+      if (character === '"') {
+        quote = undefined;
+        // A command substitution inside double quotes is read unquoted: the whole segment is, to be safe.
+        if (segment.includes('$(') || segment.includes('`')) unquoted += segment;
+        segment = '';
+      } else {
+        expanded += character;
+        segment += character;
+      }
+      continue;
+    }
+    if (character === "'" || character === '"') {
+      quote = character;
+      // $'…' is quoted as '…' is.
+      if (character === "'" && unquoted.endsWith('$')) {
+        unquoted = unquoted.slice(0, -1);
+        expanded = expanded.slice(0, -1);
+      }
+      unquoted += ' ';
+      expanded += ' ';
+      continue;
+    }
+    unquoted += character;
+    expanded += character;
+  }
+  return { unquoted, expanded };
+}
+
+/**
  * Why `command` may not do, under the host's `shell`, what the shell tool's
- * analysis (which reads bash) says: zsh's parameter flags (`${(e)…}`),
- * `=cmd` expansion, `$=var`, glob qualifiers; or a shell that is not bash's
- * kind at all (fish, PowerShell, csh). Undefined for bash, sh and dash.
+ * analysis (which reads bash) says: a shell that is not known (the host did
+ * not say), one that is not bash's kind at all (fish, PowerShell, csh,
+ * anything else), or zsh with a construct it reads otherwise than bash
+ * (`ZSH_CONSTRUCTS`). Undefined for bash, sh and dash, and for zsh when the
+ * text has none of them.
  *
  * @example
- * otherShellHazard('/bin/zsh', 'echo ${(e)x}') // 'zsh reads ${(...)} ...'
+ * otherShellHazard('/bin/zsh', 'echo ${(e)x}') // 'the host runs this command with zsh, and zsh reads a parameter expansion with zsh flags ...'
+ * otherShellHazard(undefined, 'ls')           // 'the host did not say which shell runs it ...'
  */
 export function otherShellHazard(shell: string | undefined, command: string): string | undefined {
-  if (shell === undefined || shell === '') return undefined;
+  if (shell === undefined || shell === '') return 'the host did not say which shell runs this command, and toolgate judges commands only as bash reads them';
   const name = path.basename(shell);
   if (name === 'bash' || name === 'sh' || name === 'dash') return undefined;
-  if (name !== 'zsh') return `the host runs commands with ${name}, whose syntax is not bash's, and toolgate judges commands as bash reads them`;
-  const constructs: Array<[RegExp, string]> = [
-    [/\$\{[(=~^#+]/, 'a parameter expansion with zsh flags (${(...)…}, ${=…}, ${~…}), which can evaluate code'],
-    [/\$[=~^][A-Za-z_{]/, 'a zsh word-splitting or globbing expansion ($=var, $~var)'],
-    [/(^|[\s;&|(<>])=[A-Za-z0-9_.\/-]/, 'an =word, which zsh expands to the path of a command'],
-    [/[*?\])]\([^)]*\)/, 'a zsh glob qualifier (*(…)), which can run code'],
-  ];
-  const found = constructs.find(([pattern]) => pattern.test(command));
-  return found === undefined ? undefined : `the host runs commands with zsh, which reads ${found[1]} differently from bash`;
+  if (name !== 'zsh') return `the host runs this command with ${name}, whose syntax is not bash's, and toolgate judges commands as bash reads them`;
+  const { unquoted, expanded } = shellTextParts(command);
+  const found = ZSH_CONSTRUCTS.find((construct) => construct.pattern.test(construct.inDoubleQuotes ? expanded : unquoted));
+  return found === undefined ? undefined : `the host runs this command with zsh, and zsh reads ${found.what}; toolgate judges commands as bash reads them`;
 }
 
 /**
@@ -141,6 +220,9 @@ export function toolgateCallOf(options: { tool: string; input: Record<string, un
       const pattern = tool === 'Glob' ? optionalText('pattern') : tool === 'Grep' ? optionalText('glob') : undefined;
       return { kind: 'tool', tool: 'list_dir', args: { path: pattern === undefined ? base : patternBase(pattern, base) } };
     }
+    case 'Skill':
+      // Resolved and judged with its inline commands by the judge (decide-host-call.ts), which knows the user's environment.
+      return { kind: 'tool', tool: HOST_SKILL_TOOL, args: { skill: input.skill, ...(input.args === undefined ? {} : { args: input.args }) } };
     case 'WebFetch':
       return { kind: 'tool', tool: WEB_FETCH_TOOL, args: { url: text('url') } };
     case 'WebSearch':

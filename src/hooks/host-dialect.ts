@@ -28,6 +28,12 @@ export interface HostDialect {
   asksItsUser: boolean;
   /** The host's JSON as a call; throws HostInputError, naming the field, for anything else. */
   read(input: unknown): HostInput;
+  /**
+   * The shell the host runs this call's command with, as the hook process
+   * (which runs as the user, in the host's environment) can tell; undefined
+   * when it cannot, and the command is judged as one whose shell is not known.
+   */
+  shellOf(input: HostInput, env: Readonly<Record<string, string | undefined>>): string | undefined;
   answer(verdict: { decision: 'allow' | 'deny' | 'ask'; reason: string }): HookAnswer;
   /** toolgate's own failure, in the one form this host never runs the call after. */
   fail(reason: string): HookAnswer;
@@ -83,13 +89,14 @@ export function preToolUseAnswer(decision: 'allow' | 'deny' | 'ask', reason: str
  * and the server make it one; this only says so again).
  *
  * @example
- * export const codex = preToolUseHost({ name: 'codex', title: 'Codex', asksItsUser: false });
+ * export const codex = preToolUseHost({ name: 'codex', title: 'Codex', asksItsUser: false, shellOf: (input) => loginShell() });
  */
-export function preToolUseHost(options: { name: HostName; title: string; asksItsUser: boolean }): HostDialect {
-  const { name, title, asksItsUser } = options;
+export function preToolUseHost(options: { name: HostName; title: string; asksItsUser: boolean; shellOf: HostDialect['shellOf'] }): HostDialect {
+  const { name, title, asksItsUser, shellOf } = options;
   return {
     name,
     title,
+    shellOf,
     // Both hosts wait 600 s for a hook whose configuration sets no timeout.
     defaultBudgetMs: 600_000,
     asksItsUser,
@@ -102,4 +109,15 @@ export function preToolUseHost(options: { name: HostName; title: string; asksIts
 /** Exit 2 with the reason on stderr: both hosts block the call and give the model the reason. */
 export function blockingExit(reason: string): HookAnswer {
   return { stdout: '', stderr: `${reason}\n`, exitCode: 2 };
+}
+
+/** The user's login shell, from the password database (what a host falls back to without $SHELL); undefined where there is none. */
+export function loginShell(): string | undefined {
+  try {
+    // From the module object, not an ESM import: a hook process loads only what it uses.
+    const shell = process.getBuiltinModule('node:os').userInfo().shell;
+    return shell === null || shell === '' ? undefined : shell;
+  } catch {
+    return undefined;
+  }
 }

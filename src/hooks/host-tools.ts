@@ -8,7 +8,7 @@
  */
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import { blockCall, type ToolDeclaration } from '../core/tool-declaration.ts';
-import { AGENT_INTERNAL_TOOL, HOST_SHELL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
+import { AGENT_INTERNAL_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
 
 /**
  * @example
@@ -54,10 +54,27 @@ export function hostTools(loaded: LoadedPolicy): ToolDeclaration[] {
     },
     {
       name: HOST_SHELL_TOOL,
-      description: "A command the agent host runs with a shell that reads it otherwise than bash does",
+      description: 'A command the agent host runs with a shell that reads it otherwise than bash does, or that starts a program the model can type into unseen',
       checkApproval(call) {
         const { command, shell, why } = call.args as { command: string; shell: string; why: string };
         return { tool: HOST_SHELL_TOOL, description: `Run with ${shell}: ${command} — ${why}`, payload: { command, shell } };
+      },
+    },
+    {
+      name: HOST_SKILL_TOOL,
+      description: 'A Claude Code skill or custom slash command, with the inline commands it runs before the model sees it',
+      // Its arguments are toolgate's reading of the skill (decide-host-call.ts), not the model's: what it runs, and what the shell analysis made of it.
+      checkApproval(call) {
+        const { skill, problem, blocked, files, commands, asks } = call.args as { skill: string; problem?: string; blocked?: string; files?: string[]; commands?: string[]; asks?: string[] };
+        if (problem !== undefined) return blockCall(`${problem}; the skill is blocked`);
+        if (blocked !== undefined) return blockCall(`the skill ${skill} runs, before the model sees it, ${blocked}`);
+        if (asks === undefined || asks.length === 0) return null;
+        const shown = (commands ?? []).map((command) => `\`${command}\``).join('; ');
+        return {
+          tool: HOST_SKILL_TOOL,
+          description: `Run the skill ${skill} (${(files ?? []).join(', ')}), which runs before the model sees it: ${shown} — ${asks.join('; ')}`,
+          payload: { skill, files, commands },
+        };
       },
     },
     // Plans, to-do lists, sub-agents (whose own calls come through the hook too): nothing leaves the agent.

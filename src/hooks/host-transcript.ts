@@ -30,6 +30,45 @@ export function lastUserMessageIn(file: string): string | undefined {
   return undefined;
 }
 
+/** How much of a Codex rollout is read for a call's arguments: the call was written just before its hook ran. */
+const CALL_TAIL_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The arguments the model gave a Codex tool call, from Codex's rollout
+ * (its transcript), found by the call's id: Codex's PreToolUse input gives
+ * only the command (`tool_input.command`) and the directory (`cwd`, the
+ * call's `workdir`), not the `shell` the model chose, which the rollout
+ * records before the hook runs. Undefined when the file or the call is not
+ * there (the caller treats the shell as not known).
+ *
+ * @example
+ * codexCallArguments('/home/me/.codex/sessions/…/rollout-….jsonl', 'call_abc') // { cmd: 'ls', shell: '/bin/zsh' }
+ */
+export function codexCallArguments(file: string, callId: string): Record<string, unknown> | undefined {
+  const text = readRegularFileTail(file, CALL_TAIL_BYTES);
+  if (text === undefined) return undefined;
+  const lines = text.split('\n');
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const line = lines[index]!;
+    if (!line.includes(callId)) continue;
+    let entry: { type?: unknown; payload?: { type?: unknown; call_id?: unknown; arguments?: unknown } };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    const payload = entry.payload;
+    if (entry.type !== 'response_item' || payload?.type !== 'function_call' || payload.call_id !== callId || typeof payload.arguments !== 'string') continue;
+    try {
+      const parsed = JSON.parse(payload.arguments) as unknown;
+      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 /**
  * The last `maxBytes` of `file` when it is a regular file, else undefined.
  * Opened without blocking: opening a named pipe for reading otherwise waits

@@ -5,7 +5,7 @@
  * ends in the host's blocking answer (exit 2, the reason on stderr), and a
  * decided call in the host's JSON.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -30,6 +30,7 @@ shell:
   network: false
   rules:
     - { match: ls, decision: allow }
+    - { match: python3, decision: allow }
     - { match: rm, decision: block, reason: "rm is blocked here" }
 audit: { enabled: false }
 `,
@@ -138,9 +139,119 @@ describe('runHook', () => {
     expect(decisionOf(zsh.stdout).permissionDecisionReason).toContain('zsh');
     const flags = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: "ls ${(e)${:-'$(touch /tmp/x)'}}" })]), loadPolicy, env: { SHELL: '/bin/zsh', CLAUDE_CODE_SHELL: '/bin/zsh' } });
     expect(decisionOf(flags.stdout).permissionDecision).not.toBe('allow');
-    const fish = await runHook({ dialect: codex, stdin: Readable.from([call('Bash', { command: 'ls' })]), loadPolicy, env: { SHELL: '/usr/bin/fish' } });
-    expect(decisionOf(fish.stdout).permissionDecision).toBe('deny');
+    const fish = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'ls' })]), loadPolicy, env: { SHELL: '/usr/bin/fish' } });
+    expect(decisionOf(fish.stdout).permissionDecision).toBe('ask');
     expect(decisionOf(fish.stdout).permissionDecisionReason).toContain("fish, whose syntax is not bash's");
+    // Claude Code runs its Bash tool with CLAUDE_CODE_SHELL before $SHELL.
+    const chosen = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'ls' })]), loadPolicy, env: { SHELL: '/bin/bash', CLAUDE_CODE_SHELL: '/usr/bin/fish' } });
+    expect(decisionOf(chosen.stdout).permissionDecisionReason).toContain("fish, whose syntax is not bash's");
+  });
+
+  it.each([
+    ['an assignment to path, which zsh ties to PATH', 'path=(/tmp/evil $path); ls', true],
+    ['an =word, which zsh expands to the path of a command', 'ls =ls', true],
+    ['a word zsh reads as a glob (x~ with EXTENDED_GLOB)', 'ls src~', true],
+    ['a zsh modifier, which names the parent directory', 'ls $PWD:h', false],
+    ['the same modifier in double quotes (zsh expands it there too)', 'ls "$PWD:h"', false],
+    ['a glob qualifier that runs code', "ls *(e:'touch /tmp/p':)", false],
+    ['a qualifier on a plain word', "ls file(e:'touch /tmp/p':)", false],
+    ['a qualifier inside a command substitution in double quotes', 'ls "$(ls *(e:x:))"', false],
+    ['=(…) process substitution', 'ls =(ls)', false],
+    ['a numeric glob, a redirection to bash', 'ls <1-3>', false],
+    ['a subscript', 'ls $path[1]', false],
+  ])('under zsh, %s asks, and the card says why (as bash: allowed %s)', async (_name, command, allowedAsBash) => {
+    const asBash = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command })]), loadPolicy, env: { SHELL: '/bin/bash' } });
+    expect(decisionOf(asBash.stdout).permissionDecision).toBe(allowedAsBash ? 'allow' : 'ask');
+    const answer = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command })]), loadPolicy, env: { SHELL: '/bin/zsh' } });
+    expect(decisionOf(answer.stdout)).toMatchObject({ permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining('with zsh, and zsh reads') });
+  });
+
+  it.each(['ls -la src', "ls 'fix(parser)=x'", 'ls "fix(parser)"'])('under zsh, %s, which zsh reads as bash does, is judged as bash reads it', async (command) => {
+    const answer = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command })]), loadPolicy, env: { SHELL: '/bin/zsh' } });
+    expect(decisionOf(answer.stdout).permissionDecision).toBe('allow');
+  });
+
+  describe("a Claude Code skill: the inline commands it runs before the model sees it are judged and shown", () => {
+    // Inside the policy's zone: the skill's commands run in the call's directory.
+    const skills = mkdtempSync(path.join(directory, 'skills-'));
+    const configDirectory = path.join(skills, 'config');
+    const write = (file: string, text: string) => {
+      mkdirSync(path.dirname(path.join(skills, file)), { recursive: true });
+      writeFileSync(path.join(skills, file), text);
+    };
+    write('project/.claude/skills/status/SKILL.md', '---\nname: status\ndescription: show the tree\n---\nFiles: !`ls`\n');
+    write('project/.claude/skills/wipe/SKILL.md', '---\nname: wipe\n---\nFirst !`ls` then !`rm -rf src`\n');
+    write('project/.claude/commands/build.md', 'Build it:\n\n```!\nmake all\n```\n');
+    write('project/.claude/skills/show/SKILL.md', 'Here: !`ls $ARGUMENTS`\n');
+    write('project/.claude/skills/plain/SKILL.md', 'No commands, just words: `ls` and ! alone.\n');
+    write('project/.claude/skills/zsh-only/SKILL.md', '---\nshell: zsh\n---\n!`ls =ls`\n');
+    write('config/plugins/market/acme/skills/lint/SKILL.md', '!`rm -rf .`\n');
+    write('project/sub/.keep', '');
+    afterAll(() => rmSync(skills, { recursive: true, force: true }));
+    const skillCall = async (input: Record<string, unknown>, cwd = path.join(skills, 'project')) =>
+      decisionOf((await runHook({ dialect: claudeCode, stdin: Readable.from([call('Skill', input, { cwd })]), loadPolicy, env: { SHELL: '/bin/bash', CLAUDE_CONFIG_DIR: configDirectory } })).stdout);
+
+    it('a skill whose commands the policy allows runs; one with none is a plain skill', async () => {
+      expect((await skillCall({ skill: 'status' })).permissionDecision).toBe('allow');
+      expect((await skillCall({ skill: 'plain' })).permissionDecision).toBe('allow');
+    });
+
+    it('one blocked command blocks the skill, saying which', async () => {
+      expect(await skillCall({ skill: 'wipe' })).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('the skill wipe runs, before the model sees it, `rm -rf src`: rm -rf src: rm is blocked here') });
+    });
+
+    it('a custom slash command (.claude/commands) with a fenced ```! block asks, the card showing the command', async () => {
+      expect(await skillCall({ skill: 'build' })).toMatchObject({ permissionDecision: 'ask', permissionDecisionReason: expect.stringMatching(/Run the skill build \(.*\.claude\/commands\/build\.md\), which runs before the model sees it: `make all`/) });
+    });
+
+    it("the call's arguments are judged in place ($ARGUMENTS)", async () => {
+      expect((await skillCall({ skill: 'show', args: 'src' })).permissionDecision).toBe('allow');
+      expect(await skillCall({ skill: 'show', args: 'src; rm -rf src' })).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('rm is blocked here') });
+    });
+
+    it("found from a subdirectory (the project's .claude above), in the user's plugins, and a shell the skill names", async () => {
+      expect((await skillCall({ skill: 'status' }, path.join(skills, 'project/sub'))).permissionDecision).toBe('allow');
+      expect(await skillCall({ skill: 'acme:lint' })).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('rm is blocked here') });
+      expect(await skillCall({ skill: 'zsh-only' })).toMatchObject({ permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining('with zsh, and zsh reads') });
+    });
+
+    it('a name that is not a skill name, or a skill nowhere to be found, is blocked', async () => {
+      expect(await skillCall({ skill: '../../etc/passwd' })).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('is not one toolgate can look up') });
+      expect(await skillCall({ skill: 'nowhere' })).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('the skill nowhere was not found') });
+      expect((await skillCall({})).permissionDecision).toBe('deny');
+    });
+  });
+
+  it('under Codex, a call that starts a program the model could then type into (write_stdin) is denied, saying why; under Claude Code it is judged as ever', async () => {
+    // Codex's rollout, which says which shell runs each call (bash).
+    const rollout = path.join(directory, 'rollout-input.jsonl');
+    const commands = { call_repl: 'python3', call_script: 'python3 -c "print(1)"' };
+    writeFileSync(rollout, Object.entries(commands).map(([id, cmd]) => JSON.stringify({ type: 'response_item', payload: { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd, shell: '/bin/bash' }), call_id: id } })).join('\n'));
+    const codexCall = (id: keyof typeof commands) => Readable.from([call('Bash', { command: commands[id] }, { tool_use_id: id, transcript_path: rollout })]);
+    // The policy allows python3: a rule for the program does not allow what the model types into it.
+    const underCodex = await runHook({ dialect: codex, stdin: codexCall('call_repl'), loadPolicy, env: {} });
+    expect(decisionOf(underCodex.stdout)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining("python3 with no program to run reads a program from its input: whatever the model types into it later (Codex's write_stdin) runs with no hook") });
+    const scripted = await runHook({ dialect: codex, stdin: codexCall('call_script'), loadPolicy, env: {} });
+    expect(decisionOf(scripted.stdout).permissionDecision).toBe('allow');
+    const underClaude = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'python3' })]), loadPolicy, env: { SHELL: '/bin/bash' } });
+    expect(decisionOf(underClaude.stdout).permissionDecision).toBe('allow');
+  });
+
+  it("reads the shell Codex's model chose (exec_command's shell) from Codex's rollout; a call not found there has a shell not known, and is denied", async () => {
+    const rollout = path.join(directory, 'rollout.jsonl');
+    const line = (callId: string, args: Record<string, unknown>) =>
+      JSON.stringify({ timestamp: 't', type: 'response_item', payload: { type: 'function_call', status: 'completed', name: 'exec_command', arguments: JSON.stringify(args), call_id: callId } });
+    const command = 'path=(/tmp/evil $path); ls';
+    writeFileSync(rollout, `${line('call_zsh', { cmd: command, shell: '/bin/zsh' })}\n${line('call_bash', { cmd: command, shell: '/bin/bash' })}\n${line('call_default', { cmd: command })}\n`);
+    const codexCall = (callId: string) => Readable.from([call('Bash', { command }, { tool_use_id: callId, transcript_path: rollout })]);
+    const zsh = await runHook({ dialect: codex, stdin: codexCall('call_zsh'), loadPolicy, env: { SHELL: '/bin/bash' } });
+    expect(decisionOf(zsh.stdout)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('with zsh, and zsh reads') });
+    expect(decisionOf((await runHook({ dialect: codex, stdin: codexCall('call_bash'), loadPolicy, env: { SHELL: '/bin/zsh' } })).stdout).permissionDecision).toBe('allow');
+    // No shell argument: Codex runs the login shell (this user's, from the password database).
+    const loginShellIsBash = ['bash', 'sh', 'dash'].includes(path.basename(os.userInfo().shell ?? ''));
+    expect(decisionOf((await runHook({ dialect: codex, stdin: codexCall('call_default'), loadPolicy, env: {} })).stdout).permissionDecision).toBe(loginShellIsBash ? 'allow' : 'deny');
+    const missing = await runHook({ dialect: codex, stdin: codexCall('call_elsewhere'), loadPolicy, env: { SHELL: '/bin/bash' } });
+    expect(decisionOf(missing.stdout)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('did not say which shell runs this command') });
   });
 
   it.each([
@@ -152,7 +263,7 @@ describe('runHook', () => {
     ['a Glob pattern that climbs out after a wildcard', 'Glob', { pattern: '**/../../*' }, 'deny'],
     ['a Glob pattern with braces inside the zone', 'Glob', { pattern: 'src/{a,b}/**/*.ts' }, 'allow'],
     ["a write to the host's own configuration", 'Write', { file_path: path.join(directory, '.claude', 'settings.json'), content: '{}' }, 'ask'],
-    ['a skill (its !commands run without the hook)', 'Skill', { skill: 'deploy' }, 'ask'],
+    ['a skill that cannot be found (what it runs cannot be read beforehand)', 'Skill', { skill: 'deploy' }, 'deny'],
     ["Monitor's command, judged as a shell command", 'Monitor', { command: 'rm -rf /', description: 'x' }, 'deny'],
     ['a sub-agent that runs elsewhere', 'Agent', { prompt: 'x', isolation: 'remote' }, 'ask'],
     ['a local sub-agent (its calls come through the hook)', 'Agent', { prompt: 'x' }, 'allow'],

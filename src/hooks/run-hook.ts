@@ -74,8 +74,9 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
     if (error instanceof HostInputError) throw error;
     throw new HostInputError(`the input is not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  // The shell the host runs commands with, from the environment it gave its hook.
-  const input = { ...dialect.read(parsed), shell: options.env.CLAUDE_CODE_SHELL ?? options.env.SHELL };
+  // The shell the host runs this command with, as the hook (in the host's environment, as its user) can tell.
+  const read = dialect.read(parsed);
+  const input = { ...read, shell: dialect.shellOf(read, options.env) };
   if (options.server !== undefined) {
     // The hook runs as the user and can read the host's transcript; the server is shown what it found, nothing else of it.
     const lastUserMessage = input.transcriptPath === undefined ? undefined : lastUserMessageIn(input.transcriptPath);

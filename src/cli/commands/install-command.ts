@@ -5,6 +5,7 @@ import { createTwoFilesPatch } from 'diff';
 import { findPolicyFile } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostName } from '../../hooks/host-call.ts';
+import { loginShell } from '../../hooks/host-dialect.ts';
 import { HostConfigError, hookCommandLine, hostConfigFile, planInstall, planUninstall, toolgateHandler, type InstallScope } from '../../hooks/host-install.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
@@ -36,7 +37,10 @@ Options:
   --server URL      toolgate serve's URL (--approver server); the hook reads a
                     submitter's token from TOOLGATE_TOKEN in the host's environment
   --http            (claude-code, with --approver server) Claude Code's own http
-                    hook posts each call to the server: no process per call
+                    hook posts each call to the server: no process per call.
+                    The URL names the shell Claude Code runs commands with
+                    (CLAUDE_CODE_SHELL or SHELL here, now): without it, every
+                    shell command asks, its shell not known
   --timeout SECONDS the hook's timeout, written for both the host and the hook
                     (default 600, the hosts' default)
   --dry-run         show the change, write nothing
@@ -125,7 +129,10 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
   }
   if (values.http === true && (approver !== 'server' || host !== 'claude-code')) throw new UsageError('--http is for claude-code with --approver server (Claude Code posts each call to the server itself)');
   args.push('--timeout', String(timeout));
-  const target = values.http === true ? { url: `${String(values.server).replace(/\/+$/, '')}/hooks/${host}?timeout=${timeout}` } : { command: hookCommandLine([process.execPath, BIN, ...args]) };
+  // Claude Code's http hook does not say which shell runs a command; the URL does, as this user's shell now (the command hook reads the host's environment).
+  const shell = io.env.CLAUDE_CODE_SHELL || io.env.SHELL || loginShell();
+  const httpUrl = () => `${String(values.server).replace(/\/+$/, '')}/hooks/${host}?timeout=${timeout}${shell === undefined ? '' : `&shell=${encodeURIComponent(shell)}`}`;
+  const target = values.http === true ? { url: httpUrl() } : { command: hookCommandLine([process.execPath, BIN, ...args]) };
   const handler = toolgateHandler({ host, target, timeoutSeconds: timeout });
   return change({ io, host, scope, dryRun: values['dry-run'] === true, plan: (file, text) => planInstall({ file, text, host, handler }), install: true });
 }

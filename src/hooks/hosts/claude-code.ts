@@ -7,6 +7,11 @@
  * fails itself. "ask" shows Claude Code's own permission prompt (in `-p`,
  * where nobody can answer it, the call is denied).
  */
-import { preToolUseHost } from '../host-dialect.ts';
+import { loginShell, preToolUseHost } from '../host-dialect.ts';
 
-export const claudeCode = preToolUseHost({ name: 'claude-code', title: 'Claude Code', asksItsUser: true });
+/** Claude Code's Bash tool runs commands with CLAUDE_CODE_SHELL, else the user's $SHELL (bash, zsh or sh). */
+export const claudeCode = preToolUseHost({ name: 'claude-code', title: 'Claude Code', asksItsUser: true, shellOf: (_input, env) => nonEmpty(env.CLAUDE_CODE_SHELL) ?? nonEmpty(env.SHELL) ?? loginShell() });
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

@@ -9,6 +9,24 @@
  * denied, saying how to get it approved, and every failure of toolgate's own
  * exits 2.
  */
-import { preToolUseHost } from '../host-dialect.ts';
+import { loginShell, preToolUseHost } from '../host-dialect.ts';
+import { codexCallArguments } from '../host-transcript.ts';
 
-export const codex = preToolUseHost({ name: 'codex', title: 'Codex', asksItsUser: false });
+/**
+ * Codex's `exec_command` lets the model choose the shell (its `shell`
+ * argument), which the hook's input leaves out: it is read from the call in
+ * Codex's rollout. Without one, Codex runs the user's login shell. A shell
+ * call not found in the rollout has a shell that is not known.
+ */
+export const codex = preToolUseHost({
+  name: 'codex',
+  title: 'Codex',
+  asksItsUser: false,
+  shellOf(input) {
+    if (input.hostTool !== 'Bash') return loginShell();
+    if (input.transcriptPath === undefined || input.toolUseId === undefined) return undefined;
+    const args = codexCallArguments(input.transcriptPath, input.toolUseId);
+    if (args === undefined) return undefined;
+    return typeof args.shell === 'string' && args.shell !== '' ? args.shell : loginShell();
+  },
+});

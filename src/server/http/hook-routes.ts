@@ -41,6 +41,10 @@ export function registerHookRoutes(options: { app: Hono<ServerEnv>; service: Run
       if (!Number.isFinite(seconds) || seconds < 1 || seconds > 86_400) return c.json(hookRefusal(`?timeout must be the hook's timeout in seconds (1 to 86400), not ${JSON.stringify(timeout)}`), 200);
       if (service.answerHostCall === undefined) return c.json(hookRefusal('this server does not answer agent hosts'), 200);
       const body = await readJsonBody({ context: c, maxBytes: MAX_HOOK_BODY_BYTES });
+      // Claude Code's http hook does not say which shell runs a command: its URL can (`?shell=`, written by toolgate install --http).
+      // What the command hook forwards (toolgate_shell, from the host's environment) comes first.
+      const shell = c.req.query('shell');
+      if (shell !== undefined && typeof body === 'object' && body !== null && !Array.isArray(body) && !Object.hasOwn(body, 'toolgate_shell')) (body as Record<string, unknown>).toolgate_shell = shell;
       const answer = await service.answerHostCall(principalOf(c), dialect, body, seconds * 1000);
       return c.json(JSON.parse(answer.stdout) as unknown, 200);
     } catch (error) {

@@ -11,9 +11,9 @@
  * Every answer is the host's JSON (deny when anything fails): Claude Code's
  * `http` hook lets a call go on after an answer that is not a 2xx with JSON.
  */
-import { createHash } from 'node:crypto';
 import { presentRequest } from '../../core/approver.ts';
 import type { ApprovalDecision } from '../../core/types.ts';
+import { callFingerprint, callIdentity, callScope } from '../../hooks/call-identity.ts';
 import { DOCTOR_PROBE_TOOL, HostInputError } from '../../hooks/host-call.ts';
 import type { HookAnswer, HostDialect, HostInput } from '../../hooks/host-dialect.ts';
 import type { StoredRun } from '../../store/store.ts';
@@ -52,7 +52,8 @@ export async function answerHostCall(options: { runtime: ServerRuntime; principa
     const verdict = await judge.decide(input, { by: 'host' });
     if (verdict.decision !== 'ask') return dialect.answer(verdict);
     const deadline = Date.now() + Math.max(1_000, options.budgetMs - ANSWER_MARGIN_MS);
-    const fingerprint = fingerprintOf(options.principal.name, input);
+    // The same call (call-identity.ts: host, session, directory, shell, tool and input), from the same token.
+    const fingerprint = callFingerprint(callIdentity(input), options.principal.name);
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       const runId = `run_hook_${fingerprint}_${round}`;
       const run = (await runtime.store.getRun(runId)) ?? (await createHookRun({ ...options, input, verdict, runId, fingerprint }));
@@ -76,11 +77,6 @@ export async function answerHostCall(options: { runtime: ServerRuntime; principa
   }
 }
 
-/** The same host, session, tool and input (byte for byte, as JSON), from the same token. */
-function fingerprintOf(owner: string, input: HostInput): string {
-  return createHash('sha256').update(JSON.stringify([owner, input.host, input.sessionId, input.hostTool, input.toolInput])).digest('base64url').slice(0, 24).replace(/[-_]/g, '0');
-}
-
 /** The call as a paused run with one pending approval (or the run another identical request created at the same moment). */
 async function createHookRun(options: {
   runtime: ServerRuntime;
@@ -94,10 +90,10 @@ async function createHookRun(options: {
   const { runtime, dialect, input, verdict, runId } = options;
   const request = verdict.authorization.request;
   if (request === undefined) throw new Error('the gate asked without a request');
-  const gateContext = { sessionId: `${input.host}:${input.sessionId}`, caller: input.host };
+  const gateContext = { sessionId: `${input.host}:${input.sessionId}`, chatId: callScope(callIdentity(input)), caller: input.host };
   const call = { tool: request.tool, args: verdict.authorization.args, callId: 'call' };
   const presented = await presentRequest({ request, call, context: gateContext });
-  const where = `${dialect.title}, session ${input.sessionId}, in ${input.cwd}`;
+  const where = `${dialect.title}, session ${input.sessionId}, ${gateContext.chatId}`;
   const run = { runId, owner: options.principal.name, status: 'running' as const, mode: 'interactive' as const, sessionId: gateContext.sessionId, chatId: null, model: `hook:${input.host}`, input: `${where}: ${input.hostTool}` };
   const context = { run, policy: runtime.policy };
   let created;

@@ -1,0 +1,127 @@
+/**
+ * What a Claude Code skill runs on the model's behalf before the model sees
+ * it. A `Skill` call (skills in `.claude/skills/<name>/SKILL.md`, custom
+ * slash commands in `.claude/commands/<name>.md`, the user's in
+ * `~/.claude`, and plugins') loads the file and runs its inline shell lines
+ * — `` !`command` `` and fenced ```` ```! ```` blocks — with no PreToolUse
+ * hook of their own (measured with Claude Code 2.1.332: the only hook call
+ * is the `Skill` call itself). So the hook reads the skill first: every file
+ * that could be the one Claude Code loads, every inline command in it, each
+ * to be judged by the shell analysis and shown on the card. A skill that
+ * cannot be found or read is blocked: what it would run cannot be known.
+ */
+import path from 'node:path';
+import { readRegularFileTail } from './host-transcript.ts';
+
+/** The largest skill file read; a larger one is blocked (Claude Code itself skips some over 128 KiB). */
+const MAX_SKILL_BYTES = 1024 * 1024;
+/** How deep under the plugins directory a plugin's skills are looked for. */
+const MAX_PLUGIN_DEPTH = 7;
+/** More inline commands than this and the skill is blocked, not judged one by one. */
+const MAX_INLINE_COMMANDS = 100;
+
+export interface ResolvedSkill {
+  name: string;
+  /** Every file Claude Code could load for this name (judged together: toolgate does not guess which one wins). */
+  files: string[];
+  /** The inline commands of all of them, with the call's arguments in place. */
+  commands: string[];
+  /** A shell a file's frontmatter names (`shell:`), which runs its commands instead of the user's. */
+  shell?: string;
+}
+
+/**
+ * @example
+ * resolveSkill({ name: 'deploy', args: undefined, cwd: '/p', env: process.env })
+ * // { name: 'deploy', files: ['/p/.claude/skills/deploy/SKILL.md'], commands: ['git status'] }
+ */
+export function resolveSkill(options: { name: unknown; args: unknown; cwd: string; env: Readonly<Record<string, string | undefined>> }): ResolvedSkill | { problem: string } {
+  const { name, cwd, env } = options;
+  if (typeof name !== 'string' || !/^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}$/.test(name) || name.includes('..')) {
+    return { problem: `the skill name ${JSON.stringify(name)} is not one toolgate can look up (letters, digits, _ . : - only)` };
+  }
+  const args = typeof options.args === 'string' ? options.args : options.args === undefined ? '' : JSON.stringify(options.args);
+  const home = env.HOME ?? '/';
+  const configDirectory = env.CLAUDE_CONFIG_DIR ?? path.join(home, '.claude');
+  const candidates: string[] = [];
+  const [plugin, pluginSkill] = name.includes(':') ? [name.slice(0, name.indexOf(':')), name.slice(name.indexOf(':') + 1)] : [undefined, undefined];
+  // The project's, in the working directory and every directory above it, and the user's.
+  for (let directory = cwd; ; directory = path.dirname(directory)) {
+    candidates.push(...skillFiles(path.join(directory, '.claude'), name));
+    if (path.dirname(directory) === directory) break;
+  }
+  candidates.push(...skillFiles(configDirectory, name));
+  if (plugin !== undefined && pluginSkill !== undefined) candidates.push(...pluginSkillFiles(path.join(configDirectory, 'plugins'), plugin, pluginSkill));
+  const files = [...new Set(candidates)].filter((file) => readRegularFileTail(file, 1) !== undefined);
+  if (files.length === 0) {
+    return { problem: `the skill ${name} was not found where Claude Code keeps skills and commands (.claude/skills, .claude/commands here and above, ${configDirectory}, its plugins), so what it runs cannot be read beforehand` };
+  }
+  const commands: string[] = [];
+  let shell: string | undefined;
+  for (const file of files) {
+    const text = readRegularFileTail(file, MAX_SKILL_BYTES + 1);
+    if (text === undefined) return { problem: `the skill file ${file} could not be read` };
+    if (Buffer.byteLength(text) > MAX_SKILL_BYTES) return { problem: `the skill file ${file} is larger than ${MAX_SKILL_BYTES} bytes` };
+    commands.push(...inlineCommands(text).map((command) => withArguments(command, args)));
+    shell ??= frontmatterShell(text);
+  }
+  if (commands.length > MAX_INLINE_COMMANDS) return { problem: `the skill ${name} has more than ${MAX_INLINE_COMMANDS} inline commands` };
+  return { name, files, commands, ...(shell === undefined ? {} : { shell }) };
+}
+
+/** `<base>/skills/<name>/SKILL.md` and `<base>/commands/<name>.md` (a `:` in a command's name is a subdirectory). */
+function skillFiles(base: string, name: string): string[] {
+  return [path.join(base, 'skills', name, 'SKILL.md'), path.join(base, 'commands', `${name.replaceAll(':', path.sep)}.md`)];
+}
+
+/** A plugin's `skills/<skill>/SKILL.md` or `commands/<skill>.md`, anywhere under the plugins directory below a directory named for the plugin. */
+function pluginSkillFiles(root: string, plugin: string, skill: string): string[] {
+  const { readdirSync } = process.getBuiltinModule('node:fs');
+  const found: string[] = [];
+  const walk = (directory: string, depth: number, underPlugin: boolean): void => {
+    if (depth > MAX_PLUGIN_DEPTH) return;
+    let entries: Array<{ name: string; isDirectory(): boolean }>;
+    try {
+      entries = readdirSync(directory, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (underPlugin) found.push(...skillFiles(directory, skill));
+    for (const entry of entries) if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(path.join(directory, entry.name), depth + 1, underPlugin || entry.name === plugin);
+  };
+  walk(root, 0, false);
+  return found;
+}
+
+/**
+ * The inline shell commands of a skill's text: `` !`…` `` anywhere, and the
+ * bodies of ```` ```! ```` fenced blocks. Read wider than Claude Code may
+ * (a `!` inside a code example counts too): a command too many is judged,
+ * never one too few.
+ *
+ * @example
+ * inlineCommands('Status: !`git status`\n```!\nnpm test\n```') // ['git status', 'npm test']
+ */
+export function inlineCommands(text: string): string[] {
+  const commands: string[] = [];
+  const fenced = /^[ \t]*(`{3,}|~{3,})!.*\n([\s\S]*?)^[ \t]*\1[ \t]*$/gm;
+  for (const match of text.matchAll(fenced)) commands.push(match[2]!.replace(/\n$/, ''));
+  for (const match of text.replace(fenced, '').matchAll(/!`([^`]+)`/g)) commands.push(match[1]!);
+  return commands.map((command) => command.trim()).filter((command) => command !== '');
+}
+
+/** `$ARGUMENTS` (and `${ARGUMENTS}`, `$ARGUMENTS[n]`, `$n`) as Claude Code puts the call's arguments into a skill before it runs. */
+function withArguments(command: string, args: string): string {
+  const words = args.trim() === '' ? [] : args.trim().split(/\s+/);
+  return command
+    .replace(/\$ARGUMENTS\[(\d+)\]/g, (_whole, index: string) => words[Number(index)] ?? '')
+    .replace(/\$\{ARGUMENTS\}|\$ARGUMENTS/g, () => args)
+    .replace(/\$(\d)/g, (_whole, index: string) => words[Number(index) - 1] ?? '');
+}
+
+/** The `shell:` of a skill's YAML frontmatter, when it has one. */
+function frontmatterShell(text: string): string | undefined {
+  const frontmatter = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1];
+  const shell = frontmatter === undefined ? undefined : /^shell:\s*["']?([^"'\s#]+)/m.exec(frontmatter)?.[1];
+  return shell;
+}
