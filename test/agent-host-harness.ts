@@ -103,6 +103,8 @@ export async function runHostSession(options: {
   onFailure?: 'block' | 'continue' | null;
   httpUrl?: string;
   permissionMode?: string;
+  /** Claude Code: the hook in managed settings, in a mount namespace of the session's own (agent-host-session.ts). */
+  managedHook?: boolean;
   /** The CLI to run, when not the pinned one (an older release). */
   cli?: string;
 }): Promise<HostSessionResult> {
@@ -127,10 +129,11 @@ export async function runHostSession(options: {
     ...(options.permissionMode === undefined ? {} : { permissionMode: options.permissionMode }),
     ...(options.calls === undefined ? {} : { calls: options.calls }),
     ...(options.shell === undefined ? {} : { shell: options.shell }),
+    ...(options.managedHook === undefined ? {} : { managedHook: options.managedHook }),
   };
   const specFile = path.join(project.home, 'spec.json');
   writeFileSync(specFile, JSON.stringify(spec));
-  const child = spawn('unshare', ['-n', NODE, path.join(ROOT, 'test/agent-host-session.ts'), specFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('unshare', [...(options.managedHook === true ? ['-n', '-m'] : ['-n']), NODE, path.join(ROOT, 'test/agent-host-session.ts'), specFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

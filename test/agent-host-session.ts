@@ -66,6 +66,14 @@ export interface HostSessionSpec {
   httpUrl?: string;
   /** Claude Code's `--permission-mode` (bypassPermissions: the hook is the only gate). */
   permissionMode?: string;
+  /**
+   * Claude Code: the hook in its managed settings (/etc/claude-code, as
+   * `toolgate install claude-code --scope managed` writes it) instead of
+   * `--settings`. The session then runs in a mount namespace of its own
+   * (`unshare -m`), where a copy of /etc with that file is bound over /etc:
+   * the machine's own /etc is never touched.
+   */
+  managedHook?: boolean;
 }
 
 export interface HostSessionResult {
@@ -258,7 +266,17 @@ function claudeSetup(spec: HostSessionSpec, port: number, serverUrl: string | un
     url !== undefined
       ? { type: 'http', url: url, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: spec.hookTimeoutSeconds, ...onFailure }
       : { type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds, ...onFailure };
-  writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [handler] }] } }, null, 2));
+  const hooks = { hooks: { PreToolUse: [{ matcher: '*', hooks: [handler] }] } };
+  writeFileSync(settings, JSON.stringify(spec.managedHook === true ? {} : hooks, null, 2));
+  if (spec.managedHook === true) {
+    // In this session's own mount namespace only (the caller ran `unshare -n -m`): /etc is a copy with Claude Code's managed settings in it.
+    const etc = path.join(spec.home, 'etc');
+    execFileSync('cp', ['-a', '/etc', etc]);
+    mkdirSync(path.join(etc, 'claude-code'), { recursive: true });
+    writeFileSync(path.join(etc, 'claude-code', 'managed-settings.json'), JSON.stringify(hooks, null, 2));
+    execFileSync('mount', ['--make-rprivate', '/']);
+    execFileSync('mount', ['--bind', etc, '/etc']);
+  }
   const args = ['-p', spec.prompt, '--output-format', 'json', '--settings', settings, '--model', 'claude-sonnet-4-5', ...(spec.permissionMode === undefined ? [] : ['--permission-mode', spec.permissionMode])];
   if (spec.mcpServers !== undefined) {
     const mcp = path.join(spec.home, 'mcp.json');

@@ -418,3 +418,17 @@ describe('Codex: a program the model can type into (write_stdin, which Codex doe
     expect(result.toolResults[0]).toContain("python3 with no program to run reads a program from its input: whatever the model types into it later (Codex's write_stdin) runs with no hook");
   });
 });
+
+describe("A repository's disableAllHooks, with the real Claude Code (issue 52)", () => {
+  it.each(['.claude/settings.json', '.claude/settings.local.json'])('%s: a hook outside managed settings does not run (rm -rf runs); one in managed settings still blocks it', { timeout: 120_000 }, async (repositoryFile) => {
+    const files = { 'victim/keep.txt': 'keep\n', [repositoryFile]: JSON.stringify({ disableAllHooks: true }) };
+    const outside = project({ files });
+    expectOffline(await runHostSession({ host: 'claude-code', project: outside, call: shellCall('claude-code', 'rm -rf victim'), permissionMode: 'bypassPermissions' }));
+    expect(existsSync(path.join(outside.directory, 'victim/keep.txt')), 'the repository did not switch the hook off: the test shows nothing').toBe(false);
+    const managed = project({ files });
+    const result = await runHostSession({ host: 'claude-code', project: managed, call: shellCall('claude-code', 'rm -rf victim'), permissionMode: 'bypassPermissions', managedHook: true });
+    expectOffline(result);
+    expect(existsSync(path.join(managed.directory, 'victim/keep.txt'))).toBe(true);
+    expect(result.toolResult).toContain('rm is blocked in this project');
+  });
+});

@@ -278,3 +278,64 @@ describe('the hook toolgate install writes, run by the real Claude Code', () => 
     expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
   });
 });
+
+describe("A repository's own settings that switch the hook off (issue 52)", () => {
+  it.each(['.claude/settings.json', '.claude/settings.local.json'])("Claude Code: %s with disableAllHooks makes doctor say NOT LIVE, naming the file; install refuses beside it; a managed-scope hook survives it", async (repositoryFile) => {
+    const { project, home, env } = place();
+    const managed = path.join(home, 'managed');
+    const withManaged = { ...env, TOOLGATE_CLAUDE_MANAGED_DIR: managed };
+    expect((await runCli(['install', 'claude-code', '--scope', 'user'], { cwd: project, env: withManaged })).code).toBe(0);
+    mkdirSync(path.join(project, '.claude'), { recursive: true });
+    writeFileSync(path.join(project, repositoryFile), JSON.stringify({ disableAllHooks: true }));
+
+    const doctor = await runCli(['doctor'], { cwd: project, env: withManaged });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(new RegExp(`claude-code\\s+NOT LIVE: .*settings\\.json: .*${path.join(project, repositoryFile).replaceAll('.', '\\.')} sets disableAllHooks .*the hook does not run here`));
+    const refused = await runCli(['install', 'claude-code'], { cwd: project, env: withManaged });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${path.join(project, repositoryFile)} sets disableAllHooks`);
+    expect(refused.stderr).toContain('install with --scope managed');
+    expect(existsSync(path.join(project, '.claude', 'settings.json')) && JSON.stringify(settingsOf(path.join(project, '.claude', 'settings.json'))).includes('toolgate')).toBe(false);
+
+    const installed = await runCli(['install', 'claude-code', '--scope', 'managed', '--managed-hooks-only'], { cwd: project, env: withManaged });
+    expect(installed.code, installed.stderr).toBe(0);
+    const written = settingsOf(path.join(managed, 'managed-settings.json'));
+    expect(written).toMatchObject({ allowManagedHooksOnly: true, hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', onFailure: 'block' }] }] } });
+    const after = await runCli(['doctor', '--json'], { cwd: project, env: withManaged });
+    const states = (JSON.parse(after.stdout).hosts as Array<{ file: string; state: string }>).filter((check) => check.state !== 'absent' && check.state !== 'none');
+    expect(states).toEqual([
+      expect.objectContaining({ file: path.join(managed, 'managed-settings.json'), state: 'live' }),
+      // The user's hook: the repository's key, and now managed settings' allowManagedHooksOnly too.
+      expect.objectContaining({ file: path.join(home, '.claude', 'settings.json'), state: 'switched_off', detail: expect.stringContaining('allowManagedHooksOnly') }),
+    ]);
+  });
+
+  it('Claude Code: managed settings that switch every hook off reach a managed hook too; "false" is not on', async () => {
+    const { project, home, env } = place();
+    const managed = path.join(home, 'managed');
+    const withManaged = { ...env, TOOLGATE_CLAUDE_MANAGED_DIR: managed };
+    expect((await runCli(['install', 'claude-code', '--scope', 'managed'], { cwd: project, env: withManaged })).code).toBe(0);
+    mkdirSync(path.join(project, '.claude'));
+    writeFileSync(path.join(project, '.claude', 'settings.json'), JSON.stringify({ disableAllHooks: 'false' }));
+    expect((await runCli(['doctor'], { cwd: project, env: withManaged })).stdout).toMatch(/claude-code\s+live: /);
+    mkdirSync(path.join(managed, 'managed-settings.d'));
+    writeFileSync(path.join(managed, 'managed-settings.d', '50-quiet.json'), JSON.stringify({ disableAllHooks: true }));
+    const doctor = await runCli(['doctor'], { cwd: project, env: withManaged });
+    expect(doctor.stdout).toMatch(/claude-code\s+NOT LIVE: .*managed-settings\.d\/50-quiet\.json sets disableAllHooks \(managed settings turn off every hook, managed ones too\)/);
+  });
+
+  it("Codex: a project's .codex/config.toml with codex_hooks = false makes doctor say NOT LIVE, and install refuses; one that is not TOML is reported too", async () => {
+    const { project, home, env } = place();
+    const codexEnv = { ...env, CODEX_HOME: path.join(home, 'codex-home'), TOOLGATE_CLAUDE_MANAGED_DIR: path.join(home, 'managed') };
+    expect((await runCli(['install', 'codex'], { cwd: project, env: codexEnv })).code).toBe(0);
+    mkdirSync(path.join(project, '.codex'));
+    writeFileSync(path.join(project, '.codex', 'config.toml'), '# the repository\'s own\n[features]\ncodex_hooks = false\n');
+    const doctor = await runCli(['doctor'], { cwd: project, env: codexEnv });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/codex\s+NOT LIVE: .*\.codex\/config\.toml sets features\.codex_hooks \(codex_hooks = false turns off every Codex hook\)/);
+    const refused = await runCli(['install', 'codex', '--timeout', '300'], { cwd: project, env: codexEnv });
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('.codex/config.toml sets features.codex_hooks') });
+    writeFileSync(path.join(project, '.codex', 'config.toml'), '[features\ncodex_hooks = ');
+    expect((await runCli(['doctor'], { cwd: project, env: codexEnv })).stdout).toMatch(/codex\s+NOT LIVE: .*\.codex\/config\.toml sets \(the whole file\) \(it is not TOML toolgate can read/);
+  });
+});

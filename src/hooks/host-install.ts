@@ -13,16 +13,18 @@ import { quoteShellWord } from '../core/quote-shell-word.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { DOCTOR_PROBE_TOOL, type HostName } from './host-call.ts';
+import { claudeHookSwitches, claudeManagedDirectory, codexHookSwitches, type HookSwitchOff } from './host-settings-layers.ts';
 
-export type InstallScope = 'project' | 'user';
+export type InstallScope = 'project' | 'user' | 'managed';
 
 /** Where the host reads its PreToolUse hooks for `scope`. Throws for a scope the host has not. */
 export function hostConfigFile(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>> }): string {
   const home = options.env.HOME ?? os.homedir();
   if (options.host === 'claude-code') {
+    if (options.scope === 'managed') return path.join(claudeManagedDirectory(options.env), 'managed-settings.json');
     return options.scope === 'project' ? path.join(options.cwd, '.claude', 'settings.json') : path.join(options.env.CLAUDE_CONFIG_DIR ?? path.join(home, '.claude'), 'settings.json');
   }
-  if (options.scope === 'project') throw new HostConfigError('Codex reads its hooks from $CODEX_HOME/hooks.json only: use --scope user');
+  if (options.scope !== 'user') throw new HostConfigError('Codex reads its hooks from $CODEX_HOME/hooks.json only: use --scope user');
   return path.join(options.env.CODEX_HOME ?? path.join(home, '.codex'), 'hooks.json');
 }
 
@@ -153,12 +155,12 @@ function textOf(config: Record<string, unknown>): string {
  * @example
  * const plan = planInstall({ file, text: existing, host: 'codex', handler: toolgateHandler({ host: 'codex', target: { command }, timeoutSeconds: 600 }) });
  */
-export function planInstall(options: { file: string; text: string | undefined; host: HostName; handler: HookHandler }): { text: string; changed: boolean; replaced: number } {
+export function planInstall(options: { file: string; text: string | undefined; host: HostName; handler: HookHandler; settings?: Record<string, unknown> }): { text: string; changed: boolean; replaced: number } {
   const config = readConfig(options.file, options.text);
   const { config: without, removed } = withoutToolgate(config, options.host);
   const hooks = (without.hooks as Record<string, unknown> | undefined) ?? {};
   const groups = (hooks.PreToolUse as HookGroup[] | undefined) ?? [];
-  const next = { ...without, hooks: { ...hooks, PreToolUse: [...groups, { matcher: '*', hooks: [options.handler] }] } };
+  const next = { ...without, ...options.settings, hooks: { ...hooks, PreToolUse: [...groups, { matcher: '*', hooks: [options.handler] }] } };
   const text = textOf(next);
   const changed = options.text === undefined || JSON.stringify(readConfig(options.file, options.text)) !== JSON.stringify(next);
   return { text, changed, replaced: removed };
@@ -180,9 +182,10 @@ export interface HostHookCheck {
    * host would ignore it and decide on its own; `untrusted`: it answers,
    * but Codex has not trusted it, so Codex skips it; `fails_open`: it
    * answers, but should it fail, Claude Code runs the call (no
-   * `onFailure: "block"`).
+   * `onFailure: "block"`); `switched_off`: another settings file the host
+   * reads here (a repository's own, often) turns it off.
    */
-  state: 'absent' | 'none' | 'live' | 'blocking' | 'broken' | 'untrusted' | 'fails_open';
+  state: 'absent' | 'none' | 'live' | 'blocking' | 'broken' | 'untrusted' | 'fails_open' | 'switched_off';
   detail: string;
   command?: string;
   probeMs?: number;
@@ -196,7 +199,7 @@ export interface HostHookCheck {
  * @example
  * const check = await checkHostHook({ host: 'claude-code', file: '.claude/settings.json', cwd: process.cwd() });
  */
-export async function checkHostHook(options: { host: HostName; file: string; cwd: string; env?: Readonly<Record<string, string | undefined>>; searchPath?: string | undefined }): Promise<HostHookCheck[]> {
+export async function checkHostHook(options: { host: HostName; file: string; scope?: InstallScope; cwd: string; env?: Readonly<Record<string, string | undefined>>; searchPath?: string | undefined }): Promise<HostHookCheck[]> {
   const { host, file } = options;
   if (!existsSync(file)) return [{ host, file, state: 'absent', detail: 'no such file' }];
   let config: Record<string, unknown>;
@@ -217,9 +220,27 @@ export async function checkHostHook(options: { host: HostName; file: string; cwd
       continue;
     }
     const check = http ? await checkHttpHandler({ ...options, handler, base }) : await checkCommandHandler({ ...options, handler, base });
-    checks.push(failsOpen(handler, check));
+    checks.push(switchedOff(failsOpen(handler, check), hookSwitches({ host, scope: options.scope ?? 'user', cwd: options.cwd, env: options.env ?? process.env })));
   }
   return checks;
+}
+
+/**
+ * The settings the host reads in `cwd` that turn off a hook of `scope`
+ * (host-settings-layers.ts): for Claude Code, `disableAllHooks` anywhere
+ * reaches every hook but managed ones, and managed settings' own switches
+ * reach all; for Codex, `codex_hooks = false` reaches all.
+ */
+export function hookSwitches(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>> }): HookSwitchOff[] {
+  if (options.host === 'codex') return codexHookSwitches(options);
+  return claudeHookSwitches(options).filter((found) => found.reach === 'all' || options.scope !== 'managed');
+}
+
+/** A hook another settings file turns off does not run, whatever its probe said. */
+function switchedOff(check: HostHookCheck, switches: readonly HookSwitchOff[]): HostHookCheck {
+  if (switches.length === 0 || check.state === 'broken') return check;
+  const said = switches.map((found) => `${found.file} sets ${found.key} (${found.detail})`).join('; ');
+  return { ...check, state: 'switched_off', detail: `${said}: the hook does not run here, and the host decides every call on its own${check.host === 'claude-code' ? '. A hook in managed settings (toolgate install claude-code --scope managed, as root) survives a repository\'s disableAllHooks' : ''}` };
 }
 
 /** A live hook of a host that can block on a failed hook by itself, without the setting: should it fail, the host runs the call. */

@@ -29,15 +29,21 @@ is used if there is one; otherwise the built-in default policy that
 sandbox.os: preferred). Only the tools the policy declares are reported: the
 file tools with an fs section, the shell tool with a shell section.
 
-Then every agent host with toolgate's hook (Claude Code's .claude/settings.json
-here and in ~/.claude, Codex's $CODEX_HOME/hooks.json): whether the hook is
-live — the file parses, its matcher is "*", its program exists and runs, and
+Then every agent host with toolgate's hook (Claude Code's managed settings,
+.claude/settings.json here and ~/.claude's, Codex's $CODEX_HOME/hooks.json):
+whether the hook is live — the file parses, its matcher is "*", its program exists and runs, and
 a probe call (a tool named toolgate_doctor_probe, which runs nothing) is
 answered within the hook's timeout (Claude Code's http hook: the probe is
 posted with its headers, TOOLGATE_TOKEN from this environment). A host runs
 every call when its hook fails, so one that is not live is NOT OK, and so is
 a Claude Code hook without "onFailure": "block" (FAILS OPEN: Claude Code
-2.1.295 and later block by themselves on a failed hook only with it).
+2.1.295 and later block by themselves on a failed hook only with it). So is
+a hook another settings file the host reads here turns off, the file and
+key named: Claude Code's disableAllHooks in managed, user, project
+(.claude/settings.json) or local (.claude/settings.local.json) settings
+(managed hooks survive all but the managed one), allowManagedHooksOnly in
+managed settings; Codex's [features] codex_hooks = false in its
+config.toml or the project's .codex/config.toml.
 
 The last line says OK only when every check passed; WARNING when the
 requirement is met but something failed (no OS sandbox, and the policy lets
@@ -119,8 +125,8 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
   if (!node.ok) problems.push(`Node ${node.version} is too old: toolgate needs ${MINIMUM_NODE_MAJOR} or later`);
   if (!requirementMet) problems.push('the policy\'s sandbox requirement cannot be met here');
   // Agent hosts with toolgate's hook: is it really live (a host ignores a hook that fails, and runs every call)?
-  const hosts = (await Promise.all(HOST_LOCATIONS.map(({ host, scope }) => checkHostHook({ host, file: hostConfigFile({ host, scope, cwd: io.cwd, env: io.env }), cwd: io.cwd, env: io.env, searchPath: io.env.PATH })))).flat();
-  for (const check of hosts) if (check.state === 'broken' || check.state === 'blocking' || check.state === 'untrusted' || check.state === 'fails_open') problems.push(`the ${check.host} hook in ${check.file} is not live (${check.state})`);
+  const hosts = (await Promise.all(HOST_LOCATIONS.map(({ host, scope }) => checkHostHook({ host, scope, file: hostConfigFile({ host, scope, cwd: io.cwd, env: io.env }), cwd: io.cwd, env: io.env, searchPath: io.env.PATH })))).flat();
+  for (const check of hosts) if (check.state === 'broken' || check.state === 'blocking' || check.state === 'untrusted' || check.state === 'fails_open' || check.state === 'switched_off') problems.push(`the ${check.host} hook in ${check.file} is not live (${check.state})`);
   const warnings: string[] = [];
   if (!detection.available && requirementMet) {
     warnings.push(confines ? `no OS sandbox here: the policy lets ${toolsPhrase(policy.tools)} run without one` : 'no OS sandbox here (the policy declares no file or shell tools for it to confine)');
@@ -184,6 +190,7 @@ interface DeclaredTools {
 
 /** Where doctor looks for toolgate's hook: every place a host reads hooks from. */
 const HOST_LOCATIONS: ReadonlyArray<{ host: HostName; scope: InstallScope }> = [
+  { host: 'claude-code', scope: 'managed' },
   { host: 'claude-code', scope: 'project' },
   { host: 'claude-code', scope: 'user' },
   { host: 'codex', scope: 'user' },
@@ -192,7 +199,7 @@ const HOST_LOCATIONS: ReadonlyArray<{ host: HostName; scope: InstallScope }> = [
 function describeHosts(hosts: readonly HostHookCheck[]): string[] {
   const installed = hosts.filter((check) => check.state !== 'absent' && check.state !== 'none');
   if (installed.length === 0) return ['Hosts          no agent host has toolgate\'s hook (toolgate install claude-code | codex)'];
-  const label: Record<HostHookCheck['state'], string> = { live: 'live', blocking: 'BLOCKS EVERY CALL', broken: 'NOT LIVE', untrusted: 'NOT TRUSTED BY CODEX', fails_open: 'FAILS OPEN', absent: 'absent', none: 'none' };
+  const label: Record<HostHookCheck['state'], string> = { live: 'live', blocking: 'BLOCKS EVERY CALL', broken: 'NOT LIVE', untrusted: 'NOT TRUSTED BY CODEX', fails_open: 'FAILS OPEN', switched_off: 'NOT LIVE', absent: 'absent', none: 'none' };
   return ['Hosts', ...installed.map((check) => `  ${check.host.padEnd(12)} ${label[check.state]}: ${check.file}: ${sanitizeTerminalText(check.detail, { collapse: true })}`)];
 }
 

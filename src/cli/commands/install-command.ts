@@ -6,7 +6,7 @@ import { findPolicyFile } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostName } from '../../hooks/host-call.ts';
 import { loginShell } from '../../hooks/host-dialect.ts';
-import { HostConfigError, hookCommandLine, hostConfigFile, planInstall, planUninstall, toolgateHandler, type InstallScope } from '../../hooks/host-install.ts';
+import { HostConfigError, hookCommandLine, hookSwitches, hostConfigFile, planInstall, planUninstall, toolgateHandler, type InstallScope } from '../../hooks/host-install.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
@@ -14,7 +14,7 @@ import { parseCommandLine } from '../parse-command-line.ts';
 const HOSTS: readonly HostName[] = ['claude-code', 'codex'];
 
 export const INSTALL_HELP = `Usage:
-  toolgate install <host> [--scope project|user] [--policy FILE] [--timeout SECONDS] [--dry-run]
+  toolgate install <host> [--scope project|user|managed] [--policy FILE] [--timeout SECONDS] [--dry-run]
   toolgate install <host> --approver server --server URL [--scope ...] [--timeout SECONDS] [--dry-run]
   toolgate install claude-code --approver server --server URL --http [...]
 
@@ -26,11 +26,16 @@ and touches nothing else in the file.
 Hosts and where their hooks go:
   claude-code   --scope project (default): .claude/settings.json here
                 --scope user: $CLAUDE_CONFIG_DIR/settings.json (~/.claude)
+                --scope managed (root): Claude Code's managed settings
+                (/etc/claude-code/managed-settings.json), which no
+                repository's settings can switch off
   codex         $CODEX_HOME/hooks.json (~/.codex); Codex runs it only once it
                 is trusted (its hook review) or with --dangerously-bypass-hook-trust
 
 Options:
-  --scope S         project or user (see above)
+  --scope S         project, user or managed (see above)
+  --managed-hooks-only  (--scope managed) also write allowManagedHooksOnly:
+                    true, so that no hook outside managed settings runs
   --policy FILE     the policy the hook judges with (default: toolgate.yaml
                     here); not with --approver server (the server's is used)
   --approver A      host (default: the host's own prompt) or server
@@ -46,6 +51,12 @@ Options:
   --dry-run         show the change, write nothing
   -h, --help        this help
 
+Install refuses to write a hook that another settings file the host reads
+here turns off (Claude Code's disableAllHooks, in a repository's own
+.claude/settings.json or settings.local.json too; Codex's [features]
+codex_hooks = false), naming the file and the key: remove it first, or, for
+Claude Code, install with --scope managed, which only managed settings reach.
+
 Claude Code's hook is written with "onFailure": "block": Claude Code 2.1.295
 and later then block a call themselves when the hook fails (killed, past its
 timeout, its server down), where they would otherwise run it. toolgate's own
@@ -60,7 +71,7 @@ Exit codes:
   1  the host's configuration could not be read or written (the file says why)
 `;
 
-export const UNINSTALL_HELP = `Usage: toolgate uninstall <host> [--scope project|user] [--dry-run]
+export const UNINSTALL_HELP = `Usage: toolgate uninstall <host> [--scope project|user|managed] [--dry-run]
 
 Takes toolgate's hook (toolgate hook <host>) out of the host's configuration
 (see toolgate install --help for where), showing the change first, and
@@ -82,13 +93,13 @@ function parse(argv: string[], install: boolean) {
       scope: { type: 'string' },
       'dry-run': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
-      ...(install ? { policy: { type: 'string' }, approver: { type: 'string' }, server: { type: 'string' }, timeout: { type: 'string' }, http: { type: 'boolean' } } : {}),
+      ...(install ? { policy: { type: 'string' }, approver: { type: 'string' }, server: { type: 'string' }, timeout: { type: 'string' }, http: { type: 'boolean' }, 'managed-hooks-only': { type: 'boolean' } } : {}),
     } as const,
   });
   if (host === undefined || host === '-h' || host === '--help') return { help: true as const };
   if (!HOSTS.includes(host as HostName)) throw new UsageError(`unknown host ${JSON.stringify(host)} (hosts: ${HOSTS.join(', ')})`);
   const scope = (values.scope ?? (host === 'codex' ? 'user' : 'project')) as string;
-  if (scope !== 'project' && scope !== 'user') throw new UsageError(`--scope must be project or user, not ${JSON.stringify(scope)}`);
+  if (scope !== 'project' && scope !== 'user' && scope !== 'managed') throw new UsageError(`--scope must be project, user or managed, not ${JSON.stringify(scope)}`);
   // Said before anything else is checked: there is no such place to install to.
   try {
     hostConfigFile({ host: host as HostName, scope, cwd: '/', env: {} });
@@ -134,7 +145,23 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
   const httpUrl = () => `${String(values.server).replace(/\/+$/, '')}/hooks/${host}?timeout=${timeout}${shell === undefined ? '' : `&shell=${encodeURIComponent(shell)}`}`;
   const target = values.http === true ? { url: httpUrl() } : { command: hookCommandLine([process.execPath, BIN, ...args]) };
   const handler = toolgateHandler({ host, target, timeoutSeconds: timeout });
-  return change({ io, host, scope, dryRun: values['dry-run'] === true, plan: (file, text) => planInstall({ file, text, host, handler }), install: true });
+  const managedOnly = values['managed-hooks-only'] === true;
+  if (managedOnly && scope !== 'managed') throw new UsageError('--managed-hooks-only goes with --scope managed');
+  // A hook another settings file turns off here would not run: said, and nothing written.
+  const switches = hookSwitches({ host, scope, cwd: io.cwd, env: io.env });
+  if (switches.length > 0) {
+    const said = switches.map((found) => `${found.file} sets ${found.key} (${found.detail})`).join('; ');
+    io.stderr.write(`toolgate install: ${sanitizeTerminalText(said, { collapse: true })}: a hook installed ${scope === 'managed' ? 'in managed settings' : `with --scope ${scope}`} would not run here. ${host === 'claude-code' && scope !== 'managed' ? 'Remove the key, or install with --scope managed (as root), which only managed settings reach' : 'Remove the key first'}\n`);
+    return 1;
+  }
+  return change({
+    io,
+    host,
+    scope,
+    dryRun: values['dry-run'] === true,
+    plan: (file, text) => planInstall({ file, text, host, handler, ...(managedOnly ? { settings: { allowManagedHooksOnly: true } } : {}) }),
+    install: true,
+  });
 }
 
 /**
@@ -200,7 +227,8 @@ async function change(options: {
   try {
     writeAtomically(file, planned.text);
   } catch (error) {
-    io.stderr.write(`toolgate ${options.install ? 'install' : 'uninstall'}: could not write ${file}: ${safe((error as Error).message)}\n`);
+    const asRoot = options.scope === 'managed' && ['EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '') ? ' (managed settings are written as root: run it with sudo)' : '';
+    io.stderr.write(`toolgate ${options.install ? 'install' : 'uninstall'}: could not write ${file}: ${safe((error as Error).message)}${asRoot}\n`);
     return 1;
   }
   io.stdout.write(`${options.install ? 'wrote' : 'removed toolgate\'s hook from'} ${file}${planned.replaced > 0 && options.install ? ` (replacing toolgate's earlier hook)` : ''}\n`);

@@ -1,0 +1,154 @@
+/**
+ * What in a host's other settings switches toolgate's hook off. A hook in
+ * one file is live only if no other file the host reads for that directory
+ * turns it off — and some of those files belong to the repository:
+ *
+ * - Claude Code merges managed (`/etc/claude-code/managed-settings.json` and
+ *   `managed-settings.d/*.json`), user (`~/.claude/settings.json`), project
+ *   (`.claude/settings.json`) and local (`.claude/settings.local.json`)
+ *   settings. `disableAllHooks: true` in any layer but managed turns off
+ *   every hook outside managed settings, a user-scope one too (measured with
+ *   2.1.332: a repository's own `.claude/settings.json` or
+ *   `settings.local.json` saying so let `rm -rf` run past toolgate's hook);
+ *   in managed settings it turns off all of them. `allowManagedHooksOnly` in
+ *   managed settings turns off every other hook.
+ * - Codex reads `$CODEX_HOME/config.toml` and, in a project it trusts, the
+ *   project's `.codex/config.toml`; `[features] codex_hooks = false` in
+ *   either turns its hooks off (measured with 0.171: a repository's own
+ *   `.codex/config.toml` saying so, and the hook did not run). A project's
+ *   `.codex/hooks.json` adds hooks; it does not take toolgate's away.
+ */
+import { readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { readRegularFileTail } from './host-transcript.ts';
+
+/** The largest settings file read. */
+const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
+
+export type ClaudeSettingsScope = 'managed' | 'user' | 'project' | 'local';
+
+/** One setting that turns a hook off: where, which key, and what it does. */
+export interface HookSwitchOff {
+  file: string;
+  key: string;
+  /** Which hooks it turns off: all of them, or all but the managed ones. */
+  reach: 'all' | 'not-managed';
+  detail: string;
+}
+
+/**
+ * Where Claude Code reads managed settings on this platform; the
+ * `TOOLGATE_CLAUDE_MANAGED_DIR` environment variable points elsewhere (a
+ * test's, or a machine whose managed settings live elsewhere).
+ */
+export function claudeManagedDirectory(env: Readonly<Record<string, string | undefined>>): string {
+  if (env.TOOLGATE_CLAUDE_MANAGED_DIR !== undefined && env.TOOLGATE_CLAUDE_MANAGED_DIR !== '') return env.TOOLGATE_CLAUDE_MANAGED_DIR;
+  if (process.platform === 'darwin') return '/Library/Application Support/ClaudeCode';
+  if (process.platform === 'win32') return 'C:\\Program Files\\ClaudeCode';
+  return '/etc/claude-code';
+}
+
+/**
+ * Every settings file Claude Code reads for `cwd`, with its scope: managed
+ * (the file and its drop-in directory), the user's, and the project's and
+ * local ones in `cwd` and every directory above it (read wider than Claude
+ * Code may: a switch too many is reported, never one too few).
+ */
+export function claudeSettingsFiles(options: { cwd: string; env: Readonly<Record<string, string | undefined>> }): Array<{ scope: ClaudeSettingsScope; file: string }> {
+  const managed = claudeManagedDirectory(options.env);
+  const files: Array<{ scope: ClaudeSettingsScope; file: string }> = [{ scope: 'managed', file: path.join(managed, 'managed-settings.json') }];
+  try {
+    const dropIns = readdirSync(path.join(managed, 'managed-settings.d')).filter((name) => name.endsWith('.json')).sort();
+    files.push(...dropIns.map((name) => ({ scope: 'managed' as const, file: path.join(managed, 'managed-settings.d', name) })));
+  } catch {
+    // No drop-in directory.
+  }
+  const home = options.env.HOME ?? os.homedir();
+  files.push({ scope: 'user', file: path.join(options.env.CLAUDE_CONFIG_DIR ?? path.join(home, '.claude'), 'settings.json') });
+  for (let directory = path.resolve(options.cwd); ; directory = path.dirname(directory)) {
+    files.push({ scope: 'project', file: path.join(directory, '.claude', 'settings.json') }, { scope: 'local', file: path.join(directory, '.claude', 'settings.local.json') });
+    if (path.dirname(directory) === directory) break;
+  }
+  return files;
+}
+
+/**
+ * The settings that turn Claude Code's hooks off for `cwd`.
+ *
+ * @example
+ * claudeHookSwitches({ cwd: '/repo', env: process.env })
+ * // [{ file: '/repo/.claude/settings.local.json', key: 'disableAllHooks', reach: 'not-managed', detail: '…' }]
+ */
+export function claudeHookSwitches(options: { cwd: string; env: Readonly<Record<string, string | undefined>> }): HookSwitchOff[] {
+  const switches: HookSwitchOff[] = [];
+  for (const { scope, file } of claudeSettingsFiles(options)) {
+    const settings = readJsonObject(file);
+    if (settings === undefined) continue;
+    if (isOn(settings.disableAllHooks)) {
+      switches.push(
+        scope === 'managed'
+          ? { file, key: 'disableAllHooks', reach: 'all', detail: 'managed settings turn off every hook, managed ones too' }
+          : { file, key: 'disableAllHooks', reach: 'not-managed', detail: `${scope} settings turn off every hook outside managed settings (a user-scope one too); only a hook in managed settings survives it` },
+      );
+    }
+    if (scope === 'managed' && isOn(settings.allowManagedHooksOnly)) {
+      switches.push({ file, key: 'allowManagedHooksOnly', reach: 'not-managed', detail: 'managed settings allow only the hooks they define themselves' });
+    }
+  }
+  return switches;
+}
+
+/** Every config.toml Codex reads for `cwd`: the system's, `$CODEX_HOME`'s, and a project's `.codex/config.toml` in `cwd` and above. */
+export function codexConfigFiles(options: { cwd: string; env: Readonly<Record<string, string | undefined>> }): string[] {
+  const home = options.env.HOME ?? os.homedir();
+  const files = ['/etc/codex/config.toml', '/etc/codex/managed_config.toml', path.join(options.env.CODEX_HOME ?? path.join(home, '.codex'), 'config.toml')];
+  for (let directory = path.resolve(options.cwd); ; directory = path.dirname(directory)) {
+    files.push(path.join(directory, '.codex', 'config.toml'));
+    if (path.dirname(directory) === directory) break;
+  }
+  return [...new Set(files)];
+}
+
+/**
+ * The settings that turn Codex's hooks off for `cwd`: `[features]
+ * codex_hooks = false`. A config.toml that is not TOML is reported too:
+ * toolgate cannot tell what it says.
+ */
+export function codexHookSwitches(options: { cwd: string; env: Readonly<Record<string, string | undefined>> }): HookSwitchOff[] {
+  const switches: HookSwitchOff[] = [];
+  for (const file of codexConfigFiles(options)) {
+    const text = readRegularFileTail(file, MAX_SETTINGS_BYTES);
+    if (text === undefined) continue;
+    let config: Record<string, unknown>;
+    try {
+      config = parseToml(text) as Record<string, unknown>;
+    } catch (error) {
+      switches.push({ file, key: '(the whole file)', reach: 'all', detail: `it is not TOML toolgate can read (${error instanceof Error ? error.message.split('\n')[0] : String(error)}), so whether it turns hooks off cannot be told` });
+      continue;
+    }
+    const features = config.features;
+    if (typeof features === 'object' && features !== null && (features as Record<string, unknown>).codex_hooks === false) {
+      switches.push({ file, key: 'features.codex_hooks', reach: 'all', detail: 'codex_hooks = false turns off every Codex hook' });
+    }
+  }
+  return switches;
+}
+
+/** A settings file's JSON object, or undefined when it is missing or not one (Claude Code ignores such a file too). */
+function readJsonObject(file: string): Record<string, unknown> | undefined {
+  const text = readRegularFileTail(file, MAX_SETTINGS_BYTES);
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Claude Code reads these switches as on for anything but false, "false", null and absence. */
+function isOn(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false && value !== 'false';
+}
