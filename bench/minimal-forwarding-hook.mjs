@@ -5,7 +5,7 @@
 const { request } = process.getBuiltinModule('node:http');
 let input = '';
 for await (const chunk of process.stdin) input += chunk;
-const sent = request(new URL('/hooks/claude-code', process.argv[2]), { method: 'POST', headers: { authorization: `Bearer ${process.env.TOOLGATE_TOKEN}`, 'content-type': 'application/json' } }, (response) => {
+const sent = request(new URL('/hooks/claude-code?shell=%2Fbin%2Fbash', process.argv[2]), { method: 'POST', headers: { authorization: `Bearer ${process.env.TOOLGATE_TOKEN}`, 'content-type': 'application/json' } }, (response) => {
   let text = '';
   response.setEncoding('utf8').on('data', (chunk) => (text += chunk));
   response.on('end', () => {

@@ -9,7 +9,7 @@
  * same route, so a refused request is still a 200 with a denial.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, api, createServerProject, NODE, ROOT, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
@@ -153,6 +153,22 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     const bash = await post('echo hi', '&shell=%2Fbin%2Fbash');
     expect(bash.permissionDecisionReason).toMatch(/pending approval run_hook_/);
     expect(bash.permissionDecisionReason).not.toContain('which shell');
+  });
+
+  it('a skill approved in the inbox and edited before the retry is asked again: the approval was for the commands the person saw', async () => {
+    const { project, server } = await serve();
+    const skill = path.join(project.workspace, '.claude', 'skills', 'deploy', 'SKILL.md');
+    mkdirSync(path.dirname(skill), { recursive: true });
+    writeFileSync(skill, 'Status: !`touch status.txt`\n');
+    const input = { ...shellInput(project, 'unused'), tool_name: 'Skill', tool_input: { skill: 'deploy' } };
+    const first = await hook({ input, server: server.url, timeout: 4 });
+    expect(decisionOf(first.stdout).permissionDecisionReason).toMatch(/pending approval run_hook_.*touch status\.txt/);
+    const pending = await pendingApproval(server);
+    await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true });
+    writeFileSync(skill, 'Status: !`touch status.txt`\nAnd: !`touch added-later.txt`\n');
+    const retried = await hook({ input: { ...input, tool_use_id: 'toolu_retry' }, server: server.url, timeout: 4 });
+    expect(decisionOf(retried.stdout).permissionDecisionReason).toMatch(/pending approval run_hook_.*touch added-later\.txt/);
+    expect(decisionOf(retried.stdout).permissionDecisionReason).not.toContain(pending.run_id);
   });
 
   it('Codex is never answered "ask", through the server neither', async () => {

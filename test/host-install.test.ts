@@ -324,6 +324,23 @@ describe("A repository's own settings that switch the hook off (issue 52)", () =
     expect(doctor.stdout).toMatch(/claude-code\s+NOT LIVE: .*managed-settings\.d\/50-quiet\.json sets disableAllHooks \(managed settings turn off every hook, managed ones too\)/);
   });
 
+  it("a repository's env that changes what commands run (PATH), a settings file too large to read, and a Codex profile that turns hooks off are reported", async () => {
+    const { project, home, env } = place();
+    const codexHome = path.join(home, 'codex-home');
+    const all = { ...env, CODEX_HOME: codexHome, TOOLGATE_CLAUDE_MANAGED_DIR: path.join(home, 'managed') };
+    expect((await runCli(['install', 'claude-code'], { cwd: project, env: all })).code).toBe(0);
+    expect((await runCli(['install', 'codex'], { cwd: project, env: all })).code).toBe(0);
+    writeFileSync(path.join(project, '.claude', 'settings.local.json'), JSON.stringify({ env: { PATH: './tools:/usr/bin:/bin' } }));
+    mkdirSync(path.join(project, '.codex'));
+    writeFileSync(path.join(project, '.codex', 'config.toml'), 'profile = "quiet"\n[profiles.quiet.features]\ncodex_hooks = false\n');
+    const doctor = await runCli(['doctor'], { cwd: project, env: all });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/claude-code\s+NOT LIVE: .*settings\.local\.json sets env\.PATH .*: the hook runs, but what it allows is not what runs here/);
+    expect(doctor.stdout).toMatch(/codex\s+NOT LIVE: .*\.codex\/config\.toml sets profiles\.quiet\.features\.codex_hooks/);
+    writeFileSync(path.join(project, '.claude', 'settings.local.json'), JSON.stringify({ disableAllHooks: true, pad: 'x'.repeat(5 * 1024 * 1024) }));
+    expect((await runCli(['doctor'], { cwd: project, env: all })).stdout).toMatch(/claude-code\s+NOT LIVE: .*settings\.local\.json sets \(the whole file\) \(it is larger than \d+ bytes/);
+  });
+
   it("Codex: a project's .codex/config.toml with codex_hooks = false makes doctor say NOT LIVE, and install refuses; one that is not TOML is reported too", async () => {
     const { project, home, env } = place();
     const codexEnv = { ...env, CODEX_HOME: path.join(home, 'codex-home'), TOOLGATE_CLAUDE_MANAGED_DIR: path.join(home, 'managed') };

@@ -152,7 +152,8 @@ export const hookSuite: BenchSuite = {
           note: `${rounds} interleaved rounds; ${round(median(overMinimal), 2)}x the minimal forwarder`,
         },
       );
-      const decide = () => client.request('POST', '/hooks/claude-code', call);
+      // As toolgate install --http writes the URL: naming the shell (without it, every shell command asks).
+      const decide = () => client.request('POST', '/hooks/claude-code?shell=%2Fbin%2Fbash', call);
       const first = await decide();
       if (first.body?.hookSpecificOutput?.permissionDecision !== 'allow') throw new Error(`the bench call is not allowed: ${JSON.stringify(first.body)}`);
       await measure(decide);

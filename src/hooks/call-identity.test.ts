@@ -10,6 +10,7 @@ const changed: Record<keyof HostCallIdentity, Partial<HostCallIdentity>> = {
   shell: { shell: '/bin/zsh' },
   hostTool: { hostTool: 'Monitor' },
   toolInput: { toolInput: { command: 'rm -rf build', description: 'clean', run_in_background: true } },
+  options: { options: { tty: true } },
 };
 
 describe('the identity of a host call', () => {
@@ -21,6 +22,12 @@ describe('the identity of a host call', () => {
   it.each(CALL_IDENTITY_FIELDS)('%s changed alone makes a different call', (field) => {
     const other = { ...base, ...changed[field] };
     expect(callFingerprint(other, 'alice')).not.toBe(callFingerprint(base, 'alice'));
+  });
+
+  it('what toolgate judged is part of it: the same call judged into other arguments (a skill file edited since) is another call', () => {
+    const judged = { tool: 'skill', args: { skill: 'deploy', commands: ['git status'] } };
+    expect(callFingerprint(base, 'alice', judged)).toBe(callFingerprint(base, 'alice', structuredClone(judged)));
+    expect(callFingerprint(base, 'alice', { ...judged, args: { skill: 'deploy', commands: ['git status', 'curl x | sh'] } })).not.toBe(callFingerprint(base, 'alice', judged));
   });
 
   it('a shell not known is not the same as any shell, and another token is another caller', () => {
@@ -40,5 +47,6 @@ describe('the identity of a host call', () => {
     expect(callScope(base)).toBe('in /home/me/project, shell /bin/bash');
     expect(callScope({ cwd: '/x', shell: null })).toBe('in /x, shell not known');
     expect(callScope({ ...base, cwd: '/home/me/other' })).not.toBe(callScope(base));
+    expect(callScope({ ...base, options: { tty: true } })).toBe('in /home/me/project, shell /bin/bash, run with {"tty":true}');
   });
 });

@@ -17,6 +17,7 @@ import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
 import { callIdentity, callScope } from './call-identity.ts';
+import { repositoryCommandEnvironment } from './host-settings-layers.ts';
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall } from './host-call.ts';
@@ -143,7 +144,15 @@ export async function createHostJudge(options: {
           : await gate.authorize({ tool, args, callId }, context, options);
       // The shell tool reads commands as bash does, and gives them an empty input: a host that runs them with zsh (or fish...) may run
       // something else, and one that lets the model type into a program (Codex) runs what nobody judged: then a person sees it.
-      const concerns = tool === 'shell' ? [otherShellHazard(input.shell, String(args.command)), HOSTS_WITHOUT_INPUT_GATE.has(input.host) ? programReadingInput(String(args.command)) : undefined].filter((concern) => concern !== undefined) : [];
+      const concerns =
+        tool === 'shell'
+          ? [
+              otherShellHazard(input.shell, String(args.command)),
+              HOSTS_WITHOUT_INPUT_GATE.has(input.host) ? programReadingInput(String(args.command), { terminal: input.options?.tty === true }) : undefined,
+              // A repository's own settings that give the session another PATH, shell or startup code: the command is not what runs.
+              ...(input.host === 'claude-code' ? repositoryCommandEnvironment(input.cwd).map((found) => `${found.file} sets ${found.key} (${found.detail})`) : []),
+            ].filter((concern) => concern !== undefined)
+          : [];
       const hazard = concerns.length === 0 ? undefined : concerns.join('; ');
       // Asked already (as bash reads it), it is asked as what it is: the card says which shell runs it and why that matters.
       if (hazard !== undefined && asks.by !== 'person' && (authorization.decision === 'allow' || authorization.decision === 'approved' || authorization.decision === 'ask')) {
@@ -189,7 +198,8 @@ async function skillArguments(options: {
   for (const [index, command] of resolved.commands.entries()) {
     const verdict = await options.judge(command, index);
     if (verdict.decision === 'block' || verdict.decision === 'denied') return { ...base, blocked: `\`${command}\`: ${verdict.reason}` };
-    const hazard = otherShellHazard(resolved.shell ?? input.shell, command);
+    // A skill's `shell: bash` is Claude Code's default (the user's shell); any other it names runs the commands instead.
+    const hazard = otherShellHazard(resolved.shell === undefined || resolved.shell === 'bash' ? input.shell : resolved.shell, command);
     if (hazard !== undefined) asks.push(`\`${command}\`: ${hazard}`);
     else if (verdict.decision === 'ask') asks.push(`\`${command}\`: ${verdict.reason}`);
   }

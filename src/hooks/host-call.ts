@@ -26,6 +26,13 @@ export interface HostCall {
   hostTool: string;
   /** The shell the host runs commands with (its `$SHELL`, or `CLAUDE_CODE_SHELL`), when the hook knows it. */
   shell?: string | undefined;
+  /**
+   * How the host runs the call beyond its tool input, when the hook can read
+   * it (Codex's exec_command arguments from its rollout: tty, login,
+   * sandbox_permissions…): part of the call's identity, and a terminal (tty)
+   * makes a program the model can type into.
+   */
+  options?: Record<string, unknown> | undefined;
   /** What the person last asked the agent, from the host's transcript, when the hook could read it: for the approver. */
   lastUserMessage?: string | undefined;
   /** The call in toolgate's terms. */
@@ -85,7 +92,11 @@ const ZSH_CONSTRUCTS: ReadonlyArray<{ pattern: RegExp; what: string; inDoubleQuo
   { pattern: /(^|[\s;&|(<>])=[A-Za-z0-9_.\/(-]/, what: 'an =word or =(…), which zsh expands to the path of a command or of a temporary file', inDoubleQuotes: false },
   { pattern: /[^\s;&|<>$(`]\(/, what: 'a parenthesis after a word: a zsh glob qualifier (*(…), file(e:…:)), which can run code', inDoubleQuotes: false },
   { pattern: /<\d*-\d*>/, what: 'a zsh numeric glob (<1-10>), which bash reads as a redirection', inDoubleQuotes: false },
-  { pattern: /(^|[\s;&|(])(path|fpath|cdpath|manpath|module_path|mailpath)(\[[^\]]*\])?\+?=/, what: 'an assignment to a variable zsh ties to a search path (path, fpath, cdpath), which changes what later commands run', inDoubleQuotes: false },
+  {
+    pattern: /(^|[\s;&|(])(path|fpath|cdpath|manpath|module_path|mailpath|FPATH|MODULE_PATH|NULLCMD|READNULLCMD|TMPPREFIX|ZDOTDIR|histchars)(\[[^\]]*\])?\+?=/,
+    what: 'an assignment to a variable zsh ties to a search path or to the command it runs for a bare redirection (path, fpath, NULLCMD, READNULLCMD…), which changes what later commands run',
+    inDoubleQuotes: false,
+  },
   { pattern: /\^|[^\s;&|($]#|[^\s;&|(=:]~/, what: 'a character zsh reads as a glob operator with EXTENDED_GLOB (^, x#, a~b) where bash reads a plain word', inDoubleQuotes: false },
 ];
 
@@ -95,6 +106,9 @@ const ZSH_CONSTRUCTS: ReadonlyArray<{ pattern: RegExp; what: string; inDoubleQuo
  * Backslash-escaped characters are dropped from both.
  */
 function shellTextParts(command: string): { unquoted: string; expanded: string } {
+  // What this scanner does not follow — comments, here-documents, $'…' and $"…" strings, command substitutions
+  // (whose own quotes nest) — and the whole text is read as unquoted: a construct in it then asks, never passes.
+  if (/[#`]|<<|\$['"(]/.test(command)) return { unquoted: command, expanded: command };
   let unquoted = '';
   let expanded = '';
   let quote: "'" | '"' | undefined;
@@ -140,6 +154,42 @@ function shellTextParts(command: string): { unquoted: string; expanded: string }
   return { unquoted, expanded };
 }
 
+/** The system's shells, from /etc/shells, each with its real path; read once. */
+let systemShells: Set<string> | undefined;
+
+/**
+ * Whether `shell` is an absolute path that is, or resolves to, one listed in
+ * /etc/shells. Where there is no /etc/shells, the shells in the system's
+ * own directories (/bin, /usr/bin, /usr/local/bin, /opt/homebrew/bin).
+ */
+export function isSystemShell(shell: string): boolean {
+  if (!path.isAbsolute(shell)) return false;
+  const { readFileSync, realpathSync } = process.getBuiltinModule('node:fs');
+  const real = (file: string): string | undefined => {
+    try {
+      return realpathSync(file);
+    } catch {
+      return undefined;
+    }
+  };
+  if (systemShells === undefined) {
+    systemShells = new Set();
+    let listed: string[];
+    try {
+      listed = readFileSync('/etc/shells', 'utf8').split('\n').map((line) => line.replace(/#.*/, '').trim()).filter((line) => line.startsWith('/'));
+    } catch {
+      listed = ['bash', 'sh', 'dash', 'zsh'].flatMap((name) => ['/bin', '/usr/bin', '/usr/local/bin', '/opt/homebrew/bin'].map((directory) => path.join(directory, name)));
+    }
+    for (const entry of listed) {
+      systemShells.add(entry);
+      const resolved = real(entry);
+      if (resolved !== undefined) systemShells.add(resolved);
+    }
+  }
+  const resolved = real(shell);
+  return systemShells.has(path.normalize(shell)) && resolved !== undefined && systemShells.has(resolved);
+}
+
 /**
  * Why `command` may not do, under the host's `shell`, what the shell tool's
  * analysis (which reads bash) says: a shell that is not known (the host did
@@ -154,6 +204,8 @@ function shellTextParts(command: string): { unquoted: string; expanded: string }
  */
 export function otherShellHazard(shell: string | undefined, command: string): string | undefined {
   if (shell === undefined || shell === '') return 'the host did not say which shell runs this command, and toolgate judges commands only as bash reads them';
+  // The model (Codex's shell argument) or a repository (an env setting) can name any program "bash": only a shell of this system counts as one.
+  if (!isSystemShell(shell)) return `the shell ${shell} is not one of this system's shells (an absolute path listed in /etc/shells), so what runs the command is not known`;
   const name = path.basename(shell);
   if (name === 'bash' || name === 'sh' || name === 'dash') return undefined;
   if (name !== 'zsh') return `the host runs this command with ${name}, whose syntax is not bash's, and toolgate judges commands as bash reads them`;

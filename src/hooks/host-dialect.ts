@@ -29,11 +29,12 @@ export interface HostDialect {
   /** The host's JSON as a call; throws HostInputError, naming the field, for anything else. */
   read(input: unknown): HostInput;
   /**
-   * The shell the host runs this call's command with, as the hook process
-   * (which runs as the user, in the host's environment) can tell; undefined
-   * when it cannot, and the command is judged as one whose shell is not known.
+   * What the hook process (which runs as the user, in the host's
+   * environment) can tell of how the host runs this call: the shell of its
+   * command (undefined when it cannot tell, and the command is judged as one
+   * whose shell is not known), and the call's other options (Codex's).
    */
-  shellOf(input: HostInput, env: Readonly<Record<string, string | undefined>>): string | undefined;
+  detailsOf(input: HostInput, env: Readonly<Record<string, string | undefined>>): { shell: string | undefined; options?: Record<string, unknown> };
   answer(verdict: { decision: 'allow' | 'deny' | 'ask'; reason: string }): HookAnswer;
   /** toolgate's own failure, in the one form this host never runs the call after. */
   fail(reason: string): HookAnswer;
@@ -71,6 +72,7 @@ export function readPreToolUse(options: { host: HostName; title: string; input: 
     toolInput: toolInput as Record<string, unknown>,
     // Sent by `toolgate hook --approver server`, which knows the host's environment.
     ...(typeof record.toolgate_shell === 'string' ? { shell: record.toolgate_shell } : {}),
+    ...(typeof record.toolgate_call_options === 'object' && record.toolgate_call_options !== null && !Array.isArray(record.toolgate_call_options) ? { options: record.toolgate_call_options as Record<string, unknown> } : {}),
     ...(typeof record.toolgate_last_user_message === 'string' ? { lastUserMessage: record.toolgate_last_user_message.slice(0, 1000) } : {}),
   };
 }
@@ -89,14 +91,14 @@ export function preToolUseAnswer(decision: 'allow' | 'deny' | 'ask', reason: str
  * and the server make it one; this only says so again).
  *
  * @example
- * export const codex = preToolUseHost({ name: 'codex', title: 'Codex', asksItsUser: false, shellOf: (input) => loginShell() });
+ * export const codex = preToolUseHost({ name: 'codex', title: 'Codex', asksItsUser: false, detailsOf: () => ({ shell: loginShell() }) });
  */
-export function preToolUseHost(options: { name: HostName; title: string; asksItsUser: boolean; shellOf: HostDialect['shellOf'] }): HostDialect {
-  const { name, title, asksItsUser, shellOf } = options;
+export function preToolUseHost(options: { name: HostName; title: string; asksItsUser: boolean; detailsOf: HostDialect['detailsOf'] }): HostDialect {
+  const { name, title, asksItsUser, detailsOf } = options;
   return {
     name,
     title,
-    shellOf,
+    detailsOf,
     // Both hosts wait 600 s for a hook whose configuration sets no timeout.
     defaultBudgetMs: 600_000,
     asksItsUser,

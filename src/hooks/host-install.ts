@@ -240,6 +240,7 @@ export function hookSwitches(options: { host: HostName; scope: InstallScope; cwd
 function switchedOff(check: HostHookCheck, switches: readonly HookSwitchOff[]): HostHookCheck {
   if (switches.length === 0 || check.state === 'broken') return check;
   const said = switches.map((found) => `${found.file} sets ${found.key} (${found.detail})`).join('; ');
+  if (switches.every((found) => found.key.startsWith('env.'))) return { ...check, state: 'switched_off', detail: `${said}: the hook runs, but what it allows is not what runs here` };
   return { ...check, state: 'switched_off', detail: `${said}: the hook does not run here, and the host decides every call on its own${check.host === 'claude-code' ? '. A hook in managed settings (toolgate install claude-code --scope managed, as root) survives a repository\'s disableAllHooks' : ''}` };
 }
 

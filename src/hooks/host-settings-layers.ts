@@ -18,7 +18,7 @@
  *   `.codex/config.toml` saying so, and the hook did not run). A project's
  *   `.codex/hooks.json` adds hooks; it does not take toolgate's away.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -85,7 +85,13 @@ export function claudeHookSwitches(options: { cwd: string; env: Readonly<Record<
   const switches: HookSwitchOff[] = [];
   for (const { scope, file } of claudeSettingsFiles(options)) {
     const settings = readJsonObject(file);
+    if (settings === 'too large') {
+      switches.push({ file, key: '(the whole file)', reach: scope === 'managed' ? 'all' : 'not-managed', detail: `it is larger than ${MAX_SETTINGS_BYTES} bytes, so whether it turns hooks off cannot be told` });
+      continue;
+    }
     if (settings === undefined) continue;
+    const environment = (scope === 'project' || scope === 'local') ? commandEnvironmentSwitch(file, scope, settings) : undefined;
+    if (environment !== undefined) switches.push(environment);
     if (isOn(settings.disableAllHooks)) {
       switches.push(
         scope === 'managed'
@@ -98,6 +104,42 @@ export function claudeHookSwitches(options: { cwd: string; env: Readonly<Record<
     }
   }
   return switches;
+}
+
+/**
+ * A repository's `env` for the session that changes what a judged command
+ * does (measured with Claude Code 2.1.332: a project's `env.PATH` with
+ * `./tools` first made an allowed `cat README` run the repository's
+ * `tools/cat`).
+ */
+function commandEnvironmentSwitch(file: string, scope: ClaudeSettingsScope, settings: Record<string, unknown>): HookSwitchOff | undefined {
+  const env = settings.env;
+  if (typeof env !== 'object' || env === null) return undefined;
+  const changed = Object.keys(env).filter((name) => COMMAND_ENVIRONMENT.has(name) || name.startsWith('GIT_CONFIG_') || name.startsWith('LD_') || name.startsWith('DYLD_'));
+  if (changed.length === 0) return undefined;
+  return { file, key: `env.${changed.join(', env.')}`, reach: 'all', detail: `${scope} settings set ${changed.join(', ')} for the session, which changes what a command toolgate judged runs (its shell, where its programs are found, code run before it)` };
+}
+
+/**
+ * The repository's own settings (project and local, here and above) that
+ * set such an `env`: the hook reads them for every shell command, which then
+ * cannot be judged as written.
+ *
+ * @example
+ * repositoryCommandEnvironment('/repo') // [{ file: '/repo/.claude/settings.json', key: 'env.PATH', … }]
+ */
+export function repositoryCommandEnvironment(cwd: string): HookSwitchOff[] {
+  const found: HookSwitchOff[] = [];
+  for (const { scope, file } of claudeSettingsFiles({ cwd, env: {} })) {
+    if (scope !== 'project' && scope !== 'local') continue;
+    const settings = readJsonObject(file);
+    if (settings === 'too large') found.push({ file, key: '(the whole file)', reach: 'all', detail: `it is larger than ${MAX_SETTINGS_BYTES} bytes, so what it sets cannot be told` });
+    else if (settings !== undefined) {
+      const environment = commandEnvironmentSwitch(file, scope, settings);
+      if (environment !== undefined) found.push(environment);
+    }
+  }
+  return found;
 }
 
 /** Every config.toml Codex reads for `cwd`: the system's, `$CODEX_HOME`'s, and a project's `.codex/config.toml` in `cwd` and above. */
@@ -119,6 +161,10 @@ export function codexConfigFiles(options: { cwd: string; env: Readonly<Record<st
 export function codexHookSwitches(options: { cwd: string; env: Readonly<Record<string, string | undefined>> }): HookSwitchOff[] {
   const switches: HookSwitchOff[] = [];
   for (const file of codexConfigFiles(options)) {
+    if ((sizeOf(file) ?? 0) > MAX_SETTINGS_BYTES) {
+      switches.push({ file, key: '(the whole file)', reach: 'all', detail: `it is larger than ${MAX_SETTINGS_BYTES} bytes, so whether it turns hooks off cannot be told` });
+      continue;
+    }
     const text = readRegularFileTail(file, MAX_SETTINGS_BYTES);
     if (text === undefined) continue;
     let config: Record<string, unknown>;
@@ -128,16 +174,39 @@ export function codexHookSwitches(options: { cwd: string; env: Readonly<Record<s
       switches.push({ file, key: '(the whole file)', reach: 'all', detail: `it is not TOML toolgate can read (${error instanceof Error ? error.message.split('\n')[0] : String(error)}), so whether it turns hooks off cannot be told` });
       continue;
     }
-    const features = config.features;
-    if (typeof features === 'object' && features !== null && (features as Record<string, unknown>).codex_hooks === false) {
-      switches.push({ file, key: 'features.codex_hooks', reach: 'all', detail: 'codex_hooks = false turns off every Codex hook' });
+    // At the top level, and in any profile (a profile carries its own [features], and a repository can choose the profile).
+    const profiles = typeof config.profiles === 'object' && config.profiles !== null ? Object.entries(config.profiles as Record<string, unknown>) : [];
+    for (const [where, table] of [['features', config] as const, ...profiles.map(([name, profile]) => [`profiles.${name}.features`, profile] as const)]) {
+      const features = typeof table === 'object' && table !== null ? (table as Record<string, unknown>).features : undefined;
+      if (typeof features === 'object' && features !== null && (features as Record<string, unknown>).codex_hooks === false) {
+        switches.push({ file, key: `${where}.codex_hooks`, reach: 'all', detail: 'codex_hooks = false turns off every Codex hook' });
+      }
     }
   }
   return switches;
 }
 
-/** A settings file's JSON object, or undefined when it is missing or not one (Claude Code ignores such a file too). */
-function readJsonObject(file: string): Record<string, unknown> | undefined {
+/**
+ * Environment variables that change what a judged command does: the shell
+ * that runs it, where its programs are found, code run before it, libraries
+ * loaded into it.
+ */
+const COMMAND_ENVIRONMENT = new Set([
+  'SHELL', 'CLAUDE_CODE_SHELL', 'CLAUDE_CODE_SHELL_PREFIX', 'BASH_ENV', 'ENV', 'ZDOTDIR', 'PATH', 'PROMPT_COMMAND', 'NODE_OPTIONS', 'PYTHONSTARTUP', 'PYTHONPATH', 'PERL5OPT', 'PERL5LIB', 'RUBYOPT', 'GIT_SSH_COMMAND', 'GIT_EXEC_PATH', 'PAGER', 'GIT_PAGER', 'EDITOR', 'VISUAL',
+]);
+
+/** The size of a file, or undefined when it is not there. */
+function sizeOf(file: string): number | undefined {
+  try {
+    return statSync(file).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A settings file's JSON object; undefined when it is missing or not one (Claude Code ignores such a file too); 'too large' past the limit. */
+function readJsonObject(file: string): Record<string, unknown> | undefined | 'too large' {
+  if ((sizeOf(file) ?? 0) > MAX_SETTINGS_BYTES) return 'too large';
   const text = readRegularFileTail(file, MAX_SETTINGS_BYTES);
   if (text === undefined) return undefined;
   try {

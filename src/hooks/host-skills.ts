@@ -11,6 +11,7 @@
  * cannot be found or read is blocked: what it would run cannot be known.
  */
 import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { readRegularFileTail } from './host-transcript.ts';
 
 /** The largest skill file read; a larger one is blocked (Claude Code itself skips some over 128 KiB). */
@@ -62,8 +63,15 @@ export function resolveSkill(options: { name: unknown; args: unknown; cwd: strin
     const text = readRegularFileTail(file, MAX_SKILL_BYTES + 1);
     if (text === undefined) return { problem: `the skill file ${file} could not be read` };
     if (Buffer.byteLength(text) > MAX_SKILL_BYTES) return { problem: `the skill file ${file} is larger than ${MAX_SKILL_BYTES} bytes` };
-    commands.push(...inlineCommands(text).map((command) => withArguments(command, args)));
-    shell ??= frontmatterShell(text);
+    const frontmatter = frontmatterOf(text);
+    if (frontmatter.problem !== undefined) return { problem: `the skill file ${file}: ${frontmatter.problem}` };
+    const skillDirectory = path.dirname(file);
+    for (const command of [...inlineCommands(text), ...frontmatter.hookCommands]) {
+      // Claude Code's own variables for a skill: where it is.
+      const placed = command.replaceAll('${CLAUDE_SKILL_DIR}', skillDirectory);
+      commands.push(...argumentVariants(placed, args, frontmatter.argumentNames));
+    }
+    shell ??= frontmatter.shell;
   }
   if (commands.length > MAX_INLINE_COMMANDS) return { problem: `the skill ${name} has more than ${MAX_INLINE_COMMANDS} inline commands` };
   return { name, files, commands, ...(shell === undefined ? {} : { shell }) };
@@ -104,24 +112,91 @@ function pluginSkillFiles(root: string, plugin: string, skill: string): string[]
  */
 export function inlineCommands(text: string): string[] {
   const commands: string[] = [];
-  const fenced = /^[ \t]*(`{3,}|~{3,})!.*\n([\s\S]*?)^[ \t]*\1[ \t]*$/gm;
-  for (const match of text.matchAll(fenced)) commands.push(match[2]!.replace(/\n$/, ''));
-  for (const match of text.replace(fenced, '').matchAll(/!`([^`]+)`/g)) commands.push(match[1]!);
-  return commands.map((command) => command.trim()).filter((command) => command !== '');
+  // Claude Code's own block pattern (not tied to line starts: ```!rm -rf x``` mid-line runs too), and a line-anchored one
+  // for blocks it closes otherwise; each block's whole body, the opening line's rest included.
+  for (const match of text.matchAll(/```!\s*\n?([\s\S]*?)\n?```/g)) commands.push(match[1]!);
+  for (const match of text.matchAll(/^[ \t>*+-]*(`{3,}|~{3,})!([^\n]*)\n([\s\S]*?)^[ \t>*+-]*\1/gm)) commands.push(`${match[2]!}\n${match[3]!}`);
+  // Inline ones anywhere, blocks included: a command judged twice is judged, never one missed.
+  for (const match of text.matchAll(/!`([^`]+)`/g)) commands.push(match[1]!);
+  return [...new Set(commands.map((command) => command.trim()).filter((command) => command !== ''))];
 }
 
-/** `$ARGUMENTS` (and `${ARGUMENTS}`, `$ARGUMENTS[n]`, `$n`) as Claude Code puts the call's arguments into a skill before it runs. */
-function withArguments(command: string, args: string): string {
-  const words = args.trim() === '' ? [] : args.trim().split(/\s+/);
-  return command
-    .replace(/\$ARGUMENTS\[(\d+)\]/g, (_whole, index: string) => words[Number(index)] ?? '')
-    .replace(/\$\{ARGUMENTS\}|\$ARGUMENTS/g, () => args)
-    .replace(/\$(\d)/g, (_whole, index: string) => words[Number(index) - 1] ?? '');
+/**
+ * The texts `command` can become once Claude Code puts the call's arguments
+ * in: `$ARGUMENTS`, `$ARGUMENTS[n]`, `$n`, `${n}` and the skill's named
+ * `arguments:` (`$dir`). Rather than copy how Claude Code numbers and
+ * splits them (which has changed between releases), every placeholder is
+ * tried as the whole argument text and as each argument alone (split at
+ * spaces, and as a shell splits them, quotes removed): each text is judged,
+ * the worst verdict wins. The first is what the card shows.
+ *
+ * @example
+ * argumentVariants('ls $0', 'src; rm -rf src', []) // ['ls src; rm -rf src', 'ls src;', 'ls rm', …]
+ */
+export function argumentVariants(command: string, args: string, named: readonly string[]): string[] {
+  const placeholders = new RegExp(
+    [String.raw`\$ARGUMENTS\[\d+\]`, String.raw`\$\{ARGUMENTS\}`, String.raw`\$ARGUMENTS\b`, String.raw`\$\{\d+\}`, String.raw`\$\d+`, ...named.map((name) => String.raw`\$\{${name}\}|\$${name}\b`)].join('|'),
+    'g',
+  );
+  if (!placeholders.test(command)) return [command];
+  const values = [args, ...new Set([...args.split(/\s+/), ...shellSplit(args)].filter((word) => word !== ''))];
+  if (args.trim() === '') values.splice(0, values.length, '');
+  return [...new Set(values.map((value) => command.replace(placeholders, () => value)))];
 }
 
-/** The `shell:` of a skill's YAML frontmatter, when it has one. */
-function frontmatterShell(text: string): string | undefined {
-  const frontmatter = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1];
-  const shell = frontmatter === undefined ? undefined : /^shell:\s*["']?([^"'\s#]+)/m.exec(frontmatter)?.[1];
-  return shell;
+/** Words as a POSIX shell splits them, quotes removed (a best reading: an unclosed quote runs to the end). */
+function shellSplit(text: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  let quote: string | undefined;
+  for (let index = 0; index < text.length; index++) {
+    const character = text[index]!;
+    if (quote !== undefined) {
+      if (character === quote) quote = undefined;
+      else word = (word ?? '') + character;
+    } else if (character === "'" || character === '"') {
+      quote = character;
+      word ??= '';
+    } else if (character === '\\' && index + 1 < text.length) {
+      word = (word ?? '') + text[++index];
+    } else if (/\s/.test(character)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else {
+      word = (word ?? '') + character;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+/**
+ * What a skill's YAML frontmatter adds: the `shell:` its commands run with,
+ * the names of its `arguments:`, and the commands of the `hooks:` it defines
+ * (which run on the session's events while it is loaded, with no hook of
+ * their own: judged like its inline commands). Frontmatter that is not YAML
+ * is a problem: what it sets cannot be told.
+ */
+function frontmatterOf(text: string): { shell?: string; argumentNames: string[]; hookCommands: string[]; problem?: string } {
+  const raw = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1];
+  if (raw === undefined) return { argumentNames: [], hookCommands: [] };
+  let data: unknown;
+  try {
+    data = parseYaml(raw);
+  } catch (error) {
+    return { argumentNames: [], hookCommands: [], problem: `its frontmatter is not YAML toolgate can read (${error instanceof Error ? error.message.split('\n')[0] : String(error)})` };
+  }
+  if (typeof data !== 'object' || data === null) return { argumentNames: [], hookCommands: [] };
+  const record = data as Record<string, unknown>;
+  const hookCommands: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (typeof value === 'object' && value !== null) for (const [key, member] of Object.entries(value)) key === 'command' && typeof member === 'string' ? hookCommands.push(member) : walk(member);
+  };
+  walk(record.hooks);
+  const declared = record.arguments;
+  const argumentNames = (Array.isArray(declared) ? declared : typeof declared === 'object' && declared !== null ? Object.keys(declared) : [])
+    .map((entry) => (typeof entry === 'string' ? entry : typeof entry === 'object' && entry !== null ? (entry as { name?: unknown }).name : undefined))
+    .filter((name): name is string => typeof name === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+  return { ...(typeof record.shell === 'string' ? { shell: record.shell } : {}), argumentNames, hookCommands };
 }

@@ -25,8 +25,23 @@ describe('programs that read commands from their input (what Codex lets the mode
     'kubectl exec --stdin pod -- sh',
     'cd src && python3',
     'echo ok; bash',
+    'python3 /dev/stdin',
+    'bash /dev/stdin',
+    'sh /proc/self/fd/0',
+    'bash < /dev/stdin',
+    "python3 -ic 'x=1'",
+    'python3 -m code',
+    'python3 -m pdb x.py',
+    'perl -d -e 0',
+    'sed -f - x',
+    'awk -f /dev/stdin',
+    'docker compose exec app sh',
+    'docker attach c',
+    'ipython',
+    'tsx',
+    'php',
   ])('%s asks', (command) => {
-    expect(programReadingInput(command)).toMatch(/(reads (a program|statements|commands) from its input|takes its arguments from its input|attaches the model).*: whatever the model types into it later \(Codex's write_stdin\) runs with no hook/);
+    expect(programReadingInput(command)).toMatch(/: whatever the model types into it later \(Codex's write_stdin\) runs with no hook$/);
   });
 
   it.each([
@@ -48,7 +63,15 @@ describe('programs that read commands from their input (what Codex lets the mode
     'git status',
     'find . -name "*.log" | xargs rm',
     'sqlite3 app.db < schema.sql',
+    'tsx script.ts',
+    'docker compose exec -T app ls',
+    'sed -f script.sed x',
   ])('%s does not', (command) => {
     expect(programReadingInput(command)).toBeUndefined();
+  });
+
+  it('a command Codex gives a terminal (tty) asks, whatever it is', () => {
+    expect(programReadingInput('git log', { terminal: true })).toContain('Codex gives this command a terminal (tty)');
+    expect(programReadingInput('git log')).toBeUndefined();
   });
 });

@@ -22,7 +22,8 @@ const UNLESS_GIVEN: Readonly<Record<string, ReadonlySet<string>>> = {
   sh: new Set(['-c']), bash: new Set(['-c']), dash: new Set(['-c']), zsh: new Set(['-c']), ksh: new Set(['-c']), fish: new Set(['-c', '--command']), csh: new Set(['-c']), tcsh: new Set(['-c']),
   python: new Set(['-c', '-m']), python2: new Set(['-c', '-m']), python3: new Set(['-c', '-m']), pypy: new Set(['-c', '-m']), pypy3: new Set(['-c', '-m']),
   node: new Set(['-e', '--eval', '-p', '--print']), nodejs: new Set(['-e', '--eval', '-p', '--print']), deno: new Set(['eval', 'run', 'test', 'task', 'fmt', 'lint']), bun: new Set(['-e', '--eval', 'run', 'test', 'x', 'install', 'add']),
-  ruby: new Set(['-e']), irb: new Set([]), perl: new Set(['-e', '-E']), php: new Set(['-r']), lua: new Set(['-e']), luajit: new Set(['-e']), R: new Set(['-e', '-f', '--file']), Rscript: new Set(['-e']), julia: new Set(['-e', '--eval']), ghci: new Set(['-e']), scala: new Set(['-e']), guile: new Set(['-c']), racket: new Set(['-e']), sbcl: new Set(['--eval', '--script']), erl: new Set(['-eval', '-noshell']), iex: new Set([]), dc: new Set(['-e', '-f']),
+  ruby: new Set(['-e']), irb: new Set([]), perl: new Set(['-e', '-E']), php: new Set(['-r', '-f']), lua: new Set(['-e']), luajit: new Set(['-e']), R: new Set(['-e', '-f', '--file']), Rscript: new Set(['-e']), julia: new Set(['-e', '--eval']), ghci: new Set(['-e']), scala: new Set(['-e']), guile: new Set(['-c']), racket: new Set(['-e']), sbcl: new Set(['--eval', '--script']), erl: new Set(['-eval', '-noshell']), iex: new Set([]), dc: new Set(['-e', '-f']),
+  tsx: new Set(['-e', '--eval', '-p', '--print']), 'ts-node': new Set(['-e', '--eval', '-p', '--print']), ipython: new Set(['-c', '-m']), bpython: new Set(['-c']), ptpython: new Set([]), jshell: new Set([]), clj: new Set(['-M', '-X', '-T', '-e']), clojure: new Set(['-M', '-X', '-T', '-e']),
   psql: new Set(['-c', '--command', '-f', '--file', '-l', '--list']), mysql: new Set(['-e', '--execute']), mariadb: new Set(['-e', '--execute']), sqlite3: new Set([]), duckdb: new Set(['-c']), mongo: new Set(['--eval']), mongosh: new Set(['--eval', '-f', '--file']), 'redis-cli': new Set([]), 'clickhouse-client': new Set(['-q', '--query']), cqlsh: new Set(['-e', '--execute', '-f', '--file']),
 };
 
@@ -50,7 +51,7 @@ const VALUE_OPTIONS: Readonly<Record<string, ReadonlySet<string>>> = {
 };
 
 /** Container and cluster tools that attach the model to a program inside when given -i / --stdin. */
-const ATTACHES = new Set(['docker', 'podman', 'kubectl', 'oc', 'nerdctl', 'lxc']);
+const ATTACHES = new Set(['docker', 'docker-compose', 'podman', 'podman-compose', 'kubectl', 'oc', 'nerdctl', 'lxc']);
 
 /**
  * Why a command starts a program that reads commands from its input, or
@@ -60,7 +61,9 @@ const ATTACHES = new Set(['docker', 'podman', 'kubectl', 'oc', 'nerdctl', 'lxc']
  * programReadingInput('python3')            // 'python3 reads a program from its input ...'
  * programReadingInput('python3 script.py')  // undefined
  */
-export function programReadingInput(command: string): string | undefined {
+export function programReadingInput(command: string, options: { terminal?: boolean } = {}): string | undefined {
+  // A program Codex gives a terminal (tty) reads whatever the model types: a prompt, a pager, an editor — any of them can run a command.
+  if (options.terminal === true) return `Codex gives this command a terminal (tty), and a program with a terminal reads whatever the model types into it later (Codex's write_stdin), which runs with no hook`;
   for (const analyzed of analyzeCommand(command).commands) {
     const reason = readsInput(analyzed);
     if (reason !== undefined) return reason;
@@ -68,21 +71,42 @@ export function programReadingInput(command: string): string | undefined {
   return undefined;
 }
 
+/** Paths that are the program's own input, or its terminal. */
+const INPUT_PATHS = /^\/dev\/(stdin|tty|fd\/0)$|^\/proc\/[^/]+\/fd\/0$/;
+
+/** Interpreters whose REPL or debugger is a module (`python3 -m code`). */
+const REPL_MODULES = new Set(['code', 'pdb', 'IPython', 'idlelib', 'asyncio', 'bpython', 'ptpython', 'jupyter', 'jupyter_console']);
+
+/** Short options spelled together (`-ic`) as the ones they are (`-i`, `-c`). */
+function splitShortOptions(args: readonly string[]): string[] {
+  return args.flatMap((arg) => (/^-[A-Za-z]{2,}$/.test(arg) ? [...arg.slice(1)].map((letter) => `-${letter}`) : [arg]));
+}
+
 function readsInput(command: AnalyzedCommand): string | undefined {
+  const runs = "whatever the model types into it later (Codex's write_stdin) runs with no hook";
   // The command xargs (or parallel) runs with arguments read from the host's input: the model types them.
-  if (command.appendsArguments && command.appendedFrom === 'empty-input') return `${command.name ?? 'a command'} ${command.via ?? ''} takes its arguments from its input: whatever the model types into it later (Codex's write_stdin) runs with no hook`.replace('  ', ' ');
+  if (command.appendsArguments && command.appendedFrom === 'empty-input') return `${command.name ?? 'a command'} ${command.via ?? ''} takes its arguments from its input: ${runs}`.replace('  ', ' ');
+  const words = command.words.slice(1).map((word) => word.value);
+  const shown = `${command.name}`;
+  // Its own input or terminal named as a file (`python3 /dev/stdin`, `bash < /dev/stdin`).
+  const named = [...words, ...command.inputs.map((word) => word.value)].find((word) => INPUT_PATHS.test(word));
+  if (named !== undefined) return `${shown} reads ${named}, its own input: ${runs}`;
   // Its input is a file (`< file`): not the host's.
   if (command.inputs.length > 0) return undefined;
   const name = command.name === undefined ? undefined : path.basename(command.name).replace(/^(python|pypy)\d+(\.\d+)*$/, '$1');
   if (name === undefined) return undefined;
-  const args = command.words.slice(1).map((word) => word.value);
-  const shown = `${command.name}`;
-  const runs = 'whatever the model types into it later (Codex\'s write_stdin) runs with no hook';
+  const args = splitShortOptions(words);
   if (ALWAYS.has(name)) return `${shown} reads commands from its input (or runs them from keystrokes): ${runs}`;
   if (ATTACHES.has(name)) {
-    if (args.some((arg) => arg === '-i' || arg === '--interactive' || arg === '--stdin' || /^-[a-z]*i[a-z]*$/.test(arg)) && args.some((arg) => ['exec', 'run', 'attach', 'start'].includes(arg))) return `${shown} attaches the model to a program in a container: ${runs}`;
-    return undefined;
+    const attaches =
+      args.includes('attach') ||
+      (args.includes('compose') && args.includes('exec') && !args.includes('-T') && !args.includes('--no-TTY')) ||
+      (args.some((arg) => arg === '-i' || arg === '--interactive' || arg === '--stdin' || arg === '-t' || arg === '--tty') && args.some((arg) => ['exec', 'run', 'start', 'debug'].includes(arg)));
+    return attaches ? `${shown} attaches the model to a program in a container: ${runs}` : undefined;
   }
+  if ((name === 'python' || name === 'pypy') && REPL_MODULES.has(args[args.indexOf('-m') + 1] ?? '')) return `${shown} -m ${args[args.indexOf('-m') + 1]} is an interactive interpreter or debugger: ${runs}`;
+  if (name === 'perl' && args.includes('-d')) return `${shown} -d is perl's debugger, which reads commands from its input: ${runs}`;
+  if ((name === 'sed' || name === 'awk' || name === 'gawk') && args.some((arg, index) => arg === '-f' && args[index + 1] === '-')) return `${shown} -f - reads its program from its input: ${runs}`;
   const given = UNLESS_GIVEN[name];
   if (given === undefined) return undefined;
   if (args.some((arg) => INTERACTIVE.has(arg))) return `${shown} ${args.find((arg) => INTERACTIVE.has(arg))} reads a program from its input: ${runs}`;

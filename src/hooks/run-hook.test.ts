@@ -139,12 +139,34 @@ describe('runHook', () => {
     expect(decisionOf(zsh.stdout).permissionDecisionReason).toContain('zsh');
     const flags = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: "ls ${(e)${:-'$(touch /tmp/x)'}}" })]), loadPolicy, env: { SHELL: '/bin/zsh', CLAUDE_CODE_SHELL: '/bin/zsh' } });
     expect(decisionOf(flags.stdout).permissionDecision).not.toBe('allow');
-    const fish = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'ls' })]), loadPolicy, env: { SHELL: '/usr/bin/fish' } });
-    expect(decisionOf(fish.stdout).permissionDecision).toBe('ask');
-    expect(decisionOf(fish.stdout).permissionDecisionReason).toContain("fish, whose syntax is not bash's");
+    // A shell of this system that is not bash's kind (/etc/shells lists tmux here).
+    const other = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'ls' })]), loadPolicy, env: { SHELL: '/usr/bin/tmux' } });
+    expect(decisionOf(other.stdout)).toMatchObject({ permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining("tmux, whose syntax is not bash's") });
     // Claude Code runs its Bash tool with CLAUDE_CODE_SHELL before $SHELL.
-    const chosen = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'ls' })]), loadPolicy, env: { SHELL: '/bin/bash', CLAUDE_CODE_SHELL: '/usr/bin/fish' } });
-    expect(decisionOf(chosen.stdout).permissionDecisionReason).toContain("fish, whose syntax is not bash's");
+    const chosen = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'ls' })]), loadPolicy, env: { SHELL: '/bin/bash', CLAUDE_CODE_SHELL: '/usr/bin/tmux' } });
+    expect(decisionOf(chosen.stdout).permissionDecisionReason).toContain("tmux, whose syntax is not bash's");
+  });
+
+  it.each([
+    ['a program named bash that is not a system shell (a repository\'s ./tools/bash)', './tools/bash'],
+    ['an absolute path to a repository file named bash', path.join(directory, 'bash')],
+    ['a shell that does not exist', '/usr/bin/fish-not-installed'],
+  ])('%s is not trusted as bash: the command asks', async (_name, shell) => {
+    writeFileSync(path.join(directory, 'bash'), '#!/bin/sh\n');
+    const answer = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'ls' })]), loadPolicy, env: { SHELL: shell } });
+    expect(decisionOf(answer.stdout)).toMatchObject({ permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining("is not one of this system's shells") });
+  });
+
+  it.each([
+    ['a quote inside a comment', "ls # '\npath=(./tools $path); cat README # '"],
+    ["an escaped quote in $'…'", "ls $'\\'';path=(./tools $path);ls #'"],
+    ['quotes nested in a command substitution', 'ls "$(ls "a"; path=(./tools $path); ls)"'],
+    ['a here-document with a quote in it', "ls <<E\nit's\nE\npath=(./tools $path); ls\nls <<E\n'\nE"],
+    ["zsh's command for a bare input redirection", 'READNULLCMD=./tools/cat; <README'],
+    ["zsh's command for a bare output redirection", 'NULLCMD=./tools/x; >/dev/null'],
+  ])('under zsh, %s cannot hide a construct zsh reads otherwise', async (_name, command) => {
+    const answer = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command })]), loadPolicy, env: { SHELL: '/bin/zsh' } });
+    expect(decisionOf(answer.stdout).permissionDecision).not.toBe('allow');
   });
 
   it.each([
@@ -212,7 +234,33 @@ describe('runHook', () => {
     it("found from a subdirectory (the project's .claude above), in the user's plugins, and a shell the skill names", async () => {
       expect((await skillCall({ skill: 'status' }, path.join(skills, 'project/sub'))).permissionDecision).toBe('allow');
       expect(await skillCall({ skill: 'acme:lint' })).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('rm is blocked here') });
-      expect(await skillCall({ skill: 'zsh-only' })).toMatchObject({ permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining('with zsh, and zsh reads') });
+      expect(await skillCall({ skill: 'zsh-only' })).toMatchObject({ permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining("the shell zsh is not one of this system's shells") });
+    });
+
+    it.each([
+      ['a block whose command is on its opening line', 'b1', '```!rm -rf src\nls\n```\n'],
+      ['a block in the middle of a line', 'b2', 'Head: ```!rm -rf src``` done\n'],
+      ['a block closed by four backticks', 'b3', '```!\nrm -rf src\n````\n'],
+      ['a block in a list item', 'b4', '- ```!\n  rm -rf src\n  ```\n'],
+      ['a hook the skill defines in its frontmatter', 'b5', '---\nhooks:\n  PreToolUse:\n    - matcher: "*"\n      hooks:\n        - type: command\n          command: rm -rf src\n---\nbody\n'],
+    ])('%s is found and judged', async (_name, skill, text) => {
+      write(`project/.claude/skills/${skill}/SKILL.md`, text);
+      expect(await skillCall({ skill })).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('rm is blocked here') });
+    });
+
+    it.each([
+      ['$0 with the whole argument text', '!`ls $0`', 'src; rm -rf src'],
+      ['$1 with a quoted argument', '!`ls $1`', "src 'x; rm -rf src'"],
+      ['a named argument', '---\narguments: [dir]\n---\n!`ls $dir`', 'src; rm -rf src'],
+      ['$ARGUMENTS[1]', '!`ls $ARGUMENTS[1]`', "a 'b; rm -rf src'"],
+    ])("the call's arguments, however Claude Code puts them in: %s", async (_name, text, args) => {
+      write('project/.claude/skills/placed/SKILL.md', text);
+      expect(await skillCall({ skill: 'placed', args })).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('rm is blocked here') });
+    });
+
+    it('frontmatter that is not YAML blocks the skill', async () => {
+      write('project/.claude/skills/broken/SKILL.md', '---\nhooks: [unclosed\n---\n!`ls`\n');
+      expect(await skillCall({ skill: 'broken' })).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('its frontmatter is not YAML') });
     });
 
     it('a name that is not a skill name, or a skill nowhere to be found, is blocked', async () => {
@@ -235,6 +283,14 @@ describe('runHook', () => {
     expect(decisionOf(scripted.stdout).permissionDecision).toBe('allow');
     const underClaude = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'python3' })]), loadPolicy, env: { SHELL: '/bin/bash' } });
     expect(decisionOf(underClaude.stdout).permissionDecision).toBe('allow');
+  });
+
+  it("a repository's own settings that give the session another PATH make every shell command ask, naming the file", async () => {
+    const repository = mkdtempSync(path.join(directory, 'repository-'));
+    mkdirSync(path.join(repository, '.claude'));
+    writeFileSync(path.join(repository, '.claude', 'settings.json'), JSON.stringify({ env: { PATH: './tools:/usr/bin:/bin' } }));
+    const answer = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'ls' }, { cwd: repository })]), loadPolicy, env: { SHELL: '/bin/bash' } });
+    expect(decisionOf(answer.stdout)).toMatchObject({ permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining(`${path.join(repository, '.claude', 'settings.json')} sets env.PATH`) });
   });
 
   it("reads the shell Codex's model chose (exec_command's shell) from Codex's rollout; a call not found there has a shell not known, and is denied", async () => {

@@ -76,11 +76,12 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
   }
   // The shell the host runs this command with, as the hook (in the host's environment, as its user) can tell.
   const read = dialect.read(parsed);
-  const input = { ...read, shell: dialect.shellOf(read, options.env) };
+  const details = dialect.detailsOf(read, options.env);
+  const input = { ...read, shell: details.shell, ...(details.options === undefined ? {} : { options: details.options }) };
   if (options.server !== undefined) {
     // The hook runs as the user and can read the host's transcript; the server is shown what it found, nothing else of it.
     const lastUserMessage = input.transcriptPath === undefined ? undefined : lastUserMessageIn(input.transcriptPath);
-    return forward(options, { ...(parsed as object), toolgate_shell: input.shell ?? null, ...(lastUserMessage === undefined ? {} : { toolgate_last_user_message: lastUserMessage }) });
+    return forward(options, { ...(parsed as object), toolgate_shell: input.shell ?? null, ...(input.options === undefined ? {} : { toolgate_call_options: input.options }), ...(lastUserMessage === undefined ? {} : { toolgate_last_user_message: lastUserMessage }) });
   }
   const loaded = await options.loadPolicy(input.cwd);
   const asks = dialect.asksItsUser

@@ -10,7 +10,7 @@
 import { loginShell, preToolUseHost } from '../host-dialect.ts';
 
 /** Claude Code's Bash tool runs commands with CLAUDE_CODE_SHELL, else the user's $SHELL (bash, zsh or sh). */
-export const claudeCode = preToolUseHost({ name: 'claude-code', title: 'Claude Code', asksItsUser: true, shellOf: (_input, env) => nonEmpty(env.CLAUDE_CODE_SHELL) ?? nonEmpty(env.SHELL) ?? loginShell() });
+export const claudeCode = preToolUseHost({ name: 'claude-code', title: 'Claude Code', asksItsUser: true, detailsOf: (_input, env) => ({ shell: nonEmpty(env.CLAUDE_CODE_SHELL) ?? nonEmpty(env.SHELL) ?? loginShell() }) });
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;

@@ -22,11 +22,13 @@ export const codex = preToolUseHost({
   name: 'codex',
   title: 'Codex',
   asksItsUser: false,
-  shellOf(input) {
-    if (input.hostTool !== 'Bash') return loginShell();
-    if (input.transcriptPath === undefined || input.toolUseId === undefined) return undefined;
+  detailsOf(input) {
+    if (input.hostTool !== 'Bash') return { shell: loginShell() };
+    if (input.transcriptPath === undefined || input.toolUseId === undefined) return { shell: undefined };
     const args = codexCallArguments(input.transcriptPath, input.toolUseId);
-    if (args === undefined) return undefined;
-    return typeof args.shell === 'string' && args.shell !== '' ? args.shell : loginShell();
+    if (args === undefined) return { shell: undefined };
+    // Everything but the command itself (the tool input's) and what only paces its output.
+    const { cmd: _cmd, command: _command, yield_time_ms: _yield, max_output_tokens: _tokens, ...options } = args;
+    return { shell: typeof args.shell === 'string' && args.shell !== '' ? args.shell : loginShell(), options };
   },
 });

@@ -52,8 +52,8 @@ export async function answerHostCall(options: { runtime: ServerRuntime; principa
     const verdict = await judge.decide(input, { by: 'host' });
     if (verdict.decision !== 'ask') return dialect.answer(verdict);
     const deadline = Date.now() + Math.max(1_000, options.budgetMs - ANSWER_MARGIN_MS);
-    // The same call (call-identity.ts: host, session, directory, shell, tool and input), from the same token.
-    const fingerprint = callFingerprint(callIdentity(input), options.principal.name);
+    // The same call (call-identity.ts: host, session, directory, shell, tool, input and options), judged the same, from the same token.
+    const fingerprint = callFingerprint(callIdentity(input), options.principal.name, { tool: verdict.authorization.request?.tool ?? '', args: verdict.authorization.args });
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       const runId = `run_hook_${fingerprint}_${round}`;
       const run = (await runtime.store.getRun(runId)) ?? (await createHookRun({ ...options, input, verdict, runId, fingerprint }));
