@@ -150,7 +150,7 @@ export async function createHostJudge(options: {
               otherShellHazard(input.shell, String(args.command)),
               HOSTS_WITHOUT_INPUT_GATE.has(input.host) ? programReadingInput(String(args.command), { terminal: input.options?.tty === true }) : undefined,
               // A repository's own settings that give the session another PATH, shell or startup code: the command is not what runs.
-              ...(input.host === 'claude-code' ? repositoryCommandEnvironment(input.cwd).map((found) => `${found.file} sets ${found.key} (${found.detail})`) : []),
+              ...(input.host === 'claude-code' ? repositoryCommandEnvironment(input.cwd, options_.env).map((found) => `${found.file} sets ${found.key} (${found.detail})`) : []),
             ].filter((concern) => concern !== undefined)
           : [];
       const hazard = concerns.length === 0 ? undefined : concerns.join('; ');

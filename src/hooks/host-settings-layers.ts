@@ -66,9 +66,11 @@ export function claudeSettingsFiles(options: { cwd: string; env: Readonly<Record
     // No drop-in directory.
   }
   const home = options.env.HOME ?? os.homedir();
-  files.push({ scope: 'user', file: path.join(options.env.CLAUDE_CONFIG_DIR ?? path.join(home, '.claude'), 'settings.json') });
+  const configDirectory = path.resolve(options.env.CLAUDE_CONFIG_DIR ?? path.join(home, '.claude'));
+  files.push({ scope: 'user', file: path.join(configDirectory, 'settings.json') });
   for (let directory = path.resolve(options.cwd); ; directory = path.dirname(directory)) {
-    files.push({ scope: 'project', file: path.join(directory, '.claude', 'settings.json') }, { scope: 'local', file: path.join(directory, '.claude', 'settings.local.json') });
+    // The user's own configuration directory is not a project's `.claude` (a working directory under the home finds it).
+    if (path.join(directory, '.claude') !== configDirectory) files.push({ scope: 'project', file: path.join(directory, '.claude', 'settings.json') }, { scope: 'local', file: path.join(directory, '.claude', 'settings.local.json') });
     if (path.dirname(directory) === directory) break;
   }
   return files;
@@ -126,11 +128,11 @@ function commandEnvironmentSwitch(file: string, scope: ClaudeSettingsScope, sett
  * cannot be judged as written.
  *
  * @example
- * repositoryCommandEnvironment('/repo') // [{ file: '/repo/.claude/settings.json', key: 'env.PATH', … }]
+ * repositoryCommandEnvironment('/repo', process.env) // [{ file: '/repo/.claude/settings.json', key: 'env.PATH', … }]
  */
-export function repositoryCommandEnvironment(cwd: string): HookSwitchOff[] {
+export function repositoryCommandEnvironment(cwd: string, env: Readonly<Record<string, string | undefined>>): HookSwitchOff[] {
   const found: HookSwitchOff[] = [];
-  for (const { scope, file } of claudeSettingsFiles({ cwd, env: {} })) {
+  for (const { scope, file } of claudeSettingsFiles({ cwd, env })) {
     if (scope !== 'project' && scope !== 'local') continue;
     const settings = readJsonObject(file);
     if (settings === 'too large') found.push({ file, key: '(the whole file)', reach: 'all', detail: `it is larger than ${MAX_SETTINGS_BYTES} bytes, so what it sets cannot be told` });

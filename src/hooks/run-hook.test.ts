@@ -291,6 +291,13 @@ describe('runHook', () => {
     writeFileSync(path.join(repository, '.claude', 'settings.json'), JSON.stringify({ env: { PATH: './tools:/usr/bin:/bin' } }));
     const answer = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'ls' }, { cwd: repository })]), loadPolicy, env: { SHELL: '/bin/bash' } });
     expect(decisionOf(answer.stdout)).toMatchObject({ permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining(`${path.join(repository, '.claude', 'settings.json')} sets env.PATH`) });
+    // The user's own settings (a working directory under the home finds them above it) are the user's choice, not the repository's.
+    const home = mkdtempSync(path.join(directory, 'home-'));
+    mkdirSync(path.join(home, '.claude'));
+    writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ env: { PATH: '/opt/mine/bin:/usr/bin:/bin' } }));
+    const underHome = mkdtempSync(path.join(home, 'work-'));
+    const mine = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'ls' }, { cwd: underHome })]), loadPolicy, env: { SHELL: '/bin/bash', HOME: home } });
+    expect(decisionOf(mine.stdout).permissionDecision).toBe('allow');
   });
 
   it("reads the shell Codex's model chose (exec_command's shell) from Codex's rollout; a call not found there has a shell not known, and is denied", async () => {
