@@ -178,7 +178,9 @@ async function main(specFile: string): Promise<void> {
   const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port, served?.url) : codexSetup(spec, port);
   // The hook's token for toolgate serve (`--approver server`), whether or not a server runs here.
   env.TOOLGATE_TOKEN = SERVE_TOKEN;
-  const approving = served !== undefined && spec.server!.approve === 'inbox' ? approveInInbox(served.url) : Promise.resolve(null);
+  const approving = served !== undefined && spec.server!.approve === 'inbox' ? approveInInbox(served.url, spec.timeoutMs) : Promise.resolve(null);
+  // Read after the CLI exits; handled now, so that an approval that fails first (nothing to approve yet) cannot crash this script meanwhile.
+  approving.catch(() => {});
   const straceFile = path.join(spec.home, 'connects.strace');
   const child = spawn('strace', ['-f', '-qq', '-e', 'trace=connect', '-o', straceFile, spec.cli, ...args], { cwd: spec.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -234,7 +236,7 @@ async function startServe(spec: HostSessionSpec): Promise<{ url: string; child: 
 }
 
 /** Waits for the first call in the inbox and clicks "Allow once" on it in headless Chromium; returns the card's text. */
-async function approveInInbox(url: string): Promise<string> {
+async function approveInInbox(url: string, timeoutMs = 60_000): Promise<string> {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -244,7 +246,8 @@ async function approveInInbox(url: string): Promise<string> {
     const page = await browser.newPage();
     await page.goto(`${url}/login#token=${SERVE_TOKEN}`);
     const card = page.locator('.approval').first();
-    await card.waitFor({ timeout: 60_000 });
+    // As long as the session may run: a CLI slow to make its call (a loaded machine) is not a failure of the approval.
+    await card.waitFor({ timeout: timeoutMs });
     const text = (await card.textContent()) ?? '';
     await card.getByRole('button', { name: 'Allow once' }).click();
     await page.locator('.approval').waitFor({ state: 'detached', timeout: 20_000 });
