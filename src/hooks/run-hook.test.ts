@@ -158,15 +158,18 @@ describe('runHook', () => {
   });
 
   it.each([
-    ['a quote inside a comment', "ls # '\npath=(./tools $path); cat README # '"],
-    ["an escaped quote in $'…'", "ls $'\\'';path=(./tools $path);ls #'"],
-    ['quotes nested in a command substitution', 'ls "$(ls "a"; path=(./tools $path); ls)"'],
-    ['a here-document with a quote in it', "ls <<E\nit's\nE\npath=(./tools $path); ls\nls <<E\n'\nE"],
-    ["zsh's command for a bare input redirection", 'READNULLCMD=./tools/cat; <README'],
-    ["zsh's command for a bare output redirection", 'NULLCMD=./tools/x; >/dev/null'],
-  ])('under zsh, %s cannot hide a construct zsh reads otherwise', async (_name, command) => {
+    ['a quote inside a comment', "ls # '\npath=(./tools $path); ls # '", true],
+    ["an escaped quote in $'…'", "ls $'\\'';path=(./tools $path);ls #'", true],
+    ['quotes nested in a command substitution', 'ls "$(ls "a"; path=(./tools $path); ls)"', false],
+    ['a here-document with a quote in it', "ls <<E\nit's\nE\npath=(./tools $path); ls\nls <<E\n'\nE", true],
+    ["zsh's command for a bare input redirection", 'READNULLCMD=./tools/cat; <README', true],
+    ["zsh's command for a bare output redirection", 'NULLCMD=./tools/x; >/dev/null', true],
+  ])('under zsh, %s cannot hide a construct zsh reads otherwise (as bash: allowed %s)', async (_name, command, allowedAsBash) => {
+    // As bash reads it the text is harmless (or asks for another reason): what makes it ask under zsh is zsh's reading.
+    const asBash = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command })]), loadPolicy, env: { SHELL: '/bin/bash' } });
+    expect(decisionOf(asBash.stdout).permissionDecision).toBe(allowedAsBash ? 'allow' : 'ask');
     const answer = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command })]), loadPolicy, env: { SHELL: '/bin/zsh' } });
-    expect(decisionOf(answer.stdout).permissionDecision).not.toBe('allow');
+    expect(decisionOf(answer.stdout)).toMatchObject({ permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining('the host runs this command with zsh, and zsh reads') });
   });
 
   it.each([
