@@ -5,7 +5,6 @@
  * rules for a web fetch, the policy's rules, memory, the approvals file, the
  * mode, and the audit log, where the host and its session are recorded.
  */
-import { statSync } from 'node:fs';
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import { createInMemoryApprovalMemory, type ApprovalMemory } from '../core/approval-memory.ts';
 import { createNonInteractiveApprover, type PresentedRequest } from '../core/approver.ts';
@@ -23,18 +22,11 @@ import { programReadingInput } from './input-readers.ts';
 import { HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
-import { readRegularFileTail } from './host-transcript.ts';
+import { readRegularFile } from './host-transcript.ts';
 
 /** The largest file read to show an edit as a diff (host-call.ts turns a larger one into an edit). */
 const MAX_READ_FOR_DIFF = 4 * 1024 * 1024;
 
-function statSizeOver(file: string, limit: number): boolean {
-  try {
-    return statSync(file).size > limit;
-  } catch {
-    return true;
-  }
-}
 
 /** What the host is told: run it, refuse it, or ask its own user (where it can). */
 export interface HostVerdict {
@@ -105,8 +97,8 @@ export async function createHostJudge(options: {
     const resolved = resolveInZones({ zones, path: file, cwd, operation: 'read' });
     if (!resolved.ok || !resolved.exists || resolved.zone.approval.read !== 'allow') return undefined;
     // A regular file only (a named pipe would block the read, and the hook with it, past the host's timeout), and not a huge one.
-    if (statSizeOver(resolved.absolute, MAX_READ_FOR_DIFF)) return undefined;
-    return readRegularFileTail(resolved.absolute, MAX_READ_FOR_DIFF);
+    const text = readRegularFile(resolved.absolute, MAX_READ_FOR_DIFF);
+    return text === 'too large' ? undefined : text;
   };
   return {
     async decide(input, asks) {

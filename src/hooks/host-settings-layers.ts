@@ -18,11 +18,11 @@
  *   `.codex/config.toml` saying so, and the hook did not run). A project's
  *   `.codex/hooks.json` adds hooks; it does not take toolgate's away.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { readRegularFileTail } from './host-transcript.ts';
+import { readRegularFile } from './host-transcript.ts';
 
 /** The largest settings file read. */
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
@@ -163,12 +163,12 @@ export function codexConfigFiles(options: { cwd: string; env: Readonly<Record<st
 export function codexHookSwitches(options: { cwd: string; env: Readonly<Record<string, string | undefined>> }): HookSwitchOff[] {
   const switches: HookSwitchOff[] = [];
   for (const file of codexConfigFiles(options)) {
-    if ((sizeOf(file) ?? 0) > MAX_SETTINGS_BYTES) {
+    const text = readRegularFile(file, MAX_SETTINGS_BYTES);
+    if (text === undefined) continue;
+    if (text === 'too large') {
       switches.push({ file, key: '(the whole file)', reach: 'all', detail: `it is larger than ${MAX_SETTINGS_BYTES} bytes, so whether it turns hooks off cannot be told` });
       continue;
     }
-    const text = readRegularFileTail(file, MAX_SETTINGS_BYTES);
-    if (text === undefined) continue;
     let config: Record<string, unknown>;
     try {
       config = parseToml(text) as Record<string, unknown>;
@@ -197,20 +197,10 @@ const COMMAND_ENVIRONMENT = new Set([
   'SHELL', 'CLAUDE_CODE_SHELL', 'CLAUDE_CODE_SHELL_PREFIX', 'BASH_ENV', 'ENV', 'ZDOTDIR', 'PATH', 'PROMPT_COMMAND', 'NODE_OPTIONS', 'PYTHONSTARTUP', 'PYTHONPATH', 'PERL5OPT', 'PERL5LIB', 'RUBYOPT', 'GIT_SSH_COMMAND', 'GIT_EXEC_PATH', 'PAGER', 'GIT_PAGER', 'EDITOR', 'VISUAL',
 ]);
 
-/** The size of a file, or undefined when it is not there. */
-function sizeOf(file: string): number | undefined {
-  try {
-    return statSync(file).size;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A settings file's JSON object; undefined when it is missing or not one (Claude Code ignores such a file too); 'too large' past the limit. */
 function readJsonObject(file: string): Record<string, unknown> | undefined | 'too large' {
-  if ((sizeOf(file) ?? 0) > MAX_SETTINGS_BYTES) return 'too large';
-  const text = readRegularFileTail(file, MAX_SETTINGS_BYTES);
-  if (text === undefined) return undefined;
+  const text = readRegularFile(file, MAX_SETTINGS_BYTES);
+  if (text === undefined || text === 'too large') return text;
   try {
     const value = JSON.parse(text) as unknown;
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

@@ -12,7 +12,7 @@
  */
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { readRegularFileTail } from './host-transcript.ts';
+import { readRegularFile } from './host-transcript.ts';
 
 /** The largest skill file read; a larger one is blocked (Claude Code itself skips some over 128 KiB). */
 const MAX_SKILL_BYTES = 1024 * 1024;
@@ -53,16 +53,21 @@ export function resolveSkill(options: { name: unknown; args: unknown; cwd: strin
   }
   candidates.push(...skillFiles(configDirectory, name));
   if (plugin !== undefined && pluginSkill !== undefined) candidates.push(...pluginSkillFiles(path.join(configDirectory, 'plugins'), plugin, pluginSkill));
-  const files = [...new Set(candidates)].filter((file) => readRegularFileTail(file, 1) !== undefined);
+  // Each candidate read once: the ones that are there are the files.
+  const texts = new Map<string, string | 'too large'>();
+  for (const file of new Set(candidates)) {
+    const text = readRegularFile(file, MAX_SKILL_BYTES);
+    if (text !== undefined) texts.set(file, text);
+  }
+  const files = [...texts.keys()];
   if (files.length === 0) {
     return { problem: `the skill ${name} was not found where Claude Code keeps skills and commands (.claude/skills, .claude/commands here and above, ${configDirectory}, its plugins), so what it runs cannot be read beforehand` };
   }
   const commands: string[] = [];
   let shell: string | undefined;
   for (const file of files) {
-    const text = readRegularFileTail(file, MAX_SKILL_BYTES + 1);
-    if (text === undefined) return { problem: `the skill file ${file} could not be read` };
-    if (Buffer.byteLength(text) > MAX_SKILL_BYTES) return { problem: `the skill file ${file} is larger than ${MAX_SKILL_BYTES} bytes` };
+    const text = texts.get(file)!;
+    if (text === 'too large') return { problem: `the skill file ${file} is larger than ${MAX_SKILL_BYTES} bytes` };
     const frontmatter = frontmatterOf(text);
     if (frontmatter.problem !== undefined) return { problem: `the skill file ${file}: ${frontmatter.problem}` };
     const skillDirectory = path.dirname(file);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lastUserMessageIn } from './host-transcript.ts';
+import { codexCallArguments, lastUserMessageIn, readRegularFile } from './host-transcript.ts';
 
 const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-transcript-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -42,5 +42,26 @@ describe('lastUserMessageIn', () => {
     execFileSync('mkfifo', [fifo]);
     expect(lastUserMessageIn(fifo)).toBeUndefined();
     expect(lastUserMessageIn(transcript('none.jsonl', [{ type: 'assistant', message: { role: 'assistant', content: 'hi' } }]))).toBeUndefined();
+  });
+});
+
+describe('readRegularFile and the Codex call lookup', () => {
+  it('reads a whole regular file, says "too large" past the limit, and gives nothing for a pipe or a missing file', () => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-read-'));
+    try {
+      writeFileSync(path.join(directory, 'small'), 'abc');
+      expect(readRegularFile(path.join(directory, 'small'), 3)).toBe('abc');
+      expect(readRegularFile(path.join(directory, 'small'), 2)).toBe('too large');
+      expect(readRegularFile(path.join(directory, 'missing'), 10)).toBeUndefined();
+      execFileSync('mkfifo', [path.join(directory, 'pipe')]);
+      expect(readRegularFile(path.join(directory, 'pipe'), 10)).toBeUndefined();
+      // A call whose line is longer than the short tail is still found (the longer read), and the latest line of its id wins.
+      const line = (args: Record<string, unknown>) => JSON.stringify({ type: 'response_item', payload: { type: 'function_call', arguments: JSON.stringify(args), call_id: 'call_1' } });
+      writeFileSync(path.join(directory, 'rollout.jsonl'), `${line({ cmd: 'x'.repeat(300 * 1024), shell: '/bin/zsh' })}\n${JSON.stringify({ type: 'event_msg', payload: { text: 'mentions call_1' } })}\n`);
+      expect(codexCallArguments(path.join(directory, 'rollout.jsonl'), 'call_1')).toMatchObject({ shell: '/bin/zsh' });
+      expect(codexCallArguments(path.join(directory, 'rollout.jsonl'), 'call_2')).toBeUndefined();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

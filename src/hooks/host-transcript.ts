@@ -45,7 +45,13 @@ const CALL_TAIL_BYTES = 4 * 1024 * 1024;
  * codexCallArguments('/home/me/.codex/sessions/…/rollout-….jsonl', 'call_abc') // { cmd: 'ls', shell: '/bin/zsh' }
  */
 export function codexCallArguments(file: string, callId: string): Record<string, unknown> | undefined {
-  const text = readRegularFileTail(file, CALL_TAIL_BYTES);
+  // The call was written just before the hook ran: the rollout's last 256 KiB hold it unless its line is longer, and only then is more read.
+  return callArgumentsIn(readRegularFileTail(file, SHORT_TAIL_BYTES), callId) ?? callArgumentsIn(readRegularFileTail(file, CALL_TAIL_BYTES), callId);
+}
+
+const SHORT_TAIL_BYTES = 256 * 1024;
+
+function callArgumentsIn(text: string | undefined, callId: string): Record<string, unknown> | undefined {
   if (text === undefined) return undefined;
   const lines = text.split('\n');
   for (let index = lines.length - 1; index >= 0; index--) {
@@ -79,6 +85,28 @@ export function codexCallArguments(file: string, callId: string): Record<string,
  * readRegularFileTail('notes.txt', 1 << 20) // its text, or undefined
  */
 export function readRegularFileTail(file: string, maxBytes: number): string | undefined {
+  return readRegular(file, (size) => ({ from: size - Math.min(size, maxBytes), length: Math.min(size, maxBytes) }));
+}
+
+/**
+ * The whole of `file` when it is a regular file of at most `maxBytes`;
+ * 'too large' past it (sized on the opened file, as read); undefined when it
+ * is not there, not a regular file or cannot be read.
+ *
+ * @example
+ * readRegularFile('.claude/settings.json', 4 << 20) // its text, 'too large' or undefined
+ */
+export function readRegularFile(file: string, maxBytes: number): string | 'too large' | undefined {
+  let tooLarge = false;
+  const text = readRegular(file, (size) => {
+    tooLarge = size > maxBytes;
+    return tooLarge ? undefined : { from: 0, length: size };
+  });
+  return tooLarge ? 'too large' : text;
+}
+
+/** Opens `file` without blocking, and reads the part `range` picks from its size (none: undefined) when it is a regular file. */
+function readRegular(file: string, range: (size: number) => { from: number; length: number } | undefined): string | undefined {
   // From the module object, not an ESM import: the import's facade reads every export of node:fs (2 ms of a hook's start, per tool call).
   const { closeSync, constants, fstatSync, openSync, readSync } = process.getBuiltinModule('node:fs');
   try {
@@ -86,9 +114,10 @@ export function readRegularFileTail(file: string, maxBytes: number): string | un
     try {
       const stats = fstatSync(descriptor);
       if (!stats.isFile()) return undefined;
-      const length = Math.min(stats.size, maxBytes);
-      const buffer = Buffer.alloc(length);
-      const read = readSync(descriptor, buffer, 0, length, stats.size - length);
+      const part = range(stats.size);
+      if (part === undefined) return undefined;
+      const buffer = Buffer.alloc(part.length);
+      const read = readSync(descriptor, buffer, 0, part.length, part.from);
       return buffer.subarray(0, read).toString('utf8');
     } finally {
       closeSync(descriptor);
