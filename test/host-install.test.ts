@@ -96,6 +96,14 @@ describe('toolgate install / uninstall claude-code', () => {
     expect(await runCli(['install', 'cursor'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown host "cursor"') });
     expect(await runCli(['install', 'codex', '--scope', 'project'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('Codex reads its hooks from $CODEX_HOME/hooks.json only') });
     expect(await runCli(['install', 'claude-code', '--approver', 'server'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--approver server needs --server URL') });
+    expect(await runCli(['install', 'claude-code', '--managed-hooks-only'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--managed-hooks-only goes with --scope managed') });
+    expect(await runCli(['install', 'codex', '--scope', 'managed'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('Codex reads its hooks from $CODEX_HOME/hooks.json only') });
+    expect(await runCli(['install', 'claude-code', '--scope', 'everywhere'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--scope must be project, user or managed') });
+    // Managed settings that cannot be written (here: their directory is a file) are said, with the file, and nothing else is touched.
+    writeFileSync(path.join(project, 'not-a-directory'), '');
+    writeFileSync(path.join(project, 'policy.yaml'), POLICY);
+    const unwritable = await runCli(['install', 'claude-code', '--scope', 'managed', '--policy', 'policy.yaml'], { cwd: project, env: { ...env, TOOLGATE_CLAUDE_MANAGED_DIR: path.join(project, 'not-a-directory') } });
+    expect(unwritable).toMatchObject({ code: 1, stderr: expect.stringContaining(`could not write ${path.join(project, 'not-a-directory', 'managed-settings.json')}`) });
   });
 });
 

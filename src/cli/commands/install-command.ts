@@ -124,6 +124,8 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
   const { host, scope, values } = parsed;
   const approver = (values.approver as string | undefined) ?? 'host';
   if (approver !== 'host' && approver !== 'server') throw new UsageError(`--approver must be host or server, not ${JSON.stringify(approver)}`);
+  const managedOnly = values['managed-hooks-only'] === true;
+  if (managedOnly && scope !== 'managed') throw new UsageError('--managed-hooks-only goes with --scope managed');
   const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) throw new UsageError(`--timeout must be a whole number of seconds from 1 to 86400, not ${JSON.stringify(values.timeout)}`);
   const args = ['hook', host];
@@ -145,8 +147,6 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
   const httpUrl = () => `${String(values.server).replace(/\/+$/, '')}/hooks/${host}?timeout=${timeout}${shell === undefined ? '' : `&shell=${encodeURIComponent(shell)}`}`;
   const target = values.http === true ? { url: httpUrl() } : { command: hookCommandLine([process.execPath, BIN, ...args]) };
   const handler = toolgateHandler({ host, target, timeoutSeconds: timeout });
-  const managedOnly = values['managed-hooks-only'] === true;
-  if (managedOnly && scope !== 'managed') throw new UsageError('--managed-hooks-only goes with --scope managed');
   // A hook another settings file turns off here would not run: said, and nothing written.
   const switches = hookSwitches({ host, scope, cwd: io.cwd, env: io.env });
   if (switches.length > 0) {
