@@ -146,7 +146,7 @@ async function main(specFile: string): Promise<void> {
       // Told it is pending: a person approves it in the inbox, and the model makes the same call again.
       const retry = seen !== null && retried === undefined && spec.server?.approve === 'after-pending' && /pending approval/.test(seen);
       if (retry) {
-        retried = approveInInbox(served!.url);
+        retried = approveInInbox(served!.url, 60_000, undefined, () => served!.stderr());
         await retried.catch(() => {});
       }
       // A sequence: the next call once the previous one's result is in; the one call otherwise (again after a pending one was approved).
@@ -178,7 +178,9 @@ async function main(specFile: string): Promise<void> {
   const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port, served?.url) : codexSetup(spec, port);
   // The hook's token for toolgate serve (`--approver server`), whether or not a server runs here.
   env.TOOLGATE_TOKEN = SERVE_TOKEN;
-  const approving = served !== undefined && spec.server!.approve === 'inbox' ? approveInInbox(served.url, spec.timeoutMs) : Promise.resolve(null);
+  // Given up when the CLI exits: nothing waits for an approval then, and the card it never showed is worth reporting at once.
+  const cliExited = new AbortController();
+  const approving = served !== undefined && spec.server!.approve === 'inbox' ? approveInInbox(served.url, spec.timeoutMs, cliExited.signal, () => served!.stderr()) : Promise.resolve(null);
   // Read after the CLI exits; handled now, so that an approval that fails first (nothing to approve yet) cannot crash this script meanwhile.
   approving.catch(() => {});
   const straceFile = path.join(spec.home, 'connects.strace');
@@ -194,6 +196,7 @@ async function main(specFile: string): Promise<void> {
   }, spec.timeoutMs);
   const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, killed) => resolve([code, killed])));
   clearTimeout(timer);
+  cliExited.abort();
   server.close();
   blackHole?.close();
   const inboxCard = await (retried ?? approving).catch((error: unknown) => `(the inbox approval failed: ${error instanceof Error ? error.message : String(error)})`);
@@ -215,7 +218,7 @@ const SERVE_TOKEN = 'host-session-admin-token-0123456789';
 const ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 
 /** `toolgate serve` on the session's loopback: its URL once it listens. */
-async function startServe(spec: HostSessionSpec): Promise<{ url: string; child: ReturnType<typeof spawn> }> {
+async function startServe(spec: HostSessionSpec): Promise<{ url: string; child: ReturnType<typeof spawn>; stderr: () => string }> {
   const child = spawn(
     process.execPath,
     [path.join(ROOT, 'src/cli/main.ts'), 'serve', '--policy', spec.server!.policyFile, '--port', '0', '--store', spec.server!.store, '--model', `script:${path.join(ROOT, 'test/fixtures/server/append-once.yaml')}`],
@@ -232,26 +235,44 @@ async function startServe(spec: HostSessionSpec): Promise<{ url: string; child: 
     });
     child.once('exit', (code) => reject(new Error(`toolgate serve exited (${code}) before listening: ${stderr}`)));
   });
-  return { url, child };
+  return { url, child, stderr: () => stderr };
 }
 
-/** Waits for the first call in the inbox and clicks "Allow once" on it in headless Chromium; returns the card's text. */
-async function approveInInbox(url: string, timeoutMs = 60_000): Promise<string> {
+/**
+ * Waits for the first call in the inbox and clicks "Allow once" on it in
+ * headless Chromium; returns the card's text. Gives up when `stop` aborts
+ * (the CLI exited) or after `timeoutMs`, saying what the page and the server
+ * showed, so that a card that never came can be told from one the page missed.
+ */
+async function approveInInbox(url: string, timeoutMs = 60_000, stop?: AbortSignal, serverLog?: () => string): Promise<string> {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  const page = await browser.newPage();
   try {
-    const page = await browser.newPage();
     await page.goto(`${url}/login#token=${SERVE_TOKEN}`);
     const card = page.locator('.approval').first();
     // As long as the session may run: a CLI slow to make its call (a loaded machine) is not a failure of the approval.
-    await card.waitFor({ timeout: timeoutMs });
+    const stopped = new Promise<never>((_, reject) => {
+      if (stop === undefined) return;
+      const fail = (): void => reject(new Error('the CLI exited before a card showed'));
+      if (stop.aborted) fail();
+      else stop.addEventListener('abort', fail, { once: true });
+    });
+    stopped.catch(() => {});
+    await Promise.race([card.waitFor({ timeout: timeoutMs }), stopped]);
     const text = (await card.textContent()) ?? '';
     await card.getByRole('button', { name: 'Allow once' }).click();
     await page.locator('.approval').waitFor({ state: 'detached', timeout: 20_000 });
     return text;
+  } catch (error) {
+    const shown = await page.locator('body').innerText({ timeout: 2_000 }).catch(() => '(no page)');
+    const pending = await fetch(`${url}/approvals`, { headers: { authorization: `Bearer ${SERVE_TOKEN}` } })
+      .then(async (response) => `${response.status} ${(await response.text()).slice(0, 1_000)}`)
+      .catch((cause: unknown) => String(cause));
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; the page showed: ${JSON.stringify(shown.slice(0, 1_000))}; GET /approvals: ${pending}; the server's log ends: ${serverLog?.().slice(-2_000) ?? ''}`);
   } finally {
     await browser.close();
   }
