@@ -14,7 +14,8 @@ const major = Number(process.versions.node.split('.')[0]);
 if (major < NEEDED) {
   process.stderr.write(
     `toolgate needs Node.js ${NEEDED} or newer, and this is Node.js ${process.version} (${process.execPath})${hook ? ': the call is blocked' : ''}. ` +
-      `Install Node.js ${NEEDED} or 24 (https://nodejs.org/en/download, or \`nvm install 24\`) and run toolgate with it.\n`,
+      `Install Node.js ${NEEDED} or 24 (https://nodejs.org/en/download, or \`nvm install 24\`) and run toolgate with it, ` +
+      `or add Node 24 to this project (\`npm i -D node@24\`), which \`npx toolgate\` then runs on.\n`,
   );
   process.exit(hook ? 2 : 1);
 }

@@ -7,7 +7,7 @@
  * would silently ignore. The installed Claude Code hook is then run by the
  * real Claude Code.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,19 @@ function place(): { project: string; home: string; env: NodeJS.ProcessEnv } {
   mkdirSync(home);
   writeFileSync(path.join(project, 'toolgate.yaml'), POLICY);
   return { project, home, env: { HOME: home, PATH: process.env.PATH } };
+}
+
+/** The command lines of the processes whose environment holds `entry` (NAME=value). */
+function processesWith(entry: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry)) found.push(readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ').trim());
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
 }
 
 function settingsOf(file: string): any {
@@ -108,17 +121,37 @@ describe('toolgate install / uninstall claude-code', () => {
 });
 
 describe('toolgate install codex', () => {
-  it('writes $CODEX_HOME/hooks.json and says Codex must trust it', async () => {
+  it('writes $CODEX_HOME/hooks.json once the hook it writes answers, and says Codex must trust it; a hook that would block every call is not written, saying why', { timeout: 60_000 }, async () => {
     const { project, home, env } = place();
     const codexHome = path.join(home, 'codex-home');
-    const result = await runCli(['install', 'codex', '--approver', 'server', '--server', 'http://127.0.0.1:8787'], { cwd: project, env: { ...env, CODEX_HOME: codexHome } });
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('Codex runs a hook only once it is trusted');
-    const hooks = settingsOf(path.join(codexHome, 'hooks.json'));
-    expect(hooks.hooks.PreToolUse[0].hooks[0].command).toContain(' hook codex --approver server --server http://127.0.0.1:8787 --timeout 600');
-    // Codex has no fail-closed setting, and reads hooks.json strictly: nothing but what it knows.
-    expect(Object.keys(hooks.hooks.PreToolUse[0].hooks[0]).sort()).toEqual(['command', 'timeout', 'type']);
-    expect(await runCli(['install', 'codex', '--approver', 'server', '--server', 'http://127.0.0.1:8787', '--http'], { cwd: project, env: { ...env, CODEX_HOME: codexHome } })).toMatchObject({ code: 2, stderr: expect.stringContaining('--http is for claude-code with --approver server') });
+    const hooksFile = path.join(codexHome, 'hooks.json');
+    const serverProject = createServerProject({ policy: 'crash-policy.yaml' });
+    directories.push(serverProject.directory);
+    const server = await startServerProcess({ project: serverProject });
+    const install = (extra: NodeJS.ProcessEnv) => runCli(['install', 'codex', '--approver', 'server', '--server', server.url], { cwd: project, env: { ...env, CODEX_HOME: codexHome, ...extra } });
+    try {
+      // No token in the environment the hook runs in: every call would be blocked.
+      const noToken = await install({});
+      expect(noToken.code).toBe(1);
+      expect(noToken.stderr).toContain('toolgate install: the hook does not work, so nothing was written: it answers, but blocks every call: toolgate hook: --approver server needs the token of a submitter in TOOLGATE_TOKEN');
+      expect(existsSync(hooksFile)).toBe(false);
+
+      const result = await install({ TOOLGATE_TOKEN: ADMIN_TOKEN });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/wrote .*hooks\.json; a probe call was answered in \d+ ms/);
+      expect(result.stdout).toContain('Codex runs a hook only once it is trusted');
+      const hooks = settingsOf(hooksFile);
+      expect(hooks.hooks.PreToolUse[0].hooks[0].command).toContain(` hook codex --approver server --server ${server.url} --timeout 600`);
+      // Codex has no fail-closed setting, and reads hooks.json strictly: nothing but what it knows.
+      expect(Object.keys(hooks.hooks.PreToolUse[0].hooks[0]).sort()).toEqual(['command', 'timeout', 'type']);
+      expect(await runCli(['install', 'codex', '--approver', 'server', '--server', server.url, '--http'], { cwd: project, env: { ...env, CODEX_HOME: codexHome } })).toMatchObject({ code: 2, stderr: expect.stringContaining('--http is for claude-code with --approver server') });
+    } finally {
+      await server.kill9();
+    }
+    // The server gone: the same hook, run again by install, is said not to work (the one written stays, and is said to block too).
+    const down = await install({ TOOLGATE_TOKEN: ADMIN_TOKEN });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/the hook does not work, so the one in .*hooks\.json does not either: it answers, but blocks every call: .*could not be reached \(ECONNREFUSED\)/);
   });
 });
 
@@ -177,7 +210,11 @@ describe('toolgate doctor, for the installed hooks', () => {
     directories.push(serverProject.directory);
     const server = await startServerProcess({ project: serverProject });
     try {
-      const installed = await runCli(['install', 'claude-code', '--approver', 'server', '--server', `${server.url}/`, '--http', '--timeout', '120'], { cwd: project, env: { ...env, SHELL: '/usr/bin/zsh' } });
+      // Without the token Claude Code would send, the server refuses every call: nothing is written.
+      const unwritten = await runCli(['install', 'claude-code', '--approver', 'server', '--server', `${server.url}/`, '--http', '--timeout', '120'], { cwd: project, env: { ...env, SHELL: '/usr/bin/zsh' } });
+      expect(unwritten).toMatchObject({ code: 1, stderr: expect.stringContaining('the hook does not work, so nothing was written: its headers name TOOLGATE_TOKEN, which is not set here') });
+      expect(existsSync(path.join(project, '.claude', 'settings.json'))).toBe(false);
+      const installed = await runCli(['install', 'claude-code', '--approver', 'server', '--server', `${server.url}/`, '--http', '--timeout', '120'], { cwd: project, env: { ...env, SHELL: '/usr/bin/zsh', TOOLGATE_TOKEN: ADMIN_TOKEN } });
       expect(installed.code, installed.stderr).toBe(0);
       const handler = settingsOf(path.join(project, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0];
       // The shell Claude Code runs commands with, which its http hook does not say.
@@ -238,6 +275,8 @@ describe('toolgate doctor, for Codex and for a command on PATH', () => {
     trustAs(currentHash);
     const trusted = await runCli(['doctor'], { cwd: project, env: withCodex });
     expect(trusted.stdout).toMatch(/codex\s+live: .*Codex trusts it/);
+    // The app-server doctor asked is gone with it: npm's codex is a Node wrapper, and the native program it starts was left running.
+    expect(processesWith(`CODEX_HOME=${codexHome}`)).toEqual([]);
 
     trustAs(currentHash, 'enabled = false\n');
     expect((await runCli(['doctor'], { cwd: project, env: withCodex })).stdout).toMatch(/codex\s+NOT TRUSTED BY CODEX: .*Codex has it disabled/);

@@ -6,10 +6,11 @@
  * SyntaxError stack), and on Node 24, where `--help`, `init` and `check` work.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOST_TEST_POLICY, runHostSession } from './agent-host-harness.ts';
 import { installPackedToolgate, type PackedInstall } from './packed-package.ts';
 import { NODE } from './server-harness.ts';
 
@@ -27,12 +28,12 @@ beforeAll(() => {
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
 
 /** `npx toolgate ...` in the scratch project, PATH holding only `nodeDirectory` and the system's directories. */
-function npxToolgate(nodeDirectory: string, args: string[], input?: string) {
+function npxToolgate(nodeDirectory: string, args: string[], input?: string, where: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
   const result = spawnSync('npx', ['--offline', 'toolgate', ...args], {
-    cwd: packed.project,
+    cwd: where.cwd ?? packed.project,
     encoding: 'utf8',
     input: input ?? '',
-    env: { PATH: `${nodeDirectory}:/usr/bin:/bin`, HOME: os.tmpdir(), npm_config_update_notifier: 'false' },
+    env: { PATH: `${nodeDirectory}:/usr/bin:/bin`, HOME: os.tmpdir(), npm_config_update_notifier: 'false', ...where.env },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -49,7 +50,7 @@ describe('the packed package on the machine’s own Node', () => {
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^toolgate needs Node\.js 22 or newer, and this is Node\.js v20\.[\d.]+ \(\/usr(\/local)?\/bin\/node\)\. Install Node\.js 22 or 24 \(https:\/\/nodejs\.org\/en\/download, or `nvm install 24`\) and run toolgate with it\.$/);
+    expect(lines[0]).toMatch(/^toolgate needs Node\.js 22 or newer, and this is Node\.js v20\.[\d.]+ \(\/usr(\/local)?\/bin\/node\)\. Install Node\.js 22 or 24 \(https:\/\/nodejs\.org\/en\/download, or `nvm install 24`\) and run toolgate with it, or add Node 24 to this project \(`npm i -D node@24`\), which `npx toolgate` then runs on\.$/);
     expect(result.stderr).not.toMatch(/SyntaxError|at .*:\d+:\d+/);
     expect(result.stdout).toBe('');
   });
@@ -81,5 +82,49 @@ describe('the packed package on Node 24', () => {
     const read = npxToolgate(NODE_24_DIRECTORY, ['check', '--tool', 'read_file', '--args', JSON.stringify({ path: 'package.json' })]);
     expect(read.code, read.stderr).toBe(0);
     expect(read.stdout).toMatch(/allow/i);
+  });
+});
+
+describe('the hooks, installed from the package (issue 53)', () => {
+  it('install writes a hook that runs (it probes it first), doctor says live, the real Claude Code is blocked and allowed by it, and uninstall takes it out', { timeout: 120_000 }, async () => {
+    // The user's own project, with toolgate in node_modules (npx finds it from here), and a home of its own.
+    const app = path.join(packed.project, 'app');
+    const home = path.join(parent, 'home');
+    mkdirSync(path.join(app, 'victim'), { recursive: true });
+    mkdirSync(home, { recursive: true });
+    writeFileSync(path.join(app, 'victim/keep.txt'), 'keep\n');
+    writeFileSync(path.join(app, 'toolgate.yaml'), HOST_TEST_POLICY);
+    const env = { HOME: home, CODEX_HOME: path.join(home, '.codex') };
+    const run = (args: string[]) => npxToolgate(NODE_24_DIRECTORY, args, '', { cwd: app, env });
+
+    const installed = run(['install', 'claude-code']);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toMatch(/wrote .*\.claude\/settings\.json; a probe call was answered in \d+ ms/);
+    const settingsFile = path.join(app, '.claude/settings.json');
+    const command = JSON.parse(readFileSync(settingsFile, 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
+    expect(command).toContain(path.join(packed.project, 'node_modules/toolgate/bin/toolgate.js'));
+    const doctor = run(['doctor']);
+    expect(doctor.stdout).toMatch(/claude-code\s+live: .*a probe call was answered/);
+
+    const codex = run(['install', 'codex']);
+    expect(codex.code, codex.stderr).toBe(0);
+    expect(codex.stdout).toMatch(/wrote .*hooks\.json; a probe call was answered/);
+
+    // The hook as written, run by the real Claude Code in this project: rm -rf is blocked, an allowed echo runs.
+    const project = { directory: app, home: path.join(parent, 'claude-home'), policyFile: path.join(app, 'toolgate.yaml') };
+    mkdirSync(project.home, { recursive: true });
+    const blocked = await runHostSession({ host: 'claude-code', project, call: { name: 'Bash', input: { command: 'rm -rf victim' } }, hook: command });
+    expect(blocked.toolResult).toContain('rm is blocked in this project');
+    expect(existsSync(path.join(app, 'victim/keep.txt'))).toBe(true);
+    const allowed = await runHostSession({ host: 'claude-code', project, call: { name: 'Bash', input: { command: 'echo from-the-package > echoed.txt' } }, hook: command });
+    expect(allowed.toolResults.join('\n')).not.toMatch(/blocked|toolgate/i);
+    expect(readFileSync(path.join(app, 'echoed.txt'), 'utf8')).toBe('from-the-package\n');
+
+    for (const host of ['claude-code', 'codex']) {
+      const removed = run(['uninstall', host]);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(removed.stdout).toContain("removed toolgate's hook from");
+    }
+    expect(JSON.parse(readFileSync(settingsFile, 'utf8')).hooks).toBeUndefined();
   });
 });

@@ -38,10 +38,13 @@ export function askCodexTrust(options: { codex: string; file: string; cwd: strin
     { jsonrpc: '2.0', id: 2, method: 'hooks/list', params: { cwds: [options.cwd] } },
   ];
   return new Promise((resolve, reject) => {
+    // In a process group of its own: npm's codex is a Node wrapper around the native program, and killing the wrapper
+    // alone left the app-server running, holding this process's pipes open (doctor then waited minutes to exit).
     const child = spawn(options.codex, ['app-server'], {
       cwd: options.cwd,
       env: { ...options.env, CODEX_HOME: path.dirname(options.file) },
       stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
     });
     let stdout = '';
     let stderr = '';
@@ -50,7 +53,10 @@ export function askCodexTrust(options: { codex: string; file: string; cwd: strin
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      child.kill('SIGKILL');
+      killGroup(child.pid);
+      child.stdin.destroy();
+      child.stdout.destroy();
+      child.stderr.destroy();
       outcome();
     };
     const timer = setTimeout(() => finish(() => reject(new Error(`codex app-server did not answer hooks/list within ${ASK_TIMEOUT_MS / 1000} s`))), ASK_TIMEOUT_MS);
@@ -77,6 +83,16 @@ export function askCodexTrust(options: { codex: string; file: string; cwd: strin
     // Written, not ended: the app-server stops at the end of its input, before it answers.
     child.stdin.write(requests.map((request) => JSON.stringify(request)).join('\n') + '\n');
   });
+}
+
+/** The app-server and whatever it started; gone already is fine. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
 }
 
 /** The PreToolUse hooks of `file` in a hooks/list result (`{ data: [{ cwd, hooks: [...] }] }`). */

@@ -255,7 +255,35 @@ function failsOpen(handler: HookHandler, check: HostHookCheck): HostHookCheck {
   };
 }
 
-type HandlerCheck = { host: HostName; file: string; cwd: string; env?: Readonly<Record<string, string | undefined>> | undefined; searchPath?: string | undefined; handler: HookHandler; base: { host: HostName; file: string; command: string } };
+type HandlerCheck = {
+  host: HostName;
+  file: string;
+  cwd: string;
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  searchPath?: string | undefined;
+  handler: HookHandler;
+  base: { host: HostName; file: string; command: string };
+  /** Longest the probe is waited for; the handler's timeout (at most 30 s) otherwise. */
+  probeLimitMs?: number;
+  /** Whether Codex is asked if it trusts the hook (not before it is written). */
+  askTrust?: boolean;
+};
+
+/**
+ * Runs a handler `toolgate install` is about to write once, as the host
+ * would, with doctor's probe call: `live` when it answers, `blocking` or
+ * `broken` (saying why) when every call would be blocked or let through.
+ * Codex's trust is not asked: it cannot trust a hook not yet written.
+ *
+ * @example
+ * const probe = await probeHandler({ host: 'codex', file, handler, cwd: process.cwd() });
+ * if (probe.state !== 'live') refuse(probe.detail);
+ */
+export function probeHandler(options: { host: HostName; file: string; handler: HookHandler; cwd: string; env?: Readonly<Record<string, string | undefined>>; probeLimitMs?: number }): Promise<HostHookCheck> {
+  const base = { host: options.host, file: options.file, command: String(options.handler.type === 'http' ? options.handler.url : options.handler.command) };
+  const check = { ...options, base, askTrust: false };
+  return options.handler.type === 'http' ? checkHttpHandler(check) : checkCommandHandler(check);
+}
 
 /** A command hook: its program exists and runs, and a probe call is answered within its timeout (and, for Codex, Codex trusts it). */
 async function checkCommandHandler(options: HandlerCheck): Promise<HostHookCheck> {
@@ -267,10 +295,10 @@ async function checkCommandHandler(options: HandlerCheck): Promise<HostHookCheck
   if (program !== undefined && !command.trimEnd().endsWith(FAIL_CLOSED_SUFFIX.trim()) && findExecutable({ name: program, searchPath: options.searchPath }) === undefined) {
     return { ...base, state: 'broken', detail: `${program} ${program.includes('/') ? 'does not exist or cannot be run' : 'is not on PATH'}: the host would ignore the hook and run every call (exit 126/127 does not block)` };
   }
-  const probe = await runProbe({ command, cwd: options.cwd, timeoutMs: Math.min(timeoutSeconds * 1000, 30_000) });
+  const probe = await runProbe({ command, cwd: options.cwd, env: options.env, timeoutMs: Math.min(timeoutSeconds * 1000, options.probeLimitMs ?? 30_000) });
   if (probe.code === 0 && /"permissionDecision"\s*:\s*"(allow|deny|ask)"/.test(probe.stdout)) {
     const answered = `a probe call was answered in ${probe.ms} ms (budget ${timeoutSeconds} s)`;
-    if (host === 'codex') {
+    if (host === 'codex' && options.askTrust !== false) {
       const trust = await codexRunsHook({ file, command, cwd: options.cwd, env: options.env, searchPath: options.searchPath });
       if (trust.runs) return { ...base, state: 'live', detail: `${answered}; ${trust.detail}`, probeMs: probe.ms };
       return { ...base, state: 'untrusted', detail: `${answered}, but ${trust.detail}: Codex skips such a hook without a word and runs every call. Trust it in Codex's hook review (/hooks), or run codex exec --dangerously-bypass-hook-trust`, probeMs: probe.ms };
@@ -306,7 +334,7 @@ async function checkHttpHandler(options: HandlerCheck): Promise<HostHookCheck> {
   }
   const started = Date.now();
   try {
-    const response = await fetch(String(handler.url), { method: 'POST', headers, body: probeInput(options.cwd), signal: AbortSignal.timeout(Math.min(timeoutSeconds * 1000, 30_000)) });
+    const response = await fetch(String(handler.url), { method: 'POST', headers, body: probeInput(options.cwd), signal: AbortSignal.timeout(Math.min(timeoutSeconds * 1000, options.probeLimitMs ?? 30_000)) });
     const text = await response.text();
     const ms = Date.now() - started;
     const decision = /"permissionDecision"\s*:\s*"(allow|deny|ask)"/.exec(text)?.[1];
@@ -370,11 +398,11 @@ async function codexRunsHook(options: { file: string; command: string; cwd: stri
 }
 
 /** The hook command as the host runs it (`sh -c`), given a probe call on stdin. */
-function runProbe(options: { command: string; cwd: string; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+function runProbe(options: { command: string; cwd: string; env: Readonly<Record<string, string | undefined>> | undefined; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
   const input = probeInput(options.cwd);
   return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, env: { ...(options.env ?? process.env) }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -10,7 +10,7 @@
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { RunMode } from '../core/types.ts';
 import { lastUserMessageIn } from './host-transcript.ts';
-import { HostInputError } from './host-call.ts';
+import { DOCTOR_PROBE_TOOL, HostInputError } from './host-call.ts';
 import type { HookAnswer, HostDialect } from './host-dialect.ts';
 
 /** The largest input read: a Write of a big file is large, but not this large. */
@@ -97,6 +97,8 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
   const { createHostJudge } = await import('./decide-host-call.ts');
   const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, ...(options.mode === undefined ? {} : { mode: options.mode }) });
   try {
+    // doctor's and install's probe: the policy loaded and the judge stood up, which is what it checks; it is no call, and not recorded as one.
+    if (input.hostTool === DOCTOR_PROBE_TOOL) return dialect.answer({ decision: 'deny', reason: `toolgate doctor's probe call, answered with the policy ${loaded.path} (a probe runs nothing)` });
     const verdict = await judge.decide(input, asks);
     return dialect.answer({ decision: verdict.decision, reason: verdict.reason });
   } finally {

@@ -1,15 +1,15 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createTwoFilesPatch } from 'diff';
 import { findPolicyFile } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostName } from '../../hooks/host-call.ts';
 import { loginShell } from '../../hooks/host-dialect.ts';
-import { HostConfigError, hookCommandLine, hookSwitches, hostConfigFile, planInstall, planUninstall, toolgateHandler, type InstallScope } from '../../hooks/host-install.ts';
+import { HostConfigError, hookCommandLine, hookSwitches, hostConfigFile, planInstall, planUninstall, probeHandler, toolgateHandler, type HostHookCheck, type InstallScope } from '../../hooks/host-install.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
+import { toolgateEntry } from '../own-entry.ts';
 
 const HOSTS: readonly HostName[] = ['claude-code', 'codex'];
 
@@ -82,9 +82,6 @@ Exit codes:
   1  the host's configuration could not be read or written
 `;
 
-/** The CLI's entry file, for the hook command: the checkout's bin or the installed package's. */
-const BIN = fileURLToPath(new URL('../../../bin/toolgate.js', import.meta.url));
-
 function parse(argv: string[], install: boolean) {
   const [host, ...rest] = argv;
   const { values } = parseCommandLine({
@@ -145,7 +142,7 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
   // Claude Code's http hook does not say which shell runs a command; the URL does, as this user's shell now (the command hook reads the host's environment).
   const shell = io.env.CLAUDE_CODE_SHELL || io.env.SHELL || loginShell();
   const httpUrl = () => `${String(values.server).replace(/\/+$/, '')}/hooks/${host}?timeout=${timeout}${shell === undefined ? '' : `&shell=${encodeURIComponent(shell)}`}`;
-  const target = values.http === true ? { url: httpUrl() } : { command: hookCommandLine([process.execPath, BIN, ...args]) };
+  const target = values.http === true ? { url: httpUrl() } : { command: hookCommandLine([process.execPath, toolgateEntry(), ...args]) };
   const handler = toolgateHandler({ host, target, timeoutSeconds: timeout });
   // A hook another settings file turns off here would not run: said, and nothing written.
   const switches = hookSwitches({ host, scope, cwd: io.cwd, env: io.env });
@@ -160,6 +157,8 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
     scope,
     dryRun: values['dry-run'] === true,
     plan: (file, text) => planInstall({ file, text, host, handler, ...(managedOnly ? { settings: { allowManagedHooksOnly: true } } : {}) }),
+    // Run once as the host will run it, before it is reported installed: a hook that cannot start blocks every call.
+    probe: (file) => probeHandler({ host, file, handler, cwd: io.cwd, env: io.env, probeLimitMs: INSTALL_PROBE_LIMIT_MS }),
     install: true,
   });
 }
@@ -190,12 +189,16 @@ export async function runUninstallCommand(argv: string[], io: CliIo): Promise<nu
   });
 }
 
+/** How long install waits for the probe of the hook it writes: the hook answers a probe in well under a second. */
+const INSTALL_PROBE_LIMIT_MS = 15_000;
+
 async function change(options: {
   io: CliIo;
   host: HostName;
   scope: InstallScope;
   dryRun: boolean;
   plan: (file: string, text: string | undefined) => { text: string; changed: boolean; replaced: number };
+  probe?: (file: string) => Promise<HostHookCheck>;
   install: boolean;
 }): Promise<number> {
   const { io, host } = options;
@@ -215,6 +218,11 @@ async function change(options: {
     io.stderr.write(`toolgate ${options.install ? 'install' : 'uninstall'}: ${safe(error.message)}\n`);
     return 1;
   }
+  const probe = await options.probe?.(file);
+  if (probe !== undefined && probe.state !== 'live') {
+    io.stderr.write(`toolgate install: the hook does not work, so ${planned.changed ? 'nothing was written' : `the one in ${file} does not either`}: ${safe(probe.detail)}\n\thook: ${safe(probe.command ?? '')}\n`);
+    return 1;
+  }
   if (!planned.changed) {
     io.stdout.write(options.install ? `${file} already has this hook: nothing to change\n` : `${file}: ${before === undefined ? 'no such file' : 'no toolgate hook in it'}: nothing to change\n`);
     return EXIT.ok;
@@ -231,7 +239,7 @@ async function change(options: {
     io.stderr.write(`toolgate ${options.install ? 'install' : 'uninstall'}: could not write ${file}: ${safe((error as Error).message)}${asRoot}\n`);
     return 1;
   }
-  io.stdout.write(`${options.install ? 'wrote' : 'removed toolgate\'s hook from'} ${file}${planned.replaced > 0 && options.install ? ` (replacing toolgate's earlier hook)` : ''}\n`);
+  io.stdout.write(`${options.install ? 'wrote' : 'removed toolgate\'s hook from'} ${file}${planned.replaced > 0 && options.install ? ` (replacing toolgate's earlier hook)` : ''}${probe === undefined ? '' : `; ${probe.detail}`}\n`);
   if (options.install && host === 'codex') {
     io.stdout.write('Codex runs a hook only once it is trusted: review it in Codex (its hooks review), or run codex exec --dangerously-bypass-hook-trust. `toolgate doctor` checks the hook answers.\n');
   }

@@ -1,0 +1,33 @@
+/**
+ * Where this toolgate's own command-line entry is, for a command line that
+ * runs toolgate again (the hook `toolgate install` writes): `bin/toolgate.js`
+ * at the root of the package, found from this module's own place, which is
+ * `src/cli/` in a checkout and `dist/src/cli/` in the installed package.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The package root above `from` that is toolgate's (its package.json names
+ * it) and has `bin/toolgate.js`; throws where there is none, rather than name
+ * a file that does not exist.
+ *
+ * @example
+ * toolgateEntry(); // '/home/me/app/node_modules/toolgate/bin/toolgate.js'
+ */
+export function toolgateEntry(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
+  for (let directory = from; ; directory = path.dirname(directory)) {
+    const bin = path.join(directory, 'bin', 'toolgate.js');
+    if (existsSync(bin) && packageName(path.join(directory, 'package.json')) === 'toolgate') return bin;
+    if (path.dirname(directory) === directory) throw new Error(`no bin/toolgate.js in a toolgate package above ${from}`);
+  }
+}
+
+function packageName(file: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown }).name as string | undefined;
+  } catch {
+    return undefined;
+  }
+}
