@@ -55,7 +55,7 @@ describe('toolgate init', () => {
     writeFileSync(path.join(root, 'toolgate.yaml'), 'mode: strict\n');
     const again = await runCli(['init'], { cwd: root });
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('is already there: nothing written (--force replaces it)');
+    expect(again.stderr).toContain('is already there: nothing written (--force replaces it;');
     expect(readFileSync(path.join(root, 'toolgate.yaml'), 'utf8')).toBe('mode: strict\n');
     const json = folder();
     writeFileSync(path.join(json, 'toolgate.json'), '{"mode":"strict"}');

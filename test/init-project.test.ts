@@ -173,12 +173,29 @@ describe('toolgate init: .toolgate/ and .gitignore', () => {
     expect(result.stdout).toContain(`.gitignore: added .toolgate/ to ${path.join(root, '.gitignore')}`);
     expect(readFileSync(path.join(root, '.gitignore'), 'utf8')).toBe('node_modules/\ndist\n.toolgate/\n');
     expect(gitIgnoresState(root)).toBe(true);
-    // Again, with the policy there: nothing written, the line not added twice.
+    // Again, with the policy there: the policy left as it is, the line not added twice, and that is success.
+    const policy = readFileSync(path.join(root, 'toolgate.yaml'), 'utf8');
     const again = await runCli(['init', '--gitignore'], { cwd: root });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain('is already there: nothing written');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('toolgate.yaml is already there: left as it is');
     expect(again.stdout).toContain('.gitignore: already ignores .toolgate/');
     expect(readFileSync(path.join(root, '.gitignore'), 'utf8')).toBe('node_modules/\ndist\n.toolgate/\n');
+    expect(readFileSync(path.join(root, 'toolgate.yaml'), 'utf8')).toBe(policy);
+  });
+
+  it('--gitignore in a project that already has its policy adds the line and exits 0; without it, init exits 1 and names --gitignore', async () => {
+    const root = folder({ '.gitignore': 'dist/\n', 'toolgate.yaml': 'mode: ask\n' }, { git: true });
+    const plain = await runCli(['init'], { cwd: root });
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain('is already there: nothing written (--force replaces it; --gitignore adds only the .gitignore line)');
+    expect(readFileSync(path.join(root, '.gitignore'), 'utf8')).toBe('dist/\n');
+    const result = await runCli(['init', '--gitignore'], { cwd: root });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain(`.gitignore: added .toolgate/ to ${path.join(root, '.gitignore')}`);
+    expect(readFileSync(path.join(root, '.gitignore'), 'utf8')).toBe('dist/\n.toolgate/\n');
+    expect(readFileSync(path.join(root, 'toolgate.yaml'), 'utf8')).toBe('mode: ask\n');
+    expect(gitIgnoresState(root)).toBe(true);
   });
 
   it.each(['/.toolgate', '.toolgate', '**/.toolgate/', '.toolgate/   '])('an existing %j line is left alone', async (line) => {

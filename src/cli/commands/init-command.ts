@@ -42,9 +42,10 @@ Options:
   -h, --help      this help
 
 Exit codes:
-  0  written
-  1  a policy file is already there (nothing written; --force replaces it;
-     --gitignore still adds the line), or .gitignore could not be written
+  0  written; or, with --gitignore, the line added beside a policy that was
+     already there (the policy left as it is)
+  1  a policy file is already there (nothing written; --force replaces it),
+     or .gitignore could not be written
   2  usage error
 `;
 
@@ -79,9 +80,13 @@ export async function runInitCommand(argv: string[], io: CliIo, dependencies: In
   // Another policy file beside it would be found first, or instead: say so rather than write a second one.
   const existing = entryExists(file) ? file : values.policy === undefined ? findPolicyFile(io.cwd) : undefined;
   if (existing !== undefined && values.force !== true) {
-    io.stderr.write(`toolgate init: ${sanitizeTerminalText(existing)} is already there: nothing written (--force replaces it)\n`);
-    // An explicit --gitignore is still worth doing: it is how a project that has its policy adds the line.
-    if (gitignoreChoice === 'add') await offerGitignore({ io, directory: projectDirectory, choice: 'add', git: detectProject({ directory: projectDirectory }).git !== undefined });
+    // An explicit --gitignore is how a project that has its policy adds the line: that is the whole request, and it succeeds.
+    if (gitignoreChoice === 'add') {
+      io.stdout.write(`${sanitizeTerminalText(existing)} is already there: left as it is\n`);
+      const added = await offerGitignore({ io, directory: projectDirectory, choice: 'add', git: detectProject({ directory: projectDirectory }).git !== undefined });
+      return added ? EXIT.ok : EXIT.blockedOrDenied;
+    }
+    io.stderr.write(`toolgate init: ${sanitizeTerminalText(existing)} is already there: nothing written (--force replaces it; --gitignore adds only the .gitignore line)\n`);
     return EXIT.blockedOrDenied;
   }
   const detection = await (dependencies.detectSandbox ?? (() => detectSandbox({ environment: { PATH: io.env.PATH ?? process.env.PATH } })))();
