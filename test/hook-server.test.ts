@@ -20,10 +20,11 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function serve(): Promise<{ project: ServerProject; server: ServerProcess }> {
+async function serve(options: { model?: null } = {}): Promise<{ project: ServerProject; server: ServerProcess }> {
   const project = createServerProject({ policy: 'crash-policy.yaml' });
   cleanup.push(() => rmSync(project.directory, { recursive: true, force: true }));
-  const server = await startServerProcess({ project });
+  // No model: no flag, and no key or TOOLGATE_MODEL from the test's own environment either.
+  const server = await startServerProcess({ project, ...(options.model === null ? { model: null, env: { TOOLGATE_MODEL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' } } : {}) });
   cleanup.push(() => server.kill9());
   return { project, server };
 }
@@ -76,6 +77,20 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     // Collected: the inbox is empty, the run ended.
     expect((await api(server.url, 'GET', '/approvals')).body.approvals).toEqual([]);
     expect((await api(server.url, 'GET', `/runs/${pending.run_id}`)).body).toMatchObject({ status: 'completed', model: 'hook:claude-code' });
+  });
+
+  it('a server started without a model is the inbox of hooks: it says so, an ask approved there runs, and POST /runs is refused saying how to run agents', async () => {
+    const { project, server } = await serve({ model: null });
+    await waitFor(async () => (server.stderr().includes("no model: serving agent hosts' hooks and the inbox only (POST /runs is refused)") ? true : undefined), { timeoutMs: 10_000, describe: () => `the hooks-only line: ${server.stderr()}` });
+    const answer = hook({ input: shellInput(project, 'touch hooks-only.txt'), server: server.url });
+    const pending = await pendingApproval(server);
+    expect((await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true })).status).toBe(200);
+    expect(decisionOf((await answer).stdout).permissionDecision).toBe('allow');
+    const run = await api(server.url, 'POST', '/runs', { input: 'Tidy the notes' });
+    expect(run.status).toBe(409);
+    expect(run.body.error).toContain('this server runs no agents: it was started without a model');
+    expect(run.body.error).toContain('--model');
+    expect((await api(server.url, 'GET', '/runs')).body.runs.map((each: { model: string }) => each.model)).toEqual(['hook:claude-code']);
   });
 
   it('denied in the inbox: the waiting hook denies with the person\'s reason', async () => {

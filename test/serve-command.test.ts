@@ -33,13 +33,12 @@ function environment(): NodeJS.ProcessEnv {
 }
 
 describe('toolgate serve (CLI)', () => {
-  it('without a model says how to choose one, with advice that works for serve', () => {
+  it('refuses a model that cannot be served before it starts: the demo script outside the demo (exit 1, as toolgate run)', () => {
     const cwd = project();
-    const result = spawnSync(NODE, [MAIN, 'serve', '--port', '0'], { cwd, env: environment(), encoding: 'utf8', timeout: 60_000 });
-    expect(result.status).toBe(2);
-    expect(result.stderr).toContain('no model to run');
-    expect(result.stderr).toContain('toolgate serve --demo');
-    expect(result.stderr).toContain('--base-url');
+    const result = spawnSync(NODE, [MAIN, 'serve', '--port', '0', '--model', 'script:demo'], { cwd, env: environment(), encoding: 'utf8', timeout: 60_000 });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('the demo script runs only in its own temporary workspace');
+    expect(result.stdout).not.toContain('listening on');
   });
 
   it('takes --base-url, starts, prints the listening line and the login URL, and stops cleanly on SIGTERM', async () => {

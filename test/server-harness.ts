@@ -61,11 +61,11 @@ export interface ServerProcess {
  * @example
  * const server = await startServerProcess({ project, script: 'append-once.yaml' });
  */
-export async function startServerProcess(options: { project: ServerProject; script?: string; model?: string; args?: string[]; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<ServerProcess> {
+export async function startServerProcess(options: { project: ServerProject; script?: string; /** null: no --model (a server for hooks only, when no key is set either) */ model?: string | null; args?: string[]; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<ServerProcess> {
   const { project } = options;
   const child = spawn(
     NODE,
-    [path.join(ROOT, 'src/cli/main.ts'), 'serve', '--policy', project.policyFile, '--port', '0', '--store', project.storeFile, '--model', options.model ?? `script:${path.join(SERVER_FIXTURES, options.script ?? 'append-once.yaml')}`, ...(options.args ?? [])],
+    [path.join(ROOT, 'src/cli/main.ts'), 'serve', '--policy', project.policyFile, '--port', '0', '--store', project.storeFile, ...(options.model === null ? [] : ['--model', options.model ?? `script:${path.join(SERVER_FIXTURES, options.script ?? 'append-once.yaml')}`]), ...(options.args ?? [])],
     { cwd: project.directory, env: { ...process.env, TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';

@@ -10,6 +10,7 @@ import { loadPolicyFile, stateDirectory, type LoadedPolicy } from '../config/loa
 import { durationMs } from '../core/policy/normalize-policy.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { chooseModel } from '../models/choose-model.ts';
+import { ModelNotChosenError } from '../models/errors/model-not-chosen-error.ts';
 import { openStore } from '../store/open-store.ts';
 import { describeStoreLocation } from '../store/store-location.ts';
 import type { ToolgateStore } from '../store/store.ts';
@@ -49,7 +50,12 @@ export interface StartServerOptions {
   host?: string;
   /** 0 picks a free port. Default 8787. */
   port?: number;
-  /** The model runs use by default (`toolgate run`'s ids); the policy's `server.models` may add more. */
+  /**
+   * The model runs use by default (`toolgate run`'s ids); the policy's
+   * `server.models` may add more. Without one (no flag, TOOLGATE_MODEL or
+   * provider key, and no `server.models`) the server runs no agents: it is
+   * the inbox of agent hosts' hooks, and refuses `POST /runs` saying so.
+   */
   model?: string;
   /** The server of the models' provider (`--base-url`), as for `toolgate run`. */
   baseUrl?: string;
@@ -74,6 +80,8 @@ export interface RunningToolgateServer {
   storeFile: string;
   store: ToolgateStore;
   service: RunService;
+  /** No model: it serves agent hosts' hooks and the inbox, and refuses runs. */
+  hooksOnly: boolean;
   /** Runs the last stop left under way (running, or decided but not resumed), found at the start and driven on in the background. */
   recovering: number;
   /** Settles when they are: how many of them this server drove on. */
@@ -97,7 +105,8 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
   const state = stateDirectory(loaded.directory);
   const secrets = loadServerSecrets({ stateDirectory: state, env });
   const adminToken = options.adminToken ?? secrets.adminToken;
-  const model = chooseModel({ flag: options.model, env, demo: options.demo === true }).id;
+  const model = chooseModelIfAny({ flag: options.model, env, demo: options.demo === true });
+  const modelIds = [...(model === undefined ? [] : [model]), ...(settings.models ?? [])];
   const storeLocation = options.storeFile ?? path.join(state, 'toolgate.db');
   // This server's id among servers sharing a PostgreSQL store (a SQLite store has one server).
   const instance = `${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -120,7 +129,7 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
   let closeWatch = async () => {};
   let recovering = false;
   try {
-    const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds: [model, ...(settings.models ?? [])], env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+    const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds, env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     closeRuntime = parts.close;
     const { runtime } = parts;
     const service = createRunService({
@@ -187,6 +196,7 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
       storeFile,
       store,
       service,
+      hooksOnly: modelIds.length === 0,
       recovering: found,
       recovery,
       close: async () => {
@@ -207,6 +217,16 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
     await closeRuntime();
     await closeLease();
     await store.close();
+    throw error;
+  }
+}
+
+/** The model chosen by flag, environment or demo; none chosen is a server for hooks only, any other problem (a bad id) is thrown. */
+function chooseModelIfAny(options: Parameters<typeof chooseModel>[0]): string | undefined {
+  try {
+    return chooseModel(options).id;
+  } catch (error) {
+    if (error instanceof ModelNotChosenError) return undefined;
     throw error;
   }
 }

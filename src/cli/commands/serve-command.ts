@@ -8,7 +8,7 @@ import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { StoreError } from '../../store/sqlite-store-error.ts';
 import { resolveStoreLocation } from '../../store/store-location.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
-import { chooseModelOrExplain, UsageError } from '../cli-support.ts';
+import { UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { quoteShellWord } from '../../core/quote-shell-word.ts';
 
@@ -32,7 +32,9 @@ Options:
   --model ID         the model runs use: script:FILE, openai:<model>,
                      anthropic:<model>, openai-compatible:<model>
                      (default TOOLGATE_MODEL, else the provider whose key is set);
-                     the policy's server.models lists more a run may choose
+                     the policy's server.models lists more a run may choose.
+                     With none, the server is the inbox of agent hosts' hooks
+                     (toolgate install --approver server) and runs no agents
   --base-url URL     the server of the model's provider (Ollama, vLLM, a proxy)
   --demo             a fresh demo workspace, the scripted demo model, and a
                      demo run that soon waits for approval (no key needed)
@@ -115,8 +117,6 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
     policyFile = path.resolve(io.cwd, found);
     origin = values.policy === undefined ? 'found' : 'flag';
   }
-  // Chosen before anything starts: without a model there is nothing to serve (exit 2, with every way to choose one).
-  const model = chooseModelOrExplain({ flag: values.model, env: io.env, demo: values.demo === true }).id;
   const loaded = await loadPolicyFile(policyFile);
   // Which file, and whether an earlier run's agent could have planted it (src/config/policy-discovery.ts);
   // recorded, since the served runs' agents write in its zones too.
@@ -129,7 +129,7 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
       ...storeOption(values.store ?? io.env.TOOLGATE_STORE_URL, io.cwd),
       ...(values.host === undefined ? {} : { host: values.host }),
       port,
-      model,
+      ...(values.model === undefined ? {} : { model: values.model }),
       ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
       demo: values.demo === true,
       env: io.env,
@@ -155,6 +155,9 @@ export async function runServeCommand(argv: string[], io: CliIo, options: { stop
   io.stdout.write(`open the inbox: ${server.loginUrl}\n`);
   io.stderr.write(`admin token from ${server.adminTokenSource}; runs are kept in ${sanitizeTerminalText(server.storeFile)}${server.store.shared === undefined ? '' : ' (with "approve always" and the audit trail: every server on it shares them)'}${server.recovering > 0 ? `; ${server.recovering} runs left under way by the last stop are driven on now` : ''}\n`);
   io.stderr.write(`${describeAuditLog({ loaded, shared: server.store.shared !== undefined })}\n`);
+  if (server.hooksOnly) {
+    io.stderr.write('no model: serving agent hosts\' hooks and the inbox only (POST /runs is refused); to run agents too, restart with --model ID, TOOLGATE_MODEL, OPENAI_API_KEY or ANTHROPIC_API_KEY\n');
+  }
   if (values.demo === true) {
     const { run_id } = await server.service.startRun({ name: 'admin', role: 'admin' }, { input: DEMO_TASK });
     io.stderr.write(`demo run ${run_id} started: it will soon wait for your approval in the inbox\n`);

@@ -51,6 +51,9 @@ export function createRunService(options: RunServiceOptions): RunService {
   return {
     async startRun(principal, input: StartRunInput) {
       const model = input.model ?? runtime.defaultModel;
+      if (model === undefined || runtime.models.size === 0) {
+        throw new ApiError(409, `this server runs no agents: it was started without a model, to serve agent hosts' hooks and the inbox only; restart it with --model ID (or TOOLGATE_MODEL, OPENAI_API_KEY, ANTHROPIC_API_KEY) to run them`, { field: 'model' });
+      }
       if (!runtime.models.has(model)) {
         throw new ApiError(400, `model ${JSON.stringify(model)} is not offered by this server; choose one of: ${[...runtime.models.keys()].join(', ')}`, { field: 'model' });
       }

@@ -143,7 +143,7 @@ export async function createServerRuntime(options: {
     tools,
     gateFor,
     models,
-    defaultModel: options.modelIds[0]!,
+    defaultModel: options.modelIds[0],
     secret: options.secret,
     recordKey: key,
     sealer,

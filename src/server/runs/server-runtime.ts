@@ -28,9 +28,9 @@ export interface ServerRuntime {
   tools: BuiltinTool[];
   /** One gate per mode a run may have; `daemon` runs use the policy's own mode with the daemon flag. */
   gateFor(mode: ServerRunMode): RuntimeGate;
-  /** Model ids a run may choose, to the model; the first is the default. */
+  /** Model ids a run may choose, to the model; the first is the default. Empty: the server serves agent hosts' hooks and the inbox only. */
   models: ReadonlyMap<string, LanguageModel>;
-  defaultModel: string;
+  defaultModel: string | undefined;
   secret: string;
   /** Signs and verifies the records the server acts on later: decisions, session memory, "approve always" (`record-mac.ts`); derived from `secret`. */
   recordKey: Buffer;
