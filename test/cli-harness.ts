@@ -13,6 +13,8 @@ export interface CliResult {
 
 /** Where CLI runs under test keep their per-user state (run records), so that tests never write to the real home. */
 const STATE_HOME = mkdtempSync(path.join(os.tmpdir(), 'toolgate-state-home-'));
+/** And their user-level policy: none, unless a test writes one. */
+const CONFIG_HOME = mkdtempSync(path.join(os.tmpdir(), 'toolgate-config-home-'));
 
 /** Runs the CLI in-process with captured output and an optional stdin. */
 export async function runCli(argv: string[], options: { cwd?: string; stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
@@ -22,7 +24,7 @@ export async function runCli(argv: string[], options: { cwd?: string; stdin?: st
     stdout: { write: (text: string) => (stdout += text), isTTY: false, columns: 80 },
     stderr: { write: (text: string) => (stderr += text), isTTY: false },
     stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]) as unknown as CliIo['stdin'],
-    env: { NO_COLOR: '1', TOOLGATE_STATE_HOME: STATE_HOME, ...options.env },
+    env: { NO_COLOR: '1', TOOLGATE_STATE_HOME: STATE_HOME, TOOLGATE_CONFIG_HOME: CONFIG_HOME, ...options.env },
     cwd: options.cwd ?? process.cwd(),
   };
   const code = await main(argv, io);

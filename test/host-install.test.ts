@@ -11,6 +11,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { trustPolicy } from '../src/config/policy-trust.ts';
 import { askCodexTrust } from '../src/hooks/codex-trust.ts';
 import { HOST_CLIS, HOST_TEST_POLICY, hostProject, runHostSession } from './agent-host-harness.ts';
 import { runCli } from './cli-harness.ts';
@@ -31,7 +32,15 @@ function place(): { project: string; home: string; env: NodeJS.ProcessEnv } {
   mkdirSync(project);
   mkdirSync(home);
   writeFileSync(path.join(project, 'toolgate.yaml'), POLICY);
-  return { project, home, env: { HOME: home, PATH: process.env.PATH } };
+  const env = homeEnvironment(home);
+  // The person trusted the project's policy (toolgate trust), as toolgate init does for the one it writes.
+  trustPolicy({ file: path.join(project, 'toolgate.yaml'), env });
+  return { project, home, env };
+}
+
+/** A user's environment with this scratch home: toolgate's folders (trusted policies, the user-level policy) under it, as the hosts' hooks see them. */
+function homeEnvironment(home: string): NodeJS.ProcessEnv {
+  return { HOME: home, PATH: process.env.PATH, TOOLGATE_STATE_HOME: undefined, TOOLGATE_CONFIG_HOME: undefined };
 }
 
 /** The command lines of the processes whose environment holds `entry` (NAME=value). */
@@ -71,9 +80,9 @@ describe('toolgate install / uninstall claude-code', () => {
     const ours = after.hooks.PreToolUse[1];
     // onFailure "block": Claude Code itself blocks the call should the hook fail.
     expect(ours).toMatchObject({ matcher: '*', hooks: [{ type: 'command', timeout: 600, onFailure: 'block' }] });
-    // On this Node, whatever node the host's PATH finds, with the project's policy.
+    // On this Node, whatever node the host's PATH finds; no policy named: each call's project policy is found from where it is made.
     expect(ours.hooks[0].command).toContain(`${process.execPath} `);
-    expect(ours.hooks[0].command).toContain(` hook claude-code --policy ${path.join(project, 'toolgate.yaml')} --timeout 600`);
+    expect(ours.hooks[0].command).toMatch(/ hook claude-code --timeout 600 \|\| exit 2$/);
 
     const again = await runCli(['install', 'claude-code'], { cwd: project, env });
     expect(again.stdout).toContain('already has this hook: nothing to change');
@@ -105,7 +114,7 @@ describe('toolgate install / uninstall claude-code', () => {
   it('refuses what would make a hook that blocks or does nothing: no policy, a bad flag, an unknown host, Codex in a project', async () => {
     const { project, env } = place();
     rmSync(path.join(project, 'toolgate.yaml'));
-    expect(await runCli(['install', 'claude-code'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('no policy: there is no toolgate.yaml') });
+    expect(await runCli(['install', 'claude-code'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining(`no policy for ${project}: no toolgate.yaml here or in a folder above, and no user-level policy in ${path.join(env.HOME!, '.config', 'toolgate')}; write one with \`toolgate init --for claude-code\``) });
     expect(await runCli(['install', 'cursor'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown host "cursor"') });
     expect(await runCli(['install', 'codex', '--scope', 'project'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('Codex reads its hooks from $CODEX_HOME/hooks.json only') });
     expect(await runCli(['install', 'claude-code', '--approver', 'server'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--approver server needs --server URL') });
@@ -314,7 +323,9 @@ describe('the hook toolgate install writes, run by the real Claude Code', () => 
   it('blocks rm -rf and lets an allowed command run once', { timeout: 60_000 }, async () => {
     const where = hostProject({ policy: POLICY, files: { 'victim/keep.txt': 'keep\n' } });
     directories.push(path.dirname(where.directory));
-    const installed = await runCli(['install', 'claude-code'], { cwd: where.directory, env: { HOME: where.home, PATH: process.env.PATH } });
+    const env = homeEnvironment(where.home);
+    expect((await runCli(['trust'], { cwd: where.directory, env })).code).toBe(0);
+    const installed = await runCli(['install', 'claude-code'], { cwd: where.directory, env });
     expect(installed.code, installed.stderr).toBe(0);
     const hook = settingsOf(path.join(where.directory, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command as string;
     const blocked = await runHostSession({ host: 'claude-code', project: where, call: { name: 'Bash', input: { command: 'rm -rf victim' } }, hook });

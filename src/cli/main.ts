@@ -24,6 +24,7 @@ const COMMANDS: Record<string, { load: () => Promise<CommandRun>; summary: strin
   schema: { load: async () => (await import('./commands/schema-command.ts')).runSchemaCommand, summary: 'print the policy file\'s JSON Schema' },
   doctor: { load: async () => (await import('./commands/doctor-command.ts')).runDoctorCommand, summary: 'what the OS sandbox can do here, and what the policy needs' },
   install: { load: async () => (await import('./commands/install-command.ts')).runInstallCommand, summary: "put toolgate's hook in an agent host's configuration (claude-code, codex)" },
+  trust: { load: async () => (await import('./commands/trust-command.ts')).runTrustCommand, summary: "let a project's policy decide its agent hosts' calls (toolgate trust [FILE])" },
   uninstall: { load: async () => (await import('./commands/install-command.ts')).runUninstallCommand, summary: "take toolgate's hook out of an agent host's configuration" },
   hook: { load: async () => (await import('./commands/hook-command.ts')).runHookCommand, summary: "the permission hook of an agent host (Claude Code, Codex): one policy for the agents people run" },
 };

@@ -132,3 +132,68 @@ function oneLine(text: string, limit = Number.POSITIVE_INFINITY): string {
   const characters = Array.from(flat);
   return characters.length <= limit ? flat : `${characters.slice(0, limit - 1).join('')}…`;
 }
+
+/**
+ * The starter for the agents a developer runs (Claude Code, Codex) through
+ * toolgate's hook: the host runs the calls itself, with the person's own
+ * permissions and no toolgate sandbox, so the policy's decision is the only
+ * guard. Reads in the project are allowed, writes there too (git keeps
+ * them), deletes ask; files outside the project (~/.ssh, ~/.aws, other
+ * projects) are blocked; commands no rule names ask, networked ones
+ * included (`npm install`, `git push`, `curl`), since `shell.network: false`
+ * would block them with no way to ask. `user`: the user-level policy, whose
+ * zone is whichever project a call is made in.
+ *
+ * @example
+ * writeFileSync(file, hostStarterPolicy({ user: true }));
+ */
+export function hostStarterPolicy(options: { user: boolean; project?: ProjectFacts }): string {
+  const project = options.project ?? { git: { directory: '.git' }, buildTools: [], notes: [] };
+  const where = options.user
+    ? `# This is the user-level policy: it judges the calls made in every project that
+# has no toolgate.yaml of its own, and root: . is that project (the git
+# repository the call is made in, else its directory).`
+    : `# root: . is this project (the folder of this file). A project's policy decides
+# only once you trusted it (\`toolgate trust\`; init trusts what it writes):
+# after any change to it, trust it again.`;
+  return `# toolgate policy for the agents you run (Claude Code, Codex): toolgate's hook
+# judges each tool call before the host runs it (toolgate install <host>).
+# The host runs what is allowed itself, with your permissions and outside any
+# toolgate sandbox: this policy is the guard. Every key: \`toolgate schema\`.
+# Try a call without running anything:
+#   toolgate check --tool shell --args '{"command":"git push"}'
+version: 1
+
+${where}
+# Outside every zone, reads and writes are blocked: ~/.ssh, ~/.aws, other
+# projects. Each of read, write and delete is allow, ask or block.
+fs:
+  zones:
+    - { name: project, root: ., mode: rw, approval: { read: allow, write: allow, delete: ask } }
+
+# Shell commands. A rule allows or blocks a command only when it covers every
+# part of it (pipelines, substitutions, sh -c ...), and the files a command
+# reads, writes and deletes are judged by the zones above whatever the rule
+# says. Anything no rule names asks: installs, pushes, scripts, curl.
+shell:
+  default: ask
+  # true: a networked command asks (or runs, where a rule allows it); false
+  # would block every one outright, with no way to ask.
+  network: true
+  rules:
+    - { match: ls, decision: allow }
+    - { match: pwd, decision: allow }
+    - { match: cat, decision: allow }
+    - { match: head, decision: allow }
+    - { match: tail, decision: allow }
+    - { match: wc, decision: allow }
+    - { match: grep, decision: allow }
+    - { match: rg, decision: allow }
+    - { match: "git push --force", decision: block, reason: "force-pushing rewrites others' history: a person does it" }
+${projectRules({ groups: proposeShellRules(project) })}
+# Approvals and the audit log live in .toolgate/ beside this file. No agent's
+# call may write this file, .toolgate/ or toolgate's folders in your home.
+# (No sandbox section here: toolgate's OS sandbox confines the commands of its own
+# agent, toolgate run; an agent host runs its commands itself.)
+`;
+}

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { PolicyError } from '../core/errors/policy-error.ts';
 import { parsePolicy } from '../core/policy/parse-policy.ts';
 import type { Policy } from '../core/policy/policy.ts';
+import { toolgateConfigHome, toolgateStateHome } from './user-toolgate-paths.ts';
 
 /** A policy together with where it lives: relative paths in it resolve against `directory`. */
 export interface LoadedPolicy {
@@ -11,6 +12,13 @@ export interface LoadedPolicy {
   /** Absolute path of the file. */
   path: string;
   directory: string;
+  /**
+   * Where the zones' relative roots resolve, when not `directory`: a
+   * user-level policy judges calls in whichever project they are made, so
+   * its `root: .` is that project (`find-host-policy.ts`). Its state
+   * (`.toolgate/`, the audit log) stays beside the file.
+   */
+  zoneRoot?: string;
 }
 
 /** The names looked for in the working directory when no `--policy` is given. */
@@ -23,7 +31,7 @@ export const DEFAULT_POLICY_NAMES = ['toolgate.yaml', 'toolgate.yml', 'toolgate.
  * @example
  * const { policy, directory } = await loadPolicyFile('toolgate.yaml');
  */
-export async function loadPolicyFile(file: string, options: { cwd?: string } = {}): Promise<LoadedPolicy> {
+export async function loadPolicyFile(file: string, options: { cwd?: string; /** Sees the text before it is parsed (a trust check on exactly what is used); may throw. */ inspect?: (text: string) => void } = {}): Promise<LoadedPolicy> {
   const absolute = path.resolve(options.cwd ?? process.cwd(), file);
   let text: string;
   try {
@@ -44,6 +52,7 @@ export async function loadPolicyFile(file: string, options: { cwd?: string } = {
           : `cannot read the policy file (${code ?? (error as Error).message})`;
     throw new PolicyError({ file: absolute, issues: [{ path: '', message }], code: 'POLICY_NOT_FOUND' });
   }
+  options.inspect?.(text);
   return { policy: parsePolicy({ text, source: absolute }), path: absolute, directory: path.dirname(absolute) };
 }
 
@@ -68,15 +77,18 @@ export function findPolicyFile(cwd: string): string | undefined {
  * policy could have beside it, `.toolgate/`, and the audit log and approvals
  * file where the policy moved them. No tool may read or change them, nor
  * rename, delete or replace a folder above them (`ownStateConcern`), and the
- * OS sandbox hides them.
+ * OS sandbox hides them. So are toolgate's folders in the user's home (the
+ * user-level policy, and the trust records that say which project policies
+ * decide): an agent that could write them could choose its own rules.
  *
  * @example
  * ownPaths({ loaded }) // ['/p/toolgate.yaml', '/p/toolgate.yml', '/p/toolgate.json', '/p/.toolgate', ...]
  */
-export function ownPaths(options: { policy: LoadedPolicy['policy']; policyFile: string }): string[] {
+export function ownPaths(options: { policy: LoadedPolicy['policy']; policyFile: string; /** Whose home's toolgate folders (default: this process's environment). */ env?: Readonly<Record<string, string | undefined>> }): string[] {
+  const env = options.env ?? process.env;
   const directory = path.dirname(options.policyFile);
   const document = options.policy.document;
-  const paths = [options.policyFile, ...DEFAULT_POLICY_NAMES.map((name) => path.join(directory, name)), stateDirectory(directory)];
+  const paths = [options.policyFile, ...DEFAULT_POLICY_NAMES.map((name) => path.join(directory, name)), stateDirectory(directory), toolgateConfigHome(env), toolgateStateHome(env)];
   if (document.audit?.path !== undefined) paths.push(path.resolve(directory, document.audit.path));
   if (document.approvals?.path !== undefined) paths.push(path.resolve(directory, document.approvals.path));
   return [...new Set(paths)];

@@ -13,13 +13,13 @@
  */
 import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { LoadedPolicy } from './load-policy-file.ts';
 import { isSameOrInside } from './own-state-paths.ts';
 import { realPathOf } from '../filesystem/real-path-of.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
+import { toolgateStateHome } from './user-toolgate-paths.ts';
 
 /** The schema version of the run records file. */
 export const RUN_RECORDS_SCHEMA_VERSION = 1;
@@ -52,8 +52,7 @@ const BUILT_IN = '<built-in default policy>';
  * runRecordsFile({ TOOLGATE_STATE_HOME: '/tmp/s' }) // '/tmp/s/last-runs.json'
  */
 export function runRecordsFile(env: NodeJS.ProcessEnv): string {
-  const home = env.TOOLGATE_STATE_HOME ?? (env.XDG_STATE_HOME === undefined || env.XDG_STATE_HOME === '' ? path.join(os.homedir(), '.local', 'state', 'toolgate') : path.join(env.XDG_STATE_HOME, 'toolgate'));
-  return path.join(home, 'last-runs.json');
+  return path.join(toolgateStateHome(env), 'last-runs.json');
 }
 
 /**

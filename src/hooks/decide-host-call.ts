@@ -78,7 +78,7 @@ export async function createHostJudge(options: {
 }): Promise<HostJudge> {
   const { loaded } = options;
   const options_ = options;
-  const { tools, zones } = await createBuiltinTools({ loaded, cwd: options.cwd ?? loaded.directory, judgeOnly: true });
+  const { tools, zones } = await createBuiltinTools({ loaded, cwd: options.cwd ?? loaded.directory, judgeOnly: true, env: options.env });
   const mcp = createMcpSimulation({ loaded, env: options.env });
   const gate = createRuntimeGate({
     loaded,

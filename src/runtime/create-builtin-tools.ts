@@ -1,3 +1,4 @@
+import { toolgateConfigHome, toolgateStateHome } from '../config/user-toolgate-paths.ts';
 import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 import path from 'node:path';
 import { closeSync, existsSync, lstatSync, openSync, realpathSync, writeSync } from 'node:fs';
@@ -58,10 +59,12 @@ export async function createBuiltinTools(options: {
    * consulted, so commands are judged by the policy alone, as they run.
    */
   judgeOnly?: boolean;
+  /** Whose home's toolgate folders are protected (the agent host's user, for a hook); default this process's environment. */
+  env?: Readonly<Record<string, string | undefined>>;
 }): Promise<BuiltinToolset> {
   const { loaded, cwd } = options;
   const { policy } = loaded;
-  const zones = zonesFromPolicy({ policy, policyDirectory: loaded.directory });
+  const zones = zonesFromPolicy({ policy, policyDirectory: loaded.zoneRoot ?? loaded.directory });
   refuseStateInWritableZone({ loaded, zones });
   const sandbox: SandboxDecision =
     options.judgeOnly === true
@@ -74,7 +77,7 @@ export async function createBuiltinTools(options: {
     return { tools: [...(wantsFs ? FS_TOOL_NAMES.map(refused) : []), ...(wantsShell ? [refused(SHELL_TOOL_NAME)] : [])], zones, sandbox };
   }
   // toolgate's own files, beside the policy and beside the project root.
-  const written = [...ownPaths({ policy, policyFile: loaded.path }), ...DEFAULT_POLICY_NAMES.map((name) => path.join(cwd, name))];
+  const written = [...ownPaths({ policy, policyFile: loaded.path, ...(options.env === undefined ? {} : { env: options.env }) }), ...DEFAULT_POLICY_NAMES.map((name) => path.join(cwd, name))];
   refuseSymlinkedOwnPaths({ paths: written, zones });
   // Zone roots and resolved paths are real: so must these be, or a symlinked folder above them (macOS /tmp) would slip past.
   const protectedPaths = [...new Set(written.flatMap((entry) => [entry, realPathOf(entry)]))];
@@ -94,7 +97,8 @@ export async function createBuiltinTools(options: {
   }
   // The shell finds toolgate's own files through the policy's source; the built-in default policy has none, so it gets the path it stands for.
   const shellPolicy = policy.source === loaded.path ? policy : { ...policy, source: loaded.path };
-  const shell = wantsShell ? [createShellTool({ policy: shellPolicy, zones, cwd, ...(shellSandbox === undefined ? {} : { sandbox: shellSandbox }) })] : [];
+  const hidden = options.env === undefined ? {} : { hidden: [toolgateConfigHome(options.env), toolgateStateHome(options.env)] };
+  const shell = wantsShell ? [createShellTool({ policy: shellPolicy, zones, cwd, ...hidden, ...(shellSandbox === undefined ? {} : { sandbox: shellSandbox }) })] : [];
   return { tools: [...fsTools, ...shell], zones, sandbox };
 }
 

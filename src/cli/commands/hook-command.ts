@@ -30,8 +30,13 @@ Hosts:
   codex         OpenAI Codex CLI: hooks.PreToolUse in $CODEX_HOME/hooks.json
 
 Options:
-  --policy FILE       the policy (default: toolgate.yaml, .yml or .json in the
-                      host's working directory)
+  --policy FILE       the policy (default: the project's toolgate.yaml, .yml or
+                      .json, in the call's directory or the nearest folder above
+                      it, once you trusted it with \`toolgate trust\`; in a
+                      project with none, the user-level policy,
+                      ~/.config/toolgate/toolgate.yaml, its zones rooted at the
+                      project: the git repository the call is in, else its
+                      directory)
   --timeout SECONDS   the hook's timeout as the host's configuration gives it
                       (default 600, both hosts' default): toolgate answers
                       "blocked" by itself 2 s before it
@@ -130,10 +135,9 @@ export async function runHookCommand(argv: string[], io: CliIo): Promise<number>
     ...(mode === undefined ? {} : { mode }),
     ...(server === undefined ? {} : { server }),
     loadPolicy: async (cwd) => {
-      const { findPolicyFile, loadPolicyFile } = await import('../../config/load-policy-file.ts');
-      const file = policyFlag ?? findPolicyFile(cwd);
-      if (file === undefined) throw new Error(`no policy: no toolgate.yaml in ${cwd}, and no --policy`);
-      return loadPolicyFile(file, { cwd });
+      if (policyFlag !== undefined) return (await import('../../config/load-policy-file.ts')).loadPolicyFile(policyFlag, { cwd });
+      // One hook for every project: the project's trusted policy (from the call's directory up), else the user's.
+      return (await import('../../config/find-host-policy.ts')).loadHostPolicy({ cwd, env: io.env });
     },
   });
   io.stdout.write(answer.stdout);

@@ -10,10 +10,15 @@ import { parseCommandLine } from '../parse-command-line.ts';
 import { askYesNo } from '../ask-yes-no.ts';
 import { detectProject, type ProjectFacts } from '../detect-project.ts';
 import { addStateDirectoryToGitignore, gitignoreIgnoresStateDirectory, readGitignore, STATE_DIRECTORY_LINE } from '../gitignore-state-directory.ts';
-import { starterPolicy } from '../starter-policy.ts';
+import { hostStarterPolicy, starterPolicy } from '../starter-policy.ts';
+import { userPolicyFile } from '../../config/find-host-policy.ts';
+import { trustPolicy } from '../../config/policy-trust.ts';
+import { toolgateConfigHome } from '../../config/user-toolgate-paths.ts';
+import { makeDirectoriesSync } from '../../filesystem/make-directories.ts';
 import { errorMessage } from '../../core/run-tool-check.ts';
 
-export const INIT_HELP = `Usage: toolgate init [--policy FILE] [--force] [--gitignore | --no-gitignore]
+export const INIT_HELP = `Usage: toolgate init [--policy FILE] [--for HOST] [--force] [--gitignore | --no-gitignore]
+       toolgate init --user [--force]
 
 Writes a starter policy for this project: ./toolgate.yaml, the built-in
 default policy of \`toolgate run\` spelled out and commented (zones, shell
@@ -33,8 +38,22 @@ In a git repository (or beside a .gitignore) init offers to add that one
 line to the .gitignore there: it asks when stdin is a terminal, and never
 changes the file without a yes or --gitignore.
 
+For the agents you already run (toolgate install claude-code | codex), the
+calls run in the host, not in toolgate's sandbox, so a starter for them says
+so and decides accordingly: --for claude-code (or codex) writes one where
+reads and writes in the project are allowed, deletes ask, files outside it
+(~/.ssh, ~/.aws, other projects) are blocked, and commands no rule names ask,
+networked ones included (npm install, git push, curl). init trusts the policy
+it writes: agent hosts' hooks judge calls in this project with it
+(toolgate trust --help).
+
 Options:
   --policy FILE   where to write it (default: ./toolgate.yaml)
+  --for HOST      the starter for an agent host's hook: claude-code or codex
+  --user          write the user-level policy instead, for the agent hosts'
+                  calls in every project that has no toolgate.yaml of its own
+                  ($XDG_CONFIG_HOME/toolgate/toolgate.yaml, ~/.config/toolgate);
+                  its zone is whichever project a call is made in
   --force         replace an existing file
   --gitignore     add .toolgate/ to .gitignore without asking (once: nothing
                   is added when it is there); also with a policy already there
@@ -63,11 +82,16 @@ export interface InitDependencies {
 export async function runInitCommand(argv: string[], io: CliIo, dependencies: InitDependencies = {}): Promise<number> {
   const { values } = parseCommandLine({
     argv,
-    options: { policy: { type: 'string' }, force: { type: 'boolean' }, gitignore: { type: 'boolean' }, 'no-gitignore': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: { policy: { type: 'string' }, for: { type: 'string' }, user: { type: 'boolean' }, force: { type: 'boolean' }, gitignore: { type: 'boolean' }, 'no-gitignore': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help === true) {
     io.stdout.write(INIT_HELP);
     return EXIT.ok;
+  }
+  if (values.for !== undefined && values.for !== 'claude-code' && values.for !== 'codex') throw new UsageError(`--for must be claude-code or codex, not ${JSON.stringify(values.for)}`);
+  if (values.user === true) {
+    if (values.policy !== undefined || values.gitignore === true || values['no-gitignore'] === true) throw new UsageError('--user writes the user-level policy in toolgate\'s config home: leave out --policy and --gitignore');
+    return writeUserPolicy({ io, force: values.force === true });
   }
   if (values.gitignore === true && values['no-gitignore'] === true) {
     throw new UsageError('give --gitignore (add .toolgate/ to .gitignore) or --no-gitignore (leave it as it is), not both');
@@ -89,9 +113,10 @@ export async function runInitCommand(argv: string[], io: CliIo, dependencies: In
     io.stderr.write(`toolgate init: ${sanitizeTerminalText(existing)} is already there: nothing written (--force replaces it; --gitignore adds only the .gitignore line)\n`);
     return EXIT.blockedOrDenied;
   }
-  const detection = await (dependencies.detectSandbox ?? (() => detectSandbox({ environment: { PATH: io.env.PATH ?? process.env.PATH } })))();
+  const forHost = values.for !== undefined;
+  const detection = forHost ? undefined : await (dependencies.detectSandbox ?? (() => detectSandbox({ environment: { PATH: io.env.PATH ?? process.env.PATH } })))();
   const project = detectProject({ directory: projectDirectory });
-  const text = starterPolicy({ sandboxAvailable: detection.available, project });
+  const text = detection === undefined ? hostStarterPolicy({ user: false, project }) : starterPolicy({ sandboxAvailable: detection.available, project });
   // The starter must load: a broken template would fail the person's first run.
   parsePolicy({ text, source: file });
   if (values.force === true) {
@@ -110,16 +135,52 @@ export async function runInitCommand(argv: string[], io: CliIo, dependencies: In
   }
   const safe = (value: string) => sanitizeTerminalText(value);
   io.stdout.write(`wrote ${safe(file)}\n`);
-  io.stdout.write(
-    detection.available
-      ? `  sandbox: { os: required, fallback: refuse_tools }: an OS sandbox (${detection.kind}) works here\n`
-      : `  sandbox: { os: preferred }: no OS sandbox here (${safe(detection.reason ?? 'unknown reason')})\n`,
-  );
+  if (detection === undefined) io.stdout.write(`  for ${values.for}'s hook: the host runs the calls it allows itself, outside toolgate's sandbox; next: toolgate install ${values.for}\n`);
+  else {
+    io.stdout.write(
+      detection.available
+        ? `  sandbox: { os: required, fallback: refuse_tools }: an OS sandbox (${detection.kind}) works here\n`
+        : `  sandbox: { os: preferred }: no OS sandbox here (${safe(detection.reason ?? 'unknown reason')})\n`,
+    );
+  }
+  io.stdout.write(`  ${trustWritten({ file, text, env: io.env })}\n`);
   io.stdout.write(`  ${safe(describeProject(project))}\n`);
   for (const note of project.notes) io.stdout.write(`  note: ${safe(note)}\n`);
   const gitignored = await offerGitignore({ io, directory: projectDirectory, choice: gitignoreChoice, git: project.git !== undefined });
   io.stdout.write(`  edit it, and try it with \`toolgate check --tool NAME --args JSON\`\n`);
   return gitignored ? EXIT.ok : EXIT.blockedOrDenied;
+}
+
+/** Trusts the policy init just wrote (the person asked for it): agent hosts' hooks use it in this project. One line saying so, or why not. */
+function trustWritten(options: { file: string; text: string; env: CliIo['env'] }): string {
+  try {
+    trustPolicy({ file: options.file, text: options.text, env: options.env });
+    return 'trusted: agent hosts\' hooks (toolgate install) judge calls in this project with it; after you edit it, run `toolgate trust` again';
+  } catch (error) {
+    return `not trusted (${sanitizeTerminalText(errorMessage(error))}): agent hosts' hooks block calls here until \`toolgate trust\` records it`;
+  }
+}
+
+/** `init --user`: the user-level policy, for agent hosts' calls in every project without a policy of its own. */
+async function writeUserPolicy(options: { io: CliIo; force: boolean }): Promise<number> {
+  const { io } = options;
+  const home = toolgateConfigHome(io.env);
+  const existing = userPolicyFile(io.env);
+  const file = existing ?? path.join(home, 'toolgate.yaml');
+  if (existing !== undefined && !options.force) {
+    io.stderr.write(`toolgate init: ${sanitizeTerminalText(existing)} is already there: nothing written (--force replaces it)\n`);
+    return EXIT.blockedOrDenied;
+  }
+  const text = hostStarterPolicy({ user: true });
+  parsePolicy({ text, source: file });
+  makeDirectoriesSync(home, 0o700);
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
+  renameSync(temporary, file);
+  io.stdout.write(`wrote ${sanitizeTerminalText(file)}\n`);
+  io.stdout.write('  the user-level policy: agent hosts\' hooks judge the calls in every project without a toolgate.yaml of its own with it, its zone rooted at that project\n');
+  io.stdout.write('  next: toolgate install claude-code --scope user, and toolgate install codex\n');
+  return EXIT.ok;
 }
 
 /** What the flags say about .gitignore: add the line, leave the file, or ask (when there is a terminal). */

@@ -1,7 +1,8 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { findPolicyFile } from '../../config/load-policy-file.ts';
+import { findHostPolicy } from '../../config/find-host-policy.ts';
+import { toolgateConfigHome } from '../../config/user-toolgate-paths.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostName } from '../../hooks/host-call.ts';
 import { loginShell } from '../../hooks/host-dialect.ts';
@@ -36,8 +37,11 @@ Options:
   --scope S         project, user or managed (see above)
   --managed-hooks-only  (--scope managed) also write allowManagedHooksOnly:
                     true, so that no hook outside managed settings runs
-  --policy FILE     the policy the hook judges with (default: toolgate.yaml
-                    here); not with --approver server (the server's is used)
+  --policy FILE     the one policy the hook judges every call with; without
+                    it, each call is judged by its project's toolgate.yaml
+                    (from the call's directory up, once trusted: toolgate
+                    trust), else by the user-level policy (toolgate init
+                    --user); not with --approver server (the server's is used)
   --approver A      host (default: the host's own prompt) or server
   --server URL      toolgate serve's URL (--approver server); the hook reads a
                     submitter's token from TOOLGATE_TOKEN in the host's environment
@@ -132,10 +136,18 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
     args.push('--approver', 'server', '--server', values.server);
   } else {
     if (values.server !== undefined) throw new UsageError('--server goes with --approver server');
-    const policy = typeof values.policy === 'string' ? path.resolve(io.cwd, values.policy) : findPolicyFile(io.cwd);
-    if (policy === undefined) throw new UsageError(`no policy: there is no toolgate.yaml in ${io.cwd}; run \`toolgate init\` or give --policy FILE`);
-    if (!existsSync(policy)) throw new UsageError(`--policy ${policy} does not exist`);
-    args.push('--policy', policy);
+    if (typeof values.policy === 'string') {
+      // Named: every call, in every project, is judged by this one file.
+      const policy = path.resolve(io.cwd, values.policy);
+      if (!existsSync(policy)) throw new UsageError(`--policy ${policy} does not exist`);
+      args.push('--policy', policy);
+    } else if (findHostPolicy({ cwd: io.cwd, env: io.env }) === undefined) {
+      // Not named: the hook finds each call's project policy, else the user's (find-host-policy.ts); there must be one here for the probe to answer.
+      throw new UsageError(
+        `no policy for ${io.cwd}: no toolgate.yaml here or in a folder above, and no user-level policy in ${toolgateConfigHome(io.env)}; ` +
+          `write one with \`toolgate init --for ${host}\` (this project) or \`toolgate init --user\` (every project without its own), or give --policy FILE`,
+      );
+    }
   }
   if (values.http === true && (approver !== 'server' || host !== 'claude-code')) throw new UsageError('--http is for claude-code with --approver server (Claude Code posts each call to the server itself)');
   args.push('--timeout', String(timeout));

@@ -78,7 +78,7 @@ const MAX_DESCRIPTION_REASONS = 600;
  * const shell = createShellTool({ policy, zones, cwd: projectRoot, sandbox: { wrap: wrapWithBwrap } });
  * const gate = createGate({ policy, tools: [shell] });
  */
-export function createShellTool(options: { policy: Policy; zones: readonly Zone[]; cwd: string; sandbox?: ShellSandbox }): ShellTool {
+export function createShellTool(options: { policy: Policy; zones: readonly Zone[]; cwd: string; sandbox?: ShellSandbox; /** More of toolgate's own paths to hide and protect, beside the policy's (`ownPaths`). */ hidden?: readonly string[] }): ShellTool {
   if ('wrapCommand' in options) {
     // The old option ran every command under one fixed profile; ignoring it would run them with no sandbox at all.
     throw new ToolgateError({
@@ -93,7 +93,7 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
   const maxOutputBytes = section.max_output ?? DEFAULT_MAX_OUTPUT_BYTES;
   const base = realPathOf(options.cwd);
   const defaultZone = zones.find((zone) => zone.mode === 'rw') ?? zones[0];
-  const profileOptions = sandboxProfileOptionsFromPolicy({ policy: options.policy, zones, policyDirectory: base });
+  const profileOptions = sandboxProfileOptionsFromPolicy({ policy: options.policy, zones, policyDirectory: base, ...(options.hidden === undefined ? {} : { hidden: options.hidden }) });
   // The most any call can get (a person-approved one): what the policy layer judges paths against.
   const profile = deriveSandboxProfile(profileOptions);
   const { sandbox } = options;
