@@ -144,13 +144,19 @@ describe('toolgate install codex', () => {
       expect(noToken.code).toBe(1);
       expect(noToken.stderr).toContain('toolgate install: the hook does not work, so nothing was written: it answers, but blocks every call: toolgate hook: --approver server needs the token of a submitter in TOOLGATE_TOKEN');
       expect(existsSync(hooksFile)).toBe(false);
+      const optionsFile = path.join(home, '.config', 'toolgate', 'hooks.json');
+      expect(existsSync(optionsFile)).toBe(false);
 
       const result = await install({ TOOLGATE_TOKEN: ADMIN_TOKEN });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/wrote .*hooks\.json; a probe call was answered in \d+ ms/);
       expect(result.stdout).toContain('Codex runs a hook only once it is trusted');
       const hooks = settingsOf(hooksFile);
-      expect(hooks.hooks.PreToolUse[0].hooks[0].command).toContain(` hook codex --approver server --server ${server.url} --timeout 600`);
+      // Codex hashes the entry: its command names no option, which toolgate keeps in its own configuration for the hook.
+      expect(hooks.hooks.PreToolUse[0].hooks[0].command).toMatch(/ hook codex \|\| exit 2$/);
+      expect(hooks.hooks.PreToolUse[0].hooks[0].timeout).toBe(600);
+      expect(settingsOf(optionsFile)).toEqual({ v: 1, hosts: { codex: { args: ['--approver', 'server', '--server', server.url] } } });
+      expect(result.stdout).toContain(`the hook's options in ${optionsFile}: --approver server --server ${server.url}`);
       // Codex has no fail-closed setting, and reads hooks.json strictly: nothing but what it knows.
       expect(Object.keys(hooks.hooks.PreToolUse[0].hooks[0]).sort()).toEqual(['command', 'timeout', 'type']);
       expect(await runCli(['install', 'codex', '--approver', 'server', '--server', server.url, '--http'], { cwd: project, env: { ...env, CODEX_HOME: codexHome } })).toMatchObject({ code: 2, stderr: expect.stringContaining('--http is for claude-code with --approver server') });
@@ -161,6 +167,33 @@ describe('toolgate install codex', () => {
     const down = await install({ TOOLGATE_TOKEN: ADMIN_TOKEN });
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/the hook does not work, so the one in .*hooks\.json does not either: it answers, but blocks every call: .*could not be reached \(ECONNREFUSED\)/);
+  });
+});
+
+describe("the hook's options kept in toolgate's configuration (Codex)", () => {
+  it('a hook with no options reads them there; a file that is not toolgate\'s blocks every call, naming it', async () => {
+    const { project, home, env } = place();
+    const optionsFile = path.join(home, '.config', 'toolgate', 'hooks.json');
+    mkdirSync(path.dirname(optionsFile), { recursive: true });
+    const call = JSON.stringify({ session_id: 's', transcript_path: null, cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'rm -rf victim' }, tool_use_id: 'c1' });
+    // Options that name a policy: the hook judges with it.
+    writeFileSync(path.join(project, 'other.yaml'), POLICY);
+    writeFileSync(optionsFile, JSON.stringify({ v: 1, hosts: { codex: { args: ['--policy', path.join(project, 'other.yaml')] } } }));
+    const judged = await runCli(['hook', 'codex'], { cwd: project, env, stdin: call });
+    expect(judged.code, judged.stderr).toBe(0);
+    expect(judged.stdout).toContain('rm is blocked in this project');
+    for (const [text, said] of [
+      ['{ not json', 'is not JSON'],
+      [JSON.stringify({ v: 2, hosts: {} }), '"v" is 2, not 1'],
+      [JSON.stringify({ v: 1, hosts: { codex: { args: '--policy x' } } }), '"hosts.codex" is not { "args": [words] }'],
+    ]) {
+      writeFileSync(optionsFile, text!);
+      const blocked = await runCli(['hook', 'codex'], { cwd: project, env, stdin: call });
+      expect(blocked.code).toBe(2);
+      expect(blocked.stderr).toContain(optionsFile);
+      expect(blocked.stderr).toContain(said);
+      expect(blocked.stderr).toContain('the call is blocked');
+    }
   });
 });
 
@@ -290,10 +323,23 @@ describe('toolgate doctor, for Codex and for a command on PATH', () => {
     trustAs(currentHash, 'enabled = false\n');
     expect((await runCli(['doctor'], { cwd: project, env: withCodex })).stdout).toMatch(/codex\s+NOT TRUSTED BY CODEX: .*Codex has it disabled/);
 
-    // Installed again with another timeout: another hook, which Codex has not reviewed.
+    // Installed again with other options: the entry Codex hashed is the same, so its trust holds, and the hook reads the new options.
     trustAs(currentHash);
-    expect((await runCli(['install', 'codex', '--policy', path.join(project, 'toolgate.yaml'), '--timeout', '120'], { cwd: project, env: withCodex })).code).toBe(0);
+    const shorter = await runCli(['install', 'codex', '--policy', path.join(project, 'toolgate.yaml'), '--timeout', '120'], { cwd: project, env: withCodex });
+    expect(shorter.code, shorter.stderr).toBe(0);
+    expect(shorter.stdout).toContain("already has this hook, so Codex's trust of it holds; the hook's options in");
+    expect(shorter.stdout).toContain(`--policy ${path.join(project, 'toolgate.yaml')} --timeout 120`);
+    expect((await runCli(['doctor'], { cwd: project, env: withCodex })).stdout).toMatch(/codex\s+live: .*Codex trusts it/);
+    // A timeout longer than Codex's default changes the entry: said loudly, and doctor says Codex no longer runs it.
+    const longer = await runCli(['install', 'codex', '--policy', path.join(project, 'toolgate.yaml'), '--timeout', '900'], { cwd: project, env: withCodex });
+    expect(longer.code, longer.stderr).toBe(0);
+    expect(longer.stdout).toContain("WARNING: Codex's hook entry changed");
+    expect(longer.stdout).toContain('Codex runs every call WITHOUT toolgate');
     expect((await runCli(['doctor'], { cwd: project, env: withCodex })).stdout).toMatch(/codex\s+NOT TRUSTED BY CODEX: .*the hook changed since Codex trusted it/);
+    // Uninstalled: the entry and its options both go.
+    const removed = await runCli(['uninstall', 'codex'], { cwd: project, env: withCodex });
+    expect(removed.stdout).toContain(`removed the hook's options from ${path.join(home, '.config', 'toolgate', 'hooks.json')}`);
+    expect(existsSync(path.join(home, '.config', 'toolgate', 'hooks.json'))).toBe(false);
   });
 
   it('without a codex to ask, reads only whether config.toml holds a trust entry, and says the hash went unchecked', async () => {

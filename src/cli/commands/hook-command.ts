@@ -84,10 +84,19 @@ export async function runHookCommand(argv: string[], io: CliIo): Promise<number>
   if (dialect === undefined) {
     return block(`${hostName === undefined ? 'no host given' : `unknown host ${JSON.stringify(hostName)}`} (hosts: ${Object.keys(HOSTS).join(', ')}): the call is blocked. Run 'toolgate hook --help' for usage.`);
   }
+  // No options on the command line: the ones toolgate install kept in toolgate's configuration (Codex hashes its hook's command line, hook-settings.ts).
+  let words = rest;
+  if (rest.length === 0) {
+    try {
+      words = (await import('../../hooks/hook-settings.ts')).hookArgs({ host: dialect.name, env: io.env }) ?? [];
+    } catch (error) {
+      return block(`${(error as Error).message}: the call is blocked`);
+    }
+  }
   let values;
   try {
     ({ values } = parseCommandLine({
-      argv: rest,
+      argv: words,
       options: { policy: { type: 'string' }, timeout: { type: 'string' }, approver: { type: 'string' }, server: { type: 'string' }, ...RUN_MODE_OPTIONS, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (error) {

@@ -11,6 +11,7 @@ import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { toolgateEntry } from '../own-entry.ts';
+import { hookArgs, hookSettingsFile, setHookArgs } from '../../hooks/hook-settings.ts';
 
 const HOSTS: readonly HostName[] = ['claude-code', 'codex'];
 
@@ -31,7 +32,12 @@ Hosts and where their hooks go:
                 (/etc/claude-code/managed-settings.json), which no
                 repository's settings can switch off
   codex         $CODEX_HOME/hooks.json (~/.codex); Codex runs it only once it
-                is trusted (its hook review) or with --dangerously-bypass-hook-trust
+                is trusted (its hook review) or with --dangerously-bypass-hook-trust.
+                Codex trusts it by a hash of the entry, so the entry stays
+                \`toolgate hook codex\` whatever the options, which go to
+                ~/.config/toolgate/hooks.json; a --timeout over 600 changes
+                the entry, and install warns that Codex then runs every call
+                unguarded until it is trusted again
 
 Options:
   --scope S         project, user or managed (see above)
@@ -127,7 +133,7 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
   if (approver !== 'host' && approver !== 'server') throw new UsageError(`--approver must be host or server, not ${JSON.stringify(approver)}`);
   const managedOnly = values['managed-hooks-only'] === true;
   if (managedOnly && scope !== 'managed') throw new UsageError('--managed-hooks-only goes with --scope managed');
-  const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
+  const timeout = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) throw new UsageError(`--timeout must be a whole number of seconds from 1 to 86400, not ${JSON.stringify(values.timeout)}`);
   const args = ['hook', host];
   if (approver === 'server') {
@@ -150,12 +156,17 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
     }
   }
   if (values.http === true && (approver !== 'server' || host !== 'claude-code')) throw new UsageError('--http is for claude-code with --approver server (Claude Code posts each call to the server itself)');
-  args.push('--timeout', String(timeout));
+  // Codex trusts its hook by a hash of the entry (command, timeout): the entry stays the same whatever the options, which
+  // toolgate keeps in its own configuration for the hook to read (hook-settings.ts). Codex's own timeout is its default, or
+  // longer when the hook's must be (that changes the hash, and is said).
+  const codexOptions = host === 'codex' ? [...args.slice(2), ...(timeout === DEFAULT_TIMEOUT_SECONDS ? [] : ['--timeout', String(timeout)])] : undefined;
+  const commandArgs = codexOptions === undefined ? [...args, '--timeout', String(timeout)] : args.slice(0, 2);
+  const hostTimeout = codexOptions === undefined ? timeout : Math.max(timeout, DEFAULT_TIMEOUT_SECONDS);
   // Claude Code's http hook does not say which shell runs a command; the URL does, as this user's shell now (the command hook reads the host's environment).
   const shell = io.env.CLAUDE_CODE_SHELL || io.env.SHELL || loginShell();
   const httpUrl = () => `${String(values.server).replace(/\/+$/, '')}/hooks/${host}?timeout=${timeout}${shell === undefined ? '' : `&shell=${encodeURIComponent(shell)}`}`;
-  const target = values.http === true ? { url: httpUrl() } : { command: hookCommandLine([process.execPath, toolgateEntry(), ...args]) };
-  const handler = toolgateHandler({ host, target, timeoutSeconds: timeout });
+  const target = values.http === true ? { url: httpUrl() } : { command: hookCommandLine([process.execPath, toolgateEntry(), ...commandArgs]) };
+  const handler = toolgateHandler({ host, target, timeoutSeconds: hostTimeout });
   // A hook another settings file turns off here would not run: said, and nothing written.
   const switches = hookSwitches({ host, scope, cwd: io.cwd, env: io.env });
   if (switches.length > 0) {
@@ -171,6 +182,7 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
     plan: (file, text) => planInstall({ file, text, host, handler, ...(managedOnly ? { settings: { allowManagedHooksOnly: true } } : {}) }),
     // Run once as the host will run it, before it is reported installed: a hook that cannot start blocks every call.
     probe: (file) => probeHandler({ host, file, handler, cwd: io.cwd, env: io.env, probeLimitMs: INSTALL_PROBE_LIMIT_MS }),
+    ...(codexOptions === undefined ? {} : { options: { host, args: codexOptions } }),
     install: true,
   });
 }
@@ -197,9 +209,13 @@ export async function runUninstallCommand(argv: string[], io: CliIo): Promise<nu
       const planned = planUninstall({ file, text, host });
       return { text: planned.text, changed: planned.removed > 0, replaced: planned.removed };
     },
+    ...(host === 'codex' ? { options: { host, args: undefined } } : {}),
     install: false,
   });
 }
+
+/** The hooks' timeout unless --timeout says otherwise: both hosts' default. */
+const DEFAULT_TIMEOUT_SECONDS = 600;
 
 /** How long install waits for the probe of the hook it writes: the hook answers a probe in well under a second. */
 const INSTALL_PROBE_LIMIT_MS = 15_000;
@@ -211,6 +227,8 @@ async function change(options: {
   dryRun: boolean;
   plan: (file: string, text: string | undefined) => { text: string; changed: boolean; replaced: number };
   probe?: (file: string) => Promise<HostHookCheck>;
+  /** The hook's options kept in toolgate's configuration (Codex): in place while the probe runs, and put back unless the hook is written; undefined args removes them. */
+  options?: { host: HostName; args: readonly string[] | undefined };
   install: boolean;
 }): Promise<number> {
   const { io, host } = options;
@@ -230,12 +248,43 @@ async function change(options: {
     io.stderr.write(`toolgate ${options.install ? 'install' : 'uninstall'}: ${safe(error.message)}\n`);
     return 1;
   }
+  let kept: { before: string[] | undefined; changed: boolean } | undefined;
+  if (options.options !== undefined) {
+    try {
+      const before = hookArgs({ host, env: io.env });
+      kept = { before, changed: JSON.stringify(before) !== JSON.stringify(options.options.args) };
+      if (kept.changed) setHookArgs({ host, env: io.env, args: options.options.args });
+    } catch (error) {
+      io.stderr.write(`toolgate ${options.install ? 'install' : 'uninstall'}: ${safe((error as Error).message)}\n`);
+      return 1;
+    }
+  }
+  const putBack = () => {
+    if (kept?.changed === true) setHookArgs({ host, env: io.env, args: kept.before });
+  };
   const probe = await options.probe?.(file);
   if (probe !== undefined && probe.state !== 'live') {
-    io.stderr.write(`toolgate install: the hook does not work, so ${planned.changed ? 'nothing was written' : `the one in ${file} does not either`}: ${safe(probe.detail)}\n\thook: ${safe(probe.command ?? '')}\n`);
+    putBack();
+    io.stderr.write(`toolgate install: the hook does not work, so ${planned.changed || kept?.changed === true ? 'nothing was written' : `the one in ${file} does not either`}: ${safe(probe.detail)}\n\thook: ${safe(probe.command ?? '')}\n`);
     return 1;
   }
+  const newArgs = options.options?.args;
+  const settingsLine = kept?.changed !== true ? undefined : newArgs === undefined ? `removed the hook's options from ${hookSettingsFile(io.env)}` : `the hook's options in ${hookSettingsFile(io.env)}: ${newArgs.length > 0 ? newArgs.join(' ') : '(none: the defaults)'}`;
+  if (options.dryRun && settingsLine !== undefined) {
+    putBack();
+    io.stdout.write(`--dry-run: ${settingsLine} (not written)\n`);
+    if (!planned.changed) return EXIT.ok;
+  }
   if (!planned.changed) {
+    if (settingsLine !== undefined) {
+      // The entry is as it was (Codex's trust of it holds): only the options changed.
+      io.stdout.write(
+        options.install
+          ? `${file} already has this hook${host === 'codex' ? ', so Codex\'s trust of it holds' : ''}; ${settingsLine}${probe === undefined ? '' : `; ${probe.detail}`}\n`
+          : `${file}: ${before === undefined ? 'no such file' : 'no toolgate hook in it'}; ${settingsLine}\n`,
+      );
+      return EXIT.ok;
+    }
     io.stdout.write(options.install ? `${file} already has this hook: nothing to change\n` : `${file}: ${before === undefined ? 'no such file' : 'no toolgate hook in it'}: nothing to change\n`);
     return EXIT.ok;
   }
@@ -247,13 +296,19 @@ async function change(options: {
   try {
     writeAtomically(file, planned.text);
   } catch (error) {
+    putBack();
     const asRoot = options.scope === 'managed' && ['EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '') ? ' (managed settings are written as root: run it with sudo)' : '';
     io.stderr.write(`toolgate ${options.install ? 'install' : 'uninstall'}: could not write ${file}: ${safe((error as Error).message)}${asRoot}\n`);
     return 1;
   }
   io.stdout.write(`${options.install ? 'wrote' : 'removed toolgate\'s hook from'} ${file}${planned.replaced > 0 && options.install ? ` (replacing toolgate's earlier hook)` : ''}${probe === undefined ? '' : `; ${probe.detail}`}\n`);
+  if (settingsLine !== undefined) io.stdout.write(`${settingsLine}\n`);
   if (options.install && host === 'codex') {
-    io.stdout.write('Codex runs a hook only once it is trusted: review it in Codex (its hooks review), or run codex exec --dangerously-bypass-hook-trust. `toolgate doctor` checks the hook answers.\n');
+    io.stdout.write(
+      planned.replaced > 0
+        ? 'WARNING: Codex\'s hook entry changed, and Codex trusts a hook by a hash of its entry: until you trust it again (Codex\'s hook review, or codex exec --dangerously-bypass-hook-trust), Codex runs every call WITHOUT toolgate, saying nothing. `toolgate doctor` says when Codex trusts it.\n'
+        : 'Codex runs a hook only once it is trusted: review it in Codex (its hooks review), or run codex exec --dangerously-bypass-hook-trust. `toolgate doctor` checks the hook answers and Codex trusts it.\n',
+    );
   }
   return EXIT.ok;
 }
