@@ -97,6 +97,33 @@ describe('toolgate install / uninstall claude-code', () => {
     expect((await runCli(['uninstall', 'claude-code'], { cwd: project, env })).stdout).toContain('no toolgate hook in it: nothing to change');
   });
 
+  it('uninstall removes exactly what install added: a settings file and folder it created go, a folder the user put something in stays', async () => {
+    const { project, env } = place();
+    const folder = path.join(project, '.claude');
+    const file = path.join(folder, 'settings.json');
+    expect((await runCli(['install', 'claude-code'], { cwd: project, env })).code).toBe(0);
+    const removed = await runCli(['uninstall', 'claude-code'], { cwd: project, env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(`removed ${file} and ${folder}, which toolgate install had created`);
+    expect(removed.stdout).toContain('left as they are: your policies and their trust (toolgate trust --list), TOOLGATE_TOKEN wherever you set it');
+    expect(existsSync(folder)).toBe(false);
+    // The user keeps a file of their own in the folder meanwhile: only install's file goes.
+    expect((await runCli(['install', 'claude-code'], { cwd: project, env })).code).toBe(0);
+    writeFileSync(path.join(folder, 'settings.local.json'), '{}\n');
+    expect((await runCli(['uninstall', 'claude-code'], { cwd: project, env })).stdout).toContain(`removed ${file}, which toolgate install had created`);
+    expect(readdirSync(folder)).toEqual(['settings.local.json']);
+    // A file the user has added to since is theirs: only the hook comes out of it.
+    expect((await runCli(['install', 'claude-code'], { cwd: project, env })).code).toBe(0);
+    writeFileSync(file, JSON.stringify({ ...settingsOf(file), permissions: { allow: ['Bash(ls)'] } }));
+    expect((await runCli(['uninstall', 'claude-code'], { cwd: project, env })).stdout).toContain(`removed toolgate's hook from ${file}`);
+    expect(settingsOf(file)).toEqual({ permissions: { allow: ['Bash(ls)'] } });
+    // A file that held {} before install was not install's: it stays, {} again.
+    writeFileSync(file, '{}\n');
+    expect((await runCli(['install', 'claude-code'], { cwd: project, env })).code).toBe(0);
+    await runCli(['uninstall', 'claude-code'], { cwd: project, env });
+    expect(settingsOf(file)).toEqual({});
+  });
+
   it('--dry-run shows the change and writes nothing; a file that is not JSON is left alone, saying why', async () => {
     const { project, env } = place();
     const dry = await runCli(['install', 'claude-code', '--dry-run'], { cwd: project, env });
@@ -273,7 +300,7 @@ describe('toolgate doctor, for the installed hooks', () => {
     }
     const down = await runCli(['doctor'], { cwd: project, env: { ...env, TOOLGATE_TOKEN: ADMIN_TOKEN } });
     expect(down.stdout).toMatch(/claude-code\s+BLOCKS EVERY CALL: .*could not be posted \(ECONNREFUSED\): Claude Code blocks every call while the server is not answering/);
-    expect((await runCli(['uninstall', 'claude-code'], { cwd: project, env })).stdout).toContain("removed toolgate's hook");
+    expect((await runCli(['uninstall', 'claude-code'], { cwd: project, env })).stdout).toContain('which toolgate install had created');
   });
 
   it('says a hook blocks every call when toolgate answers but cannot decide (its policy is gone)', async () => {
@@ -336,10 +363,17 @@ describe('toolgate doctor, for Codex and for a command on PATH', () => {
     expect(longer.stdout).toContain("WARNING: Codex's hook entry changed");
     expect(longer.stdout).toContain('Codex runs every call WITHOUT toolgate');
     expect((await runCli(['doctor'], { cwd: project, env: withCodex })).stdout).toMatch(/codex\s+NOT TRUSTED BY CODEX: .*the hook changed since Codex trusted it/);
-    // Uninstalled: the entry and its options both go.
+    // Uninstalled: the entry, its options and Codex's trust of it go; the rest of config.toml stays as it was.
+    const config = path.join(codexHome, 'config.toml');
+    writeFileSync(config, `# my Codex settings\nmodel = "o4"\n\n${readFileSync(config, 'utf8')}\n[profiles.fast]\nmodel = "o4-mini"\n`);
     const removed = await runCli(['uninstall', 'codex'], { cwd: project, env: withCodex });
+    expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stdout).toContain(`removed the hook's options from ${path.join(home, '.config', 'toolgate', 'hooks.json')}`);
+    expect(removed.stdout).toContain(`removed Codex's trust of the hook from ${config}`);
+    expect(removed.stdout).toContain(`removed ${path.join(codexHome, 'hooks.json')}, which toolgate install had created`);
     expect(existsSync(path.join(home, '.config', 'toolgate', 'hooks.json'))).toBe(false);
+    expect(readFileSync(config, 'utf8')).toBe('# my Codex settings\nmodel = "o4"\n\n[profiles.fast]\nmodel = "o4-mini"\n');
+    expect(existsSync(codexHome)).toBe(true);
   });
 
   it('without a codex to ask, reads only whether config.toml holds a trust entry, and says the hash went unchecked', async () => {

@@ -95,7 +95,13 @@ describe('the hooks, installed from the package (issue 53)', () => {
     writeFileSync(path.join(app, 'victim/keep.txt'), 'keep\n');
     writeFileSync(path.join(app, 'toolgate.yaml'), HOST_TEST_POLICY);
     const env = { HOME: home, CODEX_HOME: path.join(home, '.codex') };
-    const run = (args: string[]) => npxToolgate(NODE_24_DIRECTORY, args, '', { cwd: app, env });
+    const run = (args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}) => npxToolgate(NODE_24_DIRECTORY, args, options.stdin ?? '', { cwd: options.cwd ?? app, env: options.env ?? env });
+    // The policy someone gave them: read, then trusted (the hook judges with a project's policy only once it is).
+    const untrusted = run(['install', 'claude-code']);
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stderr).toContain('is not one you trusted');
+    expect(existsSync(path.join(app, '.claude'))).toBe(false);
+    expect(run(['trust']).code).toBe(0);
 
     const installed = run(['install', 'claude-code']);
     expect(installed.code, installed.stderr).toBe(0);
@@ -110,9 +116,21 @@ describe('the hooks, installed from the package (issue 53)', () => {
     expect(codex.code, codex.stderr).toBe(0);
     expect(codex.stdout).toMatch(/wrote .*hooks\.json; a probe call was answered/);
 
+    // A project with no policy of its own is judged by the user-level one, which init --user writes from the package.
+    expect(run(['init', '--user']).code).toBe(0);
+    const other = path.join(parent, 'other');
+    mkdirSync(path.join(other, '.git'), { recursive: true });
+    const call = (command: string) => JSON.stringify({ session_id: 's', transcript_path: null, cwd: other, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `t-${command.length}` });
+    const hookIn = (command: string) => spawnSync('sh', ['-c', hookWords], { cwd: other, input: call(command), env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
+    const hookWords = command.replace(/ \|\| exit 2$/, '');
+    expect(JSON.parse(hookIn('git status').stdout).hookSpecificOutput.permissionDecision).toBe('allow');
+    expect(JSON.parse(hookIn('npm install left-pad').stdout).hookSpecificOutput.permissionDecision).toBe('ask');
+
     // The hook as written, run by the real Claude Code in this project: rm -rf is blocked, an allowed echo runs.
+    // Its session has a home of its own, where that user trusted the project's policy too.
     const project = { directory: app, home: path.join(parent, 'claude-home'), policyFile: path.join(app, 'toolgate.yaml') };
     mkdirSync(project.home, { recursive: true });
+    expect(run(['trust'], { env: { HOME: project.home } }).code).toBe(0);
     const blocked = await runHostSession({ host: 'claude-code', project, call: { name: 'Bash', input: { command: 'rm -rf victim' } }, hook: command });
     expect(blocked.toolResult).toContain('rm is blocked in this project');
     expect(existsSync(path.join(app, 'victim/keep.txt'))).toBe(true);
@@ -120,11 +138,13 @@ describe('the hooks, installed from the package (issue 53)', () => {
     expect(allowed.toolResults.join('\n')).not.toMatch(/blocked|toolgate/i);
     expect(readFileSync(path.join(app, 'echoed.txt'), 'utf8')).toBe('from-the-package\n');
 
+    // Uninstalled: the files install created go with the hooks.
     for (const host of ['claude-code', 'codex']) {
       const removed = run(['uninstall', host]);
       expect(removed.code, removed.stderr).toBe(0);
-      expect(removed.stdout).toContain("removed toolgate's hook from");
+      expect(removed.stdout).toContain('which toolgate install had created');
     }
-    expect(JSON.parse(readFileSync(settingsFile, 'utf8')).hooks).toBeUndefined();
+    expect(existsSync(settingsFile)).toBe(false);
+    expect(existsSync(path.join(home, '.codex', 'hooks.json'))).toBe(false);
   });
 });

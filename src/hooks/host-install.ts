@@ -421,3 +421,47 @@ function runProbe(options: { command: string; cwd: string; env: Readonly<Record<
 function probeInput(cwd: string): string {
   return JSON.stringify({ session_id: 'toolgate-doctor', cwd, hook_event_name: 'PreToolUse', tool_name: DOCTOR_PROBE_TOOL, tool_input: {}, tool_use_id: 'toolgate-doctor-probe' });
 }
+
+/**
+ * Where toolgate's handlers for `host` sit in a host's settings text, as
+ * Codex names a hook in its trust entries (`<group>:<handler>` of
+ * PreToolUse); none for a text that cannot be read.
+ *
+ * @example
+ * toolgateHandlerPositions({ file, text, host: 'codex' }) // ['0:0']
+ */
+export function toolgateHandlerPositions(options: { file: string; text: string | undefined; host: HostName }): string[] {
+  let config: Record<string, unknown>;
+  try {
+    config = readConfig(options.file, options.text);
+  } catch {
+    return [];
+  }
+  const groups = ((config.hooks as { PreToolUse?: HookGroup[] } | undefined)?.PreToolUse ?? []);
+  return groups.flatMap((group, groupIndex) => (group.hooks ?? []).flatMap((handler, handlerIndex) => (isToolgateHandler(handler, options.host) ? [`${groupIndex}:${handlerIndex}`] : [])));
+}
+
+/**
+ * Codex's config.toml without its trust entries for the hooks at
+ * `positions` of `hooksFile` (`[hooks.state."<file>:pre_tool_use:G:H"]`
+ * tables, each up to the next table), and how many were taken out. Edited as
+ * text, so that the rest of the file — comments included — stays as it is.
+ *
+ * @example
+ * withoutCodexTrust({ text, hooksFile: '/home/me/.codex/hooks.json', positions: ['0:0'] }) // { text: '…', removed: 1 }
+ */
+export function withoutCodexTrust(options: { text: string; hooksFile: string; positions: readonly string[] }): { text: string; removed: number } {
+  const headers = new Set(options.positions.map((position) => `[hooks.state.${JSON.stringify(`${options.hooksFile}:pre_tool_use:${position}`)}]`));
+  const kept: string[] = [];
+  let skipping = false;
+  let removed = 0;
+  for (const line of options.text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed.startsWith('[')) {
+      skipping = headers.has(trimmed.replace(/\s*#.*$/, ''));
+      if (skipping) removed++;
+    }
+    if (!skipping) kept.push(line);
+  }
+  return { text: kept.join('\n'), removed };
+}

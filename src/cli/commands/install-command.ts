@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { findHostPolicy } from '../../config/find-host-policy.ts';
@@ -6,12 +6,13 @@ import { toolgateConfigHome } from '../../config/user-toolgate-paths.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostName } from '../../hooks/host-call.ts';
 import { loginShell } from '../../hooks/host-dialect.ts';
-import { HostConfigError, hookCommandLine, hookSwitches, hostConfigFile, planInstall, planUninstall, probeHandler, toolgateHandler, type HostHookCheck, type InstallScope } from '../../hooks/host-install.ts';
+import { HostConfigError, hookCommandLine, hookSwitches, hostConfigFile, planInstall, planUninstall, probeHandler, toolgateHandler, toolgateHandlerPositions, withoutCodexTrust, type HostHookCheck, type InstallScope } from '../../hooks/host-install.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { toolgateEntry } from '../own-entry.ts';
 import { hookArgs, hookSettingsFile, setHookArgs } from '../../hooks/hook-settings.ts';
+import { createdByInstall, forgetCreated, recordCreated } from '../../hooks/install-records.ts';
 
 const HOSTS: readonly HostName[] = ['claude-code', 'codex'];
 
@@ -293,8 +294,26 @@ async function change(options: {
     io.stdout.write('--dry-run: nothing written\n');
     return EXIT.ok;
   }
+  const created = createdByInstall({ file, env: io.env });
+  // Uninstall leaves nothing of install's: a file it created that now holds only {} goes, with the folders it made for it.
+  if (!options.install && created !== undefined && planned.text.trim() === '{}') {
+    try {
+      rmSync(file);
+      const removedDirectories = removeEmptyDirectories(created.directories);
+      forgetCreated({ file, env: io.env });
+      io.stdout.write(`removed ${file}${removedDirectories.length > 0 ? ` and ${removedDirectories.join(', ')}` : ''}, which toolgate install had created\n`);
+    } catch (error) {
+      putBack();
+      io.stderr.write(`toolgate uninstall: could not remove ${file}: ${safe((error as Error).message)}\n`);
+      return 1;
+    }
+    afterUninstall({ io, host, file, before });
+    if (settingsLine !== undefined) io.stdout.write(`${settingsLine}\n`);
+    return EXIT.ok;
+  }
+  let madeDirectories: string[];
   try {
-    writeAtomically(file, planned.text);
+    madeDirectories = writeAtomically(file, planned.text);
   } catch (error) {
     putBack();
     const asRoot = options.scope === 'managed' && ['EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '') ? ' (managed settings are written as root: run it with sudo)' : '';
@@ -303,6 +322,14 @@ async function change(options: {
   }
   io.stdout.write(`${options.install ? 'wrote' : 'removed toolgate\'s hook from'} ${file}${planned.replaced > 0 && options.install ? ` (replacing toolgate's earlier hook)` : ''}${probe === undefined ? '' : `; ${probe.detail}`}\n`);
   if (settingsLine !== undefined) io.stdout.write(`${settingsLine}\n`);
+  // What install created is recorded, for uninstall; a file that holds more than the hook now is the user's.
+  try {
+    if (options.install && before === undefined) recordCreated({ file, directories: madeDirectories, env: io.env });
+    else if (!options.install && created !== undefined) forgetCreated({ file, env: io.env });
+  } catch (error) {
+    io.stderr.write(`toolgate ${options.install ? 'install' : 'uninstall'}: note: could not record what was created (${safe((error as Error).message)}): uninstall will leave ${file} in place\n`);
+  }
+  if (!options.install) afterUninstall({ io, host, file, before });
   if (options.install && host === 'codex') {
     io.stdout.write(
       planned.replaced > 0
@@ -313,9 +340,55 @@ async function change(options: {
   return EXIT.ok;
 }
 
-/** Written to a file beside it, synced, then renamed over it: the host never reads half a file. The old file's mode is kept. */
-function writeAtomically(file: string, text: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
+/**
+ * After toolgate's hook is out of `file`: Codex's trust entries for it go
+ * from its config.toml (they would otherwise trust whatever hook takes its
+ * place there with the same hash), and what uninstall leaves is said.
+ */
+function afterUninstall(options: { io: CliIo; host: HostName; file: string; before: string | undefined }): void {
+  const { io } = options;
+  const safe = (text: string) => sanitizeTerminalText(text, { collapse: true });
+  if (options.host === 'codex') {
+    const config = path.join(path.dirname(options.file), 'config.toml');
+    const positions = toolgateHandlerPositions({ file: options.file, text: options.before, host: options.host });
+    try {
+      const text = existsSync(config) ? readFileSync(config, 'utf8') : undefined;
+      const edited = text === undefined ? undefined : withoutCodexTrust({ text, hooksFile: options.file, positions });
+      if (edited !== undefined && edited.removed > 0) {
+        writeAtomically(config, edited.text);
+        io.stdout.write(`removed Codex's trust of the hook from ${config}\n`);
+      }
+    } catch (error) {
+      io.stderr.write(`toolgate uninstall: could not remove Codex's trust of the hook from ${config}: ${safe((error as Error).message)}\n`);
+    }
+  }
+  io.stdout.write('left as they are: your policies and their trust (toolgate trust --list), TOOLGATE_TOKEN wherever you set it, and any token on a toolgate server (toolgate token list / revoke NAME)\n');
+}
+
+/** Removes `directories` (outermost first, as recorded) from the innermost out, while each is empty; the ones removed. */
+function removeEmptyDirectories(directories: readonly string[]): string[] {
+  const removed: string[] = [];
+  for (const directory of [...directories].reverse()) {
+    try {
+      rmdirSync(directory);
+      removed.push(directory);
+    } catch {
+      // Not empty (the user keeps something there), or gone: left, and so is every folder above it.
+      break;
+    }
+  }
+  return removed;
+}
+
+/**
+ * Written to a file beside it, synced, then renamed over it: the host never
+ * reads half a file. The old file's mode is kept. Returns the folders it had
+ * to create, outermost first.
+ */
+function writeAtomically(file: string, text: string): string[] {
+  const first = mkdirSync(path.dirname(file), { recursive: true });
+  const made: string[] = [];
+  for (let directory = path.dirname(file); first !== undefined && directory.length >= first.length; directory = path.dirname(directory)) made.unshift(directory);
   const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o644;
   const temporary = `${file}.toolgate-${process.pid}.tmp`;
   const descriptor = openSync(temporary, 'wx', mode);
@@ -326,4 +399,5 @@ function writeAtomically(file: string, text: string): void {
     closeSync(descriptor);
   }
   renameSync(temporary, file);
+  return made;
 }
