@@ -124,6 +124,24 @@ describe('toolgate install / uninstall claude-code', () => {
     expect(settingsOf(file)).toEqual({});
   });
 
+  it('--scope local writes .claude/settings.local.json, for this user alone; project scope from a checkout says its paths are this machine\'s', async () => {
+    const { project, env } = place();
+    const local = await runCli(['install', 'claude-code', '--scope', 'local'], { cwd: project, env });
+    expect(local.code, local.stderr).toBe(0);
+    expect(local.stderr).not.toContain('note:');
+    const file = path.join(project, '.claude', 'settings.local.json');
+    expect(settingsOf(file).hooks.PreToolUse[0].hooks[0].command).toContain(`${process.execPath} `);
+    expect(existsSync(path.join(project, '.claude', 'settings.json'))).toBe(false);
+    expect((await runCli(['doctor'], { cwd: project, env })).stdout).toMatch(/claude-code\s+live: /);
+    expect((await runCli(['uninstall', 'claude-code', '--scope', 'local'], { cwd: project, env })).stdout).toContain(`removed ${file}`);
+    // toolgate here runs from this checkout, outside the project: a shared settings file would name this machine's paths.
+    const shared = await runCli(['install', 'claude-code'], { cwd: project, env });
+    expect(shared.code).toBe(0);
+    expect(shared.stderr).toContain('toolgate install: note: .claude/settings.json is shared with whoever clones this project, and this hook names paths of this machine');
+    expect(shared.stderr).toContain('--scope local');
+    expect((await runCli(['install', 'codex', '--scope', 'local'], { cwd: project, env })).stderr).toContain('Codex reads its hooks from $CODEX_HOME/hooks.json only');
+  });
+
   it('--dry-run shows the change and writes nothing; a file that is not JSON is left alone, saying why', async () => {
     const { project, env } = place();
     const dry = await runCli(['install', 'claude-code', '--dry-run'], { cwd: project, env });
@@ -147,7 +165,7 @@ describe('toolgate install / uninstall claude-code', () => {
     expect(await runCli(['install', 'claude-code', '--approver', 'server'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--approver server needs --server URL') });
     expect(await runCli(['install', 'claude-code', '--managed-hooks-only'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--managed-hooks-only goes with --scope managed') });
     expect(await runCli(['install', 'codex', '--scope', 'managed'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('Codex reads its hooks from $CODEX_HOME/hooks.json only') });
-    expect(await runCli(['install', 'claude-code', '--scope', 'everywhere'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--scope must be project, user or managed') });
+    expect(await runCli(['install', 'claude-code', '--scope', 'everywhere'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--scope must be project, local, user or managed') });
     // Managed settings that cannot be written (here: their directory is a file) are said, with the file, and nothing else is touched.
     writeFileSync(path.join(project, 'not-a-directory'), '');
     writeFileSync(path.join(project, 'policy.yaml'), POLICY);

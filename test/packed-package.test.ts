@@ -147,4 +147,32 @@ describe('the hooks, installed from the package (issue 53)', () => {
     expect(existsSync(settingsFile)).toBe(false);
     expect(existsSync(path.join(home, '.codex', 'hooks.json'))).toBe(false);
   });
+
+  it('project scope, from the project toolgate is installed in, writes a command every clone can run (through CLAUDE_PROJECT_DIR), which the real Claude Code runs', { timeout: 120_000 }, async () => {
+    const root = packed.project;
+    const home = path.join(parent, 'shared-home');
+    const sessionHome = path.join(parent, 'shared-session-home');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(sessionHome, { recursive: true });
+    mkdirSync(path.join(root, 'victim'), { recursive: true });
+    writeFileSync(path.join(root, 'victim/keep.txt'), 'keep\n');
+    writeFileSync(path.join(root, 'toolgate.yaml'), HOST_TEST_POLICY);
+    const run = (args: string[], env: NodeJS.ProcessEnv = { HOME: home }) => npxToolgate(NODE_24_DIRECTORY, args, '', { cwd: root, env });
+    expect(run(['trust']).code).toBe(0);
+    const installed = run(['install', 'claude-code']);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stderr).not.toContain('note:');
+    const settingsFile = path.join(root, '.claude/settings.json');
+    const command = JSON.parse(readFileSync(settingsFile, 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
+    expect(command).toBe('node "$CLAUDE_PROJECT_DIR"/node_modules/toolgate/bin/toolgate.js hook claude-code --timeout 600 || exit 2');
+    expect(command).not.toContain(parent);
+    // A teammate's clone: another user, who trusted the project's policy in their own home.
+    expect(run(['trust'], { HOME: sessionHome }).code).toBe(0);
+    const project = { directory: root, home: sessionHome, policyFile: path.join(root, 'toolgate.yaml') };
+    const blocked = await runHostSession({ host: 'claude-code', project, call: { name: 'Bash', input: { command: 'rm -rf victim' } }, hook: command });
+    expect(blocked.toolResult).toContain('rm is blocked in this project');
+    expect(existsSync(path.join(root, 'victim/keep.txt'))).toBe(true);
+    expect(run(['uninstall', 'claude-code']).code).toBe(0);
+    expect(existsSync(settingsFile)).toBe(false);
+  });
 });

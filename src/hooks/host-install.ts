@@ -15,14 +15,16 @@ import path from 'node:path';
 import { DOCTOR_PROBE_TOOL, type HostName } from './host-call.ts';
 import { claudeHookSwitches, claudeManagedDirectory, codexHookSwitches, type HookSwitchOff } from './host-settings-layers.ts';
 
-export type InstallScope = 'project' | 'user' | 'managed';
+export type InstallScope = 'project' | 'local' | 'user' | 'managed';
 
 /** Where the host reads its PreToolUse hooks for `scope`. Throws for a scope the host has not. */
 export function hostConfigFile(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>> }): string {
   const home = options.env.HOME ?? os.homedir();
   if (options.host === 'claude-code') {
     if (options.scope === 'managed') return path.join(claudeManagedDirectory(options.env), 'managed-settings.json');
-    return options.scope === 'project' ? path.join(options.cwd, '.claude', 'settings.json') : path.join(options.env.CLAUDE_CONFIG_DIR ?? path.join(home, '.claude'), 'settings.json');
+    if (options.scope === 'project') return path.join(options.cwd, '.claude', 'settings.json');
+    if (options.scope === 'local') return path.join(options.cwd, '.claude', 'settings.local.json');
+    return path.join(options.env.CLAUDE_CONFIG_DIR ?? path.join(home, '.claude'), 'settings.json');
   }
   if (options.scope !== 'user') throw new HostConfigError('Codex reads its hooks from $CODEX_HOME/hooks.json only: use --scope user');
   return path.join(options.env.CODEX_HOME ?? path.join(home, '.codex'), 'hooks.json');
@@ -402,7 +404,8 @@ function runProbe(options: { command: string; cwd: string; env: Readonly<Record<
   const started = Date.now();
   const input = probeInput(options.cwd);
   return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, env: { ...(options.env ?? process.env) }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // As Claude Code runs its hooks: with the project's folder in CLAUDE_PROJECT_DIR, which a portable project hook names.
+    const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, env: { CLAUDE_PROJECT_DIR: options.cwd, ...(options.env ?? process.env) }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -192,6 +192,7 @@ interface DeclaredTools {
 const HOST_LOCATIONS: ReadonlyArray<{ host: HostName; scope: InstallScope }> = [
   { host: 'claude-code', scope: 'managed' },
   { host: 'claude-code', scope: 'project' },
+  { host: 'claude-code', scope: 'local' },
   { host: 'claude-code', scope: 'user' },
   { host: 'codex', scope: 'user' },
 ];

@@ -1,7 +1,8 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { findHostPolicy } from '../../config/find-host-policy.ts';
+import { findHostPolicy, projectRootOf } from '../../config/find-host-policy.ts';
+import { quoteShellWord } from '../../core/quote-shell-word.ts';
 import { toolgateConfigHome } from '../../config/user-toolgate-paths.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostName } from '../../hooks/host-call.ts';
@@ -17,7 +18,7 @@ import { createdByInstall, forgetCreated, recordCreated } from '../../hooks/inst
 const HOSTS: readonly HostName[] = ['claude-code', 'codex'];
 
 export const INSTALL_HELP = `Usage:
-  toolgate install <host> [--scope project|user|managed] [--policy FILE] [--timeout SECONDS] [--dry-run]
+  toolgate install <host> [--scope project|local|user|managed] [--policy FILE] [--timeout SECONDS] [--dry-run]
   toolgate install <host> --approver server --server URL [--scope ...] [--timeout SECONDS] [--dry-run]
   toolgate install claude-code --approver server --server URL --http [...]
 
@@ -27,7 +28,11 @@ Run again, it changes nothing; with other options, it replaces its own entry
 and touches nothing else in the file.
 
 Hosts and where their hooks go:
-  claude-code   --scope project (default): .claude/settings.json here
+  claude-code   --scope project (default): .claude/settings.json here, which
+                the project shares: the hook names toolgate in the project
+                ("$CLAUDE_PROJECT_DIR"/node_modules/toolgate/...) when it is
+                installed there, so every clone can run it
+                --scope local: .claude/settings.local.json here, yours alone
                 --scope user: $CLAUDE_CONFIG_DIR/settings.json (~/.claude)
                 --scope managed (root): Claude Code's managed settings
                 (/etc/claude-code/managed-settings.json), which no
@@ -41,7 +46,7 @@ Hosts and where their hooks go:
                 unguarded until it is trusted again
 
 Options:
-  --scope S         project, user or managed (see above)
+  --scope S         project, local, user or managed (see above)
   --managed-hooks-only  (--scope managed) also write allowManagedHooksOnly:
                     true, so that no hook outside managed settings runs
   --policy FILE     the one policy the hook judges every call with; without
@@ -51,7 +56,10 @@ Options:
                     --user); not with --approver server (the server's is used)
   --approver A      host (default: the host's own prompt) or server
   --server URL      toolgate serve's URL (--approver server); the hook reads a
-                    submitter's token from TOOLGATE_TOKEN in the host's environment
+                    submitter's token from TOOLGATE_TOKEN in the host's
+                    environment: export it where you start the host (your
+                    shell's profile), never in a settings file a project
+                    commits
   --http            (claude-code, with --approver server) Claude Code's own http
                     hook posts each call to the server: no process per call.
                     The URL names the shell Claude Code runs commands with
@@ -82,7 +90,7 @@ Exit codes:
   1  the host's configuration could not be read or written (the file says why)
 `;
 
-export const UNINSTALL_HELP = `Usage: toolgate uninstall <host> [--scope project|user|managed] [--dry-run]
+export const UNINSTALL_HELP = `Usage: toolgate uninstall <host> [--scope project|local|user|managed] [--dry-run]
 
 Takes toolgate's hook (toolgate hook <host>) out of the host's configuration
 (see toolgate install --help for where), showing the change first, and
@@ -107,7 +115,7 @@ function parse(argv: string[], install: boolean) {
   if (host === undefined || host === '-h' || host === '--help') return { help: true as const };
   if (!HOSTS.includes(host as HostName)) throw new UsageError(`unknown host ${JSON.stringify(host)} (hosts: ${HOSTS.join(', ')})`);
   const scope = (values.scope ?? (host === 'codex' ? 'user' : 'project')) as string;
-  if (scope !== 'project' && scope !== 'user' && scope !== 'managed') throw new UsageError(`--scope must be project, user or managed, not ${JSON.stringify(scope)}`);
+  if (scope !== 'project' && scope !== 'local' && scope !== 'user' && scope !== 'managed') throw new UsageError(`--scope must be project, local, user or managed, not ${JSON.stringify(scope)}`);
   // Said before anything else is checked: there is no such place to install to.
   try {
     hostConfigFile({ host: host as HostName, scope, cwd: '/', env: {} });
@@ -166,7 +174,18 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
   // Claude Code's http hook does not say which shell runs a command; the URL does, as this user's shell now (the command hook reads the host's environment).
   const shell = io.env.CLAUDE_CODE_SHELL || io.env.SHELL || loginShell();
   const httpUrl = () => `${String(values.server).replace(/\/+$/, '')}/hooks/${host}?timeout=${timeout}${shell === undefined ? '' : `&shell=${encodeURIComponent(shell)}`}`;
-  const target = values.http === true ? { url: httpUrl() } : { command: hookCommandLine([process.execPath, toolgateEntry(), ...commandArgs]) };
+  // Project settings are shared with whoever clones the project: there the hook names toolgate inside the project, through
+  // CLAUDE_PROJECT_DIR, and the node on PATH (toolgate's own refuses an old one, which blocks the call); elsewhere this machine's paths.
+  const entry = toolgateEntry();
+  const portable = host === 'claude-code' && scope === 'project' ? portableEntry({ cwd: io.cwd, entry }) : undefined;
+  const command = portable === undefined ? hookCommandLine([process.execPath, entry, ...commandArgs]) : `${portable.node} ${portable.entry} ${hookCommandLine(commandArgs)}`;
+  const target = values.http === true ? { url: httpUrl() } : { command };
+  if (host === 'claude-code' && scope === 'project' && (portable === undefined || typeof values.policy === 'string') && values.http !== true) {
+    io.stderr.write(
+      `toolgate install: note: ${path.join('.claude', 'settings.json')} is shared with whoever clones this project, and this hook names paths of this machine (${sanitizeTerminalText(portable === undefined ? entry : String(values.policy))}): ` +
+        'with it, their Claude Code blocks every call. For a hook of your own, install with --scope local (.claude/settings.local.json); for one the project shares, add toolgate to it (npm i -D toolgate) and install from there without --policy\n',
+    );
+  }
   const handler = toolgateHandler({ host, target, timeoutSeconds: hostTimeout });
   // A hook another settings file turns off here would not run: said, and nothing written.
   const switches = hookSwitches({ host, scope, cwd: io.cwd, env: io.env });
@@ -213,6 +232,32 @@ export async function runUninstallCommand(argv: string[], io: CliIo): Promise<nu
     ...(host === 'codex' ? { options: { host, args: undefined } } : {}),
     install: false,
   });
+}
+
+/**
+ * toolgate's entry as a project's shared settings can name it: relative to
+ * `$CLAUDE_PROJECT_DIR`, which Claude Code sets for its hooks, when the entry
+ * is in the project (its node_modules) or its git repository; and the
+ * project's own Node (node@24 as a devDependency) when it has one, else the
+ * node on PATH. Undefined when the entry is elsewhere (a global install, a
+ * checkout).
+ *
+ * @example
+ * portableEntry({ cwd: '/home/me/app', entry: '/home/me/app/node_modules/toolgate/bin/toolgate.js' })
+ * // { node: 'node', entry: '"$CLAUDE_PROJECT_DIR"/node_modules/toolgate/bin/toolgate.js' }
+ */
+function portableEntry(options: { cwd: string; entry: string }): { node: string; entry: string } | undefined {
+  const inside = (from: string, target: string) => {
+    const relative = path.relative(from, target);
+    return relative !== '' && !relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative);
+  };
+  const repository = projectRootOf(options.cwd);
+  if (!inside(options.cwd, options.entry) && !(repository !== options.cwd && inside(repository, options.entry))) return undefined;
+  const relative = path.relative(options.cwd, options.entry);
+  // Words a POSIX shell reads as one, the variable expanded: the path itself is quoted, the variable in double quotes.
+  const under = (words: string) => `"$CLAUDE_PROJECT_DIR"/${quoteShellWord(words)}`;
+  const projectNode = path.join('node_modules', '.bin', 'node');
+  return { node: existsSync(path.join(options.cwd, projectNode)) ? under(projectNode) : 'node', entry: under(relative) };
 }
 
 /** The hooks' timeout unless --timeout says otherwise: both hosts' default. */
