@@ -242,6 +242,38 @@ describe("the hook's options kept in toolgate's configuration (Codex)", () => {
   });
 });
 
+describe('toolgate pause and resume', () => {
+  it('while paused the hook answers nothing, so the host decides alone; doctor says so; resume, or the end of the pause, brings it back', async () => {
+    const { project, home, env } = place();
+    expect((await runCli(['install', 'claude-code'], { cwd: project, env })).code).toBe(0);
+    const call = JSON.stringify({ session_id: 's', transcript_path: null, cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'rm -rf victim' }, tool_use_id: 'c1' });
+    const hook = () => runCli(['hook', 'claude-code'], { cwd: project, env: { ...env, SHELL: '/bin/bash' }, stdin: call });
+    expect((await hook()).stdout).toContain('"permissionDecision":"deny"');
+
+    const paused = await runCli(['pause', '30m'], { cwd: project, env });
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(paused.stdout).toMatch(/^toolgate's hooks are paused until \d{4}-\d\d-\d\dT[\d:.]+Z: Claude Code and Codex decide on their own/);
+    expect(await hook()).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect((await runCli(['pause', '--status'], { cwd: project, env })).stdout).toContain("toolgate's hooks are paused until");
+    // doctor's probe is still answered (the hook works), and the pause is said.
+    const doctor = await runCli(['doctor'], { cwd: project, env });
+    expect(doctor.stdout).toMatch(/claude-code\s+live: /);
+    expect(doctor.stdout).toMatch(/WARNING: .*toolgate's hooks are paused until .*\(toolgate resume\)/);
+
+    expect((await runCli(['resume'], { cwd: project, env })).stdout).toContain("toolgate's hooks judge every call again");
+    expect((await hook()).stdout).toContain('"permissionDecision":"deny"');
+    expect((await runCli(['resume'], { cwd: project, env })).stdout).toContain('were not paused');
+
+    for (const bad of ['2d', '0s', '25h', 'soon']) expect((await runCli(['pause', bad], { cwd: project, env })).code).toBe(2);
+    // A record that is past, or further off than a pause may be, pauses nothing.
+    const record = path.join(home, '.local', 'state', 'toolgate', 'paused.json');
+    for (const until of [new Date(Date.now() - 1000), new Date(Date.now() + 10 * 24 * 3_600_000)]) {
+      writeFileSync(record, JSON.stringify({ until: until.toISOString() }));
+      expect((await hook()).stdout).toContain('"permissionDecision":"deny"');
+    }
+  });
+});
+
 describe('toolgate doctor, for the installed hooks', () => {
   it('says a hook is live when a probe call is answered, and NOT LIVE (exit 1) when the host would ignore it', async () => {
     const { project, env } = place();

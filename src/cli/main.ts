@@ -26,6 +26,8 @@ const COMMANDS: Record<string, { load: () => Promise<CommandRun>; summary: strin
   install: { load: async () => (await import('./commands/install-command.ts')).runInstallCommand, summary: "put toolgate's hook in an agent host's configuration (claude-code, codex)" },
   trust: { load: async () => (await import('./commands/trust-command.ts')).runTrustCommand, summary: "let a project's policy decide its agent hosts' calls (toolgate trust [FILE])" },
   uninstall: { load: async () => (await import('./commands/install-command.ts')).runUninstallCommand, summary: "take toolgate's hook out of an agent host's configuration" },
+  pause: { load: async () => (await import('./commands/pause-command.ts')).runPauseCommand, summary: "pause toolgate's hooks for a while (the hosts decide alone), keeping them installed" },
+  resume: { load: async () => (await import('./commands/pause-command.ts')).runResumeCommand, summary: "end a pause: toolgate's hooks judge every call again" },
   hook: { load: async () => (await import('./commands/hook-command.ts')).runHookCommand, summary: "the permission hook of an agent host (Claude Code, Codex): one policy for the agents people run" },
 };
 

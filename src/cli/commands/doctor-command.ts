@@ -1,3 +1,4 @@
+import { pausedUntil } from '../../hooks/hook-pause.ts';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { findPolicyFile } from '../../config/load-policy-file.ts';
@@ -128,6 +129,8 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
   const hosts = (await Promise.all(HOST_LOCATIONS.map(({ host, scope }) => checkHostHook({ host, scope, file: hostConfigFile({ host, scope, cwd: io.cwd, env: io.env }), cwd: io.cwd, env: io.env, searchPath: io.env.PATH })))).flat();
   for (const check of hosts) if (check.state === 'broken' || check.state === 'blocking' || check.state === 'untrusted' || check.state === 'fails_open' || check.state === 'switched_off') problems.push(`the ${check.host} hook in ${check.file} is not live (${check.state})`);
   const warnings: string[] = [];
+  const paused = pausedUntil({ env: io.env });
+  if (paused !== undefined && hosts.some((check) => check.state !== 'absent' && check.state !== 'none')) warnings.push(`toolgate's hooks are paused until ${paused.toISOString()}: Claude Code and Codex decide alone until then (toolgate resume)`);
   if (!detection.available && requirementMet) {
     warnings.push(confines ? `no OS sandbox here: the policy lets ${toolsPhrase(policy.tools)} run without one` : 'no OS sandbox here (the policy declares no file or shell tools for it to confine)');
   }

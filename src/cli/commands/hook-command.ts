@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { DOCTOR_PROBE_TOOL } from '../../hooks/host-call.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostDialect } from '../../hooks/host-dialect.ts';
 import { claudeCode } from '../../hooks/hosts/claude-code.ts';
@@ -135,10 +137,20 @@ export async function runHookCommand(argv: string[], io: CliIo): Promise<number>
   } catch (error) {
     return block(`${(error as Error).message}: the call is blocked`);
   }
+  // Paused by the person (toolgate pause): no answer at all, so the host decides as it would without toolgate.
+  // The input is read first (a host whose write to the hook fails may take that for a failed hook); doctor's probe is still answered.
+  let stdin = io.stdin;
+  if ((await import('../../hooks/hook-pause.ts')).pausedUntil({ env: io.env }) !== undefined) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (!text.includes(DOCTOR_PROBE_TOOL)) return EXIT.ok;
+    stdin = Readable.from([text]);
+  }
   const policyFlag = values.policy === undefined ? undefined : path.resolve(io.cwd, values.policy);
   const answer = await runHook({
     dialect,
-    stdin: io.stdin,
+    stdin,
     env: io.env,
     ...(budgetMs === undefined ? {} : { budgetMs }),
     ...(mode === undefined ? {} : { mode }),
