@@ -5,6 +5,7 @@
  * rules for a web fetch, the policy's rules, memory, the approvals file, the
  * mode, and the audit log, where the host and its session are recorded.
  */
+import path from 'node:path';
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import { createInMemoryApprovalMemory, type ApprovalMemory } from '../core/approval-memory.ts';
 import { createNonInteractiveApprover, type PresentedRequest } from '../core/approver.ts';
@@ -19,7 +20,8 @@ import { callIdentity, callScope } from './call-identity.ts';
 import { repositoryCommandEnvironment } from './host-settings-layers.ts';
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
-import { HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall } from './host-call.ts';
+import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
+import { HOST_PATCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
 import { readRegularFile } from './host-transcript.ts';
@@ -130,6 +132,12 @@ export async function createHostJudge(options: {
       const context: GateContext = { sessionId: `${input.host}:${input.sessionId}`, chatId: callScope(callIdentity(input)), caller: input.host };
       const callId = input.toolUseId ?? `${input.host}-call`;
       const options = asks.by === 'person' ? { approver: { ask: async () => asks.decision }, personDecides: true } : { approver: asks.by === 'host' ? null : createNonInteractiveApprover({ hint: asks.why }) };
+      // Codex's apply_patch, through its shell tool or as its own tool: the files it changes, each judged as the fs change it is.
+      const patch = input.host === 'codex' ? patchOf(tool, args) : undefined;
+      if (patch !== undefined) {
+        tool = HOST_PATCH_TOOL;
+        args = await patchArguments({ read: patch, cwd: input.cwd, judge: (change, index) => gate.authorize({ ...change, callId: `${callId}:patch-${index}` }, context, { approver: null }) });
+      }
       let authorization =
         tool === HOST_SKILL_TOOL
           ? await gate.authorize({ tool, args: await skillArguments({ args, input, env: options_.env, judge: (command, index) => gate.authorize({ tool: 'shell', args: { command, cwd: input.cwd }, callId: `${callId}:inline-${index}` }, context, { approver: null }) }), callId }, context, options)
@@ -155,6 +163,49 @@ export async function createHostJudge(options: {
     },
     close: () => gate.close(),
   };
+}
+
+/** The patch a Codex call applies: its shell tool given exactly the apply_patch command, or an apply_patch call of its own. */
+function patchOf(tool: string, args: Record<string, unknown>): PatchCommand | { problem: string } | undefined {
+  if (tool === 'shell') return readPatchCommand(String(args.command));
+  if (tool !== HOST_PATCH_TOOL) return undefined;
+  const text = [args.input, args.command, args.patch].find((value) => typeof value === 'string') as string | undefined;
+  if (text === undefined) return { problem: 'the apply_patch call carries no patch text (input, command or patch)' };
+  const command = readPatchCommand(text);
+  if (command !== undefined) return command;
+  const parsed = parsePatch(text);
+  return 'problem' in parsed ? parsed : { patch: text, operations: parsed.operations };
+}
+
+/**
+ * A patch's arguments for the `apply_patch` declaration (host-tools.ts):
+ * every file it changes, judged as the fs call it is (an added or updated
+ * file as a write of it, a deleted one as a delete, a moved one as the move
+ * and the write at its new place), paths resolved where the patch runs. The
+ * first change blocked blocks the patch; the ones that ask make it ask.
+ */
+async function patchArguments(options: { read: PatchCommand | { problem: string }; cwd: string; judge: (change: { tool: string; args: Record<string, unknown> }, index: number) => Promise<Authorization> }): Promise<Record<string, unknown>> {
+  const { read } = options;
+  if ('problem' in read) return { problem: read.problem };
+  const where = read.directory === undefined ? options.cwd : path.resolve(options.cwd, read.directory);
+  const at = (file: string) => path.resolve(where, file);
+  const base = { files: describePatch(read.operations), patch: read.patch };
+  const changes = read.operations.flatMap((operation): Array<{ tool: string; args: Record<string, unknown>; shown: string }> => {
+    if (operation.kind === 'add') return [{ tool: 'write_file', args: { path: at(operation.path), content: operation.content }, shown: `adds ${operation.path}` }];
+    if (operation.kind === 'delete') return [{ tool: 'delete_file', args: { path: at(operation.path) }, shown: `deletes ${operation.path}` }];
+    if (operation.moveTo === undefined) return [{ tool: 'write_file', args: { path: at(operation.path), content: operation.hunks }, shown: `changes ${operation.path}` }];
+    return [
+      { tool: 'move_file', args: { source: at(operation.path), destination: at(operation.moveTo) }, shown: `moves ${operation.path} to ${operation.moveTo}` },
+      { tool: 'write_file', args: { path: at(operation.moveTo), content: operation.hunks }, shown: `changes ${operation.moveTo}` },
+    ];
+  });
+  const asks: string[] = [];
+  for (const [index, change] of changes.entries()) {
+    const verdict = await options.judge({ tool: change.tool, args: change.args }, index);
+    if (verdict.decision === 'block' || verdict.decision === 'denied') return { ...base, blocked: `${change.shown}: ${verdict.reason}` };
+    if (verdict.decision === 'ask') asks.push(`${change.shown}: ${verdict.request?.description ?? verdict.reason}`);
+  }
+  return { ...base, asks };
 }
 
 function verdictOf(authorization: Authorization): Omit<HostVerdict, 'call'> {

@@ -69,6 +69,8 @@ export const WEB_SEARCH_TOOL = 'web_search';
  */
 export const HOSTS_WITHOUT_INPUT_GATE: ReadonlySet<HostName> = new Set(['codex']);
 /** A Claude Code skill or custom slash command, judged with the inline commands it runs before the model sees it (`host-skills.ts`). */
+/** Codex's `apply_patch` (its shell tool given the patch command): judged as the fs changes it makes (codex-patch.ts). */
+export const HOST_PATCH_TOOL = 'apply_patch';
 export const HOST_SKILL_TOOL = 'skill';
 /** The tool of `toolgate doctor`'s probe call: toolgate serve answers it at once (denied: nothing runs), so a probe never waits in the inbox. */
 export const DOCTOR_PROBE_TOOL = 'toolgate_doctor_probe';

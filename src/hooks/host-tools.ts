@@ -8,7 +8,7 @@
  */
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import { blockCall, type ToolDeclaration } from '../core/tool-declaration.ts';
-import { AGENT_INTERNAL_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
+import { AGENT_INTERNAL_TOOL, HOST_PATCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
 
 /**
  * @example
@@ -75,6 +75,18 @@ export function hostTools(loaded: LoadedPolicy): ToolDeclaration[] {
           description: `Run the skill ${skill} (${(files ?? []).join(', ')}), which runs before the model sees it: ${shown} — ${asks.join('; ')}`,
           payload: { skill, files, commands },
         };
+      },
+    },
+    {
+      name: HOST_PATCH_TOOL,
+      description: "Codex's apply_patch: files added, updated, deleted or moved, each judged as the fs change it is",
+      // Its arguments are toolgate's reading of the patch (decide-host-call.ts): each file's change judged under the zones.
+      checkApproval(call) {
+        const { files, patch, problem, blocked, asks } = call.args as { files?: string; patch?: string; problem?: string; blocked?: string; asks?: string[] };
+        if (problem !== undefined) return blockCall(`${problem}; the patch is blocked`);
+        if (blocked !== undefined) return blockCall(`the patch ${blocked}`);
+        if (asks === undefined || asks.length === 0) return null;
+        return { tool: HOST_PATCH_TOOL, description: `Apply a patch (${files ?? ''}): ${asks.join('; ')}`, payload: { files, patch } };
       },
     },
     // Plans, to-do lists, sub-agents (whose own calls come through the hook too): nothing leaves the agent.
