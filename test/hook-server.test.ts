@@ -9,7 +9,9 @@
  * same route, so a refused request is still a 200 with a denial.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { trustPolicy } from '../src/config/policy-trust.ts';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, api, createServerProject, NODE, ROOT, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
@@ -30,9 +32,9 @@ async function serve(options: { model?: null } = {}): Promise<{ project: ServerP
 }
 
 /** One hook process, as the host starts it: the host's JSON on stdin. */
-async function hook(options: { host?: string; input: unknown; server: string; timeout?: number; token?: string; shell?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function hook(options: { host?: string; input: unknown; server: string; timeout?: number; token?: string; shell?: string; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(NODE, [path.join(ROOT, 'src/cli/main.ts'), 'hook', options.host ?? 'claude-code', '--approver', 'server', '--server', options.server, '--timeout', String(options.timeout ?? 30)], {
-    env: { ...process.env, TOOLGATE_TOKEN: options.token ?? ADMIN_TOKEN, SHELL: options.shell ?? '/bin/bash' },
+    env: { ...process.env, TOOLGATE_TOKEN: options.token ?? ADMIN_TOKEN, SHELL: options.shell ?? '/bin/bash', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -91,6 +93,43 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     expect(run.body.error).toContain('this server runs no agents: it was started without a model');
     expect(run.body.error).toContain('--model');
     expect((await api(server.url, 'GET', '/runs')).body.runs.map((each: { model: string }) => each.model)).toEqual(['hook:claude-code']);
+  });
+
+  it('with a policy of its own the hook decides allow and block itself, the server down or up; only an ask needs the server, and the next request carries the local decisions into its audit log', async () => {
+    const { project, server } = await serve();
+    await server.kill9();
+    // This machine's project, with its policy trusted, and toolgate's homes of its own.
+    const local = realpathSync(mkdtempSync(path.join(tmpdir(), 'toolgate-local-')));
+    cleanup.push(() => rmSync(local, { recursive: true, force: true }));
+    // The server's policy covers that project, and keeps an audit log (the fixture's does not).
+    writeFileSync(project.policyFile, `version: 1\nfs:\n  zones:\n    - { name: machine, root: ${local}, mode: rw }\nshell:\n  default: ask\n`);
+    const app = path.join(local, 'app');
+    mkdirSync(app);
+    writeFileSync(path.join(app, 'toolgate.yaml'), 'version: 1\nfs:\n  zones:\n    - { name: app, root: ., mode: rw }\nshell:\n  default: ask\n  rules:\n    - { match: ls, decision: allow }\n    - { match: rm, decision: block, reason: "rm is blocked here" }\n');
+    const env = { TOOLGATE_STATE_HOME: path.join(local, 'state'), TOOLGATE_CONFIG_HOME: path.join(local, 'config') };
+    trustPolicy({ file: path.join(app, 'toolgate.yaml'), env });
+    const call = (command: string) => ({ ...shellInput(project, command), cwd: app });
+    const down = server.url;
+    // The server is down: what the local policy decides is answered all the same; an ask is blocked, saying why.
+    expect(decisionOf((await hook({ input: call('ls'), server: down, env })).stdout).permissionDecision).toBe('allow');
+    const blocked = await hook({ input: call('rm -rf x'), server: down, env });
+    expect(decisionOf(blocked.stdout)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('rm is blocked here') });
+    const ask = await hook({ input: call('touch asked.txt'), server: down, env });
+    expect(ask.code).toBe(2);
+    expect(ask.stderr).toContain('could not be reached (ECONNREFUSED)');
+    // The local audit log has them now; the server's gets them with the next request that reaches it.
+    expect(readFileSync(path.join(app, '.toolgate', 'audit.jsonl'), 'utf8').trim().split('\n').length).toBeGreaterThanOrEqual(2);
+    const again = await startServerProcess({ project });
+    cleanup.push(() => again.kill9());
+    const asked = hook({ input: call('touch asked.txt'), server: again.url, env });
+    const pending = await pendingApproval(again);
+    await api(again.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true });
+    expect(decisionOf((await asked).stdout).permissionDecision).toBe('allow');
+    const serverLog = readFileSync(path.join(project.directory, '.toolgate', 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { tool: string; args: { command?: string }; decision: string; reported_by?: string });
+    const reported = serverLog.filter((entry) => entry.reported_by !== undefined);
+    expect(reported.map((entry) => [entry.args.command, entry.decision, entry.reported_by])).toEqual(expect.arrayContaining([['ls', 'allow', 'admin'], ['rm -rf x', 'block', 'admin']]));
+    // Sent once: the outbox is empty, and a later request reports nothing again.
+    expect(existsSync(path.join(local, 'state', 'hook-outbox.jsonl'))).toBe(false);
   });
 
   it('denied in the inbox: the waiting hook denies with the person\'s reason', async () => {

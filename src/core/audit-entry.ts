@@ -33,6 +33,8 @@ export interface AuditEntry {
   rule_at?: string;
   /** Who decided, on a person's decision whose approver says so (`toolgate serve`: the approver's token name). */
   approver?: string;
+  /** On the server, an entry an agent host's hook decided on its own and reported: the name of the token that reported it. */
+  reported_by?: string;
 }
 
 /** Where audit entries go. `record` resolves once the entry is durable. */

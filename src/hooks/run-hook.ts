@@ -11,7 +11,8 @@ import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { RunMode } from '../core/types.ts';
 import { lastUserMessageIn } from './host-transcript.ts';
 import { DOCTOR_PROBE_TOOL, HostInputError } from './host-call.ts';
-import type { HookAnswer, HostDialect } from './host-dialect.ts';
+import type { HookAnswer, HostDialect, HostInput } from './host-dialect.ts';
+import type { AuditSink } from '../core/audit-entry.ts';
 
 /** The largest input read: a Write of a big file is large, but not this large. */
 export const MAX_HOOK_INPUT_BYTES = 32 * 1024 * 1024;
@@ -79,6 +80,13 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
   const details = dialect.detailsOf(read, options.env);
   const input = { ...read, shell: details.shell, ...(details.options === undefined ? {} : { options: details.options }) };
   if (options.server !== undefined) {
+    // Decided here first where this machine has a policy for the call: what it allows or blocks is answered at once, the
+    // server up or down, and kept for the server's audit log; only an ask goes to the server, for a person. doctor's probe
+    // goes to the server, whose answer it checks.
+    if (input.hostTool !== DOCTOR_PROBE_TOOL) {
+      const local = await decideLocally(options, input);
+      if (local !== undefined && local.decision !== 'ask') return dialect.answer(local);
+    }
     // The hook runs as the user and can read the host's transcript; the server is shown what it found, nothing else of it.
     const lastUserMessage = input.transcriptPath === undefined ? undefined : lastUserMessageIn(input.transcriptPath);
     return forward(options, { ...(parsed as object), toolgate_shell: input.shell ?? null, ...(input.options === undefined ? {} : { toolgate_call_options: input.options }), ...(lastUserMessage === undefined ? {} : { toolgate_last_user_message: lastUserMessage }) });
@@ -106,21 +114,68 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
   }
 }
 
+/**
+ * The call judged by the policy this machine has for it (`loadPolicy`:
+ * `--policy`, else the project's trusted one or the user's), each decision
+ * recorded in that policy's audit log and kept for the server's. Undefined
+ * where there is no such policy (or it cannot be loaded): the server judges
+ * the call.
+ */
+async function decideLocally(options: RunHookOptions, input: HostInput): Promise<{ decision: 'allow' | 'deny' | 'ask'; reason: string } | undefined> {
+  let loaded: LoadedPolicy;
+  try {
+    loaded = await options.loadPolicy(input.cwd);
+  } catch {
+    return undefined;
+  }
+  const [{ createHostJudge }, { createAuditLog }, { resolvePolicyPath }, { keepForServer }] = await Promise.all([
+    import('./decide-host-call.ts'),
+    import('../audit/audit-log.ts'),
+    import('../config/load-policy-file.ts'),
+    import('./hook-outbox.ts'),
+  ]);
+  const log = loaded.policy.document.audit?.enabled === false ? undefined : createAuditLog({ path: resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' }) });
+  const audit: AuditSink = {
+    async record(entry) {
+      await log?.record(entry);
+      keepForServer({ env: options.env, entry });
+    },
+  };
+  const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, audit, ...(options.mode === undefined ? {} : { mode: options.mode }) });
+  try {
+    const verdict = await judge.decide(input, { by: 'host' });
+    return { decision: verdict.decision, reason: verdict.reason };
+  } finally {
+    await judge.close();
+    await log?.close();
+  }
+}
+
 /** The server's answer, checked: a 200 with the host's PreToolUse JSON, or the call is blocked. */
-async function forward(options: RunHookOptions, body: unknown): Promise<HookAnswer> {
+async function forward(options: RunHookOptions, body: Record<string, unknown>): Promise<HookAnswer> {
   const { dialect } = options;
   const server = options.server!;
   const budgetSeconds = Math.round((options.budgetMs ?? dialect.defaultBudgetMs) / 1000);
   const url = `${server.url.replace(/\/+$/, '')}/hooks/${dialect.name}?timeout=${budgetSeconds}`;
+  // The decisions made here since the last request go with this one, for the server's audit log.
+  const { takeForServer } = await import('./hook-outbox.ts');
+  const waiting = takeForServer({ env: options.env });
   // node:http, not fetch: fetch loads undici, which costs a hook process more than the whole request.
-  let reply: { status: number; text: string };
+  let reply: { status: number; text: string; recorded: string | undefined };
   try {
-    reply = await post(url, server.token, JSON.stringify(body));
+    reply = await post(url, server.token, JSON.stringify(waiting.entries.length === 0 ? body : { ...body, toolgate_local_decisions: waiting.entries }));
   } catch (error) {
+    waiting.unsent();
     throw new Error(`toolgate serve at ${server.url} could not be reached (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const { text } = reply;
-  if (reply.status !== 200) throw new Error(`toolgate serve at ${server.url} answered ${reply.status}: ${text.slice(0, 300)}`);
+  if (reply.status !== 200) {
+    waiting.unsent();
+    throw new Error(`toolgate serve at ${server.url} answered ${reply.status}: ${text.slice(0, 300)}`);
+  }
+  // Kept until the server says it recorded them all (a refused token is answered 200 too, with a denial).
+  if (Number(reply.recorded) === waiting.entries.length) waiting.sent();
+  else waiting.unsent();
   let answer: { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown } };
   try {
     answer = JSON.parse(text) as typeof answer;
@@ -134,8 +189,8 @@ async function forward(options: RunHookOptions, body: unknown): Promise<HookAnsw
   return dialect.answer({ decision: decision === 'ask' && !dialect.asksItsUser ? 'deny' : decision, reason: reason.replace(/^toolgate: /, '') });
 }
 
-/** One POST with the bearer token; the status and the body's text. */
-async function post(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
+/** One POST with the bearer token; the status, the body's text, and how many reported decisions the server recorded. */
+async function post(url: string, token: string, body: string): Promise<{ status: number; text: string; recorded: string | undefined }> {
   const target = new URL(url);
   // process.getBuiltinModule, not import(): an ESM import of node:http reads every export, and one of them loads
   // undici (25 ms of a hook's start); this module object reads none.
@@ -144,7 +199,8 @@ async function post(url: string, token: string, body: string): Promise<{ status:
     const sent = request(target, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      const recorded = response.headers['x-toolgate-recorded'];
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), recorded: Array.isArray(recorded) ? recorded[0] : recorded }));
       response.on('error', reject);
     });
     sent.on('error', reject);

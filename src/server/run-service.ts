@@ -110,6 +110,12 @@ export interface RunService {
    */
   answerHostCall?(principal: Principal, dialect: HostDialect, body: unknown, budgetMs: number): Promise<HookAnswer>;
   /**
+   * The decisions a command hook made on its own (`toolgate_local_decisions`
+   * of its request: its local policy allowed or blocked those calls),
+   * recorded in the server's audit trail with who reported them; how many.
+   */
+  recordHostDecisions?(principal: Principal, entries: unknown): Promise<number>;
+  /**
    * Events after `afterId` that the caller may see (one run's with `runId`,
    * which must be visible to the caller: 404 otherwise), oldest first.
    */

@@ -45,6 +45,12 @@ export function registerHookRoutes(options: { app: Hono<ServerEnv>; service: Run
       // What the command hook forwards (toolgate_shell, from the host's environment) comes first.
       const shell = c.req.query('shell');
       if (shell !== undefined && typeof body === 'object' && body !== null && !Array.isArray(body) && !Object.hasOwn(body, 'toolgate_shell')) (body as Record<string, unknown>).toolgate_shell = shell;
+      // What the hook decided on its own since its last request: into the audit trail first, said back in a header (the hook keeps what was not).
+      if (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.hasOwn(body, 'toolgate_local_decisions')) {
+        const { toolgate_local_decisions: reported } = body as Record<string, unknown>;
+        delete (body as Record<string, unknown>).toolgate_local_decisions;
+        c.header('x-toolgate-recorded', String((await service.recordHostDecisions?.(principalOf(c), reported)) ?? 0));
+      }
       const answer = await service.answerHostCall(principalOf(c), dialect, body, seconds * 1000);
       return c.json(JSON.parse(answer.stdout) as unknown, 200);
     } catch (error) {

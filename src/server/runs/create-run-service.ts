@@ -3,7 +3,7 @@
  * paused durably on approvals, resumed by decisions, cancelled, recovered
  * after a restart, and timed out when nobody answers. Implements RunService.
  */
-import { answerHostCall } from './host-approvals.ts';
+import { answerHostCall, recordHostDecisions } from './host-approvals.ts';
 import { randomBytes } from 'node:crypto';
 import type { StoredEvent, StoredRun } from '../../store/store.ts';
 import { isFinished } from '../../store/store.ts';
@@ -128,6 +128,10 @@ export function createRunService(options: RunServiceOptions): RunService {
         yield page.approvals.map(pendingViewText);
         after = page.next ?? undefined;
       } while (after !== undefined);
+    },
+
+    recordHostDecisions(principal, entries) {
+      return recordHostDecisions({ runtime, principal, entries });
     },
 
     answerHostCall(principal, dialect, body, budgetMs) {

@@ -138,6 +138,7 @@ export async function createServerRuntime(options: {
         ...(audit === undefined ? {} : { audit }),
         ...(always === undefined ? {} : { always }),
       })),
+    ...(audit === undefined ? {} : { audit }),
     store,
     policy,
     tools,

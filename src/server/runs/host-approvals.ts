@@ -11,6 +11,7 @@
  * Every answer is the host's JSON (deny when anything fails): Claude Code's
  * `http` hook lets a call go on after an answer that is not a 2xx with JSON.
  */
+import { AUDIT_SCHEMA_VERSION, type AuditEntry } from '../../core/audit-entry.ts';
 import { presentRequest } from '../../core/approver.ts';
 import type { ApprovalDecision } from '../../core/types.ts';
 import { callFingerprint, callIdentity, callScope } from '../../hooks/call-identity.ts';
@@ -151,4 +152,37 @@ async function personDecision(runtime: ServerRuntime, runId: string): Promise<Ap
   // The host runs its own input: an approval with edited arguments cannot be what runs, so it runs nothing.
   if (decision.args !== undefined) return { approved: false, scope: 'once', reason: 'approved with edited arguments, which the host cannot run (it runs the call as it made it): approve it as it is, or deny it', automatic: true };
   return { approved: true, scope: decision.scope ?? 'once', ...(decision.by === undefined ? {} : { by: decision.by }) };
+}
+
+/** The most decisions one request may report; the hook sends no more. */
+const MAX_REPORTED = 500;
+
+/**
+ * Records what a command hook decided on its own into the server's audit
+ * trail, each entry marked with the token that reported it (`reported_by`):
+ * the hook judged those calls with the policy of its machine, so the entry
+ * is that hook's account, not the server's judgement. Entries that are not
+ * audit entries are dropped; how many were recorded.
+ *
+ * @example
+ * await recordHostDecisions({ runtime, principal, entries: body.toolgate_local_decisions }) // 3
+ */
+export async function recordHostDecisions(options: { runtime: ServerRuntime; principal: Principal; entries: unknown }): Promise<number> {
+  const { runtime } = options;
+  if (runtime.audit === undefined || !Array.isArray(options.entries)) return 0;
+  let recorded = 0;
+  for (const entry of options.entries.slice(0, MAX_REPORTED)) {
+    if (!isReportedEntry(entry)) continue;
+    const { reported_by: _claimed, ...own } = entry as AuditEntry & { reported_by?: unknown };
+    await runtime.audit.record({ ...own, reported_by: options.principal.name });
+    recorded++;
+  }
+  return recorded;
+}
+
+function isReportedEntry(value: unknown): value is AuditEntry {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const entry = value as Record<string, unknown>;
+  const strings = ['time', 'session', 'call_id', 'tool', 'verdict', 'decision', 'source', 'reason'] as const;
+  return entry.v === AUDIT_SCHEMA_VERSION && (entry.kind === 'verdict' || entry.kind === 'decision') && strings.every((key) => typeof entry[key] === 'string') && typeof entry.latency_ms === 'number' && JSON.stringify(entry).length <= 64 * 1024;
 }

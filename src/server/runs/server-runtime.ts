@@ -3,6 +3,7 @@
  * mode, the built-in tools, the models a run may name, the secret that signs
  * approvals and seals stored state, and who to tell when events are stored.
  */
+import type { AuditSink } from '../../core/audit-entry.ts';
 import type { LanguageModel, ModelMessage } from 'ai';
 import type { RunState } from '../../adapters/ai-sdk/run-state.ts';
 import type { Policy } from '../../core/policy/policy.ts';
@@ -22,6 +23,8 @@ export { scopedSession };
 export interface ServerRuntime {
   /** The judge of agent hosts' calls (`POST /hooks/:host`), made at the first one. */
   hostJudge(): Promise<HostJudge>;
+  /** The server's audit trail (none when the policy turns it off): agent hosts' hooks report what they decided on their own into it. */
+  audit?: AuditSink;
   store: ToolgateStore;
   policy: Policy;
   /** The built-in tools that run (refused ones are declared on the gates and block). */
