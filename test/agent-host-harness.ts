@@ -107,6 +107,7 @@ export async function runHostSession(options: {
   managedHook?: boolean;
   /** The CLI to run, when not the pinned one (an older release). */
   cli?: string;
+  statusMessage?: string;
 }): Promise<HostSessionResult> {
   const { project } = options;
   const resultFile = path.join(project.home, `result-${Date.now()}.json`);
@@ -130,6 +131,7 @@ export async function runHostSession(options: {
     ...(options.calls === undefined ? {} : { calls: options.calls }),
     ...(options.shell === undefined ? {} : { shell: options.shell }),
     ...(options.managedHook === undefined ? {} : { managedHook: options.managedHook }),
+    ...(options.statusMessage === undefined ? {} : { statusMessage: options.statusMessage }),
   };
   const specFile = path.join(project.home, 'spec.json');
   writeFileSync(specFile, JSON.stringify(spec));

@@ -22,6 +22,8 @@ import path from 'node:path';
 import { anthropicMessages, openAIResponses, type WireFormat } from './provider-wire-formats.ts';
 
 export interface HostSessionSpec {
+  /** Claude Code: the hook's statusMessage (what toolgate install writes with --approver server). */
+  statusMessage?: string;
   host: 'claude-code' | 'codex';
   /** The CLI's executable. */
   cli: string;
@@ -285,7 +287,7 @@ function claudeSetup(spec: HostSessionSpec, port: number, serverUrl: string | un
   const settings = path.join(spec.home, 'settings.json');
   // Claude Code's http hook posts the same JSON to the server itself: no process per call.
   const url = spec.httpUrl ?? (spec.server?.http === true && serverUrl !== undefined ? `${serverUrl}/hooks/claude-code?timeout=${spec.hookTimeoutSeconds}` : undefined);
-  const onFailure = spec.onFailure === undefined || spec.onFailure === null ? {} : { onFailure: spec.onFailure };
+  const onFailure = { ...(spec.onFailure === undefined || spec.onFailure === null ? {} : { onFailure: spec.onFailure }), ...(spec.statusMessage === undefined ? {} : { statusMessage: spec.statusMessage }) };
   const handler =
     url !== undefined
       ? { type: 'http', url: url, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: spec.hookTimeoutSeconds, ...onFailure }

@@ -72,6 +72,8 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     expect(pending.tool_name).toBe('shell');
     expect(pending.description).toContain(`asked by Claude Code, session session-7f3a, in ${project.workspace}`);
     expect(pending.description).toContain('touch asked.txt');
+    // The card says what a late decision does, with the time the hook stops waiting.
+    expect(pending.description).toMatch(/Claude Code waits for the answer until \d\d:\d\d:\d\d UTC; after that it is told to retry, and approving then lets its next identical try run, once/);
     expect((await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true })).status).toBe(200);
     const result = await answer;
     expect(result.code, result.stderr).toBe(0);

@@ -337,7 +337,8 @@ describe('toolgate doctor, for the installed hooks', () => {
       expect(installed.code, installed.stderr).toBe(0);
       const handler = settingsOf(path.join(project, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0];
       // The shell Claude Code runs commands with, which its http hook does not say.
-      expect(handler).toEqual({ type: 'http', url: `${server.url}/hooks/claude-code?timeout=120&shell=%2Fusr%2Fbin%2Fzsh`, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: 120, onFailure: 'block' });
+      // And where a person decides, which Claude Code shows while the hook waits.
+      expect(handler).toEqual({ type: 'http', url: `${server.url}/hooks/claude-code?timeout=120&shell=%2Fusr%2Fbin%2Fzsh`, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: 120, statusMessage: `toolgate: an ask waits for a person in the inbox, ${server.url}`, onFailure: 'block' });
       const live = await runCli(['doctor'], { cwd: project, env: { ...env, TOOLGATE_TOKEN: ADMIN_TOKEN } });
       expect(live.stdout).toMatch(/claude-code\s+live: .*a probe call was answered in \d+ ms \(budget 120 s\)/);
       const noToken = await runCli(['doctor'], { cwd: project, env });
@@ -464,6 +465,10 @@ describe('the hook toolgate install writes, run by the real Claude Code', () => 
     const allowed = await runHostSession({ host: 'claude-code', project: where, call: { name: 'Bash', input: { command: 'echo ran >> calls.log' } }, hook });
     expect(allowed.outsideConnects).toEqual([]);
     expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
+    // With the statusMessage install writes for --approver server: Claude Code still runs the hook (an unknown key would have it ignored).
+    const withStatus = await runHostSession({ host: 'claude-code', project: where, call: { name: 'Bash', input: { command: 'rm -rf victim' } }, hook, statusMessage: 'toolgate: an ask waits for a person in the inbox, http://127.0.0.1:8787' });
+    expect(withStatus.toolResult).toContain('rm is blocked in this project');
+    expect(existsSync(path.join(where.directory, 'victim/keep.txt'))).toBe(true);
   });
 });
 

@@ -90,13 +90,16 @@ export const HOST_BLOCKS_ON_FAILURE: Readonly<Record<HostName, { onFailure: 'blo
  * toolgateHandler({ host: 'claude-code', target: { command }, timeoutSeconds: 600 })
  * // { type: 'command', command, timeout: 600, onFailure: 'block' }
  */
-export function toolgateHandler(options: { host: HostName; target: { command: string } | { url: string }; timeoutSeconds: number }): HookHandler {
+export function toolgateHandler(options: { host: HostName; target: { command: string } | { url: string }; timeoutSeconds: number; /** Where a person decides an ask (the server's inbox), said while the host waits. */ inbox?: string }): HookHandler {
   const { host, target, timeoutSeconds } = options;
   const failClosed = HOST_BLOCKS_ON_FAILURE[host] ?? {};
+  // Claude Code shows a hook's statusMessage while it runs: where to decide, when a person is asked in the inbox. (Codex
+  // hashes the whole entry, statusMessage too, so its entry carries none.)
+  const status = host === 'claude-code' && options.inbox !== undefined ? { statusMessage: `toolgate: an ask waits for a person in the inbox, ${options.inbox}` } : {};
   if ('url' in target) {
-    return { type: 'http', url: target.url, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: timeoutSeconds, ...failClosed };
+    return { type: 'http', url: target.url, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: timeoutSeconds, ...status, ...failClosed };
   }
-  return { type: 'command', command: target.command, timeout: timeoutSeconds, ...failClosed };
+  return { type: 'command', command: target.command, timeout: timeoutSeconds, ...status, ...failClosed };
 }
 interface HookGroup {
   matcher?: unknown;

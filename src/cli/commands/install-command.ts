@@ -186,7 +186,7 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
         'with it, their Claude Code blocks every call. For a hook of your own, install with --scope local (.claude/settings.local.json); for one the project shares, add toolgate to it (npm i -D toolgate) and install from there without --policy\n',
     );
   }
-  const handler = toolgateHandler({ host, target, timeoutSeconds: hostTimeout });
+  const handler = toolgateHandler({ host, target, timeoutSeconds: hostTimeout, ...(approver === 'server' ? { inbox: String(values.server).replace(/\/+$/, '') } : {}) });
   // A hook another settings file turns off here would not run: said, and nothing written.
   const switches = hookSwitches({ host, scope, cwd: io.cwd, env: io.env });
   if (switches.length > 0) {

@@ -57,7 +57,7 @@ export async function answerHostCall(options: { runtime: ServerRuntime; principa
     const fingerprint = callFingerprint(callIdentity(input), options.principal.name, { tool: verdict.authorization.request?.tool ?? '', args: verdict.authorization.args });
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       const runId = `run_hook_${fingerprint}_${round}`;
-      const run = (await runtime.store.getRun(runId)) ?? (await createHookRun({ ...options, input, verdict, runId, fingerprint }));
+      const run = (await runtime.store.getRun(runId)) ?? (await createHookRun({ ...options, input, verdict, runId, fingerprint, deadline }));
       const settled = await settledRun(runtime, run, deadline);
       if (settled.status === 'paused_checkpoint' || settled.status === 'running') {
         return deny(`pending approval ${runId}: a person has not decided yet in toolgate's inbox (${verdict.reason}); it did not run. Retry this same call later: once a person approves it, it runs`);
@@ -87,6 +87,8 @@ async function createHookRun(options: {
   verdict: Awaited<ReturnType<Awaited<ReturnType<ServerRuntime['hostJudge']>>['decide']>>;
   runId: string;
   fingerprint: string;
+  /** Until when the host's hook waits for the answer (ms since the epoch). */
+  deadline: number;
 }): Promise<StoredRun> {
   const { runtime, dialect, input, verdict, runId } = options;
   const request = verdict.authorization.request;
@@ -113,7 +115,8 @@ async function createHookRun(options: {
     toolCallId: 'call',
     tool: request.tool,
     args: verdict.authorization.args,
-    description: `${presented.description} — asked by ${where}${input.lastUserMessage === undefined ? '' : `; the person last asked it: ${JSON.stringify(input.lastUserMessage)}`}`,
+    // What a decision after the hook stopped waiting does: the card says so from the start, with the time.
+    description: `${presented.description} — asked by ${where}${input.lastUserMessage === undefined ? '' : `; the person last asked it: ${JSON.stringify(input.lastUserMessage)}`}. ${dialect.title} waits for the answer until ${new Date(options.deadline).toISOString().slice(11, 19)} UTC; after that it is told to retry, and approving then lets its next identical try run, once`,
     payload: presented.payload,
     required: presented.required,
     reason: verdict.reason,
