@@ -157,6 +157,18 @@ describe('the user-level policy, for projects without their own', () => {
     expect(await hook({ env, cwd: loose, tool: 'Read', input: { file_path: path.join(repository, 'README.md') } })).toMatchObject({ decision: 'deny' });
   });
 
+  it("the user-level policy's zone is the project the Claude Code session began in: a model that changed its directory to the home does not make the home its zone", async () => {
+    const { home, projects, env } = machine();
+    await runCli(['init', '--user'], { cwd: projects, env });
+    const repository = project(projects, 'repo', { '.git/HEAD': 'ref: refs/heads/main\n', 'README.md': 'hello\n' });
+    writeFileSync(path.join(home, '.netrc'), 'machine example.com password hunter2\n');
+    const session = { ...env, CLAUDE_PROJECT_DIR: repository };
+    // After `cd ~`, Claude Code reports the home as the call's directory.
+    expect(await hook({ env: session, cwd: home, tool: 'Read', input: { file_path: path.join(home, '.netrc') } })).toMatchObject({ decision: 'deny' });
+    expect(await hook({ env: session, cwd: home, ...bash('cat .netrc') })).toMatchObject({ decision: 'deny' });
+    expect(await hook({ env: session, cwd: home, tool: 'Read', input: { file_path: path.join(repository, 'README.md') } })).toMatchObject({ decision: 'allow' });
+  });
+
   it('a project with its own policy is judged by it, not by the user-level one', async () => {
     const { projects, env } = machine();
     await runCli(['init', '--user'], { cwd: projects, env });

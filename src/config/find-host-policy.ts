@@ -78,7 +78,17 @@ export function findHostPolicy(options: { cwd: string; env: Environment }): Foun
  * @example
  * const loaded = await loadHostPolicy({ cwd: input.cwd, env: process.env });
  */
-export async function loadHostPolicy(options: { cwd: string; env: Environment }): Promise<LoadedPolicy> {
+export async function loadHostPolicy(options: {
+  cwd: string;
+  env: Environment;
+  /**
+   * Where the host's session began (Claude Code gives its hooks
+   * CLAUDE_PROJECT_DIR): the user-level policy's zone is rooted there, not
+   * wherever the call is made, or a model that changed its directory to the
+   * home (`cd ~`) would have made the home its zone.
+   */
+  sessionDirectory?: string;
+}): Promise<LoadedPolicy> {
   const found = findHostPolicy(options);
   if (found === undefined) {
     throw new Error(
@@ -86,7 +96,7 @@ export async function loadHostPolicy(options: { cwd: string; env: Environment })
         'write one in a terminal: `toolgate init` (this project) or `toolgate init --user` (every project without its own)',
     );
   }
-  if (found.origin === 'user') return { ...(await loadPolicyFile(found.file)), zoneRoot: projectRootOf(options.cwd) };
+  if (found.origin === 'user') return { ...(await loadPolicyFile(found.file)), zoneRoot: projectRootOf(options.sessionDirectory ?? options.cwd) };
   let checked: string | undefined;
   const loaded = await loadPolicyFile(found.file, {
     inspect: (text) => {

@@ -158,7 +158,8 @@ export async function runHookCommand(argv: string[], io: CliIo): Promise<number>
     loadPolicy: async (cwd) => {
       if (policyFlag !== undefined) return (await import('../../config/load-policy-file.ts')).loadPolicyFile(policyFlag, { cwd });
       // One hook for every project: the project's trusted policy (from the call's directory up), else the user's.
-      return (await import('../../config/find-host-policy.ts')).loadHostPolicy({ cwd, env: io.env });
+      const session = dialect.name === 'claude-code' && io.env.CLAUDE_PROJECT_DIR !== undefined && path.isAbsolute(io.env.CLAUDE_PROJECT_DIR) ? { sessionDirectory: io.env.CLAUDE_PROJECT_DIR } : {};
+      return (await import('../../config/find-host-policy.ts')).loadHostPolicy({ cwd, env: io.env, ...session });
     },
   });
   io.stdout.write(answer.stdout);
