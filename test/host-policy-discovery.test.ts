@@ -167,6 +167,11 @@ describe('the user-level policy, for projects without their own', () => {
     expect(await hook({ env: session, cwd: home, tool: 'Read', input: { file_path: path.join(home, '.netrc') } })).toMatchObject({ decision: 'deny' });
     expect(await hook({ env: session, cwd: home, ...bash('cat .netrc') })).toMatchObject({ decision: 'deny' });
     expect(await hook({ env: session, cwd: home, tool: 'Read', input: { file_path: path.join(repository, 'README.md') } })).toMatchObject({ decision: 'allow' });
+    // Nor does changing into a project whose trusted policy is looser bring that policy to this session.
+    const loose = project(projects, 'scratch', { 'toolgate.yaml': 'version: 1\nfs:\n  zones:\n    - { name: all, root: /, mode: rw, approval: { read: allow, write: allow, delete: allow } }\nshell:\n  default: allow\n' });
+    await runCli(['trust'], { cwd: loose, env });
+    expect(await hook({ env, cwd: loose, ...bash(`cat ${path.join(home, '.netrc')}`) })).toMatchObject({ decision: 'allow' });
+    expect(await hook({ env: session, cwd: loose, ...bash(`cat ${path.join(home, '.netrc')}`) })).toMatchObject({ decision: 'deny' });
   });
 
   it('a project with its own policy is judged by it, not by the user-level one', async () => {

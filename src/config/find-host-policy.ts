@@ -83,13 +83,14 @@ export async function loadHostPolicy(options: {
   env: Environment;
   /**
    * Where the host's session began (Claude Code gives its hooks
-   * CLAUDE_PROJECT_DIR): the user-level policy's zone is rooted there, not
-   * wherever the call is made, or a model that changed its directory to the
-   * home (`cd ~`) would have made the home its zone.
+   * CLAUDE_PROJECT_DIR): the policy is found from there, and the user-level
+   * policy's zone is rooted there, not wherever the call is made — or a
+   * model that changed its directory (`cd ~`, `cd` into a project whose
+   * trusted policy is looser) would choose its own rules and zone.
    */
   sessionDirectory?: string;
 }): Promise<LoadedPolicy> {
-  const found = findHostPolicy(options);
+  const found = findHostPolicy({ cwd: options.sessionDirectory ?? options.cwd, env: options.env });
   if (found === undefined) {
     throw new Error(
       `no policy for ${options.cwd}: no toolgate.yaml there or in a folder above it, and no user-level policy in ${toolgateConfigHome(options.env)}; ` +
