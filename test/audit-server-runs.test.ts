@@ -57,20 +57,21 @@ describe('toolgate audit of a server\'s runs', () => {
     expect(carol.rows.map((row) => JSON.parse(row).run).sort()).toEqual([alices, other].sort());
     const carolInS2 = await audit(api, ['--approver', 'carol', '--session', 's2']);
     expect(carolInS2.code).toBe(0);
-    const [header, ...rows] = carolInS2.rows;
-    expect(header).toMatch(/^TIME\s+SESSION\s+TOOL\s+VERDICT→DECISION\s+SOURCE\s+APPROVER\s+RULE\s+REASON$/);
+    const [header, sessionLine, ...rows] = carolInS2.rows;
+    expect(header).toMatch(/^TIME\s+TOOL\s+VERDICT→DECISION\s+SOURCE\s+APPROVER\s+RULE\s+CALL\s+REASON$/);
+    expect(sessionLine).toBe('session s2');
     expect(rows).toHaveLength(1);
     const decision = auditEntries(api.project).find((entry) => entry.run === alices && entry.kind === 'decision' && entry.source === 'person')!;
     expect(decision.approver).toBe('carol');
     // The session as the API was given it, the approver, and whatever rule the entry records.
-    expect(rows[0]).toMatch(new RegExp(`Z\\s+s2\\s+write_file\\s+ask→approved\\s+person\\s+carol\\s+${escapeRegExp((decision.rule ?? '-').slice(0, 19))}`));
+    expect(rows[0]).toMatch(new RegExp(`Z\\s+write_file\\s+ask→approved\\s+person\\s+carol\\s+${escapeRegExp((decision.rule ?? '-').slice(0, 19))}`));
 
     // The table's APPROVER column is where the approver is, for the admin too.
     const admin = await audit(api, ['--approver', 'admin']);
-    expect(admin.rows).toHaveLength(2);
+    expect(admin.rows).toHaveLength(3);
     const approverColumn = admin.rows[0]!.indexOf('APPROVER');
-    expect(admin.rows[1]!.slice(approverColumn, approverColumn + 'admin'.length)).toBe('admin');
-    expect(admin.rows[1]).toContain('ask→denied');
+    expect(admin.rows[2]!.slice(approverColumn, approverColumn + 'admin'.length)).toBe('admin');
+    expect(admin.rows[2]).toContain('ask→denied');
   });
 
   it('an unknown session, run or approver matches nothing, exits 0 and says which log it read', async () => {

@@ -132,6 +132,13 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     expect(reported.map((entry) => [entry.args.command, entry.decision, entry.reported_by])).toEqual(expect.arrayContaining([['ls', 'allow', 'admin'], ['rm -rf x', 'block', 'admin']]));
     // Sent once: the outbox is empty, and a later request reports nothing again.
     expect(existsSync(path.join(local, 'state', 'hook-outbox.jsonl'))).toBe(false);
+    // A person's denial in the inbox names them in the audit trail, as an approval does.
+    const denied = hook({ input: call('touch denied.txt'), server: again.url, env });
+    const second = await waitFor(async () => ((await api(again.url, 'GET', '/approvals')).body.approvals as Array<{ run_id: string; description: string }>).find((each) => each.description.includes('denied.txt')), { timeoutMs: 15_000, describe: () => again.stderr().slice(-500) });
+    await api(again.url, 'POST', `/runs/${second.run_id}/approve`, { approved: false, reason: 'no' });
+    expect(decisionOf((await denied).stdout).permissionDecision).toBe('deny');
+    const decisions = readFileSync(path.join(project.directory, '.toolgate', 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string; decision: string; approver?: string; args: { command?: string } });
+    expect(decisions.find((entry) => entry.kind === 'decision' && entry.decision === 'denied' && entry.args.command === 'touch denied.txt')).toMatchObject({ approver: 'admin' });
   });
 
   it('denied in the inbox: the waiting hook denies with the person\'s reason', async () => {

@@ -130,13 +130,18 @@ describe('toolgate audit', () => {
     const result = await run([]);
     expect(result.code).toBe(EXIT.ok);
     expect(result.stderr).toBe('');
-    const [header, ...rows] = result.rows;
-    expect(header).toMatch(/^TIME\s+SESSION\s+TOOL\s+VERDICT→DECISION\s+SOURCE\s+APPROVER\s+RULE\s+REASON$/);
+    const [header, ...lines] = result.rows;
+    expect(header).toMatch(/^TIME\s+TOOL\s+VERDICT→DECISION\s+SOURCE\s+APPROVER\s+RULE\s+CALL\s+REASON$/);
+    // Each session named whole on a line of its own, above its rows.
+    const sessions = lines.filter((line) => line.startsWith('session '));
+    expect(sessions.length).toBeGreaterThan(0);
+    const rows = lines.filter((line) => !line.startsWith('session '));
     expect(rows).toHaveLength(6);
-    expect(rows[3]).toMatch(/Z\s+sess-1\s+shell\s+ask→denied\s+person\s+-\s+ask_when\[0\]\s+denied by a person$/);
+    expect(rows[3]).toMatch(/Z\s+shell\s+ask→denied\s+person\s+-\s+ask_when\[0\]\s+\S.*\s+denied by a person$/);
+    expect(lines[lines.indexOf(rows[3]!) - 1] === 'session sess-1' || lines.slice(0, lines.indexOf(rows[3]!)).filter((line) => line.startsWith('session ')).at(-1) === 'session sess-1').toBe(true);
     expect(rows[5]).toContain('ask→approved');
     // Every column starts at the same place on every line.
-    for (const column of ['SESSION', 'TOOL', 'SOURCE', 'APPROVER', 'RULE', 'REASON']) {
+    for (const column of ['TOOL', 'SOURCE', 'APPROVER', 'RULE', 'CALL', 'REASON']) {
       const start = header!.indexOf(column);
       for (const row of rows) expect(row[start - 1]).toBe(' ');
       for (const row of rows) expect(row[start]).not.toBe(' ');
@@ -185,8 +190,9 @@ describe('toolgate audit', () => {
     expect(await ids(['--session', 's3', '--decision', 'denied'])).toEqual(['call-4']);
     // The table names the session as the API was given it, and who decided.
     const table = await run(['--log', file, '--approver', 'dave']);
-    expect(table.rows).toHaveLength(2);
-    expect(table.rows[1]).toMatch(/Z\s+s3\s+read_file\s+ask→denied\s+person\s+dave\s+tools\.read_file\s+reason 4$/);
+    expect(table.rows).toHaveLength(3);
+    expect(table.rows[1]).toBe('session s3');
+    expect(table.rows[2]).toMatch(/Z\s+read_file\s+ask→denied\s+person\s+dave\s+tools\.read_file\s+\S.*\s+reason 4$/);
   });
 
   it('an unknown session, run or approver matches nothing and says where it looked', async () => {
@@ -233,8 +239,9 @@ describe('toolgate audit', () => {
     const filtered = await run(['--log', file, '--json', '--limit', '1', '--tool', 'shell']);
     expect(filtered.rows.map((row) => (JSON.parse(row) as AuditEntry).call_id)).toEqual(['call-3']);
     const table = await run(['--log', file, '--limit', '3']);
-    expect(table.rows).toHaveLength(4);
-    expect(table.rows[1]).toContain('ask→denied');
+    const rows = table.rows.filter((row) => !row.startsWith('session '));
+    expect(rows).toHaveLength(4);
+    expect(rows[1]).toContain('ask→denied');
   });
 
   it('--json prints the stored records exactly', async () => {
@@ -268,12 +275,12 @@ describe('toolgate audit', () => {
     const file = path.join(directory, 'audit.jsonl');
     writeLog(file, [entry(1, { tool: 'a_very_long_tool_name_indeed_for_a_table', reason: 'r'.repeat(500) })]);
     const result = await run(['--log', file], { columns: 140 });
-    const row = result.rows[1]!;
-    expect(row).toContain('a_very_long_tool_…');
+    const row = result.rows[2]!;
+    expect(row).toContain('a_very_long_too…');
     expect(Array.from(row).length).toBeLessThanOrEqual(140);
     expect(row.endsWith('r…')).toBe(true);
     const piped = await run(['--log', file]);
-    expect(Array.from(piped.rows[1]!).length).toBeLessThan(400);
+    expect(Array.from(piped.rows[2]!).length).toBeLessThan(400);
   });
 
   it('reports invalid lines as FILE:LINE: skipped: why, shows the rest, and exits 4', async () => {

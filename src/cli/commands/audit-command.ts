@@ -50,9 +50,12 @@ Options:
   --json            print each matching record as stored, one JSON object per line
   -h, --help        this help
 
-Table columns: time, session, tool, verdict→decision, source, approver (who
-decided, where the approver says), rule (the rule that decided, as recorded),
-reason. A server's session shows the session_id the API was given; --json
+Rows come under a line naming their session, whole (what --session takes).
+Table columns: time, tool, verdict→decision, source,
+approver (who decided, where the approver says; hook:NAME for a decision a
+hook made on its own and reported to the server with NAME's token), rule
+(the rule that decided, and where it is written, FILE:LINE, when recorded),
+call (the command, path or files), reason. A server's session shows the session_id the API was given; --json
 shows it as stored, with its owner.
 Long fields are cut short and control characters are shown escaped (\\x1b),
 so a log cannot drive the terminal. Invalid lines (the torn last line a crash
@@ -337,11 +340,12 @@ export function escapeControlCharacters(text: string): string {
   return sanitizeTerminalText(text);
 }
 
-const COLUMNS = { time: 20, session: 10, tool: 18, outcome: 16, source: 7, approver: 10, rule: 20 } as const;
+/** The session is not a column: an agent host's (`claude-code:` and a UUID) is 48 characters, shown whole on a line of its own above its rows. */
+const COLUMNS = { time: 20, tool: 16, outcome: 16, source: 7, approver: 10, rule: 20, call: 20 } as const;
 const SEPARATOR = '  ';
 /** Where the reason stops when the output is not a terminal of known width. */
 const REASON_WIDTH_UNBOUNDED = 200;
-const REASON_WIDTH_MINIMUM = 20;
+const REASON_WIDTH_MINIMUM = 16;
 
 function reasonWidth(io: CliIo): number {
   const fixed = Object.values(COLUMNS).reduce((sum, width) => sum + width + SEPARATOR.length, 0);
@@ -350,25 +354,48 @@ function reasonWidth(io: CliIo): number {
 }
 
 function tableHeader(io: CliIo): string {
-  return tableRow(['TIME', 'SESSION', 'TOOL', 'VERDICT→DECISION', 'SOURCE', 'APPROVER', 'RULE', 'REASON'], reasonWidth(io));
+  return tableRow(['TIME', 'TOOL', 'VERDICT→DECISION', 'SOURCE', 'APPROVER', 'RULE', 'CALL', 'REASON'], reasonWidth(io));
 }
 
 function createTableFormatter(io: CliIo): (entry: AuditEntry) => string {
   const width = reasonWidth(io);
-  return (entry) =>
-    tableRow(
+  let session: string | undefined;
+  return (entry) => {
+    const shown = shownSession(entry.session) || '-';
+    const heading = shown === session ? '' : `session ${escapeControlCharacters(shown)}\n`;
+    session = shown;
+    return heading + tableRow(
       [
         shortTime(entry.time),
-        shownSession(entry.session) || '-',
         entry.tool,
         `${entry.verdict}→${entry.decision}`,
         entry.source,
-        entry.approver ?? '-',
-        entry.rule ?? '-',
+        entry.approver ?? (entry.reported_by === undefined ? '-' : `hook:${entry.reported_by}`),
+        // Where the rule is written, when the entry says: the line a person edits.
+        entry.rule_at === undefined ? (entry.rule ?? '-') : `${entry.rule ?? '-'} (${entry.rule_at})`,
+        callSummary(entry),
         entry.reason,
       ],
       width,
     );
+  };
+}
+
+/**
+ * What was called, in a few words: a command, a path, the files of a patch,
+ * else the arguments as JSON.
+ *
+ * @example
+ * callSummary({ tool: 'shell', args: { command: 'git reset --hard HEAD~1', cwd: '/p' } }) // 'git reset --hard HEAD~1'
+ */
+function callSummary(entry: Pick<AuditEntry, 'args'>): string {
+  const args = entry.args;
+  if (typeof args !== 'object' || args === null) return args === undefined ? '-' : JSON.stringify(args);
+  const fields = args as Record<string, unknown>;
+  for (const key of ['command', 'path', 'file_path', 'files', 'source', 'url', 'query', 'skill']) {
+    if (typeof fields[key] === 'string') return (fields[key] as string).replace(/\s+/g, ' ');
+  }
+  return JSON.stringify(args) ?? '-';
 }
 
 /** UTC to the second: the milliseconds stay in --json. */

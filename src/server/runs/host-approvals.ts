@@ -151,7 +151,8 @@ async function personDecision(runtime: ServerRuntime, runId: string): Promise<Ap
   const { decisions } = verifiedDecisions({ key: runtime.recordKey, runId, approvals: await runtime.store.listRunDecisions(runId) });
   const decision = decisions[0];
   if (decision === undefined) return { approved: false, scope: 'once', reason: 'no decision was recorded', automatic: true };
-  if (!decision.approved) return { approved: false, scope: decision.scope === 'session' ? 'session' : 'once', ...(decision.reason === undefined ? {} : { reason: decision.reason }), ...(decision.automatic === true ? { automatic: true } : {}) };
+  // A person's denial names them in the audit log as an approval does.
+  if (!decision.approved) return { approved: false, scope: decision.scope === 'session' ? 'session' : 'once', ...(decision.reason === undefined ? {} : { reason: decision.reason }), ...(decision.automatic === true ? { automatic: true } : {}), ...(decision.by === undefined ? {} : { by: decision.by }) };
   // The host runs its own input: an approval with edited arguments cannot be what runs, so it runs nothing.
   if (decision.args !== undefined) return { approved: false, scope: 'once', reason: 'approved with edited arguments, which the host cannot run (it runs the call as it made it): approve it as it is, or deny it', automatic: true };
   return { approved: true, scope: decision.scope ?? 'once', ...(decision.by === undefined ? {} : { by: decision.by }) };
