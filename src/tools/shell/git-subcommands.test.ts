@@ -62,6 +62,8 @@ describe('git paths', () => {
     expect(uses('git commit -m x')).toEqual(['write-into:.']);
     expect(uses('git clean -fd')).toEqual(['write-into:.', 'delete-into:.']);
     expect(uses('git -C sub reset --hard')).toEqual(['read:sub', 'write-into:.', 'delete-into:.']);
+    // Its operand is a commit, not a file to write: the whole work tree is what it rewrites.
+    expect(uses('git reset --hard HEAD~1')).toEqual(['write-into:.', 'delete-into:.', 'read:HEAD~1']);
   });
 
   it('deletes the operands of git rm and git mv, rewrites those of git checkout --', () => {

@@ -129,7 +129,7 @@ const WRITING_BRANCH_OPTION = /^(-[a-zA-Z]*[dDmMcCfuasFe]|--(delete|move|copy|fo
  * The subcommand of one `git` command (`words[0]` is `git`) and what it does.
  *
  * @example
- * gitSubcommand([git, reset, --hard]) // { name: 'reset', index: 1, effect: 'delete', operands: 'write', because: '--hard', traits: { effect: 'delete', ... } }
+ * gitSubcommand([git, reset, --hard]) // { name: 'reset', index: 1, effect: 'delete', operands: 'read', because: '--hard', traits: { effect: 'delete', ... } }
  * gitSubcommand([git, -C, lib, status]) // { name: 'status', index: 3, effect: 'read', operands: 'read', because: undefined, traits: { effect: 'read', network: false, keepsLayout: true } }
  */
 export function gitSubcommand(words: readonly ShellWord[]): GitSubcommand {
@@ -179,7 +179,8 @@ export function gitSubcommand(words: readonly ShellWord[]): GitSubcommand {
     }
     case 'reset': {
       const mode = flag('--hard', '--merge', '--keep');
-      if (mode !== undefined) return result('delete', 'write', mode);
+      // `git reset --hard HEAD~1`: the operand is a commit, not a file (git refuses paths with a mode); the work tree is what changes.
+      if (mode !== undefined) return result('delete', 'read', mode);
       // `git reset -- file` or `git reset HEAD file` changes the index only; `git reset --patch` too.
       return result('repository');
     }
