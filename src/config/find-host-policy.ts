@@ -98,19 +98,16 @@ export async function loadHostPolicy(options: {
     );
   }
   if (found.origin === 'user') return { ...(await loadPolicyFile(found.file)), zoneRoot: projectRootOf(options.sessionDirectory ?? options.cwd) };
-  let checked: string | undefined;
-  const loaded = await loadPolicyFile(found.file, {
+  // Checked before it is parsed, on the very text that is: an untrusted policy is not even read as policy.
+  return loadPolicyFile(found.file, {
     inspect: (text) => {
       const trust = policyTrust({ file: found.file, text, env: options.env });
-      if (trust !== 'trusted') checked = trust;
+      if (trust === 'trusted') return;
+      throw new Error(
+        `the project's policy ${found.file} ${trust === 'changed' ? 'changed since you trusted it' : 'is not one you trusted (a repository can bring its own)'}: ` +
+          `read it, then run \`toolgate trust ${found.file}\` yourself, in a terminal`,
+      );
     },
   });
-  if (checked !== undefined) {
-    throw new Error(
-      `the project's policy ${found.file} ${checked === 'changed' ? 'changed since you trusted it' : 'is not one you trusted (a repository can bring its own)'}: ` +
-        `read it, then run \`toolgate trust ${found.file}\` yourself, in a terminal`,
-    );
-  }
-  return loaded;
 }
 

@@ -2,7 +2,6 @@ import { readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PolicyError } from '../core/errors/policy-error.ts';
-import { parsePolicy } from '../core/policy/parse-policy.ts';
 import type { Policy } from '../core/policy/policy.ts';
 import { toolgateConfigHome, toolgateStateHome } from './user-toolgate-paths.ts';
 
@@ -53,6 +52,8 @@ export async function loadPolicyFile(file: string, options: { cwd?: string; /** 
     throw new PolicyError({ file: absolute, issues: [{ path: '', message }], code: 'POLICY_NOT_FOUND' });
   }
   options.inspect?.(text);
+  // Loaded here, not with this module: finding a policy and checking its trust (an agent host's hook) need no parser.
+  const { parsePolicy } = await import('../core/policy/parse-policy.ts');
   return { policy: parsePolicy({ text, source: absolute }), path: absolute, directory: path.dirname(absolute) };
 }
 

@@ -11,8 +11,8 @@
  * else `$XDG_STATE_HOME/toolgate`, else `~/.local/state/toolgate`), outside
  * every project, never beside a policy an agent might have planted.
  */
-import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { writePrivateJson } from '../filesystem/write-private-json.ts';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { LoadedPolicy } from './load-policy-file.ts';
@@ -117,10 +117,7 @@ export function recordPolicyRun(options: { loaded: LoadedPolicy; origin: PolicyO
       writable: [...new Set(writable)],
       at: (options.clock ?? (() => new Date()))().toISOString(),
     };
-    makeDirectoriesSync(path.dirname(file), 0o700);
-    const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(records, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temporary, file);
+    writePrivateJson(file, records);
     return undefined;
   } catch (error) {
     return `toolgate: note: could not record this run in ${file} (${(error as Error).message}); the next start here cannot warn about a planted policy`;

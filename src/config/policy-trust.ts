@@ -10,10 +10,9 @@
  * agent may write (`ownPaths`).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
-import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
+import { writePrivateJson } from '../filesystem/write-private-json.ts';
 import { realPathOf } from '../filesystem/real-path-of.ts';
 import { toolgateStateHome } from './user-toolgate-paths.ts';
 
@@ -21,13 +20,19 @@ type Environment = Readonly<Record<string, string | undefined>>;
 
 const TRUST_SCHEMA_VERSION = 1;
 
-const trustRecords = z.strictObject({
-  v: z.literal(TRUST_SCHEMA_VERSION),
+interface TrustRecords {
+  v: typeof TRUST_SCHEMA_VERSION;
   /** By the policy's real path: the SHA-256 of the text trusted, and when. */
-  policies: z.record(z.string(), z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/), at: z.string() })),
-});
+  policies: Record<string, { sha256: string; at: string }>;
+}
 
-type TrustRecords = z.infer<typeof trustRecords>;
+/** Checked by hand, not with zod: every agent host's hook reads this, and loads nothing it need not. */
+function isTrustRecords(value: unknown): value is TrustRecords {
+  if (typeof value !== 'object' || value === null || (value as { v?: unknown }).v !== TRUST_SCHEMA_VERSION) return false;
+  const policies = (value as { policies?: unknown }).policies;
+  if (typeof policies !== 'object' || policies === null || Array.isArray(policies)) return false;
+  return Object.values(policies).every((record) => typeof record === 'object' && record !== null && /^[0-9a-f]{64}$/.test(String((record as { sha256?: unknown }).sha256)) && typeof (record as { at?: unknown }).at === 'string');
+}
 
 /** Whether a policy's text is the one the person trusted there. */
 export type PolicyTrust = 'trusted' | 'never' | 'changed';
@@ -100,8 +105,8 @@ function readTrust(env: Environment): TrustRecords {
     return { v: TRUST_SCHEMA_VERSION, policies: {} };
   }
   try {
-    const parsed = trustRecords.safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data;
+    const parsed: unknown = JSON.parse(text);
+    if (isTrustRecords(parsed)) return parsed;
   } catch {
     // Not JSON: trusts nothing, as a file with another shape does.
   }
@@ -109,9 +114,5 @@ function readTrust(env: Environment): TrustRecords {
 }
 
 function writeTrust(env: Environment, records: TrustRecords): void {
-  const file = trustFile(env);
-  makeDirectoriesSync(path.dirname(file), 0o700);
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(records, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  writePrivateJson(trustFile(env), records);
 }

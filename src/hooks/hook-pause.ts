@@ -6,10 +6,10 @@
  * toolgate's state home, which no agent's call may write; a pause past its
  * time, or a record that cannot be read, pauses nothing.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { toolgateStateHome } from '../config/user-toolgate-paths.ts';
-import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
+import { writePrivateJson } from '../filesystem/write-private-json.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -44,11 +44,7 @@ export function pausedUntil(options: { env: Environment; now?: Date }): Date | u
 /** Pauses the hooks for `ms` from now; the time it ends. */
 export function pauseHooks(options: { env: Environment; ms: number; now?: Date }): Date {
   const until = new Date((options.now ?? new Date()).getTime() + options.ms);
-  const file = pauseFile(options.env);
-  makeDirectoriesSync(path.dirname(file), 0o700);
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify({ until: until.toISOString() })}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  writePrivateJson(pauseFile(options.env), { until: until.toISOString() });
   return until;
 }
 

@@ -7,10 +7,10 @@
  * and the hook reads them here. The file is in toolgate's config home, one
  * of toolgate's own paths no agent's call may write.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { toolgateConfigHome } from '../config/user-toolgate-paths.ts';
-import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
+import { writePrivateJson } from '../filesystem/write-private-json.ts';
 import type { HostName } from './host-call.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -62,10 +62,7 @@ export function setHookArgs(options: { host: HostName; env: Environment; args: r
     rmSync(file, { force: true });
     return before;
   }
-  makeDirectoriesSync(path.dirname(file), 0o700);
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  writePrivateJson(file, settings);
   return before;
 }
 

@@ -5,10 +5,10 @@
  * and empty folders are install's leftovers, unless they were there before.
  * Kept in toolgate's state home (`~/.local/state/toolgate/installs.json`).
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { toolgateStateHome } from '../config/user-toolgate-paths.ts';
-import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
+import { writePrivateJson } from '../filesystem/write-private-json.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -33,11 +33,7 @@ function read(env: Environment): InstallRecords {
 }
 
 function write(env: Environment, records: InstallRecords): void {
-  const file = recordsFile(env);
-  makeDirectoriesSync(path.dirname(file), 0o700);
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(records, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  writePrivateJson(recordsFile(env), records);
 }
 
 /**
