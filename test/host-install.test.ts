@@ -132,7 +132,14 @@ describe('toolgate install / uninstall claude-code', () => {
     const file = path.join(project, '.claude', 'settings.local.json');
     expect(settingsOf(file).hooks.PreToolUse[0].hooks[0].command).toContain(`${process.execPath} `);
     expect(existsSync(path.join(project, '.claude', 'settings.json'))).toBe(false);
-    expect((await runCli(['doctor'], { cwd: project, env })).stdout).toMatch(/claude-code\s+live: /);
+    const doctor = (await runCli(['doctor'], { cwd: project, env })).stdout;
+    expect(doctor).toMatch(/claude-code\s+live: /);
+    // Which policy the hooks use here, whether it decides, and what confines what the host runs.
+    expect(doctor).toContain(`policy here  ${path.join(project, 'toolgate.yaml')} (trusted)`);
+    expect(doctor).toContain("confinement  the hosts run what their hook allows themselves, with your permissions");
+    writeFileSync(path.join(project, 'toolgate.yaml'), `${POLICY}# edited\n`);
+    expect((await runCli(['doctor'], { cwd: project, env })).stdout).toContain(`policy here  ${path.join(project, 'toolgate.yaml')}: CHANGED since you trusted it, so the hooks block every call here`);
+    expect((await runCli(['trust'], { cwd: project, env })).code).toBe(0);
     expect((await runCli(['uninstall', 'claude-code', '--scope', 'local'], { cwd: project, env })).stdout).toContain(`removed ${file}`);
     // toolgate here runs from this checkout, outside the project: a shared settings file would name this machine's paths.
     const shared = await runCli(['install', 'claude-code'], { cwd: project, env });

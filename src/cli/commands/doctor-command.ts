@@ -1,5 +1,7 @@
+import { findHostPolicy } from '../../config/find-host-policy.ts';
+import { policyTrust } from '../../config/policy-trust.ts';
 import { pausedUntil } from '../../hooks/hook-pause.ts';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { findPolicyFile } from '../../config/load-policy-file.ts';
 import { PolicyError } from '../../core/errors/policy-error.ts';
@@ -176,7 +178,7 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
   lines.push(...describeRequirement(policy.requirement));
   lines.push(`  will          ${policy.failFast ?? describeDecision(policy.decision!, policy.tools)}`);
   if (confines) lines.push('', ...describeProfile(policy.profile), ...policy.notes.map((note) => `  note          ${note}`));
-  lines.push('', ...describeHosts(hosts));
+  lines.push('', ...describeHosts(hosts), ...describeHostPolicy({ hosts, cwd: io.cwd, env: io.env }));
   lines.push('');
   if (!ok) lines.push(`NOT OK: ${problems.join('; ')} (see above).`);
   else if (warnings.length > 0) lines.push(`WARNING: ${warnings.join('; ')}. The policy's sandbox requirement is met (sandbox.os: ${policy.requirement.os}).`);
@@ -205,6 +207,33 @@ function describeHosts(hosts: readonly HostHookCheck[]): string[] {
   if (installed.length === 0) return ['Hosts          no agent host has toolgate\'s hook (toolgate install claude-code | codex)'];
   const label: Record<HostHookCheck['state'], string> = { live: 'live', blocking: 'BLOCKS EVERY CALL', broken: 'NOT LIVE', untrusted: 'NOT TRUSTED BY CODEX', fails_open: 'FAILS OPEN', switched_off: 'NOT LIVE', absent: 'absent', none: 'none' };
   return ['Hosts', ...installed.map((check) => `  ${check.host.padEnd(12)} ${label[check.state]}: ${check.file}: ${sanitizeTerminalText(check.detail, { collapse: true })}`)];
+}
+
+/**
+ * For installed hooks: which policy they judge a call made here with, and
+ * whether it decides (a project's policy only once trusted), and what
+ * confines what the hosts run — not toolgate's OS sandbox, which is its own
+ * agent's.
+ */
+function describeHostPolicy(options: { hosts: readonly HostHookCheck[]; cwd: string; env: CliIo['env'] }): string[] {
+  if (!options.hosts.some((check) => check.state !== 'absent' && check.state !== 'none')) return [];
+  const safe = (text: string) => sanitizeTerminalText(text, { collapse: true });
+  let policy: string;
+  try {
+    const found = findHostPolicy({ cwd: options.cwd, env: options.env });
+    if (found === undefined) policy = 'none: no toolgate.yaml here or above, and no user-level policy, so the hooks block every call here (toolgate init --user, or toolgate init --for HOST)';
+    else if (found.origin === 'user') policy = `${safe(found.file)} (the user-level policy; its zone is this project)`;
+    else {
+      const trust = policyTrust({ file: found.file, text: readFileSync(found.file, 'utf8'), env: options.env });
+      policy = trust === 'trusted' ? `${safe(found.file)} (trusted)` : `${safe(found.file)}: ${trust === 'changed' ? 'CHANGED since you trusted it' : 'NOT TRUSTED'}, so the hooks block every call here until you read it and run toolgate trust`;
+    }
+  } catch (error) {
+    policy = `cannot tell (${safe((error as Error).message)})`;
+  }
+  return [
+    `  policy here  ${policy}`,
+    "  confinement  the hosts run what their hook allows themselves, with your permissions: the policy's decision (and the host's own sandbox, when on) is what confines those calls; toolgate's OS sandbox above confines toolgate run's own agent",
+  ];
 }
 
 function toolsPhrase(tools: DeclaredTools): string {
