@@ -72,6 +72,9 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     expect(pending.tool_name).toBe('shell');
     expect(pending.description).toContain(`asked by Claude Code, session session-7f3a, in ${project.workspace}`);
     expect(pending.description).toContain('touch asked.txt');
+    // What will happen first, the command once, and where.
+    expect(pending.description).toMatch(new RegExp(`^Run touch asked\\.txt in ${project.workspace.replace(/[.]/g, '\\.')} — `));
+    expect(pending.description.split('touch asked.txt')).toHaveLength(2);
     // The card says what a late decision does, with the time the hook stops waiting.
     expect(pending.description).toMatch(/Claude Code waits for the answer until \d\d:\d\d:\d\d UTC; after that it is told to retry, and approving then lets its next identical try run, once/);
     expect((await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true })).status).toBe(200);

@@ -2,6 +2,7 @@
  * The `shell` built-in tool: runs a command line with bash in a zone, after
  * the gate has decided it from the policy's `shell` rules.
  */
+import os from 'node:os';
 import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { realPathOf } from '../../filesystem/real-path-of.ts';
@@ -231,12 +232,16 @@ function approvalRequest(options: { tool: string; command: string; cwd: string; 
   const cut = command.length > MAX_DESCRIPTION_COMMAND;
   // A cut line must not read as the whole of it: `echo AAAA…; rm -rf x` shows its start only, so the description says what it runs.
   const shown = cut ? `${command.slice(0, MAX_DESCRIPTION_COMMAND - 3)}... [cut: ${command.length.toLocaleString('en-US')} characters in all${commandsRun(command)}]` : command;
-  const joined = verdict.reasons.join('; ');
+  // Said once: a reason about the whole line does not repeat it (one about a part of it names that part).
+  const joined = verdict.reasons.map((reason) => (reason.startsWith(`${command}: `) ? reason.slice(command.length + 2) : reason)).join('; ');
   const why = joined === '' ? '' : ` — ${joined.length > MAX_DESCRIPTION_REASONS ? `${joined.slice(0, MAX_DESCRIPTION_REASONS - 3)}...` : joined}`;
+  const home = os.homedir();
+  const where = cwd === home ? '~' : cwd.startsWith(`${home}/`) ? `~${cwd.slice(home.length)}` : cwd;
   return {
     // The name the tool was registered under, which the gate checks the request against.
     tool,
-    description: `${verdict.rule?.description ?? `Run: ${shown.replace(/\s+/g, ' ')}`}${why}`,
+    // What will happen first: the command, once, and where.
+    description: `${verdict.rule?.description ?? `Run ${shown.replace(/\s+/g, ' ')} in ${where}`}${why}`,
     // The exact text: approving for the session approves this command line in this directory, nothing else.
     payload: { command, cwd },
     presentation: { type: 'command', content: command, metadata: { cwd, reasons: verdict.reasons } },
