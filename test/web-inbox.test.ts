@@ -148,8 +148,11 @@ describe('the web inbox in Chromium', () => {
     expect(await card.locator('.asked-by').textContent()).toMatch(/^Asked by the policy's fs\.zones\[\d+\]\.approval\.write \(zone \w+: ask\) — .*\.ya?ml:\d+$/);
     await card.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-dialog-1280.png') });
 
+    expect(await page.locator('.help').isVisible()).toBe(true);
     await page.setViewportSize({ width: 390, height: 844 });
     await noHorizontalOverflow(page);
+    // A phone has no keys to press: no legend of them.
+    expect(await page.locator('.help').isVisible()).toBe(false);
     await card.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-dialog-390.png') });
     await page.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-page-390.png'), fullPage: true });
 

@@ -106,6 +106,8 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
     }
   };
 
+  // An agent host's call (a hook's run) runs as the host made it: edited arguments could not be what runs, so none are offered.
+  const editable = !String(pending.run_id).startsWith('run_hook_');
   card.append(
     el('div', { className: 'deny-row' }, [reasonInput]),
     el('div', { className: 'buttons' }, [
@@ -113,9 +115,9 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
       button('Allow once', 'allow', () => void send({ approved: true, scope: 'once' })),
       button('Allow for this session', 'allow', () => void send({ approved: true, scope: 'session' })),
       button('Always', 'allow', () => void send({ approved: true, scope: 'always' })),
-      button('Edit arguments', 'secondary', () => toggleEditor(editor.hasAttribute('hidden'))),
+      ...(editable ? [button('Edit arguments', 'secondary', () => toggleEditor(editor.hasAttribute('hidden')))] : []),
     ]),
-    editor,
+    ...(editable ? [editor] : []),
     errorNode,
   );
   card.actions = {
@@ -123,7 +125,7 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
     session: () => send({ approved: true, scope: 'session' }),
     always: () => send({ approved: true, scope: 'always' }),
     deny: () => reasonInput.focus(),
-    edit: () => toggleEditor(true),
+    edit: () => (editable ? toggleEditor(true) : undefined),
   };
   return card;
 }
