@@ -8,7 +8,7 @@
  * very text; and no call may write toolgate's folders in the home, where the
  * user-level policy and the trust records live.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,18 @@ describe("the hook finds the project's policy from the call's directory upwards"
     expect(write.reason).toContain('a file named like a policy');
     writeFileSync(path.join(app, 'sub', 'toolgate.yaml'), 'version: 1\nshell:\n  default: allow\n');
     expect(await hook({ env, cwd: path.join(app, 'sub'), ...bash('rm keep.txt') })).toMatchObject({ decision: 'blocked', reason: expect.stringContaining('is not one you trusted') });
+  });
+
+  it('a link to the trusted policy, planted in a folder below, does not bring it there (its relative zones would shift)', async () => {
+    const { projects, env } = machine();
+    const app = project(projects, 'app', { 'toolgate.yaml': PROJECT_POLICY, 'sub/keep.txt': 'keep\n' });
+    await runCli(['trust'], { cwd: app, env });
+    symlinkSync(path.join(app, 'toolgate.yaml'), path.join(app, 'sub', 'toolgate.yaml'));
+    expect(await hook({ env, cwd: path.join(app, 'sub'), ...bash('ls') })).toMatchObject({ decision: 'blocked', reason: expect.stringContaining('is a symbolic link') });
+    const trusted = await runCli(['trust', 'toolgate.yaml'], { cwd: path.join(app, 'sub'), env });
+    expect(trusted.code).toBe(1);
+    expect(trusted.stderr).toContain('is a symbolic link');
+    expect(await hook({ env, cwd: app, ...bash('ls') })).toMatchObject({ decision: 'allow' });
   });
 
   it('a policy file that does not load is refused by trust, naming the line, and nothing is recorded', async () => {

@@ -7,7 +7,7 @@
  * with none is judged by the user-level policy in toolgate's config home,
  * whose zones are rooted at the project the call is in.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { findPolicyFile, loadPolicyFile, type LoadedPolicy } from './load-policy-file.ts';
 import { policyTrust } from './policy-trust.ts';
@@ -98,6 +98,10 @@ export async function loadHostPolicy(options: {
     );
   }
   if (found.origin === 'user') return { ...(await loadPolicyFile(found.file)), zoneRoot: projectRootOf(options.sessionDirectory ?? options.cwd) };
+  // A link is refused: trusted by its target's path and text, it would bring that policy to another folder, its relative zones shifted.
+  if (lstatSync(found.file).isSymbolicLink()) {
+    throw new Error(`the project's policy ${found.file} is a symbolic link: a project's policy must be a file of its own (one a link points to is trusted where it is, not here)`);
+  }
   // Checked before it is parsed, on the very text that is: an untrusted policy is not even read as policy.
   return loadPolicyFile(found.file, {
     inspect: (text) => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { findPolicyUpward, userPolicyFile } from '../../config/find-host-policy.ts';
 import { loadPolicyFile } from '../../config/load-policy-file.ts';
@@ -87,6 +87,10 @@ export async function runTrustCommand(argv: string[], io: CliIo): Promise<number
   if (file === undefined) {
     const user = userPolicyFile(io.env);
     io.stderr.write(`toolgate trust: no toolgate.yaml in ${safe(io.cwd)} or a folder above it; calls here are judged by ${user === undefined ? 'no policy at all (they are blocked): write one with `toolgate init` or `toolgate init --user`' : `the user-level policy ${safe(user)}, which needs no trust`}\n`);
+    return 1;
+  }
+  if (existsSync(file) && lstatSync(file).isSymbolicLink()) {
+    io.stderr.write(`toolgate trust: ${safe(file)} is a symbolic link; the hooks do not load a project's policy through one, so it is not trusted: trust the file it points to where it is\n`);
     return 1;
   }
   const user = userPolicyFile(io.env);
