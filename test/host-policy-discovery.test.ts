@@ -57,9 +57,9 @@ interface Verdict {
 }
 
 /** One PreToolUse call of Claude Code, made in `cwd`, through `toolgate hook claude-code` with no --policy, as a user-scope hook runs it. */
-async function hook(options: { env: NodeJS.ProcessEnv; cwd: string; tool: string; input: Record<string, unknown> }): Promise<Verdict> {
-  const stdin = JSON.stringify({ session_id: 'session-walk', transcript_path: null, cwd: options.cwd, hook_event_name: 'PreToolUse', tool_name: options.tool, tool_input: options.input, tool_use_id: `toolu_${Math.random().toString(36).slice(2)}` });
-  const result = await runCli(['hook', 'claude-code'], { cwd: options.cwd, env: { ...options.env, SHELL: '/bin/bash' }, stdin });
+async function hook(options: { env: NodeJS.ProcessEnv; cwd: string; tool: string; input: Record<string, unknown>; host?: 'claude-code' | 'codex'; transcript?: string }): Promise<Verdict> {
+  const stdin = JSON.stringify({ session_id: 'session-walk', transcript_path: options.transcript ?? null, cwd: options.cwd, hook_event_name: 'PreToolUse', tool_name: options.tool, tool_input: options.input, tool_use_id: `toolu_${Math.random().toString(36).slice(2)}` });
+  const result = await runCli(['hook', options.host ?? 'claude-code'], { cwd: options.cwd, env: { ...options.env, SHELL: '/bin/bash' }, stdin });
   if (result.code === 2) return { decision: 'blocked', reason: result.stderr };
   expect(result.code, result.stderr).toBe(0);
   const output = JSON.parse(result.stdout) as { hookSpecificOutput: { permissionDecision: Verdict['decision']; permissionDecisionReason: string } };
@@ -184,6 +184,19 @@ describe('the user-level policy, for projects without their own', () => {
     await runCli(['trust'], { cwd: loose, env });
     expect(await hook({ env, cwd: loose, ...bash(`cat ${path.join(home, '.netrc')}`) })).toMatchObject({ decision: 'allow' });
     expect(await hook({ env: session, cwd: loose, ...bash(`cat ${path.join(home, '.netrc')}`) })).toMatchObject({ decision: 'deny' });
+  });
+
+  it("for Codex, where its session began (the rollout's first line), not the call's workdir, which the model chooses", async () => {
+    const { home, projects, env } = machine();
+    await runCli(['init', '--user'], { cwd: projects, env });
+    const repository = project(projects, 'repo', { '.git/HEAD': 'ref: refs/heads/main\n' });
+    const rollout = path.join(home, 'rollout.jsonl');
+    writeFileSync(rollout, `${JSON.stringify({ timestamp: 'now', type: 'session_meta', payload: { id: 's', cwd: repository } })}\n`);
+    const patch = (file: string) => ({ tool: 'Bash', input: { command: `apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ${file}\n+x\n*** End Patch\nEOF\n` } });
+    // The model set workdir to the home: the zone is still the repository, and a patch there of .local/bin/git is outside it.
+    expect(await hook({ env, cwd: home, host: 'codex', transcript: rollout, ...patch('.local/bin/git') })).toMatchObject({ decision: 'deny' });
+    expect(await hook({ env, cwd: '/', host: 'codex', transcript: rollout, ...patch('/etc/toolgate-poc') })).toMatchObject({ decision: 'deny' });
+    expect(await hook({ env, cwd: repository, host: 'codex', transcript: rollout, ...patch('src/new.ts') })).toMatchObject({ decision: 'allow' });
   });
 
   it('a project with its own policy is judged by it, not by the user-level one', async () => {

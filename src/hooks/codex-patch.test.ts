@@ -22,6 +22,16 @@ describe('readPatchCommand', () => {
       `bash -lc "apply_patch <<'EOF'\n${PATCH}\nEOF\n"`,
       `cd $(evil) && apply_patch <<'EOF'\n${PATCH}\nEOF\n`,
       `cd a; rm -rf b && apply_patch <<'EOF'\n${PATCH}\nEOF\n`,
+      // Found by an attacker's review: bash reads these otherwise than Codex, and runs the heredoc's lines as commands.
+      `cd #x && apply_patch <<'EOF'\n${PATCH}\nEOF\n`,
+      `cd\n{mv,/a,/b} && apply_patch <<'EOF'\n${PATCH}\nEOF\n`,
+      `cd {a,b} && apply_patch <<'EOF'\n${PATCH}\nEOF\n`,
+      `cd * && apply_patch <<'EOF'\n${PATCH}\nEOF\n`,
+      `cd ~ && apply_patch <<'EOF'\n${PATCH}\nEOF\n`,
+      `cd 'a\nb' && apply_patch <<'EOF'\n${PATCH}\nEOF\n`,
+      `\ncd a && apply_patch <<'EOF'\n${PATCH}\nEOF\n`,
+      `cd a &&\napply_patch <<'EOF'\n${PATCH}\nEOF\n`,
+      `apply_patch <<'EOF'\n${PATCH}\nEOF\n\nrm -rf x\n`,
       `echo apply_patch`,
       `apply_patch <<'EOF'\n${PATCH}\nEOT\n`,
     ]) {
@@ -36,6 +46,8 @@ describe('readPatchCommand', () => {
     expect(parsePatch('*** Begin Patch\n*** Rename File: a\n*** End Patch')).toMatchObject({ problem: expect.stringContaining('is not a file header') });
     expect(parsePatch('*** Begin Patch\n*** Update File: a\nrm -rf /\n*** End Patch')).toMatchObject({ problem: expect.stringContaining('is not part of a hunk') });
     expect(parsePatch('*** Begin Patch\n*** End Patch')).toEqual({ problem: 'the patch changes no file' });
+    expect(parsePatch('*** Begin Patch\n*** Add File: ~/.ssh/authorized_keys\n+key\n*** End Patch')).toMatchObject({ problem: expect.stringContaining('a path starting with ~') });
+    expect(parsePatch('*** Begin Patch\n*** Update File: a\n*** Move to: ~/x\n@@\n-a\n+b\n*** End Patch')).toMatchObject({ problem: expect.stringContaining('a path starting with ~') });
   });
 
   it('describes the files as git status would', () => {

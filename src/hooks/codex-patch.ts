@@ -30,7 +30,17 @@ export interface PatchCommand {
   operations: PatchOperation[];
 }
 
-const HEREDOC = /^\s*(?:cd\s+('[^']*'|[^\s'"\\;&|<>$`]+)\s*&&\s*)?(?:apply_patch|applypatch)\s+<<\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\2[ \t]*\n([\s\S]*?)\n\3[ \t]*\n?\s*$/;
+/**
+ * The one line Codex applies itself, and nothing more: spaces and tabs only
+ * between its words (a newline after `cd` makes bash run what follows as
+ * commands), and a `cd` folder that is one plain word — letters, digits and
+ * `._/+@%:=,-`, or single-quoted without a newline — since a `#` (a comment
+ * to bash), braces, globs or `~` (which Codex versions expand differently)
+ * would make bash run the heredoc's lines where Codex would not take it as
+ * a patch (an attacker's review found `cd #x && apply_patch …` and
+ * `cd\n{mv,a,b} && apply_patch …` allowed as patches and run as commands).
+ */
+const HEREDOC = /^[ \t]*(?:cd[ \t]+('[^'\n]*'|[A-Za-z0-9._/+@%:=,-]+)[ \t]*&&[ \t]*)?(?:apply_patch|applypatch)[ \t]+<<[ \t]*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\2[ \t]*\n([\s\S]*?)\n\3[ \t]*\n?$/;
 
 /**
  * The patch a command applies, when the command is exactly Codex's
@@ -73,6 +83,7 @@ export function parsePatch(text: string): { operations: PatchOperation[] } | { p
     if (header === null) return { problem: `line ${index + 2} of the patch is not a file header (*** Add File:, *** Delete File:, *** Update File:): ${JSON.stringify(line.slice(0, 80))}` };
     const path = header[2]!.trim();
     if (path === '') return { problem: `line ${index + 2} of the patch names no file` };
+    if (path.startsWith('~')) return { problem: `line ${index + 2} of the patch names ${JSON.stringify(path)}: a path starting with ~ is read differently by Codex versions (a folder named ~, or the home)` };
     index++;
     if (header[1] === 'Delete') {
       operations.push({ kind: 'delete', path });
@@ -91,6 +102,7 @@ export function parsePatch(text: string): { operations: PatchOperation[] } | { p
     const bad = hunks.findIndex((entry) => !(entry.startsWith('@@') || entry.startsWith(' ') || entry.startsWith('-') || entry.startsWith('+') || entry === '' || entry === '*** End of File'));
     if (bad !== -1) return { problem: `a line of the update of ${path} is not part of a hunk: ${JSON.stringify(hunks[bad]!.slice(0, 80))}` };
     const moveTo = move?.[1]?.trim();
+    if (moveTo?.startsWith('~') === true) return { problem: `the patch moves ${path} to ${JSON.stringify(moveTo)}: a path starting with ~ is read differently by Codex versions` };
     operations.push({ kind: 'update', path, ...(moveTo === undefined || moveTo === '' ? {} : { moveTo }), hunks: hunks.join('\n') });
   }
   if (operations.length === 0) return { problem: 'the patch changes no file' };

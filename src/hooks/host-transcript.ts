@@ -51,6 +51,32 @@ export function codexCallArguments(file: string, callId: string): Record<string,
 
 const SHORT_TAIL_BYTES = 256 * 1024;
 
+/**
+ * The directory a Codex session began in: its rollout's first line
+ * (`session_meta`, whose `cwd` Codex wrote at the start). The hook's own
+ * `cwd` is the call's `workdir`, which the model chooses, so it cannot
+ * say which project's policy applies. Undefined when the rollout or that
+ * line cannot be read.
+ *
+ * @example
+ * codexSessionDirectory('/home/me/.codex/sessions/…/rollout-….jsonl') // '/home/me/app'
+ */
+export function codexSessionDirectory(file: string): string | undefined {
+  const head = readRegular(file, (size) => ({ from: 0, length: Math.min(size, SESSION_HEAD_BYTES) }));
+  const newline = head?.indexOf('\n') ?? -1;
+  if (head === undefined || newline === -1) return undefined;
+  try {
+    const entry = JSON.parse(head.slice(0, newline)) as { type?: unknown; payload?: { cwd?: unknown } };
+    const cwd = entry.payload?.cwd;
+    return entry.type === 'session_meta' && typeof cwd === 'string' && cwd.startsWith('/') ? cwd : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The session_meta line holds Codex's instructions (tens of KiB): one longer than this is not read. */
+const SESSION_HEAD_BYTES = 1024 * 1024;
+
 function callArgumentsIn(text: string | undefined, callId: string): Record<string, unknown> | undefined {
   if (text === undefined) return undefined;
   const lines = text.split('\n');

@@ -23,8 +23,8 @@ const DEADLINE_MARGIN_MS = 2_000;
 export interface RunHookOptions {
   dialect: HostDialect;
   stdin: NodeJS.ReadableStream;
-  /** Loads the policy (where the hook was told, or found from the host's working directory). */
-  loadPolicy: (cwd: string) => Promise<LoadedPolicy>;
+  /** Loads the policy (where the hook was told, or found for the call: its directory, and where its session began). */
+  loadPolicy: (cwd: string, input: HostInput) => Promise<LoadedPolicy>;
   env: Readonly<Record<string, string | undefined>>;
   /** The host's budget for the hook, in ms (its `timeout`); the dialect's default when absent. */
   budgetMs?: number;
@@ -91,7 +91,7 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
     const lastUserMessage = input.transcriptPath === undefined ? undefined : lastUserMessageIn(input.transcriptPath);
     return forward(options, { ...(parsed as object), toolgate_shell: input.shell ?? null, ...(input.options === undefined ? {} : { toolgate_call_options: input.options }), ...(lastUserMessage === undefined ? {} : { toolgate_last_user_message: lastUserMessage }) });
   }
-  const loaded = await options.loadPolicy(input.cwd);
+  const loaded = await options.loadPolicy(input.cwd, input);
   const asks = dialect.asksItsUser
     ? { by: 'host' as const }
     : {
@@ -124,7 +124,7 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
 async function decideLocally(options: RunHookOptions, input: HostInput): Promise<{ decision: 'allow' | 'deny' | 'ask'; reason: string } | undefined> {
   let loaded: LoadedPolicy;
   try {
-    loaded = await options.loadPolicy(input.cwd);
+    loaded = await options.loadPolicy(input.cwd, input);
   } catch {
     return undefined;
   }

@@ -155,11 +155,15 @@ export async function runHookCommand(argv: string[], io: CliIo): Promise<number>
     ...(budgetMs === undefined ? {} : { budgetMs }),
     ...(mode === undefined ? {} : { mode }),
     ...(server === undefined ? {} : { server }),
-    loadPolicy: async (cwd) => {
+    loadPolicy: async (cwd, input) => {
       if (policyFlag !== undefined) return (await import('../../config/load-policy-file.ts')).loadPolicyFile(policyFlag, { cwd });
-      // One hook for every project: the project's trusted policy (from the call's directory up), else the user's.
-      const session = dialect.name === 'claude-code' && io.env.CLAUDE_PROJECT_DIR !== undefined && path.isAbsolute(io.env.CLAUDE_PROJECT_DIR) ? { sessionDirectory: io.env.CLAUDE_PROJECT_DIR } : {};
-      return (await import('../../config/find-host-policy.ts')).loadHostPolicy({ cwd, env: io.env, ...session });
+      // One hook for every project: the project's trusted policy, else the user's, found from where the host's session began
+      // (Claude Code: CLAUDE_PROJECT_DIR; Codex: its rollout's first line), not the call's directory, which the model chooses.
+      const began =
+        dialect.name === 'claude-code'
+          ? io.env.CLAUDE_PROJECT_DIR !== undefined && path.isAbsolute(io.env.CLAUDE_PROJECT_DIR) ? io.env.CLAUDE_PROJECT_DIR : undefined
+          : input.transcriptPath === undefined ? undefined : (await import('../../hooks/host-transcript.ts')).codexSessionDirectory(input.transcriptPath);
+      return (await import('../../config/find-host-policy.ts')).loadHostPolicy({ cwd, env: io.env, ...(began === undefined ? {} : { sessionDirectory: began }) });
     },
   });
   io.stdout.write(answer.stdout);
