@@ -11,6 +11,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli-harness.ts';
 
@@ -237,6 +238,26 @@ describe('the user-level policy, for projects without their own', () => {
       expect(verdict.reason).toMatch(/toolgate's own files/);
     }
     expect(readFileSync(trustRecords, 'utf8')).toBe(before);
+  });
+});
+
+describe("the hook's own program", () => {
+  it('no call may change the toolgate the hook runs as, nor its Node, even where a zone covers them', async () => {
+    const { projects, env } = machine();
+    const everything = project(projects, 'wide', { 'toolgate.yaml': 'version: 1\nfs:\n  zones:\n    - { name: all, root: /, mode: rw, approval: { read: allow, write: allow, delete: allow } }\nshell:\n  default: allow\n' });
+    await runCli(['trust'], { cwd: everything, env });
+    // This process is the hook (in-process): its toolgate is this checkout, its Node the pinned one.
+    const entry = fileURLToPath(new URL('../bin/toolgate.js', import.meta.url));
+    for (const verdict of [
+      await hook({ env, cwd: everything, tool: 'Write', input: { file_path: entry, content: 'process.exit(0)\n' } }),
+      await hook({ env, cwd: everything, ...bash(`echo 'process.exit(0)' > ${entry}`) }),
+      await hook({ env, cwd: everything, ...bash(`cp /bin/true ${process.execPath}`) }),
+      await hook({ env, cwd: everything, ...bash(`rm -rf ${path.dirname(path.dirname(entry))}/src`) }),
+    ]) {
+      expect(verdict.decision).toBe('deny');
+      expect(verdict.reason, verdict.reason).toMatch(/toolgate's own file|\(protected: /);
+    }
+    expect(await hook({ env, cwd: everything, ...bash('ls') })).toMatchObject({ decision: 'allow' });
   });
 });
 

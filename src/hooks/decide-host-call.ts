@@ -13,6 +13,7 @@ import type { AuditSink } from '../core/audit-entry.ts';
 import type { AlwaysApprovals, GateObserver } from '../core/gate.ts';
 import type { ApprovalDecision, Authorization, GateContext, RunMode } from '../core/types.ts';
 import { createMcpSimulation } from '../mcp/simulated-mcp-tools.ts';
+import { hookInstallationPaths } from '../config/own-entry.ts';
 import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
@@ -80,7 +81,7 @@ export async function createHostJudge(options: {
 }): Promise<HostJudge> {
   const { loaded } = options;
   const options_ = options;
-  const { tools, zones } = await createBuiltinTools({ loaded, cwd: options.cwd ?? loaded.directory, judgeOnly: true, env: options.env });
+  const { tools, zones } = await createBuiltinTools({ loaded, cwd: options.cwd ?? loaded.directory, judgeOnly: true, env: options.env, ownExtra: hookInstallationPaths() });
   const mcp = createMcpSimulation({ loaded, env: options.env });
   const gate = createRuntimeGate({
     loaded,

@@ -61,6 +61,8 @@ export async function createBuiltinTools(options: {
   judgeOnly?: boolean;
   /** Whose home's toolgate folders are protected (the agent host's user, for a hook); default this process's environment. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** More of toolgate's own paths no call may change (a hook: the toolgate and the Node it runs as). */
+  ownExtra?: readonly string[];
 }): Promise<BuiltinToolset> {
   const { loaded, cwd } = options;
   const { policy } = loaded;
@@ -77,8 +79,10 @@ export async function createBuiltinTools(options: {
     return { tools: [...(wantsFs ? FS_TOOL_NAMES.map(refused) : []), ...(wantsShell ? [refused(SHELL_TOOL_NAME)] : [])], zones, sandbox };
   }
   // toolgate's own files, beside the policy and beside the project root.
-  const written = [...ownPaths({ policy, policyFile: loaded.path, ...(options.env === undefined ? {} : { env: options.env }) }), ...DEFAULT_POLICY_NAMES.map((name) => path.join(cwd, name))];
-  refuseSymlinkedOwnPaths({ paths: written, zones });
+  const stateAndPolicy = [...ownPaths({ policy, policyFile: loaded.path, ...(options.env === undefined ? {} : { env: options.env }) }), ...DEFAULT_POLICY_NAMES.map((name) => path.join(cwd, name))];
+  refuseSymlinkedOwnPaths({ paths: stateAndPolicy, zones });
+  // The hook's own program may be reached through a link (a project's node_modules/.bin/node): the link and its target are both protected.
+  const written = [...stateAndPolicy, ...(options.ownExtra ?? [])];
   // Zone roots and resolved paths are real: so must these be, or a symlinked folder above them (macOS /tmp) would slip past.
   const protectedPaths = [...new Set(written.flatMap((entry) => [entry, realPathOf(entry)]))];
   const fsTools = wantsFs ? createFsTools({ zones, cwd, protectedPaths }) : [];
@@ -97,7 +101,8 @@ export async function createBuiltinTools(options: {
   }
   // The shell finds toolgate's own files through the policy's source; the built-in default policy has none, so it gets the path it stands for.
   const shellPolicy = policy.source === loaded.path ? policy : { ...policy, source: loaded.path };
-  const hidden = options.env === undefined ? {} : { hidden: [toolgateConfigHome(options.env), toolgateStateHome(options.env)] };
+  const extraHidden = [...(options.env === undefined ? [] : [toolgateConfigHome(options.env), toolgateStateHome(options.env)]), ...(options.ownExtra ?? [])];
+  const hidden = extraHidden.length === 0 ? {} : { hidden: extraHidden };
   const shell = wantsShell ? [createShellTool({ policy: shellPolicy, zones, cwd, ...hidden, ...(shellSandbox === undefined ? {} : { sandbox: shellSandbox }) })] : [];
   return { tools: [...fsTools, ...shell], zones, sandbox };
 }

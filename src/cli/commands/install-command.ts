@@ -11,7 +11,7 @@ import { HostConfigError, hookCommandLine, hookSwitches, hostConfigFile, planIns
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
-import { toolgateEntry } from '../own-entry.ts';
+import { toolgateEntry } from '../../config/own-entry.ts';
 import { hookArgs, hookSettingsFile, setHookArgs } from '../../hooks/hook-settings.ts';
 import { createdByInstall, forgetCreated, recordCreated } from '../../hooks/install-records.ts';
 

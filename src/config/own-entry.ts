@@ -2,7 +2,7 @@
  * Where this toolgate's own command-line entry is, for a command line that
  * runs toolgate again (the hook `toolgate install` writes): `bin/toolgate.js`
  * at the root of the package, found from this module's own place, which is
- * `src/cli/` in a checkout and `dist/src/cli/` in the installed package.
+ * `src/config/` in a checkout and `dist/src/config/` in the installed package.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -30,4 +30,29 @@ function packageName(file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The files an agent host's hook runs as: toolgate's package (its root
+ * folder, wherever it is installed — a project's node_modules, a global
+ * prefix) and the Node program running it, as started and as resolved. An
+ * agent that could rewrite them would decide its own calls from then on, so
+ * they are own paths no judged call may write (an attacker's review rewrote
+ * a project's node_modules/toolgate/bin/toolgate.js, which a portable
+ * project hook runs, and its next rm -rf ran).
+ *
+ * @example
+ * hookInstallationPaths() // ['/home/me/app/node_modules/toolgate', '/home/me/app/node_modules/node/bin/node', ...]
+ */
+export function hookInstallationPaths(): string[] {
+  const paths: string[] = [];
+  try {
+    paths.push(path.dirname(path.dirname(toolgateEntry())));
+  } catch {
+    // Not in a toolgate package (a bundle elsewhere): the program alone.
+  }
+  paths.push(process.execPath);
+  const started = process.argv0;
+  if (started.includes('/')) paths.push(path.resolve(started));
+  return [...new Set(paths)];
 }
