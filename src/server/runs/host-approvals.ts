@@ -177,7 +177,10 @@ export async function recordHostDecisions(options: { runtime: ServerRuntime; pri
   let recorded = 0;
   for (const entry of options.entries.slice(0, MAX_REPORTED)) {
     if (!isReportedEntry(entry)) continue;
-    const { reported_by: _claimed, ...own } = entry as AuditEntry & { reported_by?: unknown };
+    // What the hook's policy decided, never a person's decision: a hook asks nobody itself, so an entry saying a person decided,
+    // or naming an approver, is the reporter's claim, and is not recorded as one.
+    const { reported_by: _claimed, approver: _approver, ...own } = entry as AuditEntry & { reported_by?: unknown };
+    if (own.source === 'person' || own.source === 'timeout') continue;
     await runtime.audit.record({ ...own, reported_by: options.principal.name });
     recorded++;
   }
