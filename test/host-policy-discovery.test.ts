@@ -162,6 +162,11 @@ describe('the user-level policy, for projects without their own', () => {
     // A delete asks; a networked command asks (it is not blocked outright); files outside the project are blocked.
     expect(await hook({ env, cwd: inside, ...bash('rm a.ts') })).toMatchObject({ decision: 'ask' });
     expect(await hook({ env, cwd: inside, ...bash('npm install left-pad') })).toMatchObject({ decision: 'ask' });
+    // What the person reads first: what will happen, where, and what cannot be undone (git refs are not files).
+    const reset = await hook({ env, cwd: repository, ...bash('git reset --hard HEAD~1') });
+    expect(reset.decision).toBe('ask');
+    expect(reset.reason).toContain(`Run git reset --hard HEAD~1 in ${repository}. It throws away every uncommitted change to tracked files and moves the branch to HEAD~1: commits after it are left only in the reflog — `);
+    expect(reset.reason).not.toMatch(/writes \S*HEAD~1/);
     writeFileSync(path.join(home, '.netrc'), 'machine example.com password hunter2\n');
     expect(await hook({ env, cwd: inside, ...bash(`cat ${path.join(home, '.netrc')}`) })).toMatchObject({ decision: 'deny' });
     // Not a repository: the directory of the call is the project.

@@ -241,7 +241,8 @@ function approvalRequest(options: { tool: string; command: string; cwd: string; 
     // The name the tool was registered under, which the gate checks the request against.
     tool,
     // What will happen first: the command, once, and where.
-    description: `${verdict.rule?.description ?? `Run ${shown.replace(/\s+/g, ' ')} in ${where}`}${why}`,
+    // Then what cannot be undone, in plain words, before the reasons.
+    description: `${verdict.rule?.description ?? `Run ${shown.replace(/\s+/g, ' ')} in ${where}`}${(verdict.consequences ?? []).map((line) => `. ${line.replace(`${command} `, 'It ')}`).join('')}${why}`,
     // The exact text: approving for the session approves this command line in this directory, nothing else.
     payload: { command, cwd },
     presentation: { type: 'command', content: command, metadata: { cwd, reasons: verdict.reasons } },

@@ -4,6 +4,7 @@
  * any block blocks, any ask asks, and the line is allowed only when every
  * part is. Each finding says which part decided what and why (`--explain`).
  */
+import { commandConsequence } from './command-consequences.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { deriveSandboxProfile } from '../../sandbox/derive-sandbox-profile.ts';
@@ -37,6 +38,8 @@ export interface ShellVerdict {
    * several did, or the analysis itself (a path, a hazard).
    */
   decidedBy: string | undefined;
+  /** What commands of the line do that cannot be undone, one plain line each (`command-consequences.ts`): shown, never deciding. */
+  consequences?: string[];
 }
 
 /** Longer command lines are not analysed: they ask. */
@@ -77,6 +80,7 @@ export async function decideShellCommand(options: {
   network?: SandboxNetwork;
 }): Promise<ShellVerdict> {
   const findings: ShellFinding[] = [];
+  const consequences: string[] = [];
   try {
     const { command } = options;
     if (command.length > MAX_COMMAND_LENGTH) return verdictOf([ask(command.slice(0, 80), `the command line is longer than ${MAX_COMMAND_LENGTH} characters and is not analysed`)], options.rules);
@@ -88,6 +92,8 @@ export async function decideShellCommand(options: {
     const profile = options.profile ?? deriveSandboxProfile({ zones: options.zones, network: false, homeDirectory: home });
     const context: DecisionContext = { cwd: options.cwd, rules: options.rules, zones: options.zones, home, profile, network: options.network ?? { mode: 'none' }, realDirectories: new Map([[options.cwd, options.cwd]]) };
     for (const simple of analysis.commands) {
+      const consequence = commandConsequence(simple);
+      if (consequence !== undefined) consequences.push(consequence);
       const finding = await decideSimpleCommand(simple, context);
       findings.push(finding);
       // A blocked command is blocked; what else it would touch only adds noise to the reasons.
@@ -104,7 +110,8 @@ export async function decideShellCommand(options: {
   } catch (error) {
     findings.push(ask(options.command, `the command line could not be decided (${error instanceof Error ? error.message : String(error)})`));
   }
-  return verdictOf(findings, options.rules);
+  const verdict = verdictOf(findings, options.rules);
+  return consequences.length === 0 ? verdict : { ...verdict, consequences };
 }
 
 interface DecisionContext {
