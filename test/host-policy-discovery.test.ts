@@ -169,6 +169,16 @@ describe('the user-level policy, for projects without their own', () => {
     expect(reset.reason).not.toMatch(/writes \S*HEAD~1/);
     writeFileSync(path.join(home, '.netrc'), 'machine example.com password hunter2\n');
     expect(await hook({ env, cwd: inside, ...bash(`cat ${path.join(home, '.netrc')}`) })).toMatchObject({ decision: 'deny' });
+    // The project's secrets, wherever in it, hidden relative to the project (the zone), not to the policy's folder in the home.
+    writeFileSync(path.join(repository, '.env'), 'API_KEY=sk-live-1\n');
+    writeFileSync(path.join(repository, 'src', '.env.local'), 'DB=hunter2\n');
+    writeFileSync(path.join(repository, '.env.example'), 'API_KEY=\n');
+    expect(await hook({ env, cwd: inside, tool: 'Read', input: { file_path: path.join(repository, '.env') } })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('hidden in zone project (hidden: .env)') });
+    expect(await hook({ env, cwd: inside, ...bash('cat .env.local') })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('(hidden: .env.*)') });
+    expect(await hook({ env, cwd: inside, tool: 'Read', input: { file_path: path.join(repository, '.env.example') } })).toMatchObject({ decision: 'allow' });
+    expect(await hook({ env, cwd: repository, tool: 'Grep', input: { pattern: 'API_KEY' } })).toMatchObject({ decision: 'ask', reason: expect.stringContaining('a file zone project hides') });
+    expect(await hook({ env, cwd: repository, ...bash('grep -rn hello README.md src') })).toMatchObject({ decision: 'ask' });
+    expect(await hook({ env, cwd: repository, ...bash('grep -n hello README.md') })).toMatchObject({ decision: 'allow' });
     // Not a repository: the directory of the call is the project.
     const loose = project(projects, 'loose', { 'notes.txt': 'n\n' });
     expect(await hook({ env, cwd: loose, tool: 'Read', input: { file_path: path.join(loose, 'notes.txt') } })).toMatchObject({ decision: 'allow' });

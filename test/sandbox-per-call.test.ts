@@ -387,6 +387,48 @@ describe('toolgate\'s own files', () => {
   });
 });
 
+describe("a zone's hidden files", () => {
+  const zoneLines = ['    - { name: scratch, root: ./scratch, mode: rw, approval: { read: allow, write: allow, delete: allow }, hidden: [".env*", "!.env.example", "keys/"] }'];
+
+  it('are hidden by the kernel from a command the analysis cannot follow, even one a person approved; the rest of the zone is there', async () => {
+    const project = await createProject({ zoneLines });
+    writeFileSync(project.at('scratch', '.env'), 'API_KEY=sk-live-123\n');
+    writeFileSync(project.at('scratch', '.env.example'), 'API_KEY=\n');
+    mkdirSync(project.at('scratch', 'keys'));
+    writeFileSync(project.at('scratch', 'keys', 'id'), 'PRIVATE-KEY\n');
+    // The name is assembled at run time: no path the analysis reads names it.
+    const command = 'n=.en; k=keys; cat "${n}v" "$k/id"; cat .env.example; echo done > out.txt';
+    const result = await runApproved(project, { cwd: project.at('scratch'), command });
+    expect(result.stdout).not.toContain('sk-live');
+    expect(result.stdout).not.toContain('PRIVATE-KEY');
+    expect(result.stdout).toContain('API_KEY=');
+    expect(readFileSync(project.at('scratch', 'out.txt'), 'utf8')).toBe('done\n');
+    // The policy layer refuses a name it can read, before anything runs.
+    await expect(runApproved(project, { cwd: project.at('scratch'), command: 'cat .env' })).rejects.toThrow(/hides \(hidden: \.env\*\)/);
+    // The control: without the pattern, the same command reads the secret.
+    const control = await createProject({ zoneLines: [zoneLines[0]!.replace(/, hidden: \[.*\]/, '')] });
+    writeFileSync(control.at('scratch', '.env'), 'API_KEY=sk-live-123\n');
+    mkdirSync(control.at('scratch', 'keys'));
+    writeFileSync(control.at('scratch', 'keys', 'id'), 'PRIVATE-KEY\n');
+    const read = await runApproved(control, { cwd: control.at('scratch'), command });
+    expect(read.stdout).toContain('sk-live');
+    expect(read.stdout).toContain('PRIVATE-KEY');
+  });
+
+  it('a hidden file created after the tool was built is hidden too; a zone too large to search refuses to run rather than run unhidden', async () => {
+    const project = await createProject({ zoneLines });
+    writeFileSync(project.at('scratch', '.env.local'), 'LATE-SECRET\n');
+    const late = await runApproved(project, { cwd: project.at('scratch'), command: 'n=.env; cat "$n.local"; true' });
+    expect(late.stdout).not.toContain('LATE-SECRET');
+    for (let index = 0; index < 21; index++) {
+      const folder = project.at('scratch', `d${index}`);
+      mkdirSync(folder);
+      for (let file = 0; file < 1000; file++) writeFileSync(path.join(folder, `f${file}`), '');
+    }
+    await expect(runApproved(project, { cwd: project.at('scratch'), command: 'true' })).rejects.toThrow(/the files zone scratch hides could not all be found \(it holds more than 20,000 entries/);
+  });
+});
+
 describe('sandbox.profile, the operator\'s own profile', () => {
   it('narrows what the policy grants, even for an approved command', async () => {
     const project = await createProject({ sandbox: ['profile:', '  read_write: [./scratch]', '  read_only: [./guarded]', '  hidden: [./scratch/secret.txt]'] });

@@ -51,6 +51,7 @@ fs:
     # A read-only zone: the agent may read it, never change it.
     # - { name: docs, root: ../docs, mode: ro }
     # Only some kinds of file: suffixes: [.ts, .md]
+    # Files no tool may touch, in .gitignore syntax: hidden: [".env", ".env.*", "*.pem"]
 
 # The shell tool. A rule pre-approves (allow) or forbids (block) a command only
 # when it covers every part of it (pipelines, substitutions, sh -c ...);
@@ -138,8 +139,9 @@ function oneLine(text: string, limit = Number.POSITIVE_INFINITY): string {
  * toolgate's hook: the host runs the calls itself, with the person's own
  * permissions and no toolgate sandbox, so the policy's decision is the only
  * guard. Reads in the project are allowed, writes there too (git keeps
- * them), deletes ask; files outside the project (~/.ssh, ~/.aws, other
- * projects) are blocked; commands no rule names ask, networked ones
+ * them), deletes ask; its secrets (`.env`, keys) are hidden from every
+ * call; files outside the project (~/.ssh, ~/.aws, other projects) are
+ * blocked; commands no rule names ask, networked ones
  * included (`npm install`, `git push`, `curl`), since `shell.network: false`
  * would block them with no way to ask. `user`: the user-level policy, whose
  * zone is whichever project a call is made in.
@@ -166,10 +168,17 @@ version: 1
 
 ${where}
 # Outside every zone, reads and writes are blocked: ~/.ssh, ~/.aws, other
-# projects. Each of read, write and delete is allow, ask or block.
+# projects. Each of read, write and delete is allow, ask or block. Inside it,
+# \`hidden\` names the files no call may read, write or delete, in .gitignore
+# syntax (! takes a name back); a search through a folder holding one (grep -r,
+# rg, Grep) asks.
 fs:
   zones:
-    - { name: project, root: ., mode: rw, approval: { read: allow, write: allow, delete: ask } }
+    - name: project
+      root: .
+      mode: rw
+      approval: { read: allow, write: allow, delete: ask }
+      hidden: [".env", ".env.*", "!.env.example", "!.env.sample", "!.env.template", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_ecdsa*", "id_ed25519*", ".netrc", ".git-credentials"]
 
 # Shell commands. A rule allows or blocks a command only when it covers every
 # part of it (pipelines, substitutions, sh -c ...), and the files a command

@@ -17,12 +17,13 @@ import { hookInstallationPaths } from '../config/own-entry.ts';
 import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
+import { searchConcern } from '../tools/fs/zone-hidden.ts';
 import { callIdentity, callScope } from './call-identity.ts';
 import { repositoryCommandEnvironment } from './host-settings-layers.ts';
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
-import { HOST_PATCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall } from './host-call.ts';
+import { HOST_PATCH_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
 import { readRegularFile } from './host-transcript.ts';
@@ -156,9 +157,16 @@ export async function createHostJudge(options: {
           : [];
       const hazard = concerns.length === 0 ? undefined : concerns.join('; ');
       // Asked already (as bash reads it), it is asked as what it is: the card says which shell runs it and why that matters.
-      if (hazard !== undefined && asks.by !== 'person' && (authorization.decision === 'allow' || authorization.decision === 'approved' || authorization.decision === 'ask')) {
+      // A person's decision answers this ask too: the call the person saw was this one.
+      if (hazard !== undefined && (authorization.decision === 'allow' || authorization.decision === 'approved' || authorization.decision === 'ask')) {
         const why = authorization.decision === 'ask' ? `${hazard}; as bash reads it: ${authorization.reason}` : hazard;
         authorization = await gate.authorize({ tool: HOST_SHELL_TOOL, args: { command: args.command, shell: input.shell ?? 'a shell not known', why }, callId }, context, options);
+      }
+      // A host's search tool reads every file below its folder (Claude Code's Grep): one a zone hides there makes it ask.
+      if (input.hostTool === 'Grep' && tool === 'list_dir' && (authorization.decision === 'allow' || authorization.decision === 'approved')) {
+        const searched = String(args.path);
+        const why = searchConcern({ target: searched, cwd: input.cwd, subject: input.hostTool, zones });
+        if (why !== undefined) authorization = await gate.authorize({ tool: HOST_SEARCH_TOOL, args: { path: searched, pattern: input.toolInput.pattern, why }, callId }, context, options);
       }
       return { ...verdictOf(authorization), call };
     },

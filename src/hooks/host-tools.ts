@@ -8,7 +8,7 @@
  */
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import { blockCall, type ToolDeclaration } from '../core/tool-declaration.ts';
-import { AGENT_INTERNAL_TOOL, HOST_PATCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
+import { AGENT_INTERNAL_TOOL, HOST_PATCH_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
 
 /**
  * @example
@@ -58,6 +58,14 @@ export function hostTools(loaded: LoadedPolicy): ToolDeclaration[] {
       checkApproval(call) {
         const { command, shell, why } = call.args as { command: string; shell: string; why: string };
         return { tool: HOST_SHELL_TOOL, description: `Run with ${shell}: ${command} — ${why}`, payload: { command, shell } };
+      },
+    },
+    {
+      name: HOST_SEARCH_TOOL,
+      description: "A host's search through every file below a folder that holds a file a zone hides",
+      checkApproval(call) {
+        const { path, pattern, why } = call.args as { path: string; pattern?: unknown; why: string };
+        return { tool: HOST_SEARCH_TOOL, description: `Search ${path}${typeof pattern === 'string' ? ` for ${JSON.stringify(pattern)}` : ''} — ${why}`, payload: { path, pattern } };
       },
     },
     {

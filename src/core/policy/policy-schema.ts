@@ -95,6 +95,10 @@ const zone = z.strictObject({
   root: z.string().min(1).describe('Relative to the policy file.'),
   mode: z.enum(['ro', 'rw']).default('ro'),
   suffixes: z.array(z.string()).optional().describe('Only files ending with one of these may be touched.'),
+  hidden: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Files inside the zone that no tool may read, write, move or delete, in .gitignore syntax relative to the zone root (".env", ".env.*", "!.env.example", "*.pem", "secrets/"). A search below a directory that holds one (grep -r, rg) asks; the OS sandbox hides them.'),
   approval: z
     .strictObject({
       read: zoneDecision.optional(),

@@ -15,6 +15,7 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Zone } from './zones.ts';
+import { hiddenBy } from './zone-hidden.ts';
 
 export type ZoneOperation = 'read' | 'write' | 'delete';
 
@@ -104,6 +105,11 @@ export function resolveZonePath(options: {
       const via = path.basename(lexical) === name ? '' : ` (it resolves to ${name})`;
       return { ok: false, reason: `${shown}${via} does not end with a suffix zone ${zone.name} admits (${zone.suffixes.join(', ')})` };
     }
+  }
+  const hiding = hiddenBy({ zone, absolute: real, directory: exists && isDirectory(real) });
+  if (hiding !== undefined) {
+    const via = path.basename(lexical) === path.basename(real) ? '' : ` (it resolves to ${quotePath(pathBelow({ root: zone.root, candidate: real }))})`;
+    return { ok: false, reason: `${shown}${via} is hidden in zone ${zone.name} (hidden: ${hiding}): no tool reads, writes, moves or deletes it` };
   }
   const relative = pathBelow({ root: zone.root, candidate: real });
   if (DECEPTIVE_CHARACTERS.test(relative)) {

@@ -10,6 +10,7 @@ import { normalizeDecision } from '../../core/policy/normalize-policy.ts';
 import type { Policy } from '../../core/policy/policy.ts';
 import type { Decision } from '../../core/types.ts';
 import { resolveZonePath } from './resolve-zone-path.ts';
+import { compileHidden, type ZoneHidden } from './zone-hidden.ts';
 
 /** One zone, ready to use: its root is absolute and already realpath'ed. */
 export interface Zone {
@@ -21,6 +22,8 @@ export interface Zone {
   mode: 'ro' | 'rw';
   /** Only files whose name ends with one of these may be touched; undefined means any file. */
   suffixes: readonly string[] | undefined;
+  /** Files no tool touches (`hidden:`, gitignore patterns relative to the root); undefined: none. */
+  hidden?: ZoneHidden | undefined;
   /** Read-only zones always carry `block` for write and delete, whatever the file says. */
   approval: { read: Decision; write: Decision; delete: Decision };
 }
@@ -75,6 +78,7 @@ export function zonesFromPolicy(options: { policy: Policy; policyDirectory: stri
       root,
       mode: readOnly ? 'ro' : 'rw',
       suffixes: document.suffixes === undefined ? undefined : [...document.suffixes],
+      hidden: compileHidden(document.hidden),
       approval: {
         read: normalizeDecision(document.approval?.read ?? 'allow'),
         write: readOnly ? 'block' : normalizeDecision(document.approval?.write ?? 'ask'),

@@ -47,6 +47,8 @@ export interface AnalyzedCommand {
   appendedNames: AppendedNames | undefined;
   /** Targets of its `<` redirections, which count as its paths for `paths_in`. */
   inputs: ShellWord[];
+  /** Its standard input is a pipe or a redirection, not the tool's own (empty) input: `rg x` then searches it, not the directory. */
+  piped: boolean;
   cwd: CwdState;
 }
 
@@ -404,7 +406,7 @@ class Analyzer {
       this.concern({ subject: options.text, reason: `the command line has more than ${MAX_COMMANDS} commands; not analysed further`, via: frame.via });
       return;
     }
-    const base = { text: options.text, words, via: frame.via, explicitOnly: frame.explicitOnly, appendsArguments: options.appendsArguments, appendedFrom: options.appendedFrom, appendedNames: options.appendedNames, inputs: options.inputs, cwd: frame.cwdOverride ?? this.cwd };
+    const base = { text: options.text, words, via: frame.via, explicitOnly: frame.explicitOnly, appendsArguments: options.appendsArguments, appendedFrom: options.appendedFrom, appendedNames: options.appendedNames, inputs: options.inputs, piped: frame.stdinFrom !== undefined || options.inputs.length > 0, cwd: frame.cwdOverride ?? this.cwd };
     const nameWord = words[0]!;
     if (nameWord.kind !== 'static') {
       const reason = `the command name ${nameWord.text} is only known at run time`;

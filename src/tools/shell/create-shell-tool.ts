@@ -12,6 +12,7 @@ import type { Policy } from '../../core/policy/policy.ts';
 import { allowCall, blockCall } from '../../core/tool-declaration.ts';
 import type { ApprovalRequest } from '../../core/types.ts';
 import { deriveSandboxProfile, type DeriveSandboxProfileOptions } from '../../sandbox/derive-sandbox-profile.ts';
+import { listHiddenEntries } from '../fs/zone-hidden.ts';
 import { findVcsMetadata } from '../../sandbox/find-vcs-metadata.ts';
 import type { SandboxProfile } from '../../sandbox/sandbox-profile.ts';
 import type { CallAuthority } from '../../sandbox/sandbox-zone.ts';
@@ -157,7 +158,15 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
    */
   async function sandboxedWrap(call: { sandbox: ShellSandbox; authority: CallAuthority; cwd: string; command: string }): Promise<WrapCommand> {
     const paths = await findVcsMetadata({ roots: writableRoots, cwd: call.cwd });
-    const callOptions: DeriveSandboxProfileOptions = { ...profileOptions, authority: call.authority, vcsMetadata: { ...profileOptions.vcsMetadata, paths } };
+    // The files the zones hide, as they are now: the kernel hides them from what the analysis cannot see (a script reading .env).
+    const hiddenNow: string[] = [];
+    for (const zone of zones) {
+      const listed = listHiddenEntries({ zone });
+      if (listed.kind === 'unknown') throw new ShellCommandRefusedError({ command: call.command, reasons: [`the files zone ${zone.name} hides could not all be found (${listed.reason}), so the sandbox could not hide them; narrow the zone`] });
+      hiddenNow.push(...listed.entries);
+    }
+    const hidden = hiddenNow.length === 0 ? {} : { hidden: [...(profileOptions.hidden ?? []), ...hiddenNow] };
+    const callOptions: DeriveSandboxProfileOptions = { ...profileOptions, ...hidden, authority: call.authority, vcsMetadata: { ...profileOptions.vcsMetadata, paths } };
     const callProfile = deriveSandboxProfile(callOptions);
     if (profileAccess(callProfile, call.cwd).access === 'none') {
       const why = call.authority === 'policy' ? 'no person approved the command, and the sandbox hides zones whose reads need approval from such commands' : 'the sandbox hides it';

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Decision } from '../../core/types.ts';
 import type { SandboxNetwork, SandboxProfile } from '../../sandbox/sandbox-profile.ts';
 import type { Zone } from '../fs/zones.ts';
+import { searchConcern } from '../fs/zone-hidden.ts';
 import type { AnalyzedCommand } from './analyze-command.ts';
 import type { ShellFinding } from './shell-finding.ts';
 import { codeLoadingFile } from '../fs/code-loading-files.ts';
@@ -114,7 +115,9 @@ export async function decideCommandPaths(options: { command: AnalyzedCommand; co
   for (const entry of paths) {
     // find -exec's and xargs -I's `{}` stands for the appended arguments, judged above.
     if (command.appendsArguments && entry.word.value === '{}') continue;
-    await judgeArgument({ entry, cwd, context, judge, ask: collected.ask });
+    // `rg x` with no path searches what is piped into it, not the directory.
+    if (entry.tree === 'unless-piped' && command.piped) continue;
+    await judgeArgument({ entry, cwd, context, judge, ask: collected.ask, subject: name });
   }
   // What the repository makes git run (config keys, hooks), and the whole work tree a writing subcommand changes.
   if (runsGit(name)) collected.ask.push(...(await gitCommandConcerns({ name, words: command.words, cwd, home: context.home, judge: async (entry) => void (await judge(entry)), zoneRoots: context.zones.map((zone) => zone.root) })));
@@ -126,8 +129,15 @@ type Judge = (entry: { path: string; operation: PathOperation; into?: boolean; p
 const STRICTNESS: Record<Decision, number> = { allow: 0, ask: 1, block: 2 };
 
 /** One path argument: its base directory, a glob's matches, a directory destination's files, a symlink's target. */
-async function judgeArgument(options: { entry: PathArgument; cwd: string; context: CommandPathContext; judge: Judge; ask: string[] }): Promise<void> {
+async function judgeArgument(options: { entry: PathArgument; cwd: string; context: CommandPathContext; judge: Judge; ask: string[]; subject: string }): Promise<void> {
   const { entry, context, judge, ask } = options;
+  // A search through every file below a directory reads the files a zone hides there too.
+  const searched = async (target: string, from: string): Promise<void> => {
+    const decided = await judge({ ...common, path: target, from });
+    if (entry.tree === undefined || decided === 'block') return;
+    const concern = searchConcern({ target, cwd: from, subject: options.subject, zones: context.zones });
+    if (concern !== undefined) ask.push(concern);
+  };
   const word = entry.word;
   if (word.kind === 'dynamic' || word.value === '' || word.value === '-') return;
   let cwd = options.cwd;
@@ -147,7 +157,7 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
       return;
     }
     await judge({ path: expansion.directory, operation: 'read', from: cwd });
-    for (const match of expansion.matches) await judge({ ...common, path: match });
+    for (const match of expansion.matches) await searched(match, cwd);
     return;
   }
   const target = wordPath(word, context.home);
@@ -161,8 +171,12 @@ async function judgeArgument(options: { entry: PathArgument; cwd: string; contex
     await judgeCopies({ target, sources, layout: entry.layout ?? 'directory', links: entry.links === true, cwd, common, context, judge, ask });
     return;
   }
-  if (entry.linkedFrom === undefined || path.isAbsolute(target)) {
-    await judge({ ...common, path: target, ...(entry.linkedFrom === undefined ? {} : { action: 'links to' }) });
+  if (entry.linkedFrom === undefined) {
+    await searched(target, cwd);
+    return;
+  }
+  if (path.isAbsolute(target)) {
+    await judge({ ...common, path: target, action: 'links to' });
     return;
   }
   // The kernel resolves a relative symlink target from the link's directory, not from here.

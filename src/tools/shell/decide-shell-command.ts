@@ -235,7 +235,7 @@ async function decideRedirection(redirection: AnalyzedRedirection, context: Deci
   }
   if (cwd === undefined && !path.isAbsolute(file)) return { ...base, decision: 'ask', reason: `writes ${file} in a directory only known at run time (after cd)` };
   const resolved = resolveInZones({ zones: context.zones, path: file, cwd: cwd ?? context.cwd, operation: 'write' });
-  if (!resolved.ok) return { ...base, decision: 'block', reason: `writes a file outside the writable zones: ${resolved.reason}` };
+  if (!resolved.ok) return { ...base, decision: 'block', reason: `writes a file it may not: ${resolved.reason}` };
   const zone = resolved.zone;
   const shown = `${zone.name}:${resolved.relative}`;
   // Credentials and toolgate's own files are hidden from the sandbox even inside a zone.

@@ -15,6 +15,7 @@ import { quotePath, zoneContaining } from '../fs/resolve-zone-path.ts';
 import { resolveInZones, type Zone } from '../fs/zones.ts';
 import { profileAccess, profileAccessOfFile } from './profile-access.ts';
 import { ownStateConcern } from '../../config/own-state-paths.ts';
+import { hiddenBy } from '../fs/zone-hidden.ts';
 
 export type PathOperation = 'read' | 'write' | 'delete';
 
@@ -75,6 +76,10 @@ export async function judgePath(options: { path: string; cwd: string; operation:
   if (/[\0\n\r]/.test(absolute)) return block(`${shown}, a path with a NUL byte or a line break`);
   const where = absolute === input ? shown : `${shown} (${quotePath(absolute)})`;
   const zone = zoneContaining(context.zones, absolute);
+  if (zone?.hidden !== undefined) {
+    const hiding = hiddenBy({ zone, absolute, directory: entry === undefined || entry === null ? isExistingDirectory(absolute) : entry.isDirectory() });
+    if (hiding !== undefined) return block(`${where}, which zone ${zone.name} hides (hidden: ${hiding}): no command may touch it`);
+  }
   const visible = profileAccess(context.profile, absolute);
   if (visible.access === 'none') {
     if (zone === undefined) return block(`${where}, outside every zone (and not a system path the sandbox would expose)`);
@@ -248,6 +253,14 @@ function kernelRealPath(input: string, cwd: string): string | undefined {
     return isDanglingSymlink(path.join(existing, missing[0]!)) ? undefined : path.join(existing, ...missing);
   }
   return undefined;
+}
+
+function isExistingDirectory(absolute: string): boolean {
+  try {
+    return statSync(absolute, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** It exists (lstat) but does not resolve (realpath): a dangling symlink. */

@@ -36,6 +36,13 @@ export interface PathArgument {
    * since the command may well not do it.
    */
   presumed?: string;
+  /**
+   * It reads every file below this path when it is a directory (`grep -r`,
+   * `rg`), so a file a zone hides there is read too. `unless-piped`: the
+   * command searches it only when its standard input is not a pipe (`rg x`
+   * with no path searches `.`, or what is piped into it).
+   */
+  tree?: 'always' | 'unless-piped';
   /** Judged only when something by that name exists (a bare word of an unknown command: `trash Makefile`). */
   onlyIfExists?: boolean;
 }

@@ -145,12 +145,35 @@ const AWK: ArgumentGrammar = {
 
 function grep(words: readonly ShellWord[]): CommandPaths {
   const follows = { names: ['-R', '--dereference-recursive'], reason: `grep -R ${FOLLOWS}` };
-  return patternFirst({ words, grammar: GREP, given: ['-e', '--regexp', '-f', '--file'], files: ['-f', '--file', '--exclude-from'], follows });
+  const found = patternFirst({ words, grammar: GREP, given: ['-e', '--regexp', '-f', '--file'], files: ['-f', '--file', '--exclude-from'], follows });
+  const scanned = scanArguments({ words, grammar: GREP });
+  const recursive =
+    hasOption(scanned, ['-r', '-R', '--recursive', '--dereference-recursive']) ||
+    optionValues(scanned, ['-d', '--directories']).some((value) => value.kind !== 'static' || value.value === 'recurse');
+  // grep -r with no file searches the working directory, whatever its input is.
+  return recursive ? searchedTrees({ found, implicit: 'always', exclude: optionValues(scanned, ['-f', '--file', '--exclude-from']) }) : found;
 }
 
 function ripgrep(words: readonly ShellWord[]): CommandPaths {
   const follows = { names: ['-L', '--follow'], reason: `rg -L ${FOLLOWS}` };
-  return patternFirst({ words, grammar: RIPGREP, given: ['-e', '--regexp', '-f', '--file', '--files', '--type-list'], files: ['-f', '--file', '--ignore-file'], follows });
+  const found = patternFirst({ words, grammar: RIPGREP, given: ['-e', '--regexp', '-f', '--file', '--files', '--type-list'], files: ['-f', '--file', '--ignore-file'], follows });
+  const scanned = scanArguments({ words, grammar: RIPGREP });
+  // rg --files lists names, reading no file; without a path rg searches `.`, or what is piped into it.
+  if (hasOption(scanned, ['--files', '--type-list', '-h', '--help', '-V', '--version'])) return found;
+  return searchedTrees({ found, implicit: 'unless-piped', exclude: optionValues(scanned, ['-f', '--file', '--ignore-file']) });
+}
+
+/**
+ * A recursive search's paths: each operand read as a tree (every file below
+ * it), or the working directory when it names none. The files its options
+ * name (`-f patterns.txt`) are read as files.
+ */
+function searchedTrees(options: { found: CommandPaths; implicit: 'always' | 'unless-piped'; exclude: readonly ShellWord[] }): CommandPaths {
+  const { found } = options;
+  const named = new Set(options.exclude.map((word) => word.text));
+  const paths = found.paths.map((entry) => (named.has(entry.word.text) || entry.use !== 'read' ? entry : { ...entry, tree: 'always' as const }));
+  if (!paths.some((entry) => entry.tree !== undefined)) paths.push({ word: { text: '.', value: '.', kind: 'static', tilde: false }, use: 'read', tree: options.implicit });
+  return { paths, unsure: found.unsure };
 }
 
 /** sed: the script is not a file; with -i the files are rewritten. */
