@@ -163,9 +163,10 @@ export async function createHostJudge(options: {
         authorization = await gate.authorize({ tool: HOST_SHELL_TOOL, args: { command: args.command, shell: input.shell ?? 'a shell not known', why }, callId }, context, options);
       }
       // A host's search tool reads every file below its folder (Claude Code's Grep): one a zone hides there makes it ask.
+      // Its `glob` only filters what it searches (and may name a hidden file, which rg then reads though git ignores it): the folder it searches is `path`.
       if (input.hostTool === 'Grep' && tool === 'list_dir' && (authorization.decision === 'allow' || authorization.decision === 'approved')) {
-        const searched = String(args.path);
-        const why = searchConcern({ target: searched, cwd: input.cwd, subject: input.hostTool, zones });
+        const searched = typeof input.toolInput.path === 'string' && input.toolInput.path !== '' ? input.toolInput.path : input.cwd;
+        const why = [searched, String(args.path)].map((target) => searchConcern({ target, cwd: input.cwd, subject: input.hostTool, zones })).find((concern) => concern !== undefined);
         if (why !== undefined) authorization = await gate.authorize({ tool: HOST_SEARCH_TOOL, args: { path: searched, pattern: input.toolInput.pattern, why }, callId }, context, options);
       }
       return { ...verdictOf(authorization), call };

@@ -23,6 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { readRegularFile } from './host-transcript.ts';
+import { isSensitiveVariable } from '../tools/shell/sensitive-variables.ts';
 
 /** The largest settings file read. */
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
@@ -117,7 +118,7 @@ export function claudeHookSwitches(options: { cwd: string; env: Readonly<Record<
 function commandEnvironmentSwitch(file: string, scope: ClaudeSettingsScope, settings: Record<string, unknown>): HookSwitchOff | undefined {
   const env = settings.env;
   if (typeof env !== 'object' || env === null) return undefined;
-  const changed = Object.keys(env).filter((name) => COMMAND_ENVIRONMENT.has(name) || name.startsWith('GIT_CONFIG_') || name.startsWith('LD_') || name.startsWith('DYLD_'));
+  const changed = Object.keys(env).filter((name) => COMMAND_ENVIRONMENT.has(name) || isSensitiveVariable(name));
   if (changed.length === 0) return undefined;
   return { file, key: `env.${changed.join(', env.')}`, reach: 'all', detail: `${scope} settings set ${changed.join(', ')} for the session, which changes what a command toolgate judged runs (its shell, where its programs are found, code run before it)` };
 }
@@ -193,6 +194,7 @@ export function codexHookSwitches(options: { cwd: string; env: Readonly<Record<s
  * that runs it, where its programs are found, code run before it, libraries
  * loaded into it.
  */
+/** Claude Code's own variables for how it runs commands; with the shell's sensitive variables (BASHOPTS, RIPGREP_CONFIG_PATH, GIT_*...), what changes what a judged command does. */
 const COMMAND_ENVIRONMENT = new Set([
   'SHELL', 'CLAUDE_CODE_SHELL', 'CLAUDE_CODE_SHELL_PREFIX', 'BASH_ENV', 'ENV', 'ZDOTDIR', 'PATH', 'PROMPT_COMMAND', 'NODE_OPTIONS', 'PYTHONSTARTUP', 'PYTHONPATH', 'PERL5OPT', 'PERL5LIB', 'RUBYOPT', 'GIT_SSH_COMMAND', 'GIT_EXEC_PATH', 'PAGER', 'GIT_PAGER', 'EDITOR', 'VISUAL',
 ]);

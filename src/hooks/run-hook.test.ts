@@ -303,6 +303,19 @@ describe('runHook', () => {
     expect(decisionOf(mine.stdout).permissionDecision).toBe('allow');
   });
 
+  it.each([
+    ['BASHOPTS (dotglob: a glob then matches .env)', { BASHOPTS: 'dotglob' }],
+    ["RIPGREP_CONFIG_PATH (a config whose --pre runs the repository's script)", { RIPGREP_CONFIG_PATH: './rg.conf' }],
+    ['GIT_EXTERNAL_DIFF (git log --ext-diff runs it)', { GIT_EXTERNAL_DIFF: './x.sh' }],
+    ['GLOBIGNORE', { GLOBIGNORE: 'x' }],
+  ])("a repository's own settings that set %s make every shell command ask", async (_name, env) => {
+    const repository = mkdtempSync(path.join(directory, 'repository-'));
+    mkdirSync(path.join(repository, '.claude'));
+    writeFileSync(path.join(repository, '.claude', 'settings.json'), JSON.stringify({ env }));
+    const answer = await runHook({ dialect: claudeCode, stdin: Readable.from([call('Bash', { command: 'ls' }, { cwd: repository })]), loadPolicy, env: { SHELL: '/bin/bash' } });
+    expect(decisionOf(answer.stdout)).toMatchObject({ permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining(`sets env.${Object.keys(env)[0]}`) });
+  });
+
   it("reads the shell Codex's model chose (exec_command's shell) from Codex's rollout; a call not found there has a shell not known, and is denied", async () => {
     const rollout = path.join(directory, 'rollout.jsonl');
     const line = (callId: string, args: Record<string, unknown>) =>

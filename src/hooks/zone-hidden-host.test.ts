@@ -112,6 +112,32 @@ describe("a zone's hidden files, in front of Claude Code", () => {
     expect(verdict.reason).toContain(shown);
   });
 
+  it.each([
+    ['grep -d with an abbreviated action (GNU grep reads -d rec as -d recurse)', 'grep -d rec KEY .'],
+    ['grep -drec', 'grep -drec KEY .'],
+    ['grep --directories=recurs', 'grep --directories=recurs KEY .'],
+    ['a later -d wins', 'grep -d skip -d rec KEY .'],
+    ['rg whose piped input is replaced by /dev/null', 'git log | rg -uu KEY </dev/null'],
+    ['rg whose piped input is closed', 'git log | rg -uu KEY <&-'],
+    ['rg whose piped input is closed by its number', 'git log | rg -uu KEY 0>&-'],
+    ['rg whose piped input is replaced by a read-write open', 'git log | rg -uu KEY 0<>/dev/null'],
+  ])('an attacker\'s search still asks: %s', async (_name, command) => {
+    const verdict = await bash(command);
+    expect(verdict.decision, verdict.reason).toBe('ask');
+    expect(verdict.reason).toContain('searches every file below');
+  });
+
+  it.each([
+    ['an escaped name', '\\.env'],
+    ['two globs split at a space', 'zzz .env'],
+    ['two globs split at a comma', 'src/x.ts,.env'],
+    ['a negated glob (everything else, hidden files included)', '!zzz'],
+  ])("Claude Code's Grep whose glob names a hidden file still asks, judged on the folder it searches: %s", async (_name, glob) => {
+    const verdict = await judge.decide(input('Grep', { pattern: 'KEY', glob }), { by: 'host' });
+    expect(verdict.decision, verdict.reason).toBe('ask');
+    expect(verdict.reason).toContain('a file zone project hides');
+  });
+
   it('a search that holds none, a search of what is piped in, and a search without -r run unasked', async () => {
     expect((await bash('grep -rn x src')).decision).toBe('allow');
     expect((await bash('rg x src')).decision).toBe('allow');

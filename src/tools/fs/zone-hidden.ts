@@ -177,8 +177,10 @@ export function searchConcern(options: { target: string; cwd: string; subject: s
   try {
     directory = realpathSync.native(path.resolve(options.cwd, options.target));
     if (!statSync(directory).isDirectory()) return undefined;
-  } catch {
-    return undefined;
+  } catch (error) {
+    // Nothing there, nothing read; any other failure (a loop, no permission) cannot say what is below it.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    return `${options.subject} searches every file below ${JSON.stringify(options.target)}, which cannot be resolved (${(error as NodeJS.ErrnoException).code ?? 'error'}), so whether it holds a file a zone hides is not known, and a person decides`;
   }
   const found = findHiddenBelow({ zones: options.zones, directory });
   const searched = `${options.subject} searches every file below ${JSON.stringify(options.target)}`;

@@ -47,7 +47,11 @@ export interface AnalyzedCommand {
   appendedNames: AppendedNames | undefined;
   /** Targets of its `<` redirections, which count as its paths for `paths_in`. */
   inputs: ShellWord[];
-  /** Its standard input is a pipe or a redirection, not the tool's own (empty) input: `rg x` then searches it, not the directory. */
+  /**
+   * Its standard input is the pipe from a simple command (`git log | rg x`),
+   * not the tool's own (empty) input and not replaced by a redirection: `rg x`
+   * then searches it, not the directory.
+   */
   piped: boolean;
   cwd: CwdState;
 }
@@ -406,7 +410,7 @@ class Analyzer {
       this.concern({ subject: options.text, reason: `the command line has more than ${MAX_COMMANDS} commands; not analysed further`, via: frame.via });
       return;
     }
-    const base = { text: options.text, words, via: frame.via, explicitOnly: frame.explicitOnly, appendsArguments: options.appendsArguments, appendedFrom: options.appendedFrom, appendedNames: options.appendedNames, inputs: options.inputs, piped: frame.stdinFrom !== undefined || options.inputs.length > 0, cwd: frame.cwdOverride ?? this.cwd };
+    const base = { text: options.text, words, via: frame.via, explicitOnly: frame.explicitOnly, appendsArguments: options.appendsArguments, appendedFrom: options.appendedFrom, appendedNames: options.appendedNames, inputs: options.inputs, piped: typeof frame.stdinFrom === 'object', cwd: frame.cwdOverride ?? this.cwd };
     const nameWord = words[0]!;
     if (nameWord.kind !== 'static') {
       const reason = `the command name ${nameWord.text} is only known at run time`;
@@ -460,7 +464,9 @@ class Analyzer {
 
 /** Any redirection that can feed standard input (conservatively, on any descriptor). */
 function readsStandardInput(redirection: Redirection): boolean {
-  return redirection.type !== 'Redirect' || redirection.operator === '<' || redirection.operator === '<>' || redirection.operator === '<&';
+  if (redirection.type !== 'Redirect' || redirection.operator === '<' || redirection.operator === '<>' || redirection.operator === '<&') return true;
+  // `0>&-`, `0>/dev/null`, `{fd}>…`: standard input replaced or closed all the same (rg then searches the directory).
+  return redirection.descriptor !== undefined && (redirection.descriptor.type !== 'FileDescriptor' || redirection.descriptor.value === 0);
 }
 
 function nextCwd(current: CwdState, change: { kind: 'changed'; path: string } | { kind: 'unknown' }): CwdState {

@@ -149,7 +149,8 @@ function grep(words: readonly ShellWord[]): CommandPaths {
   const scanned = scanArguments({ words, grammar: GREP });
   const recursive =
     hasOption(scanned, ['-r', '-R', '--recursive', '--dereference-recursive']) ||
-    optionValues(scanned, ['-d', '--directories']).some((value) => value.kind !== 'static' || value.value === 'recurse');
+    // GNU grep takes any unambiguous prefix of an action (-d rec is -d recurse): anything but read or skip may recurse.
+    optionValues(scanned, ['-d', '--directories']).some((value) => value.kind !== 'static' || (value.value !== 'read' && value.value !== 'skip'));
   // grep -r with no file searches the working directory, whatever its input is.
   return recursive ? searchedTrees({ found, implicit: 'always', exclude: optionValues(scanned, ['-f', '--file', '--exclude-from']) }) : found;
 }
