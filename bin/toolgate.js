@@ -22,6 +22,9 @@ if (major < NEEDED) {
 try {
   // V8's code cache, as src/cli/main.ts keeps it when run directly: a second start compiles nothing again.
   (await import('node:module')).enableCompileCache?.();
+  // A hook runs for every tool call: the installed package has it bundled into one file (scripts/bundle-hook.ts).
+  const bundledHook = new URL('../dist/hook/toolgate-hook.mjs', import.meta.url);
+  if (hook && existsSync(bundledHook)) await (await import(bundledHook.href)).runHookProcess(argv);
   const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
   const { runAsProcess } = await import(existsSync(compiled) ? compiled.href : new URL('../src/cli/main.ts', import.meta.url).href);
   await runAsProcess(argv);

@@ -85,6 +85,30 @@ describe('the packed package on Node 24', () => {
   });
 });
 
+describe('the hook, as the package runs it', () => {
+  it('is one bundled file: a hook loads toolgate from dist/hook/toolgate-hook.mjs, not the ~390 modules it is built from, and decides as the sources do', () => {
+    const project = path.join(packed.project, 'bundled');
+    mkdirSync(project, { recursive: true });
+    writeFileSync(path.join(project, 'toolgate.yaml'), HOST_TEST_POLICY);
+    const counter = path.join(parent, 'count-modules.mjs');
+    writeFileSync(counter, "import { registerHooks } from 'node:module'; const seen = []; registerHooks({ load(url, context, next) { seen.push(url); return next(url, context); } }); process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(seen) + '\\n'));\n");
+    const call = (command: string) => JSON.stringify({ session_id: 's', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 't' });
+    const hook = (command: string) => spawnSync(NODE, ['--import', counter, packed.bin, 'hook', 'claude-code', '--policy', path.join(project, 'toolgate.yaml')], { cwd: project, encoding: 'utf8', input: call(command), env: { PATH: process.env.PATH, HOME: parent, SHELL: '/bin/bash' } });
+    const allowed = hook('echo hi');
+    expect(allowed.status, allowed.stderr).toBe(0);
+    expect(JSON.parse(allowed.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
+    const loaded = JSON.parse(/LOADED (.*)/.exec(allowed.stderr)![1]!) as string[];
+    const fromPackage = loaded.filter((url) => url.includes('/node_modules/'));
+    expect(fromPackage.map((url) => url.slice(url.indexOf('/node_modules/')))).toEqual(['/node_modules/toolgate/bin/toolgate.js', '/node_modules/toolgate/dist/hook/toolgate-hook.mjs']);
+    const blocked = hook('rm -rf victim');
+    expect(blocked.status).toBe(0);
+    expect(JSON.parse(blocked.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
+    // A failure inside the bundle blocks, as the sources' hook does.
+    const broken = spawnSync(NODE, [packed.bin, 'hook', 'claude-code', '--policy', path.join(project, 'missing.yaml')], { cwd: project, encoding: 'utf8', input: call('ls'), env: { PATH: process.env.PATH, HOME: parent } });
+    expect(broken.status).toBe(2);
+  });
+});
+
 describe('the hooks, installed from the package (issue 53)', () => {
   it('install writes a hook that runs (it probes it first), doctor says live, the real Claude Code is blocked and allowed by it, and uninstall takes it out', { timeout: 120_000 }, async () => {
     // The user's own project, with toolgate in node_modules (npx finds it from here), and a home of its own.

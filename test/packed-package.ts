@@ -30,6 +30,7 @@ export function installPackedToolgate(parent: string, options: { devPackages?: r
   const run = (command: string, args: string[], cwd: string): string => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   run(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', path.join(stage, 'dist')], ROOT);
   run(path.join(ROOT, 'node_modules/.bin/node'), [path.join(ROOT, 'scripts/copy-assets.ts'), path.join(stage, 'dist')], ROOT);
+  run(path.join(ROOT, 'node_modules/.bin/node'), [path.join(ROOT, 'scripts/bundle-hook.ts'), path.join(stage, 'dist')], ROOT);
   for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'schema']) cpSync(path.join(ROOT, entry), path.join(stage, entry), { recursive: true });
   const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', parent], stage)) as Array<{ filename: string }>;
   const tarball = path.join(parent, packed[0]!.filename);

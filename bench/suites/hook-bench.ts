@@ -4,19 +4,16 @@
  *
  * - As a process, as Claude Code and Codex start a command hook: the host's
  *   JSON on stdin, one answer on stdout. The package as a user has it
- *   (packed and installed in a scratch project: compiled JavaScript, not this
- *   checkout's TypeScript, whose type stripping alone costs more than the
- *   floor), run as `toolgate install` writes it. Wall time from spawn to
- *   exit, on the pinned Node, against a bare `node -e 0` spawned the same way
- *   with the same stdin, interleaved round by round (the floor of any hook
- *   that is a Node process on this machine). Target: ≤ 1.5× that floor, for
- *   the hook that forwards to `toolgate serve` (where the policy is loaded
- *   once); beside it, the least a Node hook that forwards can do
+ *   (packed and installed in a scratch project: the hook bundled into one
+ *   file, scripts/bundle-hook.ts), run as `toolgate install` writes it. Wall
+ *   time from spawn to exit, on the pinned Node, against a bare `node -e 0`
+ *   spawned the same way with the same stdin, interleaved round by round (the
+ *   floor of any hook that is a Node process on this machine). Targets
+ *   (issue 53): the hook that judges by itself ≤ 1.5× that floor; the hook
+ *   that forwards to `toolgate serve` (--approver server, which still decides
+ *   allow and block locally) ≤ 1.1× the least a Node hook that forwards can do
  *   (bench/minimal-forwarding-hook.mjs: node:http and one request cycle),
- *   measured in the same rounds, which is about 1.5× by itself. The hook that judges by itself
- *   loads the policy (YAML, validated) and the judge (the shell's analysis,
- *   the fs zones: some 350 modules) in every process: its row is a
- *   measurement, without a target.
+ *   measured in the same rounds.
  * - Claude Code's `http` hook: `POST /hooks/claude-code` to a running
  *   `toolgate serve` over loopback, one request at a time on a keep-alive
  *   connection, against `GET /healthz` on the same connection. Target: p50
@@ -87,7 +84,9 @@ export const hookSuite: BenchSuite = {
         baseline: 'node -e 0, spawned with the hook input on stdin (the floor of a hook that is a Node process)',
         ratio_meaning: 'wall time, hook / node -e 0, median of interleaved rounds (lower is better)',
         spread: spreadOf({ of: 'ratio', values: ratios, digits: 2 }),
-        note: `${rounds} interleaved rounds; loads and validates the policy and the judge in every process (no target: the forwarding hook below is the fast form)`,
+        target: 'hook process <= 1.5x node -e 0',
+        met: ratio <= 1.5,
+        note: `${rounds} interleaved rounds; loads and validates the policy and the judge in every process`,
       },
     ];
 
@@ -146,10 +145,10 @@ export const hookSuite: BenchSuite = {
           ratio: round(median(overBare), 2),
           baseline: 'node -e 0, spawned with the hook input on stdin (the floor of a hook that is a Node process)',
           ratio_meaning: 'wall time, hook / node -e 0, median of interleaved rounds (lower is better)',
-          target: 'hook process <= 1.5x node -e 0',
-          met: median(overBare) <= 1.5,
+          target: 'hook process <= 1.1x the minimal forwarder',
+          met: median(overMinimal) <= 1.1,
           spread: spreadOf({ of: 'ratio', values: overBare, digits: 2 }),
-          note: `${rounds} interleaved rounds; ${round(median(overMinimal), 2)}x the minimal forwarder`,
+          note: `${rounds} interleaved rounds; ${round(median(overMinimal), 2)}x the minimal forwarder (the target's ratio)`,
         },
       );
       // As toolgate install --http writes the URL: naming the shell (without it, every shell command asks).

@@ -1,10 +1,7 @@
-import { enableCompileCache, flushCompileCache } from 'node:module';
-import { PolicyError } from '../core/errors/policy-error.ts';
-import { ToolgateError } from '../core/errors/toolgate-error.ts';
+import { enableCompileCache } from 'node:module';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { EXIT, processIo, type CliIo } from './cli-io.ts';
-
-type CommandRun = (argv: string[], io: CliIo) => Promise<number>;
+import { exitAsHook, runCliCommand, type CommandRun } from './run-cli-command.ts';
 
 /**
  * Every command with its one-line summary for `toolgate --help`. A command's
@@ -70,16 +67,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     io.stderr.write(`toolgate: unknown command ${sanitizeTerminalText(JSON.stringify(name))}${suggestion === undefined ? '' : `: did you mean ${suggestion}?`}\n\n${MAIN_HELP}`);
     return EXIT.usage;
   }
-  try {
-    const run = await command.load();
-    // Written now, not at exit: a server runs until it is stopped, maybe by kill -9.
-    flushCompileCache();
-    return await run(rest, io);
-  } catch (error) {
-    const code = await reportError(error, name, io);
-    // A host lets the call run when its hook exits with anything but 0 or 2: whatever reached here blocks.
-    return name === 'hook' ? HOOK_BLOCKED : code;
-  }
+  return runCliCommand({ name, load: command.load, argv: rest, io });
 }
 
 /**
@@ -94,35 +82,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
  */
 export async function runAsProcess(argv: string[]): Promise<void> {
   const code = await main(argv);
-  if (argv[0] === 'hook') {
-    await new Promise<void>((resolve) => process.stderr.write('', () => process.stdout.write('', () => resolve())));
-    process.exit(code);
-  }
+  if (argv[0] === 'hook') await exitAsHook(code);
   process.exitCode = code;
-}
-
-/** What `toolgate hook` exits with when it could not decide: the code every host reads as "blocked". */
-const HOOK_BLOCKED = 2;
-
-/** Error messages quote flags, JSON and policy text a model may have written: they print through the one sanitiser. */
-async function reportError(error: unknown, command: string, io: CliIo): Promise<number> {
-  // Loaded here, not up front: every command imports it already, so this costs nothing then.
-  const { UsageError } = await import('./usage-error.ts');
-  const safe = (text: unknown): string => sanitizeTerminalText(String(text), { keepNewlines: true, keepTabs: true, collapse: true });
-  if (error instanceof UsageError || (error as NodeJS.ErrnoException)?.code?.startsWith?.('ERR_PARSE_ARGS')) {
-    io.stderr.write(`toolgate ${command}: ${safe((error as Error).message)}\nRun 'toolgate ${command} --help' for usage.\n`);
-    return EXIT.usage;
-  }
-  if (error instanceof PolicyError) {
-    io.stderr.write(`toolgate ${command}: ${safe(error.message)}\n`);
-    return EXIT.policy;
-  }
-  if (error instanceof ToolgateError) {
-    io.stderr.write(`toolgate ${command}: ${safe(error.message)} [${safe(error.code)}]\n`);
-    return 1;
-  }
-  io.stderr.write(`toolgate ${command}: unexpected error: ${safe((error as Error)?.stack ?? String(error))}\n`);
-  return 1;
 }
 
 /** The package version: two levels up from src/cli, three from the compiled dist/src/cli. */
