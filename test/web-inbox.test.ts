@@ -322,4 +322,37 @@ describe('the web inbox in Chromium', () => {
     expect(() => readFileSync(path.join(inbox.root, 'ws', 'evil.txt'))).toThrow();
     expect(incidents).toEqual([]);
   });
+
+  it("an agent host's ask reads in a glance on a phone: what will happen first, the command once, what cannot be undone, why, the rule and its line, who asks", { timeout: 60_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const workspace = path.join(inbox.root, 'ws');
+    const call = { session_id: 'sess-1234', cwd: workspace, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git reset --hard HEAD~1' }, tool_use_id: 'toolu_1' };
+    // The hook waits for the decision: sent now, answered below.
+    const answer = fetch(`${inbox.server.url}/hooks/claude-code?shell=%2Fbin%2Fbash`, { method: 'POST', headers: { authorization: `Bearer ${inbox.server.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(call) }).then((response) => response.json());
+    const { page, incidents } = await openPage(390);
+    await page.goto(inbox.server.loginUrl);
+    const card = page.locator('.approval').first();
+    await card.waitFor();
+    expect(await card.locator('h2').textContent()).toBe(`Run git reset --hard HEAD~1 in ${workspace}`);
+    expect(await card.locator('.tool-tag').textContent()).toBe('shell');
+    expect(await card.locator('.consequence').allTextContents()).toEqual(['It throws away every uncommitted change to tracked files and moves the branch to HEAD~1: commits after it are left only in the reflog']);
+    const why = await card.locator('.reason').textContent();
+    expect(why).toMatch(/^Why it asks: no rule matches this command, so shell\.default applies \(ask\)/);
+    expect(why).not.toContain('Run git reset');
+    expect(await card.locator('.asked-by').textContent()).toMatch(/^Asked by the policy's shell\.default \(ask\) — .*toolgate\.yaml:\d+$/);
+    const asker = await card.locator('.asker').allTextContents();
+    expect(asker[0]).toBe(`Asked by Claude Code, session sess-1234, in ${workspace}, shell /bin/bash`);
+    expect(asker[1]).toMatch(/^Claude Code waits for the answer until \d\d:\d\d:\d\d UTC/);
+    // The command once in full (besides the heading), no paragraph twice, no arguments to edit.
+    const text = await card.innerText();
+    expect(text.split('git reset --hard HEAD~1')).toHaveLength(3);
+    expect(await card.locator('.description').count()).toBe(0);
+    expect(await card.getByRole('button', { name: 'Edit arguments' }).count()).toBe(0);
+    await noHorizontalOverflow(page);
+    await card.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-hook-ask-390.png') });
+    await card.locator('.deny-reason').fill('not now');
+    await card.getByRole('button', { name: 'Deny' }).click();
+    expect((await answer).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
+    expect(incidents).toEqual([]);
+  });
 });

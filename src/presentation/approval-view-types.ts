@@ -92,6 +92,17 @@ export interface ApprovalView {
   prompt: string | null;
   /** The rule that asked and where it is written (`shell.default (ask) — toolgate.yaml:6`), when the gate knows it. */
   asked_by: string | null;
+  /**
+   * What will happen, in one line, when the tool says it (`Run git reset
+   * --hard HEAD~1 in ~/myapp`): a view's heading, before the tool's name.
+   */
+  headline: string | null;
+  /** What cannot be undone, one plain sentence each (`It throws away every uncommitted change…`). */
+  consequences: string[];
+  /** Why it asks, one reason each, when the tool gives them apart (then `reason` repeats what these say). */
+  reasons: string[];
+  /** Who asks, one line each: the agent host, its session and directory, what the person last asked it, how long it waits. */
+  asker: string[];
   /** False for a soft ask that strict mode approves. */
   required: boolean;
   group_id: string | null;

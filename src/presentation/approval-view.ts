@@ -54,6 +54,8 @@ export function approvalView(request: PresentedRequest, options: ApprovalViewOpt
         })
       : [maskedFields(request.payload, keys).block];
   const args = maskedFields(request.call?.args ?? {}, keys);
+  // What the tool said of the call beside its presentation (the shell: the headline, the consequences, the reasons; a hook's run: who asks).
+  const metadata: Record<string, unknown> = typeof request.presentation?.metadata === 'object' && request.presentation.metadata !== null ? request.presentation.metadata : {};
   const warnings: string[] = [];
   const called = request.call?.tool;
   if (called !== undefined && called !== request.tool) warnings.push(inert(`the request names ${JSON.stringify(request.tool)} but the call is to ${JSON.stringify(called)}`, SENTENCE_OPTIONS));
@@ -65,6 +67,10 @@ export function approvalView(request: PresentedRequest, options: ApprovalViewOpt
     reason: options.reason === undefined ? null : inert(options.reason, DESCRIPTION_OPTIONS),
     prompt: options.prompt === undefined ? null : inert(options.prompt, DESCRIPTION_OPTIONS),
     asked_by: request.askedBy === undefined ? null : inert(`${request.askedBy.rule}${request.askedBy.at === undefined ? '' : ` — ${request.askedBy.at}`}`, SENTENCE_OPTIONS),
+    headline: typeof metadata.headline === 'string' && metadata.headline !== '' ? inert(metadata.headline, SENTENCE_OPTIONS) : null,
+    consequences: texts(metadata.consequences).map((line) => inert(line, SENTENCE_OPTIONS)),
+    reasons: texts(metadata.reasons).map((line) => inert(line, SENTENCE_OPTIONS)),
+    asker: texts(metadata.asker).map((line) => inert(line, SENTENCE_OPTIONS)),
     required: request.required !== false,
     group_id: request.groupId === undefined ? null : inert(request.groupId, SENTENCE_OPTIONS),
     session_scope: inert(sessionScopeText(request, keys), SENTENCE_OPTIONS),
@@ -159,4 +165,9 @@ function sessionScopeText(request: PresentedRequest, keys: ReadonlySet<string>):
  */
 export function singleParagraph(text: string): string {
   return text.replace(/(?:\r?\n|[ \t])+/g, ' ').trim();
+}
+
+/** The strings of a metadata list (anything else in it is left out). */
+function texts(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item !== '').slice(0, 20) : [];
 }

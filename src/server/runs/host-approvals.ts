@@ -94,9 +94,9 @@ async function createHookRun(options: {
   const request = verdict.authorization.request;
   if (request === undefined) throw new Error('the gate asked without a request');
   const gateContext = { sessionId: `${input.host}:${input.sessionId}`, chatId: callScope(callIdentity(input)), caller: input.host };
+  const where = `${dialect.title}, session ${input.sessionId}, ${gateContext.chatId}`;
   const call = { tool: request.tool, args: verdict.authorization.args, callId: 'call' };
   const presented = await presentRequest({ request, call, context: gateContext });
-  const where = `${dialect.title}, session ${input.sessionId}, ${gateContext.chatId}`;
   const run = { runId, owner: options.principal.name, status: 'running' as const, mode: 'interactive' as const, sessionId: gateContext.sessionId, chatId: null, model: `hook:${input.host}`, input: `${where}: ${input.hostTool}` };
   const context = { run, policy: runtime.policy };
   let created;
@@ -110,17 +110,25 @@ async function createHookRun(options: {
     if (existing !== undefined) return existing;
     throw error;
   }
+  const rule = verdict.authorization.rule;
+  const at = rule === null || rule === undefined ? undefined : runtime.policy.ruleAt?.(rule);
+  const askedBy = rule === null || rule === undefined ? undefined : at === undefined ? { rule } : { rule, at };
+  // Who asks, and what a decision after the hook stopped waiting does: the card says so from the start, with the time.
+  const lastAsked = input.lastUserMessage === undefined ? undefined : JSON.stringify(input.lastUserMessage);
+  const waits = `${dialect.title} waits for the answer until ${new Date(options.deadline).toISOString().slice(11, 19)} UTC; after that it is told to retry, and approving then lets its next identical try run, once`;
+  const asker = [`Asked by ${where}`, ...(lastAsked === undefined ? [] : [`The person last asked it: ${lastAsked}`]), waits];
   const pending = {
     approvalId: 'hook',
     toolCallId: 'call',
     tool: request.tool,
     args: verdict.authorization.args,
-    // What a decision after the hook stopped waiting does: the card says so from the start, with the time.
-    description: `${presented.description} — asked by ${where}${input.lastUserMessage === undefined ? '' : `; the person last asked it: ${JSON.stringify(input.lastUserMessage)}`}. ${dialect.title} waits for the answer until ${new Date(options.deadline).toISOString().slice(11, 19)} UTC; after that it is told to retry, and approving then lets its next identical try run, once`,
+    description: `${presented.description} — asked by ${where}${lastAsked === undefined ? '' : `; the person last asked it: ${lastAsked}`}. ${waits}`,
     payload: presented.payload,
     required: presented.required,
     reason: verdict.reason,
-    ...(presented.presentation === undefined ? {} : { presentation: presented.presentation }),
+    ...(presented.presentation === undefined ? {} : { presentation: { ...presented.presentation, metadata: { ...presented.presentation.metadata, asker } } }),
+    // The rule that asked, and where it is written, as a run's card shows it.
+    ...(askedBy === undefined ? {} : { askedBy }),
   };
   const data = checkpointData({ context, pending, gateContext, args: verdict.authorization.args });
   const paused = await runtime.store.updateRun(

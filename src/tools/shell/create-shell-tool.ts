@@ -246,15 +246,18 @@ function approvalRequest(options: { tool: string; command: string; cwd: string; 
   const why = joined === '' ? '' : ` — ${joined.length > MAX_DESCRIPTION_REASONS ? `${joined.slice(0, MAX_DESCRIPTION_REASONS - 3)}...` : joined}`;
   const home = os.homedir();
   const where = cwd === home ? '~' : cwd.startsWith(`${home}/`) ? `~${cwd.slice(home.length)}` : cwd;
+  const headline = verdict.rule?.description ?? `Run ${shown.replace(/\s+/g, ' ')} in ${where}`;
+  const consequences = (verdict.consequences ?? []).map((line) => line.replace(`${command} `, 'It '));
   return {
     // The name the tool was registered under, which the gate checks the request against.
     tool,
     // What will happen first: the command, once, and where.
     // Then what cannot be undone, in plain words, before the reasons.
-    description: `${verdict.rule?.description ?? `Run ${shown.replace(/\s+/g, ' ')} in ${where}`}${(verdict.consequences ?? []).map((line) => `. ${line.replace(`${command} `, 'It ')}`).join('')}${why}`,
+    description: `${headline}${consequences.map((line) => `. ${line}`).join('')}${why}`,
     // The exact text: approving for the session approves this command line in this directory, nothing else.
     payload: { command, cwd },
-    presentation: { type: 'command', content: command, metadata: { cwd, reasons: verdict.reasons } },
+    // The same, apart, for a view that shows each in its place (a card's heading, its consequences, its reasons).
+    presentation: { type: 'command', content: command, metadata: { cwd, reasons: verdict.reasons.map((reason) => (reason.startsWith(`${command}: `) ? reason.slice(command.length + 2) : reason)), headline, consequences } },
     required: true,
   };
 }

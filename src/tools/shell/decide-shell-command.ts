@@ -260,7 +260,9 @@ function verdictOf(findings: ShellFinding[], rules: ShellRules): ShellVerdict {
   const deciding = findings.filter((finding) => finding.decision === decision);
   const reasons = decision === 'allow' ? [] : deciding.map((finding) => `${finding.subject}${finding.via === undefined ? '' : ` (${finding.via})`}: ${finding.reason}`);
   const labels = new Set(deciding.map((finding) => finding.rule));
-  const only = labels.size === 1 ? [...labels][0] : undefined;
+  // An ask names the one rule of the policy among its reasons (shell.default, a rule), beside what the zones say of its paths.
+  const named = [...labels].filter((label) => label !== null && label !== undefined);
+  const only = labels.size === 1 ? [...labels][0] : decision === 'ask' && named.length === 1 ? named[0] : undefined;
   const rule = only === undefined || only === null ? undefined : rules.rules.find((candidate) => candidate.label === only);
   const decidedBy = rule !== undefined ? `${rule.label} (match: ${rule.match})` : only === 'shell.default' ? `shell.default (${decision})` : (only ?? undefined);
   return { decision, findings, reasons, rule, decidedBy };

@@ -53,15 +53,23 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
   const view = pending.presentation && typeof pending.presentation === 'object' ? pending.presentation : null;
   const card = el('article', { className: 'approval', attrs: { tabindex: '-1' } });
   card.dataset.key = `${pending.run_id}\u0000${pending.tool_call_id}`;
-  const title = el('h2', { className: 'tool', text: view?.tool ?? String(pending.tool_name ?? '') });
+  const toolName = view?.tool ?? String(pending.tool_name ?? '');
+  // What will happen comes first, when the tool says it in one line (the shell: Run X in DIR); the tool's name beside it.
+  const headline = typeof view?.headline === 'string' && view.headline !== '' ? view.headline : null;
+  const title = headline === null ? el('h2', { className: 'tool', text: toolName }) : el('h2', { className: 'headline', text: headline });
   if (view !== null && view.required === false) title.append(el('span', { className: 'optional', text: ' (optional)' }));
   const runLink = button(`run ${String(pending.run_id)}`, 'link run-link', () => onOpenRun(String(pending.run_id)));
-  card.append(el('header', {}, [title, runLink]));
-  const description = view?.description ?? '';
+  card.append(el('header', {}, [title, ...(headline === null ? [] : [el('span', { className: 'tool tool-tag', text: toolName })]), runLink]));
+  // The headline says what the description would, in its first sentence: the rest is in its own place below.
+  const description = headline === null ? (view?.description ?? '') : '';
   if (description !== '') card.append(el('p', { className: 'description', text: description }));
-  if (view?.reason) card.append(el('p', { className: 'reason', text: `Why it asks: ${view.reason}` }));
+  if (headline !== null) card.append(viewNode(view));
+  for (const line of Array.isArray(view?.consequences) ? view.consequences : []) card.append(el('p', { className: 'consequence', text: line }));
+  const reasons = Array.isArray(view?.reasons) && view.reasons.length > 0 ? view.reasons.join('; ') : view?.reason;
+  if (reasons) card.append(el('p', { className: 'reason', text: `Why it asks: ${reasons}` }));
   if (view?.asked_by) card.append(el('p', { className: 'asked-by', text: `Asked by the policy's ${view.asked_by}` }));
-  card.append(viewNode(view));
+  for (const line of Array.isArray(view?.asker) ? view.asker : []) card.append(el('p', { className: 'asker', text: line }));
+  if (headline === null) card.append(viewNode(view));
   if (view?.session_scope) card.append(el('p', { className: 'scope', text: `“Allow for this session” covers ${view.session_scope}.` }));
 
   const errorNode = el('p', { className: 'error', attrs: { role: 'alert' } });
