@@ -328,7 +328,7 @@ describe('the web inbox in Chromium', () => {
     const workspace = path.join(inbox.root, 'ws');
     const call = { session_id: 'sess-1234', cwd: workspace, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git reset --hard HEAD~1' }, tool_use_id: 'toolu_1' };
     // The hook waits for the decision: sent now, answered below.
-    const answer = fetch(`${inbox.server.url}/hooks/claude-code?shell=%2Fbin%2Fbash`, { method: 'POST', headers: { authorization: `Bearer ${inbox.server.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(call) }).then((response) => response.json());
+    const answer = fetch(`${inbox.server.url}/hooks/claude-code?shell=%2Fbin%2Fbash`, { method: 'POST', headers: { authorization: `Bearer ${inbox.server.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(call) }).then((response) => response.json() as Promise<{ hookSpecificOutput: unknown }>);
     const { page, incidents } = await openPage(390);
     await page.goto(inbox.server.loginUrl);
     const card = page.locator('.approval').first();

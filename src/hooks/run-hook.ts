@@ -12,7 +12,7 @@ import type { RunMode } from '../core/types.ts';
 import { lastUserMessageIn } from './host-transcript.ts';
 import { DOCTOR_PROBE_TOOL, HostInputError } from './host-call.ts';
 import type { HookAnswer, HostDialect, HostInput } from './host-dialect.ts';
-import type { AuditSink } from '../core/audit-entry.ts';
+import type { AuditEntry, AuditSink } from '../core/audit-entry.ts';
 
 /** The largest input read: a Write of a big file is large, but not this large. */
 export const MAX_HOOK_INPUT_BYTES = 32 * 1024 * 1024;
@@ -102,15 +102,36 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
           `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``,
       };
   // Loaded only here: the judge (policy parser, shell analysis, gate) is most of what a hook process loads, and one that forwards to the server needs none of it.
-  const { createHostJudge } = await import('./decide-host-call.ts');
-  const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, ...(options.mode === undefined ? {} : { mode: options.mode }) });
+  const [{ createHostJudge }, { createAuditLog }, { resolvePolicyPath }, { recordHostAnswers, rememberHostAsk }] = await Promise.all([
+    import('./decide-host-call.ts'),
+    import('../audit/audit-log.ts'),
+    import('../config/load-policy-file.ts'),
+    import('./host-prompt-answers.ts'),
+  ]);
+  const log = loaded.policy.document.audit?.enabled === false ? undefined : createAuditLog({ path: resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' }) });
+  // The entry of a call left to the host's prompt: what its answer, read from the transcript later, completes.
+  let asked: AuditEntry | undefined;
+  const audit: AuditSink | undefined =
+    log === undefined
+      ? undefined
+      : {
+          async record(entry) {
+            await log.record(entry);
+            if (entry.decision === 'ask') asked = entry;
+          },
+        };
+  const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, ...(audit === undefined ? {} : { audit }), ...(options.mode === undefined ? {} : { mode: options.mode }) });
   try {
     // doctor's and install's probe: the policy loaded and the judge stood up, which is what it checks; it is no call, and not recorded as one.
     if (input.hostTool === DOCTOR_PROBE_TOOL) return dialect.answer({ decision: 'deny', reason: `toolgate doctor's probe call, answered with the policy ${loaded.path} (a probe runs nothing)` });
+    // What the person answered in the host's own prompt to this session's earlier asks, now in its transcript.
+    if (audit !== undefined && dialect.asksItsUser) await recordHostAnswers({ env: options.env, input, audit });
     const verdict = await judge.decide(input, asks);
+    if (verdict.decision === 'ask' && asked !== undefined && dialect.asksItsUser) rememberHostAsk({ env: options.env, input, entry: asked });
     return dialect.answer({ decision: verdict.decision, reason: verdict.reason });
   } finally {
     await judge.close();
+    await log?.close();
   }
 }
 
