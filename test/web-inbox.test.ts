@@ -190,7 +190,7 @@ describe('the web inbox in Chromium', () => {
     await noHorizontalOverflow(page);
   });
 
-  it('denies with a reason typed after d (keys do nothing while typing), and the model answers with it', { timeout: 60_000 }, async () => {
+  it('denies with a reason typed after n (keys do nothing while typing), and the model answers with it', { timeout: 60_000 }, async () => {
     const inbox = await startInbox('write-hello.yaml');
     const runId = await inbox.startRun('write a greeting');
     await inbox.waitForRun(runId, ['paused_checkpoint']);
@@ -198,9 +198,9 @@ describe('the web inbox in Chromium', () => {
     // Already pending before the page opened: it comes from GET /approvals.
     await page.goto(inbox.server.loginUrl);
     await page.locator('.approval').waitFor();
-    await page.keyboard.press('d');
+    await page.keyboard.press('n');
     expect(await page.evaluate(() => document.activeElement?.className)).toBe('deny-reason');
-    // "a", "s", "d" and "e" are shortcuts outside the field: typed here they are just letters.
+    // "y", "s", "a", "n" and "e" are shortcuts outside the field: typed here they are just letters.
     await page.keyboard.type('not today, says the test');
     expect(await page.inputValue('.deny-reason')).toBe('not today, says the test');
     expect((await inbox.api(`/runs/${runId}`)).json.status).toBe('paused_checkpoint');
@@ -224,7 +224,7 @@ describe('the web inbox in Chromium', () => {
     await page.goto(inbox.server.loginUrl);
     await page.locator('.approval').waitFor();
     await page.waitForTimeout(500);
-    await page.keyboard.press('d');
+    await page.keyboard.press('n');
     await page.keyboard.type('half a reas');
     // Another run pauses: its card arrives while the person is typing in the first one.
     const second = await inbox.startRun('write another greeting');
@@ -233,18 +233,18 @@ describe('the web inbox in Chromium', () => {
     await page.keyboard.type('on');
     expect(await page.evaluate(() => (document.activeElement as { value?: string } | null)?.value)).toBe('half a reason');
     await page.keyboard.press('Escape');
-    // `a` twice in a row: the first approves the selected card; the second lands on the card that just moved under
+    // `y` twice in a row: the first approves the selected card; the second lands on the card that just moved under
     // the selection, and is dropped. (Both runs' calls are tg_1_1: deciding one must not drop the other's card.)
     await page.waitForTimeout(500);
-    await page.keyboard.press('a');
-    await page.keyboard.press('a');
+    await page.keyboard.press('y');
+    await page.keyboard.press('y');
     await page.waitForFunction(() => document.querySelectorAll('.approval').length === 1);
     await page.waitForTimeout(300);
     const statuses = [(await inbox.api(`/runs/${first}`)).json.status, (await inbox.api(`/runs/${second}`)).json.status];
     expect(statuses.filter((status) => status === 'paused_checkpoint')).toHaveLength(1);
     // After it settles, the key works again.
     await page.waitForTimeout(500);
-    await page.keyboard.press('a');
+    await page.keyboard.press('y');
     await page.locator('.approval').waitFor({ state: 'detached' });
     await inbox.waitForRun(first, ['completed']);
     await inbox.waitForRun(second, ['completed']);
@@ -353,6 +353,70 @@ describe('the web inbox in Chromium', () => {
     await card.locator('.deny-reason').fill('not now');
     await card.getByRole('button', { name: 'Deny' }).click();
     expect((await answer).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
+    expect(incidents).toEqual([]);
+  });
+
+  it('makes the wide approvals deliberate: "For this session" and "Always" say what they cover and take a second step, by click or key', { timeout: 90_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const runId = await inbox.startRun('write a greeting');
+    await inbox.waitForRun(runId, ['paused_checkpoint']);
+    const { page, incidents } = await openPage(1280);
+    await page.goto(inbox.server.loginUrl);
+    const card = page.locator('.approval').first();
+    await card.waitFor();
+    // "Allow once" is the one primary action.
+    expect(await card.locator('button.primary').allTextContents()).toEqual(['Allow once']);
+    await card.getByRole('button', { name: 'Always…' }).click();
+    await card.locator('.confirm').waitFor();
+    expect(await card.locator('.confirm-text').textContent()).toBe('“Always” lets these run without asking: later write_file calls with the same zone and path as this one, in this session and every later one, until revoked (toolgate approvals).');
+    // One click decided nothing.
+    await page.waitForTimeout(300);
+    expect((await inbox.api(`/runs/${runId}`)).json.status).toBe('paused_checkpoint');
+    await card.getByRole('button', { name: 'Cancel' }).click();
+    expect(await card.locator('.confirm').isHidden()).toBe(true);
+    // By key, as in the terminal: a shows what "always" covers, Esc takes it back, a and a again decides.
+    await page.waitForTimeout(500);
+    await page.keyboard.press('a');
+    await card.locator('.confirm').waitFor();
+    await page.keyboard.press('Escape');
+    expect(await card.locator('.confirm').isHidden()).toBe(true);
+    expect((await inbox.api(`/runs/${runId}`)).json.status).toBe('paused_checkpoint');
+    await page.keyboard.press('a');
+    await card.locator('.confirm').waitFor();
+    await card.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-always-second-step-1280.png') });
+    await page.keyboard.press('a');
+    await page.locator('.approval').waitFor({ state: 'detached' });
+    const run = await inbox.waitForRun(runId, ['completed']);
+    expect(run.decisions).toMatchObject([{ approved: true, scope: 'always' }]);
+    expect(incidents).toEqual([]);
+  });
+
+  it('puts the risk first, and a group holding a dangerous call cannot be approved as a group: its actions come after the calls', { timeout: 90_000 }, async () => {
+    const inbox = await startInbox('risky-group.yaml');
+    const runId = await inbox.startRun('set things up');
+    await inbox.waitForRun(runId, ['paused_checkpoint']);
+    const { page, incidents } = await openPage(390);
+    await page.goto(inbox.server.loginUrl);
+    const group = page.locator('.group');
+    await group.waitFor();
+    await expect.poll(() => group.locator('.approval').count()).toBe(3);
+    const cards = group.locator('.approval');
+    expect(await cards.nth(0).locator('.risk').textContent()).toBe('Dangerous');
+    expect(await cards.nth(0).locator('.consequence').allTextContents()).toEqual(['It throws away every uncommitted change to tracked files and moves the branch to HEAD~1: commits after it are left only in the reflog']);
+    expect(await cards.nth(1).locator('.risk').textContent()).toBe('Dangerous');
+    expect(await cards.nth(1).locator('.consequence').allTextContents()).toEqual(['It deletes untracked files, ignored ones too, which git cannot bring back']);
+    expect(await cards.nth(2).locator('.risk').textContent()).toBe('Notable');
+    // No button of the group approves; it says why, after the calls.
+    expect(await group.locator('.group-buttons button').allTextContents()).toEqual(['Deny all 3']);
+    expect(await group.locator('.group-note').textContent()).toContain('2 of these 3 calls are dangerous');
+    const order = await group.evaluate((box: any) => [...box.children].map((child: any) => child.className));
+    expect(order.indexOf('buttons group-buttons')).toBeGreaterThan(order.lastIndexOf('approval'));
+    await noHorizontalOverflow(page);
+    await group.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-risky-group-390.png') });
+    await group.locator('.group-reason').fill('not like this');
+    await group.getByRole('button', { name: 'Deny all 3' }).click();
+    const run = await inbox.waitForRun(runId, ['completed', 'cancelled']);
+    expect(run.decisions.every((decision: { approved: boolean }) => !decision.approved)).toBe(true);
     expect(incidents).toEqual([]);
   });
 });

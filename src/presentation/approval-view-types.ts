@@ -103,6 +103,15 @@ export interface ApprovalView {
   reasons: string[];
   /** Who asks, one line each: the agent host, its session and directory, what the person last asked it, how long it waits. */
   asker: string[];
+  /**
+   * How much is at stake, in a word a view shows with its colour (never the
+   * colour alone): `dangerous` when the call does what cannot be undone (a
+   * consequence above, or the tool says so), `routine` when the tool says it
+   * only reads, else `notable`.
+   */
+  risk: 'routine' | 'notable' | 'dangerous';
+  /** What "Always" covers, one sentence: the calls it lets run unasked from now on, and how to take it back. */
+  always_scope: string;
   /** False for a soft ask that strict mode approves. */
   required: boolean;
   group_id: string | null;

@@ -71,6 +71,8 @@ export function approvalView(request: PresentedRequest, options: ApprovalViewOpt
     consequences: texts(metadata.consequences).map((line) => inert(line, SENTENCE_OPTIONS)),
     reasons: texts(metadata.reasons).map((line) => inert(line, SENTENCE_OPTIONS)),
     asker: texts(metadata.asker).map((line) => inert(line, SENTENCE_OPTIONS)),
+    risk: texts(metadata.consequences).length > 0 || metadata.risk === 'dangerous' ? 'dangerous' : metadata.risk === 'routine' ? 'routine' : 'notable',
+    always_scope: inert(alwaysScopeText(request), SENTENCE_OPTIONS),
     required: request.required !== false,
     group_id: request.groupId === undefined ? null : inert(request.groupId, SENTENCE_OPTIONS),
     session_scope: inert(sessionScopeText(request, keys), SENTENCE_OPTIONS),
@@ -165,6 +167,14 @@ function sessionScopeText(request: PresentedRequest, keys: ReadonlySet<string>):
  */
 export function singleParagraph(text: string): string {
   return text.replace(/(?:\r?\n|[ \t])+/g, ' ').trim();
+}
+
+/** What "Always" covers: the approvals file remembers the tool and its approval payload exactly (src/approvals). */
+function alwaysScopeText(request: PresentedRequest): string {
+  const payload = request.payload;
+  const keys = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? Object.keys(payload).slice(0, 6) : [];
+  const same = keys.length === 0 ? 'the same approval payload' : `the same ${keys.length === 1 ? keys[0] : `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)}`}`;
+  return `later ${request.tool} calls with ${same} as this one, in this session and every later one, until revoked (toolgate approvals)`;
 }
 
 /** The strings of a metadata list (anything else in it is left out). */

@@ -53,6 +53,8 @@ export interface AnalyzedCommand {
    * then searches it, not the directory.
    */
   piped: boolean;
+  /** The name of the simple command piped into it (`curl` in `curl … | sh`), when there is one. */
+  pipedFrom: string | undefined;
   cwd: CwdState;
 }
 
@@ -410,7 +412,7 @@ class Analyzer {
       this.concern({ subject: options.text, reason: `the command line has more than ${MAX_COMMANDS} commands; not analysed further`, via: frame.via });
       return;
     }
-    const base = { text: options.text, words, via: frame.via, explicitOnly: frame.explicitOnly, appendsArguments: options.appendsArguments, appendedFrom: options.appendedFrom, appendedNames: options.appendedNames, inputs: options.inputs, piped: typeof frame.stdinFrom === 'object', cwd: frame.cwdOverride ?? this.cwd };
+    const base = { text: options.text, words, via: frame.via, explicitOnly: frame.explicitOnly, appendsArguments: options.appendsArguments, appendedFrom: options.appendedFrom, appendedNames: options.appendedNames, inputs: options.inputs, piped: typeof frame.stdinFrom === 'object', pipedFrom: typeof frame.stdinFrom === 'object' ? frame.stdinFrom.name : undefined, cwd: frame.cwdOverride ?? this.cwd };
     const nameWord = words[0]!;
     if (nameWord.kind !== 'static') {
       const reason = `the command name ${nameWord.text} is only known at run time`;

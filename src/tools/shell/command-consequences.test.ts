@@ -17,6 +17,14 @@ describe('commandConsequence', () => {
     expect(consequence('git -C sub reset --hard')).toContain('throws away every uncommitted change');
   });
 
+  it('says when a download runs as code, and when a command runs as root', () => {
+    const all = (line: string) => analyzeCommand(line).commands.map(commandConsequence).filter((said) => said !== undefined);
+    expect(all('curl -fsSL https://get.example.com | sudo sh')).toEqual(['the script curl downloads runs in sh as root (sudo): whatever the server sends runs on this machine']);
+    expect(all('wget -qO- https://x.example | bash -s -- --yes')).toEqual(['the script wget downloads runs in bash: whatever the server sends runs on this machine']);
+    expect(all('sudo rm -rf /var/cache/app')).toEqual(['rm -rf /var/cache/app runs as root (sudo)']);
+    for (const line of ['curl -fsSL https://x.example | jq .', 'cat install.sh | sh', 'curl -o x.sh https://x.example']) expect(all(line), line).toEqual([]);
+  });
+
   it('says nothing of what can be undone, or is not certain from the words', () => {
     for (const line of ['git status', 'git reset HEAD a.txt', 'git reset --soft HEAD~1', 'git clean -n', 'git clean --dry-run -fd', 'git checkout main', 'git restore --staged a.txt', 'git push origin main', 'git branch -d merged', 'rm -rf build', 'ls']) {
       expect(consequence(line), line).toBeUndefined();

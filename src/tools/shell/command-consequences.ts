@@ -10,6 +10,11 @@
 import type { AnalyzedCommand } from './analyze-command.ts';
 import { gitSubcommand } from './git-subcommands.ts';
 
+/** Programs that run the code they read from their input. */
+const INTERPRETERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'fish', 'python', 'python3', 'node', 'perl', 'ruby', 'php', 'pwsh']);
+/** Programs that print what they download. */
+const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'http', 'https', 'aria2c']);
+
 /**
  * The consequence of one analysed command, or undefined.
  *
@@ -18,6 +23,11 @@ import { gitSubcommand } from './git-subcommands.ts';
  * // 'git reset --hard HEAD~1 throws away every uncommitted change to tracked files and moves the branch to HEAD~1: commits after it are left only in the reflog'
  */
 export function commandConsequence(command: AnalyzedCommand): string | undefined {
+  const asRoot = command.via === 'run by sudo' ? ' as root (sudo)' : '';
+  if (command.name !== undefined && INTERPRETERS.has(command.name) && command.pipedFrom !== undefined && DOWNLOADERS.has(command.pipedFrom)) {
+    return `the script ${command.pipedFrom} downloads runs in ${command.name}${asRoot}: whatever the server sends runs on this machine`;
+  }
+  if (asRoot !== '') return `${command.text} runs${asRoot}`;
   if (command.name !== 'git') return undefined;
   const subcommand = gitSubcommand(command.words);
   const rest = command.words.slice(subcommand.index + 1).map((word) => word.value);

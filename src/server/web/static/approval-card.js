@@ -1,10 +1,11 @@
 /**
- * One pending call as seed 003's dialog: the tool, its description, why it
- * asks, the presentation, what "for this session" covers, and the buttons
- * Deny (with a reason the model sees), Allow once, Allow for this session,
- * Always, and Edit arguments (checked by the server against the tool's
- * schema; its error is shown here). Calls sharing a group get one group box
- * with buttons that decide them all.
+ * One pending call as seed 003's dialog: what it will do and how much is at
+ * stake, the presentation, why it asks, and the buttons Deny (with a reason
+ * the model sees), Allow once (the one primary action), For this session…
+ * and Always… (each a second step that says what it covers), and Edit
+ * arguments (checked by the server against the tool's schema; its error is
+ * shown here). Calls sharing a group get one group box whose buttons, after
+ * the calls, decide them all — never a dangerous one.
  */
 import { api } from './api.js';
 import { button, el } from './dom.js';
@@ -59,7 +60,11 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
   const title = headline === null ? el('h2', { className: 'tool', text: toolName }) : el('h2', { className: 'headline', text: headline });
   if (view !== null && view.required === false) title.append(el('span', { className: 'optional', text: ' (optional)' }));
   const runLink = button(`run ${String(pending.run_id)}`, 'link run-link', () => onOpenRun(String(pending.run_id)));
-  card.append(el('header', {}, [title, ...(headline === null ? [] : [el('span', { className: 'tool tool-tag', text: toolName })]), runLink]));
+  // How much is at stake, in words beside the colour.
+  const risk = ['routine', 'notable', 'dangerous'].includes(view?.risk) ? view.risk : 'notable';
+  card.dataset.risk = risk;
+  const riskTag = el('span', { className: `risk risk-${risk}`, text: risk === 'dangerous' ? 'Dangerous' : risk === 'routine' ? 'Routine' : 'Notable' });
+  card.append(el('header', {}, [title, riskTag, ...(headline === null ? [] : [el('span', { className: 'tool tool-tag', text: toolName })]), runLink]));
   // The headline says what the description would, in its first sentence: the rest is in its own place below.
   const description = headline === null ? (view?.description ?? '') : '';
   if (description !== '') card.append(el('p', { className: 'description', text: description }));
@@ -116,22 +121,47 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
 
   // An agent host's call (a hook's run) runs as the host made it: edited arguments could not be what runs, so none are offered.
   const editable = !String(pending.run_id).startsWith('run_hook_');
+  // The wide approvals take a second step that says what they cover: one click (or key) never approves more than this call.
+  const confirm = el('div', { className: 'confirm', attrs: { hidden: '', role: 'group', 'aria-label': 'Confirm a wider approval' } });
+  let confirming = null;
+  const askToConfirm = (scope) => {
+    if (confirming === scope) return send({ approved: true, scope });
+    confirming = scope;
+    const covers = scope === 'session' ? `“For this session” lets these run without asking: ${view?.session_scope ?? 'later calls like this one in this session'}.` : `“Always” lets these run without asking: ${view?.always_scope ?? 'later calls like this one'}.`;
+    confirm.replaceChildren(
+      el('p', { className: 'confirm-text', text: covers }),
+      el('div', { className: 'buttons' }, [
+        button(scope === 'session' ? 'Allow for this session' : 'Allow always', 'allow confirm-allow', () => void send({ approved: true, scope })),
+        button('Cancel', 'secondary', () => cancelConfirm()),
+      ]),
+    );
+    confirm.removeAttribute('hidden');
+    return undefined;
+  };
+  const cancelConfirm = () => {
+    confirming = null;
+    confirm.setAttribute('hidden', '');
+    confirm.replaceChildren();
+  };
   card.append(
     el('div', { className: 'deny-row' }, [reasonInput]),
     el('div', { className: 'buttons' }, [
       button('Deny', 'deny', () => void deny()),
-      button('Allow once', 'allow', () => void send({ approved: true, scope: 'once' })),
-      button('Allow for this session', 'allow', () => void send({ approved: true, scope: 'session' })),
-      button('Always', 'allow', () => void send({ approved: true, scope: 'always' })),
+      button('Allow once', 'allow primary', () => void send({ approved: true, scope: 'once' })),
+      button('For this session…', 'secondary', () => void askToConfirm('session')),
+      button('Always…', 'secondary', () => void askToConfirm('always')),
       ...(editable ? [button('Edit arguments', 'secondary', () => toggleEditor(editor.hasAttribute('hidden')))] : []),
     ]),
+    confirm,
     ...(editable ? [editor] : []),
     errorNode,
   );
   card.actions = {
     once: () => send({ approved: true, scope: 'once' }),
-    session: () => send({ approved: true, scope: 'session' }),
-    always: () => send({ approved: true, scope: 'always' }),
+    // Pressed once, it shows what it covers; pressed again, it decides.
+    session: () => askToConfirm('session'),
+    always: () => askToConfirm('always'),
+    cancel: () => cancelConfirm(),
     deny: () => reasonInput.focus(),
     edit: () => (editable ? toggleEditor(true) : undefined),
   };
@@ -153,17 +183,20 @@ export function groupBox({ runId, groupId, cards, onDecided }) {
     const reason = reasonInput.value.trim();
     return send({ approved: false, ...(reason === '' ? {} : { reason }) });
   };
+  // After the calls, so that they are read first; a dangerous call is never approved by a group action: it is decided on its own.
+  const dangerous = cards.filter((card) => card.dataset.risk === 'dangerous').length;
+  const allowAll = dangerous > 0
+    ? [el('p', { className: 'group-note', text: `${dangerous} of these ${cards.length} calls ${dangerous === 1 ? 'is' : 'are'} dangerous: decide each call on its own (the buttons on each card), or deny them all.` })]
+    : [
+        button(`Allow all ${cards.length} once`, 'allow', () => void send({ approved: true, scope: 'once' })),
+        button(`Allow all ${cards.length} for this session`, 'secondary', () => void send({ approved: true, scope: 'session' })),
+      ];
   box.append(
     el('header', { className: 'group-head' }, [el('h2', { text: `${cards.length} calls decided together` }), el('span', { className: 'group-id', text: `group ${groupId}` })]),
-    el('div', { className: 'deny-row' }, [reasonInput]),
-    el('div', { className: 'buttons group-buttons' }, [
-      button('Deny all', 'deny', () => void denyAll()),
-      button('Allow all once', 'allow', () => void send({ approved: true, scope: 'once' })),
-      button('Allow all for this session', 'allow', () => void send({ approved: true, scope: 'session' })),
-      button('Always allow all', 'allow', () => void send({ approved: true, scope: 'always' })),
-    ]),
-    errorNode,
     ...cards,
+    el('div', { className: 'deny-row' }, [reasonInput]),
+    el('div', { className: 'buttons group-buttons' }, [button(`Deny all ${cards.length}`, 'deny', () => void denyAll()), ...allowAll]),
+    errorNode,
   );
   return box;
 }

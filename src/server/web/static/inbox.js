@@ -192,6 +192,10 @@ function onKey(event) {
     if (event.key === 'Escape') event.target.blur();
     return;
   }
+  if (event.key === 'Escape') {
+    cardsInOrder()[selected]?.actions.cancel();
+    return;
+  }
   if ($('inbox').hidden) {
     if (event.key === 'Escape' || event.key === 'i') location.hash = '';
     return;
@@ -199,11 +203,12 @@ function onKey(event) {
   const cards = cardsInOrder();
   const card = cards[selected];
   const settled = card !== undefined && performance.now() - Math.max(card.shownAt ?? 0, selectionChangedAt) >= SETTLE_MS;
-  if (['a', 's', 'A'].includes(event.key) && !settled) {
+  if (['y', 's', 'a'].includes(event.key) && !settled) {
     event.preventDefault();
     return;
   }
-  const actions = { j: () => move(1), k: () => move(-1), a: () => card?.actions.once(), s: () => card?.actions.session(), A: () => card?.actions.always(), d: () => card?.actions.deny(), e: () => card?.actions.edit(), r: () => card !== undefined && openRun(pending.get(card.dataset.key)?.run_id ?? '') };
+  // The terminal's keys (y once, s session, a always, n deny, e edit), and the inbox's own to move and open a run.
+  const actions = { j: () => move(1), k: () => move(-1), y: () => card?.actions.once(), s: () => card?.actions.session(), a: () => card?.actions.always(), n: () => card?.actions.deny(), e: () => card?.actions.edit(), r: () => card !== undefined && openRun(pending.get(card.dataset.key)?.run_id ?? '') };
   const action = actions[event.key];
   if (action === undefined) return;
   event.preventDefault();
