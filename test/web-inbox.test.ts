@@ -6,7 +6,7 @@
  * and show hostile arguments as inert text that never runs. Screenshots of
  * the dialog at desktop and phone width go to test-artifacts/.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -417,6 +417,41 @@ describe('the web inbox in Chromium', () => {
     await group.getByRole('button', { name: 'Deny all 3' }).click();
     const run = await inbox.waitForRun(runId, ['completed', 'cancelled']);
     expect(run.decisions.every((decision: { approved: boolean }) => !decision.approved)).toBe(true);
+    expect(incidents).toEqual([]);
+  });
+
+  it('holds each decision for a few seconds with Undo: undone, nothing was sent and nothing ran; let go, the run goes on', { timeout: 90_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const runId = await inbox.startRun('write a greeting');
+    await inbox.waitForRun(runId, ['paused_checkpoint']);
+    const { page, incidents } = await openPage(390);
+    await page.goto(inbox.server.loginUrl);
+    const card = page.locator('.approval').first();
+    await card.waitFor();
+    await card.getByRole('button', { name: 'Allow once' }).click();
+    const toast = page.locator('.toast');
+    await toast.waitFor();
+    expect(await toast.locator('.toast-text').textContent()).toBe('Allowed once: write_file · ');
+    expect(await card.isHidden()).toBe(true);
+    await toast.getByRole('button', { name: 'Undo' }).click();
+    expect(await card.isVisible()).toBe(true);
+    // Longer than the hold: nothing was sent, nothing was written.
+    await page.waitForTimeout(5_000);
+    expect((await inbox.api(`/runs/${runId}`)).json.status).toBe('paused_checkpoint');
+    expect(existsSync(path.join(inbox.root, 'ws', 'hello.txt'))).toBe(false);
+    // By key: y decides, u takes it back.
+    await page.keyboard.press('y');
+    await toast.waitFor();
+    await page.keyboard.press('u');
+    await toast.waitFor({ state: 'detached' });
+    expect(await card.isVisible()).toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-undo-390.png') });
+    // Let go, it is sent when the hold ends, and the run goes on (the card is back on screen: a key waits for it to settle).
+    await page.waitForTimeout(500);
+    await page.keyboard.press('y');
+    await card.waitFor({ state: 'detached', timeout: 15_000 });
+    await inbox.waitForRun(runId, ['completed']);
+    expect(readFileSync(path.join(inbox.root, 'ws', 'hello.txt'), 'utf8')).toContain('Hello from the inbox');
     expect(incidents).toEqual([]);
   });
 });

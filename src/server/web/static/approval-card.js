@@ -34,6 +34,45 @@ export async function decide({ runId, body, errorNode, container, done }) {
   }
 }
 
+/** How long a decision waits, undoable, before it is sent and the run goes on. */
+export const UNDO_MS = 4000;
+
+/**
+ * A decision held for `UNDO_MS` before it is sent: the card (or group) is
+ * hidden at once, a toast says what was decided, with Undo; undone, the card
+ * comes back and nothing was sent, so nothing ran.
+ *
+ * @example
+ * hold({ container: card, label: 'Allowed once: write_file', sendNow: () => decide({ … }) });
+ */
+function hold({ container, label, sendNow }) {
+  const toasts = document.getElementById('toasts');
+  if (toasts === null) return sendNow();
+  container.classList.add('held');
+  // The inbox moves its selection off a held card: a second key pressed in a hurry must not land on the next one unseen.
+  document.dispatchEvent(new CustomEvent('toolgate:held'));
+  const undo = button('Undo', 'link undo', () => {
+    clearTimeout(timer);
+    toast.remove();
+    container.classList.remove('held');
+    document.dispatchEvent(new CustomEvent('toolgate:held'));
+    container.focus?.();
+  });
+  const toast = el('div', { className: 'toast', attrs: { role: 'status' } }, [el('span', { className: 'toast-text', text: `${label} · ` }), undo]);
+  toasts.append(toast);
+  const timer = setTimeout(() => {
+    toast.remove();
+    void sendNow().then(() => container.classList.remove('held'));
+  }, UNDO_MS);
+  return Promise.resolve();
+}
+
+/** What a decision is called in its toast. */
+function decisionLabel(body, what) {
+  if (body.approved === false) return `Denied: ${what}`;
+  return `${body.scope === 'always' ? 'Always allowed' : body.scope === 'session' ? 'Allowed for this session' : 'Allowed once'}: ${what}`;
+}
+
 /** The arguments as the person may edit them: pretty JSON of `tool_arguments`. */
 function editableArguments(pending) {
   try {
@@ -80,7 +119,7 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
   const errorNode = el('p', { className: 'error', attrs: { role: 'alert' } });
   const reasonInput = el('input', { className: 'deny-reason', attrs: { type: 'text', placeholder: 'Reason for denying (the model sees it)', 'aria-label': 'Reason for denying', maxlength: '2000' } });
   const body = (extra) => ({ tool_call_id: String(pending.tool_call_id), ...extra });
-  const send = (extra) => decide({ runId: pending.run_id, body: body(extra), errorNode, container: card, done: onDecided });
+  const send = (extra) => hold({ container: card, label: decisionLabel(extra, headline ?? toolName), sendNow: () => decide({ runId: pending.run_id, body: body(extra), errorNode, container: card, done: onDecided }) });
   const deny = () => {
     const reason = reasonInput.value.trim();
     return send({ approved: false, ...(reason === '' ? {} : { reason }) });
@@ -103,7 +142,8 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
       errorNode.textContent = `The arguments are not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
       return;
     }
-    void send({ approved: true, scope: 'once', edited_args: edited });
+    // Sent at once: the server checks the edit against the tool's schema, and its answer is shown here.
+    void decide({ runId: pending.run_id, body: body({ approved: true, scope: 'once', edited_args: edited }), errorNode, container: card, done: onDecided });
   };
   editor.append(
     el('label', { className: 'edit-label', text: 'Arguments (JSON) to run instead:' }),
@@ -178,7 +218,7 @@ export function groupBox({ runId, groupId, cards, onDecided }) {
   const box = el('section', { className: 'group' });
   const errorNode = el('p', { className: 'error', attrs: { role: 'alert' } });
   const reasonInput = el('input', { className: 'deny-reason group-reason', attrs: { type: 'text', placeholder: 'Reason for denying them all (the model sees it)', 'aria-label': 'Reason for denying the group', maxlength: '2000' } });
-  const send = (extra) => decide({ runId, body: { group_id: groupId, ...extra }, errorNode, container: box, done: onDecided });
+  const send = (extra) => hold({ container: box, label: decisionLabel(extra, `${cards.length} calls`), sendNow: () => decide({ runId, body: { group_id: groupId, ...extra }, errorNode, container: box, done: onDecided }) });
   const denyAll = () => {
     const reason = reasonInput.value.trim();
     return send({ approved: false, ...(reason === '' ? {} : { reason }) });

@@ -165,7 +165,8 @@ function reconcile(list, nodes) {
 }
 
 function cardsInOrder() {
-  return [...document.querySelectorAll('#items .approval')];
+  // A card whose decision waits out its undo is not there to decide.
+  return [...document.querySelectorAll('#items .approval')].filter((card) => card.closest('.held') === null);
 }
 
 function markSelected(scroll) {
@@ -208,6 +209,15 @@ function onKey(event) {
     return;
   }
   // The terminal's keys (y once, s session, a always, n deny, e edit), and the inbox's own to move and open a run.
+  // u takes back the last decision still waiting out its undo.
+  if (event.key === 'u') {
+    const undo = [...document.querySelectorAll('#toasts .undo')].at(-1);
+    if (undo !== undefined) {
+      event.preventDefault();
+      undo.click();
+    }
+    return;
+  }
   const actions = { j: () => move(1), k: () => move(-1), y: () => card?.actions.once(), s: () => card?.actions.session(), a: () => card?.actions.always(), n: () => card?.actions.deny(), e: () => card?.actions.edit(), r: () => card !== undefined && openRun(pending.get(card.dataset.key)?.run_id ?? '') };
   const action = actions[event.key];
   if (action === undefined) return;
@@ -265,6 +275,7 @@ function main() {
     startInbox();
   });
   document.addEventListener('keydown', onKey);
+  document.addEventListener('toolgate:held', () => render());
   window.addEventListener('hashchange', () => {
     if (!$('login').hidden) return;
     route();
