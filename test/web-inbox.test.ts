@@ -50,11 +50,11 @@ interface Inbox {
   waitForRun(runId: string, statuses: string[]): Promise<any>;
 }
 
-async function startInbox(script: string): Promise<Inbox> {
+async function startInbox(script: string, options: { policyLines?: string } = {}): Promise<Inbox> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'toolgate-web-inbox-'));
   mkdirSync(path.join(root, 'ws'));
   const policyFile = path.join(root, 'toolgate.yaml');
-  writeFileSync(policyFile, readFileSync(path.join(FIXTURES, 'policy.yaml')));
+  writeFileSync(policyFile, `${readFileSync(path.join(FIXTURES, 'policy.yaml'), 'utf8')}${options.policyLines ?? ''}`);
   const server = await startToolgateServer({
     policyFile,
     storeFile: path.join(root, '.toolgate', 'toolgate.db'),
@@ -421,13 +421,15 @@ describe('the web inbox in Chromium', () => {
   });
 
   it('holds each decision for a few seconds with Undo: undone, nothing was sent and nothing ran; let go, the run goes on', { timeout: 90_000 }, async () => {
-    const inbox = await startInbox('write-hello.yaml');
+    const inbox = await startInbox('write-hello.yaml', { policyLines: 'approval_timeout: 10m\n' });
     const runId = await inbox.startRun('write a greeting');
     await inbox.waitForRun(runId, ['paused_checkpoint']);
     const { page, incidents } = await openPage(390);
     await page.goto(inbox.server.loginUrl);
     const card = page.locator('.approval').first();
     await card.waitFor();
+    // How long it has waited, and when the policy's approval_timeout denies it.
+    expect(await card.locator('.waiting').textContent()).toMatch(/^Waiting less than a minute · times out in (9|10) min$/);
     await card.getByRole('button', { name: 'Allow once' }).click();
     const toast = page.locator('.toast');
     await toast.waitFor();

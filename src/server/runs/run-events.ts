@@ -70,6 +70,7 @@ export function checkpointData(options: { context: RunEventContext; pending: Pen
   };
   const reason = pending.reason;
   const prompt = `Do you approve executing '${pending.tool}'? ${pending.description}`;
+  const asked = new Date();
   return {
     run_id: context.run.runId,
     tool_call_id: pending.toolCallId,
@@ -82,6 +83,9 @@ export function checkpointData(options: { context: RunEventContext; pending: Pen
     approval_required: pending.required,
     approval_schema: APPROVAL_SCHEMA,
     description: pending.description,
+    // Since when it waits, and when the policy's approval_timeout denies it: the inbox shows both.
+    asked_at: asked.toISOString(),
+    times_out_at: context.policy.approvalTimeoutMs === undefined ? null : new Date(asked.getTime() + context.policy.approvalTimeoutMs).toISOString(),
     presentation: approvalView(request, { reason, prompt, redactKeys: context.policy.redact.keys }),
   };
 }

@@ -67,6 +67,22 @@ function hold({ container, label, sendNow }) {
   return Promise.resolve();
 }
 
+/**
+ * `Waiting 4 min · times out in 6 min`, from the request's times; empty when the server sent none.
+ *
+ * @example
+ * waitingText('2026-12-06T10:00:00Z', null, Date.parse('2026-12-06T10:04:10Z')) // 'Waiting 4 min'
+ */
+export function waitingText(askedAt, timesOutAt, now) {
+  const asked = Date.parse(String(askedAt ?? ''));
+  if (Number.isNaN(asked)) return '';
+  const span = (ms) => (ms < 60_000 ? 'less than a minute' : ms < 3_600_000 ? `${Math.floor(ms / 60_000)} min` : `${Math.floor(ms / 3_600_000)} h ${Math.floor((ms % 3_600_000) / 60_000)} min`);
+  const waited = `Waiting ${span(Math.max(0, now - asked))}`;
+  const ends = Date.parse(String(timesOutAt ?? ''));
+  if (Number.isNaN(ends)) return waited;
+  return ends <= now ? `${waited} · timing out now` : `${waited} · times out in ${span(ends - now)}`;
+}
+
 /** What a decision is called in its toast. */
 function decisionLabel(body, what) {
   if (body.approved === false) return `Denied: ${what}`;
@@ -115,6 +131,13 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
   for (const line of Array.isArray(view?.asker) ? view.asker : []) card.append(el('p', { className: 'asker', text: line }));
   if (headline === null) card.append(viewNode(view));
   if (view?.session_scope) card.append(el('p', { className: 'scope', text: `“Allow for this session” covers ${view.session_scope}.` }));
+  // How long it has waited, and when the policy's approval_timeout denies it (refreshed by the inbox).
+  const waiting = el('p', { className: 'waiting' });
+  card.refreshWaiting = () => {
+    waiting.textContent = waitingText(pending.asked_at, pending.times_out_at, Date.now());
+  };
+  card.refreshWaiting();
+  card.append(waiting);
 
   const errorNode = el('p', { className: 'error', attrs: { role: 'alert' } });
   const reasonInput = el('input', { className: 'deny-reason', attrs: { type: 'text', placeholder: 'Reason for denying (the model sees it)', 'aria-label': 'Reason for denying', maxlength: '2000' } });

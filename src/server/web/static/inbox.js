@@ -276,6 +276,10 @@ function main() {
   });
   document.addEventListener('keydown', onKey);
   document.addEventListener('toolgate:held', () => render());
+  // "Waiting 4 min · times out in 6 min" stays true while the page is open.
+  setInterval(() => {
+    for (const card of document.querySelectorAll('#items .approval')) card.refreshWaiting?.();
+  }, 15_000);
   window.addEventListener('hashchange', () => {
     if (!$('login').hidden) return;
     route();
