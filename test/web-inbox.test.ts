@@ -311,6 +311,9 @@ describe('the web inbox in Chromium', () => {
     await group.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-hostile-1280.png') });
     await page.setViewportSize({ width: 390, height: 844 });
     await noHorizontalOverflow(page);
+    // Every line is there to read: none runs off the right edge of its block.
+    const cutOff = await page.evaluate(() => [...document.querySelectorAll('pre.code')].filter((block: any) => block.scrollWidth > block.clientWidth + 1).map((block: any) => block.textContent.slice(0, 60)));
+    expect(cutOff).toEqual([]);
     await group.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-hostile-390.png') });
 
     await group.locator('.group-reason').fill('not these');
