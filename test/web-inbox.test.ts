@@ -169,8 +169,37 @@ describe('the web inbox in Chromium', () => {
     await expect.poll(() => page.locator('.run-status').textContent()).toBe('completed');
     expect(await page.locator('.run-input').textContent()).toBe('write a greeting');
     expect(await page.locator('.decision-list').textContent()).toContain(`by ${run.decisions[0].decided_by}`);
-    await expect.poll(async () => (await page.locator('.timeline .event-type').allTextContents()).includes('run_completed')).toBe(true);
-    expect(await page.locator('.timeline .event-type').allTextContents()).toEqual(expect.arrayContaining(['checkpoint_required', 'approval_decided', 'run_completed']));
+    const types = () => page.locator('.timeline .event').evaluateAll((items: any[]) => items.map((item) => item.dataset.type));
+    await expect.poll(async () => (await types()).includes('run_completed')).toBe(true);
+    expect(await types()).toEqual(expect.arrayContaining(['checkpoint_required', 'approval_decided', 'run_completed']));
+    // The timeline reads as sentences with their times; the event as sent is behind a disclosure.
+    const decidedEvent = page.locator('.timeline .event[data-type="approval_decided"]');
+    expect(await decidedEvent.locator('.event-text').textContent()).toBe(`approved write_file by ${run.decisions[0].decided_by}`);
+    expect(await decidedEvent.locator('.event-time').textContent()).toMatch(/^\d\d:\d\d:\d\d$/);
+    expect(await decidedEvent.locator('.event-raw').isVisible()).toBe(true);
+    expect(await decidedEvent.locator('.event-raw pre').isVisible()).toBe(false);
+    expect(await page.locator('.timeline .event[data-type="text"] .event-text').first().textContent()).toMatch(/^the model said: /);
+    expect((await page.locator('.timeline .event-text').allTextContents()).join(' ')).not.toContain('\\n');
+
+    // The runs list: this run, its status and time; the search narrows it; a run opens its view.
+    await page.evaluate(() => (location.hash = '#runs'));
+    const row = page.locator('.runs-list .run-row').first();
+    await row.waitFor();
+    expect(await row.locator('.run-state').textContent()).toBe('completed');
+    expect(await row.locator('.run-open').textContent()).toBe('write a greeting');
+    expect(await row.locator('.run-meta').textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d · script:/);
+    await page.fill('.runs-search', 'no such run');
+    expect(await page.locator('.runs-list .run-row').count()).toBe(0);
+    await page.fill('.runs-search', 'greeting');
+    expect(await page.locator('.runs-list .run-row').count()).toBe(1);
+    await page.selectOption('.runs-status', 'failed');
+    await expect.poll(() => page.locator('.runs-list .run-row').count()).toBe(0);
+    await page.selectOption('.runs-status', 'completed');
+    await expect.poll(() => page.locator('.runs-list .run-row').count()).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-runs-1280.png') });
+    await row.locator('.run-open').click();
+    await page.waitForSelector('#run-view:not([hidden]) .run-status');
+    expect(page.url()).toContain(`#run=${runId}`);
     await noHorizontalOverflow(page);
     expect(incidents).toEqual([]);
   });

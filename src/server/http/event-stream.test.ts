@@ -36,7 +36,8 @@ describe('GET /runs/:id/events', () => {
     expect(frames.map((frame) => frame.type)).toEqual(['run_started', 'checkpoint_required', 'run_paused']);
     expect(frames[1]!.data).toMatchObject({ tool_call_id: 'call-1', tool_name: 'write_file', approval_required: true });
     expect(frames[2]!.data).toEqual({ reason: 'tool_approval_required', tool_name: 'write_file' });
-    expect(client.raw()).toMatch(new RegExp(`^id: ${frames[0]!.id}\\ndata: \\{"type":"run_started","data":\\{"input":"task"\\}\\}\\n\\n`));
+    // Seed 004's two fields, and when the event happened.
+    expect(client.raw()).toMatch(new RegExp(`^id: ${frames[0]!.id}\\ndata: \\{"type":"run_started","data":\\{"input":"task"\\},"at":"\\d{4}-\\d\\d-\\d\\dT[^"]+"\\}\\n\\n`));
     expect(frames[1]!.id).toBeGreaterThan(frames[0]!.id);
     // Live: a decision's event follows.
     await send(server, { method: 'POST', path: `/runs/${runId}/approve`, token: server.tokens.carol, json: { approved: true } });

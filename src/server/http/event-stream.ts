@@ -14,10 +14,10 @@ import type { Logger } from '../log.ts';
 /** Events per read of the service. */
 export const EVENT_PAGE_SIZE = 500;
 
-/** Seed 004: `{type, data}`; across runs (`GET /events`) the data names its run. */
+/** Seed 004: `{type, data}`, and when it happened (`at`); across runs (`GET /events`) the data names its run. */
 function frame(event: StoredEvent, withRunId: boolean): string {
   const data = withRunId ? { ...event.data, run_id: event.runId } : event.data;
-  return `id: ${event.id}\ndata: ${JSON.stringify({ type: event.type, data })}\n\n`;
+  return `id: ${event.id}\ndata: ${JSON.stringify({ type: event.type, data, at: event.at })}\n\n`;
 }
 
 /**

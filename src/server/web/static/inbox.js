@@ -9,6 +9,7 @@ import { api, followEvents, forgetToken, storeToken, takeToken, whenUnauthorized
 import { approvalCard, groupBox } from './approval-card.js';
 import { el } from './dom.js';
 import { showRun } from './run-view.js';
+import { showRuns } from './runs-view.js';
 
 const pending = new Map();
 /** Calls decided (by anyone) since the page loaded: a late list must not bring them back. */
@@ -33,7 +34,7 @@ const $ = (id) => document.getElementById(id);
 const keyOf = (runId, toolCallId) => `${runId}\u0000${toolCallId}`;
 
 function showOnly(section) {
-  for (const id of ['login', 'inbox', 'run-view']) {
+  for (const id of ['login', 'inbox', 'run-view', 'runs-view']) {
     if (id === section) $(id).removeAttribute('hidden');
     else $(id).setAttribute('hidden', '');
   }
@@ -235,6 +236,12 @@ function move(step) {
 function route() {
   runController?.abort();
   runController = null;
+  if (location.hash === '#runs') {
+    showOnly('runs-view');
+    runController = new AbortController();
+    void showRuns({ container: $('runs-view'), signal: runController.signal, onOpenRun: openRun });
+    return;
+  }
   const match = /^#run=(.+)$/.exec(location.hash);
   if (match === null) {
     showOnly('inbox');
