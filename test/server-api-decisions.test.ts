@@ -306,3 +306,36 @@ describe('approval_timeout', () => {
     expect(decisions.some((entry) => entry.source === 'person')).toBe(false);
   });
 });
+
+describe('"approve always", listed and revoked over the API', () => {
+  it('lists what an always approval lets run, revokes it by id (then the call asks again), and refuses bad ids and submitters', async () => {
+    const api = await serve({ script: 'write-note.yaml' });
+    expect((await api.request('/approvals/always', { token: 'carol' })).json).toMatchObject({ approvals: [] });
+    const first = (await api.startRun({ input: 'write the note' })).json.run_id as string;
+    await api.waitForStatus(first, 'paused_checkpoint');
+    expect((await api.approve(first, { approved: true, scope: 'always' })).status).toBe(200);
+    await api.waitForStatus(first, 'completed');
+    const listed = await api.request('/approvals/always', { token: 'carol' });
+    expect(listed.status).toBe(200);
+    expect(listed.json.where).toMatch(/approvals\.json$/);
+    expect(listed.json.approvals).toHaveLength(1);
+    const [record] = listed.json.approvals as Array<Record<string, unknown>>;
+    expect(record).toMatchObject({ tool: 'write_file', id: expect.stringMatching(/^[0-9a-f]{12}$/) });
+    expect(record).not.toHaveProperty('fingerprint');
+    expect(record).not.toHaveProperty('mac');
+    // A submitter may neither see nor revoke them; a bad id and an unknown one say so.
+    expect((await api.request('/approvals/always', { token: 'alice' })).status).toBe(403);
+    expect((await api.request(`/approvals/always/${String(record!.id)}`, { method: 'DELETE', token: 'alice' })).status).toBe(403);
+    const bad = await api.request('/approvals/always/xyz', { method: 'DELETE', token: 'carol' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toContain('expected at least 6 hex digits');
+    expect((await api.request('/approvals/always/abcdef0123', { method: 'DELETE', token: 'carol' })).status).toBe(404);
+    // Revoked: gone from the list, and the same call asks again.
+    const revoked = await api.request(`/approvals/always/${String(record!.id)}`, { method: 'DELETE', token: 'carol' });
+    expect(revoked.status).toBe(200);
+    expect(revoked.json.revoked).toMatchObject([{ id: record!.id }]);
+    expect((await api.request('/approvals/always', { token: 'carol' })).json.approvals).toEqual([]);
+    const again = (await api.startRun({ input: 'write the note' })).json.run_id as string;
+    await api.waitForStatus(again, 'paused_checkpoint');
+  });
+});

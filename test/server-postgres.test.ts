@@ -135,6 +135,10 @@ describe('toolgate serve on PostgreSQL', () => {
 
     const listed = (await cli('approvals', 'list', '--store', project.storeFile, '--json')).stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(listed).toEqual([expect.objectContaining({ tool: 'shell', payload_preview: expect.stringContaining('calls.log') })]);
+    // The inbox's list reads the same store, on either server.
+    const overApi = await api(alpha.url, 'GET', '/approvals/always');
+    expect(overApi.body).toEqual({ where: 'the store servers share', approvals: [expect.objectContaining({ id: listed[0].id, tool: 'shell' })] });
+    expect(overApi.body.approvals[0]).not.toHaveProperty('mac');
     const revoked = await cli('approvals', 'revoke', listed[0].id, '--store', project.storeFile);
     expect(revoked.stdout).toContain(`revoked ${listed[0].id}`);
     // The store tells both servers; a run started a moment later on either (here: the one that added it) asks again.

@@ -420,6 +420,19 @@ describe('the web inbox in Chromium', () => {
     await page.locator('.approval').waitFor({ state: 'detached' });
     const run = await inbox.waitForRun(runId, ['completed']);
     expect(run.decisions).toMatchObject([{ approved: true, scope: 'always' }]);
+
+    // Always allowed: listed with what it lets run, and revocable; then the same call asks again.
+    await page.evaluate(() => (location.hash = '#always'));
+    const item = page.locator('.always-item').first();
+    await item.waitFor();
+    expect(await item.locator('.tool').textContent()).toBe('write_file');
+    expect(await item.locator('.always-payload').textContent()).toContain('hello.txt');
+    await item.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-always-list-1280.png') });
+    await item.getByRole('button', { name: 'Revoke' }).click();
+    await page.locator('.always-item').waitFor({ state: 'detached' });
+    expect((await inbox.api('/approvals/always')).json.approvals).toEqual([]);
+    const again = await inbox.startRun('write a greeting');
+    await inbox.waitForRun(again, ['paused_checkpoint']);
     expect(incidents).toEqual([]);
   });
 

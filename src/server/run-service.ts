@@ -5,6 +5,7 @@
  * responses; everything it returns is already redacted and presented.
  * This file has no behaviour.
  */
+import type { KeptAlwaysRecord } from './runs/server-runtime.ts';
 import type { HookAnswer, HostDialect } from '../hooks/host-dialect.ts';
 import type { RunStatus, ServerRunMode, StoredEvent, TokenRole } from '../store/store.ts';
 
@@ -101,6 +102,10 @@ export interface RunService {
    * `PendingView`). Optional: without it the route answers `pendingApprovals`.
    */
   pendingApprovalPages?(principal: Principal, pageSize: number): AsyncIterable<string[]>;
+  /** The "approve always" decisions (`GET /approvals/always`). Optional: without it the route answers 404. */
+  listAlways?(principal: Principal): Promise<{ where: string; approvals: KeptAlwaysRecord[] }>;
+  /** Revokes one "approve always" by its id (`DELETE /approvals/always/:id`); 404 when none has it. */
+  revokeAlways?(principal: Principal, id: string): Promise<{ revoked: KeptAlwaysRecord[] }>;
   /** Forgets one chat's remembered approvals (seed 003's `clear(chatId)`); `null`: those of runs started without a `chat_id`. */
   clearChat(principal: Principal, sessionId: string, chatId: string | null): Promise<{ cleared: number }>;
   /**

@@ -25,6 +25,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'POST', path: '/runs/:id/cancel', roles: EVERYONE },
   { method: 'GET', path: '/events', roles: EVERYONE },
   { method: 'GET', path: '/approvals', roles: ['approver', 'admin'] },
+  // "Approve always": those who approve may see and revoke them (a revoke only takes a permission away).
+  { method: 'GET', path: '/approvals/always', roles: ['approver', 'admin'] },
+  { method: 'DELETE', path: '/approvals/always/:id', roles: ['approver', 'admin'] },
   { method: 'DELETE', path: '/sessions/:session/chats/:chat', roles: ['admin'] },
   { method: 'DELETE', path: '/sessions/:session', roles: ['admin'] },
   { method: 'GET', path: '/metrics', roles: ['admin'] },

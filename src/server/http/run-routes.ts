@@ -76,6 +76,18 @@ export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunS
     return c.json({ approvals: await service.pendingApprovals(principal) });
   });
 
+  app.get('/approvals/always', async (c) => {
+    noQuery(c);
+    if (service.listAlways === undefined) throw new ApiError(404, 'this server keeps no "approve always" decisions');
+    return c.json(await service.listAlways(principalOf(c)));
+  });
+
+  app.delete('/approvals/always/:id', async (c) => {
+    noQuery(c);
+    if (service.revokeAlways === undefined) throw new ApiError(404, 'this server keeps no "approve always" decisions');
+    return c.json(await service.revokeAlways(principalOf(c), c.req.param('id')));
+  });
+
   app.delete('/sessions/:session/chats/:chat', async (c) => {
     noQuery(c);
     return c.json(await service.clearChat(principalOf(c), c.req.param('session'), c.req.param('chat')));

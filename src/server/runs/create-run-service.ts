@@ -138,6 +138,18 @@ export function createRunService(options: RunServiceOptions): RunService {
       return answerHostCall({ runtime, principal, dialect, body, budgetMs });
     },
 
+    async listAlways() {
+      return { where: runtime.keptAlways.where, approvals: await runtime.keptAlways.list() };
+    },
+
+    async revokeAlways(_principal, id) {
+      // The same rule as `toolgate approvals revoke`: an id, or a prefix long enough not to name another by chance.
+      if (!/^[0-9a-f]{6,64}$/.test(id)) throw new ApiError(400, `approval id ${JSON.stringify(id.slice(0, 80))}: expected at least 6 hex digits of an id from GET /approvals/always`, { field: 'id', expected: 'an approval id' });
+      const revoked = await runtime.keptAlways.revoke([id]);
+      if (revoked.length === 0) throw new ApiError(404, `no "approve always" has the id ${id}`);
+      return { revoked };
+    },
+
     async clearChat(principal, sessionId, chatId) {
       // Sessions are scoped by owner: a submitter clears its own; an admin clears the chat for every owner.
       const owners = principal.role === 'admin' ? await ownersOf(runtime) : [principal.name];

@@ -23,7 +23,9 @@ import { createSealer } from '../seal.ts';
 import { recordKey } from '../../store/record-mac.ts';
 import { createStoreLedger } from './store-ledger.ts';
 import { loadStoreMemory } from './store-memory.ts';
-import { createDriveSlots, gateModeOf, type ServerRuntime } from './server-runtime.ts';
+import { createDriveSlots, gateModeOf, type KeptAlways, type KeptAlwaysRecord, type ServerRuntime } from './server-runtime.ts';
+import { openApprovalsFile } from '../../approvals/approvals-file.ts';
+import type { StoredAlwaysApproval } from '../../store/store.ts';
 
 /** Runs driven at once unless `server.max_concurrent_runs` says otherwise. */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 16;
@@ -79,6 +81,22 @@ export async function createServerRuntime(options: {
           redactKeys: policy.redact.keys,
           onRefused: (refused) => logger.error('refused "approve always" records that do not verify', { ids: refused.map((record) => record.id) }),
         });
+  // What people list and revoke: the same approvals the gates read (a file the gates re-read when it changes, or the store they refresh from).
+  const keptAlways: KeptAlways =
+    shared !== undefined
+      ? {
+          where: 'the store servers share',
+          list: async () => (await shared.listAlways()).map(withoutMac),
+          async revoke(ids) {
+            const removed = await shared.revokeAlways(ids);
+            await always?.refresh();
+            return removed.map(withoutMac);
+          },
+        }
+      : (() => {
+          const file = openApprovalsFile({ path: resolvePolicyPath({ loaded, value: policy.document.approvals?.path, fallback: 'approvals.json' }), redactKeys: policy.redact.keys });
+          return { where: file.path, list: async () => file.list().map(withoutMac), revoke: async (ids) => file.revoke(ids).map(withoutMac) };
+        })();
   const memory = await loadStoreMemory(store, { key, onRefused: (memoryKey) => logger.error('refused a remembered session decision that does not verify', { key: memoryKey }) });
   const metrics = createGateMetrics();
   // Each read from the store when /metrics is scraped (prom-client collects them concurrently), never kept up to date by hand.
@@ -128,6 +146,7 @@ export async function createServerRuntime(options: {
   const listeners = new Set<() => void>();
   let hostJudge: Promise<HostJudge> | undefined;
   const runtime: ServerRuntime = {
+    keptAlways,
     // Agent hosts' calls share the server's audit trail, session memory and "approve always" (issue 33).
     hostJudge: () =>
       (hostJudge ??= createHostJudge({
@@ -170,4 +189,10 @@ export async function createServerRuntime(options: {
       await audit?.close();
     },
   };
+}
+
+/** A stored approval as people read it: its MAC is the server's business. */
+function withoutMac(record: Omit<StoredAlwaysApproval, 'mac'> & { mac?: string }): KeptAlwaysRecord {
+  const { mac: _mac, fingerprint: _fingerprint, ...shown } = record;
+  return shown;
 }

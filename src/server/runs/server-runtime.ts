@@ -49,6 +49,29 @@ export interface ServerRuntime {
   active: Map<string, AbortController>;
   /** How many runs are driven at once (`server.max_concurrent_runs`); the rest wait, claimed, in order. */
   slots: DriveSlots;
+  /** "Approve always", as people list and revoke it (the approvals file beside the policy, or the store servers share). */
+  keptAlways: KeptAlways;
+}
+
+/** The "approve always" decisions a server keeps, listed and revoked by people. */
+export interface KeptAlways {
+  /** The file or store they are in. */
+  where: string;
+  list(): Promise<KeptAlwaysRecord[]>;
+  /** Removes the approvals with these ids (or id prefixes of at least 6 characters); the ones removed. */
+  revoke(ids: readonly string[]): Promise<KeptAlwaysRecord[]>;
+}
+
+/** One "approve always", as people read it (without the store's MAC). */
+export interface KeptAlwaysRecord {
+  id: string;
+  tool: string;
+  identity: string | null;
+  description: string;
+  payload_preview: string;
+  created_at: string;
+  voided_at?: string;
+  voided_for?: string;
 }
 
 export interface DriveSlots {

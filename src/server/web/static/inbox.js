@@ -10,6 +10,7 @@ import { approvalCard, groupBox } from './approval-card.js';
 import { el } from './dom.js';
 import { showRun } from './run-view.js';
 import { showRuns } from './runs-view.js';
+import { showAlways } from './approvals-view.js';
 
 const pending = new Map();
 /** Calls decided (by anyone) since the page loaded: a late list must not bring them back. */
@@ -34,7 +35,7 @@ const $ = (id) => document.getElementById(id);
 const keyOf = (runId, toolCallId) => `${runId}\u0000${toolCallId}`;
 
 function showOnly(section) {
-  for (const id of ['login', 'inbox', 'run-view', 'runs-view']) {
+  for (const id of ['login', 'inbox', 'run-view', 'runs-view', 'always-view']) {
     if (id === section) $(id).removeAttribute('hidden');
     else $(id).setAttribute('hidden', '');
   }
@@ -236,6 +237,11 @@ function move(step) {
 function route() {
   runController?.abort();
   runController = null;
+  if (location.hash === '#always') {
+    showOnly('always-view');
+    void showAlways({ container: $('always-view') });
+    return;
+  }
   if (location.hash === '#runs') {
     showOnly('runs-view');
     runController = new AbortController();
