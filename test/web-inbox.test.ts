@@ -280,7 +280,7 @@ describe('the web inbox in Chromium', () => {
     expect(incidents).toEqual([]);
   });
 
-  it('edits the arguments: the schema error from the server is shown, then the edited call runs', { timeout: 60_000 }, async () => {
+  it('edits the arguments one field each (a file\'s content as text): the other allow actions wait while the edit is unsaved, the schema error from the server is shown, then the edited call runs', { timeout: 60_000 }, async () => {
     const inbox = await startInbox('write-hello.yaml');
     const { page, incidents } = await openPage(1280);
     await page.goto(inbox.server.loginUrl);
@@ -289,24 +289,31 @@ describe('the web inbox in Chromium', () => {
     const card = page.locator('.approval').first();
     await card.waitFor();
     await page.keyboard.press('e');
-    const textarea = card.locator('textarea.edit-args');
-    expect(JSON.parse(await textarea.inputValue())).toEqual({ path: 'ws/hello.txt', content: 'Hello from the inbox\nline 2\nline 3\n' });
-    await textarea.fill('{"path": 5}');
+    const pathField = card.locator('.edit-field[data-name="path"]');
+    const contentField = card.locator('.edit-field[data-name="content"]');
+    expect(await pathField.inputValue()).toBe('ws/hello.txt');
+    // The content as the text it is, lines and all: no escaped JSON.
+    expect(await contentField.inputValue()).toBe('Hello from the inbox\nline 2\nline 3\n');
+    expect(await contentField.evaluate((node: any) => node.tagName)).toBe('TEXTAREA');
+    await contentField.fill('edited in the inbox\n');
+    // Unsaved: Allow once would run the call as it was, so it waits (and so does its key).
+    expect(await card.getByRole('button', { name: 'Allow once' }).isDisabled()).toBe(true);
+    expect(await card.getByRole('button', { name: 'Always…' }).isDisabled()).toBe(true);
+    await pathField.fill('');
     await card.getByRole('button', { name: 'Allow with these arguments' }).click();
     await expect.poll(() => card.locator('.error').textContent()).not.toBe('');
     const shown = await card.locator('.error').textContent();
     expect(shown).toContain("edited_args do not fit write_file's schema");
     expect(shown).toContain('path');
     expect((await inbox.api(`/runs/${runId}`)).json.status).toBe('paused_checkpoint');
-    await textarea.fill('{not json');
-    await card.getByRole('button', { name: 'Allow with these arguments' }).click();
-    await expect.poll(() => card.locator('.error').textContent()).toContain('not valid JSON');
-    await textarea.fill(JSON.stringify({ path: 'ws/hello.txt', content: 'edited in the inbox\n' }));
+    expect(await card.getByRole('button', { name: 'Allow once' }).isDisabled()).toBe(true);
+    await card.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-edit-fields-1280.png') });
+    await pathField.fill('ws/hello.txt');
     await card.getByRole('button', { name: 'Allow with these arguments' }).click();
     await page.locator('.approval').waitFor({ state: 'detached' });
     await inbox.waitForRun(runId, ['completed']);
     expect(readFileSync(path.join(inbox.root, 'ws', 'hello.txt'), 'utf8')).toBe('edited in the inbox\n');
-    // The one refusal: the schema check of the first edit (the invalid JSON never left the page).
+    // The one refusal: the schema check of the first edit.
     expect(incidents).toEqual([`http 400 POST /runs/${runId}/approve`]);
   });
 

@@ -89,13 +89,82 @@ function decisionLabel(body, what) {
   return `${body.scope === 'always' ? 'Always allowed' : body.scope === 'session' ? 'Allowed for this session' : 'Allowed once'}: ${what}`;
 }
 
-/** The arguments as the person may edit them: pretty JSON of `tool_arguments`. */
-function editableArguments(pending) {
+/**
+ * The arguments as the person edits them: one labelled field per argument of
+ * an object — text in a text area (lines kept), a number in a number field,
+ * true/false as a checkbox, anything else as JSON — or one JSON text area
+ * when the arguments are not an object. `read()` builds the arguments back
+ * (throwing a message that names the field), `reset()` puts the call's own back.
+ */
+function argumentFields(pending) {
+  let original;
   try {
-    return JSON.stringify(JSON.parse(String(pending.tool_arguments ?? 'null')), null, 2);
+    original = JSON.parse(String(pending.tool_arguments ?? 'null'));
   } catch {
-    return String(pending.tool_arguments ?? '');
+    original = String(pending.tool_arguments ?? '');
   }
+  const node = el('div', { className: 'edit-fields' });
+  if (original === null || typeof original !== 'object' || Array.isArray(original)) {
+    const area = el('textarea', { className: 'edit-args', attrs: { rows: '8', spellcheck: 'false', 'aria-label': 'Arguments as JSON' } });
+    const reset = () => (area.value = JSON.stringify(original, null, 2));
+    reset();
+    node.append(area);
+    return {
+      node,
+      focus: () => area.focus(),
+      reset,
+      read: () => {
+        try {
+          return JSON.parse(area.value);
+        } catch (error) {
+          throw new Error(`The arguments are not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      },
+    };
+  }
+  const inputs = [];
+  for (const [name, value] of Object.entries(original)) {
+    const kind = typeof value === 'string' ? 'text' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'json';
+    const id = `edit-${String(pending.run_id)}-${String(pending.tool_call_id)}-${name}`.replace(/[^A-Za-z0-9_-]/g, '_');
+    let input;
+    if (kind === 'boolean') input = el('input', { className: 'edit-field', attrs: { type: 'checkbox', id } });
+    else if (kind === 'number') input = el('input', { className: 'edit-field', attrs: { type: 'number', step: 'any', id } });
+    else if (kind === 'text' && !value.includes('\n') && value.length <= 120) input = el('input', { className: 'edit-field', attrs: { type: 'text', id, spellcheck: 'false' } });
+    else input = el('textarea', { className: 'edit-field', attrs: { rows: String(Math.min(16, Math.max(3, String(kind === 'json' ? JSON.stringify(value, null, 2) : value).split('\n').length + 1))), id, spellcheck: 'false' } });
+    input.dataset.name = name;
+    input.dataset.kind = kind;
+    inputs.push({ name, kind, input, value });
+    node.append(el('label', { className: 'edit-field-label', text: `${name}${kind === 'json' ? ' (JSON)' : ''}`, attrs: { for: id } }), input);
+  }
+  const reset = () => {
+    for (const { kind, input, value } of inputs) {
+      if (kind === 'boolean') input.checked = value;
+      else input.value = kind === 'json' ? JSON.stringify(value, null, 2) : String(value);
+    }
+  };
+  reset();
+  return {
+    node,
+    focus: () => inputs[0]?.input.focus(),
+    reset,
+    read: () => {
+      const edited = {};
+      for (const { name, kind, input } of inputs) {
+        if (kind === 'boolean') edited[name] = input.checked;
+        else if (kind === 'number') {
+          if (input.value.trim() === '' || !Number.isFinite(Number(input.value))) throw new Error(`${name}: expected a number`);
+          edited[name] = Number(input.value);
+        } else if (kind === 'json') {
+          try {
+            edited[name] = JSON.parse(input.value);
+          } catch (error) {
+            throw new Error(`${name}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+          }
+        } else edited[name] = input.value;
+      }
+      return edited;
+    },
+  };
 }
 
 /**
@@ -155,30 +224,40 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
   });
 
   const editor = el('div', { className: 'editor', attrs: { hidden: '' } });
-  const textarea = el('textarea', { className: 'edit-args', attrs: { rows: '8', spellcheck: 'false', 'aria-label': 'Arguments as JSON' } });
-  textarea.value = editableArguments(pending);
+  // One field per argument (a file's content as text, not escaped JSON); JSON only for values that are not text, numbers or yes/no.
+  const fields = argumentFields(pending);
   const sendEdited = () => {
     let edited;
     try {
-      edited = JSON.parse(textarea.value);
+      edited = fields.read();
     } catch (error) {
-      errorNode.textContent = `The arguments are not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+      errorNode.textContent = error instanceof Error ? error.message : String(error);
       return;
     }
     // Sent at once: the server checks the edit against the tool's schema, and its answer is shown here.
-    void decide({ runId: pending.run_id, body: body({ approved: true, scope: 'once', edited_args: edited }), errorNode, container: card, done: onDecided });
+    // decide() enables every control when it is done: an edit still unsaved keeps the other allow actions waiting.
+    void decide({ runId: pending.run_id, body: body({ approved: true, scope: 'once', edited_args: edited }), errorNode, container: card, done: onDecided }).finally(() => setEditing(card.classList.contains('editing')));
   };
+  // While an edit is unsaved, the other allow actions would run the arguments as they were: they wait.
+  const otherAllows = [];
+  const setEditing = (editing) => {
+    for (const control of otherAllows) control.disabled = editing;
+    card.classList.toggle('editing', editing);
+  };
+  fields.node.addEventListener('input', () => setEditing(true));
   editor.append(
-    el('label', { className: 'edit-label', text: 'Arguments (JSON) to run instead:' }),
-    textarea,
+    el('p', { className: 'edit-label', text: 'Arguments to run instead (checked against the tool\'s schema when you allow):' }),
+    fields.node,
     el('div', { className: 'buttons' }, [button('Allow with these arguments', 'allow', sendEdited), button('Cancel', 'secondary', () => toggleEditor(false))]),
   );
   const toggleEditor = (open) => {
     if (open) {
       editor.removeAttribute('hidden');
-      textarea.focus();
+      fields.focus();
     } else {
       editor.setAttribute('hidden', '');
+      fields.reset();
+      setEditing(false);
     }
   };
 
@@ -206,13 +285,17 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
     confirm.setAttribute('hidden', '');
     confirm.replaceChildren();
   };
+  const allowOnce = button('Allow once', 'allow primary', () => void send({ approved: true, scope: 'once' }));
+  const forSession = button('For this session…', 'secondary', () => void askToConfirm('session'));
+  const always = button('Always…', 'secondary', () => void askToConfirm('always'));
+  otherAllows.push(allowOnce, forSession, always);
   card.append(
     el('div', { className: 'deny-row' }, [reasonInput]),
     el('div', { className: 'buttons' }, [
       button('Deny', 'deny', () => void deny()),
-      button('Allow once', 'allow primary', () => void send({ approved: true, scope: 'once' })),
-      button('For this session…', 'secondary', () => void askToConfirm('session')),
-      button('Always…', 'secondary', () => void askToConfirm('always')),
+      allowOnce,
+      forSession,
+      always,
       ...(editable ? [button('Edit arguments', 'secondary', () => toggleEditor(editor.hasAttribute('hidden')))] : []),
     ]),
     confirm,
@@ -220,10 +303,10 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
     errorNode,
   );
   card.actions = {
-    once: () => send({ approved: true, scope: 'once' }),
+    once: () => (card.classList.contains('editing') ? undefined : send({ approved: true, scope: 'once' })),
     // Pressed once, it shows what it covers; pressed again, it decides.
-    session: () => askToConfirm('session'),
-    always: () => askToConfirm('always'),
+    session: () => (card.classList.contains('editing') ? undefined : askToConfirm('session')),
+    always: () => (card.classList.contains('editing') ? undefined : askToConfirm('always')),
     cancel: () => cancelConfirm(),
     deny: () => reasonInput.focus(),
     edit: () => (editable ? toggleEditor(true) : undefined),
