@@ -176,11 +176,11 @@ describe.each(['claude-code', 'codex'] as const)('toolgate hook %s --approver se
       timeoutMs: 110_000,
     });
     expectOffline(result);
-    expect(approvedCard(result)).toContain(`asked by ${host === 'codex' ? 'Codex' : 'Claude Code'}, session`);
+    expect(approvedCard(result)).toContain(`Asked by ${host === 'codex' ? 'Codex' : 'Claude Code'}, session`);
     expect(approvedCard(result)).toContain(where.directory);
     expect(approvedCard(result)).toContain('touch approved.txt');
     // What the person asked the agent, from the host's transcript.
-    expect(approvedCard(result)).toContain('the person last asked it: "Do the task with one tool call."');
+    expect(approvedCard(result)).toContain('The person last asked it: "Do the task with one tool call."');
     expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
     expect(existsSync(path.join(where.directory, 'approved.txt'))).toBe(true);
   });
