@@ -407,7 +407,9 @@ describe('the web inbox in Chromium', () => {
     expect(await card.locator('button.primary').allTextContents()).toEqual(['Allow once']);
     await card.getByRole('button', { name: 'Always…' }).click();
     await card.locator('.confirm').waitFor();
-    expect(await card.locator('.confirm-text').textContent()).toBe('“Always” lets these run without asking: later write_file calls with the same zone and path as this one, in this session and every later one, until revoked (toolgate approvals).');
+    expect(await card.locator('.confirm-text').textContent()).toBe('“Always” lets these run without asking: later write_file calls in this session and every later one with the same zone "workspace" and path "hello.txt", whatever their content, until revoked (toolgate approvals).');
+    // The reason that only repeats the description is not said twice.
+    expect(await card.locator('.reason').count()).toBe(0);
     // One click decided nothing.
     await page.waitForTimeout(300);
     expect((await inbox.api(`/runs/${runId}`)).json.status).toBe('paused_checkpoint');

@@ -72,7 +72,7 @@ export function approvalView(request: PresentedRequest, options: ApprovalViewOpt
     reasons: texts(metadata.reasons).map((line) => inert(line, SENTENCE_OPTIONS)),
     asker: texts(metadata.asker).map((line) => inert(line, SENTENCE_OPTIONS)),
     risk: texts(metadata.consequences).length > 0 || metadata.risk === 'dangerous' ? 'dangerous' : metadata.risk === 'routine' ? 'routine' : 'notable',
-    always_scope: inert(alwaysScopeText(request), SENTENCE_OPTIONS),
+    always_scope: inert(alwaysScopeText(request, keys), SENTENCE_OPTIONS),
     required: request.required !== false,
     group_id: request.groupId === undefined ? null : inert(request.groupId, SENTENCE_OPTIONS),
     session_scope: inert(sessionScopeText(request, keys), SENTENCE_OPTIONS),
@@ -170,7 +170,10 @@ export function singleParagraph(text: string): string {
 }
 
 /** What "Always" covers: the approvals file remembers the tool and its approval payload exactly (src/approvals). */
-function alwaysScopeText(request: PresentedRequest): string {
+function alwaysScopeText(request: PresentedRequest, redactKeys: ReadonlySet<string>): string {
+  // What "for this session" covers, said of every session: the same match (the tool and its approval payload).
+  const session = sessionScopeText(request, redactKeys);
+  if (session.includes(' in this session')) return `${session.replace(' in this session', ' in this session and every later one')}, until revoked (toolgate approvals)`;
   const payload = request.payload;
   const keys = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? Object.keys(payload).slice(0, 6) : [];
   const same = keys.length === 0 ? 'the same approval payload' : `the same ${keys.length === 1 ? keys[0] : `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)}`}`;

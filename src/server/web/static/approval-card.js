@@ -194,7 +194,10 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
   if (description !== '') card.append(el('p', { className: 'description', text: description }));
   if (headline !== null) card.append(viewNode(view));
   for (const line of Array.isArray(view?.consequences) ? view.consequences : []) card.append(el('p', { className: 'consequence', text: line }));
-  const reasons = Array.isArray(view?.reasons) && view.reasons.length > 0 ? view.reasons.join('; ') : view?.reason;
+  // The gate's reason often only repeats the description ("write_file asks: Write ws/a.txt"): then the rule that asked says it all.
+  const reasonText = typeof view?.reason === 'string' ? view.reason.replace(/^waiting for approval: /, '') : '';
+  const repeats = reasonText === `${toolName} asks: ${view?.description ?? ''}` || reasonText === view?.description;
+  const reasons = Array.isArray(view?.reasons) && view.reasons.length > 0 ? view.reasons.join('; ') : repeats ? '' : reasonText;
   if (reasons) card.append(el('p', { className: 'reason', text: `Why it asks: ${reasons}` }));
   if (view?.asked_by) card.append(el('p', { className: 'asked-by', text: `Asked by the policy's ${view.asked_by}` }));
   for (const line of Array.isArray(view?.asker) ? view.asker : []) card.append(el('p', { className: 'asker', text: line }));
