@@ -510,4 +510,39 @@ describe('the web inbox in Chromium', () => {
     expect(readFileSync(path.join(inbox.root, 'ws', 'hello.txt'), 'utf8')).toContain('Hello from the inbox');
     expect(incidents).toEqual([]);
   });
+
+  it('notifies, once asked on a click: a browser notification when a call arrives (naming a dangerous one), the count in the tab title', { timeout: 60_000 }, async () => {
+    const inbox = await startInbox('risky-group.yaml');
+    const { page, incidents } = await openPage(1280);
+    // Headless Chromium shows no desktop notifications: the page's Notification records what toolgate asks it to show.
+    await page.addInitScript(() => {
+      const shown: Array<{ title: string; body: string }> = [];
+      (window as any).__shown = shown;
+      (window as any).Notification = class {
+        static permission = 'default';
+        static async requestPermission() {
+          (this as any).permission = 'granted';
+          return 'granted';
+        }
+        constructor(title: string, options: { body: string }) {
+          shown.push({ title, body: options.body });
+        }
+      };
+    });
+    await page.goto(inbox.server.loginUrl);
+    await page.waitForSelector('#stream-state[data-state="live"]');
+    await page.click('#notify-toggle');
+    await expect.poll(() => page.locator('#notify-toggle').textContent()).toBe('Notifications on');
+    const runId = await inbox.startRun('set things up');
+    await expect.poll(() => page.evaluate(() => (window as any).__shown.length)).toBe(3);
+    const shown = (await page.evaluate(() => (window as any).__shown)) as Array<{ title: string; body: string }>;
+    expect(shown[0]).toEqual({ title: 'toolgate: a dangerous call waits for you', body: expect.stringMatching(/^Run git reset --hard HEAD~1 in /) });
+    expect(shown[2]!.title).toBe('toolgate: a call waits for you');
+    expect(await page.title()).toBe('(3) toolgate inbox');
+    await page.locator('.group-reason').fill('no');
+    await page.getByRole('button', { name: 'Deny all 3' }).click();
+    await inbox.waitForRun(runId, ['completed', 'cancelled']);
+    await expect.poll(() => page.title()).toBe('toolgate inbox');
+    expect(incidents).toEqual([]);
+  });
 });

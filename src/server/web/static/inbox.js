@@ -60,11 +60,63 @@ function remove(runId, toolCallId) {
   pending.delete(key);
 }
 
+/**
+ * A browser notification and a short tone when a call arrives, once the
+ * person asked for them (a click: browsers allow permission prompts and
+ * sound only then); the choice lasts for this tab.
+ */
+const attention = { on: false, audio: null };
+
+async function toggleAttention() {
+  const node = $('notify-toggle');
+  if (attention.on) {
+    attention.on = false;
+    sessionStorage.removeItem('toolgate-notify');
+    node.textContent = 'Notify me';
+    return;
+  }
+  if (typeof Notification === 'undefined') {
+    node.textContent = 'No notifications in this browser';
+    return;
+  }
+  const permission = Notification.permission === 'granted' ? 'granted' : await Notification.requestPermission();
+  if (permission !== 'granted') {
+    node.textContent = 'Notifications are blocked for this page';
+    return;
+  }
+  attention.on = true;
+  attention.audio ??= typeof AudioContext === 'undefined' ? null : new AudioContext();
+  sessionStorage.setItem('toolgate-notify', 'on');
+  node.textContent = 'Notifications on';
+}
+
+function announce(item) {
+  if (!attention.on || typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
+  const view = item.presentation !== null && typeof item.presentation === 'object' ? item.presentation : {};
+  const what = String(view.headline ?? view.description ?? item.tool_name ?? '').slice(0, 160);
+  try {
+    new Notification(`toolgate: ${view.risk === 'dangerous' ? 'a dangerous call waits' : 'a call waits'} for you`, { body: what, tag: keyOf(item.run_id, item.tool_call_id) });
+  } catch {
+    // A browser that refuses to show one (a service worker is required on some phones): the tab title still counts it.
+  }
+  if (attention.audio !== null) {
+    const tone = attention.audio.createOscillator();
+    const gain = attention.audio.createGain();
+    gain.gain.value = 0.05;
+    tone.frequency.value = 660;
+    tone.connect(gain).connect(attention.audio.destination);
+    tone.start();
+    tone.stop(attention.audio.currentTime + 0.15);
+  }
+}
+
 /** Handles one event of `GET /events`. */
 function onEvent(message) {
   const data = message.data !== null && typeof message.data === 'object' ? message.data : {};
   if (message.type === 'checkpoint_required') {
+    const fresh = typeof data.run_id === 'string' && !pending.has(keyOf(data.run_id, String(data.tool_call_id))) && !decided.has(keyOf(data.run_id, String(data.tool_call_id)));
     add(data);
+    if (fresh) announce(data);
     render();
   } else if (message.type === 'approval_decided') {
     remove(data.run_id, data.tool_call_id);
@@ -288,6 +340,7 @@ function main() {
     startInbox();
   });
   document.addEventListener('keydown', onKey);
+  $('notify-toggle').addEventListener('click', () => void toggleAttention());
   document.addEventListener('toolgate:held', () => render());
   // "Waiting 4 min · times out in 6 min" stays true while the page is open.
   setInterval(() => {
