@@ -10,7 +10,7 @@ import type { Policy } from '../../core/policy/policy.ts';
 import type { GateContext, RunMode } from '../../core/types.ts';
 import type { RuntimeGate } from '../../runtime/create-runtime-gate.ts';
 import type { BuiltinTool } from '../../tools/builtin-tool.ts';
-import type { NewEvent, ServerRunMode, StoredEvent, StoredRun, ToolgateStore } from '../../store/store.ts';
+import type { NewEvent, ServerRunMode, StoredAlwaysApproval, StoredEvent, StoredRun, ToolgateStore } from '../../store/store.ts';
 import type { Logger } from '../log.ts';
 import type { Sealer } from '../seal.ts';
 import type { StoreMemory } from './store-memory.ts';
@@ -62,17 +62,8 @@ export interface KeptAlways {
   revoke(ids: readonly string[]): Promise<KeptAlwaysRecord[]>;
 }
 
-/** One "approve always", as people read it (without the store's MAC). */
-export interface KeptAlwaysRecord {
-  id: string;
-  tool: string;
-  identity: string | null;
-  description: string;
-  payload_preview: string;
-  created_at: string;
-  voided_at?: string;
-  voided_for?: string;
-}
+/** One "approve always", as people read it: what the store keeps, without what matches calls (its fingerprint) and signs them (its MAC). */
+export type KeptAlwaysRecord = Omit<StoredAlwaysApproval, 'mac' | 'fingerprint'>;
 
 export interface DriveSlots {
   acquire(): Promise<void>;
