@@ -180,7 +180,7 @@ describe.each(['claude-code', 'codex'] as const)('toolgate hook %s --approver se
     expect(approvedCard(result)).toContain(where.directory);
     expect(approvedCard(result)).toContain('touch approved.txt');
     // What the person asked the agent, from the host's transcript.
-    expect(approvedCard(result)).toContain('The person last asked it: "Do the task with one tool call."');
+    expect(approvedCard(result)).toContain(`The person last asked it (as the hook read ${host === 'codex' ? 'Codex' : 'Claude Code'}'s transcript): "Do the task with one tool call."`);
     expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
     expect(existsSync(path.join(where.directory, 'approved.txt'))).toBe(true);
   });

@@ -545,4 +545,56 @@ describe('the web inbox in Chromium', () => {
     await expect.poll(() => page.title()).toBe('toolgate inbox');
     expect(incidents).toEqual([]);
   });
+
+  it('a held decision takes one press only, a click just after a card left is not taken for the next card, and keys act on the card the person clicked', { timeout: 90_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const runs: string[] = [];
+    for (const input of ['first greeting', 'second greeting', 'third greeting']) {
+      const runId = await inbox.startRun(input);
+      await inbox.waitForRun(runId, ['paused_checkpoint']);
+      runs.push(runId);
+    }
+    const { page, incidents } = await openPage(1280);
+    await page.goto(inbox.server.loginUrl);
+    await expect.poll(() => page.locator('.approval').count()).toBe(3);
+    await page.waitForTimeout(500);
+    const status = async () => Promise.all(runs.map(async (runId) => (await inbox.api(`/runs/${runId}`)).json.status as string));
+    // Enter twice on Allow once: one hold, and one Undo takes it all back.
+    const first = page.locator('.approval').first();
+    await first.getByRole('button', { name: 'Allow once' }).focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    expect(await page.locator('.toast').count()).toBe(1);
+    await page.locator('.toast').getByRole('button', { name: 'Undo' }).click();
+    await page.waitForTimeout(5_000);
+    expect(await status()).toEqual(['paused_checkpoint', 'paused_checkpoint', 'paused_checkpoint']);
+    // A double click on Allow once: the second click lands on the next card's button, and is not taken.
+    await page.waitForTimeout(500);
+    await first.getByRole('button', { name: 'Allow once' }).dblclick();
+    expect(await page.locator('.toast').count()).toBe(1);
+    await page.locator('.toast').getByRole('button', { name: 'Undo' }).click();
+    await page.waitForTimeout(5_000);
+    expect(await status()).toEqual(['paused_checkpoint', 'paused_checkpoint', 'paused_checkpoint']);
+    // A click inside the third card makes it the one y decides, not the first.
+    const third = page.locator('.approval').nth(2);
+    await third.locator('.description').click();
+    await page.waitForTimeout(500);
+    await page.keyboard.press('y');
+    await third.waitFor({ state: 'detached', timeout: 15_000 });
+    await inbox.waitForRun(runs[2]!, ['completed']);
+    expect((await status()).slice(0, 2)).toEqual(['paused_checkpoint', 'paused_checkpoint']);
+    expect(incidents).toEqual([]);
+  });
+
+  it('the server refuses a group approval that would carry a dangerous call, and still takes the group denial', { timeout: 60_000 }, async () => {
+    const inbox = await startInbox('risky-group.yaml');
+    const runId = await inbox.startRun('set things up');
+    const paused = await inbox.waitForRun(runId, ['paused_checkpoint']);
+    const groupId = paused.pending_approvals[0].group_id as string;
+    const refused = await inbox.api(`/runs/${runId}/approve`, { approved: true, group_id: groupId });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toContain('the group holds 2 calls that cannot be undone');
+    expect((await inbox.api(`/runs/${runId}`)).json.status).toBe('paused_checkpoint');
+    expect((await inbox.api(`/runs/${runId}/approve`, { approved: false, group_id: groupId, reason: 'no' })).status).toBe(200);
+  });
 });

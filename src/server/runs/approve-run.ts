@@ -30,6 +30,14 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
     throw new ApiError(400, 'run is not paused for approval, current status: running (its calls were already decided; it resumes now)', { current_status: 'running' });
   }
   const targets = chooseTargets(pending, input);
+  // A call whose view says it cannot be undone is decided on its own: a group's approval never carries it unseen.
+  if (input.approved && input.group_id !== undefined && targets.length > 1) {
+    const requests = await runtime.store.listApprovals({ runId: run.runId });
+    const dangerous = requests.filter((approval) => approval.groupId === input.group_id && approval.decision === null && (approval.request.presentation as { risk?: unknown } | undefined)?.risk === 'dangerous');
+    if (dangerous.length > 0) {
+      throw new ApiError(400, `the group holds ${dangerous.length === 1 ? 'a call that cannot be undone' : `${dangerous.length} calls that cannot be undone`} (${dangerous.map((approval) => approval.toolCallId).join(', ')}): approve each with tool_call_id, or deny the group`, { field: 'group_id', dangerous: dangerous.map((approval) => approval.toolCallId) });
+    }
+  }
   if (input.edited_args !== undefined) {
     if (!input.approved) throw new ApiError(400, 'edited_args edits an approval; a denial runs nothing', { field: 'edited_args' });
     if (targets.length !== 1) throw new ApiError(400, 'edited_args applies to one call: give tool_call_id', { field: 'edited_args' });

@@ -116,7 +116,8 @@ async function createHookRun(options: {
   // Who asks, and what a decision after the hook stopped waiting does: the card says so from the start, with the time.
   const lastAsked = input.lastUserMessage === undefined ? undefined : JSON.stringify(input.lastUserMessage);
   const waits = `${dialect.title} waits for the answer until ${new Date(options.deadline).toISOString().slice(11, 19)} UTC; after that it is told to retry, and approving then lets its next identical try run, once`;
-  const asker = [`Asked by ${where}`, ...(lastAsked === undefined ? [] : [`The person last asked it: ${lastAsked}`]), waits];
+  // What the person asked comes from the hook, which read it in the host's transcript: the card says where it is from.
+  const asker = [`Asked by ${where}`, ...(lastAsked === undefined ? [] : [`The person last asked it (as the hook read ${dialect.title}'s transcript): ${lastAsked}`]), waits];
   const pending = {
     approvalId: 'hook',
     toolCallId: 'call',

@@ -67,6 +67,8 @@ export function createDeleteFileTool(context: FsToolContext): BuiltinTool<Delete
             presentation.metadata = {
               ...presentation.metadata,
               ...approvedStateMetadata({ operation: 'delete', zone: resolved.zone.name, path: resolved.relative, sha256: before.sha256 }),
+              // A deleted file is gone (toolgate keeps no copy): a view shows it as what cannot be undone.
+              risk: 'dangerous',
             };
             return presentation;
           },

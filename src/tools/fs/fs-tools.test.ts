@@ -281,7 +281,7 @@ describe('what the person sees', () => {
 
   it('shows the lines a delete removes, and a move by its two ends', async () => {
     await fixture.run('delete_file', { path: 'ws/sub/deep.txt' });
-    expect(fixture.asked[0]!.presentation).toMatchObject({ type: 'diff', metadata: { operation: 'delete', path: 'sub/deep.txt' } });
+    expect(fixture.asked[0]!.presentation).toMatchObject({ type: 'diff', metadata: { operation: 'delete', path: 'sub/deep.txt', risk: 'dangerous' } });
     expect(fixture.asked[0]!.presentation?.content).toContain('-deep');
     await fixture.run('move_file', { source: 'ws/notes.txt', destination: 'notes/notes.txt' });
     expect(fixture.asked[1]!.description).toBe('Move ws/notes.txt → notes/notes.txt (zone workspace → zone notes)');

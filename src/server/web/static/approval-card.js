@@ -26,8 +26,10 @@ export async function decide({ runId, body, errorNode, container, done }) {
   try {
     const result = await api('POST', `/runs/${encodeURIComponent(runId)}/approve`, body);
     done(result, runId);
+    return true;
   } catch (error) {
     errorNode.textContent = error instanceof Error ? error.message : String(error);
+    return false;
   } finally {
     container.classList.remove('busy');
     for (const control of container.querySelectorAll('button, input, textarea')) control.disabled = false;
@@ -48,12 +50,20 @@ export const UNDO_MS = 4000;
 function hold({ container, label, sendNow }) {
   const toasts = document.getElementById('toasts');
   if (toasts === null) return sendNow();
+  // Once: a second Enter (or a repeated key) on a held card must not start a second timer that Undo would not stop.
+  if (container.classList.contains('held') || container.closest('.held') !== null) return Promise.resolve();
+  // A click that lands right after another card left the page was aimed at that card, not at the one now under the pointer.
+  if (performance.now() - layoutChangedAt < SETTLE_CLICK_MS) return Promise.resolve();
+  layoutChangedAt = performance.now();
+  pendingHolds += 1;
   container.classList.add('held');
   // The inbox moves its selection off a held card: a second key pressed in a hurry must not land on the next one unseen.
   document.dispatchEvent(new CustomEvent('toolgate:held'));
   const undo = button('Undo', 'link undo', () => {
     clearTimeout(timer);
+    pendingHolds -= 1;
     toast.remove();
+    layoutChangedAt = performance.now();
     container.classList.remove('held');
     document.dispatchEvent(new CustomEvent('toolgate:held'));
     container.focus?.();
@@ -62,10 +72,28 @@ function hold({ container, label, sendNow }) {
   toasts.append(toast);
   const timer = setTimeout(() => {
     toast.remove();
-    void sendNow().then(() => container.classList.remove('held'));
+    void sendNow()
+      .then((sent) => {
+        pendingHolds -= 1;
+        container.classList.remove('held');
+        // Refused (another approver decided it meanwhile, the run ended): said where the person looks, not on a card that is gone.
+        if (sent === false) {
+          const failed = el('div', { className: 'toast toast-error', attrs: { role: 'alert' } }, [el('span', { text: `Not sent — ${label}: ${container.querySelector(':scope > .error')?.textContent ?? 'the server refused it'}` }), button('Dismiss', 'link undo', () => failed.remove())]);
+          toasts.append(failed);
+        }
+      });
   }, UNDO_MS);
   return Promise.resolve();
 }
+
+/** When a card last left or came back: clicks just after it are not taken (see `hold`). */
+let layoutChangedAt = Number.NEGATIVE_INFINITY;
+/** Decisions held and not yet sent: leaving the page then asks first. */
+let pendingHolds = 0;
+const SETTLE_CLICK_MS = 400;
+window.addEventListener('beforeunload', (event) => {
+  if (pendingHolds > 0) event.preventDefault();
+});
 
 /**
  * `Waiting 4 min · times out in 6 min`, from the request's times; empty when the server sent none.
@@ -337,8 +365,8 @@ export function groupBox({ runId, groupId, cards, onDecided }) {
   const allowAll = dangerous > 0
     ? [el('p', { className: 'group-note', text: `${dangerous} of these ${cards.length} calls ${dangerous === 1 ? 'is' : 'are'} dangerous: decide each call on its own (the buttons on each card), or deny them all.` })]
     : [
+        // Once only: a wider approval is given call by call, each with its own second step.
         button(`Allow all ${cards.length} once`, 'allow', () => void send({ approved: true, scope: 'once' })),
-        button(`Allow all ${cards.length} for this session`, 'secondary', () => void send({ approved: true, scope: 'session' })),
       ];
   box.append(
     el('header', { className: 'group-head' }, [el('h2', { text: `${cards.length} calls decided together` }), el('span', { className: 'group-id', text: `group ${groupId}` })]),

@@ -35,12 +35,15 @@ export async function showAlways({ container }) {
     for (const record of body.approvals ?? []) {
       const revoke = button('Revoke', 'deny revoke', async () => {
         revoke.disabled = true;
+        let failed = '';
         try {
           await api('DELETE', `/approvals/always/${encodeURIComponent(record.id)}`);
         } catch (failure) {
-          error.textContent = failure instanceof Error ? failure.message : String(failure);
+          failed = failure instanceof Error ? failure.message : String(failure);
         }
         await load();
+        // Said after the list is read again, which clears the last message.
+        if (failed !== '') error.textContent = `Not revoked: ${failed}`;
       });
       list.append(
         el('li', { className: `always-item${record.voided_at ? ' voided' : ''}` }, [

@@ -251,6 +251,15 @@ function onKey(event) {
     cardsInOrder()[selected]?.actions.cancel();
     return;
   }
+  // u takes back the last decision still waiting out its undo, from any view.
+  if (event.key === 'u') {
+    const undo = [...document.querySelectorAll('#toasts .undo')].filter((node) => node.textContent === 'Undo').at(-1);
+    if (undo !== undefined) {
+      event.preventDefault();
+      undo.click();
+    }
+    return;
+  }
   if ($('inbox').hidden) {
     if (event.key === 'Escape' || event.key === 'i') location.hash = '';
     return;
@@ -263,15 +272,6 @@ function onKey(event) {
     return;
   }
   // The terminal's keys (y once, s session, a always, n deny, e edit), and the inbox's own to move and open a run.
-  // u takes back the last decision still waiting out its undo.
-  if (event.key === 'u') {
-    const undo = [...document.querySelectorAll('#toasts .undo')].at(-1);
-    if (undo !== undefined) {
-      event.preventDefault();
-      undo.click();
-    }
-    return;
-  }
   const actions = { j: () => move(1), k: () => move(-1), y: () => card?.actions.once(), s: () => card?.actions.session(), a: () => card?.actions.always(), n: () => card?.actions.deny(), e: () => card?.actions.edit(), r: () => card !== undefined && openRun(pending.get(card.dataset.key)?.run_id ?? '') };
   const action = actions[event.key];
   if (action === undefined) return;
@@ -342,6 +342,15 @@ function main() {
   document.addEventListener('keydown', onKey);
   $('notify-toggle').addEventListener('click', () => void toggleAttention());
   document.addEventListener('toolgate:held', () => render());
+  // The card a person clicks or tabs into is the one the keys act on.
+  $('items').addEventListener('focusin', (event) => {
+    const card = event.target instanceof Element ? event.target.closest('.approval') : null;
+    const index = card === null ? -1 : cardsInOrder().indexOf(card);
+    if (index !== -1 && index !== selected) {
+      selected = index;
+      markSelected(false);
+    }
+  });
   // "Waiting 4 min · times out in 6 min" stays true while the page is open.
   setInterval(() => {
     for (const card of document.querySelectorAll('#items .approval')) card.refreshWaiting?.();
