@@ -90,6 +90,14 @@ describe("answers given in Claude Code's own prompt", () => {
     expect(decisionsFor('toolu_F')).toMatchObject([{ decision: 'denied', source: 'person' }]);
   });
 
+  it("a call that ran and printed Claude Code's words of refusal is recorded as run, not as refused", async () => {
+    const transcript = transcriptOf('session-e');
+    await hook(transcript, 'e', 'toolu_L', 'Bash', { command: 'echo "The user doesn\'t want to proceed with this tool use."' });
+    answered(transcript, 'toolu_L', "The user doesn't want to proceed with this tool use.\n", false);
+    await hook(transcript, 'e', 'toolu_M', 'Bash', { command: 'ls' });
+    expect(decisionsFor('toolu_L')).toMatchObject([{ decision: 'approved', source: 'person' }]);
+  });
+
   it("keeps an unanswered ask for later, and another session's transcript answers nothing of this one", async () => {
     const mine = transcriptOf('session-c');
     const theirs = transcriptOf('session-d');

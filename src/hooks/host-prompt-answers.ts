@@ -143,7 +143,10 @@ function answersIn(transcript: string): Map<string, TranscriptAnswer> {
     for (const part of entry.message.content as Array<Record<string, unknown>>) {
       if (part?.type !== 'tool_result' || typeof part.tool_use_id !== 'string') continue;
       const said = resultText(part.content);
-      const outcome = REJECTED.some((pattern) => pattern.test(said)) ? 'rejected' : NOBODY_ASKED.test(said) ? 'nobody' : 'ran';
+      // Only an error result can be a refusal: a command that ran may print Claude Code's words itself (`echo "The user
+      // doesn't want to proceed…"`), and must not be recorded as refused, which would hide that it ran.
+      const refused = part.is_error === true;
+      const outcome = refused && REJECTED.some((pattern) => pattern.test(said)) ? 'rejected' : refused && NOBODY_ASKED.test(said) ? 'nobody' : 'ran';
       answers.set(part.tool_use_id, { outcome, text: said, time: typeof entry.timestamp === 'string' ? entry.timestamp : undefined });
     }
   }
