@@ -13,7 +13,7 @@
  * tool) is checked with `findHiddenBelow`; the OS sandbox hides the matches
  * that exist when a command starts (`listHiddenEntries`).
  */
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 
@@ -48,6 +48,32 @@ export const HIDDEN_WALK_LIMIT = 20_000;
 export function compileHidden(patterns: readonly string[] | undefined): ZoneHidden | undefined {
   if (patterns === undefined || patterns.length === 0) return undefined;
   return { patterns: [...patterns], matcher: ignore({ ignorecase: true }).add([...patterns]) };
+}
+
+/**
+ * Why a `hidden` pattern can never match a path in the zone rooted at
+ * `root`, or undefined: patterns are relative to the zone root, so `..`
+ * never matches, an absolute path (`/home/me/app/.env`) is read as one
+ * anchored at the root and matches nothing there, `~` is not expanded, and
+ * a comment, a blank or a bare `!` names nothing.
+ *
+ * @example
+ * hiddenPatternProblem('../secrets', '/p/ws') // 'it leaves the zone (..): a pattern only matches below the zone root'
+ */
+export function hiddenPatternProblem(pattern: string, root: string): string | undefined {
+  const trimmed = pattern.trim();
+  if (trimmed === '' || trimmed === '!') return 'it names nothing';
+  if (trimmed.startsWith('#')) return 'a line starting with # is a comment in .gitignore syntax and names nothing (write \\# for a name that starts with #)';
+  if (trimmed.split('/').includes('..')) return 'it leaves the zone (..): a pattern only matches below the zone root';
+  if (trimmed.startsWith('~')) return 'it starts with ~, which is not expanded: write it relative to the zone root';
+  const body = trimmed.replace(/^!/, '');
+  // `/build/` is anchored at the zone root; `/home/me/app/.env` is a machine path: its first folder is the filesystem's, not the zone's.
+  const first = body.split('/')[1] ?? '';
+  const machinePath = body.startsWith('/') && first !== '' && !/[*?[\]]/.test(first) && existsSync(`/${first}`) && !existsSync(path.join(root, first));
+  if (body === root || body.startsWith(`${root}/`) || machinePath) {
+    return `it is an absolute path, which .gitignore syntax reads as anchored at the zone root (${root}); write it relative to the zone root${body.startsWith(`${root}/`) ? ` (${body.slice(root.length + 1)})` : ''}`;
+  }
+  return undefined;
 }
 
 /**

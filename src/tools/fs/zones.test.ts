@@ -57,6 +57,20 @@ describe('zonesFromPolicy', () => {
     expect(() => zones([{ name: 'a', root: 'real-root' }, { name: 'b', root: 'linked-root' }])).toThrow(/fs\.zones\[1\]\.root: .*same directory as fs\.zones\[0\]\.root/);
   });
 
+  it('refuses hidden patterns that can never match, naming fs.zones[i].hidden[j]; takes the ones that can', () => {
+    const hidden = (patterns: string[]) => () => zones([{ name: 'ws', root: 'ws', mode: 'rw', hidden: patterns }]);
+    expect(hidden(['.env', '../secrets'])).toThrow(/fs\.zones\[0\]\.hidden\[1\]: it leaves the zone \(\.\.\)/);
+    expect(hidden([path.join(base, 'ws', '.env')])).toThrow(/hidden\[0\]: it is an absolute path, .*write it relative to the zone root \(\.env\)/);
+    expect(hidden(['/home/someone/app/.env'])).toThrow(/hidden\[0\]: it is an absolute path/);
+    expect(hidden(['~/.aws'])).toThrow(/hidden\[0\]: it starts with ~/);
+    expect(hidden(['# secrets'])).toThrow(/hidden\[0\]: a line starting with # is a comment/);
+    expect(hidden(['!'])).toThrow(/hidden\[0\]: it names nothing/);
+    // Anchored at the zone root, negated, nested, globbed: all match something.
+    mkdirSync(path.join(base, 'ws', 'config'));
+    const [zone] = zones([{ name: 'ws', root: 'ws', mode: 'rw', hidden: ['/config/', '.env*', '!.env.example', '**/*.pem', '\\#notes'] }]);
+    expect(zone!.hidden?.patterns).toHaveLength(5);
+  });
+
   it('returns no zones when the policy has none', () => {
     expect(zones([])).toEqual([]);
     expect(zonesFromPolicy({ policy: normalizePolicy({}), policyDirectory: base })).toEqual([]);

@@ -10,7 +10,7 @@ import { normalizeDecision } from '../../core/policy/normalize-policy.ts';
 import type { Policy } from '../../core/policy/policy.ts';
 import type { Decision } from '../../core/types.ts';
 import { resolveZonePath } from './resolve-zone-path.ts';
-import { compileHidden, type ZoneHidden } from './zone-hidden.ts';
+import { compileHidden, hiddenPatternProblem, type ZoneHidden } from './zone-hidden.ts';
 
 /** One zone, ready to use: its root is absolute and already realpath'ed. */
 export interface Zone {
@@ -71,6 +71,10 @@ export function zonesFromPolicy(options: { policy: Policy; policyDirectory: stri
       return;
     }
     roots.set(root, index);
+    // A pattern that can never match hides nothing while the policy seems to hide it: refused, naming it.
+    const unmatchable = (document.hidden ?? []).map((pattern, at) => ({ at, problem: hiddenPatternProblem(pattern, root) })).filter((found) => found.problem !== undefined);
+    for (const { at, problem } of unmatchable) issues.push({ path: `${where}.hidden[${at}]`, message: problem!, expected: 'a .gitignore pattern relative to the zone root (.env, *.pem, secrets/)', found: JSON.stringify(document.hidden![at]) });
+    if (unmatchable.length > 0) return;
     const readOnly = document.mode === 'ro';
     zones.push({
       name: document.name,
