@@ -100,6 +100,16 @@ export function stateDirectory(policyDirectory: string): string {
   return path.join(policyDirectory, '.toolgate');
 }
 
+/** The policy's audit log: `audit.path`, else `.toolgate/audit.jsonl` beside the policy. */
+export function auditLogPath(loaded: LoadedPolicy): string {
+  return resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' });
+}
+
+/** The policy's "approve always" file: `approvals.path`, else `.toolgate/approvals.json` beside the policy. */
+export function approvalsFilePath(loaded: LoadedPolicy): string {
+  return resolvePolicyPath({ loaded, value: loaded.policy.document.approvals?.path, fallback: 'approvals.json' });
+}
+
 /** A path from the policy (`audit.path`, `approvals.path`) resolved against the policy's directory. */
 export function resolvePolicyPath(options: { loaded: LoadedPolicy; value: string | undefined; fallback: string }): string {
   return path.resolve(options.loaded.directory, options.value ?? path.join('.toolgate', options.fallback));

@@ -13,6 +13,7 @@ import { lastUserMessageIn } from './host-transcript.ts';
 import { DOCTOR_PROBE_TOOL, HostInputError } from './host-call.ts';
 import type { HookAnswer, HostDialect, HostInput } from './host-dialect.ts';
 import type { AuditEntry, AuditSink } from '../core/audit-entry.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
 
 /** The largest input read: a Write of a big file is large, but not this large. */
 export const MAX_HOOK_INPUT_BYTES = 32 * 1024 * 1024;
@@ -102,13 +103,7 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
           `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``,
       };
   // Loaded only here: the judge (policy parser, shell analysis, gate) is most of what a hook process loads, and one that forwards to the server needs none of it.
-  const [{ createHostJudge }, { createAuditLog }, { resolvePolicyPath }, { recordHostAnswers, rememberHostAsk }] = await Promise.all([
-    import('./decide-host-call.ts'),
-    import('../audit/audit-log.ts'),
-    import('../config/load-policy-file.ts'),
-    import('./host-prompt-answers.ts'),
-  ]);
-  const log = loaded.policy.document.audit?.enabled === false ? undefined : createAuditLog({ path: resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' }) });
+  const [{ createHostJudge }, { recordHostAnswers, rememberHostAsk }, log] = await Promise.all([import('./decide-host-call.ts'), import('./host-prompt-answers.ts'), openAuditLog(loaded)]);
   // The entry of a call left to the host's prompt: what its answer, read from the transcript later, completes.
   let asked: AuditEntry | undefined;
   const audit: AuditSink | undefined =
@@ -149,13 +144,7 @@ async function decideLocally(options: RunHookOptions, input: HostInput): Promise
   } catch {
     return undefined;
   }
-  const [{ createHostJudge }, { createAuditLog }, { resolvePolicyPath }, { keepForServer }] = await Promise.all([
-    import('./decide-host-call.ts'),
-    import('../audit/audit-log.ts'),
-    import('../config/load-policy-file.ts'),
-    import('./hook-outbox.ts'),
-  ]);
-  const log = loaded.policy.document.audit?.enabled === false ? undefined : createAuditLog({ path: resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' }) });
+  const [{ createHostJudge }, { keepForServer }, log] = await Promise.all([import('./decide-host-call.ts'), import('./hook-outbox.ts'), openAuditLog(loaded)]);
   const audit: AuditSink = {
     async record(entry) {
       await log?.record(entry);
@@ -170,6 +159,13 @@ async function decideLocally(options: RunHookOptions, input: HostInput): Promise
     await judge.close();
     await log?.close();
   }
+}
+
+/** The policy's audit log, opened (loaded only by a hook that judges a call itself); undefined where the policy turns it off. */
+async function openAuditLog(loaded: LoadedPolicy): Promise<AuditLog | undefined> {
+  if (loaded.policy.document.audit?.enabled === false) return undefined;
+  const [{ createAuditLog }, { auditLogPath }] = await Promise.all([import('../audit/audit-log.ts'), import('../config/load-policy-file.ts')]);
+  return createAuditLog({ path: auditLogPath(loaded) });
 }
 
 /** The server's answer, checked: a 200 with the host's PreToolUse JSON, or the call is blocked. */

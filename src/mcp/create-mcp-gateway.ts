@@ -11,7 +11,7 @@ import type { Gate } from '../core/gate.ts';
 import { firstMatch } from '../core/pattern.ts';
 import { redact } from '../core/redact.ts';
 import { errorMessage } from '../core/run-tool-check.ts';
-import { resolvePolicyPath } from '../config/load-policy-file.ts';
+import { auditLogPath } from '../config/load-policy-file.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { approvalMessage } from './approval-message.ts';
@@ -107,7 +107,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
 
   const ownAuditLog: AuditLog | undefined =
     options.audit === undefined && policy.document.audit?.enabled !== false
-      ? createAuditLog({ path: resolvePolicyPath({ loaded, value: policy.document.audit?.path, fallback: 'audit.jsonl' }) })
+      ? createAuditLog({ path: auditLogPath(loaded) })
       : undefined;
   // The gateway's own log is written before a call is forwarded and synced while the server works
   // (createDeferredDurability); a sink passed in is awaited whole, as the gate always does.

@@ -2,7 +2,7 @@ import { toolgateConfigHome, toolgateStateHome } from '../config/user-toolgate-p
 import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 import path from 'node:path';
 import { closeSync, existsSync, lstatSync, openSync, realpathSync, writeSync } from 'node:fs';
-import { DEFAULT_POLICY_NAMES, ownPaths, resolvePolicyPath, stateDirectory, type LoadedPolicy } from '../config/load-policy-file.ts';
+import { DEFAULT_POLICY_NAMES, ownPaths, stateDirectory, type LoadedPolicy, auditLogPath, approvalsFilePath } from '../config/load-policy-file.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { APPROVALS_SCHEMA_VERSION } from '../approvals/approvals-file.ts';
 import { blockCall, type ToolDeclaration } from '../core/tool-declaration.ts';
@@ -146,9 +146,9 @@ function prepareOwnState(options: { loaded: LoadedPolicy }): void {
   const { loaded } = options;
   const document = loaded.policy.document;
   makeDirectoriesSync(stateDirectory(loaded.directory), 0o700);
-  const approvals = resolvePolicyPath({ loaded, value: document.approvals?.path, fallback: 'approvals.json' });
+  const approvals = approvalsFilePath(loaded);
   createIfMissing(approvals, `${JSON.stringify({ v: APPROVALS_SCHEMA_VERSION, approvals: [] }, null, 2)}\n`);
-  if (document.audit?.enabled !== false) createIfMissing(resolvePolicyPath({ loaded, value: document.audit?.path, fallback: 'audit.jsonl' }), '');
+  if (document.audit?.enabled !== false) createIfMissing(auditLogPath(loaded), '');
 }
 
 function createIfMissing(file: string, content: string): void {

@@ -8,7 +8,7 @@ import { toolKey, type ApprovalMemory } from '../core/approval-memory.ts';
 import type { ToolDeclaration } from '../core/tool-declaration.ts';
 import type { PolicySection } from '../core/evaluate-call.ts';
 import type { RunMode } from '../core/types.ts';
-import { resolvePolicyPath, type LoadedPolicy } from '../config/load-policy-file.ts';
+import { type LoadedPolicy, auditLogPath, approvalsFilePath } from '../config/load-policy-file.ts';
 import type { GateObserver } from '../core/gate.ts';
 
 export interface RuntimeGate extends Gate {
@@ -52,8 +52,8 @@ export function createRuntimeGate(options: RuntimeGateOptions): RuntimeGate {
   const auditLog =
     simulate || options.audit !== undefined || loaded.policy.document.audit?.enabled === false
       ? undefined
-      : createAuditLog({ path: resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' }) });
-  const always = options.always ?? openApprovalsFile({ path: resolvePolicyPath({ loaded, value: loaded.policy.document.approvals?.path, fallback: 'approvals.json' }), redactKeys: loaded.policy.redact.keys });
+      : createAuditLog({ path: auditLogPath(loaded) });
+  const always = options.always ?? openApprovalsFile({ path: approvalsFilePath(loaded), redactKeys: loaded.policy.redact.keys });
   const gate = createGate({
     policy: loaded.policy,
     tools: options.tools,

@@ -1,6 +1,6 @@
 import { openApprovalsFile, type ApprovalRecord } from '../../approvals/approvals-file.ts';
 import { openSharedStore } from '../shared-store-option.ts';
-import { resolvePolicyPath } from '../../config/load-policy-file.ts';
+import { approvalsFilePath } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
@@ -70,7 +70,7 @@ export async function runApprovalsCommand(argv: string[], io: CliIo): Promise<nu
   const { loaded, note } = await policyForState({ policy: values.policy, io });
   if (note !== undefined) io.stderr.write(`${sanitizeTerminalText(note)}\n`);
   const file = openApprovalsFile({
-    path: resolvePolicyPath({ loaded, value: loaded.policy.document.approvals?.path, fallback: 'approvals.json' }),
+    path: approvalsFilePath(loaded),
     redactKeys: loaded.policy.redact.keys,
   });
   const kept: KeptApprovals = { where: file.path, list: async () => file.list(), revoke: async (which) => (which === 'all' ? file.revokeAll() : file.revoke(which)) };

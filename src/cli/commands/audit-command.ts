@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { auditEntryPredicate, parseAuditLine, readAuditLog, shownSession, type AuditEvent, type AuditFilter, type AuditLogItem } from '../../audit/read-audit-log.ts';
-import { loadPolicyFile, resolvePolicyPath } from '../../config/load-policy-file.ts';
+import { loadPolicyFile, auditLogPath } from '../../config/load-policy-file.ts';
 import type { AuditEntry } from '../../core/audit-entry.ts';
 import { PolicyError } from '../../core/errors/policy-error.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
@@ -245,7 +245,7 @@ async function resolveLogPath(request: AuditRequest, io: CliIo): Promise<string>
 }
 
 function logOfPolicy(loaded: Awaited<ReturnType<typeof loadPolicyFile>>): string {
-  return resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' });
+  return auditLogPath(loaded);
 }
 
 /** The audit trail in a shared store, a page at a time; each record's "line" is its place in the trail. */

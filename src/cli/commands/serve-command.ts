@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { findPolicyFile, loadPolicyFile, resolvePolicyPath, type LoadedPolicy } from '../../config/load-policy-file.ts';
+import { findPolicyFile, loadPolicyFile, type LoadedPolicy, auditLogPath } from '../../config/load-policy-file.ts';
 import { announcePolicy, type PolicyOrigin } from '../../config/policy-discovery.ts';
 import { createDemoWorkspace } from '../../runtime/demo-workspace.ts';
 import { webAssets } from '../../server/web/web-assets.ts';
@@ -178,7 +178,7 @@ function describeAuditLog(options: { loaded: LoadedPolicy; shared: boolean }): s
   if (loaded.policy.document.audit?.enabled === false) return 'audit log: off (audit.enabled: false in the policy)';
   // The URL may carry a password: the person has it already, toolgate does not print it.
   if (options.shared) return 'audit trail: in the shared store, with every server\'s decisions (read it: toolgate audit --store URL)';
-  const log = resolvePolicyPath({ loaded, value: loaded.policy.document.audit?.path, fallback: 'audit.jsonl' });
+  const log = auditLogPath(loaded);
   return `audit log: every decision is recorded in ${sanitizeTerminalText(log)} (read it: toolgate audit --policy ${sanitizeTerminalText(quoteShellWord(loaded.path))})`;
 }
 

@@ -10,7 +10,7 @@ import { Gauge, type Registry } from 'prom-client';
 import { loadStoreApprovals } from '../../approvals/store-approvals.ts';
 import { createAuditLog } from '../../audit/audit-log.ts';
 import { createStoreAuditLog } from '../../audit/store-audit-log.ts';
-import { resolvePolicyPath, type LoadedPolicy } from '../../config/load-policy-file.ts';
+import { type LoadedPolicy, auditLogPath, approvalsFilePath } from '../../config/load-policy-file.ts';
 import { createGateMetrics } from '../../metrics/create-metrics.ts';
 import { resolveModelConnection } from '../../models/resolve-model.ts';
 import { createBuiltinTools } from '../../runtime/create-builtin-tools.ts';
@@ -69,7 +69,7 @@ export async function createServerRuntime(options: {
       ? undefined
       : shared !== undefined
         ? createStoreAuditLog(shared)
-        : createAuditLog({ path: resolvePolicyPath({ loaded, value: policy.document.audit?.path, fallback: 'audit.jsonl' }) });
+        : createAuditLog({ path: auditLogPath(loaded) });
   // Records the store holds that this server's secret did not sign are never used (a row written straight into the database).
   const key = recordKey(options.secret);
   const always =
@@ -94,7 +94,7 @@ export async function createServerRuntime(options: {
           },
         }
       : (() => {
-          const file = openApprovalsFile({ path: resolvePolicyPath({ loaded, value: policy.document.approvals?.path, fallback: 'approvals.json' }), redactKeys: policy.redact.keys });
+          const file = openApprovalsFile({ path: approvalsFilePath(loaded), redactKeys: policy.redact.keys });
           return { where: file.path, list: async () => file.list().map(withoutMac), revoke: async (ids) => file.revoke(ids).map(withoutMac) };
         })();
   const memory = await loadStoreMemory(store, { key, onRefused: (memoryKey) => logger.error('refused a remembered session decision that does not verify', { key: memoryKey }) });
