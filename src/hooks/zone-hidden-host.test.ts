@@ -48,6 +48,8 @@ shell:
     - { match: rg, decision: allow }
     - { match: ls, decision: allow }
     - { match: git log, decision: allow }
+    - { match: tar, decision: allow }
+    - { match: zip, decision: allow }
 audit: { enabled: false }
 `,
   );
@@ -105,6 +107,9 @@ describe("a zone's hidden files, in front of Claude Code", () => {
     ['grep -d recurse', 'grep -d recurse KEY certs', 'certs/server.pem'],
     ['rg with no path', 'rg KEY', '".env"'],
     ['rg on a folder', 'rg -n PASSWORD config/', 'config/.env.production'],
+    ['an archive of the project', 'tar czf /dev/stdout .', '".env"'],
+    ['an archive of a folder, old style', 'tar cf - config', 'config/.env.production'],
+    ['zip -r of a folder', 'zip -r /dev/stdout certs', 'certs/server.pem'],
   ])('a search through every file below a folder holding one asks: %s', async (_name, command, shown) => {
     const verdict = await bash(command);
     expect(verdict.decision).toBe('ask');
@@ -143,6 +148,8 @@ describe("a zone's hidden files, in front of Claude Code", () => {
     expect((await bash('rg x src')).decision).toBe('allow');
     expect((await bash('git log | rg fix')).decision).toBe('allow');
     expect((await bash('grep KEY src/app.ts')).decision).toBe('allow');
+    expect((await bash('tar cf - src')).decision).toBe('allow');
+    expect((await bash('tar cf - --no-recursion config')).decision).toBe('allow');
   });
 
   it("Claude Code's Grep over a folder holding one asks, saying which file; over one that holds none it runs", async () => {

@@ -37,8 +37,9 @@ export interface PathArgument {
    */
   presumed?: string;
   /**
-   * It reads every file below this path when it is a directory (`grep -r`,
-   * `rg`), so a file a zone hides there is read too. `unless-piped`: the
+   * It reads (or deletes) every file below this path when it is a
+   * directory (`grep -r`, `rg`, `tar -c`, `zip -r`), so a file a zone hides
+   * there is touched too. `unless-piped`: the
    * command searches it only when its standard input is not a pipe (`rg x`
    * with no path searches `.`, or what is piped into it).
    */

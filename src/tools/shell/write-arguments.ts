@@ -262,7 +262,9 @@ function tar(words: readonly ShellWord[]): CommandPaths {
     const base = directories.at(-1);
     // `--remove-files` deletes each member once it is archived (abbreviations included: `--remove`).
     const removes = scanned.options.some((option) => option.name.length > 4 && option.name.startsWith('--rem') && '--remove-files'.startsWith(option.name));
-    for (const member of scanned.operands) paths.push({ word: member, use: removes ? 'delete' : 'read', ...(base === undefined ? {} : { base }) });
+    // A member that is a directory goes in whole (unless --no-recursion): every file below it is read, the hidden ones too.
+    const tree = scanned.options.some((option) => option.name === '--no-recursion') ? {} : { tree: 'always' as const };
+    for (const member of scanned.operands) paths.push({ word: member, use: removes ? 'delete' : 'read', ...tree, ...(base === undefined ? {} : { base }) });
     if (removes) paths.push(...optionValues(scanned, ['-T', '--files-from']).map((): PathArgument => ({ word: base ?? CURRENT_DIRECTORY, use: 'delete', into: true })));
     paths.push(...reads(directories));
     if (has('h', 'dereference')) unsure.push(`tar -h ${FOLLOWS}`);
@@ -317,9 +319,11 @@ function zip(words: readonly ShellWord[]): CommandPaths {
   const [archive, ...files] = scanned.operands;
   // `-m` / `--move` deletes the files once they are in the archive.
   const moves = scanned.options.some((option) => option.name === '-m' || (option.name.length > 3 && '--move'.startsWith(option.name)));
-  const paths: PathArgument[] = [...uses(files, moves ? 'delete' : 'read'), ...uses(optionValues(scanned, ['-O', '--output-file']), 'write'), ...unknownOptionReads(words, scanned)];
-  if (archive !== undefined) paths.push({ word: archive, use: 'write' });
   const recursive = hasOption(scanned, ['-r', '-R', '--recurse-paths', '--recurse-patterns']);
+  // -r puts every file below a directory in the archive, the hidden ones too.
+  const read = uses(files, moves ? 'delete' : 'read').map((entry) => (recursive ? { ...entry, tree: 'always' as const } : entry));
+  const paths: PathArgument[] = [...read, ...uses(optionValues(scanned, ['-O', '--output-file']), 'write'), ...unknownOptionReads(words, scanned)];
+  if (archive !== undefined) paths.push({ word: archive, use: 'write' });
   return { paths, unsure: recursive && !hasOption(scanned, ['-y', '--symlinks']) ? [`zip -r ${FOLLOWS} (without -y)`] : [] };
 }
 
