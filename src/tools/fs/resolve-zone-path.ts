@@ -106,7 +106,8 @@ export function resolveZonePath(options: {
       return { ok: false, reason: `${shown}${via} does not end with a suffix zone ${zone.name} admits (${zone.suffixes.join(', ')})` };
     }
   }
-  const hiding = hiddenBy({ zone, absolute: real, directory: exists && isDirectory(real) });
+  // Only a zone with hidden patterns pays for the stat that tells a directory (`secrets/`) from a file.
+  const hiding = zone.hidden === undefined ? undefined : hiddenBy({ zone, absolute: real, directory: exists && isDirectory(real) });
   if (hiding !== undefined) {
     const via = path.basename(lexical) === path.basename(real) ? '' : ` (it resolves to ${quotePath(pathBelow({ root: zone.root, candidate: real }))})`;
     return { ok: false, reason: `${shown}${via} is hidden in zone ${zone.name} (hidden: ${hiding}): no tool reads, writes, moves or deletes it` };
