@@ -156,7 +156,7 @@ export function openSqliteDatabase(options: { file: string; busyTimeoutMs: numbe
   // `timeout` is SQLite's busy_timeout: a second process waits for the write lock instead of failing.
   const database = new Database(file, { fileMustExist: true, timeout: options.busyTimeoutMs });
   try {
-    const journalMode = enterWalMode(database, file);
+    const journalMode = enterWalMode(database, file, options.busyTimeoutMs);
     if (journalMode !== 'wal') {
       throw new StoreError({ code: 'STORE_NOT_A_DATABASE', message: `${file}: SQLite could not switch it to WAL journal mode (it stays in ${journalMode} mode); put the store on a local filesystem` });
     }
@@ -171,15 +171,38 @@ export function openSqliteDatabase(options: { file: string; busyTimeoutMs: numbe
   }
 }
 
-function enterWalMode(database: Database.Database, file: string): unknown {
-  try {
-    return database.pragma('journal_mode = WAL', { simple: true });
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'SQLITE_NOTADB') {
-      throw new StoreError({ code: 'STORE_NOT_A_DATABASE', message: `${file} is not a SQLite database; toolgate will not overwrite it: move it away or name another file for the store`, cause: error });
+/**
+ * Switches to WAL, waiting out another process that holds the file.
+ * SQLite does not call the busy handler here when both connections hold a
+ * read lock and want the write lock (it answers SQLITE_BUSY at once, to
+ * break the deadlock), which is what two servers started on one new store
+ * at the same moment do: so this retries, within the same busy timeout.
+ */
+function enterWalMode(database: Database.Database, file: string, busyTimeoutMs: number): unknown {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return database.pragma('journal_mode = WAL', { simple: true });
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === 'SQLITE_BUSY' && Date.now() < deadline) {
+        sleepSync(Math.min(5 * 2 ** attempt, 100));
+        continue;
+      }
+      if (code === 'SQLITE_NOTADB') {
+        throw new StoreError({ code: 'STORE_NOT_A_DATABASE', message: `${file} is not a SQLite database; toolgate will not overwrite it: move it away or name another file for the store`, cause: error });
+      }
+      if (code === 'SQLITE_BUSY') {
+        throw new StoreError({ code: 'STORE_IN_USE', message: `${file} stayed locked by another process for ${busyTimeoutMs} ms while toolgate opened it: ${(error as Error).message}`, cause: error });
+      }
+      throw new StoreError({ code: 'STORE_NOT_A_DATABASE', message: `${file} could not be opened as a SQLite database: ${(error as Error).message}`, cause: error });
     }
-    throw new StoreError({ code: 'STORE_NOT_A_DATABASE', message: `${file} could not be opened as a SQLite database: ${(error as Error).message}`, cause: error });
   }
+}
+
+/** Blocks the thread: opening the store is synchronous, and runs before anything else is served. */
+function sleepSync(milliseconds: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, milliseconds);
 }
 
 /** SQLite gives -wal and -shm the main file's mode; chmod anyway, in case the file was created by someone else first. */
