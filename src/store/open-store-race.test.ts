@@ -1,7 +1,7 @@
 /**
- * Two servers started on one new SQLite store at the same moment: each
- * either serves or is refused as `STORE_IN_USE`, never with "database is
- * locked" (SQLite answers SQLITE_BUSY at once, without waiting, when two
+ * Two servers started on one new SQLite store at the same moment: at
+ * least one serves, and the other serves or is refused as `STORE_IN_USE`:
+ * never both refused, never "database is locked" (SQLite answers SQLITE_BUSY at once, without waiting, when two
  * connections both want to switch the file to WAL). Worker threads, each
  * with its own connections, on real files.
  */
@@ -42,14 +42,17 @@ describe('openStore on one new SQLite file from two servers at once', () => {
   it('serves or refuses as in use, round after round, and never fails to open', async () => {
     directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-open-race-'));
     const outcomes = new Map<string, number>();
+    let roundsNobodyServed = 0;
     for (let round = 0; round < 40; round++) {
       const file = path.join(directory, `store-${round}.db`);
-      for (const outcome of await Promise.all([openAsServer(file), openAsServer(file)])) {
-        const kind = outcome === 'served' ? 'served' : outcome.startsWith('STORE_IN_USE: ') && outcome.includes('one server per SQLite store') ? 'in use' : outcome;
-        outcomes.set(kind, (outcomes.get(kind) ?? 0) + 1);
-      }
+      const kinds = (await Promise.all([openAsServer(file), openAsServer(file)])).map((outcome) =>
+        outcome === 'served' ? 'served' : outcome.startsWith('STORE_IN_USE: ') && outcome.includes('one server per SQLite store') ? 'in use' : outcome,
+      );
+      for (const kind of kinds) outcomes.set(kind, (outcomes.get(kind) ?? 0) + 1);
+      // One may have closed before the other started, so both may serve; both refused would leave nobody serving.
+      if (!kinds.includes('served')) roundsNobodyServed++;
     }
     expect([...outcomes.keys()].filter((kind) => kind !== 'served' && kind !== 'in use')).toEqual([]);
-    expect(outcomes.get('served')).toBeGreaterThanOrEqual(40);
+    expect(roundsNobodyServed).toBe(0);
   }, 120_000);
 });

@@ -12,6 +12,9 @@ import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { StoreError } from './sqlite-store-error.ts';
 
+/** How long a start waits out another start's attempt before reading the lock as held. */
+const CONTENTION_WAIT_MS = 1000;
+
 export interface SqliteServerLock {
   /** Ends the hold (a clean stop); the process ending ends it too. */
   release(): void;
@@ -34,12 +37,17 @@ export function holdSqliteServerLock(options: { file: string; now?: () => Date }
   const lockFile = `${options.file}.server-lock`;
   closeSync(openSync(lockFile, 'a', 0o600));
   chmodSync(lockFile, 0o600);
-  // No busy timeout: a held lock is an answer, not a reason to wait.
-  const lock = new Database(lockFile, { timeout: 0 });
+  // A short busy timeout: a server's hold lasts, so it is still there when the wait ends; but two
+  // servers starting at once each hold a brief lock while they try, and without the wait both were refused.
+  const lock = new Database(lockFile, { timeout: CONTENTION_WAIT_MS });
   try {
-    // EXCLUSIVE locking mode keeps the lock once taken, until this connection closes (or the process ends).
+    // The exclusive lock first, in normal locking mode: a start that waits drops its read lock while it waits.
+    // (Entering EXCLUSIVE locking mode first, each start kept the read lock of its first look at the file,
+    // so two starts at once each waited for the other's, and both were refused.)
+    lock.exec('BEGIN EXCLUSIVE');
+    // EXCLUSIVE locking mode keeps the lock past COMMIT, until this connection closes (or the process ends).
     lock.pragma('locking_mode = EXCLUSIVE');
-    lock.exec('BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS held (pid INTEGER NOT NULL); DELETE FROM held; COMMIT;');
+    lock.exec('CREATE TABLE IF NOT EXISTS held (pid INTEGER NOT NULL); DELETE FROM held; COMMIT;');
   } catch (error) {
     lock.close();
     if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
