@@ -105,8 +105,13 @@ describe('toolgate mcp over stdio (the real CLI entry)', () => {
     expect(noServers.stderr).toContain('names no MCP servers');
     await expect(runInProcess(['--policy', policyPath, '--namespace', 'sometimes'])).rejects.toThrow('--namespace must be collisions or always');
     await expect(runInProcess(['--policy', policyPath, '--http', '0', '--token', 'short'])).rejects.toThrow('at least 16 characters');
-    await expect(runInProcess(['--policy', policyPath, '--approver', 'robot'])).rejects.toThrow('--approver must be elicitation, terminal or none, not "robot"');
+    await expect(runInProcess(['--policy', policyPath, '--approver', 'robot'])).rejects.toThrow('--approver must be elicitation, terminal, server or none, not "robot"');
     await expect(runInProcess(['--policy', policyPath, '--approver', 'terminal', '--no-terminal'])).rejects.toThrow('--approver terminal asks in the terminal; --no-terminal forbids it');
+    await expect(runInProcess(['--policy', policyPath, '--approver', 'server'])).rejects.toThrow('--approver server needs --server URL');
+    await expect(runInProcess(['--policy', policyPath, '--server', 'http://127.0.0.1:1'])).rejects.toThrow('--server goes with --approver server');
+    await expect(runInProcess(['--policy', policyPath, '--approver', 'server', '--server', 'ftp://host'])).rejects.toThrow('--server must be an http or https URL');
+    await expect(runInProcess(['--policy', policyPath, '--approver', 'server', '--server', 'not a url'])).rejects.toThrow('--server must be a URL such as');
+    await expect(runInProcess(['--policy', policyPath, '--approver', 'server', '--server', 'http://127.0.0.1:1'])).rejects.toThrow('needs the token of a submitter in TOOLGATE_TOKEN');
   });
 });
 

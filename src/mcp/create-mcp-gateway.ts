@@ -331,6 +331,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
       const choice = options.approverChoice ?? 'auto';
       if (choice === 'none') return nobodyAsked;
       if (choice === 'terminal') return terminalApprover ?? nonInteractive;
+      if (choice === 'server') return otherApprover ?? nonInteractive;
       if (session.server.getClientCapabilities()?.elicitation?.form !== undefined) {
         const approvalTimeoutMs = policy.approvalTimeoutMs;
         return createElicitationApprover({

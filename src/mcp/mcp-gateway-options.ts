@@ -15,7 +15,7 @@ import type { UpstreamServerConfig } from './upstream-server-config.ts';
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
 /** The values of `toolgate mcp --approver`, and `auto`. */
-export type ApproverChoice = 'auto' | 'elicitation' | 'terminal' | 'none';
+export type ApproverChoice = 'auto' | 'elicitation' | 'terminal' | 'server' | 'none';
 
 export interface McpGatewayOptions {
   /** The policy, with the directory its relative paths (cwd, audit, approvals) resolve against. */
@@ -35,7 +35,9 @@ export interface McpGatewayOptions {
    * elicitation when the client supports it, else the terminal, else
    * `approver`; `elicitation` by elicitation only; `terminal` by the
    * terminal only (for clients that answer elicitation on their own);
-   * `none`: nobody, every ask is denied with a message saying how to decide.
+   * `server`: `approver` only (toolgate serve's inbox), never elicitation or
+   * the terminal; `none`: nobody, every ask is denied with a message saying
+   * how to decide.
    */
   approverChoice?: ApproverChoice;
   /**

@@ -5,6 +5,8 @@
  * responses; everything it returns is already redacted and presented.
  * This file has no behaviour.
  */
+import type { AskBody } from './http/request-schemas.ts';
+import type { AskAnswer } from './runs/remote-asks.ts';
 import type { KeptAlwaysRecord } from './runs/server-runtime.ts';
 import type { HookAnswer, HostDialect } from '../hooks/host-dialect.ts';
 import type { RunStatus, ServerRunMode, StoredEvent, TokenRole } from '../store/store.ts';
@@ -114,6 +116,12 @@ export interface RunService {
    * and waited for up to `budgetMs` (the host's hook timeout). Never throws.
    */
   answerHostCall?(principal: Principal, dialect: HostDialect, body: unknown, budgetMs: number): Promise<HookAnswer>;
+  /**
+   * A call another gate judged and asks a person about (`POST /asks`): shown
+   * in the inbox, and waited for up to `budgetMs`; `pending` past it (ask
+   * again with the same id).
+   */
+  answerAsk?(principal: Principal, body: AskBody, budgetMs: number): Promise<AskAnswer>;
   /**
    * The decisions a command hook made on its own (`toolgate_local_decisions`
    * of its request: its local policy allowed or blocked those calls),

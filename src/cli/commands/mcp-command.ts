@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
+import { createServerApprover } from '../../approvers/server/server-approver.ts';
 import { createTerminalApprover } from '../../approvers/terminal/terminal-approver.ts';
 import type { Approver } from '../../core/approver.ts';
 import { durationMs } from '../../core/policy/normalize-policy.ts';
@@ -55,9 +56,18 @@ Options:
 ${runModeHelp(24)}
   --approver WHO           how a person is asked: elicitation (MCP elicitation only),
                            terminal (this terminal only: for clients that answer
-                           elicitation on their own), none (nobody: asks are denied).
-                           Default: elicitation when the client supports it, else
-                           the terminal
+                           elicitation on their own), server (toolgate serve's web
+                           inbox, with --server; anyone on the team with an
+                           approver's token decides there), none (nobody: asks are
+                           denied). Default: elicitation when the client supports
+                           it, else the terminal
+  --server URL             with --approver server: where toolgate serve listens
+                           (http://127.0.0.1:8787). The token of a submitter goes
+                           in TOOLGATE_TOKEN (toolgate token create NAME --role
+                           submitter). This policy still decides what is allowed,
+                           asked and blocked; the inbox only decides the asks, and
+                           the call runs here. Unreachable, or a refused token:
+                           the ask is denied
   --no-terminal            never ask in the terminal (/dev/tty)
   --stats-file FILE        on exit, write call statistics as JSON (benchmarks)
   -v, --verbose            relay every line the servers write to stderr, from their
@@ -120,6 +130,7 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
       'max-sessions': { type: 'string' },
       'metrics-port': { type: 'string' },
       approver: { type: 'string' },
+      server: { type: 'string' },
       ...RUN_MODE_OPTIONS,
       terminal: { type: 'boolean', default: true },
       'stats-file': { type: 'string' },
@@ -138,6 +149,7 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   const port = values.http === undefined ? undefined : parsePort('--http', values.http);
   const metricsPort = values['metrics-port'] === undefined ? undefined : parsePort('--metrics-port', values['metrics-port']);
   const approverChoice = parseApproverChoice(values.approver);
+  const server = inboxServer(approverChoice, values.server, io.env);
   if (approverChoice === 'terminal' && values.terminal === false) throw new UsageError('--approver terminal asks in the terminal; --no-terminal forbids it: give one of them');
   const sessionIdleTimeoutMs = values['session-idle-timeout'] === undefined ? undefined : parseDuration('--session-idle-timeout', values['session-idle-timeout']);
   const maxSessions = values['max-sessions'] === undefined ? undefined : parseSessionCount(values['max-sessions']);
@@ -159,7 +171,8 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
     );
     return EXIT.policy;
   }
-  const terminal: ControllingTerminal | undefined = values.terminal && approverChoice !== 'elicitation' && approverChoice !== 'none' ? openControllingTerminal() : undefined;
+  const terminal: ControllingTerminal | undefined =
+    values.terminal && approverChoice !== 'elicitation' && approverChoice !== 'none' && approverChoice !== 'server' ? openControllingTerminal() : undefined;
   if (approverChoice === 'terminal' && terminal === undefined) {
     io.stderr.write('toolgate mcp: --approver terminal needs a terminal (/dev/tty), and none is attached: start it from a terminal, or choose another --approver\n');
     return EXIT.usage;
@@ -174,14 +187,30 @@ export async function runMcpCommand(argv: string[], io: CliIo): Promise<number> 
   const input = port === undefined ? io.stdin.pipe(new PassThrough()) : undefined;
   const stopped = waitForStop({ io, stdio: port === undefined });
   try {
-    gateway = createMcpGateway({ loaded, mode, namespacing: namespacing as NamespacingMode, callTimeoutMs, terminalApprover, log, observer: metrics, approverChoice, verbose: values.verbose === true, environment: io.env });
+    const approver =
+      server === undefined
+        ? undefined
+        : createServerApprover({ ...server, caller: (request) => callerText(request.context.caller), ...(loaded.policy.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: loaded.policy.approvalTimeoutMs }) });
+    gateway = createMcpGateway({
+      loaded,
+      mode,
+      namespacing: namespacing as NamespacingMode,
+      callTimeoutMs,
+      terminalApprover,
+      ...(approver === undefined ? {} : { approver }),
+      log,
+      observer: metrics,
+      approverChoice,
+      verbose: values.verbose === true,
+      environment: io.env,
+    });
     // A signal or a client gone while a server is still starting stops the gateway now, not after the start timeout.
     if ((await Promise.race([gateway.start().then(() => 'started' as const), stopped.promise.then(() => 'stopped' as const)])) === 'stopped') return EXIT.ok;
     const upstreams = gateway.upstreams();
     const down = upstreams.filter((upstream) => upstream.state !== 'ready').map((upstream) => upstream.name);
     log(
       `serving ${gateway.tools().length} tools from ${upstreams.length - down.length} of ${upstreams.length} servers` +
-        `${down.length > 0 ? ` (not running yet: ${down.join(', ')})` : ''}; approvals by ${approverText(approverChoice, terminal !== undefined)}`,
+        `${down.length > 0 ? ` (not running yet: ${down.join(', ')})` : ''}; approvals by ${server === undefined ? approverText(approverChoice, terminal !== undefined) : `toolgate serve's inbox at ${server.url}`}`,
     );
     if (metricsPort !== undefined) {
       metricsEndpoint = await startMetricsEndpoint({ port: metricsPort, registry: metrics.registry });
@@ -272,8 +301,34 @@ function parseSessionCount(text: string): number {
 
 function parseApproverChoice(text: string | undefined): ApproverChoice {
   if (text === undefined) return 'auto';
-  if (text === 'elicitation' || text === 'terminal' || text === 'none') return text;
-  throw new UsageError(`--approver must be elicitation, terminal or none, not ${JSON.stringify(text)}`);
+  if (text === 'elicitation' || text === 'terminal' || text === 'server' || text === 'none') return text;
+  throw new UsageError(`--approver must be elicitation, terminal, server or none, not ${JSON.stringify(text)}`);
+}
+
+/** `--approver server`'s server: its URL and the submitter's token (TOOLGATE_TOKEN). */
+function inboxServer(choice: ApproverChoice, server: string | undefined, env: NodeJS.ProcessEnv): { url: string; token: string } | undefined {
+  if (choice !== 'server') {
+    if (server !== undefined) throw new UsageError('--server goes with --approver server');
+    return undefined;
+  }
+  if (server === undefined) throw new UsageError('--approver server needs --server URL (where toolgate serve listens, e.g. http://127.0.0.1:8787)');
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new UsageError(`--server must be a URL such as http://127.0.0.1:8787, not ${JSON.stringify(server)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--server must be an http or https URL, not ${JSON.stringify(server)}`);
+  const token = env.TOOLGATE_TOKEN;
+  if (token === undefined || token === '') throw new UsageError('--approver server needs the token of a submitter in TOOLGATE_TOKEN (toolgate token create NAME --role submitter)');
+  return { url: url.href, token };
+}
+
+/** Who asks, as the inbox's card says it: the MCP client's name is the client's to choose, so only printable text of it. */
+function callerText(caller: string | undefined): string {
+  const client = caller?.startsWith('mcp:') === true ? caller.slice('mcp:'.length) : caller;
+  const printable = (client ?? '').replace(/[^\x20-\x7e]/g, '?').slice(0, 100);
+  return printable === '' ? 'toolgate mcp' : `toolgate mcp (client ${printable})`;
 }
 
 function approverText(choice: ApproverChoice, hasTerminal: boolean): string {

@@ -5,6 +5,7 @@
  * guard (Host, Origin), authentication and roles, then its route; errors
  * become JSON in one place (error-responses).
  */
+import { registerAskRoutes } from './ask-routes.ts';
 import { registerHookRoutes } from './hook-routes.ts';
 import { Hono } from 'hono';
 import type { RunService } from '../run-service.ts';
@@ -64,6 +65,7 @@ export function createServerApp(options: ServerAppOptions): Hono<ServerEnv> {
   registerWebRoutes({ app, web: options.web });
   registerRunRoutes({ app, service, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, logger });
   registerHookRoutes({ app, service, logger });
+  registerAskRoutes({ app, service });
   registerEventRoutes({ app, service, store, heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, logger });
   app.notFound(routeNotFound());
   app.onError(errorResponse({ logger }));

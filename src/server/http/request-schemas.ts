@@ -31,6 +31,35 @@ export const approveBody = z.strictObject({
   stop: z.boolean().optional(),
 }) satisfies z.ZodType<ApproveInput>;
 
+const presentationBody = z.strictObject({
+  type: z.enum(['text', 'diff', 'file_content', 'command', 'structured']),
+  content: z.string().max(4 * 1024 * 1024),
+  language: z.string().max(64).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * `POST /asks`: a call another gate judged and asks a person about (the MCP
+ * gateway's `--approver server`). `id` is the asker's, unique per call: a
+ * request repeated with it waits for the same decision.
+ */
+export const askBody = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_-]{16,128}$/, '16 to 128 letters, digits, _ or -'),
+  tool: identifier,
+  args: z.unknown(),
+  description: z.string().max(100_000),
+  payload: z.unknown().optional(),
+  required: z.boolean().optional(),
+  reason: z.string().max(10_000),
+  presentation: presentationBody.optional(),
+  asked_by: z.strictObject({ rule: z.string().max(1_000), at: z.string().max(1_000).optional() }).optional(),
+  session_id: identifier,
+  caller: identifier,
+  /** When the asker stops waiting (its approval timeout), if it does. */
+  times_out_at: z.iso.datetime().optional(),
+});
+export type AskBody = z.output<typeof askBody>;
+
 /** A cancel takes no fields (an empty object, or no body at all). */
 export const cancelBody = z.strictObject({});
 

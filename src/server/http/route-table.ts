@@ -33,6 +33,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'GET', path: '/metrics', roles: ['admin'] },
   // An agent host's hook: a submitter's token (the agent's), or the admin's.
   { method: 'POST', path: '/hooks/:host', roles: ['submitter', 'admin'] },
+  // A call another gate judged (toolgate mcp --approver server), put to a person here: a submitter's token, or the admin's.
+  { method: 'POST', path: '/asks', roles: ['submitter', 'admin'] },
 ];
 
 /** Routes that need no token: the health check, and the inbox page and its files (static, no data; the page then calls the API with its token). */

@@ -4,6 +4,7 @@
  * after a restart, and timed out when nobody answers. Implements RunService.
  */
 import { answerHostCall, recordHostDecisions } from './host-approvals.ts';
+import { answerAsk } from './remote-asks.ts';
 import { randomBytes } from 'node:crypto';
 import type { StoredEvent, StoredRun } from '../../store/store.ts';
 import { isFinished } from '../../store/store.ts';
@@ -132,6 +133,10 @@ export function createRunService(options: RunServiceOptions): RunService {
 
     recordHostDecisions(principal, entries) {
       return recordHostDecisions({ runtime, principal, entries });
+    },
+
+    answerAsk(principal, body, budgetMs) {
+      return answerAsk({ runtime, principal, body, budgetMs });
     },
 
     answerHostCall(principal, dialect, body, budgetMs) {

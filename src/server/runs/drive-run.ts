@@ -104,7 +104,7 @@ export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: Dr
 async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, controller: AbortController): Promise<void> {
   const { signal } = controller;
   const opened = from.kind === 'decided' ? openDecided(runtime, run, from) : from;
-  if (opened.kind === 'hook') return finishHookRun(runtime, run, opened.approvals);
+  if (opened.kind === 'hook') return finishHookRun(runtime, run, opened.approvals, opened.asker);
   const start = opened;
   const context: RunEventContext = { run, policy: runtime.policy };
   const gateContext = gateContextOf(run);
@@ -205,11 +205,11 @@ async function drive(runtime: ServerRuntime, run: StoredRun, from: DriveStart, c
  * it, when its hook's retry collects the decision); the run ends, keeping
  * its signed decision for that retry, which verifies it.
  */
-async function finishHookRun(runtime: ServerRuntime, run: StoredRun, approvals: StoredApprovalDecision[]): Promise<void> {
+async function finishHookRun(runtime: ServerRuntime, run: StoredRun, approvals: StoredApprovalDecision[], asker: 'host' | 'ask'): Promise<void> {
   const { decisions } = verifiedDecisions({ key: runtime.recordKey, runId: run.runId, approvals });
   const approved = decisions.length > 0 && decisions.every((decision) => decision.approved);
   const reason = decisions.find((decision) => decision.reason !== undefined)?.reason;
-  const text = approved ? 'approved: the host runs it at its retry' : `denied${reason === undefined ? '' : `: ${reason}`}`;
+  const text = approved ? (asker === 'host' ? 'approved: the host runs it at its retry' : 'approved: handed to the gate that asked, which runs it') : `denied${reason === undefined ? '' : `: ${reason}`}`;
   const context: RunEventContext = { run, policy: runtime.policy };
   const moved = await runtime.store.updateRun(run.runId, run.revision, { status: 'completed', text }, { events: [runEvent(context, 'run_completed', { status: 'completed', text })] });
   if (moved === undefined) return reportLostRace(runtime, run);
@@ -225,14 +225,14 @@ function openDecided(
   runtime: ServerRuntime,
   run: StoredRun,
   start: Extract<DriveStart, { kind: 'decided' }>,
-): Extract<DriveStart, { kind: 'resume' }> | { kind: 'hook'; approvals: StoredApprovalDecision[] } {
+): Extract<DriveStart, { kind: 'resume' }> | { kind: 'hook'; approvals: StoredApprovalDecision[]; asker: 'host' | 'ask' } {
   let envelope: RunEnvelope;
   try {
     envelope = openEnvelope(runtime, start.sealed);
   } catch (error) {
     throw new Error(`its stored state could not be opened: ${errorText(error)}`);
   }
-  if (envelope.kind === 'hook') return { kind: 'hook', approvals: start.approvals };
+  if (envelope.kind === 'hook') return { kind: 'hook', approvals: start.approvals, asker: envelope.host.startsWith('ask:') ? 'ask' : 'host' };
   if (envelope.kind !== 'paused') throw new Error('its stored state could not be opened: a paused run has no paused state');
   return resumeStart(runtime, run, envelope, start.approvals);
 }

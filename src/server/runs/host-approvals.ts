@@ -13,7 +13,7 @@
  */
 import { AUDIT_SCHEMA_VERSION, type AuditEntry } from '../../core/audit-entry.ts';
 import { presentRequest } from '../../core/approver.ts';
-import type { ApprovalDecision } from '../../core/types.ts';
+import type { ApprovalDecision, GateContext } from '../../core/types.ts';
 import { callFingerprint, callIdentity, callScope } from '../../hooks/call-identity.ts';
 import { DOCTOR_PROBE_TOOL, HostInputError } from '../../hooks/host-call.ts';
 import type { HookAnswer, HostDialect, HostInput } from '../../hooks/host-dialect.ts';
@@ -21,7 +21,8 @@ import type { StoredRun } from '../../store/store.ts';
 import type { Principal } from '../run-service.ts';
 import { verifiedDecisions } from './pause-decisions.ts';
 import { checkpointData, runEvent } from './run-events.ts';
-import { sealEnvelope, type ServerRuntime } from './server-runtime.ts';
+import { sealEnvelope, type RunEnvelope, type ServerRuntime } from './server-runtime.ts';
+import type { PendingApproval } from '../../adapters/ai-sdk/pending-approvals.ts';
 
 /** How much sooner than the host's budget the server answers by itself. */
 const ANSWER_MARGIN_MS = 3_000;
@@ -68,7 +69,7 @@ export async function answerHostCall(options: { runtime: ServerRuntime; principa
       if (collected === undefined) continue;
       runtime.notify();
       if (settled.status !== 'completed') return deny(`${runId} was ${settled.status} in toolgate's inbox (${settled.error ?? 'no reason given'}); it did not run`);
-      const decision = await personDecision(runtime, runId);
+      const decision = await personDecision(runtime, runId, { edits: 'refused' });
       return dialect.answer(await judge.decide(input, { by: 'person', decision }));
     }
     return deny(`this call was asked about ${MAX_ROUNDS} times in this session; it did not run`);
@@ -97,19 +98,7 @@ async function createHookRun(options: {
   const where = `${dialect.title}, session ${input.sessionId}, ${gateContext.chatId}`;
   const call = { tool: request.tool, args: verdict.authorization.args, callId: 'call' };
   const presented = await presentRequest({ request, call, context: gateContext });
-  const run = { runId, owner: options.principal.name, status: 'running' as const, mode: 'interactive' as const, sessionId: gateContext.sessionId, chatId: null, model: `hook:${input.host}`, input: `${where}: ${input.hostTool}` };
-  const context = { run, policy: runtime.policy };
-  let created;
-  try {
-    created = await runtime.store.createRun({ ...run, state: sealEnvelope(runtime, { v: 1, kind: 'hook', host: input.host, fingerprint: options.fingerprint }) }, [
-      runEvent(context, 'run_started', { status: 'running', input: run.input, mode: run.mode, model: run.model, session_id: run.sessionId, chat_id: null, owner: run.owner }),
-    ]);
-  } catch (error) {
-    // Two identical calls at once: the other one created it, and both wait for the same decision.
-    const existing = await runtime.store.getRun(runId);
-    if (existing !== undefined) return existing;
-    throw error;
-  }
+  const run = { runId, owner: options.principal.name, sessionId: gateContext.sessionId, model: `hook:${input.host}`, input: `${where}: ${input.hostTool}` };
   const rule = verdict.authorization.rule;
   const at = rule === null || rule === undefined ? undefined : runtime.policy.ruleAt?.(rule);
   const askedBy = rule === null || rule === undefined ? undefined : at === undefined ? { rule } : { rule, at };
@@ -131,14 +120,47 @@ async function createHookRun(options: {
     // The rule that asked, and where it is written, as a run's card shows it.
     ...(askedBy === undefined ? {} : { askedBy }),
   };
-  const data = checkpointData({ context, pending, gateContext, args: verdict.authorization.args });
+  return createWaitingRun({ runtime, run, envelope: { v: 1, kind: 'hook', host: input.host, fingerprint: options.fingerprint }, pending, gateContext });
+}
+
+/**
+ * A run of one call that waits for a person and drives nothing (an agent
+ * host's call, a remote ask): created, paused on its one approval, shown in
+ * the inbox. Of two identical requests at once, one creates it and both get
+ * it. `timesOutAt`: when the asker stops waiting, where that is not the
+ * server policy's approval timeout.
+ */
+export async function createWaitingRun(options: {
+  runtime: ServerRuntime;
+  run: { runId: string; owner: string; sessionId: string; model: string; input: string };
+  envelope: RunEnvelope;
+  pending: PendingApproval;
+  gateContext: GateContext;
+  timesOutAt?: string;
+}): Promise<StoredRun> {
+  const { runtime, pending, gateContext } = options;
+  const run = { ...options.run, status: 'running' as const, mode: 'interactive' as const, chatId: null };
+  const { runId } = run;
+  const context = { run, policy: runtime.policy };
+  let created;
+  try {
+    created = await runtime.store.createRun({ ...run, state: sealEnvelope(runtime, options.envelope) }, [
+      runEvent(context, 'run_started', { status: 'running', input: run.input, mode: run.mode, model: run.model, session_id: run.sessionId, chat_id: null, owner: run.owner }),
+    ]);
+  } catch (error) {
+    // Two identical calls at once: the other one created it, and both wait for the same decision.
+    const existing = await runtime.store.getRun(runId);
+    if (existing !== undefined) return existing;
+    throw error;
+  }
+  const data = { ...checkpointData({ context, pending, gateContext, args: pending.args }), ...(options.timesOutAt === undefined ? {} : { times_out_at: options.timesOutAt }) };
   const paused = await runtime.store.updateRun(
     runId,
     created.run.revision,
     { status: 'paused_checkpoint' },
     {
-      approvals: [{ runId, toolCallId: 'call', owner: run.owner, tool: request.tool, groupId: null, request: data }],
-      events: [runEvent(context, 'checkpoint_required', data), runEvent(context, 'run_paused', { reason: 'tool_approval_required', status: 'paused_checkpoint', tool_name: request.tool, waiting: ['call'] })],
+      approvals: [{ runId, toolCallId: pending.toolCallId, owner: run.owner, tool: pending.tool, groupId: null, request: data }],
+      events: [runEvent(context, 'checkpoint_required', data), runEvent(context, 'run_paused', { reason: 'tool_approval_required', status: 'paused_checkpoint', tool_name: pending.tool, waiting: [pending.toolCallId] })],
     },
   );
   runtime.notify();
@@ -146,7 +168,7 @@ async function createHookRun(options: {
 }
 
 /** The run once decided and ended, or as it stands at the deadline. */
-async function settledRun(runtime: ServerRuntime, run: StoredRun, deadline: number): Promise<StoredRun> {
+export async function settledRun(runtime: ServerRuntime, run: StoredRun, deadline: number): Promise<StoredRun> {
   let current = run;
   while ((current.status === 'paused_checkpoint' || current.status === 'running') && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
@@ -155,16 +177,20 @@ async function settledRun(runtime: ServerRuntime, run: StoredRun, deadline: numb
   return current;
 }
 
-/** The person's decision of a hook run, verified against its signature (one that does not verify denies). */
-async function personDecision(runtime: ServerRuntime, runId: string): Promise<ApprovalDecision> {
+/**
+ * The person's decision of a waiting run, verified against its signature
+ * (one that does not verify denies). `edits: 'refused'` (an agent host's
+ * call, which runs its own input): an approval with edited arguments denies.
+ */
+export async function personDecision(runtime: ServerRuntime, runId: string, options: { edits: 'refused' | 'allowed' }): Promise<ApprovalDecision> {
   const { decisions } = verifiedDecisions({ key: runtime.recordKey, runId, approvals: await runtime.store.listRunDecisions(runId) });
   const decision = decisions[0];
   if (decision === undefined) return { approved: false, scope: 'once', reason: 'no decision was recorded', automatic: true };
   // A person's denial names them in the audit log as an approval does.
   if (!decision.approved) return { approved: false, scope: decision.scope === 'session' ? 'session' : 'once', ...(decision.reason === undefined ? {} : { reason: decision.reason }), ...(decision.automatic === true ? { automatic: true } : {}), ...(decision.by === undefined ? {} : { by: decision.by }) };
   // The host runs its own input: an approval with edited arguments cannot be what runs, so it runs nothing.
-  if (decision.args !== undefined) return { approved: false, scope: 'once', reason: 'approved with edited arguments, which the host cannot run (it runs the call as it made it): approve it as it is, or deny it', automatic: true };
-  return { approved: true, scope: decision.scope ?? 'once', ...(decision.by === undefined ? {} : { by: decision.by }) };
+  if (decision.args !== undefined && options.edits === 'refused') return { approved: false, scope: 'once', reason: 'approved with edited arguments, which the host cannot run (it runs the call as it made it): approve it as it is, or deny it', automatic: true };
+  return { approved: true, scope: decision.scope ?? 'once', ...(decision.args === undefined ? {} : { args: decision.args }), ...(decision.by === undefined ? {} : { by: decision.by }) };
 }
 
 /** The most decisions one request may report; the hook sends no more. */
