@@ -217,6 +217,10 @@ describe('POST /asks', () => {
     expect(first.status).toBe('pending');
     const again = (await (await post(server, submitter, ask())).json()) as { status: string; run_id: string };
     expect(again.run_id).toBe(first.run_id);
+    // The same id for another call is refused, never answered with this call's decision.
+    const reused = await post(server, submitter, ask({ args: { to: 'everyone@example.com' } }));
+    expect(reused.status).toBe(409);
+    expect(((await reused.json()) as { error: string }).error).toContain('was made for another call');
     const other = (await (await post(server, ADMIN_TOKEN, ask())).json()) as { status: string; run_id: string };
     expect(other.run_id).not.toBe(first.run_id);
     expect(((await api(server.url, 'GET', '/approvals')).body.approvals as unknown[]).length).toBe(2);

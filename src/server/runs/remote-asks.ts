@@ -14,9 +14,9 @@ import { createHash } from 'node:crypto';
 import type { PendingApproval } from '../../adapters/ai-sdk/pending-approvals.ts';
 import type { ApprovalDecision } from '../../core/types.ts';
 import type { AskBody } from '../http/request-schemas.ts';
-import type { Principal } from '../run-service.ts';
+import { ApiError, type Principal } from '../run-service.ts';
 import { createWaitingRun, settledRun, personDecision } from './host-approvals.ts';
-import type { ServerRuntime } from './server-runtime.ts';
+import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
 
 /** What `POST /asks` answers. */
 export type AskAnswer =
@@ -34,7 +34,13 @@ export async function answerAsk(options: { runtime: ServerRuntime; principal: Pr
   // The asker's id under its token: another token's id can never name this run.
   const runId = `run_ask_${createHash('sha256').update(JSON.stringify([principal.name, body.id])).digest('hex').slice(0, 32)}`;
   const deadline = Date.now() + options.budgetMs;
-  const run = (await runtime.store.getRun(runId)) ?? (await createAskRun({ runtime, principal, body, runId }));
+  const fingerprint = createHash('sha256').update(JSON.stringify([body.tool, body.args ?? null])).digest('hex');
+  const existing = await runtime.store.getRun(runId);
+  // The same id is the same call: one that names other arguments is refused, never answered with that call's decision.
+  if (existing !== undefined && askedCall(runtime, existing.state) !== fingerprint) {
+    throw new ApiError(409, `ask ${body.id} was made for another call (another tool or other arguments): give each call its own id`, { field: 'id' });
+  }
+  const run = existing ?? (await createAskRun({ runtime, principal, body, runId, fingerprint }));
   const settled = await settledRun(runtime, run, deadline);
   if (settled.status === 'paused_checkpoint' || settled.status === 'running') return { status: 'pending', run_id: runId };
   if (settled.status !== 'completed') return { status: 'ended', run_id: runId, run_status: settled.status, reason: settled.error ?? `the run was ${settled.status}` };
@@ -42,7 +48,14 @@ export async function answerAsk(options: { runtime: ServerRuntime; principal: Pr
   return { status: 'decided', run_id: runId, decision: await personDecision(runtime, runId, { edits: 'allowed' }) };
 }
 
-async function createAskRun(options: { runtime: ServerRuntime; principal: Principal; body: AskBody; runId: string }) {
+/** The call an ask's run was made for (its tool and arguments, hashed), or undefined when the run is not an ask. */
+function askedCall(runtime: ServerRuntime, sealed: string | null): string | undefined {
+  if (sealed === null) return undefined;
+  const envelope = openEnvelope(runtime, sealed);
+  return envelope.kind === 'hook' && envelope.host.startsWith('ask:') ? envelope.fingerprint : undefined;
+}
+
+async function createAskRun(options: { runtime: ServerRuntime; principal: Principal; body: AskBody; runId: string; fingerprint: string }) {
   const { body } = options;
   const where = `${body.caller}, session ${body.session_id}`;
   const asker = [`Asked by ${where} (through ${options.principal.name}'s token); it runs there once approved`];
@@ -61,7 +74,7 @@ async function createAskRun(options: { runtime: ServerRuntime; principal: Princi
   return createWaitingRun({
     runtime: options.runtime,
     run: { runId: options.runId, owner: options.principal.name, sessionId: `ask:${body.session_id}`, model: `ask:${body.caller}`, input: `${where}: ${body.tool}` },
-    envelope: { v: 1, kind: 'hook', host: `ask:${body.caller}`, fingerprint: body.id },
+    envelope: { v: 1, kind: 'hook', host: `ask:${body.caller}`, fingerprint: options.fingerprint },
     pending,
     gateContext: { sessionId: `ask:${body.session_id}`, caller: body.caller },
     ...(body.times_out_at === undefined ? {} : { timesOutAt: body.times_out_at }),
