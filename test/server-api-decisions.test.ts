@@ -339,3 +339,37 @@ describe('"approve always", listed and revoked over the API', () => {
     await api.waitForStatus(again, 'paused_checkpoint');
   });
 });
+
+describe('"for this session" decisions, listed and forgotten over the API', () => {
+  it('lists who approved what in which session and when; forgotten by id, the same call in that session asks again', async () => {
+    const api = await serve({ script: 'write-note.yaml' });
+    expect((await api.request('/approvals/session', { token: 'carol' })).json).toEqual({ approvals: [] });
+    const first = (await api.startRun({ input: 'write the note', session_id: 'sess-1' })).json.run_id as string;
+    await api.waitForStatus(first, 'paused_checkpoint');
+    expect((await api.approve(first, { approved: true, scope: 'session' })).status).toBe(200);
+    await api.waitForStatus(first, 'completed');
+    // Remembered: the same call in the same session runs unasked.
+    const second = (await api.startRun({ input: 'write the note', session_id: 'sess-1' })).json.run_id as string;
+    await api.waitForStatus(second, 'completed');
+    const listed = await api.request('/approvals/session', { token: 'carol' });
+    expect(listed.status).toBe(200);
+    expect(listed.json.approvals).toHaveLength(1);
+    const [entry] = listed.json.approvals as Array<Record<string, unknown>>;
+    expect(entry).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{16}$/), owner: 'alice', session_id: 'sess-1', chat_id: null, approved: true, reason: null, tool: 'write_file', decided_by: 'carol' });
+    expect(String(entry!.description)).toContain('note.txt');
+    expect(Date.parse(String(entry!.decided_at))).toBeGreaterThan(Date.now() - 60_000);
+    // Only those who approve see and forget them; a bad id and an unknown one say so.
+    expect((await api.request('/approvals/session', { token: 'alice' })).status).toBe(403);
+    expect((await api.request(`/approvals/session/${String(entry!.id)}`, { method: 'DELETE', token: 'alice' })).status).toBe(403);
+    const bad = await api.request('/approvals/session/xyz', { method: 'DELETE', token: 'carol' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toContain('expected the 16 hex digits');
+    expect((await api.request('/approvals/session/0123456789abcdef', { method: 'DELETE', token: 'carol' })).status).toBe(404);
+    const forgotten = await api.request(`/approvals/session/${String(entry!.id)}`, { method: 'DELETE', token: 'carol' });
+    expect(forgotten.status).toBe(200);
+    expect(forgotten.json).toEqual({ forgotten: entry!.id });
+    expect((await api.request('/approvals/session', { token: 'carol' })).json.approvals).toEqual([]);
+    const third = (await api.startRun({ input: 'write the note', session_id: 'sess-1' })).json.run_id as string;
+    await api.waitForStatus(third, 'paused_checkpoint');
+  });
+});

@@ -445,6 +445,36 @@ describe('the web inbox in Chromium', () => {
     expect(incidents).toEqual([]);
   });
 
+  it('lists the "for this session" decisions beside the "always" ones, with who decided and when, and forgets one', { timeout: 90_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const runId = await inbox.startRun('write a greeting');
+    await inbox.waitForRun(runId, ['paused_checkpoint']);
+    const { page, incidents } = await openPage(390);
+    await page.goto(inbox.server.loginUrl);
+    const card = page.locator('.approval').first();
+    await card.waitFor();
+    await page.waitForTimeout(500);
+    // s shows what "for this session" covers, s again decides.
+    await page.keyboard.press('s');
+    await card.locator('.confirm').waitFor();
+    await page.keyboard.press('s');
+    await page.locator('.approval').waitFor({ state: 'detached' });
+    await inbox.waitForRun(runId, ['completed']);
+    await page.evaluate(() => (location.hash = '#always'));
+    const item = page.locator('.session-item').first();
+    await item.waitFor();
+    expect(await page.locator('.always-item').count()).toBe(0);
+    expect(await item.locator('.tool').textContent()).toBe('write_file');
+    expect(await item.locator('.session-verdict').textContent()).toBe('Allowed');
+    expect(await item.locator('.always-description').textContent()).toContain('hello.txt');
+    expect(await item.locator('.run-meta').textContent()).toMatch(/^Session \S+ \(\S+'s runs\) · approved by \S+ /);
+    await item.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-session-list-390.png') });
+    await item.getByRole('button', { name: 'Forget' }).click();
+    await page.locator('.session-item').waitFor({ state: 'detached' });
+    expect((await inbox.api('/approvals/session')).json.approvals).toEqual([]);
+    expect(incidents).toEqual([]);
+  });
+
   it('puts the risk first, and a group holding a dangerous call cannot be approved as a group: its actions come after the calls', { timeout: 90_000 }, async () => {
     const inbox = await startInbox('risky-group.yaml');
     const runId = await inbox.startRun('set things up');

@@ -5,6 +5,19 @@ import type { GateContext } from './types.ts';
 export interface RememberedDecision {
   approved: boolean;
   reason?: string;
+  /** What was decided, as people read it in a list of session approvals: not what matches calls (the key does that). */
+  shown?: RememberedShown;
+}
+
+/** A remembered decision as a list of them shows it. */
+export interface RememberedShown {
+  tool: string;
+  /** The request's description, as the person was asked (at most 500 characters). */
+  description: string;
+  /** When it was decided (ISO time). */
+  at: string;
+  /** Who decided, where the approver says (a server's token name). */
+  by?: string;
 }
 
 /**

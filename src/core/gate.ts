@@ -1,5 +1,5 @@
 import { resolveMode } from './approval-controller.ts';
-import { createInMemoryApprovalMemory, memoryKey, type ApprovalMemory } from './approval-memory.ts';
+import { createInMemoryApprovalMemory, memoryKey, type ApprovalMemory, type RememberedShown } from './approval-memory.ts';
 import { presentRequest, type Approver, type PresentedRequest } from './approver.ts';
 import { AUDIT_SCHEMA_VERSION, type AuditEntry, type AuditSink } from './audit-entry.ts';
 import { createCallEvaluator, type EvaluatedVerdict, type PolicySection } from './evaluate-call.ts';
@@ -353,7 +353,7 @@ export function createGate(options: GateOptions): Gate {
       if (decision.timedOut === true) return finish(step, denied(step, 'timeout', decision.reason ?? 'timed out'));
       if (decision.automatic === true) return finish(step, denied(step, 'mode', decision.reason ?? 'denied: nobody can approve it here'));
       const reason = decision.reason ? `denied by a person: ${decision.reason}` : 'denied by a person';
-      const remember = decision.scope === 'session' ? () => memory.store(step.key, { approved: false, reason: decision.reason }) : undefined;
+      const remember = decision.scope === 'session' ? () => memory.store(step.key, { approved: false, reason: decision.reason, shown: shownOf(step) }) : undefined;
       return finish(step, { ...denied(step, 'person', reason), stop: decision.stop ?? policy.onDeny === 'stop' }, remember);
     }
     const editedPrint = decision.args === undefined ? undefined : safeFingerprint(decision.args);
@@ -375,7 +375,7 @@ export function createGate(options: GateOptions): Gate {
     const scope =
       decision.scope === 'once' ? '' : decision.scope === 'session' ? ' for this session' : options.always === undefined ? ' (once: no approvals file to keep "always" in)' : ' always';
     const outcome = approved(step, 'person', `approved by a person${scope}${decision.note ? `: ${decision.note}` : ''}`, step.call.args);
-    if (decision.scope === 'session') return finish(step, outcome, () => memory.store(step.key, { approved: true }));
+    if (decision.scope === 'session') return finish(step, outcome, () => memory.store(step.key, { approved: true, shown: shownOf(step) }));
     if (decision.scope === 'always' && options.always !== undefined) {
       const always = options.always;
       const entry = { tool: step.call.tool, identity: step.tool?.identity, payload: step.verdict.request.payload, description: step.verdict.request.description };
@@ -383,6 +383,17 @@ export function createGate(options: GateOptions): Gate {
       return finish(step, outcome, () => always.add(entry));
     }
     return finish(step, outcome);
+  }
+
+  /** What a list of session approvals shows of this one. */
+  function shownOf(step: PendingAsk): RememberedShown {
+    const description = step.verdict.request.description;
+    return {
+      tool: step.call.tool,
+      description: description.length > 500 ? `${description.slice(0, 499)}…` : description,
+      at: new Date().toISOString(),
+      ...(step.approver === undefined ? {} : { by: step.approver }),
+    };
   }
 
   /**

@@ -18,6 +18,22 @@ export interface Principal {
   role: TokenRole;
 }
 
+/** One "for this session" decision, as `GET /approvals/session` lists it. */
+export interface SessionApprovalView {
+  id: string;
+  /** Whose runs it holds for (the token that started them), and their session and chat; null owner: a session not of a run (an agent host's). */
+  owner: string | null;
+  session_id: string;
+  chat_id: string | null;
+  approved: boolean;
+  reason: string | null;
+  /** Null for decisions remembered by a toolgate from before they were shown. */
+  tool: string | null;
+  description: string | null;
+  decided_at: string | null;
+  decided_by: string | null;
+}
+
 /** An error with the HTTP status and seed 004's `{"error": ...}` text. */
 export class ApiError extends Error {
   readonly status: number;
@@ -108,6 +124,10 @@ export interface RunService {
   listAlways?(principal: Principal): Promise<{ where: string; approvals: KeptAlwaysRecord[] }>;
   /** Revokes one "approve always" by its id (`DELETE /approvals/always/:id`); 404 when none has it. */
   revokeAlways?(principal: Principal, id: string): Promise<{ revoked: KeptAlwaysRecord[] }>;
+  /** The "for this session" decisions the server remembers (`GET /approvals/session`), newest first. Optional: without it the route answers 404. */
+  listSessionApprovals?(principal: Principal): Promise<{ approvals: SessionApprovalView[] }>;
+  /** Forgets one (`DELETE /approvals/session/:id`): the next such call in that session asks again; 404 when none has the id. */
+  forgetSessionApproval?(principal: Principal, id: string): Promise<{ forgotten: string }>;
   /** Forgets one chat's remembered approvals (seed 003's `clear(chatId)`); `null`: those of runs started without a `chat_id`. */
   clearChat(principal: Principal, sessionId: string, chatId: string | null): Promise<{ cleared: number }>;
   /**

@@ -694,6 +694,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       });
     },
 
+    async forgetRemembered(key) {
+      return transaction(async (client) => {
+        const forgotten = ((await client.query('DELETE FROM memory WHERE key = $1', [key])).rowCount ?? 0) === 1;
+        if (forgotten) await notifyMemory(client, key);
+        return forgotten;
+      });
+    },
+
     async createToken(token) {
       // A taken name (revoked or not) or, astronomically unlikely, a taken hash: nothing is written.
       const inserted = await query(`INSERT INTO tokens (name, role, hash, created_at, revoked_at, schema_version) VALUES ($1, $2, $3, $4, NULL, $5) ON CONFLICT DO NOTHING`, [

@@ -3,6 +3,7 @@
  * conversion to the records of `store.ts` (JSON columns parsed back to
  * objects), plus the opaque `listRuns` cursor.
  */
+import type { RememberedShown } from '../core/approval-memory.ts';
 import { StoreError } from './sqlite-store-error.ts';
 import type {
   CallStatus,
@@ -233,7 +234,15 @@ export function rememberedFromText(text: string): RememberedRecord {
     approved: parsed.approved,
     ...(typeof parsed.reason === 'string' ? { reason: parsed.reason } : {}),
     ...(typeof parsed.mac === 'string' ? { mac: parsed.mac } : {}),
+    ...(isShown(parsed.shown) ? { shown: parsed.shown } : {}),
   };
+}
+
+/** A remembered decision's `shown`, as `remember` writes it; anything else is left out. */
+function isShown(value: unknown): value is RememberedShown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const shown = value as Record<string, unknown>;
+  return typeof shown.tool === 'string' && typeof shown.description === 'string' && typeof shown.at === 'string' && (shown.by === undefined || typeof shown.by === 'string');
 }
 
 /**
@@ -247,6 +256,7 @@ export function rememberedText(decision: RememberedRecord, key: string): string 
     approved: decision.approved,
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     ...(decision.mac === undefined ? {} : { mac: decision.mac }),
+    ...(decision.shown === undefined ? {} : { shown: decision.shown }),
   };
   return jsonObjectText(own, `remembered decision ${key}`);
 }

@@ -333,6 +333,10 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
       return write('forgetChat', { sessionId, chatId });
     },
 
+    async forgetRemembered(key) {
+      return write('forgetRemembered', { key });
+    },
+
     async createToken(token) {
       return write('createToken', { name: token.name, role: token.role, hash: token.hash, at: now() });
     },

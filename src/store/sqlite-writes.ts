@@ -39,6 +39,7 @@ export interface WriteRequests {
   recordStep: { runId: string; seq: number; body: string; at: string };
   remember: { key: string; sessionId: string; chatId: string | null; decision: string; at: string };
   forgetChat: { sessionId: string; chatId: string | null };
+  forgetRemembered: { key: string };
   createToken: { name: string; role: TokenRole; hash: string; at: string };
   revokeToken: { name: string; at: string };
 }
@@ -54,6 +55,7 @@ export interface WriteResults {
   recordStep: boolean;
   remember: void;
   forgetChat: number;
+  forgetRemembered: boolean;
   createToken: boolean;
   revokeToken: boolean;
 }
@@ -187,6 +189,10 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
     forgetChat({ sessionId, chatId }) {
       // IS, not =: the null chat is a chat of its own, forgotten only when asked for.
       return statement('DELETE FROM memory WHERE session_id = ? AND chat_id IS ?').run(sessionId, chatId).changes;
+    },
+
+    forgetRemembered({ key }) {
+      return statement('DELETE FROM memory WHERE key = ?').run(key).changes === 1;
     },
 
     createToken({ name, role, hash, at }) {

@@ -253,6 +253,18 @@ export function describeStoreContractData(current: () => { store: ToolgateStore;
       expect(await store.recall('k-b')).toEqual({ approved: false, reason: 'changed my mind' });
       expect(await store.recall('k-other')).toEqual({ approved: true });
     });
+
+    it('keeps what a decision shows, and forgets one decision by its key', async () => {
+      const { store } = current();
+      const shown = { tool: 'shell', description: 'Run git push', at: '2026-12-07T00:00:00.000Z', by: 'alice' };
+      await store.remember({ key: 'k-shown', sessionId: 's1', chatId: null, decision: { approved: true, shown } });
+      await store.remember({ key: 'k-kept', sessionId: 's1', chatId: null, decision: { approved: false } });
+      expect(await store.recall('k-shown')).toEqual({ approved: true, shown });
+      expect(await store.forgetRemembered('k-shown')).toBe(true);
+      expect(await store.recall('k-shown')).toBeUndefined();
+      expect(await store.forgetRemembered('k-shown')).toBe(false);
+      expect(await store.recall('k-kept')).toEqual({ approved: false });
+    });
   });
 
   describe('tokens', () => {

@@ -10,6 +10,8 @@
  * (`store-contract.ts`). This file has no behaviour.
  */
 
+import type { RememberedShown } from '../core/approval-memory.ts';
+
 /** The version of every record this code writes; a store refuses a database written by a newer one. */
 export const STORE_SCHEMA_VERSION = 1;
 
@@ -184,6 +186,8 @@ export interface StoredToken {
 export interface RememberedRecord {
   approved: boolean;
   reason?: string;
+  /** What was decided, as a list of session approvals shows it. */
+  shown?: RememberedShown;
   /** The server's MAC over the record (`record-mac.ts`): a record without a valid one is never used. */
   mac?: string;
 }
@@ -374,6 +378,8 @@ export interface ToolgateStore {
   allRemembered(): Promise<Array<{ key: string; decision: RememberedRecord }>>;
   /** Forgets one chat's remembered decisions (seed 003's `clear(chatId)`); returns how many. */
   forgetChat(sessionId: string, chatId: string | null): Promise<number>;
+  /** Forgets one remembered decision; false when none has that key. */
+  forgetRemembered(key: string): Promise<boolean>;
 
   /** False when a token of that name exists (revoked or not). */
   createToken(token: Omit<StoredToken, 'createdAt' | 'revokedAt'>): Promise<boolean>;

@@ -28,6 +28,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
   // "Approve always": those who approve may see and revoke them (a revoke only takes a permission away).
   { method: 'GET', path: '/approvals/always', roles: ['approver', 'admin'] },
   { method: 'DELETE', path: '/approvals/always/:id', roles: ['approver', 'admin'] },
+  // "For this session" decisions (approvals and denials): the same people, for the same reason.
+  { method: 'GET', path: '/approvals/session', roles: ['approver', 'admin'] },
+  { method: 'DELETE', path: '/approvals/session/:id', roles: ['approver', 'admin'] },
   { method: 'DELETE', path: '/sessions/:session/chats/:chat', roles: ['admin'] },
   { method: 'DELETE', path: '/sessions/:session', roles: ['admin'] },
   { method: 'GET', path: '/metrics', roles: ['admin'] },

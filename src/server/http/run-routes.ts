@@ -88,6 +88,18 @@ export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunS
     return c.json(await service.revokeAlways(principalOf(c), c.req.param('id')));
   });
 
+  app.get('/approvals/session', async (c) => {
+    noQuery(c);
+    if (service.listSessionApprovals === undefined) throw new ApiError(404, 'this server keeps no session approvals');
+    return c.json(await service.listSessionApprovals(principalOf(c)));
+  });
+
+  app.delete('/approvals/session/:id', async (c) => {
+    noQuery(c);
+    if (service.forgetSessionApproval === undefined) throw new ApiError(404, 'this server keeps no session approvals');
+    return c.json(await service.forgetSessionApproval(principalOf(c), c.req.param('id')));
+  });
+
   app.delete('/sessions/:session/chats/:chat', async (c) => {
     noQuery(c);
     return c.json(await service.clearChat(principalOf(c), c.req.param('session'), c.req.param('chat')));

@@ -9,13 +9,14 @@ import { randomBytes } from 'node:crypto';
 import type { StoredEvent, StoredRun } from '../../store/store.ts';
 import { isFinished } from '../../store/store.ts';
 import { redact } from '../../core/redact.ts';
-import { ApiError, type ApproveInput, type Principal, type RunService, type StartRunInput } from '../run-service.ts';
+import { ApiError, type ApproveInput, type Principal, type RunService, type SessionApprovalView, type StartRunInput } from '../run-service.ts';
 import { withSpan } from '../tracing.ts';
 import { approveRun, NOT_FOUND } from './approve-run.ts';
 import { driveRun } from './drive-run.ts';
 import { runEvent } from './run-events.ts';
 import { maySeeEvent, maySeeRun, pendingView, pendingViewText, runView, summaryView } from './run-views.ts';
 import { gateModeOf, scopedSession, sealEnvelope, type ServerRuntime } from './server-runtime.ts';
+import { unscopeSession } from '../../core/scoped-session.ts';
 import type { RunMode } from '../../core/types.ts';
 
 export interface RunServiceOptions {
@@ -141,6 +142,33 @@ export function createRunService(options: RunServiceOptions): RunService {
 
     answerHostCall(principal, dialect, body, budgetMs) {
       return answerHostCall({ runtime, principal, dialect, body, budgetMs });
+    },
+
+    async listSessionApprovals() {
+      const approvals = runtime.memory.list().map((entry): SessionApprovalView => {
+        const scoped = unscopeSession(entry.sessionId);
+        return {
+          id: entry.id,
+          owner: scoped?.owner ?? null,
+          session_id: scoped?.sessionId ?? entry.sessionId,
+          chat_id: entry.chatId,
+          approved: entry.approved,
+          reason: entry.reason ?? null,
+          tool: entry.shown?.tool ?? null,
+          description: entry.shown?.description ?? null,
+          decided_at: entry.shown?.at ?? null,
+          decided_by: entry.shown?.by ?? null,
+        };
+      });
+      // Newest first; those from before decisions were shown (no time) last.
+      approvals.sort((a, b) => (b.decided_at ?? '').localeCompare(a.decided_at ?? ''));
+      return { approvals };
+    },
+
+    async forgetSessionApproval(_principal, id) {
+      if (!/^[0-9a-f]{16}$/.test(id)) throw new ApiError(400, `session approval id ${JSON.stringify(id.slice(0, 80))}: expected the 16 hex digits of an id from GET /approvals/session`, { field: 'id', expected: 'a session approval id' });
+      if (!(await runtime.memory.forget(id))) throw new ApiError(404, `no session approval has the id ${id}`);
+      return { forgotten: id };
     },
 
     async listAlways() {

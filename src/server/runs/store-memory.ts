@@ -1,14 +1,32 @@
-import type { ApprovalMemory, RememberedDecision } from '../../core/approval-memory.ts';
+import { createHash } from 'node:crypto';
+import type { ApprovalMemory, RememberedDecision, RememberedShown } from '../../core/approval-memory.ts';
 import { macMatches, recordMac } from '../../store/record-mac.ts';
 import type { ToolgateStore } from '../../store/store.ts';
 
 export interface StoreMemory extends ApprovalMemory {
   /** Forgets one chat's decisions here and in the store; returns how many the store held. */
   forgetChat(sessionId: string, chatId: string | null): Promise<number>;
+  /** Every decision remembered (and verified) here, as a list shows them. */
+  list(): RememberedEntry[];
+  /** Forgets the decision with this id (`RememberedEntry.id`) here and in the store; false when none has it. */
+  forget(id: string): Promise<boolean>;
   /** Resolves once every decision stored so far is durable. */
   flush(): Promise<void>;
   /** Reads one decision again from the store (another server changed it), or all of them (`null`). */
   refresh(key: string | null): Promise<void>;
+}
+
+/** One remembered decision, as people read it. */
+export interface RememberedEntry {
+  /** A short hash of its key: what `forget` takes. */
+  id: string;
+  /** The session it holds for (`["owner","session"]` for a server's runs), and its chat. */
+  sessionId: string;
+  chatId: string | null;
+  approved: boolean;
+  reason?: string;
+  /** Absent for decisions remembered by a toolgate from before they were shown. */
+  shown?: RememberedShown;
 }
 
 /**
@@ -28,7 +46,9 @@ export interface StoreMemory extends ApprovalMemory {
  */
 export async function loadStoreMemory(store: ToolgateStore, options: { key: Buffer; onRefused?: (key: string) => void }): Promise<StoreMemory> {
   const entries = new Map<string, RememberedDecision>();
-  const macOf = (key: string, decision: RememberedDecision) => recordMac(options.key, 'memory', [key, decision.approved, decision.reason ?? null]);
+  // What it shows is signed too, when it has it: a row edited in the database shows nothing that was not decided.
+  const macOf = (key: string, decision: RememberedDecision) =>
+    recordMac(options.key, 'memory', [key, decision.approved, decision.reason ?? null, ...(decision.shown === undefined ? [] : [JSON.stringify(decision.shown)])]);
   const keep = (key: string, decision: RememberedDecision): void => {
     if (macMatches((decision as { mac?: unknown }).mac, macOf(key, decision))) entries.set(key, decision);
     else {
@@ -54,6 +74,20 @@ export async function loadStoreMemory(store: ToolgateStore, options: { key: Buff
       }
       return store.forgetChat(sessionId, chatId);
     },
+    list() {
+      return [...entries].map(([key, decision]) => {
+        const [sessionId, chatId] = scopeOf(key);
+        return { id: entryId(key), sessionId, chatId, approved: decision.approved, ...(decision.reason === undefined ? {} : { reason: decision.reason }), ...(decision.shown === undefined ? {} : { shown: decision.shown }) };
+      });
+    },
+    async forget(id) {
+      await writes;
+      const key = [...entries.keys()].find((candidate) => entryId(candidate) === id);
+      if (key === undefined) return false;
+      entries.delete(key);
+      await store.forgetRemembered(key);
+      return true;
+    },
     flush: async () => void (await writes),
     async refresh(key) {
       // After this process's own writes, so that a reload never puts back what it has just changed.
@@ -69,6 +103,10 @@ export async function loadStoreMemory(store: ToolgateStore, options: { key: Buff
       for (const { key: each, decision } of all) keep(each, decision);
     },
   };
+}
+
+function entryId(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 
 /** The session and chat a `memoryKey` starts with: a JSON array, then the payload's fingerprint. */

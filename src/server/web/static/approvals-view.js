@@ -1,8 +1,11 @@
 /**
- * The "approve always" decisions (`GET /approvals/always`): what each lets
- * run unasked, when it was given, whether a changed tool voided it, and
- * Revoke (`DELETE /approvals/always/:id`), after which the next such call
- * asks again.
+ * What toolgate remembers people decided. The "approve always" decisions
+ * (`GET /approvals/always`): what each lets run unasked, when it was given,
+ * whether a changed tool voided it, and Revoke (`DELETE
+ * /approvals/always/:id`), after which the next such call asks again. Then
+ * the "for this session" decisions (`GET /approvals/session`): approvals and
+ * denials, whose session, who decided and when, and Forget (`DELETE
+ * /approvals/session/:id`), after which that session is asked again.
  */
 import { api } from './api.js';
 import { button, clear, el } from './dom.js';
@@ -51,6 +54,56 @@ export async function showAlways({ container }) {
           el('p', { className: 'always-description', text: String(record.description ?? '') }),
           el('p', { className: 'always-payload', text: `Matches: ${String(record.payload_preview ?? '')}` }),
           el('p', { className: 'run-meta', text: `Given ${localTime(record.created_at)}${record.voided_at ? ` · voided ${localTime(record.voided_at)}: the tool changed, so it no longer applies` : ''}` }),
+        ]),
+      );
+    }
+    empty.hidden = (body.approvals ?? []).length > 0;
+  };
+  await load();
+  await showSessionDecisions({ container });
+}
+
+/** The "for this session" decisions, below the "always" ones. */
+async function showSessionDecisions({ container }) {
+  const error = el('p', { className: 'error', attrs: { role: 'alert' } });
+  const list = el('ul', { className: 'always-list session-list' });
+  const empty = el('p', { className: 'empty', text: 'No "for this session" decisions are remembered.' });
+  const note = el('p', { className: 'note', text: 'Each holds in its session only: the same call there is decided as it was, without asking, until it is forgotten.' });
+  container.append(el('div', { className: 'run-head' }, [el('h2', { text: 'For this session' })]), note, error, list, empty);
+  const load = async () => {
+    error.textContent = '';
+    let body;
+    try {
+      body = await api('GET', '/approvals/session');
+    } catch (failure) {
+      error.textContent = failure instanceof Error ? failure.message : String(failure);
+      return;
+    }
+    clear(list);
+    for (const entry of body.approvals ?? []) {
+      const forget = button('Forget', 'deny revoke', async () => {
+        forget.disabled = true;
+        let failed = '';
+        try {
+          await api('DELETE', `/approvals/session/${encodeURIComponent(entry.id)}`);
+        } catch (failure) {
+          failed = failure instanceof Error ? failure.message : String(failure);
+        }
+        await load();
+        if (failed !== '') error.textContent = `Not forgotten: ${failed}`;
+      });
+      const session = `Session ${String(entry.session_id)}${entry.owner ? ` (${String(entry.owner)}'s runs)` : ''}${entry.chat_id ? ` · chat ${String(entry.chat_id)}` : ''}`;
+      const decided = entry.decided_at ? ` · ${entry.approved ? 'approved' : 'denied'}${entry.decided_by ? ` by ${String(entry.decided_by)}` : ''} ${localTime(entry.decided_at)}` : '';
+      list.append(
+        el('li', { className: `session-item${entry.approved ? '' : ' denied'}` }, [
+          el('div', { className: 'always-head' }, [
+            el('span', { className: 'tool', text: String(entry.tool ?? 'a call') }),
+            el('span', { className: `session-verdict ${entry.approved ? 'allowed' : 'refused'}`, text: entry.approved ? 'Allowed' : 'Denied' }),
+            forget,
+          ]),
+          el('p', { className: 'always-description', text: String(entry.description ?? '(remembered by an earlier toolgate, which kept no description)') }),
+          ...(entry.approved || !entry.reason ? [] : [el('p', { className: 'always-payload', text: `Reason: ${String(entry.reason)}` })]),
+          el('p', { className: 'run-meta', text: `${session}${decided}` }),
         ]),
       );
     }
