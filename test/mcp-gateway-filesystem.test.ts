@@ -143,7 +143,11 @@ describe('the gateway in front of server-filesystem', () => {
     answer = approve('session');
     const target = path.join(harness.workspace, 'session.txt');
     const before = harness.elicitations.length;
+    const confirmedBefore = harness.confirmations.length;
     await harness.client.callTool({ name: 'write_file', arguments: { path: target, content: 'one' } });
+    // "For this session" took its second step, which said what it covers.
+    expect(harness.confirmations.length).toBe(confirmedBefore + 1);
+    expect(harness.confirmations.at(-1)!.message).toContain('“For this session” lets these run without asking: later write_file calls in this session');
     await harness.client.callTool({ name: 'write_file', arguments: { path: target, content: 'one' } });
     expect(harness.elicitations.length).toBe(before + 1);
     await harness.client.callTool({ name: 'write_file', arguments: { path: target, content: 'two' } });

@@ -36,8 +36,10 @@ export interface GatewayHarness {
   /** The temporary directory holding the policy, its .toolgate state and a `ws` workspace. */
   directory: string;
   workspace: string;
-  /** Every elicitation the client received. */
+  /** Every approval form the client received (the first dialog of each ask). */
   elicitations: ElicitRequest['params'][];
+  /** Every second step of a wide approval ("for this session", "always") the client received. */
+  confirmations: ElicitRequest['params'][];
   logs: string[];
   /** Lines of the audit log, parsed. */
   audit(): Record<string, unknown>[];
@@ -83,12 +85,13 @@ export async function startGatewayHarness(options: {
   });
   const clients: Client[] = [];
   const elicitations: ElicitRequest['params'][] = [];
+  const confirmations: ElicitRequest['params'][] = [];
   async function connectClient(clientOptions: { elicit?: ElicitHandler } = {}): Promise<Client> {
     const client = new Client({ name: 'toolgate-test', version: '1.0.0' }, { capabilities: clientOptions.elicit === undefined ? {} : { elicitation: {} } });
     if (clientOptions.elicit !== undefined) {
       const elicit = clientOptions.elicit;
       client.setRequestHandler(ElicitRequestSchema, async (request) => {
-        elicitations.push(request.params);
+        (isConfirmation(request) ? confirmations : elicitations).push(request.params);
         return elicit(request);
       });
     }
@@ -110,6 +113,7 @@ export async function startGatewayHarness(options: {
       directory,
       workspace,
       elicitations,
+      confirmations,
       logs,
       audit: () => readAudit(path.join(directory, '.toolgate', 'audit.jsonl')),
       connectClient,
@@ -141,9 +145,18 @@ export function readAudit(file: string): Record<string, unknown>[] {
 }
 
 /** The answer of a person who approves. */
+/** The second step of a wide approval: its form asks for `confirm`. */
+export function isConfirmation(request: ElicitRequest): boolean {
+  return 'confirm' in ((request.params as { requestedSchema?: { properties?: object } }).requestedSchema?.properties ?? {});
+}
+
 export const approve =
   (scope: 'once' | 'session' | 'always' = 'once'): ElicitHandler =>
-  () => ({ action: 'accept', content: { decision: 'approve', scope } });
+  (request): ElicitResult =>
+    // The second step of "for this session" and "always" (what it covers, then confirm): confirmed.
+    isConfirmation(request)
+      ? { action: 'accept', content: { confirm: 'yes' } }
+      : { action: 'accept', content: { decision: 'approve', scope } };
 
 /** The text of a tool result's first content block. */
 export function resultText(result: unknown): string {

@@ -68,6 +68,9 @@ describe('toolgate run asks on the terminal the prompt is shown on', () => {
     try {
       await terminal.waitFor(PROMPT);
       terminal.send('a');
+      // As in the web inbox: a says what "always" covers, and a again approves.
+      await terminal.waitFor(/press a again to approve always/);
+      terminal.send('a');
       const final = await terminal.waitFor(/LISTED=\d+/);
       expect(final).toContain('✓ approved always');
       expect(final).toContain('EXIT=0');

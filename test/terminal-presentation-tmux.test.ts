@@ -81,6 +81,8 @@ describe('what the terminal shows, in tmux', () => {
       // The line may wrap inside the box.
       expect(screen).toMatch(/\[s\] covers later write_file calls in this session with the same zone "workspace" and path "a\.txt",[\s│]+whatever their content/);
       terminal.send('s');
+      await terminal.waitFor(/press s again to approve for this session/);
+      terminal.send('s');
       const final = await terminal.waitFor(/EXIT=\d+/);
       expect(final).toContain('done writing');
       // The second write, with other content, was not asked: as the [s] line said.

@@ -85,3 +85,21 @@ function sameValue(left: unknown, right: unknown): boolean {
   if (leftKeys.length !== rightKeys.length) return false;
   return leftKeys.every((key) => Object.hasOwn(right, key) && sameValue((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]));
 }
+
+/**
+ * What "approve always" covers, in words: the same match as "for this
+ * session" (the tool and its approval payload), in every later session,
+ * until revoked. `sessionText` is `sessionApprovalScope(...).text`, masked
+ * where the caller masks secrets.
+ *
+ * @example
+ * alwaysApprovalScopeText({ tool: 'write_file', payload: { zone: 'ws', path: 'a.txt' } }, 'later write_file calls in this session with the same zone "ws" and path "a.txt", whatever their content')
+ * // 'later write_file calls in this session and every later one with the same zone "ws" and path "a.txt", whatever their content, until revoked (toolgate approvals)'
+ */
+export function alwaysApprovalScopeText(request: Pick<ApprovalRequest, 'tool' | 'payload'>, sessionText: string): string {
+  if (sessionText.includes(' in this session')) return `${sessionText.replace(' in this session', ' in this session and every later one')}, until revoked (toolgate approvals)`;
+  const payload = request.payload;
+  const keys = isPlainObject(payload) ? Object.keys(payload).slice(0, MAX_FIELDS) : [];
+  const same = keys.length === 0 ? 'the same approval payload' : `the same ${keys.length === 1 ? keys[0] : `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)}`}`;
+  return `later ${request.tool} calls with ${same} as this one, in this session and every later one, until revoked (toolgate approvals)`;
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { approvalElicitationSchema, createElicitationApprover, decisionFromElicitation } from './elicitation-approver.ts';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { approvalElicitationSchema, createElicitationApprover, decisionFromElicitation, wideApprovalSchema } from './elicitation-approver.ts';
 
 const decide = (result: Parameters<typeof decisionFromElicitation>[0]['result'], allowAlways = true) => decisionFromElicitation({ result, allowAlways });
 
@@ -29,7 +30,8 @@ describe('createElicitationApprover', () => {
     const approver = createElicitationApprover({
       elicit: async (params) => {
         sent.push(params as never);
-        return { action: 'accept', content: { decision: 'approve', scope: 'session' } };
+        const answer: ElicitResult = sent.length === 1 ? { action: 'accept', content: { decision: 'approve', scope: 'session' } } : { action: 'accept', content: { confirm: 'yes' } };
+        return answer;
       },
       message: () => 'approve?',
       allowAlways: false,
@@ -74,5 +76,56 @@ describe('createElicitationApprover', () => {
     };
     expect(await approver.ask(request, { signal: new AbortController().signal })).toMatchObject({ approved: false });
     expect(calls).toBe(1);
+  });
+});
+
+describe('the second step of a wide approval, as in the terminal and the web inbox', () => {
+  const request = {
+    tool: 'write_file',
+    description: 'Write a.txt',
+    payload: { zone: 'workspace', path: 'a.txt' },
+    required: true,
+    presentation: undefined,
+    call: { tool: 'write_file', args: { path: 'ws/a.txt', content: 'x' }, callId: 'c' },
+    context: { sessionId: 's' },
+  };
+  /** An approver whose client answers the form with `first` and the confirmation with `second`. */
+  function answering(first: ElicitResult, second: ElicitResult) {
+    const sent: Array<{ message: string; requestedSchema: Record<string, unknown> }> = [];
+    const approver = createElicitationApprover({
+      elicit: async (params) => {
+        sent.push(params as never);
+        return sent.length === 1 ? first : second;
+      },
+      message: () => 'approve?',
+      allowAlways: true,
+    });
+    return { sent, ask: () => approver.ask(request, { signal: new AbortController().signal }) };
+  }
+
+  it('"always" says what it covers in a second dialog, and holds only when confirmed', async () => {
+    const flow = answering({ action: 'accept', content: { decision: 'approve', scope: 'always' } }, { action: 'accept', content: { confirm: 'yes' } });
+    expect(await flow.ask()).toEqual({ approved: true, scope: 'always' });
+    expect(flow.sent).toHaveLength(2);
+    expect(flow.sent[1]!.message).toBe('“Always” lets these run without asking: later write_file calls in this session and every later one with the same zone "workspace" and path "a.txt", whatever their content, until revoked (toolgate approvals).');
+    expect(flow.sent[1]!.requestedSchema).toEqual(wideApprovalSchema('always'));
+  });
+
+  it('"this call only" narrows it to once; declining, dismissing or a malformed answer denies', async () => {
+    const wide = { action: 'accept', content: { decision: 'approve', scope: 'session' } } as const;
+    expect(await answering(wide, { action: 'accept', content: { confirm: 'once' } }).ask()).toEqual({ approved: true, scope: 'once' });
+    expect(await answering(wide, { action: 'decline' }).ask()).toEqual({ approved: false, scope: 'once', reason: '“For this session” was not confirmed (declined in the MCP client)' });
+    expect(await answering(wide, { action: 'cancel' }).ask()).toMatchObject({ approved: false, reason: expect.stringContaining('dismissed') });
+    expect(await answering(wide, { action: 'accept', content: { confirm: 'sure' } }).ask()).toMatchObject({ approved: false });
+    expect(await answering(wide, { action: 'accept', content: {} }).ask()).toMatchObject({ approved: false });
+  });
+
+  it('once and denials take one dialog', async () => {
+    const once = answering({ action: 'accept', content: { decision: 'approve', scope: 'once' } }, { action: 'accept', content: { confirm: 'yes' } });
+    expect(await once.ask()).toEqual({ approved: true, scope: 'once' });
+    expect(once.sent).toHaveLength(1);
+    const denied = answering({ action: 'accept', content: { decision: 'deny', scope: 'always' } }, { action: 'accept', content: { confirm: 'yes' } });
+    expect(await denied.ask()).toEqual({ approved: false, scope: 'once' });
+    expect(denied.sent).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Approver, PresentedRequest } from '../core/approver.ts';
-import { sessionApprovalScope } from '../core/session-approval-scope.ts';
+import { alwaysApprovalScopeText, sessionApprovalScope } from '../core/session-approval-scope.ts';
 import type { ApprovalDecision } from '../core/types.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 
@@ -18,11 +18,12 @@ export type ApprovalElicitationSchema = ElicitRequestFormParams['requestedSchema
  */
 export function approvalElicitationSchema(options: { allowAlways: boolean; sessionCovers?: string | undefined; offerReveal?: boolean }): ApprovalElicitationSchema {
   const decisions = options.offerReveal === true ? ['approve', 'deny', 'reveal'] : ['approve', 'deny'];
-  const decisionNames = options.offerReveal === true ? ['Approve', 'Deny', 'Show the masked secrets first'] : ['Approve', 'Deny'];
+  // The letters are the terminal's and the web inbox's keys for the same answers.
+  const decisionNames = options.offerReveal === true ? ['Approve', 'Deny (n)', 'Show the masked secrets first'] : ['Approve', 'Deny (n)'];
   const scopes = options.allowAlways ? ['once', 'session', 'always'] : ['once', 'session'];
   const scopeNames = options.allowAlways
-    ? ['This call only', 'For the rest of this session', 'Always (saved until revoked with `toolgate approvals`)']
-    : ['This call only', 'For the rest of this session'];
+    ? ['This call only (y)', 'For the rest of this session (s; asks you to confirm)', 'Always (a; asks you to confirm; saved until revoked with `toolgate approvals`)']
+    : ['This call only (y)', 'For the rest of this session (s; asks you to confirm)'];
   return {
     type: 'object',
     properties: {
@@ -105,15 +106,64 @@ export function createElicitationApprover(options: ElicitationApproverOptions): 
       const offerReveal = maskedSecrets(request) > 0;
       const requestedSchema = approvalElicitationSchema({ allowAlways: options.allowAlways, sessionCovers: covers, offerReveal });
       const result = await options.elicit({ mode: 'form', message: options.message(request), requestedSchema }, { signal });
-      if (!offerReveal || result.action !== 'accept' || result.content?.decision !== 'reveal') return decisionFromElicitation({ result, allowAlways: options.allowAlways });
-      const revealed = await options.elicit(
-        { mode: 'form', message: options.message(request, { revealSecrets: true }), requestedSchema: approvalElicitationSchema({ allowAlways: options.allowAlways, sessionCovers: covers }) },
-        { signal },
-      );
-      // A second "reveal" (or anything else unknown) is not an approval: decisionFromElicitation denies it.
-      return decisionFromElicitation({ result: revealed, allowAlways: options.allowAlways });
+      let decision: ApprovalDecision;
+      if (!offerReveal || result.action !== 'accept' || result.content?.decision !== 'reveal') decision = decisionFromElicitation({ result, allowAlways: options.allowAlways });
+      else {
+        const revealed = await options.elicit(
+          { mode: 'form', message: options.message(request, { revealSecrets: true }), requestedSchema: approvalElicitationSchema({ allowAlways: options.allowAlways, sessionCovers: covers }) },
+          { signal },
+        );
+        // A second "reveal" (or anything else unknown) is not an approval: decisionFromElicitation denies it.
+        decision = decisionFromElicitation({ result: revealed, allowAlways: options.allowAlways });
+      }
+      if (!decision.approved || decision.scope === 'once') return decision;
+      // As in the terminal and the web inbox, a wide approval takes a second step that says what it covers.
+      const scope = decision.scope;
+      const text = scope === 'session' ? covers : sanitizeTerminalText(alwaysApprovalScopeText(request, covers));
+      const confirmed = await options.elicit({ mode: 'form', message: wideApprovalMessage(scope, text), requestedSchema: wideApprovalSchema(scope) }, { signal });
+      return decisionFromConfirmation({ result: confirmed, decision });
     },
   };
+}
+
+/** The second step's text: what the wide approval lets run without asking. */
+export function wideApprovalMessage(scope: 'session' | 'always', covers: string): string {
+  return `${scope === 'session' ? '“For this session”' : '“Always”'} lets these run without asking: ${covers}.`;
+}
+
+/**
+ * The second step's form: approve that widely, or only this call. Declining
+ * it denies.
+ *
+ * @example
+ * wideApprovalSchema('always').required // ['confirm']
+ */
+export function wideApprovalSchema(scope: 'session' | 'always'): ApprovalElicitationSchema {
+  return {
+    type: 'object',
+    properties: {
+      confirm: {
+        type: 'string',
+        title: scope === 'session' ? 'Approve for this session?' : 'Approve always?',
+        enum: ['yes', 'once'],
+        enumNames: [scope === 'session' ? 'Yes, for this session (s)' : 'Yes, always (a)', 'No: this call only (y)'],
+      },
+    },
+    required: ['confirm'],
+  };
+}
+
+/**
+ * The wide approval once its second step answered: `yes` keeps it, `once`
+ * narrows it to this call, anything else (decline, cancel, malformed) denies.
+ */
+export function decisionFromConfirmation(options: { result: ElicitResult; decision: ApprovalDecision & { approved: true } }): ApprovalDecision {
+  const { result, decision } = options;
+  const name = decision.scope === 'session' ? '“For this session”' : '“Always”';
+  if (result.action !== 'accept') return { approved: false, scope: 'once', reason: `${name} was not confirmed (${result.action === 'decline' ? 'declined' : 'dismissed'} in the MCP client)` };
+  if (result.content?.confirm === 'yes') return decision;
+  if (result.content?.confirm === 'once') return { ...decision, scope: 'once' };
+  return { approved: false, scope: 'once', reason: `the confirmation of ${name} came back without an answer` };
 }
 
 /** How many values the request's presentation masked (`metadata.masked_secrets`). */

@@ -8,7 +8,7 @@
  */
 import type { PresentedRequest } from '../core/approver.ts';
 import { DEFAULT_REDACT_KEYS, maskSecrets } from '../core/redact.ts';
-import { sessionApprovalScope } from '../core/session-approval-scope.ts';
+import { alwaysApprovalScopeText, sessionApprovalScope } from '../core/session-approval-scope.ts';
 import type { ApprovalView, FieldsBlock, TextBlock, ViewBlock, ViewLine } from './approval-view-types.ts';
 import { fieldsFromJson } from './fields-block.ts';
 import { inertLine, inertText } from './inert-lines.ts';
@@ -171,13 +171,7 @@ export function singleParagraph(text: string): string {
 
 /** What "Always" covers: the approvals file remembers the tool and its approval payload exactly (src/approvals). */
 function alwaysScopeText(request: PresentedRequest, redactKeys: ReadonlySet<string>): string {
-  // What "for this session" covers, said of every session: the same match (the tool and its approval payload).
-  const session = sessionScopeText(request, redactKeys);
-  if (session.includes(' in this session')) return `${session.replace(' in this session', ' in this session and every later one')}, until revoked (toolgate approvals)`;
-  const payload = request.payload;
-  const keys = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? Object.keys(payload).slice(0, 6) : [];
-  const same = keys.length === 0 ? 'the same approval payload' : `the same ${keys.length === 1 ? keys[0] : `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)}`}`;
-  return `later ${request.tool} calls with ${same} as this one, in this session and every later one, until revoked (toolgate approvals)`;
+  return alwaysApprovalScopeText(request, sessionScopeText(request, redactKeys));
 }
 
 /** The strings of a metadata list (anything else in it is left out). */

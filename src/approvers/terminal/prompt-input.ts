@@ -44,6 +44,12 @@ export interface PromptInput {
   settle(): Promise<{ dropped: number }>;
   /** Whether `settle` has finished since reading last (re)started; when true, a read needs no wait. */
   readonly settled: boolean;
+  /**
+   * Starts a new settle time for the next read: keys already pressed (the
+   * second press of a double press, before the question it answers was
+   * shown) are dropped, as before the first question.
+   */
+  unsettle(): void;
   /** Keys dropped since the last settle and not yet reported (pressed after the answer): the next prompt reports them. */
   readonly unreportedKeys: number;
   /** Aborts when the prompt stops (Ctrl-C, SIGINT, the approval's signal, the input closing). */
@@ -232,6 +238,10 @@ export function openPromptInput(options: OpenPromptInputOptions): PromptInput {
     settle,
     get settled() {
       return settled;
+    },
+    unsettle() {
+      if (settling !== undefined) return;
+      settled = false;
     },
     get unreportedKeys() {
       return dropped;

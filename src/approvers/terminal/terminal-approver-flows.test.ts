@@ -96,7 +96,7 @@ describe('terminal approver: groups', () => {
   }
 
   it('shows every request in one box and answers them together', async () => {
-    expect(await answerGroup(['s'])).toEqual({ approved: true, scope: 'session' });
+    expect(await answerGroup(['s', { wait: 'press s again' }, 's'])).toEqual({ approved: true, scope: 'session' });
     const output = harness.screen();
     expect(output).toContain('2 requests · group batch-1');
     expect(output).toContain('[1] write_file');

@@ -1,3 +1,4 @@
+import { droppedNotice } from './prompt-input.ts';
 import { getEventListeners } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,8 +32,35 @@ describe('terminal approver: keys', () => {
     ['s', { approved: true, scope: 'session' }, '✓ approved for this session'],
     ['a', { approved: true, scope: 'always' }, '✓ approved always'],
   ])('%s answers %o', async (key, expected, line) => {
-    expect(await harness.answer([key])).toEqual(expected);
+    // y at once; s and a say what they cover first, and the same key again approves (as in the web inbox).
+    const keys = key.toLowerCase() === 'y' ? [key] : [key, { wait: `press ${key} again to approve` }, key];
+    expect(await harness.answer(keys)).toEqual(expected);
     expect(harness.screen()).toContain(line);
+  });
+
+  it('a double press of a is not its second step: the second a, pressed before what "always" covers was shown, is dropped', async () => {
+    const decision = harness.approver().ask(presentedRequest(), { signal: new AbortController().signal });
+    await harness.terminal.waitFor('approve? [');
+    harness.terminal.type('a');
+    harness.terminal.type('a');
+    await harness.terminal.waitFor('press a again');
+    expect(harness.screen()).toContain(droppedNotice(1));
+    harness.terminal.type('n');
+    await harness.terminal.waitFor('not approved: choose again');
+    await harness.terminal.waitFor('approve? [');
+    harness.terminal.type('y');
+    expect(await decision).toEqual({ approved: true, scope: 'once' });
+  });
+
+  it('s and a say what they cover, and any other key takes them back without answering', async () => {
+    const decision = await harness.answer(['a', { wait: 'press a again' }, 'y', { wait: 'not approved: choose again' }, { wait: 'approve? [' }, 's', { wait: 'press s again' }, 's']);
+    expect(decision).toEqual({ approved: true, scope: 'session' });
+    const output = harness.screen();
+    expect(output).toContain('“Always” lets these run without asking: later write_file calls in this session and every later one with the same');
+    expect(output).toContain('until revoked (toolgate approvals).');
+    expect(output).toContain('“For this session” lets these run without asking: later write_file calls in this session with the same');
+    // The y that took "always" back was not taken as "allow once".
+    expect(output).not.toContain('✓ approved once');
   });
 
   it('n asks for a reason the model will see, echoes it and passes it on', async () => {
@@ -47,7 +75,7 @@ describe('terminal approver: keys', () => {
   });
 
   it('Esc at the reason goes back to the prompt', async () => {
-    const decision = await harness.answer(['n', { wait: 'Esc to go back' }, '\x1b', { wait: 'not denied' }, { wait: 'approve? [' }, 's']);
+    const decision = await harness.answer(['n', { wait: 'Esc to go back' }, '\x1b', { wait: 'not denied' }, { wait: 'approve? [' }, 's', { wait: 'press s again' }, 's']);
     expect(decision).toEqual({ approved: true, scope: 'session' });
   });
 
@@ -90,6 +118,8 @@ describe('terminal approver: keys', () => {
     harness.terminal.type('y');
     await harness.terminal.waitFor('┌─ shell');
     await harness.terminal.waitFor('approve? [');
+    harness.terminal.type('s');
+    await harness.terminal.waitFor('press s again');
     harness.terminal.type('s');
     expect(await first).toEqual({ approved: true, scope: 'once' });
     expect(await second).toEqual({ approved: true, scope: 'session' });

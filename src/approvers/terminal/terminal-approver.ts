@@ -13,6 +13,7 @@ import { openPromptInput, type KeyPress, type PromptInput, type TerminalInput, t
 import { DEFAULT_APPROVAL_KEYS, DEFAULT_GROUP_APPROVAL_KEYS, renderApproval, renderApprovalGroup } from './render-approval.ts';
 import { renderDecisionLine } from './render-decision-line.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
+import { alwaysApprovalScopeText, sessionApprovalScope } from '../../core/session-approval-scope.ts';
 import { showInPager } from './show-in-pager.ts';
 import { TerminalPromptError } from './terminal-prompt-error.ts';
 
@@ -64,6 +65,8 @@ interface PromptPlan {
   render(options: { layout: Layout; full: boolean }): string;
   help: readonly string[];
   edit?: (prompt: PromptInput, layout: Layout) => Promise<{ args: unknown } | undefined>;
+  /** What "for this session" and "always" cover, said before the same key again approves that widely (as in the web inbox). */
+  covers: Partial<Record<'session' | 'always', string>>;
 }
 
 /**
@@ -175,9 +178,11 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
       if (prompt.raw) output.write(action === undefined ? '\n' : `${letter}\n`);
       switch (action) {
         case 'once':
+          return finish({ approved: true, scope: 'once' });
         case 'session':
         case 'always':
-          return finish({ approved: true, scope: action satisfies ApprovalScope });
+          if (await confirmWide(plan, prompt, letter!, action)) return finish({ approved: true, scope: action satisfies ApprovalScope });
+          break;
         case 'deny': {
           const decision = await askReason(prompt);
           if (decision !== undefined) return finish(decision);
@@ -203,6 +208,26 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
     }
   }
 
+  /**
+   * The second step of a wide approval: what it covers, then the same key
+   * again approves it; any other key takes it back, and is not taken as an
+   * answer (as Esc does in the web inbox).
+   */
+  async function confirmWide(plan: PromptPlan, prompt: PromptInput, letter: string, scope: 'session' | 'always'): Promise<boolean> {
+    const name = scope === 'session' ? '“For this session”' : '“Always”';
+    const covers = plan.covers[scope] ?? 'later calls with an equal approval payload';
+    output.write(`${sanitizeTerminalText(`${name} lets these run without asking: ${covers}.`, { collapse: true })}\n`);
+    // A double press is not a second step: only a key pressed after this was on screen answers it.
+    prompt.unsettle();
+    await prompt.settle();
+    output.write(`press ${letter} again to approve ${scope === 'session' ? 'for this session' : 'always'}, any other key to choose again: `);
+    const key = await prompt.readKey();
+    const again = key.kind === 'character' && key.character.toLowerCase() === letter;
+    if (prompt.raw) output.write(again ? `${letter}\n` : '\n');
+    if (!again) output.write('not approved: choose again\n');
+    return again;
+  }
+
   async function askReason(prompt: PromptInput): Promise<ApprovalDecision | undefined> {
     output.write(prompt.raw ? 'reason for the model (Enter for none, Esc to go back): ' : 'reason for the model (Enter for none): ');
     const typed = await prompt.readLine({ maxLength: MAX_REASON_LENGTH });
@@ -224,6 +249,7 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
         help: SINGLE_HELP,
         edit: (prompt, layout) =>
           editArguments({ tool: request.call.tool, args: request.call.args, prompt, output, editor, validateArgs: options.validateArgs, color: layout.color }),
+        covers: coversOf(request),
       };
       return decide(plan, request, signal);
     },
@@ -242,10 +268,23 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
             keys: TERMINAL_GROUP_APPROVAL_KEYS,
           }).text,
         help: GROUP_HELP,
+        // Each request's own "[s] covers" line is in the box; the confirmation says they are all approved so.
+        covers: { session: `all ${requests.length} of them, each as its "[s] covers" line above says` },
       };
       return decide(plan, requests[0]!, signal);
     },
   };
+}
+
+/** What the wide approvals of one request cover, as the box and the web inbox say it. */
+function coversOf(request: PresentedRequest): PromptPlan['covers'] {
+  let session: string;
+  try {
+    session = sessionApprovalScope({ request, call: request.call }).text;
+  } catch {
+    session = 'later calls with an equal approval payload';
+  }
+  return { session, always: alwaysApprovalScopeText(request, session) };
 }
 
 const SINGLE_ACTIONS: ReadonlyMap<string, Action> = new Map([
@@ -269,8 +308,8 @@ const GROUP_ACTIONS: ReadonlyMap<string, Action> = new Map([
 const SINGLE_HELP = [
   'keys:',
   '  y       approve this call once',
-  '  s       approve for this session: later calls the box names under "[s] covers" are not asked again',
-  '  a       approve always: remembered across sessions',
+  '  s       approve for this session: later calls the box names under "[s] covers" are not asked again (says what it covers; s again approves)',
+  '  a       approve always: remembered across sessions (says what it covers; a again approves)',
   '  n       deny; then type a reason the model will see (Enter for none, Esc to go back)',
   '  v       view the whole request, masked secrets included (in $PAGER, or here: space/Enter next page, q return)',
   '  e       edit the arguments in $VISUAL/$EDITOR, then approve them once',
@@ -281,7 +320,7 @@ const SINGLE_HELP = [
 const GROUP_HELP = [
   'keys (one answer for every request in the batch):',
   '  y       approve them all once',
-  '  s       approve them all for this session',
+  '  s       approve them all for this session (s again approves)',
   '  n       deny them all; then type a reason the model will see (Enter for none, Esc to go back)',
   '  v       view every request in full (in $PAGER, or here: space/Enter next page, q return)',
   '  ?       this help',
