@@ -6,6 +6,7 @@
  * and show hostile arguments as inert text that never runs. Screenshots of
  * the dialog at desktop and phone width go to test-artifacts/.
  */
+import { hashToken, newToken } from '../src/server/tokens.ts';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -473,6 +474,34 @@ describe('the web inbox in Chromium', () => {
     await page.locator('.session-item').waitFor({ state: 'detached' });
     expect((await inbox.api('/approvals/session')).json.approvals).toEqual([]);
     expect(incidents).toEqual([]);
+  });
+
+  it('says on a card when another approver has it open ("claimed by NAME"), and stops saying it when they turn away', { timeout: 90_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const bobToken = newToken();
+    expect(await inbox.server.store.createToken({ name: 'bob', role: 'approver', hash: hashToken(bobToken) })).toBe(true);
+    const runId = await inbox.startRun('write a greeting');
+    await inbox.waitForRun(runId, ['paused_checkpoint']);
+    const admin = await openPage(1280);
+    await admin.page.goto(inbox.server.loginUrl);
+    const adminCard = admin.page.locator('.approval').first();
+    await adminCard.waitFor();
+    expect(await adminCard.locator('.claimed').isHidden()).toBe(true);
+    // Bob opens the inbox on his phone: his card is the selected one, so he has it open.
+    const bob = await openPage(390);
+    await bob.page.goto(inbox.server.loginUrl.replace(inbox.server.adminToken, bobToken));
+    await bob.page.locator('.approval').first().waitFor();
+    await expect.poll(() => adminCard.locator('.claimed').textContent(), { timeout: 15_000 }).toBe('bob has this open now');
+    // Bob sees the admin's presence too (the admin's page has the card selected).
+    await expect.poll(() => bob.page.locator('.approval .claimed').first().textContent(), { timeout: 15_000 }).toBe('admin has this open now');
+    await adminCard.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-claimed-by-1280.png') });
+    // Bob turns to the runs list: the card is no longer his.
+    await bob.page.evaluate(() => (location.hash = '#runs'));
+    await expect.poll(() => adminCard.locator('.claimed').isHidden(), { timeout: 15_000 }).toBe(true);
+    // The API refuses what is not a list of cards.
+    expect((await inbox.api('/approvals/presence', { open: 'everything' })).status).toBe(400);
+    expect(admin.incidents).toEqual([]);
+    expect(bob.incidents).toEqual([]);
   });
 
   it('puts the risk first, and a group holding a dangerous call cannot be approved as a group: its actions come after the calls', { timeout: 90_000 }, async () => {

@@ -124,6 +124,12 @@ export interface RunService {
   listAlways?(principal: Principal): Promise<{ where: string; approvals: KeptAlwaysRecord[] }>;
   /** Revokes one "approve always" by its id (`DELETE /approvals/always/:id`); 404 when none has it. */
   revokeAlways?(principal: Principal, id: string): Promise<{ revoked: KeptAlwaysRecord[] }>;
+  /**
+   * The pending cards `principal` has open in the web inbox now, reported
+   * every few seconds (`POST /approvals/presence`); answered with the cards
+   * other approvers have open ("claimed by NAME"). Optional: 404 without it.
+   */
+  reportPresence?(principal: Principal, open: Array<{ run_id: string; tool_call_id: string }>): Promise<{ others: Array<{ run_id: string; tool_call_id: string; names: string[] }> }>;
   /** The "for this session" decisions the server remembers (`GET /approvals/session`), newest first. Optional: without it the route answers 404. */
   listSessionApprovals?(principal: Principal): Promise<{ approvals: SessionApprovalView[] }>;
   /** Forgets one (`DELETE /approvals/session/:id`): the next such call in that session asks again; 404 when none has the id. */

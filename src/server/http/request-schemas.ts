@@ -60,6 +60,11 @@ export const askBody = z.strictObject({
 });
 export type AskBody = z.output<typeof askBody>;
 
+/** `POST /approvals/presence`: the cards a page has open now (none: it has none open, or is hidden). */
+export const presenceBody = z.strictObject({
+  open: z.array(z.strictObject({ run_id: identifier, tool_call_id: identifier })).max(50),
+});
+
 /** A cancel takes no fields (an empty object, or no body at all). */
 export const cancelBody = z.strictObject({});
 

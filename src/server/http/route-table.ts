@@ -30,6 +30,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'DELETE', path: '/approvals/always/:id', roles: ['approver', 'admin'] },
   // "For this session" decisions (approvals and denials): the same people, for the same reason.
   { method: 'GET', path: '/approvals/session', roles: ['approver', 'admin'] },
+  // Which pending cards an approver has open, and who else has which open.
+  { method: 'POST', path: '/approvals/presence', roles: ['approver', 'admin'] },
   { method: 'DELETE', path: '/approvals/session/:id', roles: ['approver', 'admin'] },
   { method: 'DELETE', path: '/sessions/:session/chats/:chat', roles: ['admin'] },
   { method: 'DELETE', path: '/sessions/:session', roles: ['admin'] },

@@ -10,7 +10,7 @@ import { ApiError, type Principal, type RunService } from '../run-service.ts';
 import { StoreError } from '../../store/sqlite-store-error.ts';
 import { APPROVALS_PAGE_SIZE, approvalsStreamResponse } from './approvals-stream.ts';
 import { readJsonBody } from './read-json-body.ts';
-import { cancelBody, emptyQuery, listRunsQuery, parseApproveBody, parseRequest, singleValuedQuery, startRunBody } from './request-schemas.ts';
+import { cancelBody, emptyQuery, listRunsQuery, parseApproveBody, parseRequest, presenceBody, singleValuedQuery, startRunBody } from './request-schemas.ts';
 import type { ServerEnv } from './server-env.ts';
 
 /** `GET /runs` without `?limit=`. */
@@ -86,6 +86,13 @@ export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunS
     noQuery(c);
     if (service.revokeAlways === undefined) throw new ApiError(404, 'this server keeps no "approve always" decisions');
     return c.json(await service.revokeAlways(principalOf(c), c.req.param('id')));
+  });
+
+  app.post('/approvals/presence', async (c) => {
+    noQuery(c);
+    if (service.reportPresence === undefined) throw new ApiError(404, 'this server does not tell who has which card open');
+    const body = parseRequest({ schema: presenceBody, value: await readJsonBody({ context: c, maxBytes: maxBodyBytes }), what: 'request body' });
+    return c.json(await service.reportPresence(principalOf(c), body.open));
   });
 
   app.get('/approvals/session', async (c) => {

@@ -5,6 +5,7 @@
  */
 import { answerHostCall, recordHostDecisions } from './host-approvals.ts';
 import { answerAsk } from './remote-asks.ts';
+import { createApprovalPresence } from './approval-presence.ts';
 import { randomBytes } from 'node:crypto';
 import type { StoredEvent, StoredRun } from '../../store/store.ts';
 import { isFinished } from '../../store/store.ts';
@@ -28,6 +29,9 @@ export interface RunServiceOptions {
   close: () => Promise<void>;
 }
 
+/** How long a page's report of the cards it has open holds: it reports every few seconds while it is shown. */
+const PRESENCE_TTL_MS = 20_000;
+
 /**
  * @example
  * const service = createRunService({ runtime, metrics, listeners, close });
@@ -39,6 +43,7 @@ export function createRunService(options: RunServiceOptions): RunService {
   // What a run's mode may not loosen: the policy's mode, and whether it has soft asks (strict approves those).
   const policyMode = runtime.policy.mode ?? 'interactive';
   const softAsks = hasSoftAsks(runtime.policy.document);
+  const presence = createApprovalPresence({ ttlMs: PRESENCE_TTL_MS });
 
   async function visibleRun(principal: Principal, runId: string): Promise<StoredRun> {
     const run = await store.getRun(runId);
@@ -142,6 +147,11 @@ export function createRunService(options: RunServiceOptions): RunService {
 
     answerHostCall(principal, dialect, body, budgetMs) {
       return answerHostCall({ runtime, principal, dialect, body, budgetMs });
+    },
+
+    async reportPresence(principal, open) {
+      presence.report(principal.name, open);
+      return { others: presence.othersThan(principal.name) };
     },
 
     async listSessionApprovals() {

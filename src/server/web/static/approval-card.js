@@ -238,6 +238,14 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
   };
   card.refreshWaiting();
   card.append(waiting);
+  // "Claimed by NAME": another approver has this card open now (the inbox hears it every few seconds).
+  const claimed = el('p', { className: 'claimed', attrs: { role: 'status' } });
+  claimed.hidden = true;
+  card.showClaimedBy = (names) => {
+    claimed.hidden = names.length === 0;
+    claimed.textContent = names.length === 0 ? '' : `${names.join(', ')} ${names.length === 1 ? 'has' : 'have'} this open now`;
+  };
+  card.append(claimed);
 
   const errorNode = el('p', { className: 'error', attrs: { role: 'alert' } });
   const reasonInput = el('input', { className: 'deny-reason', attrs: { type: 'text', placeholder: 'Reason for denying (the model sees it)', 'aria-label': 'Reason for denying', maxlength: '2000' } });

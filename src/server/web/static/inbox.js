@@ -31,6 +31,11 @@ const SETTLE_MS = 400;
 let streamController = null;
 let runController = null;
 
+/** How often the page says which card it has open, and hears which others have open ("claimed by NAME"). */
+const PRESENCE_MS = 5_000;
+let presenceTimer = null;
+let reportedKey;
+
 const $ = (id) => document.getElementById(id);
 const keyOf = (runId, toolCallId) => `${runId}\u0000${toolCallId}`;
 
@@ -231,6 +236,8 @@ function markSelected(scroll) {
     selectionChangedAt = performance.now();
   }
   cards.forEach((card, index) => card.classList.toggle('selected', index === selected));
+  // Another approver hears at once which card this one turned to.
+  if (key !== reportedKey) void reportPresence();
   if (scroll && cards[selected] !== undefined) {
     cards[selected].focus({ preventScroll: true });
     cards[selected].scrollIntoView({ block: 'nearest' });
@@ -289,6 +296,8 @@ function move(step) {
 function route() {
   runController?.abort();
   runController = null;
+  // Leaving the inbox closes its card for the others; coming back opens it again.
+  setTimeout(() => void reportPresence(), 0);
   if (location.hash === '#always') {
     showOnly('always-view');
     void showAlways({ container: $('always-view') });
@@ -310,15 +319,39 @@ function route() {
   void showRun({ container: $('run-view'), runId: decodeURIComponent(match[1]), signal: runController.signal, onBack: () => (location.hash = '') });
 }
 
+/**
+ * Tells the server which card this page has open (the selected one, while
+ * the inbox is shown and the page visible) and marks the cards other
+ * approvers have open. A failure only means no one is told, this time.
+ */
+async function reportPresence() {
+  if (streamController === null || streamController.signal.aborted) return;
+  const shown = !$('inbox').hidden && document.visibilityState === 'visible';
+  const key = shown ? cardsInOrder()[selected]?.dataset.key : undefined;
+  reportedKey = key;
+  const item = key === undefined ? undefined : pending.get(key);
+  let answer;
+  try {
+    answer = await api('POST', '/approvals/presence', { open: item === undefined ? [] : [{ run_id: item.run_id, tool_call_id: item.tool_call_id }] });
+  } catch {
+    return;
+  }
+  const others = new Map((answer?.others ?? []).map((entry) => [keyOf(entry.run_id, entry.tool_call_id), entry.names]));
+  for (const [cardKey, card] of cardCache) card.showClaimedBy?.(others.get(cardKey) ?? []);
+}
+
 function startInbox() {
   streamController?.abort();
   streamController = new AbortController();
+  clearInterval(presenceTimer);
+  presenceTimer = setInterval(() => void reportPresence(), PRESENCE_MS);
   route();
   // The stream is opened first and the list read once it is open (and after every reconnect), so nothing falls between them.
   void followEvents({ path: '/events', onEvent, onState: setStreamState, onOpen: () => void loadApprovals(), signal: streamController.signal });
 }
 
 function showLogin(message) {
+  clearInterval(presenceTimer);
   streamController?.abort();
   runController?.abort();
   showOnly('login');
@@ -342,6 +375,8 @@ function main() {
   document.addEventListener('keydown', onKey);
   $('notify-toggle').addEventListener('click', () => void toggleAttention());
   document.addEventListener('toolgate:held', () => render());
+  // A page put away has nothing open; shown again, it says what it has.
+  document.addEventListener('visibilitychange', () => void reportPresence());
   // The card a person clicks or tabs into is the one the keys act on.
   $('items').addEventListener('focusin', (event) => {
     const card = event.target instanceof Element ? event.target.closest('.approval') : null;
