@@ -36,18 +36,7 @@ export async function showAlways({ container }) {
     where.textContent = `Kept in ${String(body.where ?? '')}. Each lets the calls it names run without asking, in every session, until it is revoked.`;
     clear(list);
     for (const record of body.approvals ?? []) {
-      const revoke = button('Revoke', 'deny revoke', async () => {
-        revoke.disabled = true;
-        let failed = '';
-        try {
-          await api('DELETE', `/approvals/always/${encodeURIComponent(record.id)}`);
-        } catch (failure) {
-          failed = failure instanceof Error ? failure.message : String(failure);
-        }
-        await load();
-        // Said after the list is read again, which clears the last message.
-        if (failed !== '') error.textContent = `Not revoked: ${failed}`;
-      });
+      const revoke = deleteButton({ label: 'Revoke', path: `/approvals/always/${encodeURIComponent(record.id)}`, reload: load, error, failed: 'Not revoked' });
       list.append(
         el('li', { className: `always-item${record.voided_at ? ' voided' : ''}` }, [
           el('div', { className: 'always-head' }, [el('span', { className: 'tool', text: String(record.tool) }), el('span', { className: 'always-id', text: String(record.id) }), revoke]),
@@ -81,17 +70,7 @@ async function showSessionDecisions({ container }) {
     }
     clear(list);
     for (const entry of body.approvals ?? []) {
-      const forget = button('Forget', 'deny revoke', async () => {
-        forget.disabled = true;
-        let failed = '';
-        try {
-          await api('DELETE', `/approvals/session/${encodeURIComponent(entry.id)}`);
-        } catch (failure) {
-          failed = failure instanceof Error ? failure.message : String(failure);
-        }
-        await load();
-        if (failed !== '') error.textContent = `Not forgotten: ${failed}`;
-      });
+      const forget = deleteButton({ label: 'Forget', path: `/approvals/session/${encodeURIComponent(entry.id)}`, reload: load, error, failed: 'Not forgotten' });
       const session = `Session ${String(entry.session_id)}${entry.owner ? ` (${String(entry.owner)}'s runs)` : ''}${entry.chat_id ? ` · chat ${String(entry.chat_id)}` : ''}`;
       const decided = entry.decided_at ? ` · ${entry.approved ? 'approved' : 'denied'}${entry.decided_by ? ` by ${String(entry.decided_by)}` : ''} ${localTime(entry.decided_at)}` : '';
       list.append(
@@ -110,4 +89,20 @@ async function showSessionDecisions({ container }) {
     empty.hidden = (body.approvals ?? []).length > 0;
   };
   await load();
+}
+
+/** A button that sends DELETE `path`, then reads the list again (`reload`); a refusal is said in `error`, after the list is read again (which clears it). */
+function deleteButton({ label, path, reload, error, failed }) {
+  const node = button(label, 'deny revoke', async () => {
+    node.disabled = true;
+    let problem = '';
+    try {
+      await api('DELETE', path);
+    } catch (failure) {
+      problem = failure instanceof Error ? failure.message : String(failure);
+    }
+    await reload();
+    if (problem !== '') error.textContent = `${failed}: ${problem}`;
+  });
+  return node;
 }
