@@ -233,6 +233,34 @@ describe('POST /asks', () => {
     expect(decided).toMatchObject({ status: 'decided', run_id: first.run_id, decision: { approved: true, scope: 'session', by: 'admin' } });
   }, 60_000);
 
+  it('an edit that keeps a masked secret as shown keeps the secret, not the mask', async () => {
+    const { server, submitter } = await serve();
+    const body = ask({ id: 'ask-secret-0123456789', args: { url: 'https://api.example.com', api_key: 'sk-live-1234', body: 'hello' } });
+    const first = (await (await post(server, submitter, body)).json()) as { run_id: string };
+    // The card shows the key masked; the approver edits the body and leaves the mask as it was shown.
+    const card = ((await api(server.url, 'GET', '/approvals')).body.approvals as Array<{ run_id: string; tool_arguments: string }>).find((approval) => approval.run_id === first.run_id)!;
+    expect(card.tool_arguments).not.toContain('sk-live-1234');
+    const shown = JSON.parse(card.tool_arguments) as Record<string, unknown>;
+    expect((await api(server.url, 'POST', `/runs/${first.run_id}/approve`, { approved: true, edited_args: { ...shown, body: 'hello, edited' } })).status).toBe(200);
+    const decided = await waitFor(async () => {
+      const answer = (await (await post(server, submitter, body, '?timeout=2')).json()) as { status: string; decision?: { args?: unknown } };
+      return answer.status === 'decided' ? answer : undefined;
+    }, { timeoutMs: 10_000, describe: () => 'the decision' });
+    expect(decided.decision!.args).toEqual({ url: 'https://api.example.com', api_key: 'sk-live-1234', body: 'hello, edited' });
+  }, 60_000);
+
+  it('refuses a body past 2 MB, and more than 100 waiting asks of one token', async () => {
+    const { server, submitter } = await serve();
+    const big = await post(server, submitter, ask({ args: { content: 'x'.repeat(2 * 1024 * 1024) } }));
+    expect(big.status).toBe(413);
+    for (let index = 0; index < 100; index++) expect((await post(server, submitter, ask({ id: `ask-flood-${String(index).padStart(12, '0')}` }))).status).toBe(200);
+    const refused = await post(server, submitter, ask({ id: 'ask-flood-one-too-many' }));
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: string }).error).toContain('100 asks of token "mcp-gateway" are waiting');
+    // Another token is not held up by this one.
+    expect((await post(server, ADMIN_TOKEN, ask({ id: 'ask-admin-0123456789' }))).status).toBe(200);
+  }, 120_000);
+
   it('refuses what is not an ask, naming the field; and an approver token', async () => {
     const { server, approverToken, submitter } = await serve();
     const cases: Array<[unknown, string]> = [

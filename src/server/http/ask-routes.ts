@@ -13,8 +13,12 @@ import { askBody, parseRequest, singleValuedQuery } from './request-schemas.ts';
 import { principalOf } from './run-routes.ts';
 import type { ServerEnv } from './server-env.ts';
 
-/** The largest request read: a file write's content and its diff can be large, but not this large. */
-const MAX_ASK_BODY_BYTES = 16 * 1024 * 1024;
+/**
+ * The largest request read. A file write's content and its diff are sent
+ * whole; past this the asker's gate is refused (and denies), as a bigger
+ * body would be parsed, stored and shown several times over.
+ */
+const MAX_ASK_BODY_BYTES = 2 * 1024 * 1024;
 const DEFAULT_WAIT_SECONDS = 60;
 
 const askQuery = z.strictObject({

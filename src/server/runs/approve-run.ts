@@ -125,6 +125,7 @@ function chooseTargets(pending: StoredApprovalDecision[], input: ApproveInput): 
 function originalArgs(runtime: ServerRuntime, run: StoredRun, toolCallId: string): unknown {
   if (run.state === null) return undefined;
   const envelope = openEnvelope(runtime, run.state);
+  if (envelope.kind === 'hook') return envelope.args;
   return envelope.kind === 'paused' ? toolCallInput(envelope.state.messages, toolCallId) : undefined;
 }
 

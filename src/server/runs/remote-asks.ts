@@ -40,12 +40,24 @@ export async function answerAsk(options: { runtime: ServerRuntime; principal: Pr
   if (existing !== undefined && askedCall(runtime, existing.state) !== fingerprint) {
     throw new ApiError(409, `ask ${body.id} was made for another call (another tool or other arguments): give each call its own id`, { field: 'id' });
   }
+  if (existing === undefined) await refuseTooManyWaiting(runtime, principal);
   const run = existing ?? (await createAskRun({ runtime, principal, body, runId, fingerprint }));
   const settled = await settledRun(runtime, run, deadline);
   if (settled.status === 'paused_checkpoint' || settled.status === 'running') return { status: 'pending', run_id: runId };
   if (settled.status !== 'completed') return { status: 'ended', run_id: runId, run_status: settled.status, reason: settled.error ?? `the run was ${settled.status}` };
   // The asker runs the call: arguments a person edited are its to run (its gate judges them again).
   return { status: 'decided', run_id: runId, decision: await personDecision(runtime, runId, { edits: 'allowed' }) };
+}
+
+/** How many asks of one token may wait at once: an inbox flooded by one asker hides everyone else's calls. */
+export const MAX_WAITING_ASKS = 100;
+
+async function refuseTooManyWaiting(runtime: ServerRuntime, principal: Principal): Promise<void> {
+  const waiting = await runtime.store.listRuns({ owner: principal.name, status: 'paused_checkpoint', limit: 1000 });
+  const asks = waiting.runs.filter((run) => run.runId.startsWith('run_ask_')).length;
+  if (asks >= MAX_WAITING_ASKS) {
+    throw new ApiError(429, `${asks} asks of token ${JSON.stringify(principal.name)} are waiting for a person already (at most ${MAX_WAITING_ASKS}): wait for them to be decided, or cancel those nobody waits for`);
+  }
 }
 
 /** The call an ask's run was made for (its tool and arguments, hashed), or undefined when the run is not an ask. */
@@ -74,7 +86,7 @@ async function createAskRun(options: { runtime: ServerRuntime; principal: Princi
   return createWaitingRun({
     runtime: options.runtime,
     run: { runId: options.runId, owner: options.principal.name, sessionId: `ask:${body.session_id}`, model: `ask:${body.caller}`, input: `${where}: ${body.tool}` },
-    envelope: { v: 1, kind: 'hook', host: `ask:${body.caller}`, fingerprint: options.fingerprint },
+    envelope: { v: 1, kind: 'hook', host: `ask:${body.caller}`, fingerprint: options.fingerprint, args: body.args ?? null },
     pending,
     gateContext: { sessionId: `ask:${body.session_id}`, caller: body.caller },
     ...(body.times_out_at === undefined ? {} : { timesOutAt: body.times_out_at }),

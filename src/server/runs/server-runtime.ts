@@ -115,7 +115,7 @@ export type RunEnvelope =
   | { v: 1; kind: 'messages'; messages: ModelMessage[] }
   | { v: 1; kind: 'paused'; state: RunState; seq?: number }
   /** A call of an agent host (`POST /hooks/:host`) waiting for a person: no model, nothing to drive; deciding it ends it. */
-  | { v: 1; kind: 'hook'; host: string; fingerprint: string };
+  | { v: 1; kind: 'hook'; host: string; fingerprint: string; /** A remote ask's arguments as they came (the card shows them masked): an edit keeps what it did not change. */ args?: unknown };
 
 export function sealEnvelope(runtime: ServerRuntime, envelope: RunEnvelope): string {
   return runtime.sealer.seal(JSON.stringify(envelope));
