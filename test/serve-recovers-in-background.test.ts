@@ -60,12 +60,14 @@ describe('toolgate serve restarted with runs under way', () => {
     expect((await runsWithStatus(second.url, 'running')).map((run) => run.run_id).sort()).toEqual([...runIds].sort());
 
     // A fault while it recovers: the connection waiting to claim the first run is cut. That run is claimed again, later.
-    const cut = await holder.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE runs%' AND pid <> pg_backend_pid()");
+    const cut = await holder.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE runs%' AND pid <> pg_backend_pid()");
     expect(cut.rowCount).toBe(1);
     await waitFor(async () => (second.stderr().includes('could not claim a run to recover it') ? true : undefined), { timeoutMs: 20_000, describe: () => `the cut claim (server exit ${second.child.exitCode} ${second.child.signalCode}) in ${second.stderr()}` });
     expect((await api(second.url, 'GET', '/healthz')).body).toEqual({ status: 'ok', recovering: true });
     await holder.query('ROLLBACK');
     await waitFor(async () => ((await api(second.url, 'GET', '/healthz')).body.recovering === undefined ? true : undefined), { timeoutMs: 30_000, describe: () => `recovery to end: ${second.stderr().slice(-2000)}` });
+    // The log lines may still be on their way when /healthz says the recovery ended.
+    await waitFor(async () => (second.stderr().includes('"msg":"recovered"') ? true : undefined), { timeoutMs: 10_000, describe: () => `the recovered log line in ${second.stderr().slice(-2000)}` });
     expect(second.stderr()).toContain('"msg":"could not claim runs the last stop left under way; trying again","runs":1');
     expect(second.stderr()).toContain(`"msg":"recovered","recovered":${RUNS},"of":${RUNS}`);
     model.hold = undefined;
@@ -74,11 +76,12 @@ describe('toolgate serve restarted with runs under way', () => {
       timeoutMs: 120_000,
       describe: async () => `every run completed (now ${(await runsWithStatus(second.url, 'completed')).length}, failed ${(await runsWithStatus(second.url, 'failed')).length})`,
     });
-    // Each call ran once: a run whose call was begun and not run ends saying so ("interrupted"), which is named here.
+    const events = await readEventStream(second.url, (all) => all.filter((event) => event.type === 'run_completed').length === RUNS, 30_000);
+    // Each call ran once. Should one not have, the failure says how: a call begun and not run ("interrupted"), or a command that failed.
     const completed = await runsWithStatus(second.url, 'completed');
     const interrupted = completed.filter((run) => run.text !== 'Appended the line.');
-    expect(callsLogLines(project), `runs that did not run their call: ${JSON.stringify(interrupted)}; the server said: ${second.stderr().slice(-3000)}`).toHaveLength(RUNS);
-    const events = await readEventStream(second.url, (all) => all.filter((event) => event.type === 'run_completed').length === RUNS, 30_000);
+    const unlike = events.filter((event) => event.type === 'tool_result' && event.data.outcome !== 'ran').map((event) => event.data);
+    expect(callsLogLines(project), `runs that did not run their call: ${JSON.stringify(interrupted)}; results not "ran": ${JSON.stringify(unlike).slice(0, 3000)}; the server said: ${second.stderr().slice(-3000)}`).toHaveLength(RUNS);
     const recovered = events.filter((event) => event.type === 'run_recovered');
     expect(recovered.map((event) => event.data.run_id).sort()).toEqual([...runIds].sort());
     for (const event of recovered) expect(event.data.reason).toBe('server_restarted');

@@ -97,7 +97,8 @@ export async function driveRun(runtime: ServerRuntime, run: StoredRun, start: Dr
     }
   } finally {
     runtime.slots.release();
-    runtime.active.delete(run.runId);
+    // Only its own mark: a drive that began after this one paused (an approval that came fast) has marked the run since.
+    if (runtime.active.get(run.runId) === controller) runtime.active.delete(run.runId);
   }
 }
 
