@@ -107,11 +107,23 @@ export function createServerApprover(options: ServerApproverOptions): Approver {
         }
       } catch (error) {
         // The gate stopped waiting (or the server failed): the card must not stay, to be approved for nothing.
+        // Given up before the first answer (a stalled server), the card's run is asked for again by its id, to cancel it.
+        runId ??= signal.aborted ? await runIdOf(post, body) : undefined;
         if (runId !== undefined) await cancelQuietly(post, runId);
         throw error;
       }
     },
   };
+}
+
+/** The run of an ask, by asking once more with its id (which creates it if the first request never arrived): undefined when that fails too. */
+async function runIdOf(post: (path: string, body: unknown, signal: AbortSignal) => Promise<unknown>, body: unknown): Promise<string | undefined> {
+  try {
+    const parsed = answerShape.safeParse(await post('/asks?timeout=0', body, AbortSignal.timeout(CANCEL_TIMEOUT_MS)));
+    return parsed.success ? parsed.data.run_id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function cancelQuietly(post: (path: string, body: unknown, signal: AbortSignal) => Promise<unknown>, runId: string): Promise<void> {
