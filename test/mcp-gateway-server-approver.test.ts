@@ -48,8 +48,8 @@ function createToken(project: ServerProject, name: string, role: string): Promis
   });
 }
 
-/** The gateway's own policy: echo asks; its audit log beside it. */
-function gatewayPolicy(extra = ''): { file: string; audit: string } {
+/** The gateway's own policy: echo asks; its audit log beside it. `serverLines`: more of the fixture server's settings. */
+function gatewayPolicy(extra = '', serverLines: string[] = []): { file: string; audit: string } {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-mcp-server-approver-'));
   cleanup.push(() => rmSync(directory, { recursive: true, force: true }));
   const server = fixtureServer();
@@ -66,6 +66,7 @@ function gatewayPolicy(extra = ''): { file: string; audit: string } {
       `      command: ${JSON.stringify(server.command)}`,
       `      args: ${JSON.stringify(server.args)}`,
       '      tools: { echo: ask, pid: allow }',
+      ...serverLines,
       '',
     ].join('\n'),
   );
@@ -179,6 +180,23 @@ describe('toolgate mcp --approver server', () => {
     }, { timeoutMs: 10_000, describe: () => 'the ask run cancelled' });
     expect(cancelled.status).toBe('cancelled');
     expect(await decideAs(server, approverToken, card.run_id, { approved: true })).toBe(400);
+  }, 60_000);
+
+  it('a call the policy judges dangerous (its name mentions "delete") is a Dangerous card; an ordinary ask is Notable', async () => {
+    const { server, submitter, approverToken } = await serve();
+    const policy = gatewayPolicy('unknown_tools: { dangerous_keywords: true }', ['      default: allow', `      env: { FIXTURE_EXTRA_TOOLS: ${JSON.stringify(JSON.stringify(['delete_records']))} }`]);
+    const { client } = await gateway({ policy: policy.file, server: server.url, token: submitter });
+    const risky = client.callTool({ name: 'delete_records', arguments: {} });
+    const card = await pendingCard(server);
+    expect(card.tool_name).toBe('delete_records');
+    expect(card.presentation.risk).toBe('dangerous');
+    expect(await decideAs(server, approverToken, card.run_id, { approved: false, reason: 'not today' })).toBe(200);
+    expect((await risky).isError).toBe(true);
+    const ordinary = client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+    const second = await pendingCard(server);
+    expect(second.presentation.risk).toBe('notable');
+    expect(await decideAs(server, approverToken, second.run_id, { approved: true })).toBe(200);
+    expect(resultText(await ordinary)).toBe('hi');
   }, 60_000);
 
   it('denies when the server cannot be reached, or the token may not ask (an approver token)', async () => {

@@ -328,6 +328,10 @@ export function createGate(options: GateOptions): Gate {
           deadline.signal.addEventListener('abort', () => reject(new Error(`it took longer than ${policy.checkTimeoutMs} ms`)), { once: true });
         }),
       ]);
+      // A call the policy judged dangerous (unknown_tools.dangerous_keywords) is shown as such, unless its tool said its risk itself.
+      if (step.dangerous && presented.presentation !== undefined && presented.presentation.metadata?.risk === undefined) {
+        presented.presentation = { ...presented.presentation, metadata: { ...presented.presentation.metadata, risk: 'dangerous' } };
+      }
       step.presentation = presented.presentation;
       // The person sees which rule asked, and where it is written.
       const rule = step.verdict.rule;
