@@ -373,3 +373,20 @@ describe('"for this session" decisions, listed and forgotten over the API', () =
     await api.waitForStatus(third, 'paused_checkpoint');
   });
 });
+
+describe('which cards other approvers have open, over the API', () => {
+  it("tells each approver the others' open cards, never their own; refuses a submitter and what is not a short list of cards", async () => {
+    const api = await serve({ script: 'write-note.yaml' });
+    const card = { run_id: 'run_1', tool_call_id: 'tg_1_1' };
+    expect((await api.request('/approvals/presence', { token: 'carol', json: { open: [card] } })).json).toEqual({ others: [] });
+    expect((await api.request('/approvals/presence', { token: 'admin', json: { open: [] } })).json).toEqual({ others: [{ ...card, names: ['carol'] }] });
+    expect((await api.request('/approvals/presence', { token: 'carol', json: { open: [] } })).json).toEqual({ others: [] });
+    // carol closed it: nobody has it open now.
+    expect((await api.request('/approvals/presence', { token: 'admin', json: { open: [] } })).json).toEqual({ others: [] });
+    expect((await api.request('/approvals/presence', { token: 'alice', json: { open: [] } })).status).toBe(403);
+    const tooMany = Array.from({ length: 51 }, (_, index) => ({ run_id: 'run_1', tool_call_id: `tg_1_${index}` }));
+    for (const body of [{ open: tooMany }, { open: [{ run_id: 'run_1' }] }, { open: [card], extra: 1 }, { open: [{ run_id: 'r\u0007', tool_call_id: 'c' }] }]) {
+      expect((await api.request('/approvals/presence', { token: 'carol', json: body })).status, JSON.stringify(body)).toBe(400);
+    }
+  });
+});

@@ -18,7 +18,7 @@ import type { NewEvent, StoredApprovalDecision, StoredRun } from '../../store/st
 import { withSpan } from '../tracing.ts';
 import { pauseRecords, runEvent, shownArguments, shownOutput, type RunEventContext } from './run-events.ts';
 import { ofThisPause, REFUSED_DECISION_REASON, verifiedDecisions } from './pause-decisions.ts';
-import { appendEvents, gateContextOf, openEnvelope, sealEnvelope, type RunEnvelope, type ServerRuntime } from './server-runtime.ts';
+import { appendEvents, gateContextOf, isAskEnvelope, openEnvelope, sealEnvelope, type RunEnvelope, type ServerRuntime } from './server-runtime.ts';
 import { createStepRecorder } from './step-recorder.ts';
 import { leftForTakeover } from './left-for-takeover.ts';
 
@@ -233,7 +233,7 @@ function openDecided(
   } catch (error) {
     throw new Error(`its stored state could not be opened: ${errorText(error)}`);
   }
-  if (envelope.kind === 'hook') return { kind: 'hook', approvals: start.approvals, asker: envelope.host.startsWith('ask:') ? 'ask' : 'host' };
+  if (envelope.kind === 'hook') return { kind: 'hook', approvals: start.approvals, asker: isAskEnvelope(envelope) ? 'ask' : 'host' };
   if (envelope.kind !== 'paused') throw new Error('its stored state could not be opened: a paused run has no paused state');
   return resumeStart(runtime, run, envelope, start.approvals);
 }

@@ -16,7 +16,7 @@ import type { ApprovalDecision } from '../../core/types.ts';
 import type { AskBody } from '../http/request-schemas.ts';
 import { ApiError, type Principal } from '../run-service.ts';
 import { createWaitingRun, settledRun, personDecision } from './host-approvals.ts';
-import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
+import { ASK_HOST_PREFIX, isAskEnvelope, openEnvelope, type ServerRuntime } from './server-runtime.ts';
 
 /** What `POST /asks` answers. */
 export type AskAnswer =
@@ -64,7 +64,7 @@ async function refuseTooManyWaiting(runtime: ServerRuntime, principal: Principal
 function askedCall(runtime: ServerRuntime, sealed: string | null): string | undefined {
   if (sealed === null) return undefined;
   const envelope = openEnvelope(runtime, sealed);
-  return envelope.kind === 'hook' && envelope.host.startsWith('ask:') ? envelope.fingerprint : undefined;
+  return isAskEnvelope(envelope) ? envelope.fingerprint : undefined;
 }
 
 async function createAskRun(options: { runtime: ServerRuntime; principal: Principal; body: AskBody; runId: string; fingerprint: string }) {
@@ -86,7 +86,7 @@ async function createAskRun(options: { runtime: ServerRuntime; principal: Princi
   return createWaitingRun({
     runtime: options.runtime,
     run: { runId: options.runId, owner: options.principal.name, sessionId: `ask:${body.session_id}`, model: `ask:${body.caller}`, input: `${where}: ${body.tool}` },
-    envelope: { v: 1, kind: 'hook', host: `ask:${body.caller}`, fingerprint: options.fingerprint, args: body.args ?? null },
+    envelope: { v: 1, kind: 'hook', host: `${ASK_HOST_PREFIX}${body.caller}`, fingerprint: options.fingerprint, args: body.args ?? null },
     pending,
     gateContext: { sessionId: `ask:${body.session_id}`, caller: body.caller },
     ...(body.times_out_at === undefined ? {} : { timesOutAt: body.times_out_at }),

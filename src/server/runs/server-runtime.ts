@@ -117,6 +117,14 @@ export type RunEnvelope =
   /** A call of an agent host (`POST /hooks/:host`) waiting for a person: no model, nothing to drive; deciding it ends it. */
   | { v: 1; kind: 'hook'; host: string; fingerprint: string; /** A remote ask's arguments as they came (the card shows them masked): an edit keeps what it did not change. */ args?: unknown };
 
+/** Whether a waiting run is a remote ask (`POST /asks`, its host `ask:<caller>`) rather than an agent host's call: said in this one place. */
+export function isAskEnvelope(envelope: RunEnvelope): envelope is Extract<RunEnvelope, { kind: 'hook' }> {
+  return envelope.kind === 'hook' && envelope.host.startsWith(ASK_HOST_PREFIX);
+}
+
+/** The host of a remote ask's run: `ask:` and who asked. */
+export const ASK_HOST_PREFIX = 'ask:';
+
 export function sealEnvelope(runtime: ServerRuntime, envelope: RunEnvelope): string {
   return runtime.sealer.seal(JSON.stringify(envelope));
 }
