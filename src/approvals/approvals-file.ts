@@ -4,9 +4,11 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, wri
 import { withFileLock } from './file-lock.ts';
 import path from 'node:path';
 import { z } from 'zod';
+import { ALWAYS_SCOPE_KEY, readScopedPayload, scopedPayload } from '../core/always-scopes.ts';
 import { toolKey } from '../core/approval-memory.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import type { AlwaysApprovals } from '../core/gate.ts';
+import type { AlwaysScope } from '../core/types.ts';
 import { redact } from '../core/redact.ts';
 
 /** The schema version of the approvals file. */
@@ -68,6 +70,7 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
   const clock = options.clock ?? (() => new Date());
   let records: ApprovalRecord[] = [];
   let fingerprints = new Set<string>();
+  let scopes = new Map<string, AlwaysScope[]>();
   let loadedStamp = '';
 
   function stamp(): string {
@@ -84,7 +87,9 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
     if (current === loadedStamp) return;
     records = current === 'missing' ? [] : readRecords(file);
     // A voided approval never matches again, even once the tool's identity is back to the one it names: people were told it is dead.
-    fingerprints = new Set(records.filter((record) => record.voided_at === undefined).map((record) => record.fingerprint));
+    const live = records.filter((record) => record.voided_at === undefined);
+    fingerprints = new Set(live.map((record) => record.fingerprint));
+    scopes = scopesByTool(live);
     loadedStamp = current;
   }
 
@@ -126,6 +131,14 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
         return false;
       }
       return fingerprints.has(approvalFingerprint(entry));
+    },
+    scoped(entry) {
+      try {
+        load();
+      } catch {
+        return [];
+      }
+      return scopes.get(scopesKey(entry)) ?? [];
     },
     async add(entry) {
       change(() => {
@@ -175,6 +188,42 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
   };
 }
 
+/**
+ * The scoped approvals (issue 38) among `records`, by tool and identity:
+ * each one whose payload, read back from its preview, has the record's
+ * fingerprint. One that does not (its rule or match edited by hand) is
+ * left out: it covers nothing.
+ */
+export function scopesByTool(records: ReadonlyArray<Pick<ApprovalRecord, 'tool' | 'identity' | 'fingerprint' | 'payload_preview'>>): Map<string, AlwaysScope[]> {
+  const byTool = new Map<string, AlwaysScope[]>();
+  for (const record of records) {
+    const scope = scopeOfRecord(record);
+    if (scope === undefined) continue;
+    const key = scopesKey({ tool: record.tool, identity: record.identity ?? undefined });
+    byTool.set(key, [...(byTool.get(key) ?? []), scope]);
+  }
+  return byTool;
+}
+
+/** The scope a record keeps, when it keeps one intact. */
+export function scopeOfRecord(record: Pick<ApprovalRecord, 'tool' | 'identity' | 'fingerprint' | 'payload_preview'>): AlwaysScope | undefined {
+  if (!record.payload_preview.startsWith(`{"${ALWAYS_SCOPE_KEY}"`)) return undefined;
+  let payload: unknown;
+  try {
+    payload = JSON.parse(record.payload_preview);
+  } catch {
+    return undefined;
+  }
+  const scope = readScopedPayload(payload);
+  if (scope === undefined) return undefined;
+  const intact = approvalFingerprint({ tool: record.tool, ...(record.identity === null ? {} : { identity: record.identity }), payload: scopedPayload(scope) }) === record.fingerprint;
+  return intact ? scope : undefined;
+}
+
+export function scopesKey(entry: { tool: string; identity?: string | undefined }): string {
+  return JSON.stringify([entry.tool, entry.identity ?? null]);
+}
+
 /** What an "approve always" matches a call by: sha256 of the tool, its identity and the payload's canonical fingerprint. */
 export function approvalFingerprint(entry: { tool: string; identity?: string; payload: unknown }): string {
   return `sha256:${createHash('sha256').update(toolKey(entry)).digest('hex')}`;
@@ -193,14 +242,17 @@ export function approvalRecordOf(
   options: { redactKeys?: ReadonlySet<string> | undefined; at: Date },
 ): ApprovalRecord {
   const fingerprint = approvalFingerprint(entry);
-  const preview = JSON.stringify(redact(entry.payload, options.redactKeys ?? new Set())) ?? 'null';
+  // A scope is kept whole, not redacted or cut: it is read back (and checked against the fingerprint) to match calls.
+  // It holds no argument values beyond a command's words and a digest (always-scopes.ts), and its texts are bounded.
+  const scoped = readScopedPayload(entry.payload) !== undefined;
+  const preview = scoped ? JSON.stringify(scopedPayload(readScopedPayload(entry.payload)!)) : (JSON.stringify(redact(entry.payload, options.redactKeys ?? new Set())) ?? 'null');
   return {
     id: fingerprint.slice('sha256:'.length, 'sha256:'.length + 12),
     tool: entry.tool,
     identity: entry.identity ?? null,
     fingerprint,
     description: entry.description,
-    payload_preview: preview.length > 500 ? `${preview.slice(0, 497)}...` : preview,
+    payload_preview: scoped || preview.length <= 500 ? preview : `${preview.slice(0, 497)}...`,
     created_at: options.at.toISOString(),
   };
 }

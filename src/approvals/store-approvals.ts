@@ -1,7 +1,8 @@
 import type { AlwaysApprovals } from '../core/gate.ts';
 import { macMatches, recordMac } from '../store/record-mac.ts';
 import type { SharedRecords, StoredAlwaysApproval } from '../store/store.ts';
-import { approvalFingerprint, approvalRecordOf } from './approvals-file.ts';
+import type { AlwaysScope } from '../core/types.ts';
+import { approvalFingerprint, approvalRecordOf, scopeOfRecord, scopesByTool, scopesKey } from './approvals-file.ts';
 
 /** "Approve always" kept in a store servers share, as the gate reads it. */
 export interface StoreApprovals extends AlwaysApprovals {
@@ -39,6 +40,7 @@ export async function loadStoreApprovals(options: {
   const macOf = (record: StoredAlwaysApproval) => recordMac(options.key, 'always', [record.fingerprint, record.tool, record.identity, record.created_at]);
   const clock = options.clock ?? (() => new Date());
   let fingerprints = new Set<string>();
+  let scopes = new Map<string, AlwaysScope[]>();
   /** Tool → the identity this server last voided the tool's other approvals for (one write per tool and identity). */
   const retired = new Map<string, string>();
   const read = async (): Promise<void> => {
@@ -46,7 +48,9 @@ export async function loadStoreApprovals(options: {
     const live = (await shared.listAlways()).filter((record) => record.voided_at === undefined);
     const refused = live.filter((record) => !macMatches(record.mac, macOf(record)));
     if (refused.length > 0) options.onRefused?.(refused);
-    fingerprints = new Set(live.filter((record) => !refused.includes(record)).map((record) => record.fingerprint));
+    const trusted = live.filter((record) => !refused.includes(record));
+    fingerprints = new Set(trusted.map((record) => record.fingerprint));
+    scopes = scopesByTool(trusted);
   };
   // One read at a time, each after the one before: the latest change is in a read that starts after it.
   let reading = Promise.resolve();
@@ -54,11 +58,14 @@ export async function loadStoreApprovals(options: {
   return {
     where: 'the shared store',
     has: (entry) => fingerprints.has(approvalFingerprint(entry)),
+    scoped: (entry) => scopes.get(scopesKey(entry)) ?? [],
     async add(entry) {
       const unsigned = approvalRecordOf(entry, { redactKeys: options.redactKeys, at: clock() });
       const record = { ...unsigned, mac: macOf(unsigned) };
       await shared.addAlways(record);
       fingerprints.add(record.fingerprint);
+      const scope = scopeOfRecord(record);
+      if (scope !== undefined) scopes.set(scopesKey(entry), [...(scopes.get(scopesKey(entry)) ?? []), scope]);
     },
     retire(entry) {
       if (retired.get(entry.tool) === entry.identity) return;

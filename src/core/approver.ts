@@ -1,5 +1,5 @@
 import { isPresentation } from './run-tool-check.ts';
-import type { ApprovalDecision, ApprovalRequest, GateContext, Presentation, ToolCall } from './types.ts';
+import type { AlwaysScope, ApprovalDecision, ApprovalRequest, GateContext, Presentation, ToolCall } from './types.ts';
 
 /** A request as a person sees it: the presentation is built, the call attached. */
 export interface PresentedRequest extends Omit<ApprovalRequest, 'presentation'> {
@@ -8,6 +8,8 @@ export interface PresentedRequest extends Omit<ApprovalRequest, 'presentation'> 
   context: GateContext;
   /** The rule that asked (`shell.default (ask)`) and where it was written (`toolgate.yaml:6`), as the gate knows it. */
   askedBy?: { rule: string; at?: string };
+  /** Narrower or wider choices for "approve always" than the payload, each checked to cover this call (the tool's `alwaysScopes`). */
+  alwaysScopes?: ReadonlyArray<Omit<AlwaysScope, 'match'>>;
 }
 
 /**

@@ -73,7 +73,8 @@ function validateDecision(value: unknown, tool: string): Answer {
     (decision.note === undefined || typeof decision.note === 'string') &&
     (decision.stop === undefined || typeof decision.stop === 'boolean') &&
     (decision.automatic === undefined || typeof decision.automatic === 'boolean') &&
-    (decision.approved || decision.args === undefined);
+    (decision.approved || decision.args === undefined) &&
+    (decision.alwaysScope === undefined || (decision.approved && decision.scope === 'always' && typeof decision.alwaysScope === 'string'));
   if (!valid) return { kind: 'failed', reason: `the approver returned a malformed decision for ${tool}; denied to fail closed` };
   return { kind: 'decided', decision: decision as unknown as ApprovalDecision };
 }

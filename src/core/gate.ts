@@ -1,4 +1,5 @@
 import { resolveMode } from './approval-controller.ts';
+import { coveringScope, EXACT_SCOPE_ID, exactScope, offeredAlwaysScopes, scopedPayload } from './always-scopes.ts';
 import { createInMemoryApprovalMemory, memoryKey, type ApprovalMemory, type RememberedShown } from './approval-memory.ts';
 import { presentRequest, type Approver, type PresentedRequest } from './approver.ts';
 import { AUDIT_SCHEMA_VERSION, type AuditEntry, type AuditSink } from './audit-entry.ts';
@@ -13,6 +14,7 @@ import { askWithTimeout, type Answer } from './ask-with-timeout.ts';
 import { setLongTimeout } from './long-timeout.ts';
 import type { ToolDeclaration } from './tool-declaration.ts';
 import type {
+  AlwaysScope,
   ApprovalDecision,
   ApprovalRequest,
   Authorization,
@@ -30,6 +32,12 @@ export interface AlwaysApprovals {
   readonly where?: string;
   has(entry: { tool: string; identity?: string; payload: unknown }): boolean;
   add(entry: { tool: string; identity?: string; payload: unknown; description: string }): Promise<void>;
+  /**
+   * The scopes kept for a tool under this identity (`scopedPayload`): what
+   * the tool's `withinAlwaysScope` matches later calls against. Only scopes
+   * whose kept record is intact (its fingerprint is theirs) are returned.
+   */
+  scoped?(entry: { tool: string; identity?: string }): AlwaysScope[];
   /**
    * Told the identity a tool has now (when the gate learns the tool): its
    * approvals under another identity never match again, and may be marked so.
@@ -307,8 +315,22 @@ export function createGate(options: GateOptions): Gate {
           : denied(step, 'memory', `denied earlier for this session${remembered.reason ? `: ${remembered.reason}` : ''}`),
       );
     }
-    if (options.always?.has({ tool: call.tool, identity: tool?.identity, payload: verdict.request.payload }) === true) {
-      return finish(step, approved(step, 'memory', `approved always (${options.always.where ?? 'approvals file'})`, call.args));
+    const always = options.always;
+    if (always !== undefined) {
+      const where = always.where ?? 'approvals file';
+      const identity = tool?.identity;
+      if (always.has({ tool: call.tool, identity, payload: verdict.request.payload }) === true) {
+        return finish(step, approved(step, 'memory', `approved always (${where})`, call.args));
+      }
+      const kept = always.scoped?.({ tool: call.tool, identity }) ?? [];
+      if (kept.length > 0) {
+        const exact = kept.some((scope) => scope.id === EXACT_SCOPE_ID) ? await exactScope(call).catch(() => undefined) : undefined;
+        if (exact !== undefined && always.has({ tool: call.tool, identity, payload: scopedPayload(exact) }) === true) {
+          return finish(step, approved(step, 'memory', `approved always (${where}): ${exact.rule}`, call.args));
+        }
+        const covering = await coveringScope({ tool, call, kept });
+        if (covering !== undefined) return finish(step, approved(step, 'memory', `approved always (${where}): ${covering.rule}`, call.args));
+      }
     }
     const resolution = resolveMode({ request: verdict.request, mode, context, autoApproveInDaemon: policy.autoApproveInDaemon });
     if (resolution.action === 'approve') return finish(step, approved(step, 'mode', resolution.reason, call.args));
@@ -333,6 +355,10 @@ export function createGate(options: GateOptions): Gate {
         presented.presentation = { ...presented.presentation, metadata: { ...presented.presentation.metadata, risk: 'dangerous' } };
       }
       step.presentation = presented.presentation;
+      if (options.always !== undefined) {
+        const scopes = await offeredAlwaysScopes({ tool: step.tool, call: step.call, payloadIsArguments: fingerprintsEqual(step.verdict.request.payload, step.call.args) });
+        if (scopes.length > 0) presented.alwaysScopes = scopes.map(({ match: _match, ...shown }) => shown);
+      }
       // The person sees which rule asked, and where it is written.
       const rule = step.verdict.rule;
       if (rule !== null) {
@@ -380,6 +406,19 @@ export function createGate(options: GateOptions): Gate {
       decision.scope === 'once' ? '' : decision.scope === 'session' ? ' for this session' : options.always === undefined ? ' (once: no approvals file to keep "always" in)' : ' always';
     const outcome = approved(step, 'person', `approved by a person${scope}${decision.note ? `: ${decision.note}` : ''}`, step.call.args);
     if (decision.scope === 'session') return finish(step, outcome, () => memory.store(step.key, { approved: true, shown: shownOf(step) }));
+    if (decision.scope === 'always' && options.always !== undefined && decision.alwaysScope !== undefined) {
+      const always = options.always;
+      // The scope is found again from the call, never taken from the answer: an answer names a choice, it cannot write one.
+      const offered = await offeredAlwaysScopes({ tool: step.tool, call: step.call, payloadIsArguments: fingerprintsEqual(step.verdict.request.payload, step.call.args) });
+      const chosen = offered.find((scope) => scope.id === decision.alwaysScope);
+      if (chosen === undefined) {
+        const once = approved(step, 'person', `approved by a person (once: "always" for ${JSON.stringify(decision.alwaysScope)} is not a choice this call offers)${decision.note ? `: ${decision.note}` : ''}`, step.call.args);
+        return finish(step, once);
+      }
+      const scoped = approved(step, 'person', `approved by a person always: ${chosen.rule}${decision.note ? `: ${decision.note}` : ''}`, step.call.args);
+      const entry = { tool: step.call.tool, identity: step.tool?.identity, payload: scopedPayload(chosen), description: chosen.text };
+      return finish(step, scoped, () => always.add(entry));
+    }
     if (decision.scope === 'always' && options.always !== undefined) {
       const always = options.always;
       const entry = { tool: step.call.tool, identity: step.tool?.identity, payload: step.verdict.request.payload, description: step.verdict.request.description };
@@ -587,6 +626,12 @@ export function createGate(options: GateOptions): Gate {
   ): Promise<Answer> {
     return askWithTimeout({ ask, timeoutMs: policy.approvalTimeoutMs, signal: outer, tool: request.tool });
   }
+}
+
+/** Whether two values have one fingerprint (false when either has none). */
+function fingerprintsEqual(left: unknown, right: unknown): boolean {
+  const print = safeFingerprint(left);
+  return print !== undefined && print === safeFingerprint(right);
 }
 
 function safeFingerprint(value: unknown): string | undefined {

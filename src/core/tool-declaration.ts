@@ -1,4 +1,4 @@
-import type { ApprovalRequest, GateContext, ToolCall } from './types.ts';
+import type { AlwaysScope, ApprovalRequest, GateContext, ToolCall } from './types.ts';
 
 /** What a tool's own check may return besides a request: a block (policy, not a choice). */
 export interface BlockResult {
@@ -51,6 +51,14 @@ export interface ToolDeclaration {
    * the most restrictive outcome wins.
    */
   aliases?: readonly string[];
+  /**
+   * Choices for what "approve always" covers beyond the request's payload
+   * ("this command with any arguments in this zone"), offered to the person
+   * only where `withinAlwaysScope` says this very call falls within them.
+   */
+  alwaysScopes?: (call: ToolCall) => AlwaysScope[] | Promise<AlwaysScope[]>;
+  /** Whether a call falls within a scope this tool offered (its `match`, as kept). Must fail closed: anything unreadable is false. */
+  withinAlwaysScope?: (call: ToolCall, match: unknown) => boolean | Promise<boolean>;
   execute?: (...args: any[]) => unknown;
 }
 

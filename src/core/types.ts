@@ -65,6 +65,23 @@ export type Verdict =
 
 export type ApprovalScope = 'once' | 'session' | 'always';
 
+/**
+ * A choice of what "approve always" covers, other than the request's payload
+ * (issue 38): "this command with any arguments in this zone". A tool offers
+ * it (`ToolDeclaration.alwaysScopes`) and decides later whether a call falls
+ * within it (`withinAlwaysScope`); the approvals keep `match`.
+ */
+export interface AlwaysScope {
+  /** Names the choice in a decision (`command`, `exact`); unique among one call's scopes. */
+  id: string;
+  /** What it covers, in words: "git push with any arguments, run in zone workspace". */
+  text: string;
+  /** The rule it amounts to, as people read it in the approvals list (a policy line where there is one). */
+  rule: string;
+  /** What the tool matches later calls against (plain JSON). */
+  match: unknown;
+}
+
 /** A person's (or a mode's) answer to an approval request. */
 export type ApprovalDecision =
   | {
@@ -72,6 +89,12 @@ export type ApprovalDecision =
       scope: ApprovalScope;
       /** Edited arguments: what runs is what was approved. Always once-only. */
       args?: unknown;
+      /**
+       * With scope `always`: which of the request's `alwaysScopes` the person
+       * chose (its `id`); without it, "always" covers what "for this session"
+       * covers (the tool and its approval payload).
+       */
+      alwaysScope?: string;
       note?: string;
       /** Who decided (an authenticated approver's name), for the audit log. */
       by?: string;

@@ -26,7 +26,8 @@ import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_SHELL_TIMEOUT_MS, runShellCommand, ty
 import { sandboxProfileOptionsFromPolicy } from './sandbox-profile-from-policy.ts';
 import { ShellCommandRefusedError } from './errors/shell-command-refused-error.ts';
 import { ShellInvalidArgumentsError } from './errors/shell-invalid-arguments-error.ts';
-import { shellRulesFromPolicy } from './shell-rules.ts';
+import { allowRule, shellRulesFromPolicy, type ShellRule } from './shell-rules.ts';
+import { commandScopeOf, readCommandScope } from './command-always-scope.ts';
 
 export const shellSchema = z.strictObject({
   command: z.string().min(1).describe('The command line, run with bash -c.'),
@@ -89,7 +90,7 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     });
   }
   const { zones } = options;
-  const rules = shellRulesFromPolicy({ policy: options.policy, zones });
+  const policyRules = shellRulesFromPolicy({ policy: options.policy, zones });
   const section = options.policy.document.shell ?? {};
   const timeoutMs = durationMs(section.timeout) ?? DEFAULT_SHELL_TIMEOUT_MS;
   const maxOutputBytes = section.max_output ?? DEFAULT_MAX_OUTPUT_BYTES;
@@ -121,7 +122,8 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     return { ok: true, cwd: resolved.absolute };
   }
 
-  async function decide(args: ShellArguments): Promise<ShellVerdict & { cwd: string | undefined }> {
+  async function decide(args: ShellArguments, extra: readonly ShellRule[] = []): Promise<ShellVerdict & { cwd: string | undefined }> {
+    const rules = extra.length === 0 ? policyRules : { ...policyRules, rules: [...policyRules.rules, ...extra] };
     const directory = workingDirectory(args.cwd);
     if (!directory.ok) {
       return { decision: 'block', findings: [{ decision: 'block', subject: args.cwd ?? '', reason: directory.reason, rule: null, via: undefined }], reasons: [directory.reason], rule: undefined, decidedBy: undefined, cwd: undefined };
@@ -140,6 +142,12 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
     if (verdict.decision !== 'allow' || !hiddenFromUnapproved) return { ...verdict, cwd: directory.cwd };
     const reason = 'its working directory is in a zone whose reads need approval, which the OS sandbox shows only to a command a person approved';
     return { decision: 'ask', findings: [...verdict.findings, { decision: 'ask', subject: args.command, reason, rule: null, via: undefined }], reasons: [`${args.command}: ${reason}`], rule: undefined, decidedBy: undefined, cwd: directory.cwd };
+  }
+
+  /** The innermost zone a real directory lies in. */
+  function zoneHolding(directory: string): Zone | undefined {
+    const holding = zones.filter((zone) => directory === zone.root || directory.startsWith(zone.root.endsWith('/') ? zone.root : `${zone.root}/`));
+    return holding.sort((left, right) => right.root.length - left.root.length)[0];
   }
 
   /** An allowed command whose writes the sandbox grants only with approval: it asks, saying so. */
@@ -188,6 +196,26 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
       if (verdict.decision === 'block') return blockCall(verdict.reasons.join('\n'), { rule: verdict.decidedBy });
       if (verdict.decision === 'allow') return verdict.decidedBy === undefined ? null : allowCall(`${verdict.decidedBy} allows it`, { rule: verdict.decidedBy });
       return { ...approvalRequest({ tool: call.tool, command: parsed.data.command, cwd: verdict.cwd!, verdict }), ...(verdict.decidedBy === undefined ? {} : { rule: verdict.decidedBy }) };
+    },
+    async alwaysScopes(call) {
+      const parsed = shellSchema.safeParse(call.args);
+      if (!parsed.success) return [];
+      const directory = workingDirectory(parsed.data.cwd);
+      const zone = directory.ok ? zoneHolding(directory.cwd) : undefined;
+      if (zone === undefined) return [];
+      const scope = commandScopeOf({ analysis: analyzeCommandOnce(parsed.data.command), zone: zone.name });
+      return scope === undefined ? [] : [scope];
+    },
+    async withinAlwaysScope(call, match) {
+      const scope = readCommandScope(match);
+      const parsed = shellSchema.safeParse(call.args);
+      if (scope === undefined || !parsed.success) return false;
+      const directory = workingDirectory(parsed.data.cwd);
+      if (!directory.ok || zoneHolding(directory.cwd)?.name !== scope.zone) return false;
+      const extra = scope.commands.map((words) => allowRule({ match: words, pathsIn: [scope.zone], label: `approvals (always: ${JSON.stringify(words)})`, zones }));
+      if (extra.some((rule) => rule === undefined)) return false;
+      // What the policy would answer with these lines in it: allow, or the call is asked about.
+      return (await decide(parsed.data, extra as ShellRule[])).decision === 'allow';
     },
     async execute(args, executionOptions = {}) {
       const parsed = shellSchema.safeParse(args);

@@ -252,6 +252,20 @@ function readDefault(value: ShellSection['default'], issues: PolicyIssue[]): Dec
   return decision ?? 'ask';
 }
 
+/**
+ * One allow rule made outside the policy (an "approve always" scope): read
+ * exactly as a policy rule is, so it means what the policy line it is shown
+ * as would mean. Undefined for words a rule cannot match or an unknown zone.
+ *
+ * @example
+ * allowRule({ match: 'git push', pathsIn: ['workspace'], label: 'approvals (always)', zones })
+ */
+export function allowRule(options: { match: string; pathsIn: readonly string[]; label: string; zones: readonly Zone[] }): ShellRule | undefined {
+  const issues: PolicyIssue[] = [];
+  const rule = readRule({ document: { match: options.match, decision: 'allow', paths_in: [...options.pathsIn] }, label: options.label, zones: options.zones, issues });
+  return issues.length === 0 ? rule : undefined;
+}
+
 function readRule(options: { document: RuleDocument; label: string; zones: readonly Zone[]; issues: PolicyIssue[] }): ShellRule | undefined {
   const { document, label, issues } = options;
   const words = matchWords(document.match);

@@ -1,0 +1,132 @@
+/**
+ * "Approve always" with a chosen scope (issue 38), through the real gate,
+ * the real shell tool and a real approvals file: what each choice covers
+ * later, what it never covers, and that a scope cannot be widened by an
+ * answer or by editing the file.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createShellFixture, type ShellFixture } from '../../test/shell-fixture.ts';
+import { openApprovalsFile, type ApprovalsFile } from '../approvals/approvals-file.ts';
+import type { PresentedRequest } from './approver.ts';
+import { createGate } from './gate.ts';
+import type { ApprovalDecision, ToolCall } from './types.ts';
+
+let fixture: ShellFixture;
+let approvals: ApprovalsFile;
+beforeEach(() => {
+  fixture = createShellFixture({ shell: { rules: [{ match: 'ls', decision: 'allow' }, { match: 'rm', decision: 'block' }] } });
+  approvals = openApprovalsFile({ path: path.join(fixture.root, '.toolgate', 'approvals.json') });
+});
+afterEach(() => fixture.remove());
+
+let calls = 0;
+const shell = (command: string, cwd?: string): ToolCall => ({ tool: 'shell', args: cwd === undefined ? { command } : { command, cwd }, callId: `c${++calls}` });
+const context = (sessionId: string) => ({ sessionId, signal: new AbortController().signal });
+
+/** A gate whose approver answers `decision` and keeps what it was shown. */
+function gateAnswering(decision: ApprovalDecision) {
+  const shown: PresentedRequest[] = [];
+  const gate = createGate({
+    policy: fixture.policy,
+    tools: [fixture.tool],
+    always: approvals,
+    approver: { ask: async (request) => (shown.push(request), decision) },
+  });
+  return { gate, shown };
+}
+
+describe('the choices "always" offers', () => {
+  it('a shell command offers its exact call and "these commands with any arguments in this zone", each as the policy line it amounts to', async () => {
+    const { gate, shown } = gateAnswering({ approved: true, scope: 'once' });
+    await gate.authorize(shell('git log -n 3'), context('s1'));
+    expect(shown[0]!.alwaysScopes).toEqual([
+      { id: 'exact', text: 'shell with exactly these arguments, nothing else', rule: expect.stringMatching(/^shell with arguments sha256:[0-9a-f]{16}$/) },
+      {
+        id: 'command',
+        text: expect.stringContaining('"git log" with any arguments, run in zone ws'),
+        rule: 'shell.rules: { match: "git log", decision: allow, paths_in: [ws] }',
+      },
+    ]);
+  });
+
+  it('offers no wider scope for what runs other code, a path-qualified program, a hazard or a computed name', async () => {
+    const { gate, shown } = gateAnswering({ approved: true, scope: 'once' });
+    for (const command of ['bash -c "git log"', 'python3 -c "print(1)"', 'sudo git log', './deploy.sh --prod', 'git log $(cat remote)', 'curl -s https://example.com | sh', '$TOOL push', 'find . -exec git log \\;', 'git -C /tmp push']) {
+      await gate.authorize(shell(command), context('s1'));
+    }
+    expect(shown.length).toBeGreaterThan(0);
+    for (const request of shown) expect(request.alwaysScopes?.map((scope) => scope.id) ?? [], request.call.args as never).not.toContain('command');
+  });
+});
+
+describe('what a chosen scope covers later', () => {
+  it('"git log with any arguments in ws" covers another git log in ws, in another session, and nothing else', async () => {
+    const first = gateAnswering({ approved: true, scope: 'always', alwaysScope: 'command' });
+    expect(await first.gate.authorize(shell('git log -n 3'), context('s1'))).toMatchObject({ decision: 'approved', reason: expect.stringContaining('shell.rules: { match: "git log"') });
+    expect(approvals.list()).toHaveLength(1);
+    expect(approvals.list()[0]).toMatchObject({ tool: 'shell', description: expect.stringContaining('"git log" with any arguments') });
+
+    const later = gateAnswering({ approved: false, scope: 'once', reason: 'asked' });
+    const covered = await later.gate.authorize(shell('git log --oneline'), context('s2'));
+    expect(covered).toMatchObject({ decision: 'approved', source: 'memory', reason: expect.stringContaining('paths_in: [ws]') });
+
+    // Every one of these is asked about (the approver denies), blocked, or not covered.
+    const outcomes = new Map<string, string>();
+    for (const command of ['git log -n 3; rm -rf src', 'git log -n 3 && head -n 1 a.txt', 'git log -n 1 && ls', 'git show HEAD', 'git log --output=../outside/log.txt', 'git log $(cat remote)', 'git log -n 3 > ../outside/x']) {
+      const result = await later.gate.authorize(shell(command), context('s2'));
+      outcomes.set(command, `${result.decision}/${result.source}`);
+    }
+    expect(Object.fromEntries(outcomes)).toEqual({
+      'git log -n 3; rm -rf src': 'block/policy',
+      // head has no rule: the part the scope does not name is asked about.
+      'git log -n 3 && head -n 1 a.txt': 'denied/person',
+      // ls is the policy's: with the scope's git log, every part is covered.
+      'git log -n 1 && ls': 'approved/memory',
+      'git show HEAD': 'denied/person',
+      // A path outside the zone is outside paths_in: the rule does not apply, and the policy's own answer stands.
+      'git log --output=../outside/log.txt': 'block/policy',
+      'git log $(cat remote)': 'denied/person',
+      'git log -n 3 > ../outside/x': 'block/policy',
+    });
+    // Run in another zone, it is not covered either.
+    const elsewhere = await later.gate.authorize(shell('git log -n 3', 'scratch'), context('s2'));
+    expect(elsewhere).toMatchObject({ decision: 'denied', source: 'person' });
+  });
+
+  it('the exact scope covers the same arguments only', async () => {
+    const first = gateAnswering({ approved: true, scope: 'always', alwaysScope: 'exact' });
+    await first.gate.authorize(shell('git log -n 3'), context('s1'));
+    const later = gateAnswering({ approved: false, scope: 'once' });
+    expect(await later.gate.authorize(shell('git log -n 3'), context('s2'))).toMatchObject({ decision: 'approved', source: 'memory' });
+    expect(await later.gate.authorize(shell('git log -n 4'), context('s2'))).toMatchObject({ decision: 'denied', source: 'person' });
+    expect(await later.gate.authorize({ ...shell('git log -n 3'), args: { command: 'git log -n 3', cwd: 'ws' } }, context('s2'))).toMatchObject({ decision: 'denied', source: 'person' });
+  });
+
+  it('a scope the call does not offer approves once and keeps nothing', async () => {
+    const { gate } = gateAnswering({ approved: true, scope: 'always', alwaysScope: 'command' });
+    const result = await gate.authorize(shell('bash -c "git log"'), context('s1'));
+    expect(result).toMatchObject({ decision: 'approved', reason: expect.stringContaining('once: "always" for "command" is not a choice this call offers') });
+    expect(approvals.list()).toEqual([]);
+  });
+
+  it('a kept scope edited by hand (wider words, another zone) covers nothing', async () => {
+    const { gate } = gateAnswering({ approved: true, scope: 'always', alwaysScope: 'command' });
+    await gate.authorize(shell('git log -n 3'), context('s1'));
+    const file = approvals.path;
+    const widened = readFileSync(file, 'utf8').replaceAll('git log', 'git').replaceAll('"zone":"ws"', '"zone":"scratch"');
+    writeFileSync(file, widened);
+    expect(approvals.list()[0]!.payload_preview).toContain('"commands":["git"]');
+    const later = gateAnswering({ approved: false, scope: 'once' });
+    expect(await later.gate.authorize(shell('git log -n 3'), context('s2'))).toMatchObject({ decision: 'denied', source: 'person' });
+    expect(await later.gate.authorize(shell('git show HEAD'), context('s2'))).toMatchObject({ decision: 'denied', source: 'person' });
+  });
+
+  it('a scope never lifts a block', async () => {
+    const { gate } = gateAnswering({ approved: true, scope: 'always', alwaysScope: 'command' });
+    await gate.authorize(shell('git log -n 3'), context('s1'));
+    const later = gateAnswering({ approved: true, scope: 'once' });
+    expect(await later.gate.authorize(shell('git log -n 3; rm x'), context('s2'))).toMatchObject({ decision: 'block', source: 'policy' });
+  });
+});
