@@ -4,11 +4,12 @@
  * later, what it never covers, and that a scope cannot be widened by an
  * answer or by editing the file.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createShellFixture, type ShellFixture } from '../../test/shell-fixture.ts';
 import { openApprovalsFile, type ApprovalsFile } from '../approvals/approvals-file.ts';
+import { createFsTools } from '../tools/fs/create-fs-tools.ts';
 import type { PresentedRequest } from './approver.ts';
 import { createGate } from './gate.ts';
 import type { ApprovalDecision, ToolCall } from './types.ts';
@@ -128,5 +129,46 @@ describe('what a chosen scope covers later', () => {
     await gate.authorize(shell('git log -n 3'), context('s1'));
     const later = gateAnswering({ approved: true, scope: 'once' });
     expect(await later.gate.authorize(shell('git log -n 3; rm x'), context('s2'))).toMatchObject({ decision: 'block', source: 'policy' });
+  });
+});
+
+describe('a folder scope for file writes', () => {
+  it('"any file under notes/ in zone ws" covers new files below it, and not a file beside it, a path that leaves it, or a file git would run', async () => {
+    mkdirSync(path.join(fixture.root, 'ws', 'notes'));
+    mkdirSync(path.join(fixture.root, 'scratch', 'notes'));
+    const tools = createFsTools({ zones: fixture.zones, cwd: fixture.root });
+    const write = (file: string): ToolCall => ({ tool: 'write_file', args: { path: file, content: `x ${++calls}` }, callId: `w${calls}` });
+    const shown: PresentedRequest[] = [];
+    const first = createGate({ policy: fixture.policy, tools, always: approvals, approver: { ask: async (request) => (shown.push(request), { approved: true, scope: 'always', alwaysScope: 'folder' }) } });
+    expect(await first.authorize(write('ws/notes/a.txt'), context('s1'))).toMatchObject({ decision: 'approved', reason: expect.stringContaining('write_file: zone ws, path "notes/**"') });
+    expect(shown[0]!.alwaysScopes?.map((scope) => scope.id)).toEqual(['exact', 'folder']);
+
+    const later = createGate({ policy: fixture.policy, tools, always: approvals, approver: { ask: async () => ({ approved: false, scope: 'once' }) } });
+    const outcomes: Record<string, string> = {};
+    for (const file of ['ws/notes/b.txt', 'ws/notes/deeper/c.txt', 'ws/notes.txt', 'ws/other.txt', 'ws/notes/../escape.txt', 'scratch/notes/d.txt', 'ws/notes/.git/hooks/pre-commit', 'ws/notes/../link-out/secret.txt']) {
+      const result = await later.authorize(write(file), context('s2'));
+      outcomes[file] = `${result.decision}/${result.source}`;
+    }
+    expect(outcomes).toEqual({
+      'ws/notes/b.txt': 'approved/memory',
+      'ws/notes/deeper/c.txt': 'approved/memory',
+      'ws/notes.txt': 'denied/person',
+      'ws/other.txt': 'denied/person',
+      'ws/notes/../escape.txt': 'denied/person',
+      // scratch lets writes happen without asking: the policy's answer, not the scope's.
+      'scratch/notes/d.txt': 'allow/policy',
+      'ws/notes/.git/hooks/pre-commit': 'denied/person',
+      'ws/notes/../link-out/secret.txt': 'block/policy',
+    });
+    // edit_file is another tool: the write_file scope does not cover it.
+    expect(approvals.list().map((record) => record.tool)).toEqual(['write_file']);
+  });
+
+  it('a file at the zone root offers no folder scope (the whole zone is the policy\'s to allow)', async () => {
+    const tools = createFsTools({ zones: fixture.zones, cwd: fixture.root });
+    const shown: PresentedRequest[] = [];
+    const gate = createGate({ policy: fixture.policy, tools, always: approvals, approver: { ask: async (request) => (shown.push(request), { approved: true, scope: 'once' }) } });
+    await gate.authorize({ tool: 'write_file', args: { path: 'ws/top.txt', content: 'x' }, callId: 'top' }, context('s1'));
+    expect(shown[0]!.alwaysScopes?.map((scope) => scope.id)).toEqual(['exact']);
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { blockCall } from '../../core/tool-declaration.ts';
 import type { BuiltinTool } from '../builtin-tool.ts';
+import { folderAlwaysScope } from './folder-always-scope.ts';
 import { assertStillApproved } from './approved-state.ts';
 import { FsEditNotApplicableError } from './errors/fs-edit-not-applicable-error.ts';
 import { FsOperationError } from './errors/fs-operation-error.ts';
@@ -38,6 +39,7 @@ export function createEditFileTool(context: FsToolContext): BuiltinTool<EditFile
     name,
     description: 'Replace one exact occurrence of old_string with new_string in an existing text file inside a writable zone.',
     inputSchema: editFileSchema,
+    ...folderAlwaysScope({ context, tool: name, schema: editFileSchema }),
     checkApproval(call) {
       const parsed = parseArguments({ tool: name, schema: editFileSchema, args: call.args });
       if (!parsed.ok) return blockCall(`invalid arguments for ${name}: ${parsed.problems.join('; ')}`);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { blockCall } from '../../core/tool-declaration.ts';
 import type { Presentation } from '../../core/types.ts';
 import type { BuiltinTool } from '../builtin-tool.ts';
+import { folderAlwaysScope } from './folder-always-scope.ts';
 import { approvedStateMetadata, assertStillApproved, type FileOperation } from './approved-state.ts';
 import { createFile, replaceFile, type FileSnapshot } from './file-operations.ts';
 import {
@@ -52,6 +53,7 @@ export function createWriteFileTool(context: FsToolContext): BuiltinTool<WriteFi
     name,
     description: 'Create or overwrite a text file inside a writable zone with the given content. Missing parent directories are created.',
     inputSchema: writeFileSchema,
+    ...folderAlwaysScope({ context, tool: name, schema: writeFileSchema }),
     checkApproval(call) {
       const parsed = parseArguments({ tool: name, schema: writeFileSchema, args: call.args });
       if (!parsed.ok) return blockCall(`invalid arguments for ${name}: ${parsed.problems.join('; ')}`);
