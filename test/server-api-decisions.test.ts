@@ -340,6 +340,43 @@ describe('"approve always", listed and revoked over the API', () => {
   });
 });
 
+describe('"approve always" for a chosen scope (always_scope)', () => {
+  it('a card offers its choices; always_scope "exact" keeps the rule it amounts to, and the same call then runs unasked', async () => {
+    const api = await serve({ script: 'write-note.yaml' });
+    const first = (await api.startRun({ input: 'write the note' })).json.run_id as string;
+    const paused = await api.waitForStatus(first, 'paused_checkpoint');
+    const pending = paused.pending_approvals[0];
+    // A file at the zone root: the exact call is the one choice besides "calls like this one".
+    expect(pending.always_scopes).toEqual([{ id: 'exact', text: 'write_file with exactly these arguments, nothing else', rule: expect.stringMatching(/^write_file with arguments sha256:[0-9a-f]{16}$/) }]);
+    expect(pending.presentation.always_choices).toEqual(pending.always_scopes);
+
+    // Answers that could not mean anything are refused, and decide nothing.
+    const notOffered = await api.approve(first, { approved: true, scope: 'always', always_scope: 'folder' });
+    expect(notOffered.status).toBe(400);
+    expect(notOffered.json).toMatchObject({ field: 'always_scope', offered: ['exact'] });
+    expect(notOffered.json.error).toContain('this call offers "exact"');
+    for (const body of [{ approved: true, scope: 'once', always_scope: 'exact' }, { approved: false, always_scope: 'exact' }]) {
+      const refused = await api.approve(first, body);
+      expect(refused.status).toBe(400);
+      expect(refused.json.field).toBe('always_scope');
+    }
+    const malformed = await api.approve(first, { approved: true, scope: 'always', always_scope: 'Exact<script>' });
+    expect(malformed.status).toBe(400);
+    expect((await api.run(first)).decisions).toEqual([]);
+
+    expect((await api.approve(first, { approved: true, scope: 'always', always_scope: 'exact' })).status).toBe(200);
+    await api.waitForStatus(first, 'completed');
+    const [record] = (await api.request('/approvals/always', { token: 'carol' })).json.approvals as Array<Record<string, unknown>>;
+    expect(record).toMatchObject({ tool: 'write_file', description: 'write_file with exactly these arguments, nothing else', rule: pending.always_scopes[0].rule });
+    const decided = auditEntries(api.project).filter((entry) => entry.kind === 'decision' && entry.source === 'person');
+    expect(decided.at(-1)).toMatchObject({ decision: 'approved', reason: expect.stringContaining(`approved by a person always: ${pending.always_scopes[0].rule}`) });
+
+    // The same call (same arguments) in a new run is not asked about.
+    const again = (await api.startRun({ input: 'write the note' })).json.run_id as string;
+    expect((await api.waitForStatus(again, ['paused_checkpoint', 'completed'])).status).toBe('completed');
+  });
+});
+
 describe('"for this session" decisions, listed and forgotten over the API', () => {
   it('lists who approved what in which session and when; forgotten by id, the same call in that session asks again', async () => {
     const api = await serve({ script: 'write-note.yaml' });

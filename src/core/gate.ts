@@ -112,6 +112,12 @@ export interface Gate {
   register(tool: ToolDeclaration): void;
   unregister(name: string): void;
   tool(name: string): ToolDeclaration | undefined;
+  /**
+   * The choices "approve always" offers for an asked call beyond its payload
+   * (`PresentedRequest.alwaysScopes`), for a person asked outside the gate
+   * (a deferred run's card). Empty without an approvals store. Never throws.
+   */
+  alwaysChoices(call: ToolCall, request: Pick<ApprovalRequest, 'payload'>): Promise<Array<Omit<AlwaysScope, 'match'>>>;
 }
 
 /** The gates `createGate` made: their own `authorize`, and the same decision without a promise when it needs none. */
@@ -355,10 +361,8 @@ export function createGate(options: GateOptions): Gate {
         presented.presentation = { ...presented.presentation, metadata: { ...presented.presentation.metadata, risk: 'dangerous' } };
       }
       step.presentation = presented.presentation;
-      if (options.always !== undefined) {
-        const scopes = await offeredAlwaysScopes({ tool: step.tool, call: step.call, payloadIsArguments: fingerprintsEqual(step.verdict.request.payload, step.call.args) });
-        if (scopes.length > 0) presented.alwaysScopes = scopes.map(({ match: _match, ...shown }) => shown);
-      }
+      const scopes = await alwaysChoices(step.tool, step.call, step.verdict.request);
+      if (scopes.length > 0) presented.alwaysScopes = scopes;
       // The person sees which rule asked, and where it is written.
       const rule = step.verdict.rule;
       if (rule !== null) {
@@ -370,6 +374,17 @@ export function createGate(options: GateOptions): Gate {
       return denied(step, 'policy', `the approval prompt for ${step.call.tool} could not be built (${errorMessage(error)}); denied to fail closed`);
     } finally {
       cancel();
+    }
+  }
+
+  /** What "always" may cover for a call, as a person is shown it (without what the tool matches). */
+  async function alwaysChoices(tool: ToolDeclaration | undefined, call: ToolCall, request: Pick<ApprovalRequest, 'payload'>): Promise<Array<Omit<AlwaysScope, 'match'>>> {
+    if (options.always === undefined) return [];
+    try {
+      const scopes = await offeredAlwaysScopes({ tool, call, payloadIsArguments: fingerprintsEqual(request.payload, call.args) });
+      return scopes.map(({ match: _match, ...shown }) => shown);
+    } catch {
+      return [];
     }
   }
 
@@ -594,6 +609,7 @@ export function createGate(options: GateOptions): Gate {
     register: (tool) => learn(tool),
     unregister: (name) => void registry.delete(name),
     tool: (name) => registry.get(name),
+    alwaysChoices: (call, request) => alwaysChoices(registry.get(call.tool), call, request),
   };
   soonPaths.set(gate, { authorize: authorizeOnce, decideSoon });
   return gate;

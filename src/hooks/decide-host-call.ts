@@ -11,7 +11,7 @@ import { createInMemoryApprovalMemory, type ApprovalMemory } from '../core/appro
 import { createNonInteractiveApprover, type PresentedRequest } from '../core/approver.ts';
 import type { AuditSink } from '../core/audit-entry.ts';
 import type { AlwaysApprovals, GateObserver } from '../core/gate.ts';
-import type { ApprovalDecision, Authorization, GateContext, RunMode } from '../core/types.ts';
+import type { AlwaysScope, ApprovalDecision, Authorization, GateContext, RunMode } from '../core/types.ts';
 import { createMcpSimulation } from '../mcp/simulated-mcp-tools.ts';
 import { hookInstallationPaths } from '../config/own-entry.ts';
 import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
@@ -40,6 +40,8 @@ export interface HostVerdict {
   /** The gate's own outcome: its request, when it asks. */
   authorization: Authorization;
   call: HostCall;
+  /** On an ask: what "approve always" may cover beyond the payload, for the inbox's card (the gate's `alwaysChoices`). */
+  alwaysScopes?: Array<Omit<AlwaysScope, 'match'>>;
 }
 
 /**
@@ -169,7 +171,9 @@ export async function createHostJudge(options: {
         const why = [searched, String(args.path)].map((target) => searchConcern({ target, cwd: input.cwd, subject: input.hostTool, zones })).find((concern) => concern !== undefined);
         if (why !== undefined) authorization = await gate.authorize({ tool: HOST_SEARCH_TOOL, args: { path: searched, pattern: input.toolInput.pattern, why }, callId }, context, options);
       }
-      return { ...verdictOf(authorization), call };
+      const request = authorization.decision === 'ask' ? authorization.request : undefined;
+      const alwaysScopes = request === undefined ? [] : await gate.alwaysChoices({ tool: request.tool, args: authorization.args, callId }, request);
+      return { ...verdictOf(authorization), call, ...(alwaysScopes.length === 0 ? {} : { alwaysScopes }) };
     },
     close: () => gate.close(),
   };

@@ -90,7 +90,7 @@ describe('the second step of a wide approval, as in the terminal and the web inb
     context: { sessionId: 's' },
   };
   /** An approver whose client answers the form with `first` and the confirmation with `second`. */
-  function answering(first: ElicitResult, second: ElicitResult) {
+  function answering(first: ElicitResult, second: ElicitResult, extra: Partial<typeof request> & { alwaysScopes?: Array<{ id: string; text: string; rule: string }> } = {}) {
     const sent: Array<{ message: string; requestedSchema: Record<string, unknown> }> = [];
     const approver = createElicitationApprover({
       elicit: async (params) => {
@@ -100,7 +100,7 @@ describe('the second step of a wide approval, as in the terminal and the web inb
       message: () => 'approve?',
       allowAlways: true,
     });
-    return { sent, ask: () => approver.ask(request, { signal: new AbortController().signal }) };
+    return { sent, ask: () => approver.ask({ ...request, ...extra }, { signal: new AbortController().signal }) };
   }
 
   it('"always" says what it covers in a second dialog, and holds only when confirmed', async () => {
@@ -127,5 +127,27 @@ describe('the second step of a wide approval, as in the terminal and the web inb
     const denied = answering({ action: 'accept', content: { decision: 'deny', scope: 'always' } }, { action: 'accept', content: { confirm: 'yes' } });
     expect(await denied.ask()).toEqual({ approved: false, scope: 'once' });
     expect(denied.sent).toHaveLength(1);
+  });
+
+  it('where "always" offers choices, the second dialog lists them narrowest first, and the answer names the one chosen', async () => {
+    const alwaysScopes = [
+      { id: 'exact', text: 'write_file with exactly these arguments, nothing else', rule: 'write_file with arguments sha256:0123456789abcdef' },
+      { id: 'folder', text: 'write_file of any file under "notes/"', rule: 'write_file: zone workspace, path "notes/**"' },
+    ];
+    const wide = { action: 'accept', content: { decision: 'approve', scope: 'always' } } as const;
+    const flow = answering(wide, { action: 'accept', content: { confirm: 'always:folder' } }, { alwaysScopes });
+    expect(await flow.ask()).toEqual({ approved: true, scope: 'always', alwaysScope: 'folder' });
+    const confirm = (flow.sent[1]!.requestedSchema as { properties: { confirm: { enum: string[]; enumNames: string[]; default: string } } }).properties.confirm;
+    expect(confirm.enum).toEqual(['always:exact', 'yes', 'always:folder', 'once']);
+    expect(confirm.default).toBe('always:exact');
+    expect(confirm.enumNames[2]).toBe('Always, wider: write_file of any file under "notes/" — rule: write_file: zone workspace, path "notes/**"');
+    expect(await answering(wide, { action: 'accept', content: { confirm: 'always:exact' } }, { alwaysScopes }).ask()).toEqual({ approved: true, scope: 'always', alwaysScope: 'exact' });
+    expect(await answering(wide, { action: 'accept', content: { confirm: 'yes' } }, { alwaysScopes }).ask()).toEqual({ approved: true, scope: 'always' });
+    // A choice the request did not offer is no answer: denied.
+    expect(await answering(wide, { action: 'accept', content: { confirm: 'always:zone' } }, { alwaysScopes }).ask()).toMatchObject({ approved: false });
+    // "For this session" has no such choices.
+    const session = answering({ action: 'accept', content: { decision: 'approve', scope: 'session' } }, { action: 'accept', content: { confirm: 'always:exact' } }, { alwaysScopes });
+    expect(await session.ask()).toMatchObject({ approved: false });
+    expect(session.sent[1]!.requestedSchema).toEqual(wideApprovalSchema('session'));
   });
 });

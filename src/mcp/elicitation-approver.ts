@@ -1,7 +1,7 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Approver, PresentedRequest } from '../core/approver.ts';
 import { alwaysApprovalScopeText, sessionApprovalScope } from '../core/session-approval-scope.ts';
-import type { ApprovalDecision } from '../core/types.ts';
+import type { AlwaysScope, ApprovalDecision } from '../core/types.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 
 /** The form an MCP client shows for an approval (`elicitation/create`, form mode). */
@@ -120,8 +120,10 @@ export function createElicitationApprover(options: ElicitationApproverOptions): 
       // As in the terminal and the web inbox, a wide approval takes a second step that says what it covers.
       const scope = decision.scope;
       const text = scope === 'session' ? covers : sanitizeTerminalText(alwaysApprovalScopeText(request, covers));
-      const confirmed = await options.elicit({ mode: 'form', message: wideApprovalMessage(scope, text), requestedSchema: wideApprovalSchema(scope) }, { signal });
-      return decisionFromConfirmation({ result: confirmed, decision });
+      // "Always" may cover less (this exact call) or more (the tool's wider rule): the second step offers each, narrowest first.
+      const choices = scope === 'always' ? (request.alwaysScopes ?? []).filter((choice) => /^[a-z][a-z0-9_-]{0,31}$/.test(String(choice?.id))).slice(0, 8) : [];
+      const confirmed = await options.elicit({ mode: 'form', message: wideApprovalMessage(scope, text), requestedSchema: wideApprovalSchema(scope, choices) }, { signal });
+      return decisionFromConfirmation({ result: confirmed, decision, offered: choices.map((choice) => choice.id) });
     },
   };
 }
@@ -138,7 +140,20 @@ export function wideApprovalMessage(scope: 'session' | 'always', covers: string)
  * @example
  * wideApprovalSchema('always').required // ['confirm']
  */
-export function wideApprovalSchema(scope: 'session' | 'always'): ApprovalElicitationSchema {
+export function wideApprovalSchema(scope: 'session' | 'always', choices: ReadonlyArray<Omit<AlwaysScope, 'match'>> = []): ApprovalElicitationSchema {
+  if (scope === 'always' && choices.length > 0) {
+    // Narrowest first, as the terminal numbers them and the web inbox lists them: the exact call, calls like this one, the wider rule.
+    const exact = choices.filter((choice) => choice.id === 'exact');
+    const wider = choices.filter((choice) => choice.id !== 'exact');
+    const values = [...exact.map((choice) => `always:${choice.id}`), 'yes', ...wider.map((choice) => `always:${choice.id}`), 'once'];
+    const names = [
+      ...exact.map((choice) => sanitizeTerminalText(`Always, only this exact call: ${choice.text}`, { collapse: true })),
+      'Always, calls like this one (as said above) (a)',
+      ...wider.map((choice) => sanitizeTerminalText(`Always, wider: ${choice.text} — rule: ${choice.rule}`, { collapse: true })),
+      'No: this call only (y)',
+    ];
+    return { type: 'object', properties: { confirm: { type: 'string', title: 'Approve always? Which calls?', enum: values, enumNames: names, default: values[0]! } }, required: ['confirm'] };
+  }
   return {
     type: 'object',
     properties: {
@@ -157,11 +172,15 @@ export function wideApprovalSchema(scope: 'session' | 'always'): ApprovalElicita
  * The wide approval once its second step answered: `yes` keeps it, `once`
  * narrows it to this call, anything else (decline, cancel, malformed) denies.
  */
-export function decisionFromConfirmation(options: { result: ElicitResult; decision: ApprovalDecision & { approved: true } }): ApprovalDecision {
+export function decisionFromConfirmation(options: { result: ElicitResult; decision: ApprovalDecision & { approved: true }; offered?: readonly string[] }): ApprovalDecision {
   const { result, decision } = options;
   const name = decision.scope === 'session' ? '“For this session”' : '“Always”';
   if (result.action !== 'accept') return { approved: false, scope: 'once', reason: `${name} was not confirmed (${result.action === 'decline' ? 'declined' : 'dismissed'} in the MCP client)` };
   if (result.content?.confirm === 'yes') return decision;
+  const confirm = result.content?.confirm;
+  if (decision.scope === 'always' && typeof confirm === 'string' && confirm.startsWith('always:') && (options.offered ?? []).includes(confirm.slice('always:'.length))) {
+    return { ...decision, alwaysScope: confirm.slice('always:'.length) };
+  }
   if (result.content?.confirm === 'once') return { ...decision, scope: 'once' };
   return { approved: false, scope: 'once', reason: `the confirmation of ${name} came back without an answer` };
 }

@@ -112,6 +112,12 @@ export interface ApprovalView {
   risk: 'routine' | 'notable' | 'dangerous';
   /** What "Always" covers, one sentence: the calls it lets run unasked from now on, and how to take it back. */
   always_scope: string;
+  /**
+   * Other choices of what "always" covers (issue 38): the exact call, or the
+   * tool's wider scope, each with the rule it amounts to. `id` is what an
+   * approval's `always_scope` names.
+   */
+  always_choices: Array<{ id: string; text: string; rule: string }>;
   /** False for a soft ask that strict mode approves. */
   required: boolean;
   group_id: string | null;

@@ -41,6 +41,9 @@ const DEFAULT_KEYS: ReadonlySet<string> = new Set(DEFAULT_REDACT_KEYS);
  * const view = approvalView(request, { reason: 'write_file requires approval', redactKeys: policy.redact.keys });
  * view.blocks[0] // { kind: 'diff', path: { text: 'notes.md' }, lines: [{ op: '@', text: '@@ -1 +1 @@' }, ...] }
  */
+/** What an "always" choice's id may be: it goes into a form value and an API field. */
+const SCOPE_ID = /^[a-z][a-z0-9_-]{0,31}$/;
+
 export function approvalView(request: PresentedRequest, options: ApprovalViewOptions = {}): ApprovalView {
   const counter = { hidden: 0 };
   const inert = (text: unknown, sanitize: Parameters<typeof inertLine>[1]): string => counted(inertLine(typeof text === 'string' ? text : String(text ?? ''), sanitize), counter).text;
@@ -73,6 +76,7 @@ export function approvalView(request: PresentedRequest, options: ApprovalViewOpt
     asker: texts(metadata.asker).map((line) => inert(line, SENTENCE_OPTIONS)),
     risk: texts(metadata.consequences).length > 0 || metadata.risk === 'dangerous' ? 'dangerous' : metadata.risk === 'routine' ? 'routine' : 'notable',
     always_scope: inert(alwaysScopeText(request, keys), SENTENCE_OPTIONS),
+    always_choices: (request.alwaysScopes ?? []).filter((scope) => SCOPE_ID.test(String(scope?.id))).slice(0, 8).map((scope) => ({ id: scope.id, text: inert(scope.text, SENTENCE_OPTIONS), rule: inert(scope.rule, SENTENCE_OPTIONS) })),
     required: request.required !== false,
     group_id: request.groupId === undefined ? null : inert(request.groupId, SENTENCE_OPTIONS),
     session_scope: inert(sessionScopeText(request, keys), SENTENCE_OPTIONS),

@@ -136,6 +136,7 @@ export function createStepBatches(options: {
     evaluate: (call, context) => gate.evaluate(call, context),
     authorizeAll: (calls, context, authorizeOptions) => gate.authorizeAll(calls, context, authorizeOptions),
     isVisible: (name, aliases) => gate.isVisible(name, aliases),
+    alwaysChoices: (call, request) => gate.alwaysChoices(call, request),
     register: (tool) => gate.register(tool),
     unregister: (name) => gate.unregister(name),
     tool: (name) => gate.tool(name),

@@ -64,6 +64,8 @@ export interface ApproveInput {
   tool_call_id?: string;
   group_id?: string;
   scope?: 'once' | 'session' | 'always';
+  /** With scope `always`: which of the call's `always_scopes` it covers (one call, named by tool_call_id or the only one waiting). */
+  always_scope?: string;
   edited_args?: unknown;
   /** A denial that ends the run (seed 004), whatever `on_deny` says. */
   stop?: boolean;

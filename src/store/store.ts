@@ -89,6 +89,8 @@ export interface StoredDecision {
   scope: 'once' | 'session' | 'always';
   /** The arguments the person edited, when they did. */
   editedArgs?: unknown;
+  /** With scope `always`: which choice of what it covers (`always_scope`, an `alwaysScopes` id). */
+  alwaysScope?: string;
   /** Whether this denial stops the run (seed 004). */
   stop?: boolean;
   /** The authenticated approver (token name), or `timeout`/`system` when nobody decided. */

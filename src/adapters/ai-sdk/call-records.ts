@@ -5,7 +5,7 @@
  * and the presentation the person approved.
  */
 import { fingerprint } from '../../core/fingerprint.ts';
-import type { Authorization, Presentation } from '../../core/types.ts';
+import type { AlwaysScope, Authorization, Presentation } from '../../core/types.ts';
 
 /** The gate's decision for one tool call. */
 export interface CallRecord {
@@ -16,6 +16,8 @@ export interface CallRecord {
   authorization: Authorization;
   /** Deferred asks: the presentation built when the run paused (what the person is shown). */
   presentation?: Presentation;
+  /** Deferred asks: what "approve always" may cover beyond the payload (the gate's `alwaysChoices`). */
+  alwaysScopes?: ReadonlyArray<Omit<AlwaysScope, 'match'>>;
 }
 
 export interface CallRecords {

@@ -75,8 +75,9 @@ function statusOf(options: { state: GatedToolsState; call: ToolCall; authorizati
       return { type: 'approved', reason: authorization.reason };
     case 'ask': {
       if (!options.blocking) {
-        return presentationFor(authorization, call, state).then((presentation) => {
-          state.records.set(presentation === undefined ? record : { ...record, presentation });
+        const request = authorization.request;
+        return Promise.all([presentationFor(authorization, call, state), request === undefined ? [] : state.gate.alwaysChoices(call, request)]).then(([presentation, alwaysScopes]) => {
+          state.records.set({ ...record, ...(presentation === undefined ? {} : { presentation }), ...(alwaysScopes.length === 0 ? {} : { alwaysScopes }) });
           return { type: 'user-approval', reason: authorization.request?.description ?? authorization.reason };
         });
       }

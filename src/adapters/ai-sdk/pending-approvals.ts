@@ -1,6 +1,6 @@
 import type { ContentPart, ToolSet } from 'ai';
 import { redact } from '../../core/redact.ts';
-import type { Presentation } from '../../core/types.ts';
+import type { AlwaysScope, Presentation } from '../../core/types.ts';
 import { stateOf, type GatedTools } from './gated-tools-state.ts';
 
 /** A call waiting for a person's decision in a paused (deferred) run. */
@@ -24,6 +24,8 @@ export interface PendingApproval {
   presentation?: Presentation;
   /** The rule that asked (`fs.zones[0].approval.write (zone ws: ask)`) and where it is written (`toolgate.yaml:4`). */
   askedBy?: { rule: string; at?: string };
+  /** What "approve always" may cover beyond the payload: the choices a decision's `alwaysScope` names. */
+  alwaysScopes?: ReadonlyArray<Omit<AlwaysScope, 'match'>>;
 }
 
 /**
@@ -59,6 +61,7 @@ export function pendingApprovals(options: { gated: GatedTools<any>; content: Rea
     };
     if (request?.groupId !== undefined) item.groupId = request.groupId;
     if (record?.presentation !== undefined) item.presentation = record.presentation;
+    if (record?.alwaysScopes !== undefined) item.alwaysScopes = record.alwaysScopes;
     const rule = record?.authorization.rule ?? null;
     if (rule !== null) {
       const at = state.gate.policy.ruleAt?.(rule);

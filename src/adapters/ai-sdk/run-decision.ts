@@ -13,6 +13,8 @@ export interface RunDecision {
   scope?: ApprovalScope;
   /** Approvals only: edited arguments to run instead (re-checked by the gate; once only). */
   args?: unknown;
+  /** With scope `always`: the id of the pending approval's `alwaysScopes` choice it covers (the gate finds the choice again from the call). */
+  alwaysScope?: string;
   /** Denials only: stop the run instead of letting the model adapt. */
   stop?: boolean;
   /** Denials only: nobody answered in time; recorded as timed out, never as a person's denial. */
@@ -59,6 +61,9 @@ export function validateDecisions(options: { decisions: unknown; pending: readon
       throw new AiSdkDecisionError({ field: `${field}.automatic`, problem: 'is true, for denials toolgate made itself only' });
     }
     if (decision.by !== undefined && (typeof decision.by !== 'string' || decision.by === '')) throw new AiSdkDecisionError({ field: `${field}.by`, problem: 'names who decided: a non-empty string' });
+    if (decision.alwaysScope !== undefined && (typeof decision.alwaysScope !== 'string' || !decision.approved || decision.scope !== 'always')) {
+      throw new AiSdkDecisionError({ field: `${field}.alwaysScope`, problem: 'names a choice of what "always" covers: a string, with approved true and scope "always"' });
+    }
     if (decision.args !== undefined && !decision.approved) throw new AiSdkDecisionError({ field: `${field}.args`, problem: 'edits the arguments of an approval; a denial has none' });
     byCall.set(decision.toolCallId, decision as unknown as RunDecision);
   }
@@ -79,6 +84,7 @@ export function toApprovalDecision(decision: RunDecision): ApprovalDecision {
       approved: true,
       scope: decision.scope ?? 'once',
       ...(decision.args === undefined ? {} : { args: decision.args }),
+      ...(decision.alwaysScope === undefined ? {} : { alwaysScope: decision.alwaysScope }),
       ...(decision.reason === undefined ? {} : { note: decision.reason }),
       ...(decision.by === undefined ? {} : { by: decision.by }),
     };

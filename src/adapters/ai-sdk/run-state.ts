@@ -52,6 +52,7 @@ const pendingSchema = z.object({
   groupId: z.string().optional(),
   reason: z.string(),
   presentation: presentationSchema.optional(),
+  alwaysScopes: z.array(z.strictObject({ id: z.string(), text: z.string(), rule: z.string() })).optional(),
 });
 
 const runStateSchema = z.object({

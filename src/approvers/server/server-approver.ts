@@ -21,7 +21,7 @@ const WAIT_SECONDS = 50;
 const CANCEL_TIMEOUT_MS = 5_000;
 
 const decisionShape = z.union([
-  z.object({ approved: z.literal(true), scope: z.enum(['once', 'session', 'always']), args: z.unknown().optional(), note: z.string().optional(), by: z.string().optional() }),
+  z.object({ approved: z.literal(true), scope: z.enum(['once', 'session', 'always']), args: z.unknown().optional(), alwaysScope: z.string().optional(), note: z.string().optional(), by: z.string().optional() }),
   z.object({
     approved: z.literal(false),
     scope: z.enum(['once', 'session']),
@@ -87,6 +87,7 @@ export function createServerApprover(options: ServerApproverOptions): Approver {
         reason: rule === undefined || rule.rule === '' ? request.description : `asked by ${rule.rule}${rule.at === undefined ? '' : ` — ${rule.at}`}`,
         ...(request.presentation === undefined ? {} : { presentation: request.presentation }),
         ...(rule === undefined || rule.rule === '' ? {} : { asked_by: rule }),
+        ...(request.alwaysScopes === undefined || request.alwaysScopes.length === 0 ? {} : { always_scopes: request.alwaysScopes.slice(0, 8).map(({ id, text, rule: line }) => ({ id, text, rule: line })) }),
         session_id: request.context.sessionId ?? 'default',
         caller: options.caller(request),
         ...(options.approvalTimeoutMs === undefined ? {} : { times_out_at: new Date(Date.now() + options.approvalTimeoutMs).toISOString() }),

@@ -63,6 +63,38 @@ describe('terminal approver: keys', () => {
     expect(output).not.toContain('✓ approved once');
   });
 
+  it('where "always" offers choices, they are numbered narrowest first: a again takes the first, a number another, any other key takes it back', async () => {
+    const alwaysScopes = [
+      { id: 'exact', text: 'write_file with exactly these arguments, nothing else', rule: 'write_file with arguments sha256:0123456789abcdef' },
+      { id: 'folder', text: 'write_file of any file under "notes/" in zone ws', rule: 'write_file: zone ws, path "notes/**"' },
+    ];
+    const request = presentedRequest({ alwaysScopes });
+    expect(await harness.answer(['a', { wait: 'or 1-3' }, 'a'], { request })).toEqual({ approved: true, scope: 'always', alwaysScope: 'exact' });
+    const screen = harness.screen();
+    expect(screen).toContain('  1  only this exact call: write_file with exactly these arguments');
+    expect(screen).toContain('  2  calls like this one: later write_file calls');
+    expect(screen).toContain('  3  wider: write_file of any file under "notes/" in zone ws — rule: write_file: zone ws, path "notes/**"');
+    expect(screen).toContain('press a again to approve always (the first), or 1-3');
+  });
+
+  it.each([
+    ['1', { approved: true, scope: 'always', alwaysScope: 'exact' }],
+    ['2', { approved: true, scope: 'always' }],
+    ['3', { approved: true, scope: 'always', alwaysScope: 'folder' }],
+  ])('"always", then %s, answers %o', async (key, expected) => {
+    const alwaysScopes = [
+      { id: 'exact', text: 'write_file with exactly these arguments, nothing else', rule: 'r1' },
+      { id: 'folder', text: 'write_file of any file under "notes/"', rule: 'r2' },
+    ];
+    expect(await harness.answer(['a', { wait: 'or 1-3' }, key], { request: presentedRequest({ alwaysScopes }) })).toEqual(expected);
+  });
+
+  it('a number past the choices, or another key, approves nothing', async () => {
+    const request = presentedRequest({ alwaysScopes: [{ id: 'exact', text: 'exactly', rule: 'r' }] });
+    const decision = await harness.answer(['a', { wait: 'or 1-2' }, '3', { wait: 'not approved: choose again' }, { wait: 'approve? [' }, 'y'], { request });
+    expect(decision).toEqual({ approved: true, scope: 'once' });
+  });
+
   it('n asks for a reason the model will see, echoes it and passes it on', async () => {
     const decision = await harness.answer(['n', { wait: 'reason for the model' }, 'too ', 'risky', '\r']);
     expect(decision).toEqual({ approved: false, scope: 'once', reason: 'too risky' });

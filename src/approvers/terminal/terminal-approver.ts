@@ -67,6 +67,15 @@ interface PromptPlan {
   edit?: (prompt: PromptInput, layout: Layout) => Promise<{ args: unknown } | undefined>;
   /** What "for this session" and "always" cover, said before the same key again approves that widely (as in the web inbox). */
   covers: Partial<Record<'session' | 'always', string>>;
+  /** What "always" may cover, narrowest first (the exact call, calls like this one, the tool's wider rule); empty when only the one. */
+  alwaysChoices: ReadonlyArray<AlwaysChoice>;
+}
+
+/** One choice of what "always" covers; `id` undefined is the payload's own (calls like this one). */
+interface AlwaysChoice {
+  id: string | undefined;
+  text: string;
+  rule?: string;
 }
 
 /**
@@ -180,9 +189,11 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
         case 'once':
           return finish({ approved: true, scope: 'once' });
         case 'session':
-        case 'always':
-          if (await confirmWide(plan, prompt, letter!, action)) return finish({ approved: true, scope: action satisfies ApprovalScope });
+        case 'always': {
+          const confirmed = await confirmWide(plan, prompt, letter!, action);
+          if (confirmed !== undefined) return finish({ approved: true, scope: action satisfies ApprovalScope, ...(confirmed.alwaysScope === undefined ? {} : { alwaysScope: confirmed.alwaysScope }) });
           break;
+        }
         case 'deny': {
           const decision = await askReason(prompt);
           if (decision !== undefined) return finish(decision);
@@ -211,21 +222,39 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
   /**
    * The second step of a wide approval: what it covers, then the same key
    * again approves it; any other key takes it back, and is not taken as an
-   * answer (as Esc does in the web inbox).
+   * answer (as Esc does in the web inbox). Where "always" offers choices,
+   * they are numbered, narrowest first: the same key again takes the first
+   * (as the web inbox's first choice is checked), a number another.
    */
-  async function confirmWide(plan: PromptPlan, prompt: PromptInput, letter: string, scope: 'session' | 'always'): Promise<boolean> {
+  async function confirmWide(plan: PromptPlan, prompt: PromptInput, letter: string, scope: 'session' | 'always'): Promise<{ alwaysScope?: string } | undefined> {
     const name = scope === 'session' ? '“For this session”' : '“Always”';
-    const covers = plan.covers[scope] ?? 'later calls with an equal approval payload';
-    output.write(`${sanitizeTerminalText(`${name} lets these run without asking: ${covers}.`, { collapse: true })}\n`);
+    const choices = scope === 'always' ? plan.alwaysChoices : [];
+    if (choices.length === 0) {
+      const covers = plan.covers[scope] ?? 'later calls with an equal approval payload';
+      output.write(`${sanitizeTerminalText(`${name} lets these run without asking: ${covers}.`, { collapse: true })}\n`);
+    } else {
+      output.write(`${name} lets calls run without asking from now on, until revoked (toolgate approvals). Which calls?\n`);
+      choices.forEach((choice, index) => {
+        const line = `  ${index + 1}  ${choiceLabel(choice)}${choice.rule === undefined ? '' : ` — rule: ${choice.rule}`}`;
+        output.write(`${sanitizeTerminalText(line, { collapse: true })}\n`);
+      });
+    }
     // A double press is not a second step: only a key pressed after this was on screen answers it.
     prompt.unsettle();
     await prompt.settle();
-    output.write(`press ${letter} again to approve ${scope === 'session' ? 'for this session' : 'always'}, any other key to choose again: `);
+    const pick = choices.length === 0 ? '' : ` (the first), or 1-${choices.length}`;
+    output.write(`press ${letter} again to approve ${scope === 'session' ? 'for this session' : 'always'}${pick}, any other key to choose again: `);
     const key = await prompt.readKey();
-    const again = key.kind === 'character' && key.character.toLowerCase() === letter;
-    if (prompt.raw) output.write(again ? `${letter}\n` : '\n');
-    if (!again) output.write('not approved: choose again\n');
-    return again;
+    const character = key.kind === 'character' ? key.character.toLowerCase() : undefined;
+    const number = character !== undefined && /^[1-9]$/.test(character) ? Number(character) : undefined;
+    const chosen = character === letter ? choices[0] : number !== undefined ? choices[number - 1] : undefined;
+    const confirmed = character === letter || chosen !== undefined;
+    if (prompt.raw) output.write(confirmed ? `${character}\n` : '\n');
+    if (!confirmed) {
+      output.write('not approved: choose again\n');
+      return undefined;
+    }
+    return chosen?.id === undefined ? {} : { alwaysScope: chosen.id };
   }
 
   async function askReason(prompt: PromptInput): Promise<ApprovalDecision | undefined> {
@@ -250,6 +279,7 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
         edit: (prompt, layout) =>
           editArguments({ tool: request.call.tool, args: request.call.args, prompt, output, editor, validateArgs: options.validateArgs, color: layout.color }),
         covers: coversOf(request),
+        alwaysChoices: alwaysChoicesOf(request),
       };
       return decide(plan, request, signal);
     },
@@ -270,6 +300,7 @@ export function createTerminalApprover(options: TerminalApproverOptions): Approv
         help: GROUP_HELP,
         // Each request's own "[s] covers" line is in the box; the confirmation says they are all approved so.
         covers: { session: `all ${requests.length} of them, each as its "[s] covers" line above says` },
+        alwaysChoices: [],
       };
       return decide(plan, requests[0]!, signal);
     },
@@ -285,6 +316,22 @@ function coversOf(request: PresentedRequest): PromptPlan['covers'] {
     session = 'later calls with an equal approval payload';
   }
   return { session, always: alwaysApprovalScopeText(request, session) };
+}
+
+/** The choices of what "always" covers, narrowest first; empty when the request offers none beyond its payload. */
+function alwaysChoicesOf(request: PresentedRequest): AlwaysChoice[] {
+  const offered = (request.alwaysScopes ?? []).filter((scope) => typeof scope?.id === 'string').slice(0, 8);
+  if (offered.length === 0) return [];
+  const like: AlwaysChoice = { id: undefined, text: coversOf(request).always ?? 'later calls like this one' };
+  const exact = offered.filter((scope) => scope.id === 'exact');
+  const wider = offered.filter((scope) => scope.id !== 'exact');
+  return [...exact, like, ...wider].map((choice) => ({ id: choice.id, text: choice.text, ...(choice.rule === undefined || choice.id === 'exact' ? {} : { rule: choice.rule }) }));
+}
+
+function choiceLabel(choice: AlwaysChoice): string {
+  if (choice.id === 'exact') return `only this exact call: ${choice.text}`;
+  if (choice.id === undefined) return `calls like this one: ${choice.text}`;
+  return `wider: ${choice.text}`;
 }
 
 const SINGLE_ACTIONS: ReadonlyMap<string, Action> = new Map([

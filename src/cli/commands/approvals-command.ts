@@ -1,4 +1,4 @@
-import { openApprovalsFile, type ApprovalRecord } from '../../approvals/approvals-file.ts';
+import { openApprovalsFile, scopeOfRecord, type ApprovalRecord } from '../../approvals/approvals-file.ts';
 import { openSharedStore } from '../shared-store-option.ts';
 import { approvalsFilePath } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
@@ -99,7 +99,9 @@ async function act(options: { action: string; ids: string[]; all: boolean; json:
     for (const record of records) {
       const safe = (text: string) => sanitizeTerminalText(text);
       io.stdout.write(`${safe(record.id)}  ${safe(record.created_at)}  ${safe(record.tool)}${record.identity === null ? '' : ` [${safe(record.identity)}]`}\n`);
-      io.stdout.write(`    ${safe(record.description)}\n    payload: ${safe(record.payload_preview)}\n`);
+      // A scope (issue 38) is shown as the rule it amounts to; its kept match is what the payload line would repeat.
+      const rule = scopeOfRecord(record)?.rule;
+      io.stdout.write(`    ${safe(record.description)}\n    ${rule === undefined ? `payload: ${safe(record.payload_preview)}` : `rule: ${safe(rule)}`}\n`);
       if (record.voided_at !== undefined) {
         io.stdout.write(`    VOIDED since ${safe(record.voided_at)}: the tool's definition or server changed${record.voided_for === undefined ? '' : ` (it is now ${safe(record.voided_for)})`}; this approval no longer applies, and the next call asks again\n`);
       }

@@ -27,6 +27,7 @@ export const approveBody = z.strictObject({
   tool_call_id: identifier.optional(),
   group_id: identifier.optional(),
   scope: z.enum(['once', 'session', 'always']).optional(),
+  always_scope: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/).optional(),
   edited_args: z.unknown().optional(),
   stop: z.boolean().optional(),
 }) satisfies z.ZodType<ApproveInput>;
@@ -53,6 +54,11 @@ export const askBody = z.strictObject({
   reason: z.string().max(10_000),
   presentation: presentationBody.optional(),
   asked_by: z.strictObject({ rule: z.string().max(1_000), at: z.string().max(1_000).optional() }).optional(),
+  /** The asker's choices of what "always" covers (its gate finds the chosen one again from the call). */
+  always_scopes: z
+    .array(z.strictObject({ id: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/), text: z.string().max(1_000), rule: z.string().max(1_000) }))
+    .max(8)
+    .optional(),
   session_id: identifier,
   caller: identifier,
   /** When the asker stops waiting (its approval timeout), if it does. */

@@ -49,6 +49,7 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
     checkEditedArgs(runtime, targets[0]!.tool, input.edited_args);
   }
   if (input.scope === 'always' && !input.approved) throw new ApiError(400, 'scope "always" applies to approvals only; a denial is once or session', { field: 'scope' });
+  if (input.always_scope !== undefined) await checkAlwaysScope(runtime, run, targets, input);
   if (input.stop !== undefined && input.approved) throw new ApiError(400, 'stop applies to denials only', { field: 'stop' });
 
   const unsigned: StoredDecision = {
@@ -56,6 +57,7 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
     reason: input.reason ?? null,
     scope: input.scope ?? 'once',
     ...(input.edited_args === undefined ? {} : { editedArgs: input.edited_args }),
+    ...(input.always_scope === undefined ? {} : { alwaysScope: input.always_scope }),
     ...(input.stop === undefined ? {} : { stop: input.stop }),
     decidedBy: options.timedOut === true ? 'timeout' : options.principal.name,
     decidedAt: new Date().toISOString(),
@@ -176,4 +178,26 @@ function resumeEvent(runtime: ServerRuntime, run: StoredRun, approvals: StoredAp
 
 function resumeReason(approvals: StoredApprovalDecision[]): string {
   return approvals.every((approval) => approval.decision?.approved === true) ? 'tool_approved' : approvals.some((approval) => approval.decision?.approved) ? 'tools_decided' : 'tool_denied';
+}
+
+/**
+ * `always_scope` names one of the choices the call's card offered: one
+ * call, approved always. The gate finds the choice again from the call when
+ * the run resumes; this only refuses an answer that could not mean anything.
+ */
+async function checkAlwaysScope(runtime: ServerRuntime, run: StoredRun, targets: ReadonlyArray<{ toolCallId: string }>, input: ApproveInput): Promise<void> {
+  if (!input.approved || input.scope !== 'always') throw new ApiError(400, 'always_scope chooses what an approval with scope "always" covers: send approved true and scope "always"', { field: 'always_scope' });
+  if (targets.length !== 1) throw new ApiError(400, 'always_scope applies to one call (each call offers its own choices): give tool_call_id', { field: 'always_scope' });
+  const approval = (await runtime.store.listApprovals({ runId: run.runId })).find((candidate) => candidate.toolCallId === targets[0]!.toolCallId);
+  const offered = offeredScopeIds(approval?.request);
+  if (!offered.includes(input.always_scope!)) {
+    const choices = offered.length === 0 ? 'this call offers none (approve "always" without always_scope)' : `this call offers ${offered.map((id) => JSON.stringify(id)).join(', ')}`;
+    throw new ApiError(400, `always_scope ${JSON.stringify(input.always_scope)} is not a choice of ${targets[0]!.toolCallId}: ${choices}`, { field: 'always_scope', offered });
+  }
+}
+
+function offeredScopeIds(request: unknown): string[] {
+  const scopes = (request as { always_scopes?: unknown } | undefined)?.always_scopes;
+  if (!Array.isArray(scopes)) return [];
+  return scopes.flatMap((scope) => (typeof scope === 'object' && scope !== null && typeof (scope as { id?: unknown }).id === 'string' ? [(scope as { id: string }).id] : []));
 }

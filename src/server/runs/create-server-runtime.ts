@@ -24,7 +24,7 @@ import { recordKey } from '../../store/record-mac.ts';
 import { createStoreLedger } from './store-ledger.ts';
 import { loadStoreMemory } from './store-memory.ts';
 import { createDriveSlots, gateModeOf, type KeptAlways, type KeptAlwaysRecord, type ServerRuntime } from './server-runtime.ts';
-import { openApprovalsFile } from '../../approvals/approvals-file.ts';
+import { openApprovalsFile, scopeOfRecord } from '../../approvals/approvals-file.ts';
 import type { StoredAlwaysApproval } from '../../store/store.ts';
 
 /** Runs driven at once unless `server.max_concurrent_runs` says otherwise. */
@@ -194,5 +194,7 @@ export async function createServerRuntime(options: {
 /** A stored approval as people read it: its MAC is the server's business. */
 function withoutMac(record: Omit<StoredAlwaysApproval, 'mac'> & { mac?: string }): KeptAlwaysRecord {
   const { mac: _mac, fingerprint: _fingerprint, ...shown } = record;
-  return shown;
+  // A scope (issue 38) is listed as the rule it amounts to, when its kept record is intact.
+  const rule = scopeOfRecord(record)?.rule;
+  return rule === undefined ? shown : { ...shown, rule };
 }

@@ -56,6 +56,8 @@ function macOf(key: Buffer, runId: string, calls: readonly string[], decision: S
     decision.editedArgs === undefined ? null : argumentsDigest(decision.editedArgs),
     decision.decidedBy,
     decision.decidedAt,
+    // Only when there is one: decisions signed before it existed still verify.
+    ...(decision.alwaysScope === undefined ? [] : [`always_scope:${decision.alwaysScope}`]),
   ]);
 }
 

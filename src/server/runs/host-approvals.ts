@@ -119,6 +119,7 @@ async function createHookRun(options: {
     ...(presented.presentation === undefined ? {} : { presentation: { ...presented.presentation, metadata: { ...presented.presentation.metadata, asker } } }),
     // The rule that asked, and where it is written, as a run's card shows it.
     ...(askedBy === undefined ? {} : { askedBy }),
+    ...(verdict.alwaysScopes === undefined ? {} : { alwaysScopes: verdict.alwaysScopes }),
   };
   return createWaitingRun({ runtime, run, envelope: { v: 1, kind: 'hook', host: input.host, fingerprint: options.fingerprint }, pending, gateContext });
 }
@@ -190,7 +191,13 @@ export async function personDecision(runtime: ServerRuntime, runId: string, opti
   if (!decision.approved) return { approved: false, scope: decision.scope === 'session' ? 'session' : 'once', ...(decision.reason === undefined ? {} : { reason: decision.reason }), ...(decision.automatic === true ? { automatic: true } : {}), ...(decision.by === undefined ? {} : { by: decision.by }) };
   // The host runs its own input: an approval with edited arguments cannot be what runs, so it runs nothing.
   if (decision.args !== undefined && options.edits === 'refused') return { approved: false, scope: 'once', reason: 'approved with edited arguments, which the host cannot run (it runs the call as it made it): approve it as it is, or deny it', automatic: true };
-  return { approved: true, scope: decision.scope ?? 'once', ...(decision.args === undefined ? {} : { args: decision.args }), ...(decision.by === undefined ? {} : { by: decision.by }) };
+  return {
+    approved: true,
+    scope: decision.scope ?? 'once',
+    ...(decision.args === undefined ? {} : { args: decision.args }),
+    ...(decision.alwaysScope === undefined ? {} : { alwaysScope: decision.alwaysScope }),
+    ...(decision.by === undefined ? {} : { by: decision.by }),
+  };
 }
 
 /** The most decisions one request may report; the hook sends no more. */

@@ -45,6 +45,7 @@ export function runDecisions(approvals: StoredApprovalDecision[]): RunDecision[]
       ...(decision.reason === null ? {} : { reason: decision.reason }),
       scope: decision.approved ? decision.scope : decision.scope === 'session' ? 'session' : 'once',
       ...(decision.editedArgs === undefined ? {} : { args: decision.editedArgs }),
+      ...(decision.alwaysScope === undefined || !decision.approved ? {} : { alwaysScope: decision.alwaysScope }),
       ...(decision.stop === undefined || decision.approved ? {} : { stop: decision.stop }),
       ...(decision.decidedBy === 'timeout' && !decision.approved ? { timedOut: true } : { by: decision.decidedBy }),
     };

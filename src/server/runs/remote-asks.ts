@@ -82,6 +82,7 @@ async function createAskRun(options: { runtime: ServerRuntime; principal: Princi
     reason: body.reason,
     ...(body.presentation === undefined ? {} : { presentation: { ...body.presentation, metadata: { ...body.presentation.metadata, asker } } }),
     ...(body.asked_by === undefined ? {} : { askedBy: body.asked_by }),
+    ...(body.always_scopes === undefined || body.always_scopes.length === 0 ? {} : { alwaysScopes: body.always_scopes }),
   };
   return createWaitingRun({
     runtime: options.runtime,

@@ -67,6 +67,7 @@ export function checkpointData(options: { context: RunEventContext; pending: Pen
     call: { tool: pending.tool, args: options.args, callId: pending.toolCallId },
     context: options.gateContext,
     ...(pending.askedBy === undefined ? {} : { askedBy: pending.askedBy }),
+    ...(pending.alwaysScopes === undefined ? {} : { alwaysScopes: pending.alwaysScopes }),
   };
   const reason = pending.reason;
   const prompt = `Do you approve executing '${pending.tool}'? ${pending.description}`;
@@ -87,6 +88,8 @@ export function checkpointData(options: { context: RunEventContext; pending: Pen
     asked_at: asked.toISOString(),
     times_out_at: context.policy.approvalTimeoutMs === undefined ? null : new Date(asked.getTime() + context.policy.approvalTimeoutMs).toISOString(),
     presentation: approvalView(request, { reason, prompt, redactKeys: context.policy.redact.keys }),
+    // The ids an approval's always_scope may name, with what each covers (the view has them made inert for people).
+    always_scopes: (pending.alwaysScopes ?? []).map((scope) => ({ id: scope.id, text: scope.text, rule: scope.rule })),
   };
 }
 

@@ -63,7 +63,10 @@ export interface KeptAlways {
 }
 
 /** One "approve always", as people read it: what the store keeps, without what matches calls (its fingerprint) and signs them (its MAC). */
-export type KeptAlwaysRecord = Omit<StoredAlwaysApproval, 'mac' | 'fingerprint'>;
+export type KeptAlwaysRecord = Omit<StoredAlwaysApproval, 'mac' | 'fingerprint'> & {
+  /** For an approval of a chosen scope: the rule it amounts to (`shell.rules: { match: "git log", … }`). */
+  rule?: string;
+};
 
 export interface DriveSlots {
   acquire(): Promise<void>;

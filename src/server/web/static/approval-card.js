@@ -111,10 +111,39 @@ export function waitingText(askedAt, timesOutAt, now) {
   return ends <= now ? `${waited} · timing out now` : `${waited} · times out in ${span(ends - now)}`;
 }
 
+/**
+ * The choices of what "Always" covers, narrowest first: this exact call,
+ * then calls like it (the payload, value ''), then what the tool offers wider.
+ */
+function scopeChoices(view) {
+  const offered = Array.isArray(view?.always_choices) ? view.always_choices.filter((choice) => typeof choice?.id === 'string') : [];
+  if (offered.length === 0) return [];
+  const exact = offered.filter((choice) => choice.id === 'exact');
+  const wider = offered.filter((choice) => choice.id !== 'exact');
+  return [...exact, { id: '', text: view?.always_scope ?? 'later calls like this one', rule: '' }, ...wider];
+}
+
+/** Radio buttons, one per choice, each with what it covers and the rule it amounts to; the first is checked. */
+function scopeChooser(choices, name) {
+  const group = `always-${name}`.replace(/[^A-Za-z0-9_-]/g, '_');
+  const options = choices.map((choice, index) => {
+    const input = el('input', { attrs: { type: 'radio', name: group, value: choice.id, ...(index === 0 ? { checked: '' } : {}) } });
+    const id = `${group}-${index}`;
+    input.id = id;
+    const label = el('label', { attrs: { for: id } }, [
+      el('span', { className: 'scope-text', text: choice.id === 'exact' ? `Only this exact call: ${choice.text}` : choice.id === '' ? `Calls like this one: ${choice.text}` : `Wider: ${choice.text}` }),
+      ...(choice.rule === '' ? [] : [el('code', { className: 'scope-rule', text: choice.rule })]),
+    ]);
+    return el('div', { className: 'scope-choice' }, [input, label]);
+  });
+  return el('fieldset', { className: 'scope-chooser' }, [el('legend', { text: '“Always” lets calls run without asking from now on, until revoked (Remembered). Which calls?' }), ...options]);
+}
+
 /** What a decision is called in its toast. */
 function decisionLabel(body, what) {
   if (body.approved === false) return `Denied: ${what}`;
-  return `${body.scope === 'always' ? 'Always allowed' : body.scope === 'session' ? 'Allowed for this session' : 'Allowed once'}: ${what}`;
+  const narrowed = body.always_scope === 'exact' ? ' (this exact call)' : body.always_scope !== undefined ? ' (the wider rule)' : '';
+  return `${body.scope === 'always' ? `Always allowed${narrowed}` : body.scope === 'session' ? 'Allowed for this session' : 'Allowed once'}: ${what}`;
 }
 
 /**
@@ -305,14 +334,23 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
   // The wide approvals take a second step that says what they cover: one click (or key) never approves more than this call.
   const confirm = el('div', { className: 'confirm', attrs: { hidden: '', role: 'group', 'aria-label': 'Confirm a wider approval' } });
   let confirming = null;
+  // "Always" may cover this exact call, calls like it (the payload), or what the tool offers wider: the narrowest is chosen first.
+  const choices = scopeChoices(view);
+  let chooser = null;
+  const wideDecision = (scope) => {
+    if (scope !== 'always' || chooser === null) return { approved: true, scope };
+    const chosen = chooser.querySelector('input[type="radio"]:checked')?.value ?? '';
+    return chosen === '' ? { approved: true, scope } : { approved: true, scope, always_scope: chosen };
+  };
   const askToConfirm = (scope) => {
-    if (confirming === scope) return send({ approved: true, scope });
+    if (confirming === scope) return send(wideDecision(scope));
     confirming = scope;
     const covers = scope === 'session' ? `“For this session” lets these run without asking: ${view?.session_scope ?? 'later calls like this one in this session'}.` : `“Always” lets these run without asking: ${view?.always_scope ?? 'later calls like this one'}.`;
+    chooser = scope === 'always' && choices.length > 0 ? scopeChooser(choices, `${pending.run_id}-${pending.tool_call_id}`) : null;
     confirm.replaceChildren(
-      el('p', { className: 'confirm-text', text: covers }),
+      ...(chooser === null ? [el('p', { className: 'confirm-text', text: covers })] : [chooser]),
       el('div', { className: 'buttons' }, [
-        button(scope === 'session' ? 'Allow for this session' : 'Allow always', 'allow confirm-allow', () => void send({ approved: true, scope })),
+        button(scope === 'session' ? 'Allow for this session' : 'Allow always', 'allow confirm-allow', () => void send(wideDecision(scope))),
         button('Cancel', 'secondary', () => cancelConfirm()),
       ]),
     );
@@ -321,6 +359,7 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
   };
   const cancelConfirm = () => {
     confirming = null;
+    chooser = null;
     confirm.setAttribute('hidden', '');
     confirm.replaceChildren();
   };

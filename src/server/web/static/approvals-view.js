@@ -41,7 +41,9 @@ export async function showAlways({ container }) {
         el('li', { className: `always-item${record.voided_at ? ' voided' : ''}` }, [
           el('div', { className: 'always-head' }, [el('span', { className: 'tool', text: String(record.tool) }), el('span', { className: 'always-id', text: String(record.id) }), revoke]),
           el('p', { className: 'always-description', text: String(record.description ?? '') }),
-          el('p', { className: 'always-payload', text: `Matches: ${String(record.payload_preview ?? '')}` }),
+          typeof record.rule === 'string'
+            ? el('p', { className: 'always-payload' }, [el('span', { text: 'Rule: ' }), el('code', { className: 'scope-rule', text: record.rule })])
+            : el('p', { className: 'always-payload', text: `Matches: ${String(record.payload_preview ?? '')}` }),
           el('p', { className: 'run-meta', text: `Given ${localTime(record.created_at)}${record.voided_at ? ` · voided ${localTime(record.voided_at)}: the tool changed, so it no longer applies` : ''}` }),
         ]),
       );
