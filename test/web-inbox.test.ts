@@ -408,7 +408,13 @@ describe('the web inbox in Chromium', () => {
     expect(await card.locator('button.primary').allTextContents()).toEqual(['Allow once']);
     await card.getByRole('button', { name: 'Always…' }).click();
     await card.locator('.confirm').waitFor();
-    expect(await card.locator('.confirm-text').textContent()).toBe('“Always” lets these run without asking: later write_file calls in this session and every later one with the same zone "workspace" and path "hello.txt", whatever their content, until revoked (toolgate approvals).');
+    // "Always" asks which calls: this exact call (checked: the narrowest), or calls like this one, each said in full.
+    const choices = card.locator('.scope-choice');
+    expect(await choices.locator('.scope-text').allTextContents()).toEqual([
+      'Only this exact call: write_file with exactly these arguments, nothing else',
+      'Calls like this one: later write_file calls in this session and every later one with the same zone "workspace" and path "hello.txt", whatever their content, until revoked (toolgate approvals)',
+    ]);
+    expect(await choices.locator('input').first().isChecked()).toBe(true);
     // The reason that only repeats the description is not said twice.
     expect(await card.locator('.reason').count()).toBe(0);
     // One click decided nothing.
@@ -426,23 +432,60 @@ describe('the web inbox in Chromium', () => {
     await page.keyboard.press('a');
     await card.locator('.confirm').waitFor();
     await card.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-always-second-step-1280.png') });
+    // a again takes the checked choice, as in the terminal (where it takes the first).
     await page.keyboard.press('a');
     await page.locator('.approval').waitFor({ state: 'detached' });
     const run = await inbox.waitForRun(runId, ['completed']);
     expect(run.decisions).toMatchObject([{ approved: true, scope: 'always' }]);
 
-    // Always allowed: listed with what it lets run, and revocable; then the same call asks again.
+    // Always allowed: listed with the rule it amounts to, and revocable; then the same call asks again.
     await page.evaluate(() => (location.hash = '#always'));
     const item = page.locator('.always-item').first();
     await item.waitFor();
     expect(await item.locator('.tool').textContent()).toBe('write_file');
-    expect(await item.locator('.always-payload').textContent()).toContain('hello.txt');
+    expect(await item.locator('.always-description').textContent()).toBe('write_file with exactly these arguments, nothing else');
+    expect(await item.locator('.always-payload').textContent()).toMatch(/^Rule: write_file with arguments sha256:[0-9a-f]{16}$/);
     await item.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-always-list-1280.png') });
     await item.getByRole('button', { name: 'Revoke' }).click();
     await page.locator('.always-item').waitFor({ state: 'detached' });
     expect((await inbox.api('/approvals/always')).json.approvals).toEqual([]);
     const again = await inbox.startRun('write a greeting');
     await inbox.waitForRun(again, ['paused_checkpoint']);
+    expect(incidents).toEqual([]);
+  });
+
+  it('"Always" can be wider: for a shell call, "wc with any arguments in this zone" shows the policy line it amounts to, and the next wc runs unasked', { timeout: 90_000 }, async () => {
+    const inbox = await startInbox('count-lines.yaml');
+    const runId = await inbox.startRun('count the notes');
+    await inbox.waitForRun(runId, ['paused_checkpoint']);
+    const { page, incidents } = await openPage(390);
+    await page.goto(inbox.server.loginUrl);
+    const card = page.locator('.approval').first();
+    await card.waitFor();
+    await card.getByRole('button', { name: 'Always…' }).click();
+    const choices = card.locator('.scope-choice');
+    await choices.first().waitFor();
+    expect(await choices.locator('.scope-text').allTextContents()).toEqual([
+      'Only this exact call: shell with exactly these arguments, nothing else',
+      expect.stringMatching(/^Calls like this one: later shell calls .*"wc -l notes\.txt"/),
+      'Wider: "wc" with any arguments, run in zone workspace, with every path inside it (each part of a later command must be one of these or allowed by the policy)',
+    ]);
+    expect(await choices.locator('.scope-rule').allTextContents()).toEqual([expect.stringMatching(/^shell with arguments sha256:/), 'shell.rules: { match: "wc", decision: allow, paths_in: [workspace] }']);
+    // Nothing runs off the edge of a phone.
+    expect(await card.evaluate((node: any) => node.scrollWidth <= node.clientWidth + 1)).toBe(true);
+    await choices.nth(2).locator('label').click();
+    await card.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-always-choices-390.png') });
+    await card.getByRole('button', { name: 'Allow always' }).click();
+    // The second wc (other arguments) is covered: the run completes without pausing again.
+    const run = await inbox.waitForRun(runId, ['completed']);
+    expect(run.decisions).toMatchObject([{ approved: true, scope: 'always' }]);
+    const kept = (await inbox.api('/approvals/always')).json.approvals;
+    expect(kept).toMatchObject([{ tool: 'shell', rule: 'shell.rules: { match: "wc", decision: allow, paths_in: [workspace] }' }]);
+    await page.evaluate(() => (location.hash = '#always'));
+    const item = page.locator('.always-item').first();
+    await item.waitFor();
+    expect(await item.locator('.always-payload').textContent()).toBe('Rule: shell.rules: { match: "wc", decision: allow, paths_in: [workspace] }');
+    await item.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-always-rule-390.png') });
     expect(incidents).toEqual([]);
   });
 
