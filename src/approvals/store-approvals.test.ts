@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { recordKey } from '../store/record-mac.ts';
 import type { SharedRecords, StoredAlwaysApproval } from '../store/store.ts';
+import { scopedPayload } from '../core/always-scopes.ts';
 import { approvalRecordOf } from './approvals-file.ts';
 import { loadStoreApprovals } from './store-approvals.ts';
 
@@ -119,5 +120,28 @@ describe('loadStoreApprovals', () => {
       { tool: 'shell', identity: 'builtin:shell' },
       { tool: 'shell', identity: 'builtin:shell:v2' },
     ]);
+  });
+
+  it('a chosen scope is read back for the gate where it verifies: kept by another server, with its MAC; one whose words were widened in the store, or without a MAC, is not', async () => {
+    const store = memoryShared();
+    const scope = { id: 'command', text: '"git log" with any arguments, run in zone ws', rule: 'shell.rules: { match: "git log", decision: allow, paths_in: [ws] }', match: { commands: ['git log'], zone: 'ws' } };
+    const scoped = { tool: 'shell', identity: 'builtin:shell', payload: scopedPayload(scope), description: scope.text };
+    await (await loadStoreApprovals({ shared: store.shared, key })).add(scoped);
+    const refusedIds: string[] = [];
+    const always = await loadStoreApprovals({ shared: store.shared, key, onRefused: (refused) => refusedIds.push(...refused.map((record) => record.id)) });
+    expect(always.scoped!({ tool: 'shell', identity: 'builtin:shell' })).toEqual([scope]);
+    // Under another identity of the tool, nothing.
+    expect(always.scoped!({ tool: 'shell', identity: 'builtin:shell:v2' })).toEqual([]);
+
+    // Someone with the database but not the secret widens the words: the record no longer hashes to its (signed) fingerprint.
+    store.records[0] = { ...store.records[0]!, payload_preview: store.records[0]!.payload_preview.replaceAll('git log', 'git') };
+    await always.refresh();
+    expect(always.scoped!({ tool: 'shell', identity: 'builtin:shell' })).toEqual([]);
+    // Or writes a whole record of their own: it has no valid MAC, and is refused.
+    const forged = approvalRecordOf({ ...scoped, payload: scopedPayload({ ...scope, match: { commands: ['git'], zone: 'ws' } }) }, { at: new Date() });
+    store.records.push({ ...forged, mac: 'not a mac' });
+    await always.refresh();
+    expect(always.scoped!({ tool: 'shell', identity: 'builtin:shell' })).toEqual([]);
+    expect(refusedIds).toContain(forged.id);
   });
 });
