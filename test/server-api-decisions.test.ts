@@ -54,7 +54,8 @@ describe('several calls waiting at once', () => {
     const between = await api.run(runId);
     expect(between.status).toBe('paused_checkpoint');
     expect(between.pending_approvals.map((pending: any) => pending.tool_call_id)).toEqual(['tg_1_1']);
-    expect(between.decisions).toMatchObject([{ tool_call_id: 'tg_1_2', approved: true, decided_by: 'carol' }]);
+    // Who decided, and how: a client of the API that does not say otherwise is the API.
+    expect(between.decisions).toMatchObject([{ tool_call_id: 'tg_1_2', approved: true, decided_by: 'carol', via: 'api' }]);
     // Approved calls run only when the run resumes.
     expect(api.project.read('ws/b.txt')).toBeUndefined();
 
@@ -299,7 +300,7 @@ describe('approval_timeout', () => {
     const done = await api.run(runId);
     expect(done.status).toBe('completed');
     expect(done.text).toBe('Nobody answered in time, so I wrote nothing.');
-    expect(done.decisions).toMatchObject([{ approved: false, decided_by: 'timeout' }]);
+    expect(done.decisions).toMatchObject([{ approved: false, decided_by: 'timeout', via: 'timeout' }]);
     expect(api.project.read('ws/note.txt')).toBeUndefined();
     const decisions = auditEntries(api.project).filter((entry) => entry.kind === 'decision' && entry.decision !== 'ask');
     expect(decisions).toMatchObject([{ decision: 'denied', source: 'timeout' }]);

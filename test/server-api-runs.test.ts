@@ -75,7 +75,7 @@ describe('POST /runs and the pause', () => {
     expect(api.project.read('ws/note.txt')).toBe('first draft\n');
     expect(done.pending_approvals).toEqual([]);
     expect(done.decisions).toEqual([
-      { tool_call_id: 'tg_1_1', tool_name: 'write_file', approved: true, reason: 'User confirmed the note is fine', scope: 'once', decided_by: 'carol', decided_at: expect.any(String) },
+      { tool_call_id: 'tg_1_1', tool_name: 'write_file', approved: true, reason: 'User confirmed the note is fine', scope: 'once', decided_by: 'carol', decided_at: expect.any(String), via: 'api' },
     ]);
     // Nothing is left in the inbox.
     expect((await api.request('/approvals', { token: 'carol' })).json.approvals).toEqual([]);

@@ -162,20 +162,20 @@ describe('the web inbox in Chromium', () => {
     const run = await inbox.waitForRun(runId, ['completed']);
     expect(run.text).toContain('The greeting is written');
     expect(readFileSync(path.join(inbox.root, 'ws', 'hello.txt'), 'utf8')).toBe('Hello from the inbox\nline 2\nline 3\n');
-    expect(run.decisions).toMatchObject([{ tool_name: 'write_file', approved: true, scope: 'once' }]);
+    expect(run.decisions).toMatchObject([{ tool_name: 'write_file', approved: true, scope: 'once', via: 'inbox' }]);
 
     // The run view: status, input, the decision and who took it, the timeline.
     await page.evaluate((id) => (location.hash = `#run=${encodeURIComponent(id)}`), runId);
     await page.waitForSelector('#run-view:not([hidden]) .run-status');
     await expect.poll(() => page.locator('.run-status').textContent()).toBe('completed');
     expect(await page.locator('.run-input').textContent()).toBe('write a greeting');
-    expect(await page.locator('.decision-list').textContent()).toContain(`by ${run.decisions[0].decided_by}`);
+    expect(await page.locator('.decision-list').textContent()).toContain(`by ${run.decisions[0].decided_by} in the inbox at `);
     const types = () => page.locator('.timeline .event').evaluateAll((items: any[]) => items.map((item) => item.dataset.type));
     await expect.poll(async () => (await types()).includes('run_completed')).toBe(true);
     expect(await types()).toEqual(expect.arrayContaining(['checkpoint_required', 'approval_decided', 'run_completed']));
     // The timeline reads as sentences with their times; the event as sent is behind a disclosure.
     const decidedEvent = page.locator('.timeline .event[data-type="approval_decided"]');
-    expect(await decidedEvent.locator('.event-text').textContent()).toBe(`approved write_file by ${run.decisions[0].decided_by}`);
+    expect(await decidedEvent.locator('.event-text').textContent()).toBe(`approved write_file by ${run.decisions[0].decided_by} in the inbox`);
     expect(await decidedEvent.locator('.event-time').textContent()).toMatch(/^\d\d:\d\d:\d\d$/);
     expect(await decidedEvent.locator('.event-raw').isVisible()).toBe(true);
     expect(await decidedEvent.locator('.event-raw pre').isVisible()).toBe(false);

@@ -66,6 +66,8 @@ export interface ApproveInput {
   scope?: 'once' | 'session' | 'always';
   /** With scope `always`: which of the call's `always_scopes` it covers (one call, named by tool_call_id or the only one waiting). */
   always_scope?: string;
+  /** Where the person decided, as the client says (the web inbox sends `inbox`; default `api`): shown beside who decided. */
+  via?: 'inbox' | 'api';
   edited_args?: unknown;
   /** A denial that ends the run (seed 004), whatever `on_deny` says. */
   stop?: boolean;
@@ -101,7 +103,7 @@ export interface RunView {
   updated_at: string;
   pending_approvals: PendingView[];
   /** Every decision taken in the run, oldest first: who, what, when. */
-  decisions: Array<{ tool_call_id: string; tool_name: string; approved: boolean; reason: string | null; scope: string; decided_by: string; decided_at: string }>;
+  decisions: Array<{ tool_call_id: string; tool_name: string; approved: boolean; reason: string | null; scope: string; decided_by: string; decided_at: string; via: 'inbox' | 'api' | 'timeout' | null }>;
 }
 
 export type RunSummaryView = Omit<RunView, 'pending_approvals' | 'decisions'> & { pending: number };

@@ -28,6 +28,7 @@ export const approveBody = z.strictObject({
   group_id: identifier.optional(),
   scope: z.enum(['once', 'session', 'always']).optional(),
   always_scope: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/).optional(),
+  via: z.enum(['inbox', 'api']).optional(),
   edited_args: z.unknown().optional(),
   stop: z.boolean().optional(),
 }) satisfies z.ZodType<ApproveInput>;

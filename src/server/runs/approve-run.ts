@@ -58,6 +58,7 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
     scope: input.scope ?? 'once',
     ...(input.edited_args === undefined ? {} : { editedArgs: input.edited_args }),
     ...(input.always_scope === undefined ? {} : { alwaysScope: input.always_scope }),
+    ...(options.timedOut === true ? {} : { via: input.via ?? 'api' }),
     ...(input.stop === undefined ? {} : { stop: input.stop }),
     decidedBy: options.timedOut === true ? 'timeout' : options.principal.name,
     decidedAt: new Date().toISOString(),

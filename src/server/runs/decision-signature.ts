@@ -58,6 +58,7 @@ function macOf(key: Buffer, runId: string, calls: readonly string[], decision: S
     decision.decidedAt,
     // Only when there is one: decisions signed before it existed still verify.
     ...(decision.alwaysScope === undefined ? [] : [`always_scope:${decision.alwaysScope}`]),
+    ...(decision.via === undefined ? [] : [`via:${decision.via}`]),
   ]);
 }
 

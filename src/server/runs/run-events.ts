@@ -142,6 +142,7 @@ export function decisionEvent(context: RunEventContext, options: { toolCallId: s
     reason: decision.reason,
     scope: decision.scope,
     decided_by: decision.decidedBy,
+    via: decision.via ?? (decision.decidedBy === 'timeout' ? 'timeout' : null),
     timed_out: decision.decidedBy === 'timeout',
   });
 }

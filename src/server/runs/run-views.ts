@@ -80,6 +80,7 @@ export function runView(run: StoredRun, approvals: StoredApproval[]): RunView {
         scope: approval.decision!.scope,
         decided_by: approval.decision!.decidedBy,
         decided_at: approval.decision!.decidedAt,
+        via: approval.decision!.via ?? (approval.decision!.decidedBy === 'timeout' ? 'timeout' : null),
       })),
   };
 }

@@ -278,7 +278,7 @@ export function approvalCard(pending, { onDecided, onOpenRun }) {
 
   const errorNode = el('p', { className: 'error', attrs: { role: 'alert' } });
   const reasonInput = el('input', { className: 'deny-reason', attrs: { type: 'text', placeholder: 'Reason for denying (the model sees it)', 'aria-label': 'Reason for denying', maxlength: '2000' } });
-  const body = (extra) => ({ tool_call_id: String(pending.tool_call_id), ...extra });
+  const body = (extra) => ({ tool_call_id: String(pending.tool_call_id), via: 'inbox', ...extra });
   const send = (extra) => hold({ container: card, label: decisionLabel(extra, headline ?? toolName), sendNow: () => decide({ runId: pending.run_id, body: body(extra), errorNode, container: card, done: onDecided }) });
   const deny = () => {
     const reason = reasonInput.value.trim();
@@ -402,7 +402,7 @@ export function groupBox({ runId, groupId, cards, onDecided }) {
   const box = el('section', { className: 'group' });
   const errorNode = el('p', { className: 'error', attrs: { role: 'alert' } });
   const reasonInput = el('input', { className: 'deny-reason group-reason', attrs: { type: 'text', placeholder: 'Reason for denying them all (the model sees it)', 'aria-label': 'Reason for denying the group', maxlength: '2000' } });
-  const send = (extra) => hold({ container: box, label: decisionLabel(extra, `${cards.length} calls`), sendNow: () => decide({ runId, body: { group_id: groupId, ...extra }, errorNode, container: box, done: onDecided }) });
+  const send = (extra) => hold({ container: box, label: decisionLabel(extra, `${cards.length} calls`), sendNow: () => decide({ runId, body: { group_id: groupId, via: 'inbox', ...extra }, errorNode, container: box, done: onDecided }) });
   const denyAll = () => {
     const reason = reasonInput.value.trim();
     return send({ approved: false, ...(reason === '' ? {} : { reason }) });

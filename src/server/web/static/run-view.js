@@ -14,7 +14,7 @@ function eventSummary(type, data) {
     case 'checkpoint_required':
       return `waits for approval: ${tool}`;
     case 'approval_decided':
-      return `${data.approved ? 'approved' : 'denied'} ${tool} by ${String(data.decided_by ?? '?')}${data.reason ? ` — ${String(data.reason)}` : ''}`;
+      return `${data.approved ? 'approved' : 'denied'} ${tool} by ${String(data.decided_by ?? '?')}${viaText(data.via)}${data.reason ? ` — ${String(data.reason)}` : ''}`;
     case 'run_paused':
       return 'paused for approval';
     case 'run_resumed':
@@ -120,6 +120,11 @@ function renderSummary(node, run) {
   if (pending.length > 0) node.append(el('p', { className: 'note', text: `${pending.length} ${pending.length === 1 ? 'call waits' : 'calls wait'} for a decision in the inbox.` }));
 }
 
+/** How a decision was made, after who made it: ` in the inbox`, ` over the API`; nothing for a timeout (its name says it). */
+function viaText(via) {
+  return via === 'inbox' ? ' in the inbox' : via === 'api' ? ' over the API' : '';
+}
+
 function renderDecisions(node, decisions, blocks = []) {
   clear(node);
   if (decisions.length === 0 && blocks.length === 0) {
@@ -129,7 +134,7 @@ function renderDecisions(node, decisions, blocks = []) {
   const list = el('ul', { className: 'decision-list' });
   for (const decision of decisions) {
     const what = `${decision.approved ? 'Approved' : 'Denied'} ${decision.tool_name} (${decision.scope})`;
-    list.append(el('li', { className: decision.approved ? 'approved' : 'denied' }, [el('span', { text: what }), el('span', { className: 'who', text: ` by ${decision.decided_by} at ${localTime(decision.decided_at)}` }), decision.reason ? el('span', { className: 'why', text: ` — ${decision.reason}` }) : null]));
+    list.append(el('li', { className: decision.approved ? 'approved' : 'denied' }, [el('span', { text: what }), el('span', { className: 'who', text: ` by ${decision.decided_by}${viaText(decision.via)} at ${localTime(decision.decided_at)}` }), decision.reason ? el('span', { className: 'why', text: ` — ${decision.reason}` }) : null]));
   }
   for (const block of blocks) {
     list.append(el('li', { className: 'denied blocked' }, [el('span', { text: `Blocked ${block.tool}` }), el('span', { className: 'who', text: ` by the policy${block.at ? ` at ${localTime(block.at)}` : ''}` }), block.reason ? el('span', { className: 'why', text: ` — ${block.reason}` }) : null]));
