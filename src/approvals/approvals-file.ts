@@ -238,13 +238,13 @@ export function approvalFingerprint(entry: { tool: string; identity?: string; pa
  * approvalRecordOf({ tool: 'shell', payload: { command: 'ls' }, description: 'list' }, { at: new Date() }).id // 12 hex digits
  */
 export function approvalRecordOf(
-  entry: { tool: string; identity?: string; payload: unknown; description: string },
+  entry: { tool: string; identity?: string; payload: unknown; description: string; scoped?: boolean },
   options: { redactKeys?: ReadonlySet<string> | undefined; at: Date },
 ): ApprovalRecord {
   const fingerprint = approvalFingerprint(entry);
   // A scope is kept whole, not redacted or cut: it is read back (and checked against the fingerprint) to match calls.
   // It holds no argument values beyond a command's words and a digest (always-scopes.ts), and its texts are bounded.
-  const scoped = readScopedPayload(entry.payload) !== undefined;
+  const scoped = entry.scoped === true && readScopedPayload(entry.payload) !== undefined;
   const preview = scoped ? JSON.stringify(scopedPayload(readScopedPayload(entry.payload)!)) : (JSON.stringify(redact(entry.payload, options.redactKeys ?? new Set())) ?? 'null');
   return {
     id: fingerprint.slice('sha256:'.length, 'sha256:'.length + 12),

@@ -41,12 +41,14 @@ export function readScopedPayload(payload: unknown): AlwaysScope | undefined {
 }
 
 /**
- * "Exactly this call": the tool and a fingerprint of all its arguments.
- * Offered when the payload leaves some argument free (a file write's
- * content), so "always" can be narrower than "for this session".
+ * "Exactly this call": the tool, all its arguments and the payload the tool
+ * made of them (a path as it resolved, the directory a command runs in), so
+ * the same arguments naming another file later (a link pointed elsewhere)
+ * are not covered. Offered when the payload leaves some argument free (a
+ * file write's content), so "always" can be narrower than "for this session".
  */
-export async function exactScope(call: Pick<ToolCall, 'tool' | 'args'>): Promise<AlwaysScope> {
-  const digest = await fingerprintDigest(call.args);
+export async function exactScope(call: Pick<ToolCall, 'tool' | 'args'>, payload: unknown): Promise<AlwaysScope> {
+  const digest = await fingerprintDigest({ args: call.args, payload });
   return {
     id: EXACT_SCOPE_ID,
     text: `${call.tool} with exactly these arguments, nothing else`,
@@ -62,11 +64,13 @@ export async function exactScope(call: Pick<ToolCall, 'tool' | 'args'>): Promise
  * fail, or that cannot say a scope covers the call, offers none of them: the
  * person still has "always" for the payload.
  */
-export async function offeredAlwaysScopes(options: { tool: ToolDeclaration | undefined; call: ToolCall; payloadIsArguments: boolean }): Promise<AlwaysScope[]> {
+export async function offeredAlwaysScopes(options: { tool: ToolDeclaration | undefined; call: ToolCall; payload: unknown; payloadIsArguments: boolean }): Promise<AlwaysScope[]> {
   const { tool, call } = options;
   const offered: AlwaysScope[] = [];
+  // A payload that poses as a kept scope would be matched as one: it gets no "always" at all (the gate approves it once).
+  if (posesAsScope(options.payload)) return offered;
   try {
-    if (!options.payloadIsArguments) offered.push(await exactScope(call));
+    if (!options.payloadIsArguments) offered.push(await exactScope(call, options.payload));
   } catch {
     // Arguments that cannot be fingerprinted have no exact scope.
   }
@@ -74,7 +78,7 @@ export async function offeredAlwaysScopes(options: { tool: ToolDeclaration | und
   try {
     for (const scope of await tool.alwaysScopes(call)) {
       if (!isWellFormed(scope) || offered.some((other) => other.id === scope.id)) continue;
-      if ((await tool.withinAlwaysScope(call, scope.match)) === true) offered.push(scope);
+      if ((await tool.withinAlwaysScope(call, scope)) === true) offered.push(scope);
     }
   } catch {
     return offered.filter((scope) => scope.id === EXACT_SCOPE_ID);
@@ -93,12 +97,22 @@ export async function coveringScope(options: { tool: ToolDeclaration | undefined
   for (const scope of options.kept) {
     if (scope.id === EXACT_SCOPE_ID) continue;
     try {
-      if ((await within(options.call, scope.match)) === true) return scope;
+      if ((await within(options.call, scope)) === true) return scope;
     } catch {
       // Not within: asking is the safe direction.
     }
   }
   return undefined;
+}
+
+/**
+ * Whether a tool's own payload carries the key kept scopes are stored
+ * under: "always" for it would be indistinguishable from a kept scope (a
+ * model could make an MCP tool's payload look like an exact scope of
+ * another call), so it is never kept or matched as an "always".
+ */
+export function posesAsScope(payload: unknown): boolean {
+  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) && Object.hasOwn(payload, ALWAYS_SCOPE_KEY);
 }
 
 function isWellFormed(scope: AlwaysScope): boolean {

@@ -1,5 +1,5 @@
 import { resolveMode } from './approval-controller.ts';
-import { coveringScope, EXACT_SCOPE_ID, exactScope, offeredAlwaysScopes, scopedPayload } from './always-scopes.ts';
+import { ALWAYS_SCOPE_KEY, coveringScope, EXACT_SCOPE_ID, exactScope, offeredAlwaysScopes, posesAsScope, scopedPayload } from './always-scopes.ts';
 import { createInMemoryApprovalMemory, memoryKey, type ApprovalMemory, type RememberedShown } from './approval-memory.ts';
 import { presentRequest, type Approver, type PresentedRequest } from './approver.ts';
 import { AUDIT_SCHEMA_VERSION, type AuditEntry, type AuditSink } from './audit-entry.ts';
@@ -31,7 +31,8 @@ export interface AlwaysApprovals {
   /** Where they are kept, for the reason an approval gives (default: "approvals file"). */
   readonly where?: string;
   has(entry: { tool: string; identity?: string; payload: unknown }): boolean;
-  add(entry: { tool: string; identity?: string; payload: unknown; description: string }): Promise<void>;
+  /** `scoped`: the payload is a chosen scope (`scopedPayload`), kept whole so it can be read back; any other payload is kept redacted. */
+  add(entry: { tool: string; identity?: string; payload: unknown; description: string; scoped?: boolean }): Promise<void>;
   /**
    * The scopes kept for a tool under this identity (`scopedPayload`): what
    * the tool's `withinAlwaysScope` matches later calls against. Only scopes
@@ -325,12 +326,12 @@ export function createGate(options: GateOptions): Gate {
     if (always !== undefined) {
       const where = always.where ?? 'approvals file';
       const identity = tool?.identity;
-      if (always.has({ tool: call.tool, identity, payload: verdict.request.payload }) === true) {
+      if (!posesAsScope(verdict.request.payload) && always.has({ tool: call.tool, identity, payload: verdict.request.payload }) === true) {
         return finish(step, approved(step, 'memory', `approved always (${where})`, call.args));
       }
       const kept = always.scoped?.({ tool: call.tool, identity }) ?? [];
       if (kept.length > 0) {
-        const exact = kept.some((scope) => scope.id === EXACT_SCOPE_ID) ? await exactScope(call).catch(() => undefined) : undefined;
+        const exact = kept.some((scope) => scope.id === EXACT_SCOPE_ID) ? await exactScope(call, verdict.request.payload).catch(() => undefined) : undefined;
         if (exact !== undefined && always.has({ tool: call.tool, identity, payload: scopedPayload(exact) }) === true) {
           return finish(step, approved(step, 'memory', `approved always (${where}): ${exact.rule}`, call.args));
         }
@@ -381,7 +382,7 @@ export function createGate(options: GateOptions): Gate {
   async function alwaysChoices(tool: ToolDeclaration | undefined, call: ToolCall, request: Pick<ApprovalRequest, 'payload'>): Promise<Array<Omit<AlwaysScope, 'match'>>> {
     if (options.always === undefined) return [];
     try {
-      const scopes = await offeredAlwaysScopes({ tool, call, payloadIsArguments: fingerprintsEqual(request.payload, call.args) });
+      const scopes = await offeredAlwaysScopes({ tool, call, payload: request.payload, payloadIsArguments: fingerprintsEqual(request.payload, call.args) });
       return scopes.map(({ match: _match, ...shown }) => shown);
     } catch {
       return [];
@@ -424,15 +425,18 @@ export function createGate(options: GateOptions): Gate {
     if (decision.scope === 'always' && options.always !== undefined && decision.alwaysScope !== undefined) {
       const always = options.always;
       // The scope is found again from the call, never taken from the answer: an answer names a choice, it cannot write one.
-      const offered = await offeredAlwaysScopes({ tool: step.tool, call: step.call, payloadIsArguments: fingerprintsEqual(step.verdict.request.payload, step.call.args) });
+      const offered = await offeredAlwaysScopes({ tool: step.tool, call: step.call, payload: step.verdict.request.payload, payloadIsArguments: fingerprintsEqual(step.verdict.request.payload, step.call.args) });
       const chosen = offered.find((scope) => scope.id === decision.alwaysScope);
       if (chosen === undefined) {
         const once = approved(step, 'person', `approved by a person (once: "always" for ${JSON.stringify(decision.alwaysScope)} is not a choice this call offers)${decision.note ? `: ${decision.note}` : ''}`, step.call.args);
         return finish(step, once);
       }
       const scoped = approved(step, 'person', `approved by a person always: ${chosen.rule}${decision.note ? `: ${decision.note}` : ''}`, step.call.args);
-      const entry = { tool: step.call.tool, identity: step.tool?.identity, payload: scopedPayload(chosen), description: chosen.text };
+      const entry = { tool: step.call.tool, identity: step.tool?.identity, payload: scopedPayload(chosen), description: chosen.text, scoped: true };
       return finish(step, scoped, () => always.add(entry));
+    }
+    if (decision.scope === 'always' && options.always !== undefined && posesAsScope(step.verdict.request.payload)) {
+      return finish(step, approved(step, 'person', `approved by a person (once: the call's approval payload carries ${ALWAYS_SCOPE_KEY}, which "always" cannot keep)${decision.note ? `: ${decision.note}` : ''}`, step.call.args));
     }
     if (decision.scope === 'always' && options.always !== undefined) {
       const always = options.always;

@@ -57,8 +57,12 @@ export interface ToolDeclaration {
    * only where `withinAlwaysScope` says this very call falls within them.
    */
   alwaysScopes?: (call: ToolCall) => AlwaysScope[] | Promise<AlwaysScope[]>;
-  /** Whether a call falls within a scope this tool offered (its `match`, as kept). Must fail closed: anything unreadable is false. */
-  withinAlwaysScope?: (call: ToolCall, match: unknown) => boolean | Promise<boolean>;
+  /**
+   * Whether a call falls within a scope this tool offered, as kept. Must
+   * fail closed: a `match` the tool would not offer, or a `text` or `rule`
+   * other than the ones it would show for that `match`, is false.
+   */
+  withinAlwaysScope?: (call: ToolCall, scope: AlwaysScope) => boolean | Promise<boolean>;
   execute?: (...args: any[]) => unknown;
 }
 

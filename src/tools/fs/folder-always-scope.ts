@@ -42,6 +42,15 @@ export function folderAlwaysScope(options: { context: FsToolContext; tool: strin
     return { zone: resolved.zone.name, relative: resolved.relative.split(path.sep).join('/') };
   }
 
+  function render(match: FolderScopeMatch): AlwaysScope {
+    return {
+      id: FOLDER_SCOPE_ID,
+      text: `${tool} of any file under ${JSON.stringify(`${match.under}/`)} in zone ${match.zone}, whatever its content (not a file another program loads, such as git hooks or toolgate's own)`,
+      rule: `${tool}: zone ${match.zone}, path ${JSON.stringify(`${match.under}/**`)}`,
+      match: { zone: match.zone, under: match.under },
+    };
+  }
+
   return {
     alwaysScopes(call: ToolCall): AlwaysScope[] {
       const write = plainWrite(call);
@@ -49,19 +58,13 @@ export function folderAlwaysScope(options: { context: FsToolContext; tool: strin
       const under = path.posix.dirname(write.relative);
       // A file at the zone's root has no folder narrower than the zone: "always" for the zone is the policy's to say.
       if (under === '.' || under === '' || !isFolder(under)) return [];
-      const match: FolderScopeMatch = { zone: write.zone, under };
-      return [
-        {
-          id: FOLDER_SCOPE_ID,
-          text: `${tool} of any file under ${JSON.stringify(`${under}/`)} in zone ${write.zone}, whatever its content (not a file another program loads, such as git hooks or toolgate's own)`,
-          rule: `${tool}: zone ${write.zone}, path ${JSON.stringify(`${under}/**`)}`,
-          match,
-        },
-      ];
+      return [render({ zone: write.zone, under })];
     },
-    withinAlwaysScope(call: ToolCall, match: unknown): boolean {
-      const scope = readFolderScope(match);
-      const write = scope === undefined ? undefined : plainWrite(call);
+    withinAlwaysScope(call: ToolCall, kept: AlwaysScope): boolean {
+      const scope = kept.id === FOLDER_SCOPE_ID ? readFolderScope(kept.match) : undefined;
+      // The words and the rule kept are the ones this tool shows for that folder, or the scope covers nothing.
+      if (scope === undefined || render(scope).text !== kept.text || render(scope).rule !== kept.rule) return false;
+      const write = plainWrite(call);
       if (scope === undefined || write === undefined) return false;
       return write.zone === scope.zone && write.relative.startsWith(`${scope.under}/`);
     },

@@ -27,7 +27,7 @@ import { sandboxProfileOptionsFromPolicy } from './sandbox-profile-from-policy.t
 import { ShellCommandRefusedError } from './errors/shell-command-refused-error.ts';
 import { ShellInvalidArgumentsError } from './errors/shell-invalid-arguments-error.ts';
 import { allowRule, shellRulesFromPolicy, type ShellRule } from './shell-rules.ts';
-import { commandScopeOf, readCommandScope } from './command-always-scope.ts';
+import { commandScopeOf, keptCommandScope } from './command-always-scope.ts';
 
 export const shellSchema = z.strictObject({
   command: z.string().min(1).describe('The command line, run with bash -c.'),
@@ -206,8 +206,8 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
       const scope = commandScopeOf({ analysis: analyzeCommandOnce(parsed.data.command), zone: zone.name });
       return scope === undefined ? [] : [scope];
     },
-    async withinAlwaysScope(call, match) {
-      const scope = readCommandScope(match);
+    async withinAlwaysScope(call, kept) {
+      const scope = keptCommandScope(kept, analyzeCommandOnce);
       const parsed = shellSchema.safeParse(call.args);
       if (scope === undefined || !parsed.success) return false;
       const directory = workingDirectory(parsed.data.cwd);
