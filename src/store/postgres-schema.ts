@@ -167,6 +167,25 @@ CREATE TABLE IF NOT EXISTS audit (
 
 -- The server's MAC over an "approve always" (record-mac.ts): one without a valid MAC never matches a call.
 ALTER TABLE always_approvals ADD COLUMN IF NOT EXISTS mac TEXT;
+
+-- The notifications outbox (issue 35): one row per delivery, keyed by its idempotency key; servers claim rows with a lease.
+CREATE TABLE IF NOT EXISTS outbox (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  channel TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dead')),
+  attempts INTEGER NOT NULL,
+  next_attempt_at TEXT NOT NULL,
+  leased_until TEXT,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  delivered_at TEXT,
+  schema_version INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_attempt_at, seq) WHERE status = 'pending';
 `;
 
 /**

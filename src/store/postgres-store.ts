@@ -40,6 +40,8 @@ import {
   approvalTextFromRow,
   callFromRow,
   checkLimit,
+  type DeliveryRow,
+  deliveryFromRow,
   checkStep,
   decidedCalls,
   decodeRunCursor,
@@ -58,7 +60,7 @@ import { sqlFilter } from './sql-filter.ts';
 import { describeStoreLocation } from './store-location.ts';
 import type { EventText } from './sqlite-writes.ts';
 import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
-import type { DecideResult, NewEvent, PendingApprovalsQuery, RunChange, RunStatus, SharedRecords, StoreChange, StoredAlwaysApproval, StoredEvent, StoreInstances, ToolgateStore } from './store.ts';
+import type { DecideResult, DeliveryStatus, NewEvent, PendingApprovalsQuery, RunChange, RunStatus, SharedRecords, StoreChange, StoredAlwaysApproval, StoredEvent, StoreInstances, ToolgateStore } from './store.ts';
 
 /**
  * A connection that prepares each statement with parameters once, under a
@@ -725,6 +727,52 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     async revokeToken(name) {
       return (await query('UPDATE tokens SET revoked_at = $1 WHERE name = $2 AND revoked_at IS NULL', [now(), name])).rowCount === 1;
+    },
+
+    outbox: {
+      async enqueueDeliveries(deliveries) {
+        if (deliveries.length === 0) return 0;
+        const at = now();
+        const added = await query(
+          `INSERT INTO outbox (id, channel, run_id, tool_call_id, body, status, attempts, next_attempt_at, created_at, schema_version)
+           SELECT d.id, d.channel, d.run_id, d.tool_call_id, d.body, 'pending', 0, $2, $2, $3
+           FROM jsonb_to_recordset($1::jsonb) AS d(id TEXT, channel TEXT, run_id TEXT, tool_call_id TEXT, body TEXT)
+           ON CONFLICT (id) DO NOTHING`,
+          [JSON.stringify(deliveries.map((delivery) => ({ id: delivery.id, channel: delivery.channel, run_id: delivery.runId, tool_call_id: delivery.toolCallId, body: delivery.body }))), at, STORE_SCHEMA_VERSION],
+        );
+        return added.rowCount ?? 0;
+      },
+      async claimDeliveries(claim) {
+        const limit = checkLimit(claim.limit, 'claimDeliveries limit');
+        // SKIP LOCKED: two servers claiming at once get different rows, never the same one.
+        const claimed = await query<DeliveryRow>(
+          `UPDATE outbox SET leased_until = $2, attempts = attempts + 1
+           WHERE seq IN (
+             SELECT seq FROM outbox WHERE status = 'pending' AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+             ORDER BY next_attempt_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED)
+           RETURNING *`,
+          [claim.now, claim.leaseUntil, limit],
+        );
+        return claimed.rows.sort((left, right) => Number(left.seq) - Number(right.seq)).map(deliveryFromRow);
+      },
+      async finishDelivery(id, outcome) {
+        if (outcome.status === 'delivered') await query(`UPDATE outbox SET status = 'delivered', delivered_at = $1, leased_until = NULL, last_error = NULL WHERE id = $2`, [outcome.at, id]);
+        else if (outcome.status === 'pending') await query(`UPDATE outbox SET next_attempt_at = $1, leased_until = NULL, last_error = $2 WHERE id = $3 AND status = 'pending'`, [outcome.retryAt, outcome.error, id]);
+        else await query(`UPDATE outbox SET status = 'dead', leased_until = NULL, last_error = $1 WHERE id = $2 AND status = 'pending'`, [outcome.error, id]);
+      },
+      async countDeliveries() {
+        const counts: Record<DeliveryStatus, number> = { pending: 0, delivered: 0, dead: 0 };
+        for (const row of (await query<{ status: DeliveryStatus; n: string }>('SELECT status, COUNT(*) AS n FROM outbox GROUP BY status')).rows) counts[row.status] = Number(row.n);
+        return counts;
+      },
+      async listDeliveries(list) {
+        const limit = checkLimit(list.limit, 'listDeliveries limit');
+        const rows =
+          list.status === undefined
+            ? await query<DeliveryRow>('SELECT * FROM outbox ORDER BY seq DESC LIMIT $1', [limit])
+            : await query<DeliveryRow>('SELECT * FROM outbox WHERE status = $1 ORDER BY seq DESC LIMIT $2', [list.status, limit]);
+        return rows.rows.map(deliveryFromRow);
+      },
     },
 
     async close() {

@@ -15,6 +15,7 @@ import type {
   StoredApprovalText,
   StoredCall,
   StoredDecision,
+  StoredDelivery,
   StoredEvent,
   StoredRun,
   StoredStep,
@@ -39,6 +40,43 @@ export interface RunRow {
   updated_at: string;
   revision: number;
   schema_version: number;
+}
+
+export interface DeliveryRow {
+  seq: number;
+  id: string;
+  channel: string;
+  run_id: string;
+  tool_call_id: string;
+  body: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  leased_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  schema_version: number;
+}
+
+/** A row of the outbox as the store's record. */
+export function deliveryFromRow(row: DeliveryRow): StoredDelivery {
+  if (row.status !== 'pending' && row.status !== 'delivered' && row.status !== 'dead') {
+    throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `outbox delivery ${row.id} has the unknown status ${JSON.stringify(row.status)}` });
+  }
+  return {
+    id: row.id,
+    channel: row.channel,
+    runId: row.run_id,
+    toolCallId: row.tool_call_id,
+    body: row.body,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+  };
 }
 
 export interface ApprovalRow {

@@ -121,6 +121,25 @@ CREATE TABLE IF NOT EXISTS steps (
   schema_version INTEGER NOT NULL,
   PRIMARY KEY (run_id, seq)
 ) STRICT;
+
+-- The notifications outbox (issue 35): one row per delivery, keyed by its idempotency key.
+CREATE TABLE IF NOT EXISTS outbox (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  channel TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dead')),
+  attempts INTEGER NOT NULL,
+  next_attempt_at TEXT NOT NULL,
+  leased_until TEXT,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  delivered_at TEXT,
+  schema_version INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_attempt_at, seq) WHERE status = 'pending';
 `;
 
 /** Owner read and write only: the file holds sealed run states, decisions and token hashes. */

@@ -33,7 +33,9 @@ import { SAFETY_NET_PAGES, startCheckpointer, type Checkpointer } from './sqlite
 import {
   type ApprovalRow,
   type CallRow,
+  type DeliveryRow,
   type EventRow,
+  deliveryFromRow,
   type RunRow,
   type TokenRow,
   approvalDecisionFromRow,
@@ -58,7 +60,7 @@ import {
 import { sqlFilter } from './sql-filter.ts';
 import { StoreError } from './sqlite-store-error.ts';
 import { RUN_STATUSES } from './store.ts';
-import type { DecideResult, NewEvent, PendingApprovalsQuery, RunStatus, StoredEvent, StoredRun, ToolgateStore } from './store.ts';
+import type { DecideResult, DeliveryStatus, NewEvent, PendingApprovalsQuery, RunStatus, StoredEvent, StoredRun, ToolgateStore } from './store.ts';
 
 export interface SqliteStoreOptions {
   /** The database file; its directory is created when missing. */
@@ -352,6 +354,30 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
 
     async revokeToken(name) {
       return write('revokeToken', { name, at: now() });
+    },
+
+    outbox: {
+      async enqueueDeliveries(deliveries) {
+        if (deliveries.length === 0) return 0;
+        return write('enqueueDeliveries', { deliveries: [...deliveries], at: now() });
+      },
+      async claimDeliveries(query) {
+        const limit = checkLimit(query.limit, 'claimDeliveries limit');
+        return (await write('claimDeliveries', { now: query.now, leaseUntil: query.leaseUntil, limit })).map(deliveryFromRow);
+      },
+      async finishDelivery(id, outcome) {
+        await write('finishDelivery', { id, outcome });
+      },
+      async countDeliveries() {
+        const counts: Record<DeliveryStatus, number> = { pending: 0, delivered: 0, dead: 0 };
+        for (const row of statement('SELECT status, COUNT(*) AS n FROM outbox GROUP BY status').all() as Array<{ status: DeliveryStatus; n: number }>) counts[row.status] = row.n;
+        return counts;
+      },
+      async listDeliveries(query) {
+        const limit = checkLimit(query.limit, 'listDeliveries limit');
+        const rows = query.status === undefined ? statement('SELECT * FROM outbox ORDER BY seq DESC LIMIT ?').all(limit) : statement('SELECT * FROM outbox WHERE status = ? ORDER BY seq DESC LIMIT ?').all(query.status, limit);
+        return (rows as DeliveryRow[]).map(deliveryFromRow);
+      },
     },
 
     close() {

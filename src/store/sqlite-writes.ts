@@ -8,7 +8,8 @@ import type Database from 'better-sqlite3';
 import { preparedStatements } from './sqlite-statements.ts';
 import type { RunRow } from './sqlite-rows.ts';
 import { StoreError } from './sqlite-store-error.ts';
-import { STORE_SCHEMA_VERSION, type NewRun, type RunChange, type TokenRole } from './store.ts';
+import type { DeliveryRow } from './sqlite-rows.ts';
+import { STORE_SCHEMA_VERSION, type NewDelivery, type NewRun, type RunChange, type StoreOutbox, type TokenRole } from './store.ts';
 
 /** An event to insert, its data already JSON text. */
 export interface EventText {
@@ -42,6 +43,9 @@ export interface WriteRequests {
   forgetRemembered: { key: string };
   createToken: { name: string; role: TokenRole; hash: string; at: string };
   revokeToken: { name: string; at: string };
+  enqueueDeliveries: { deliveries: NewDelivery[]; at: string };
+  claimDeliveries: { now: string; leaseUntil: string; limit: number };
+  finishDelivery: { id: string; outcome: Parameters<StoreOutbox['finishDelivery']>[1] };
 }
 
 /** What each write answers: rows as read inside its transaction, and the ids its events got. */
@@ -58,6 +62,9 @@ export interface WriteResults {
   forgetRemembered: boolean;
   createToken: boolean;
   revokeToken: boolean;
+  enqueueDeliveries: number;
+  claimDeliveries: DeliveryRow[];
+  finishDelivery: void;
 }
 
 export type WriteKind = keyof WriteRequests;
@@ -202,6 +209,32 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
 
     revokeToken({ name, at }) {
       return statement('UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL').run(at, name).changes === 1;
+    },
+
+    enqueueDeliveries({ deliveries, at }) {
+      const insert = statement(
+        `INSERT INTO outbox (id, channel, run_id, tool_call_id, body, status, attempts, next_attempt_at, leased_until, last_error, created_at, delivered_at, schema_version)
+         VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, NULL, NULL, ?, NULL, ?) ON CONFLICT (id) DO NOTHING`,
+      );
+      return deliveries.reduce((added, delivery) => added + insert.run(delivery.id, delivery.channel, delivery.runId, delivery.toolCallId, delivery.body, at, at, STORE_SCHEMA_VERSION).changes, 0);
+    },
+
+    claimDeliveries({ now, leaseUntil, limit }) {
+      return statement(
+        `UPDATE outbox SET leased_until = @leaseUntil, attempts = attempts + 1
+         WHERE seq IN (
+           SELECT seq FROM outbox WHERE status = 'pending' AND next_attempt_at <= @now AND (leased_until IS NULL OR leased_until <= @now)
+           ORDER BY next_attempt_at, seq LIMIT @limit)
+         RETURNING *`,
+      )
+        .all({ now, leaseUntil, limit })
+        .sort((left, right) => (left as DeliveryRow).seq - (right as DeliveryRow).seq) as DeliveryRow[];
+    },
+
+    finishDelivery({ id, outcome }) {
+      if (outcome.status === 'delivered') statement(`UPDATE outbox SET status = 'delivered', delivered_at = ?, leased_until = NULL, last_error = NULL WHERE id = ?`).run(outcome.at, id);
+      else if (outcome.status === 'pending') statement(`UPDATE outbox SET next_attempt_at = ?, leased_until = NULL, last_error = ? WHERE id = ? AND status = 'pending'`).run(outcome.retryAt, outcome.error, id);
+      else statement(`UPDATE outbox SET status = 'dead', leased_until = NULL, last_error = ? WHERE id = ? AND status = 'pending'`).run(outcome.error, id);
     },
   };
 }

@@ -352,6 +352,64 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
       });
     });
 
+    describe('the notifications outbox', () => {
+      const delivery = (id: string, extra: Partial<{ channel: string; runId: string; toolCallId: string; body: string }> = {}) => ({ id, channel: 'ops', runId: 'run-1', toolCallId: 'call-1', body: `{"n":"${id}"}`, ...extra });
+
+      it('enqueues each delivery once by its id, and keeps it across a reopen', async () => {
+        expect(await store.outbox.enqueueDeliveries([delivery('d1'), delivery('d2')])).toBe(2);
+        expect(await store.outbox.enqueueDeliveries([delivery('d1', { body: '{"changed":true}' }), delivery('d3')])).toBe(1);
+        expect(await store.outbox.enqueueDeliveries([])).toBe(0);
+        expect(await store.outbox.countDeliveries()).toEqual({ pending: 3, delivered: 0, dead: 0 });
+        const reopened = await handle.reopen();
+        const listed = await reopened.outbox.listDeliveries({ limit: 10 });
+        expect(listed.map((item) => item.id)).toEqual(['d3', 'd2', 'd1']);
+        // The first enqueue's body stands: an id names one delivery, whatever is enqueued under it later.
+        expect(listed.find((item) => item.id === 'd1')).toMatchObject({ status: 'pending', attempts: 0, body: '{"n":"d1"}', channel: 'ops', runId: 'run-1', toolCallId: 'call-1', lastError: null, deliveredAt: null });
+      });
+
+      it('leases what it claims: a second claim gets nothing until the lease ends, then the same delivery with one more attempt', async () => {
+        await store.outbox.enqueueDeliveries([delivery('d1')]);
+        const now = new Date(Date.now() + 60_000).toISOString();
+        const leaseUntil = new Date(Date.now() + 120_000).toISOString();
+        expect((await store.outbox.claimDeliveries({ now, leaseUntil, limit: 10 })).map((item) => [item.id, item.attempts])).toEqual([['d1', 1]]);
+        expect(await store.outbox.claimDeliveries({ now, leaseUntil, limit: 10 })).toEqual([]);
+        const later = new Date(Date.now() + 180_000).toISOString();
+        expect((await store.outbox.claimDeliveries({ now: later, leaseUntil: new Date(Date.now() + 240_000).toISOString(), limit: 10 })).map((item) => [item.id, item.attempts])).toEqual([['d1', 2]]);
+      });
+
+      it('of two claims at once, each delivery goes to one', async () => {
+        await store.outbox.enqueueDeliveries(Array.from({ length: 20 }, (_, index) => delivery(`d${index}`)));
+        const now = new Date(Date.now() + 60_000).toISOString();
+        const leaseUntil = new Date(Date.now() + 120_000).toISOString();
+        const claims = await Promise.all([0, 1, 2].map(() => store.outbox.claimDeliveries({ now, leaseUntil, limit: 8 })));
+        const ids = claims.flat().map((item) => item.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(ids.length).toBe(20);
+      });
+
+      it('retries at the time it is told, marks delivered or dead, and a finished delivery is never claimed or reopened', async () => {
+        await store.outbox.enqueueDeliveries([delivery('retry'), delivery('done'), delivery('dead')]);
+        // Nothing is due before it was enqueued.
+        expect(await store.outbox.claimDeliveries({ now: '2000-01-01T00:00:00.000Z', leaseUntil: '2000-01-01T00:00:30.000Z', limit: 10 })).toEqual([]);
+        const now = new Date(Date.now() + 1000).toISOString();
+        const all = await store.outbox.claimDeliveries({ now, leaseUntil: new Date(Date.now() + 30_000).toISOString(), limit: 10 });
+        expect(all.map((item) => item.id)).toEqual(['retry', 'done', 'dead']);
+        const retryAt = new Date(Date.now() + 3_600_000).toISOString();
+        await store.outbox.finishDelivery('retry', { status: 'pending', retryAt, error: 'HTTP 503 from the receiver' });
+        await store.outbox.finishDelivery('done', { status: 'delivered', at: now });
+        await store.outbox.finishDelivery('dead', { status: 'dead', error: 'gave up after 8 tries: HTTP 500' });
+        // A late answer for a finished delivery changes nothing.
+        await store.outbox.finishDelivery('done', { status: 'pending', retryAt: now, error: 'late' });
+        await store.outbox.finishDelivery('dead', { status: 'pending', retryAt: now, error: 'late' });
+        expect(await store.outbox.countDeliveries()).toEqual({ pending: 1, delivered: 1, dead: 1 });
+        expect(await store.outbox.claimDeliveries({ now: new Date(Date.now() + 60_000).toISOString(), leaseUntil: new Date(Date.now() + 90_000).toISOString(), limit: 10 })).toEqual([]);
+        const due = await store.outbox.claimDeliveries({ now: new Date(Date.now() + 3_700_000).toISOString(), leaseUntil: new Date(Date.now() + 3_800_000).toISOString(), limit: 10 });
+        expect(due.map((item) => [item.id, item.attempts, item.lastError])).toEqual([['retry', 2, 'HTTP 503 from the receiver']]);
+        expect(await store.outbox.listDeliveries({ status: 'dead', limit: 10 })).toMatchObject([{ id: 'dead', status: 'dead', lastError: 'gave up after 8 tries: HTTP 500' }]);
+        expect(await store.outbox.listDeliveries({ status: 'delivered', limit: 10 })).toMatchObject([{ id: 'done', deliveredAt: now, lastError: null }]);
+      });
+    });
+
     describeStoreContractData(() => ({ store, handle }));
   });
 }

@@ -259,9 +259,58 @@ export interface StoreInstances {
   orphanedRuns(limit: number): Promise<StoredRun[]>;
 }
 
+/** Where a notification stands: waiting to be sent (or retried), sent, or given up on (the dead letters). */
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
+
+/** A notification to send, once: `id` is its idempotency key (a second enqueue of it changes nothing). */
+export interface NewDelivery {
+  id: string;
+  /** The channel's name in the policy (`server.channels`). */
+  channel: string;
+  runId: string;
+  toolCallId: string;
+  /** The JSON text it carries. */
+  body: string;
+}
+
+/** A notification as the outbox keeps it. */
+export interface StoredDelivery extends NewDelivery {
+  status: DeliveryStatus;
+  /** Tries made so far. */
+  attempts: number;
+  /** When it may be tried (again). */
+  nextAttemptAt: string;
+  /** What the last failed try said. */
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+/**
+ * The durable outbox of notifications (issue 35): each is enqueued once by
+ * its idempotency key, claimed by one sender at a time for a lease (a
+ * sender that stops mid-send leaves it to be claimed again when the lease
+ * ends: delivery is at least once, and the key lets a receiver drop a
+ * repeat), and finished as delivered, to be retried at a time, or dead.
+ */
+export interface StoreOutbox {
+  /** Adds the deliveries not there yet (by id); how many were added. */
+  enqueueDeliveries(deliveries: readonly NewDelivery[]): Promise<number>;
+  /** Pending deliveries due by `now` and not leased, oldest first, each leased until `leaseUntil`. */
+  claimDeliveries(query: { now: string; leaseUntil: string; limit: number }): Promise<StoredDelivery[]>;
+  /** Ends a try: delivered, to be retried at `retryAt`, or dead (given up); `error` says why it failed. */
+  finishDelivery(id: string, outcome: { status: 'delivered'; at: string } | { status: 'pending'; retryAt: string; error: string } | { status: 'dead'; error: string }): Promise<void>;
+  /** Deliveries by status (for `/metrics` and the inbox). */
+  countDeliveries(): Promise<Record<DeliveryStatus, number>>;
+  /** Deliveries newest first, `status` for one status only. */
+  listDeliveries(query: { status?: DeliveryStatus; limit: number }): Promise<StoredDelivery[]>;
+}
+
 export interface ToolgateStore {
   /** `sqlite` or `postgres`, for logs and `/healthz`. */
   readonly kind: string;
+  /** Notifications waiting to be sent, sent, and given up on (`StoreOutbox`). */
+  readonly outbox: StoreOutbox;
   /** Present when several servers may share the store (`StoreInstances`); absent when one server has it to itself. */
   readonly instances?: StoreInstances;
   /** Present on a store servers share: "approve always" and the audit trail live in it (`SharedRecords`). */
