@@ -20,6 +20,8 @@ import { startHttpServer } from './http/start-http-server.ts';
 import type { WebAssets } from './http/web-routes.ts';
 import { createLogger, type Logger, type LogLevel } from './log.ts';
 import { ApiError, type RunService } from './run-service.ts';
+import { channelsFromPolicy } from './notify/notification-channel.ts';
+import { startNotifier } from './notify/notifier.ts';
 import { watchApprovalTimeouts } from './runs/approval-timeouts.ts';
 import { createRunService } from './runs/create-run-service.ts';
 import { createServerRuntime } from './runs/create-server-runtime.ts';
@@ -129,6 +131,8 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
   let closeWatch = async () => {};
   let recovering = false;
   try {
+    // The channels are read before anything is served: a secret that is missing stops the start, naming its key.
+    const { channels, notify } = channelsFromPolicy({ loaded, env });
     const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds, env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     closeRuntime = parts.close;
     const { runtime } = parts;
@@ -177,6 +181,12 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
     const http = await startHttpServer({ app, host, port: options.port ?? 8787 });
     allowedHosts.push(...defaultAllowedHosts({ host, port: http.port }));
     const stopTimeouts = watchApprovalTimeouts(runtime);
+    // Every change in the store (a run paused, here or on another server) may be a call to tell people of.
+    const notifier = channels.size === 0 ? undefined : startNotifier({ runtime, channels, notify, publicUrl: settings.public_url ?? http.url });
+    if (notifier !== undefined) {
+      parts.listeners.add(notifier.poke);
+      notifier.poke();
+    }
     const found = stranded.length + decided.length;
     recovering = found > 0;
     logger.info('listening', { url: http.url, store: store.kind, recovering: found });
@@ -204,6 +214,10 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
         await recovery;
         stopTakeover();
         stopTimeouts();
+        if (notifier !== undefined) {
+          parts.listeners.delete(notifier.poke);
+          await notifier.stop();
+        }
         await http.close();
         await closeWatch();
         await closeRuntime();

@@ -71,6 +71,19 @@ const argumentRule = z.strictObject({
     .describe('Argument objects this rule must / must not match; checked when the policy loads.'),
 });
 
+const webhookChannel = z.strictObject({
+  type: z.literal('webhook'),
+  url: z.string().regex(/^https?:\/\/[^\s]+$/).describe('Where the JSON body is POSTed.'),
+  secret_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe('The environment variable holding the signing secret (HMAC-SHA256 over "timestamp.body", sent as toolgate-signature).'),
+  secret_file: z.string().min(1).optional().describe('A file holding the signing secret (relative to the policy file; yours alone, not a symlink).'),
+  timeout: duration.optional().describe('How long one try may take before it counts as failed. Default 10s.'),
+  retry_after: duration.optional().describe('The wait before the first retry; each later one waits twice as long, at most 5 minutes. Default 5s.'),
+  max_attempts: z.number().int().min(1).max(50).optional().describe('Tries before a delivery is given up on (dead: shown in the inbox and in /metrics). Default 8.'),
+});
+
+/** Where pending approvals are sent (issue 35). */
+const notificationChannel = z.discriminatedUnion('type', [webhookChannel]);
+
 const toolEntry = z.union([
   decision,
   z.strictObject({
@@ -258,9 +271,22 @@ export const policySchema = z
           .positive()
           .optional()
           .describe('Runs one server drives at once (models and tools working); more wait their turn, claimed, in order. Default 16.'),
+        public_url: z
+          .string()
+          .regex(/^https?:\/\/[^\s]+$/)
+          .optional()
+          .describe('Where people reach this server (behind a proxy: its public address): the links notifications carry start with it. Default: the address it listens on.'),
+        channels: z
+          .record(z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/), notificationChannel)
+          .optional()
+          .describe('Where a pending approval is sent, by name (each delivered from a durable outbox in the store: retried with backoff, never lost to a restart). Secrets come from the environment or a file, never from the policy.'),
+        notify: z
+          .array(z.string())
+          .optional()
+          .describe('The channels (names from server.channels) that hear of every pending approval. Default: all of them.'),
       })
       .optional()
-      .describe('`toolgate serve`: logs, traces, metrics, models, hosts.'),
+      .describe('`toolgate serve`: logs, traces, metrics, models, hosts, notifications.'),
     sandbox: z
       .strictObject({
         os: z.enum(['required', 'preferred', 'off']).optional(),

@@ -118,6 +118,16 @@ export async function createServerRuntime(options: {
       this.set((await store.countRuns()).paused_checkpoint);
     },
   });
+  new Gauge({
+    name: 'toolgate_notifications',
+    help: 'Notifications of pending approvals in the outbox, by status (dead: given up on after every retry).',
+    labelNames: ['status'],
+    registers: [metrics.registry],
+    async collect() {
+      const counts = await store.outbox.countDeliveries();
+      for (const status of ['pending', 'delivered', 'dead'] as const) this.set({ status }, counts[status]);
+    },
+  });
   const gates = new Map<string, RuntimeGate>();
   const gateFor = (mode: ServerRunMode): RuntimeGate => {
     const gateMode = gateModeOf(mode);

@@ -1,0 +1,90 @@
+/**
+ * A channel that tells people of a pending approval (issue 35), and the
+ * channels the policy's `server.channels` names, with their secrets read
+ * from the environment or a file (never from the policy itself).
+ */
+import path from 'node:path';
+import { durationMs } from '../../core/policy/normalize-policy.ts';
+import type { LoadedPolicy } from '../../config/load-policy-file.ts';
+import { ToolgateError } from '../../core/errors/toolgate-error.ts';
+import type { StoredDelivery } from '../../store/store.ts';
+import { readSecretFile } from '../read-secret-file.ts';
+import { createWebhookChannel } from './webhook-channel.ts';
+
+export type SendOutcome = { ok: true } | { ok: false; error: string };
+
+export interface NotificationChannel {
+  /** Its name in `server.channels`. */
+  name: string;
+  kind: 'webhook';
+  /** How long one try may take. */
+  timeoutMs: number;
+  /** The wait before the first retry; each later one waits twice as long (at most `MAX_RETRY_WAIT_MS`). */
+  retryAfterMs: number;
+  /** Tries before a delivery is given up on. */
+  maxAttempts: number;
+  send(delivery: StoredDelivery, signal: AbortSignal): Promise<SendOutcome>;
+}
+
+/** The longest wait between two tries of one delivery. */
+export const MAX_RETRY_WAIT_MS = 5 * 60_000;
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_RETRY_AFTER_MS = 5_000;
+const DEFAULT_MAX_ATTEMPTS = 8;
+
+/**
+ * The channels of the policy, and which of them hear of every pending
+ * approval (`server.notify`, default all). Throws a `USAGE` error naming
+ * the key for a secret that is missing or empty, or a `notify` entry that
+ * names no channel.
+ *
+ * @example
+ * const { channels, notify } = channelsFromPolicy({ loaded, env: process.env });
+ */
+export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.ProcessEnv }): { channels: Map<string, NotificationChannel>; notify: string[] } {
+  const { loaded } = options;
+  const settings = loaded.policy.document.server ?? {};
+  const channels = new Map<string, NotificationChannel>();
+  for (const [name, config] of Object.entries(settings.channels ?? {})) {
+    const key = `server.channels.${name}`;
+    const secret = channelSecret({ key, secretEnv: config.secret_env, secretFile: config.secret_file, loaded, env: options.env });
+    const timeoutMs = durationMs(config.timeout) ?? DEFAULT_TIMEOUT_MS;
+    const retryAfterMs = durationMs(config.retry_after) ?? DEFAULT_RETRY_AFTER_MS;
+    if (timeoutMs < 100) throw usage(`${key}.timeout in ${loaded.path} is ${timeoutMs} ms; give it at least 100ms`);
+    channels.set(name, createWebhookChannel({ name, url: config.url, secret, timeoutMs, retryAfterMs, maxAttempts: config.max_attempts ?? DEFAULT_MAX_ATTEMPTS }));
+  }
+  const notify = settings.notify ?? [...channels.keys()];
+  notify.forEach((name, index) => {
+    if (!channels.has(name)) {
+      const known = [...channels.keys()];
+      throw usage(`server.notify[${index}] in ${loaded.path} names ${JSON.stringify(name)}, which is not a channel; the channels are ${known.length === 0 ? 'none (server.channels is empty)' : known.join(', ')}`);
+    }
+  });
+  return { channels, notify: [...new Set(notify)] };
+}
+
+function channelSecret(options: { key: string; secretEnv: string | undefined; secretFile: string | undefined; loaded: LoadedPolicy; env: NodeJS.ProcessEnv }): string {
+  const { key, loaded } = options;
+  if ((options.secretEnv === undefined) === (options.secretFile === undefined)) {
+    throw usage(`${key} in ${loaded.path} needs its signing secret from exactly one place: secret_env (an environment variable's name) or secret_file (a file's path)`);
+  }
+  if (options.secretEnv !== undefined) {
+    const value = options.env[options.secretEnv]?.trim() ?? '';
+    if (value === '') throw usage(`${key}.secret_env in ${loaded.path} names ${options.secretEnv}, which is not set (or empty) in toolgate's environment: set it to the webhook's signing secret`);
+    return checkedSecret(value, `${key}.secret_env (${options.secretEnv})`, loaded);
+  }
+  const file = path.resolve(loaded.directory, options.secretFile!);
+  const value = readSecretFile({ file, what: `${key}'s signing secret` });
+  if (value === undefined || value === '') throw usage(`${key}.secret_file in ${loaded.path} names ${file}, which does not exist or is empty: write the webhook's signing secret there`);
+  return checkedSecret(value, `${key}.secret_file (${file})`, loaded);
+}
+
+function checkedSecret(value: string, where: string, loaded: LoadedPolicy): string {
+  if (value.length < 16) throw usage(`${where} in ${loaded.path}: the signing secret is ${value.length} characters; use at least 16 (a random one: openssl rand -hex 32)`);
+  return value;
+}
+
+function usage(message: string): ToolgateError {
+  return new ToolgateError({ code: 'USAGE', message });
+}
