@@ -57,6 +57,18 @@ export interface StartRunInput {
   model?: string;
 }
 
+/** A one-tap link's call, as its page shows it before anything is decided. */
+export interface LinkView {
+  state: 'waiting';
+  approver: string;
+  run_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  expires_at: string;
+  /** The inbox's presentation of the call (inert text, secrets masked). */
+  presentation: unknown;
+}
+
 /** `POST /runs/:id/approve` (seed 004 plus toolgate's fields). */
 export interface ApproveInput {
   approved: boolean;
@@ -66,8 +78,8 @@ export interface ApproveInput {
   scope?: 'once' | 'session' | 'always';
   /** With scope `always`: which of the call's `always_scopes` it covers (one call, named by tool_call_id or the only one waiting). */
   always_scope?: string;
-  /** Where the person decided, as the client says (the web inbox sends `inbox`; default `api`): shown beside who decided. */
-  via?: 'inbox' | 'api';
+  /** Where the person decided, as the client says (the web inbox sends `inbox`; default `api`); `link` for a one-tap link, set by the server. */
+  via?: 'inbox' | 'api' | 'link';
   edited_args?: unknown;
   /** A denial that ends the run (seed 004), whatever `on_deny` says. */
   stop?: boolean;
@@ -103,7 +115,7 @@ export interface RunView {
   updated_at: string;
   pending_approvals: PendingView[];
   /** Every decision taken in the run, oldest first: who, what, when. */
-  decisions: Array<{ tool_call_id: string; tool_name: string; approved: boolean; reason: string | null; scope: string; decided_by: string; decided_at: string; via: 'inbox' | 'api' | 'timeout' | null }>;
+  decisions: Array<{ tool_call_id: string; tool_name: string; approved: boolean; reason: string | null; scope: string; decided_by: string; decided_at: string; via: 'inbox' | 'api' | 'link' | 'timeout' | null }>;
 }
 
 export type RunSummaryView = Omit<RunView, 'pending_approvals' | 'decisions'> & { pending: number };
@@ -152,6 +164,10 @@ export interface RunService {
    * again with the same id).
    */
   answerAsk?(principal: Principal, body: AskBody, budgetMs: number): Promise<AskAnswer>;
+  /** What a one-tap link shows (`GET /decide/:token/view`): the call as the inbox presents it, or why the link does nothing (an `ApiError` with `state`). */
+  linkView?(token: string): Promise<LinkView>;
+  /** Decides the link's call as its approver (`POST /decide/:token`); refused, deciding nothing, with the same states. */
+  decideByLink?(token: string, input: { approved: boolean; reason?: string }): Promise<ApproveResult>;
   /**
    * The decisions a command hook made on its own (`toolgate_local_decisions`
    * of its request: its local policy allowed or blocked those calls),

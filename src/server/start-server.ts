@@ -21,6 +21,7 @@ import type { WebAssets } from './http/web-routes.ts';
 import { createLogger, type Logger, type LogLevel } from './log.ts';
 import { ApiError, type RunService } from './run-service.ts';
 import { channelsFromPolicy } from './notify/notification-channel.ts';
+import { recordKey } from '../store/record-mac.ts';
 import { startNotifier } from './notify/notifier.ts';
 import { watchApprovalTimeouts } from './runs/approval-timeouts.ts';
 import { createRunService } from './runs/create-run-service.ts';
@@ -132,7 +133,7 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
   let recovering = false;
   try {
     // The channels are read before anything is served: a secret that is missing stops the start, naming its key.
-    const { channels, notify } = channelsFromPolicy({ loaded, env });
+    const { channels, notify } = channelsFromPolicy({ loaded, env, linkKey: recordKey(secrets.secret) });
     const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds, env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     closeRuntime = parts.close;
     const { runtime } = parts;

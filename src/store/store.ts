@@ -92,7 +92,7 @@ export interface StoredDecision {
   /** With scope `always`: which choice of what it covers (`always_scope`, an `alwaysScopes` id). */
   alwaysScope?: string;
   /** Where it was decided: the web inbox or another client of the API (as the client says); absent for a timeout. */
-  via?: 'inbox' | 'api';
+  via?: 'inbox' | 'api' | 'link';
   /** Whether this denial stops the run (seed 004). */
   stop?: boolean;
   /** The authenticated approver (token name), or `timeout`/`system` when nobody decided. */

@@ -81,8 +81,30 @@ const webhookChannel = z.strictObject({
   max_attempts: z.number().int().min(1).max(50).optional().describe('Tries before a delivery is given up on (dead: shown in the inbox and in /metrics). Default 8.'),
 });
 
+const environmentName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
+
+const emailChannel = z.strictObject({
+  type: z.literal('email'),
+  smtp: z.strictObject({
+    host: z.string().min(1),
+    port: z.number().int().min(1).max(65535),
+    secure: z.boolean().optional().describe('TLS from the start (port 465); otherwise STARTTLS when the server offers it. Default false.'),
+    user_env: environmentName.optional().describe('The environment variable holding the SMTP user name (no login when absent).'),
+    password_env: environmentName.optional().describe('The environment variable holding the SMTP password.'),
+  }),
+  from: z.string().min(3).describe('The sender: "toolgate <toolgate@example.com>".'),
+  to: z
+    .array(z.strictObject({ approver: z.string().min(1).describe('The approver (a token\'s name) the message\'s link decides as.'), address: z.string().regex(/^[^\s@<>]+@[^\s@<>]+$/) }))
+    .min(1)
+    .describe('Who is sent each pending approval, each with a link of their own.'),
+  link_ttl: duration.optional().describe('How long a message\'s link can decide. Default 1h.'),
+  timeout: duration.optional().describe('How long one try may take. Default 10s.'),
+  retry_after: duration.optional().describe('The wait before the first retry; each later one waits twice as long, at most 5 minutes. Default 5s.'),
+  max_attempts: z.number().int().min(1).max(50).optional().describe('Tries before a message is given up on. Default 8.'),
+});
+
 /** Where pending approvals are sent (issue 35). */
-const notificationChannel = z.discriminatedUnion('type', [webhookChannel]);
+const notificationChannel = z.discriminatedUnion('type', [webhookChannel, emailChannel]);
 
 const toolEntry = z.union([
   decision,

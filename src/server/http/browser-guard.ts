@@ -32,6 +32,9 @@ export function defaultAllowedHosts(options: { host: string; port: number }): st
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
+/** `/decide/TOKEN`, the page a one-tap link opens (not its view or its POST). */
+const LINK_PAGE = /^\/decide\/[A-Za-z0-9_.-]+$/;
+
 /**
  * The middleware. `allowedHosts` (`host:port`, as clients send `Host`) is
  * read at every request, so a caller that learns its port only after
@@ -52,7 +55,9 @@ export function browserGuard(options: { allowedHosts: readonly string[] }): Midd
       return c.json({ error: `cross-origin request refused: origin ${JSON.stringify(origin)} is not this server` }, 403);
     }
     const site = requestHeader(c, 'sec-fetch-site');
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    // A one-tap link's page is opened from a mail or a chat (cross-site): it is static and decides nothing; its POST comes from the page itself.
+    const linkPage = (c.req.method === 'GET' || c.req.method === 'HEAD') && LINK_PAGE.test(c.req.path);
+    if (site !== undefined && site !== 'same-origin' && site !== 'none' && !linkPage) {
       return c.json({ error: `cross-site request refused (Sec-Fetch-Site: ${site})` }, 403);
     }
     await next();

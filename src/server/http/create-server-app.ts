@@ -6,6 +6,7 @@
  * become JSON in one place (error-responses).
  */
 import { registerAskRoutes } from './ask-routes.ts';
+import { registerLinkRoutes } from './link-routes.ts';
 import { registerHookRoutes } from './hook-routes.ts';
 import { Hono } from 'hono';
 import type { RunService } from '../run-service.ts';
@@ -66,6 +67,7 @@ export function createServerApp(options: ServerAppOptions): Hono<ServerEnv> {
   registerRunRoutes({ app, service, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, logger });
   registerHookRoutes({ app, service, logger });
   registerAskRoutes({ app, service });
+  registerLinkRoutes({ app, service });
   registerEventRoutes({ app, service, store, heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, logger });
   app.notFound(routeNotFound());
   app.onError(errorResponse({ logger }));

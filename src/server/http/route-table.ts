@@ -42,12 +42,20 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'POST', path: '/asks', roles: ['submitter', 'admin'] },
 ];
 
-/** Routes that need no token: the health check, and the inbox page and its files (static, no data; the page then calls the API with its token). */
-export const PUBLIC_ROUTES: readonly { method: 'GET'; path: string }[] = [
+/**
+ * Routes that need no token: the health check, the inbox page and its files
+ * (static, no data; the page then calls the API with its token), and a
+ * one-tap link's page, view and decision, where the signed link is the
+ * credential (it decides one call, as one approver, once, until it expires).
+ */
+export const PUBLIC_ROUTES: readonly { method: 'GET' | 'POST'; path: string }[] = [
   { method: 'GET', path: '/healthz' },
   { method: 'GET', path: '/' },
   { method: 'GET', path: '/login' },
   { method: 'GET', path: '/assets/*' },
+  { method: 'GET', path: '/decide/:token' },
+  { method: 'GET', path: '/decide/:token/view' },
+  { method: 'POST', path: '/decide/:token' },
 ];
 
 const compiled = new Map<string, RegExp>();

@@ -36,4 +36,6 @@ export function registerWebRoutes(options: { app: Hono<ServerEnv>; web: WebAsset
   app.get('/', (c) => serve(c, ['/', '/index.html']));
   app.get('/login', (c) => serve(c, ['/login', '/', '/index.html']));
   app.get('/assets/*', (c) => serve(c, [c.req.path]));
+  // A one-tap link's page: the same static file for every token (it reads its token from the address).
+  app.get('/decide/:token', (c) => serve(c, ['/decide']));
 }

@@ -7,16 +7,26 @@ import path from 'node:path';
 import { durationMs } from '../../core/policy/normalize-policy.ts';
 import type { LoadedPolicy } from '../../config/load-policy-file.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
-import type { StoredDelivery } from '../../store/store.ts';
+import type { StoredApproval, StoredDelivery } from '../../store/store.ts';
 import { readSecretFile } from '../read-secret-file.ts';
+import { createEmailChannel } from './email-channel.ts';
 import { createWebhookChannel } from './webhook-channel.ts';
 
 export type SendOutcome = { ok: true } | { ok: false; error: string };
 
+/** What a channel enqueues for one pending approval: `key` tells its deliveries apart (a recipient), '' for one delivery. */
+export interface PlannedDelivery {
+  key: string;
+  /** The JSON text the outbox keeps and `send` reads: never a credential (a link is kept as its fields, signed when sent). */
+  body: string;
+}
+
 export interface NotificationChannel {
   /** Its name in `server.channels`. */
   name: string;
-  kind: 'webhook';
+  kind: 'webhook' | 'email';
+  /** The deliveries to enqueue for a pending approval (one, or one per recipient). */
+  deliveriesFor(options: { approval: StoredApproval; deliveryId: (key: string) => string; publicUrl: string; now: number }): PlannedDelivery[];
   /** How long one try may take. */
   timeoutMs: number;
   /** The wait before the first retry; each later one waits twice as long (at most `MAX_RETRY_WAIT_MS`). */
@@ -32,6 +42,7 @@ export const MAX_RETRY_WAIT_MS = 5 * 60_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_RETRY_AFTER_MS = 5_000;
 const DEFAULT_MAX_ATTEMPTS = 8;
+const DEFAULT_LINK_TTL_MS = 3_600_000;
 
 /**
  * The channels of the policy, and which of them hear of every pending
@@ -42,17 +53,42 @@ const DEFAULT_MAX_ATTEMPTS = 8;
  * @example
  * const { channels, notify } = channelsFromPolicy({ loaded, env: process.env });
  */
-export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.ProcessEnv }): { channels: Map<string, NotificationChannel>; notify: string[] } {
-  const { loaded } = options;
+export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.ProcessEnv; /** Signs one-tap links (the server's record key). */ linkKey: Buffer }): { channels: Map<string, NotificationChannel>; notify: string[] } {
+  const { loaded, env } = options;
   const settings = loaded.policy.document.server ?? {};
   const channels = new Map<string, NotificationChannel>();
   for (const [name, config] of Object.entries(settings.channels ?? {})) {
     const key = `server.channels.${name}`;
-    const secret = channelSecret({ key, secretEnv: config.secret_env, secretFile: config.secret_file, loaded, env: options.env });
     const timeoutMs = durationMs(config.timeout) ?? DEFAULT_TIMEOUT_MS;
     const retryAfterMs = durationMs(config.retry_after) ?? DEFAULT_RETRY_AFTER_MS;
+    const maxAttempts = config.max_attempts ?? DEFAULT_MAX_ATTEMPTS;
     if (timeoutMs < 100) throw usage(`${key}.timeout in ${loaded.path} is ${timeoutMs} ms; give it at least 100ms`);
-    channels.set(name, createWebhookChannel({ name, url: config.url, secret, timeoutMs, retryAfterMs, maxAttempts: config.max_attempts ?? DEFAULT_MAX_ATTEMPTS }));
+    if (config.type === 'webhook') {
+      const secret = channelSecret({ key, secretEnv: config.secret_env, secretFile: config.secret_file, loaded, env });
+      channels.set(name, createWebhookChannel({ name, url: config.url, secret, timeoutMs, retryAfterMs, maxAttempts }));
+      continue;
+    }
+    const { smtp } = config;
+    const user = smtp.user_env === undefined ? undefined : env[smtp.user_env];
+    if (smtp.user_env !== undefined && (user === undefined || user === '')) throw usage(`${key}.smtp.user_env in ${loaded.path} names ${smtp.user_env}, which is not set in toolgate's environment: set it to the SMTP user name`);
+    const password = smtp.password_env === undefined ? undefined : env[smtp.password_env];
+    if (smtp.password_env !== undefined && (password === undefined || password === '')) throw usage(`${key}.smtp.password_env in ${loaded.path} names ${smtp.password_env}, which is not set in toolgate's environment: set it to the SMTP password`);
+    const linkTtlMs = durationMs(config.link_ttl) ?? DEFAULT_LINK_TTL_MS;
+    if (linkTtlMs < 60_000 || linkTtlMs > 7 * 24 * 3_600_000) throw usage(`${key}.link_ttl in ${loaded.path} is ${linkTtlMs} ms; give it between 1m and 7 days (168h)`);
+    channels.set(
+      name,
+      createEmailChannel({
+        name,
+        smtp: { host: smtp.host, port: smtp.port, secure: smtp.secure ?? false, ...(user === undefined ? {} : { user }), ...(password === undefined ? {} : { password }) },
+        from: config.from,
+        to: config.to,
+        key: options.linkKey,
+        linkTtlMs,
+        timeoutMs,
+        retryAfterMs,
+        maxAttempts,
+      }),
+    );
   }
   const notify = settings.notify ?? [...channels.keys()];
   notify.forEach((name, index) => {

@@ -69,11 +69,28 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
     let after: string | undefined;
     do {
       const page = await runtime.store.listPendingApprovals({ limit: PAGE, ...(after === undefined ? {} : { after }) });
-      for (const approval of page.approvals) for (const channel of options.notify) waiting.add(deliveryId(channel, approval));
-      const fresh = page.approvals.flatMap((approval) => options.notify.map((channel) => ({ approval, channel }))).filter(({ approval, channel }) => !enqueued.has(deliveryId(channel, approval)));
+      const fresh: Array<{ approval: StoredApproval; channel: NotificationChannel }> = [];
+      for (const approval of page.approvals) {
+        for (const name of options.notify) {
+          const channel = channels.get(name);
+          if (channel === undefined) continue;
+          waiting.add(approvalKey(name, approval));
+          if (!enqueued.has(approvalKey(name, approval))) fresh.push({ approval, channel });
+        }
+      }
       if (fresh.length > 0) {
-        await runtime.store.outbox.enqueueDeliveries(fresh.map(({ approval, channel }) => ({ id: deliveryId(channel, approval), channel, runId: approval.runId, toolCallId: approval.toolCallId, body: requestedBody({ approval, channel, publicUrl: options.publicUrl }) })));
-        for (const { approval, channel } of fresh) enqueued.add(deliveryId(channel, approval));
+        const now = clock();
+        const deliveries = fresh.flatMap(({ approval, channel }) =>
+          channel.deliveriesFor({ approval, deliveryId: (key) => deliveryId(channel.name, approval, key), publicUrl: options.publicUrl, now }).map((planned) => ({
+            id: deliveryId(channel.name, approval, planned.key),
+            channel: channel.name,
+            runId: approval.runId,
+            toolCallId: approval.toolCallId,
+            body: planned.body,
+          })),
+        );
+        await runtime.store.outbox.enqueueDeliveries(deliveries);
+        for (const { approval, channel } of fresh) enqueued.add(approvalKey(channel.name, approval));
       }
       after = page.next ?? undefined;
     } while (after !== undefined && !stopping.signal.aborted);
@@ -129,36 +146,11 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
   };
 }
 
-/** One delivery per channel and call: its idempotency key, and the `toolgate-delivery` header. */
-function deliveryId(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>): string {
-  return `${channel}/${approval.runId}/${approval.toolCallId}/requested`;
+/** A channel's deliveries for one call: the idempotency keys, and the `toolgate-delivery` header. */
+export function deliveryId(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>, key: string): string {
+  return `${channel}/${approval.runId}/${approval.toolCallId}/requested${key === '' ? '' : `/${key}`}`;
 }
 
-/**
- * What a channel is told of a pending call: the ids, the times, and the call
- * as the inbox presents it (the presentation layer's inert text, secrets
- * masked), with where to see and decide it. No token: deciding takes an
- * approver's own.
- */
-function requestedBody(options: { approval: StoredApproval; channel: string; publicUrl: string }): string {
-  const { approval, publicUrl } = options;
-  const request = approval.request;
-  const base = publicUrl.replace(/\/+$/, '');
-  return JSON.stringify({
-    type: 'approval.requested',
-    delivery_id: deliveryId(options.channel, approval),
-    channel: options.channel,
-    run_id: approval.runId,
-    tool_call_id: approval.toolCallId,
-    tool_name: approval.tool,
-    group_id: approval.groupId,
-    asked_at: request.asked_at ?? approval.createdAt,
-    times_out_at: request.times_out_at ?? null,
-    presentation: request.presentation ?? null,
-    always_scopes: request.always_scopes ?? [],
-    links: {
-      inbox: `${base}/#run=${encodeURIComponent(approval.runId)}`,
-      decide: `${base}/runs/${encodeURIComponent(approval.runId)}/approve`,
-    },
-  });
+function approvalKey(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>): string {
+  return JSON.stringify([channel, approval.runId, approval.toolCallId]);
 }

@@ -12,7 +12,7 @@
  * (`verifyWebhookSignature` does the first three).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { StoredDelivery } from '../../store/store.ts';
+import type { StoredApproval, StoredDelivery } from '../../store/store.ts';
 import type { NotificationChannel, SendOutcome } from './notification-channel.ts';
 
 /** How far a receiver should let a signature's timestamp be from its own clock. */
@@ -33,6 +33,7 @@ export function createWebhookChannel(options: { name: string; url: string; secre
     timeoutMs: options.timeoutMs,
     retryAfterMs: options.retryAfterMs,
     maxAttempts: options.maxAttempts,
+    deliveriesFor: ({ approval, deliveryId, publicUrl }) => [{ key: '', body: requestedBody({ approval, deliveryId: deliveryId(''), channel: options.name, publicUrl }) }],
     async send(delivery: StoredDelivery, signal: AbortSignal): Promise<SendOutcome> {
       const timestamp = String(Math.floor(clock() / 1000));
       let response: Response;
@@ -97,4 +98,33 @@ function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = (error as { cause?: unknown }).cause;
   return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+}
+
+/**
+ * What a webhook is told of a pending call: the ids, the times, and the call
+ * as the inbox presents it (the presentation layer's inert text, secrets
+ * masked), with where to see and decide it. No token: deciding takes an
+ * approver's own (`POST links.decide`).
+ */
+function requestedBody(options: { approval: StoredApproval; deliveryId: string; channel: string; publicUrl: string }): string {
+  const { approval } = options;
+  const request = approval.request;
+  const base = options.publicUrl.replace(/\/+$/, '');
+  return JSON.stringify({
+    type: 'approval.requested',
+    delivery_id: options.deliveryId,
+    channel: options.channel,
+    run_id: approval.runId,
+    tool_call_id: approval.toolCallId,
+    tool_name: approval.tool,
+    group_id: approval.groupId,
+    asked_at: request.asked_at ?? approval.createdAt,
+    times_out_at: request.times_out_at ?? null,
+    presentation: request.presentation ?? null,
+    always_scopes: request.always_scopes ?? [],
+    links: {
+      inbox: `${base}/#run=${encodeURIComponent(approval.runId)}`,
+      decide: `${base}/runs/${encodeURIComponent(approval.runId)}/approve`,
+    },
+  });
 }

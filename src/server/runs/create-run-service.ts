@@ -7,7 +7,9 @@ import { answerHostCall, recordHostDecisions } from './host-approvals.ts';
 import { answerAsk } from './remote-asks.ts';
 import { createApprovalPresence } from './approval-presence.ts';
 import { randomBytes } from 'node:crypto';
-import type { StoredEvent, StoredRun } from '../../store/store.ts';
+import { argumentsDigest, readDecisionLink, type DecisionLink } from '../notify/decision-links.ts';
+import { ADMIN_PRINCIPAL_NAME } from '../tokens.ts';
+import type { StoredApproval, StoredEvent, StoredRun } from '../../store/store.ts';
 import { isFinished } from '../../store/store.ts';
 import { redact } from '../../core/redact.ts';
 import { ApiError, type ApproveInput, type Principal, type RunService, type SessionApprovalView, type StartRunInput } from '../run-service.ts';
@@ -100,6 +102,27 @@ export function createRunService(options: RunServiceOptions): RunService {
     async getRun(principal, runId) {
       const run = await visibleRun(principal, runId);
       return runView(run, await store.listApprovals({ runId, includeDecided: true }));
+    },
+
+    async linkView(token) {
+      const { link, approval } = await openLink(runtime, token);
+      return {
+        state: 'waiting',
+        approver: link.approver,
+        run_id: link.runId,
+        tool_call_id: link.toolCallId,
+        tool_name: approval.tool,
+        expires_at: new Date(link.expiresAt * 1000).toISOString(),
+        presentation: approval.request.presentation ?? null,
+      };
+    },
+
+    async decideByLink(token, input) {
+      const { link, run } = await openLink(runtime, token);
+      // Decided as the approver the link was sent to, and said so: "by carol, by a link".
+      return withSpan('toolgate.decision', { 'toolgate.run_id': link.runId, 'toolgate.approved': input.approved }, () =>
+        approveRun({ runtime, run, principal: { name: link.approver, role: 'approver' }, input: { approved: input.approved, tool_call_id: link.toolCallId, ...(input.reason === undefined ? {} : { reason: input.reason }), via: 'link' } }),
+      );
     },
 
     async approve(principal, runId, input: ApproveInput) {
@@ -248,4 +271,33 @@ function hasSoftAsks(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasSoftAsks);
   if (typeof value !== 'object' || value === null) return false;
   return Object.entries(value).some(([key, entry]) => (key === 'required' && entry === false) || hasSoftAsks(entry));
+}
+
+/**
+ * The call a one-tap link names, while the link may decide it: signed by
+ * this server, not expired, its approver still holding a token that may
+ * approve, and the call waiting with the arguments the link was made for.
+ * Anything else is an `ApiError` whose `state` names it for the page.
+ */
+async function openLink(runtime: ServerRuntime, token: string): Promise<{ link: DecisionLink; run: StoredRun; approval: StoredApproval }> {
+  const read = readDecisionLink({ key: runtime.recordKey, token });
+  if (!read.ok) throw new ApiError(404, read.problem, { state: 'invalid' });
+  const { link } = read;
+  if (link.expiresAt * 1000 <= Date.now()) throw new ApiError(410, `this link expired at ${new Date(link.expiresAt * 1000).toISOString()}: open the inbox to decide the call`, { state: 'expired' });
+  const approver =
+    link.approver === ADMIN_PRINCIPAL_NAME || (await runtime.store.listTokens()).some((candidate) => candidate.name === link.approver && candidate.revokedAt === null && (candidate.role === 'approver' || candidate.role === 'admin'));
+  if (!approver) throw new ApiError(403, `this link was sent to ${link.approver}, who can no longer approve here (their token was revoked or is not an approver's)`, { state: 'approver_gone' });
+  const run = await runtime.store.getRun(link.runId);
+  const approvals = run === undefined ? [] : await runtime.store.listApprovals({ runId: link.runId, includeDecided: true });
+  const approval = approvals.find((candidate) => candidate.toolCallId === link.toolCallId);
+  if (run === undefined || approval === undefined) throw new ApiError(404, 'the call this link was sent for is gone (its run was removed)', { state: 'gone' });
+  if (approval.decision !== null) {
+    const decision = approval.decision;
+    const how = decision.decidedBy === 'timeout' ? 'nobody decided in time: it timed out' : `${decision.approved ? 'approved' : 'denied'} by ${decision.decidedBy}${decision.via === 'link' ? ' with a link' : decision.via === 'inbox' ? ' in the inbox' : ''}`;
+    throw new ApiError(409, `this call was already decided at ${decision.decidedAt} (${how}); the link does nothing more`, { state: 'decided' });
+  }
+  if (run.status !== 'paused_checkpoint') throw new ApiError(409, `the run no longer waits for this call (it is ${run.status}); the link does nothing`, { state: 'not_waiting' });
+  const shown = typeof approval.request.tool_arguments === 'string' ? approval.request.tool_arguments : JSON.stringify(approval.request.tool_arguments ?? null);
+  if (argumentsDigest(shown) !== link.argsDigest) throw new ApiError(409, 'the call waiting now is not the one this link was sent for (its arguments differ); open the inbox to see it', { state: 'changed' });
+  return { link, run, approval };
 }

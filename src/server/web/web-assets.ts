@@ -36,6 +36,8 @@ export function webAssets(): Map<string, WebAsset> {
   const page: WebAsset = { body: readFileSync(path.join(directory, 'index.html')), contentType: CONTENT_TYPES['.html']! };
   assets.set('/', page);
   assets.set('/login', page);
+  // The page a one-tap decision link opens (/decide/TOKEN).
+  assets.set('/decide', { body: readFileSync(path.join(directory, 'decide.html')), contentType: CONTENT_TYPES['.html']! });
   for (const name of readdirSync(directory).sort()) {
     const extension = path.extname(name);
     if (extension !== '.js' && extension !== '.css') continue;

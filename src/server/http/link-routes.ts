@@ -1,0 +1,36 @@
+/**
+ * A one-tap link's routes (issue 35), which need no token (the signed link
+ * is the credential): `GET /decide/:token/view` shows the call or why the
+ * link does nothing, and `POST /decide/:token` decides it, once, as the
+ * approver the link was sent to. The page itself (`GET /decide/:token`) is
+ * a static file of the inbox (web-routes.ts).
+ */
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { ApiError, type RunService } from '../run-service.ts';
+import { readJsonBody } from './read-json-body.ts';
+import { parseRequest } from './request-schemas.ts';
+import type { ServerEnv } from './server-env.ts';
+
+const linkDecision = z.strictObject({
+  approved: z.boolean(),
+  reason: z.string().max(2_000).optional(),
+});
+
+/**
+ * @example
+ * registerLinkRoutes({ app, service });
+ */
+export function registerLinkRoutes(options: { app: Hono<ServerEnv>; service: RunService }): void {
+  const { app, service } = options;
+  app.get('/decide/:token/view', async (c) => {
+    if (service.linkView === undefined) throw new ApiError(404, 'this server sends no decision links', { state: 'invalid' });
+    c.header('Cache-Control', 'no-store');
+    return c.json(await service.linkView(c.req.param('token')));
+  });
+  app.post('/decide/:token', async (c) => {
+    if (service.decideByLink === undefined) throw new ApiError(404, 'this server sends no decision links', { state: 'invalid' });
+    const body = parseRequest({ schema: linkDecision, value: await readJsonBody({ context: c, maxBytes: 8 * 1024 }), what: 'request body' });
+    return c.json(await service.decideByLink(c.req.param('token'), { approved: body.approved, ...(body.reason === undefined ? {} : { reason: body.reason }) }));
+  });
+}
