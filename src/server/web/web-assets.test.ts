@@ -8,9 +8,11 @@ const STATIC = path.join(import.meta.dirname, 'static');
 describe('webAssets', () => {
   it('maps the page, its scripts and its stylesheet, with their content types', () => {
     const assets = webAssets();
-    expect([...assets.keys()].sort()).toEqual(['/', '/login', ...readdirSync(STATIC).filter((name) => /\.(js|css)$/.test(name)).map((name) => `/assets/${name}`)].sort());
+    expect([...assets.keys()].sort()).toEqual(['/', '/login', '/decide', ...readdirSync(STATIC).filter((name) => /\.(js|css)$/.test(name)).map((name) => `/assets/${name}`)].sort());
     expect(assets.get('/')!.contentType).toBe('text/html; charset=utf-8');
     expect(assets.get('/login')!.body.equals(assets.get('/')!.body)).toBe(true);
+    // The page a one-tap link opens: its own file, served for every /decide/TOKEN.
+    expect(assets.get('/decide')!.body.toString('utf8')).toContain('<script type="module" src="/assets/decide.js"></script>');
     expect(assets.get('/assets/inbox.js')!.contentType).toBe('text/javascript; charset=utf-8');
     expect(assets.get('/assets/inbox.css')!.contentType).toBe('text/css; charset=utf-8');
     expect(webAssets()).toBe(assets);
