@@ -62,7 +62,7 @@ async function startSmtp() {
   return { port: (server.server.address() as AddressInfo).port, messages };
 }
 
-async function startServer(smtpPort: number): Promise<{ server: RunningToolgateServer; root: string; api: (pathname: string, body?: unknown) => Promise<{ status: number; json: any }> }> {
+async function startServer(smtpPort: number, script = 'write-hello.yaml'): Promise<{ server: RunningToolgateServer; root: string; api: (pathname: string, body?: unknown) => Promise<{ status: number; json: any }> }> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'toolgate-email-'));
   mkdirSync(path.join(root, 'ws'));
   const policyFile = path.join(root, 'toolgate.yaml');
@@ -80,7 +80,7 @@ async function startServer(smtpPort: number): Promise<{ server: RunningToolgateS
     '',
   ].join('\n');
   writeFileSync(policyFile, `${readFileSync(path.join(FIXTURES, 'policy.yaml'), 'utf8')}\n${channel}`);
-  const server = await startToolgateServer({ policyFile, storeFile: path.join(root, '.toolgate', 'toolgate.db'), port: 0, model: `script:${path.join(FIXTURES, 'write-hello.yaml')}`, env: {}, logger: silentLogger(), cwd: root, web: webAssets() });
+  const server = await startToolgateServer({ policyFile, storeFile: path.join(root, '.toolgate', 'toolgate.db'), port: 0, model: `script:${path.join(FIXTURES, script)}`, env: {}, logger: silentLogger(), cwd: root, web: webAssets() });
   cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => server.close());
   for (const name of ['carol', 'dave']) expect(await server.store.createToken({ name, role: 'approver', hash: hashToken(newToken()) })).toBe(true);
   const api = async (pathname: string, body?: unknown) => {
@@ -216,5 +216,29 @@ describe('email with one-tap links', () => {
     await page.goto(link({ ttlMs: -1_000 }));
     await page.locator('.decide-result.refused').waitFor();
     expect(await page.locator('.decide-result h2').textContent()).toBe('This link has expired');
+  });
+
+  it('what the agent wrote comes after toolgate\'s link, framed as the agent\'s, its addresses unclickable; a link that claims to live past any link_ttl is refused', { timeout: 60_000 }, async () => {
+    const smtp = await startSmtp();
+    const { server, root, api } = await startServer(smtp.port, 'phishing-note.yaml');
+    const runId = (await api('/runs', { input: 'write the note' })).json.run_id as string;
+    const [mail] = await until('a message', () => (smtp.messages.length >= 1 ? smtp.messages : undefined));
+    const text = String(mail!.text);
+    const decideLines = text.split('\n').filter((line) => line.startsWith('Decide: '));
+    expect(decideLines).toEqual([`Decide: ${linkIn(mail!)}`]);
+    expect(linkIn(mail!).startsWith(`${server.url}/decide/`)).toBe(true);
+    expect(text.indexOf(`Decide: ${server.url}`)).toBeLessThan(text.indexOf("the call, as the agent made it (its words, not toolgate's)"));
+    expect(text).not.toContain('https://evil.example');
+    expect(text).toContain('https[:]//evil.example/decide/approve-here');
+    expect(text).toContain('www[.]evil.example');
+    expect(String(mail!.html)).not.toContain('https://evil.example');
+    // The policy's place on the server is not in the mail: only its file name and line.
+    expect(text).not.toContain(root);
+    expect(text).toMatch(/toolgate\.yaml:\d+/);
+    const key = recordKey(loadServerSecrets({ stateDirectory: stateDirectory(root), env: {} }).secret);
+    const shown = (await api(`/runs/${runId}`)).json.pending_approvals[0].tool_arguments as string;
+    const farOff = `${server.url}/decide/${decisionLinkToken({ key, link: newDecisionLink({ approver: 'carol', runId, toolCallId: 'tg_1_1', shownArguments: shown, ttlMs: 30 * 24 * 3_600_000, now: Date.now() }) })}`;
+    const refused = await fetch(`${farOff}/view`);
+    expect([refused.status, ((await refused.json()) as any).state]).toEqual([404, 'invalid']);
   });
 });

@@ -122,7 +122,9 @@ describe('webhook notifications', () => {
     expect(receiver.received).toHaveLength(3);
     expect(new Set(receiver.received.map((item) => item.id)).size).toBe(1);
     const [dead] = await api.server.store.outbox.listDeliveries({ status: 'dead', limit: 5 });
-    expect(dead).toMatchObject({ attempts: 3, lastError: expect.stringMatching(/^gave up after 3 tries: .*answered HTTP 500: not now$/) });
+    expect(dead).toMatchObject({ attempts: 3, lastError: expect.stringMatching(/^gave up after 3 tries: http:\/\/127\.0\.0\.1:\d+ answered HTTP 500: not now$/) });
+    // The receiver's path (a chat's webhook URL is a secret) is in no error.
+    expect(dead!.lastError).not.toContain('/hook');
     // The run still waits for a person: a notification that failed decides nothing.
     expect((await api.run(runId)).status).toBe('paused_checkpoint');
   });
@@ -157,5 +159,16 @@ describe('webhook notifications', () => {
       [receiver.received[0]!.id, undefined],
       [receiver.received[0]!.id, undefined],
     ]);
+  });
+
+  it('an outbox row written by anyone without the secret is never sent: the server would sign what it says', { timeout: 60_000 }, async () => {
+    const receiver = await startReceiver(() => 200);
+    cleanup.push(receiver.close);
+    const api = await serve({ script: 'write-note.yaml', project: projectNotifying(receiver.url, '      retry_after: 100ms\n') });
+    const forged = { id: 'ops/forged/1/requested', channel: 'ops', runId: 'run_forged', toolCallId: 'tg_1_1', body: JSON.stringify({ type: 'approval.requested', links: { decide: 'https://evil.example/phish' } }), mac: 'v1.not-the-servers' };
+    expect(await api.server.store.outbox.enqueueDeliveries([forged])).toBe(1);
+    await eventually('the forged row given up on', async () => (await api.server.store.outbox.listDeliveries({ status: 'dead', limit: 5 })).length === 1);
+    expect(await api.server.store.outbox.listDeliveries({ status: 'dead', limit: 5 })).toMatchObject([{ id: forged.id, attempts: 1, lastError: expect.stringContaining('does not verify') }]);
+    expect(receiver.received).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ export { ApiError } from './run-service.ts';
 export type { ApproveInput, ApproveResult, PendingView, Principal, RunService, RunSummaryView, RunView, StartRunInput } from './run-service.ts';
 export { createApiToken, hashToken, newToken } from './tokens.ts';
 export { createSealer } from './seal.ts';
+export { verifyWebhookSignature, webhookSignature } from './notify/webhook-channel.ts';
 export type { Sealer } from './seal.ts';
 export { openSqliteStore } from '../store/sqlite-store.ts';
 export { openStore } from '../store/open-store.ts';

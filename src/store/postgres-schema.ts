@@ -176,6 +176,7 @@ CREATE TABLE IF NOT EXISTS outbox (
   run_id TEXT NOT NULL,
   tool_call_id TEXT NOT NULL,
   body TEXT NOT NULL,
+  mac TEXT NOT NULL,
   status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dead')),
   attempts INTEGER NOT NULL,
   next_attempt_at TEXT NOT NULL,

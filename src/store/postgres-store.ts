@@ -734,11 +734,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         if (deliveries.length === 0) return 0;
         const at = now();
         const added = await query(
-          `INSERT INTO outbox (id, channel, run_id, tool_call_id, body, status, attempts, next_attempt_at, created_at, schema_version)
-           SELECT d.id, d.channel, d.run_id, d.tool_call_id, d.body, 'pending', 0, $2, $2, $3
-           FROM jsonb_to_recordset($1::jsonb) AS d(id TEXT, channel TEXT, run_id TEXT, tool_call_id TEXT, body TEXT)
+          `INSERT INTO outbox (id, channel, run_id, tool_call_id, body, mac, status, attempts, next_attempt_at, created_at, schema_version)
+           SELECT d.id, d.channel, d.run_id, d.tool_call_id, d.body, d.mac, 'pending', 0, $2, $2, $3
+           FROM jsonb_to_recordset($1::jsonb) AS d(id TEXT, channel TEXT, run_id TEXT, tool_call_id TEXT, body TEXT, mac TEXT)
            ON CONFLICT (id) DO NOTHING`,
-          [JSON.stringify(deliveries.map((delivery) => ({ id: delivery.id, channel: delivery.channel, run_id: delivery.runId, tool_call_id: delivery.toolCallId, body: delivery.body }))), at, STORE_SCHEMA_VERSION],
+          [JSON.stringify(deliveries.map((delivery) => ({ id: delivery.id, channel: delivery.channel, run_id: delivery.runId, tool_call_id: delivery.toolCallId, body: delivery.body, mac: delivery.mac }))), at, STORE_SCHEMA_VERSION],
         );
         return added.rowCount ?? 0;
       },

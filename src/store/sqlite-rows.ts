@@ -49,6 +49,7 @@ export interface DeliveryRow {
   run_id: string;
   tool_call_id: string;
   body: string;
+  mac: string;
   status: string;
   attempts: number;
   next_attempt_at: string;
@@ -70,6 +71,7 @@ export function deliveryFromRow(row: DeliveryRow): StoredDelivery {
     runId: row.run_id,
     toolCallId: row.tool_call_id,
     body: row.body,
+    mac: row.mac,
     status: row.status,
     attempts: row.attempts,
     nextAttemptAt: row.next_attempt_at,

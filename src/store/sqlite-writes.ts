@@ -213,10 +213,10 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
 
     enqueueDeliveries({ deliveries, at }) {
       const insert = statement(
-        `INSERT INTO outbox (id, channel, run_id, tool_call_id, body, status, attempts, next_attempt_at, leased_until, last_error, created_at, delivered_at, schema_version)
-         VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, NULL, NULL, ?, NULL, ?) ON CONFLICT (id) DO NOTHING`,
+        `INSERT INTO outbox (id, channel, run_id, tool_call_id, body, mac, status, attempts, next_attempt_at, leased_until, last_error, created_at, delivered_at, schema_version)
+         VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, NULL, NULL, ?, NULL, ?) ON CONFLICT (id) DO NOTHING`,
       );
-      return deliveries.reduce((added, delivery) => added + insert.run(delivery.id, delivery.channel, delivery.runId, delivery.toolCallId, delivery.body, at, at, STORE_SCHEMA_VERSION).changes, 0);
+      return deliveries.reduce((added, delivery) => added + insert.run(delivery.id, delivery.channel, delivery.runId, delivery.toolCallId, delivery.body, delivery.mac, at, at, STORE_SCHEMA_VERSION).changes, 0);
     },
 
     claimDeliveries({ now, leaseUntil, limit }) {

@@ -353,7 +353,7 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
     });
 
     describe('the notifications outbox', () => {
-      const delivery = (id: string, extra: Partial<{ channel: string; runId: string; toolCallId: string; body: string }> = {}) => ({ id, channel: 'ops', runId: 'run-1', toolCallId: 'call-1', body: `{"n":"${id}"}`, ...extra });
+      const delivery = (id: string, extra: Partial<{ channel: string; runId: string; toolCallId: string; body: string }> = {}) => ({ id, channel: 'ops', runId: 'run-1', toolCallId: 'call-1', body: `{"n":"${id}"}`, mac: `mac-of-${id}`, ...extra });
 
       it('enqueues each delivery once by its id, and keeps it across a reopen', async () => {
         expect(await store.outbox.enqueueDeliveries([delivery('d1'), delivery('d2')])).toBe(2);
@@ -364,7 +364,7 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         const listed = await reopened.outbox.listDeliveries({ limit: 10 });
         expect(listed.map((item) => item.id)).toEqual(['d3', 'd2', 'd1']);
         // The first enqueue's body stands: an id names one delivery, whatever is enqueued under it later.
-        expect(listed.find((item) => item.id === 'd1')).toMatchObject({ status: 'pending', attempts: 0, body: '{"n":"d1"}', channel: 'ops', runId: 'run-1', toolCallId: 'call-1', lastError: null, deliveredAt: null });
+        expect(listed.find((item) => item.id === 'd1')).toMatchObject({ status: 'pending', attempts: 0, body: '{"n":"d1"}', mac: 'mac-of-d1', channel: 'ops', runId: 'run-1', toolCallId: 'call-1', lastError: null, deliveredAt: null });
       });
 
       it('leases what it claims: a second claim gets nothing until the lease ends, then the same delivery with one more attempt', async () => {

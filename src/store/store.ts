@@ -271,6 +271,12 @@ export interface NewDelivery {
   toolCallId: string;
   /** The JSON text it carries. */
   body: string;
+  /**
+   * The server's MAC over the delivery (`record-mac.ts`): a row written into
+   * the store by anyone without the secret is never sent (it could have the
+   * server sign a message of its choosing).
+   */
+  mac: string;
 }
 
 /** A notification as the outbox keeps it. */

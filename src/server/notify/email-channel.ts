@@ -23,13 +23,18 @@ export interface EmailRecipient {
   address: string;
 }
 
-/** What the outbox keeps of one message: the recipient, the link's fields (no token), and the text to show. */
+/**
+ * What the outbox keeps of one message: whose it is, the link's fields (no
+ * token) and the call's text. The address, the server's address and the
+ * link's longest life come from the policy when it is sent, never from here.
+ */
 interface EmailBody {
-  to: string;
-  link: DecisionLink;
+  approver: string;
+  argsDigest: string;
+  nonce: string;
+  expiresAt: number;
   subject: string;
   lines: string[];
-  inbox: string;
   risk: string;
 }
 
@@ -64,39 +69,43 @@ export function createEmailChannel(options: {
     timeoutMs: options.timeoutMs,
     retryAfterMs: options.retryAfterMs,
     maxAttempts: options.maxAttempts,
-    deliveriesFor({ approval, publicUrl, now }): PlannedDelivery[] {
+    deliveriesFor({ approval, now }): PlannedDelivery[] {
       const view = (approval.request.presentation ?? null) as ApprovalView | null;
       const shownArguments = typeof approval.request.tool_arguments === 'string' ? approval.request.tool_arguments : JSON.stringify(approval.request.tool_arguments ?? null);
       const content = messageContent(view, approval);
       return options.to.map((recipient) => {
-        const body: EmailBody = {
-          to: recipient.address,
-          link: newDecisionLink({ approver: recipient.approver, runId: approval.runId, toolCallId: approval.toolCallId, shownArguments, ttlMs: options.linkTtlMs, now }),
-          subject: content.subject,
-          lines: content.lines,
-          inbox: `${publicUrl.replace(/\/+$/, '')}/#run=${encodeURIComponent(approval.runId)}`,
-          risk: content.risk,
-        };
-        return { key: recipient.approver, body: JSON.stringify({ ...body, base: publicUrl.replace(/\/+$/, '') }) };
+        const link = newDecisionLink({ approver: recipient.approver, runId: approval.runId, toolCallId: approval.toolCallId, shownArguments, ttlMs: options.linkTtlMs, now });
+        const body: EmailBody = { approver: recipient.approver, argsDigest: link.argsDigest, nonce: link.nonce, expiresAt: link.expiresAt, subject: content.subject, lines: content.lines, risk: content.risk };
+        return { key: recipient.approver, body: JSON.stringify(body) };
       });
     },
-    async send(delivery: StoredDelivery, signal: AbortSignal): Promise<SendOutcome> {
-      let body: EmailBody & { base: string };
+    async send(delivery: StoredDelivery, signal: AbortSignal, context: { publicUrl: string; now: number }): Promise<SendOutcome> {
+      let body: EmailBody;
       try {
-        body = JSON.parse(delivery.body) as EmailBody & { base: string };
+        body = JSON.parse(delivery.body) as EmailBody;
       } catch {
         return { ok: false, error: 'the outbox holds a message that is not JSON' };
       }
-      const url = `${body.base}/decide/${decisionLinkToken({ key: options.key, link: body.link })}`;
-      const until = new Date(body.link.expiresAt * 1000).toISOString().replace('T', ' ').slice(0, 16);
-      const note = `Opening the link decides nothing: its page shows the call, with Approve and Deny. It decides as ${body.link.approver}, for this call only, once, until ${until} UTC.`;
-      const text = [...body.lines, '', `Decide: ${url}`, note, '', `The inbox: ${body.inbox}`, '', `(${delivery.id})`].join('\n');
-      const html = emailHtml({ lines: body.lines, url, note, inbox: body.inbox, risk: body.risk, id: delivery.id });
+      const recipient = options.to.find((candidate) => candidate.approver === body.approver);
+      if (recipient === undefined) return { ok: false, error: `${JSON.stringify(body.approver)} is no longer among the channel's recipients (server.channels.${options.name}.to)` };
+      // The link lives at most link_ttl from now, whatever the row says.
+      const expiresAt = Math.min(body.expiresAt, Math.floor((context.now + options.linkTtlMs) / 1000));
+      const link: DecisionLink = { approver: recipient.approver, runId: delivery.runId, toolCallId: delivery.toolCallId, argsDigest: body.argsDigest, expiresAt, nonce: body.nonce };
+      const base = context.publicUrl.replace(/\/+$/, '');
+      const url = `${base}/decide/${decisionLinkToken({ key: options.key, link })}`;
+      const inbox = `${base}/#run=${encodeURIComponent(delivery.runId)}`;
+      const until = new Date(expiresAt * 1000).toISOString().replace('T', ' ').slice(0, 16);
+      const note = `Opening the link decides nothing: its page shows the call, with Approve and Deny. It decides as ${recipient.approver}, for this call only, once, until ${until} UTC.`;
+      const [headline, ...call] = body.lines;
+      // toolgate's own words and link come first; what the agent wrote comes after, framed and marked line by line (no line of it
+      // can pass for toolgate's own "Decide:"), its addresses made unclickable.
+      const text = [headline ?? '', '', `Decide: ${url}`, note, `The inbox: ${inbox}`, '', AGENT_FRAME, ...call.map((line) => `│ ${defanged(line)}`), AGENT_FRAME_END, '', `(${delivery.id})`].join('\n');
+      const html = emailHtml({ headline: headline ?? '', lines: call.map(defanged), url, note, inbox, risk: body.risk, id: delivery.id });
       try {
         await abortable(
           transport.sendMail({
             from: options.from,
-            to: body.to,
+            to: recipient.address,
             subject: body.subject,
             text,
             html,
@@ -114,6 +123,14 @@ export function createEmailChannel(options: {
   };
 }
 
+const AGENT_FRAME = '----- the call, as the agent made it (its words, not toolgate\'s) -----';
+const AGENT_FRAME_END = '----- end of the call -----';
+
+/** An address in the agent's text, made unclickable: `https://x` → `https[:]//x` (a mail client links what looks like a URL). */
+function defanged(line: string): string {
+  return line.replace(/([A-Za-z][A-Za-z0-9+.-]*):\/\//g, '$1[:]//').replace(/\bwww\./gi, (match) => `${match.slice(0, -1)}[.]`);
+}
+
 /** The subject and the lines a message shows of the call, from the inbox's presentation. */
 function messageContent(view: ApprovalView | null, approval: StoredApproval): { subject: string; lines: string[]; risk: string } {
   const risk = view?.risk === 'dangerous' ? 'Dangerous' : view?.risk === 'routine' ? 'Routine' : 'Notable';
@@ -122,7 +139,8 @@ function messageContent(view: ApprovalView | null, approval: StoredApproval): { 
   if (view?.description !== undefined && view.headline !== null && view.description !== view.headline) lines.push(oneLine(view.description));
   for (const consequence of view?.consequences ?? []) lines.push(`! ${oneLine(consequence)}`);
   if (view !== null && view.reasons.length > 0) lines.push(`Why it asks: ${oneLine(view.reasons.join('; '))}`);
-  if (view?.asked_by) lines.push(`Asked by the policy's ${oneLine(view.asked_by)}`);
+  // The rule that asked, without where the policy lives on the server (`toolgate.yaml:5`, not its whole path).
+  if (view?.asked_by) lines.push(`Asked by the policy's ${oneLine(view.asked_by.replace(/ — (?:.*\/)?([^/]+:\d+)$/, ' — $1'))}`);
   lines.push('');
   const shown = (view?.blocks ?? []).flatMap((block: ViewBlock) => blockLines(block).map((line) => cut(line.text)));
   lines.push(...shown.slice(0, MAX_LINES));
@@ -131,16 +149,16 @@ function messageContent(view: ApprovalView | null, approval: StoredApproval): { 
   return { subject: cut(`[toolgate] ${risk === 'Dangerous' ? 'Dangerous: ' : ''}approve? ${headline}`, 150), lines, risk };
 }
 
-function emailHtml(options: { lines: readonly string[]; url: string; note: string; inbox: string; risk: string; id: string }): string {
-  const [first, ...rest] = options.lines;
+function emailHtml(options: { headline: string; lines: readonly string[]; url: string; note: string; inbox: string; risk: string; id: string }): string {
   const colour = options.risk === 'Dangerous' ? '#b00020' : options.risk === 'Routine' ? '#1b6e3a' : '#8a5a00';
   return [
     '<!doctype html><html><body style="font-family:system-ui,sans-serif;max-width:640px">',
-    `<h2 style="color:${colour};overflow-wrap:anywhere">${escapeHtml(first ?? '')}</h2>`,
-    `<pre style="white-space:pre-wrap;overflow-wrap:anywhere;background:#f5f5f5;padding:8px">${rest.map(escapeHtml).join('\n')}</pre>`,
+    `<h2 style="color:${colour};overflow-wrap:anywhere">${escapeHtml(options.headline)}</h2>`,
     `<p><a href="${escapeHtml(options.url)}" style="display:inline-block;padding:10px 16px;background:#0b57d0;color:#fff;text-decoration:none;border-radius:6px">Review and decide</a></p>`,
     `<p style="color:#555">${escapeHtml(options.note)}</p>`,
     `<p><a href="${escapeHtml(options.inbox)}">Open the inbox</a></p>`,
+    `<p style="color:#555;margin-bottom:2px">The call, as the agent made it (its words, not toolgate's):</p>`,
+    `<pre style="white-space:pre-wrap;overflow-wrap:anywhere;background:#f5f5f5;border-left:4px solid #999;padding:8px;margin-top:0">${options.lines.map(escapeHtml).join('\n')}</pre>`,
     `<p style="color:#999;font-size:12px">${escapeHtml(options.id)}</p>`,
     '</body></html>',
   ].join('\n');

@@ -33,7 +33,8 @@ export interface NotificationChannel {
   retryAfterMs: number;
   /** Tries before a delivery is given up on. */
   maxAttempts: number;
-  send(delivery: StoredDelivery, signal: AbortSignal): Promise<SendOutcome>;
+  /** Sends one delivery; `publicUrl` and `now` are the server's, never the outbox row's. */
+  send(delivery: StoredDelivery, signal: AbortSignal, context: { publicUrl: string; now: number }): Promise<SendOutcome>;
 }
 
 /** The longest wait between two tries of one delivery. */

@@ -9,6 +9,7 @@
  * `toolgate-delivery` id, once the lease ends.
  */
 import type { StoredApproval, StoredDelivery } from '../../store/store.ts';
+import { macMatches, recordMac } from '../../store/record-mac.ts';
 import { errorText } from '../runs/drive-run.ts';
 import type { ServerRuntime } from '../runs/server-runtime.ts';
 import { MAX_RETRY_WAIT_MS, type NotificationChannel } from './notification-channel.ts';
@@ -81,13 +82,10 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
       if (fresh.length > 0) {
         const now = clock();
         const deliveries = fresh.flatMap(({ approval, channel }) =>
-          channel.deliveriesFor({ approval, deliveryId: (key) => deliveryId(channel.name, approval, key), publicUrl: options.publicUrl, now }).map((planned) => ({
-            id: deliveryId(channel.name, approval, planned.key),
-            channel: channel.name,
-            runId: approval.runId,
-            toolCallId: approval.toolCallId,
-            body: planned.body,
-          })),
+          channel.deliveriesFor({ approval, deliveryId: (key) => deliveryId(channel.name, approval, key), publicUrl: options.publicUrl, now }).map((planned) => {
+            const unsigned = { id: deliveryId(channel.name, approval, planned.key), channel: channel.name, runId: approval.runId, toolCallId: approval.toolCallId, body: planned.body };
+            return { ...unsigned, mac: deliveryMac(runtime.recordKey, unsigned) };
+          }),
         );
         await runtime.store.outbox.enqueueDeliveries(deliveries);
         for (const { approval, channel } of fresh) enqueued.add(approvalKey(channel.name, approval));
@@ -111,12 +109,18 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
   }
 
   async function deliver(delivery: StoredDelivery): Promise<void> {
+    // Written by this server (or one with its secret), or never sent: a row from anyone else could have it sign and send their text.
+    if (!macMatches(delivery.mac, deliveryMac(runtime.recordKey, delivery))) {
+      runtime.logger.error('notifications: refused an outbox row that does not verify', { delivery: delivery.id });
+      await runtime.store.outbox.finishDelivery(delivery.id, { status: 'dead', error: 'the outbox row does not verify (not written by a server holding the secret); it was not sent' });
+      return;
+    }
     const channel = channels.get(delivery.channel);
     if (channel === undefined) {
       await runtime.store.outbox.finishDelivery(delivery.id, { status: 'dead', error: `the channel ${JSON.stringify(delivery.channel)} is no longer in the policy (server.channels)` });
       return;
     }
-    const outcome = await channel.send(delivery, stopping.signal);
+    const outcome = await channel.send(delivery, stopping.signal, { publicUrl: options.publicUrl, now: clock() });
     if (outcome.ok) {
       await runtime.store.outbox.finishDelivery(delivery.id, { status: 'delivered', at: new Date(clock()).toISOString() });
       return;
@@ -149,6 +153,11 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
 /** A channel's deliveries for one call: the idempotency keys, and the `toolgate-delivery` header. */
 export function deliveryId(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>, key: string): string {
   return `${channel}/${approval.runId}/${approval.toolCallId}/requested${key === '' ? '' : `/${key}`}`;
+}
+
+/** The MAC a delivery is kept with: over what it is, where it goes, and what it says. */
+function deliveryMac(key: Buffer, delivery: Pick<StoredDelivery, 'id' | 'channel' | 'runId' | 'toolCallId' | 'body'>): string {
+  return recordMac(key, 'outbox', [delivery.id, delivery.channel, delivery.runId, delivery.toolCallId, delivery.body]);
 }
 
 function approvalKey(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>): string {

@@ -27,6 +27,8 @@ const MAX_ERROR_TEXT = 200;
  */
 export function createWebhookChannel(options: { name: string; url: string; secret: string; timeoutMs: number; retryAfterMs: number; maxAttempts: number; clock?: () => number }): NotificationChannel {
   const clock = options.clock ?? Date.now;
+  // What logs and the outbox's errors name: the receiver's origin, never its path (a chat's webhook URL is itself a secret).
+  const shown = new URL(options.url).origin;
   return {
     name: options.name,
     kind: 'webhook',
@@ -53,13 +55,13 @@ export function createWebhookChannel(options: { name: string; url: string; secre
           signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
         });
       } catch (error) {
-        const reason = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError') ? `no answer within ${options.timeoutMs} ms` : errorText(error);
-        return { ok: false, error: `${options.url}: ${reason}` };
+        const reason = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError') ? `no answer within ${options.timeoutMs} ms` : errorText(error).replaceAll(options.url, shown);
+        return { ok: false, error: `${shown}: ${reason}` };
       }
-      const text = await response.text().catch(() => '');
+      const text = await firstBytes(response, MAX_ERROR_TEXT * 4);
       if (response.status >= 200 && response.status < 300) return { ok: true };
       const said = text.replace(/\s+/g, ' ').trim().slice(0, MAX_ERROR_TEXT);
-      return { ok: false, error: `${options.url} answered HTTP ${response.status}${said === '' ? '' : `: ${said}`}` };
+      return { ok: false, error: `${shown} answered HTTP ${response.status}${said === '' ? '' : `: ${said}`}` };
     },
   };
 }
@@ -94,6 +96,27 @@ export function verifyWebhookSignature(options: { secret: string; body: string; 
   return expected.length === given.length && timingSafeEqual(expected, given) ? undefined : 'the signature does not match the body and timestamp (another secret, or a body changed on the way)';
 }
 
+/** At most `limit` bytes of a response's body, as text; the rest is not read (a receiver cannot make the server read without end). */
+async function firstBytes(response: Response, limit: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // What was read is enough to say why.
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
 function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = (error as { cause?: unknown }).cause;
@@ -121,7 +144,6 @@ function requestedBody(options: { approval: StoredApproval; deliveryId: string; 
     asked_at: request.asked_at ?? approval.createdAt,
     times_out_at: request.times_out_at ?? null,
     presentation: request.presentation ?? null,
-    always_scopes: request.always_scopes ?? [],
     links: {
       inbox: `${base}/#run=${encodeURIComponent(approval.runId)}`,
       decide: `${base}/runs/${encodeURIComponent(approval.runId)}/approve`,

@@ -279,10 +279,15 @@ function hasSoftAsks(value: unknown): boolean {
  * approve, and the call waiting with the arguments the link was made for.
  * Anything else is an `ApiError` whose `state` names it for the page.
  */
+/** The longest a one-tap link may live (`link_ttl` allows at most 7 days). */
+const MAX_LINK_LIFE_MS = 7 * 24 * 3_600_000 + 60_000;
+
 async function openLink(runtime: ServerRuntime, token: string): Promise<{ link: DecisionLink; run: StoredRun; approval: StoredApproval }> {
   const read = readDecisionLink({ key: runtime.recordKey, token });
   if (!read.ok) throw new ApiError(404, read.problem, { state: 'invalid' });
   const { link } = read;
+  // No link lives longer than the longest link_ttl, whatever it says: a key that signed a far-off time by mistake still cannot.
+  if (link.expiresAt * 1000 > Date.now() + MAX_LINK_LIFE_MS) throw new ApiError(404, 'this link is not one toolgate made (it claims to live longer than any link may)', { state: 'invalid' });
   if (link.expiresAt * 1000 <= Date.now()) throw new ApiError(410, `this link expired at ${new Date(link.expiresAt * 1000).toISOString()}: open the inbox to decide the call`, { state: 'expired' });
   const approver =
     link.approver === ADMIN_PRINCIPAL_NAME || (await runtime.store.listTokens()).some((candidate) => candidate.name === link.approver && candidate.revokedAt === null && (candidate.role === 'approver' || candidate.role === 'admin'));
