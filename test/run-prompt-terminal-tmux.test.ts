@@ -68,15 +68,16 @@ describe('toolgate run asks on the terminal the prompt is shown on', () => {
     try {
       await terminal.waitFor(PROMPT);
       terminal.send('a');
-      // As in the web inbox: a says what "always" covers, and a again approves.
-      await terminal.waitFor(/press a again to approve always/);
+      // As in the web inbox: a asks which calls "always" covers, narrowest first, and a again takes the first (this exact call).
+      await terminal.waitFor(/press a again to approve always \(the first\), or 1-2/);
+      expect(terminal.screen()).toContain('1  only this exact call: write_file with exactly these arguments, nothing else');
       terminal.send('a');
       const final = await terminal.waitFor(/LISTED=\d+/);
       expect(final).toContain('✓ approved always');
       expect(final).toContain('EXIT=0');
-      // Made under the built-in policy, found by the state command in the same directory.
+      // Made under the built-in policy, found by the state command in the same directory, listed as the rule it amounts to.
       expect(final).toContain("the built-in default policy's state in");
-      expect(final).toMatch(/write_file\s*\n\s+Write notes\.txt/);
+      expect(final).toMatch(/write_file\s*\n\s+write_file with exactly these arguments, nothing else\s*\n\s+rule: write_file with arguments sha256:[0-9a-f]{16}/);
       expect(final).toContain('LISTED=0');
       expect(readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('from the agent\n');
     } finally {
