@@ -125,6 +125,12 @@ describe('webhook notifications', () => {
     expect(dead).toMatchObject({ attempts: 3, lastError: expect.stringMatching(/^gave up after 3 tries: http:\/\/127\.0\.0\.1:\d+ answered HTTP 500: not now$/) });
     // The receiver's path (a chat's webhook URL is a secret) is in no error.
     expect(dead!.lastError).not.toContain('/hook');
+    // Those who decide see it (without what it carried); a submitter may not.
+    const listed = await api.request('/notifications?status=dead', { token: 'carol' });
+    expect(listed.status).toBe(200);
+    expect(listed.json).toMatchObject({ counts: { dead: 1 }, deliveries: [{ status: 'dead', attempts: 3, run_id: runId }] });
+    expect((await api.request('/notifications', { token: 'alice' })).status).toBe(403);
+    expect((await api.request('/notifications?status=lost', { token: 'carol' })).status).toBe(400);
     // The run still waits for a person: a notification that failed decides nothing.
     expect((await api.run(runId)).status).toBe('paused_checkpoint');
   });

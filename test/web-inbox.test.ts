@@ -51,9 +51,10 @@ interface Inbox {
   waitForRun(runId: string, statuses: string[]): Promise<any>;
 }
 
-async function startInbox(script: string, options: { policyLines?: string } = {}): Promise<Inbox> {
+async function startInbox(script: string, options: { policyLines?: string; files?: Record<string, string> } = {}): Promise<Inbox> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'toolgate-web-inbox-'));
   mkdirSync(path.join(root, 'ws'));
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(path.join(root, name), text, { mode: 0o600 });
   const policyFile = path.join(root, 'toolgate.yaml');
   writeFileSync(policyFile, `${readFileSync(path.join(FIXTURES, 'policy.yaml'), 'utf8')}${options.policyLines ?? ''}`);
   const server = await startToolgateServer({
@@ -486,6 +487,29 @@ describe('the web inbox in Chromium', () => {
     await item.waitFor();
     expect(await item.locator('.always-payload').textContent()).toBe('Rule: shell.rules: { match: "wc", decision: allow, paths_in: [workspace] }');
     await item.screenshot({ path: path.join(ARTIFACTS, 'web-inbox-always-rule-390.png') });
+    expect(incidents).toEqual([]);
+  });
+
+  it('says above the cards when a notification was given up on, and the call still waits there', { timeout: 90_000 }, async () => {
+    // A webhook nobody listens on, tried once: dead at once.
+    const channel = '\nserver:\n  channels:\n    ops:\n      type: webhook\n      url: http://127.0.0.1:9/hook\n      secret_file: webhook-secret\n      max_attempts: 1\n';
+    const inbox = await startInbox('write-hello.yaml', { policyLines: channel, files: { 'webhook-secret': 'a-webhook-secret-of-32-characters\n' } });
+    const runId = await inbox.startRun('write a greeting');
+    await inbox.waitForRun(runId, ['paused_checkpoint']);
+    const deadline = Date.now() + 20_000;
+    while ((await inbox.api('/notifications?status=dead')).json.counts.dead !== 1) {
+      if (Date.now() > deadline) throw new Error('the notification was not given up on');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const listed = (await inbox.api('/notifications?status=dead')).json;
+    expect(listed.deliveries).toMatchObject([{ channel: 'ops', run_id: runId, tool_call_id: 'tg_1_1', status: 'dead', attempts: 1, last_error: expect.stringContaining('gave up after 1 try: http://127.0.0.1:9') }]);
+    expect(listed.deliveries[0]).not.toHaveProperty('body');
+    const { page, incidents } = await openPage(390);
+    await page.goto(inbox.server.loginUrl);
+    await page.locator('.approval').first().waitFor();
+    const banner = page.locator('#dead-letters');
+    await banner.waitFor();
+    expect(await banner.textContent()).toMatch(/^⚠ 1 notification was not delivered after every retry \(latest: ops, gave up after 1 try: http:\/\/127\.0\.0\.1:9.*\)\. The calls still wait here\.$/);
     expect(incidents).toEqual([]);
   });
 

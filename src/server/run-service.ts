@@ -57,6 +57,12 @@ export interface StartRunInput {
   model?: string;
 }
 
+/** `GET /notifications`. */
+export interface NotificationsView {
+  counts: { pending: number; delivered: number; dead: number };
+  deliveries: Array<{ id: string; channel: string; run_id: string; tool_call_id: string; status: string; attempts: number; last_error: string | null; created_at: string; delivered_at: string | null }>;
+}
+
 /** A one-tap link's call, as its page shows it before anything is decided. */
 export interface LinkView {
   state: 'waiting';
@@ -164,6 +170,8 @@ export interface RunService {
    * again with the same id).
    */
   answerAsk?(principal: Principal, body: AskBody, budgetMs: number): Promise<AskAnswer>;
+  /** The notifications outbox (`GET /notifications?status=dead`): counts by status, and the latest deliveries, without what they carry. */
+  listNotifications?(principal: Principal, query: { status?: 'pending' | 'delivered' | 'dead'; limit: number }): Promise<NotificationsView>;
   /** What a one-tap link shows (`GET /decide/:token/view`): the call as the inbox presents it, or why the link does nothing (an `ApiError` with `state`). */
   linkView?(token: string): Promise<LinkView>;
   /** Decides the link's call as its approver (`POST /decide/:token`); refused, deciding nothing, with the same states. */

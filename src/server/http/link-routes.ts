@@ -1,5 +1,5 @@
 /**
- * A one-tap link's routes (issue 35), which need no token (the signed link
+ * `GET /notifications` (the outbox as approvers see it), and a one-tap link's routes (issue 35), which need no token (the signed link
  * is the credential): `GET /decide/:token/view` shows the call or why the
  * link does nothing, and `POST /decide/:token` decides it, once, as the
  * approver the link was sent to. The page itself (`GET /decide/:token`) is
@@ -9,8 +9,19 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ApiError, type RunService } from '../run-service.ts';
 import { readJsonBody } from './read-json-body.ts';
-import { parseRequest } from './request-schemas.ts';
+import { parseRequest, singleValuedQuery } from './request-schemas.ts';
+import { principalOf } from './run-routes.ts';
 import type { ServerEnv } from './server-env.ts';
+
+const notificationsQuery = z.strictObject({
+  status: z.enum(['pending', 'delivered', 'dead']).optional(),
+  limit: z
+    .string()
+    .regex(/^[0-9]{1,3}$/, 'a whole number from 1 to 200')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(200))
+    .optional(),
+});
 
 const linkDecision = z.strictObject({
   approved: z.boolean(),
@@ -23,6 +34,11 @@ const linkDecision = z.strictObject({
  */
 export function registerLinkRoutes(options: { app: Hono<ServerEnv>; service: RunService }): void {
   const { app, service } = options;
+  app.get('/notifications', async (c) => {
+    if (service.listNotifications === undefined) throw new ApiError(404, 'this server keeps no notifications');
+    const query = parseRequest({ schema: notificationsQuery, value: singleValuedQuery(c.req.queries()), what: 'query' });
+    return c.json(await service.listNotifications(principalOf(c), { ...(query.status === undefined ? {} : { status: query.status }), limit: query.limit ?? 50 }));
+  });
   app.get('/decide/:token/view', async (c) => {
     if (service.linkView === undefined) throw new ApiError(404, 'this server sends no decision links', { state: 'invalid' });
     c.header('Cache-Control', 'no-store');

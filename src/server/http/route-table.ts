@@ -36,6 +36,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'DELETE', path: '/sessions/:session/chats/:chat', roles: ['admin'] },
   { method: 'DELETE', path: '/sessions/:session', roles: ['admin'] },
   { method: 'GET', path: '/metrics', roles: ['admin'] },
+  // The notifications outbox (issue 35): those who decide see which could not be delivered.
+  { method: 'GET', path: '/notifications', roles: ['approver', 'admin'] },
   // An agent host's hook: a submitter's token (the agent's), or the admin's.
   { method: 'POST', path: '/hooks/:host', roles: ['submitter', 'admin'] },
   // A call another gate judged (toolgate mcp --approver server), put to a person here: a submitter's token, or the admin's.

@@ -104,6 +104,24 @@ export function createRunService(options: RunServiceOptions): RunService {
       return runView(run, await store.listApprovals({ runId, includeDecided: true }));
     },
 
+    async listNotifications(_principal, query) {
+      const [counts, deliveries] = await Promise.all([store.outbox.countDeliveries(), store.outbox.listDeliveries(query)]);
+      return {
+        counts,
+        deliveries: deliveries.map((delivery) => ({
+          id: delivery.id,
+          channel: delivery.channel,
+          run_id: delivery.runId,
+          tool_call_id: delivery.toolCallId,
+          status: delivery.status,
+          attempts: delivery.attempts,
+          last_error: delivery.lastError,
+          created_at: delivery.createdAt,
+          delivered_at: delivery.deliveredAt,
+        })),
+      };
+    },
+
     async linkView(token) {
       const { link, approval } = await openLink(runtime, token);
       return {

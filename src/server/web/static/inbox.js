@@ -133,7 +133,24 @@ function onEvent(message) {
   }
 }
 
+/** Notifications given up on (a webhook or a mail server that never took them): said above the cards, with the last error. */
+async function loadDeadLetters() {
+  const node = $('dead-letters');
+  try {
+    const body = await api('GET', '/notifications?status=dead&limit=5');
+    const dead = Number(body?.counts?.dead ?? 0);
+    node.hidden = dead === 0;
+    if (dead === 0) return;
+    const last = Array.isArray(body.deliveries) ? body.deliveries[0] : undefined;
+    node.textContent = `⚠ ${dead} ${dead === 1 ? 'notification was' : 'notifications were'} not delivered after every retry${last ? ` (latest: ${String(last.channel)}, ${String(last.last_error ?? 'no error given')})` : ''}. The calls still wait here.`;
+  } catch {
+    // An older server, or a token that may not read them: nothing to say.
+    node.hidden = true;
+  }
+}
+
 async function loadApprovals() {
+  void loadDeadLetters();
   try {
     const body = await api('GET', '/approvals');
     const list = Array.isArray(body) ? body : Array.isArray(body?.approvals) ? body.approvals : [];
