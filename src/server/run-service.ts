@@ -85,7 +85,7 @@ export interface ApproveInput {
   /** With scope `always`: which of the call's `always_scopes` it covers (one call, named by tool_call_id or the only one waiting). */
   always_scope?: string;
   /** Where the person decided, as the client says (the web inbox sends `inbox`; default `api`); `link` for a one-tap link, set by the server. */
-  via?: 'inbox' | 'api' | 'link';
+  via?: 'inbox' | 'api' | 'link' | 'slack';
   edited_args?: unknown;
   /** A denial that ends the run (seed 004), whatever `on_deny` says. */
   stop?: boolean;
@@ -121,7 +121,7 @@ export interface RunView {
   updated_at: string;
   pending_approvals: PendingView[];
   /** Every decision taken in the run, oldest first: who, what, when. */
-  decisions: Array<{ tool_call_id: string; tool_name: string; approved: boolean; reason: string | null; scope: string; decided_by: string; decided_at: string; via: 'inbox' | 'api' | 'link' | 'timeout' | null }>;
+  decisions: Array<{ tool_call_id: string; tool_name: string; approved: boolean; reason: string | null; scope: string; decided_by: string; decided_at: string; via: 'inbox' | 'api' | 'link' | 'slack' | 'timeout' | null }>;
 }
 
 export type RunSummaryView = Omit<RunView, 'pending_approvals' | 'decisions'> & { pending: number };
@@ -174,6 +174,8 @@ export interface RunService {
   listNotifications?(principal: Principal, query: { status?: 'pending' | 'delivered' | 'dead'; limit: number }): Promise<NotificationsView>;
   /** What a one-tap link shows (`GET /decide/:token/view`): the call as the inbox presents it, or why the link does nothing (an `ApiError` with `state`). */
   linkView?(token: string): Promise<LinkView>;
+  /** A Slack button press (`POST /slack/interactivity/:channel`), verified against the channel's signing secret; a refusal is told in the message's thread. */
+  slackInteraction?(channel: string, request: { rawBody: string; timestamp: string | undefined; signature: string | undefined }): Promise<{ decided: boolean }>;
   /** Decides the link's call as its approver (`POST /decide/:token`); refused, deciding nothing, with the same states. */
   decideByLink?(token: string, input: { approved: boolean; reason?: string }): Promise<ApproveResult>;
   /**

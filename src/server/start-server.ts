@@ -137,6 +137,7 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
     const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds, env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     closeRuntime = parts.close;
     const { runtime } = parts;
+    runtime.channels = channels;
     const service = createRunService({
       runtime,
       listeners: parts.listeners,
@@ -186,6 +187,7 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
     const notifier = channels.size === 0 ? undefined : startNotifier({ runtime, channels, notify, publicUrl: settings.public_url ?? http.url });
     if (notifier !== undefined) {
       parts.listeners.add(notifier.poke);
+      runtime.onDecided = notifier.decided;
       notifier.poke();
     }
     const found = stranded.length + decided.length;

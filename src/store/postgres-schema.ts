@@ -184,6 +184,7 @@ CREATE TABLE IF NOT EXISTS outbox (
   last_error TEXT,
   created_at TEXT NOT NULL,
   delivered_at TEXT,
+  receipt TEXT,
   schema_version INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_attempt_at, seq) WHERE status = 'pending';

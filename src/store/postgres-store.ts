@@ -756,7 +756,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         return claimed.rows.sort((left, right) => Number(left.seq) - Number(right.seq)).map(deliveryFromRow);
       },
       async finishDelivery(id, outcome) {
-        if (outcome.status === 'delivered') await query(`UPDATE outbox SET status = 'delivered', delivered_at = $1, leased_until = NULL, last_error = NULL WHERE id = $2`, [outcome.at, id]);
+        if (outcome.status === 'delivered') await query(`UPDATE outbox SET status = 'delivered', delivered_at = $1, receipt = $3, leased_until = NULL, last_error = NULL WHERE id = $2`, [outcome.at, id, outcome.receipt ?? null]);
         else if (outcome.status === 'pending') await query(`UPDATE outbox SET next_attempt_at = $1, leased_until = NULL, last_error = $2 WHERE id = $3 AND status = 'pending'`, [outcome.retryAt, outcome.error, id]);
         else await query(`UPDATE outbox SET status = 'dead', leased_until = NULL, last_error = $1 WHERE id = $2 AND status = 'pending'`, [outcome.error, id]);
       },
@@ -772,6 +772,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
             ? await query<DeliveryRow>('SELECT * FROM outbox ORDER BY seq DESC LIMIT $1', [limit])
             : await query<DeliveryRow>('SELECT * FROM outbox WHERE status = $1 ORDER BY seq DESC LIMIT $2', [list.status, limit]);
         return rows.rows.map(deliveryFromRow);
+      },
+      async findDelivery(id) {
+        const row = (await query<DeliveryRow>('SELECT * FROM outbox WHERE id = $1', [id])).rows[0];
+        return row === undefined ? undefined : deliveryFromRow(row);
       },
     },
 

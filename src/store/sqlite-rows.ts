@@ -57,6 +57,7 @@ export interface DeliveryRow {
   last_error: string | null;
   created_at: string;
   delivered_at: string | null;
+  receipt: string | null;
   schema_version: number;
 }
 
@@ -78,6 +79,7 @@ export function deliveryFromRow(row: DeliveryRow): StoredDelivery {
     lastError: row.last_error,
     createdAt: row.created_at,
     deliveredAt: row.delivered_at,
+    receipt: row.receipt,
   };
 }
 

@@ -138,6 +138,7 @@ CREATE TABLE IF NOT EXISTS outbox (
   last_error TEXT,
   created_at TEXT NOT NULL,
   delivered_at TEXT,
+  receipt TEXT,
   schema_version INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_attempt_at, seq) WHERE status = 'pending';

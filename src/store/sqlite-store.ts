@@ -378,6 +378,10 @@ export function openSqliteStore(options: SqliteStoreOptions): ToolgateStore {
         const rows = query.status === undefined ? statement('SELECT * FROM outbox ORDER BY seq DESC LIMIT ?').all(limit) : statement('SELECT * FROM outbox WHERE status = ? ORDER BY seq DESC LIMIT ?').all(query.status, limit);
         return (rows as DeliveryRow[]).map(deliveryFromRow);
       },
+      async findDelivery(id) {
+        const row = statement('SELECT * FROM outbox WHERE id = ?').get(id) as DeliveryRow | undefined;
+        return row === undefined ? undefined : deliveryFromRow(row);
+      },
     },
 
     close() {

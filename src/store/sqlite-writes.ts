@@ -232,7 +232,7 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
     },
 
     finishDelivery({ id, outcome }) {
-      if (outcome.status === 'delivered') statement(`UPDATE outbox SET status = 'delivered', delivered_at = ?, leased_until = NULL, last_error = NULL WHERE id = ?`).run(outcome.at, id);
+      if (outcome.status === 'delivered') statement(`UPDATE outbox SET status = 'delivered', delivered_at = ?, receipt = ?, leased_until = NULL, last_error = NULL WHERE id = ?`).run(outcome.at, outcome.receipt ?? null, id);
       else if (outcome.status === 'pending') statement(`UPDATE outbox SET next_attempt_at = ?, leased_until = NULL, last_error = ? WHERE id = ? AND status = 'pending'`).run(outcome.retryAt, outcome.error, id);
       else statement(`UPDATE outbox SET status = 'dead', leased_until = NULL, last_error = ? WHERE id = ? AND status = 'pending'`).run(outcome.error, id);
     },

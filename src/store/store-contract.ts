@@ -396,7 +396,7 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         expect(all.map((item) => item.id)).toEqual(['retry', 'done', 'dead']);
         const retryAt = new Date(Date.now() + 3_600_000).toISOString();
         await store.outbox.finishDelivery('retry', { status: 'pending', retryAt, error: 'HTTP 503 from the receiver' });
-        await store.outbox.finishDelivery('done', { status: 'delivered', at: now });
+        await store.outbox.finishDelivery('done', { status: 'delivered', at: now, receipt: '{"ts":"1700000000.000100"}' });
         await store.outbox.finishDelivery('dead', { status: 'dead', error: 'gave up after 8 tries: HTTP 500' });
         // A late answer for a finished delivery changes nothing.
         await store.outbox.finishDelivery('done', { status: 'pending', retryAt: now, error: 'late' });
@@ -406,7 +406,10 @@ export function describeStoreContract(name: string, open: OpenStoreForContract):
         const due = await store.outbox.claimDeliveries({ now: new Date(Date.now() + 3_700_000).toISOString(), leaseUntil: new Date(Date.now() + 3_800_000).toISOString(), limit: 10 });
         expect(due.map((item) => [item.id, item.attempts, item.lastError])).toEqual([['retry', 2, 'HTTP 503 from the receiver']]);
         expect(await store.outbox.listDeliveries({ status: 'dead', limit: 10 })).toMatchObject([{ id: 'dead', status: 'dead', lastError: 'gave up after 8 tries: HTTP 500' }]);
-        expect(await store.outbox.listDeliveries({ status: 'delivered', limit: 10 })).toMatchObject([{ id: 'done', deliveredAt: now, lastError: null }]);
+        expect(await store.outbox.listDeliveries({ status: 'delivered', limit: 10 })).toMatchObject([{ id: 'done', deliveredAt: now, lastError: null, receipt: '{"ts":"1700000000.000100"}' }]);
+        expect(await store.outbox.findDelivery('done')).toMatchObject({ id: 'done', status: 'delivered', receipt: '{"ts":"1700000000.000100"}' });
+        expect(await store.outbox.findDelivery('retry')).toMatchObject({ receipt: null });
+        expect(await store.outbox.findDelivery('nothing')).toBeUndefined();
       });
     });
 

@@ -92,7 +92,7 @@ export interface StoredDecision {
   /** With scope `always`: which choice of what it covers (`always_scope`, an `alwaysScopes` id). */
   alwaysScope?: string;
   /** Where it was decided: the web inbox or another client of the API (as the client says); absent for a timeout. */
-  via?: 'inbox' | 'api' | 'link';
+  via?: 'inbox' | 'api' | 'link' | 'slack';
   /** Whether this denial stops the run (seed 004). */
   stop?: boolean;
   /** The authenticated approver (token name), or `timeout`/`system` when nobody decided. */
@@ -290,6 +290,8 @@ export interface StoredDelivery extends NewDelivery {
   lastError: string | null;
   createdAt: string;
   deliveredAt: string | null;
+  /** What the receiver answered a delivered one with, for later updates (a Slack message's channel and ts). */
+  receipt: string | null;
 }
 
 /**
@@ -305,11 +307,13 @@ export interface StoreOutbox {
   /** Pending deliveries due by `now` and not leased, oldest first, each leased until `leaseUntil`. */
   claimDeliveries(query: { now: string; leaseUntil: string; limit: number }): Promise<StoredDelivery[]>;
   /** Ends a try: delivered, to be retried at `retryAt`, or dead (given up); `error` says why it failed. */
-  finishDelivery(id: string, outcome: { status: 'delivered'; at: string } | { status: 'pending'; retryAt: string; error: string } | { status: 'dead'; error: string }): Promise<void>;
+  finishDelivery(id: string, outcome: { status: 'delivered'; at: string; receipt?: string } | { status: 'pending'; retryAt: string; error: string } | { status: 'dead'; error: string }): Promise<void>;
   /** Deliveries by status (for `/metrics` and the inbox). */
   countDeliveries(): Promise<Record<DeliveryStatus, number>>;
   /** Deliveries newest first, `status` for one status only. */
   listDeliveries(query: { status?: DeliveryStatus; limit: number }): Promise<StoredDelivery[]>;
+  /** One delivery by its id. */
+  findDelivery(id: string): Promise<StoredDelivery | undefined>;
 }
 
 export interface ToolgateStore {

@@ -103,8 +103,22 @@ const emailChannel = z.strictObject({
   max_attempts: z.number().int().min(1).max(50).optional().describe('Tries before a message is given up on. Default 8.'),
 });
 
+const slackChannel = z.strictObject({
+  type: z.literal('slack'),
+  token_env: environmentName.describe('The environment variable holding the bot token (xoxb-…), with chat:write.'),
+  signing_secret_env: environmentName.describe("The environment variable holding the app's signing secret: interactivity requests are checked against it."),
+  channel: z.string().regex(/^[A-Z0-9]{6,20}$/).describe('The Slack channel id (C0123ABCD) messages go to.'),
+  users: z
+    .record(z.string().regex(/^[UW][A-Z0-9]{6,20}$/), z.string().min(1))
+    .describe('Slack user id → toolgate approver (a token\'s name): who may decide by the buttons. Anyone else is told so in the thread, and decides nothing.'),
+  api_url: z.string().regex(/^https?:\/\/[^\s]+$/).optional().describe("The Slack Web API's address (default https://slack.com/api/)."),
+  timeout: duration.optional(),
+  retry_after: duration.optional(),
+  max_attempts: z.number().int().min(1).max(50).optional(),
+});
+
 /** Where pending approvals are sent (issue 35). */
-const notificationChannel = z.discriminatedUnion('type', [webhookChannel, emailChannel]);
+const notificationChannel = z.discriminatedUnion('type', [webhookChannel, emailChannel, slackChannel]);
 
 const toolEntry = z.union([
   decision,

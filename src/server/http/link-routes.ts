@@ -8,7 +8,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ApiError, type RunService } from '../run-service.ts';
-import { readJsonBody } from './read-json-body.ts';
+import { readJsonBody, readTextBody } from './read-json-body.ts';
 import { parseRequest, singleValuedQuery } from './request-schemas.ts';
 import { principalOf } from './run-routes.ts';
 import type { ServerEnv } from './server-env.ts';
@@ -38,6 +38,12 @@ export function registerLinkRoutes(options: { app: Hono<ServerEnv>; service: Run
     if (service.listNotifications === undefined) throw new ApiError(404, 'this server keeps no notifications');
     const query = parseRequest({ schema: notificationsQuery, value: singleValuedQuery(c.req.queries()), what: 'query' });
     return c.json(await service.listNotifications(principalOf(c), { ...(query.status === undefined ? {} : { status: query.status }), limit: query.limit ?? 50 }));
+  });
+  // Slack's interactivity requests: no token, signed with the channel's signing secret (checked over the raw body).
+  app.post('/slack/interactivity/:channel', async (c) => {
+    if (service.slackInteraction === undefined) throw new ApiError(404, 'this server has no Slack channel');
+    const rawBody = await readTextBody({ context: c, maxBytes: 64 * 1024, mediaType: 'application/x-www-form-urlencoded' });
+    return c.json(await service.slackInteraction(c.req.param('channel'), { rawBody, timestamp: c.req.header('x-slack-request-timestamp'), signature: c.req.header('x-slack-signature') }));
   });
   app.get('/decide/:token/view', async (c) => {
     if (service.linkView === undefined) throw new ApiError(404, 'this server sends no decision links', { state: 'invalid' });

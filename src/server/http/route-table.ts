@@ -58,6 +58,8 @@ export const PUBLIC_ROUTES: readonly { method: 'GET' | 'POST'; path: string }[] 
   { method: 'GET', path: '/decide/:token' },
   { method: 'GET', path: '/decide/:token/view' },
   { method: 'POST', path: '/decide/:token' },
+  // Slack's interactivity requests: checked against the channel's signing secret instead.
+  { method: 'POST', path: '/slack/interactivity/:channel' },
 ];
 
 const compiled = new Map<string, RegExp>();

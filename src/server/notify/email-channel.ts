@@ -127,7 +127,7 @@ const AGENT_FRAME = '----- the call, as the agent made it (its words, not toolga
 const AGENT_FRAME_END = '----- end of the call -----';
 
 /** An address in the agent's text, made unclickable: `https://x` → `https[:]//x` (a mail client links what looks like a URL). */
-function defanged(line: string): string {
+export function defanged(line: string): string {
   return line.replace(/([A-Za-z][A-Za-z0-9+.-]*):\/\//g, '$1[:]//').replace(/\bwww\./gi, (match) => `${match.slice(0, -1)}[.]`);
 }
 

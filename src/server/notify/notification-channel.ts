@@ -10,9 +10,21 @@ import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import type { StoredApproval, StoredDelivery } from '../../store/store.ts';
 import { readSecretFile } from '../read-secret-file.ts';
 import { createEmailChannel } from './email-channel.ts';
+import { createSlackChannel } from './slack-channel.ts';
 import { createWebhookChannel } from './webhook-channel.ts';
 
-export type SendOutcome = { ok: true } | { ok: false; error: string };
+/** How a try went; `receipt` is what a receiver answered that a later update needs (a Slack message's channel and ts). */
+export type SendOutcome = { ok: true; receipt?: string } | { ok: false; error: string };
+
+/** A decision on a call a channel told people of: what its "decided" deliveries say. */
+export interface DecidedCall {
+  runId: string;
+  toolCallId: string;
+  approved: boolean;
+  decidedBy: string;
+  via: string | null;
+  reason: string | null;
+}
 
 /** What a channel enqueues for one pending approval: `key` tells its deliveries apart (a recipient), '' for one delivery. */
 export interface PlannedDelivery {
@@ -24,7 +36,7 @@ export interface PlannedDelivery {
 export interface NotificationChannel {
   /** Its name in `server.channels`. */
   name: string;
-  kind: 'webhook' | 'email';
+  kind: 'webhook' | 'email' | 'slack';
   /** The deliveries to enqueue for a pending approval (one, or one per recipient). */
   deliveriesFor(options: { approval: StoredApproval; deliveryId: (key: string) => string; publicUrl: string; now: number }): PlannedDelivery[];
   /** How long one try may take. */
@@ -33,8 +45,13 @@ export interface NotificationChannel {
   retryAfterMs: number;
   /** Tries before a delivery is given up on. */
   maxAttempts: number;
-  /** Sends one delivery; `publicUrl` and `now` are the server's, never the outbox row's. */
-  send(delivery: StoredDelivery, signal: AbortSignal, context: { publicUrl: string; now: number }): Promise<SendOutcome>;
+  /**
+   * What to enqueue once the call was decided (anywhere), for a channel that
+   * updates what it sent (Slack edits its message); none for the others.
+   */
+  deliveriesOnDecision?(options: { decided: DecidedCall; requestedId: (key: string) => string }): PlannedDelivery[];
+  /** Sends one delivery; `publicUrl` and `now` are the server's, never the outbox row's; `receiptOf` reads what an earlier delivery was answered. */
+  send(delivery: StoredDelivery, signal: AbortSignal, context: { publicUrl: string; now: number; receiptOf: (id: string) => Promise<string | null> }): Promise<SendOutcome>;
 }
 
 /** The longest wait between two tries of one delivery. */
@@ -67,6 +84,14 @@ export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.
     if (config.type === 'webhook') {
       const secret = channelSecret({ key, secretEnv: config.secret_env, secretFile: config.secret_file, loaded, env });
       channels.set(name, createWebhookChannel({ name, url: config.url, secret, timeoutMs, retryAfterMs, maxAttempts }));
+      continue;
+    }
+    if (config.type === 'slack') {
+      const token = env[config.token_env]?.trim() ?? '';
+      if (token === '') throw usage(`${key}.token_env in ${loaded.path} names ${config.token_env}, which is not set in toolgate's environment: set it to the Slack bot token (xoxb-…)`);
+      const signingSecret = env[config.signing_secret_env]?.trim() ?? '';
+      if (signingSecret === '') throw usage(`${key}.signing_secret_env in ${loaded.path} names ${config.signing_secret_env}, which is not set in toolgate's environment: set it to the Slack app's signing secret`);
+      channels.set(name, createSlackChannel({ name, token, signingSecret, channel: config.channel, users: config.users, ...(config.api_url === undefined ? {} : { apiUrl: config.api_url }), timeoutMs, retryAfterMs, maxAttempts }));
       continue;
     }
     const { smtp } = config;

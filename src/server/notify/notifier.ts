@@ -12,7 +12,7 @@ import type { StoredApproval, StoredDelivery } from '../../store/store.ts';
 import { macMatches, recordMac } from '../../store/record-mac.ts';
 import { errorText } from '../runs/drive-run.ts';
 import type { ServerRuntime } from '../runs/server-runtime.ts';
-import { MAX_RETRY_WAIT_MS, type NotificationChannel } from './notification-channel.ts';
+import { MAX_RETRY_WAIT_MS, type DecidedCall, type NotificationChannel } from './notification-channel.ts';
 
 /** Deliveries one cycle claims and sends at once. */
 const CLAIM_BATCH = 16;
@@ -24,6 +24,8 @@ const DEFAULT_POLL_MS = 1_000;
 export interface Notifier {
   /** Something changed (a run paused): enqueue and send soon. */
   poke(): void;
+  /** Calls were decided (anywhere): the channels that update what they sent are told. Never throws. */
+  decided(calls: readonly DecidedCall[]): Promise<void>;
   /** One enqueue-and-send cycle, awaited (tests, and the start). */
   cycle(): Promise<void>;
   stop(): Promise<void>;
@@ -82,8 +84,8 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
       if (fresh.length > 0) {
         const now = clock();
         const deliveries = fresh.flatMap(({ approval, channel }) =>
-          channel.deliveriesFor({ approval, deliveryId: (key) => deliveryId(channel.name, approval, key), publicUrl: options.publicUrl, now }).map((planned) => {
-            const unsigned = { id: deliveryId(channel.name, approval, planned.key), channel: channel.name, runId: approval.runId, toolCallId: approval.toolCallId, body: planned.body };
+          channel.deliveriesFor({ approval, deliveryId: (key) => deliveryId(channel.name, approval, 'requested', key), publicUrl: options.publicUrl, now }).map((planned) => {
+            const unsigned = { id: deliveryId(channel.name, approval, 'requested', planned.key), channel: channel.name, runId: approval.runId, toolCallId: approval.toolCallId, body: planned.body };
             return { ...unsigned, mac: deliveryMac(runtime.recordKey, unsigned) };
           }),
         );
@@ -120,9 +122,10 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
       await runtime.store.outbox.finishDelivery(delivery.id, { status: 'dead', error: `the channel ${JSON.stringify(delivery.channel)} is no longer in the policy (server.channels)` });
       return;
     }
-    const outcome = await channel.send(delivery, stopping.signal, { publicUrl: options.publicUrl, now: clock() });
+    const receiptOf = async (id: string) => (await runtime.store.outbox.findDelivery(id))?.receipt ?? null;
+    const outcome = await channel.send(delivery, stopping.signal, { publicUrl: options.publicUrl, now: clock(), receiptOf });
     if (outcome.ok) {
-      await runtime.store.outbox.finishDelivery(delivery.id, { status: 'delivered', at: new Date(clock()).toISOString() });
+      await runtime.store.outbox.finishDelivery(delivery.id, { status: 'delivered', at: new Date(clock()).toISOString(), ...(outcome.receipt === undefined ? {} : { receipt: outcome.receipt }) });
       return;
     }
     // A try cut short by the server stopping is no try: the lease ends, and the next server sends it.
@@ -139,7 +142,29 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
 
   const timer = setInterval(() => void cycle(), options.pollMs ?? DEFAULT_POLL_MS);
   timer.unref();
+  async function decided(calls: readonly DecidedCall[]): Promise<void> {
+    try {
+      const deliveries = calls.flatMap((call) =>
+        options.notify.flatMap((name) => {
+          const channel = channels.get(name);
+          const planned = channel?.deliveriesOnDecision?.({ decided: call, requestedId: (key) => deliveryId(name, call, 'requested', key) }) ?? [];
+          return planned.map((item) => {
+            const unsigned = { id: deliveryId(name, call, 'decided', item.key), channel: name, runId: call.runId, toolCallId: call.toolCallId, body: item.body };
+            return { ...unsigned, mac: deliveryMac(runtime.recordKey, unsigned) };
+          });
+        }),
+      );
+      if (deliveries.length === 0) return;
+      await runtime.store.outbox.enqueueDeliveries(deliveries);
+      void cycle();
+    } catch (error) {
+      // The decision stands; only the message that says so elsewhere is missed.
+      runtime.logger.error('notifications: could not enqueue the updates of decided calls', { error: errorText(error) });
+    }
+  }
+
   return {
+    decided,
     poke: () => void cycle(),
     cycle,
     async stop() {
@@ -151,8 +176,8 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
 }
 
 /** A channel's deliveries for one call: the idempotency keys, and the `toolgate-delivery` header. */
-export function deliveryId(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>, key: string): string {
-  return `${channel}/${approval.runId}/${approval.toolCallId}/requested${key === '' ? '' : `/${key}`}`;
+export function deliveryId(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>, kind: 'requested' | 'decided', key: string): string {
+  return `${channel}/${approval.runId}/${approval.toolCallId}/${kind}${key === '' ? '' : `/${key}`}`;
 }
 
 /** The MAC a delivery is kept with: over what it is, where it goes, and what it says. */

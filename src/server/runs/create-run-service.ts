@@ -9,6 +9,7 @@ import { createApprovalPresence } from './approval-presence.ts';
 import { randomBytes } from 'node:crypto';
 import { argumentsDigest, readDecisionLink, type DecisionLink } from '../notify/decision-links.ts';
 import { ADMIN_PRINCIPAL_NAME } from '../tokens.ts';
+import { SlackRequestError, type SlackAction, type SlackChannel } from '../notify/slack-channel.ts';
 import type { StoredApproval, StoredEvent, StoredRun } from '../../store/store.ts';
 import { isFinished } from '../../store/store.ts';
 import { redact } from '../../core/redact.ts';
@@ -133,6 +134,33 @@ export function createRunService(options: RunServiceOptions): RunService {
         expires_at: new Date(link.expiresAt * 1000).toISOString(),
         presentation: approval.request.presentation ?? null,
       };
+    },
+
+    async slackInteraction(channelName, request) {
+      const channel = runtime.channels?.get(channelName);
+      if (channel === undefined || channel.kind !== 'slack') throw new ApiError(404, `no Slack channel is named ${JSON.stringify(channelName.slice(0, 64))} in this server's policy`);
+      const slack = channel as SlackChannel;
+      let action: SlackAction;
+      try {
+        action = slack.readInteraction({ ...request, now: Date.now() });
+      } catch (error) {
+        if (error instanceof SlackRequestError) throw new ApiError(error.status, error.message);
+        throw error;
+      }
+      const reply = (text: string) => slack.replyInThread(action, text).catch((error: unknown) => runtime.logger.warn('slack: could not reply in a thread', { error: String(error) }));
+      if (action.approver === undefined) {
+        await reply(`<@${action.slackUser}> is not one of toolgate's approvers in this channel (server.channels.${channelName}.users): nothing was decided.`);
+        return { decided: false };
+      }
+      try {
+        const { run } = await openCall(runtime, { approver: action.approver, runId: action.runId, toolCallId: action.toolCallId, argsDigest: action.argsDigest });
+        await approveRun({ runtime, run, principal: { name: action.approver, role: 'approver' }, input: { approved: action.approved, tool_call_id: action.toolCallId, ...(action.reason === undefined ? {} : { reason: action.reason }), via: 'slack' } });
+        return { decided: true };
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        await reply(`Nothing was decided: ${error.message}`);
+        return { decided: false };
+      }
     },
 
     async decideByLink(token, input) {
@@ -307,6 +335,16 @@ async function openLink(runtime: ServerRuntime, token: string): Promise<{ link: 
   // No link lives longer than the longest link_ttl, whatever it says: a key that signed a far-off time by mistake still cannot.
   if (link.expiresAt * 1000 > Date.now() + MAX_LINK_LIFE_MS) throw new ApiError(404, 'this link is not one toolgate made (it claims to live longer than any link may)', { state: 'invalid' });
   if (link.expiresAt * 1000 <= Date.now()) throw new ApiError(410, `this link expired at ${new Date(link.expiresAt * 1000).toISOString()}: open the inbox to decide the call`, { state: 'expired' });
+  return { link, ...(await openCall(runtime, link)) };
+}
+
+/**
+ * A call a person outside the inbox decides (a link, a Slack button), while
+ * they may: the approver still holding a token that may approve, the call
+ * waiting with the arguments they were shown. Anything else is an
+ * `ApiError` whose `state` names it.
+ */
+export async function openCall(runtime: ServerRuntime, link: { approver: string; runId: string; toolCallId: string; argsDigest: string }): Promise<{ run: StoredRun; approval: StoredApproval }> {
   const approver =
     link.approver === ADMIN_PRINCIPAL_NAME || (await runtime.store.listTokens()).some((candidate) => candidate.name === link.approver && candidate.revokedAt === null && (candidate.role === 'approver' || candidate.role === 'admin'));
   if (!approver) throw new ApiError(403, `this link was sent to ${link.approver}, who can no longer approve here (their token was revoked or is not an approver's)`, { state: 'approver_gone' });
@@ -322,5 +360,5 @@ async function openLink(runtime: ServerRuntime, token: string): Promise<{ link: 
   if (run.status !== 'paused_checkpoint') throw new ApiError(409, `the run no longer waits for this call (it is ${run.status}); the link does nothing`, { state: 'not_waiting' });
   const shown = typeof approval.request.tool_arguments === 'string' ? approval.request.tool_arguments : JSON.stringify(approval.request.tool_arguments ?? null);
   if (argumentsDigest(shown) !== link.argsDigest) throw new ApiError(409, 'the call waiting now is not the one this link was sent for (its arguments differ); open the inbox to see it', { state: 'changed' });
-  return { link, run, approval };
+  return { run, approval };
 }

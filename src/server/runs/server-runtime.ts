@@ -3,6 +3,7 @@
  * mode, the built-in tools, the models a run may name, the secret that signs
  * approvals and seals stored state, and who to tell when events are stored.
  */
+import type { NotificationChannel } from '../notify/notification-channel.ts';
 import type { AuditSink } from '../../core/audit-entry.ts';
 import type { LanguageModel, ModelMessage } from 'ai';
 import type { RunState } from '../../adapters/ai-sdk/run-state.ts';
@@ -45,6 +46,10 @@ export interface ServerRuntime {
   logger: Logger;
   /** Tells SSE streams that events were stored. */
   notify(): void;
+  /** The policy's notification channels (`server.channels`), for the routes that answer them (Slack's interactivity). */
+  channels?: ReadonlyMap<string, NotificationChannel>;
+  /** Told of every decision this server records (its notifier updates what channels sent); absent without channels. */
+  onDecided?: (calls: ReadonlyArray<{ runId: string; toolCallId: string; approved: boolean; decidedBy: string; via: string | null; reason: string | null }>) => Promise<void>;
   /** Runs driven by this process (waiting for a slot or running): their abort controllers, so a cancel stops them. */
   active: Map<string, AbortController>;
   /** How many runs are driven at once (`server.max_concurrent_runs`); the rest wait, claimed, in order. */
