@@ -133,7 +133,7 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
   let recovering = false;
   try {
     // The channels are read before anything is served: a secret that is missing stops the start, naming its key.
-    const { channels, notify } = channelsFromPolicy({ loaded, env, linkKey: recordKey(secrets.secret) });
+    const { channels, route } = channelsFromPolicy({ loaded, env, linkKey: recordKey(secrets.secret) });
     const parts = await createServerRuntime({ loaded, store, secret: secrets.secret, modelIds, env, logger, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     closeRuntime = parts.close;
     const { runtime } = parts;
@@ -184,7 +184,7 @@ export async function startToolgateServer(options: StartServerOptions): Promise<
     allowedHosts.push(...defaultAllowedHosts({ host, port: http.port }));
     const stopTimeouts = watchApprovalTimeouts(runtime);
     // Every change in the store (a run paused, here or on another server) may be a call to tell people of.
-    const notifier = channels.size === 0 ? undefined : startNotifier({ runtime, channels, notify, publicUrl: settings.public_url ?? http.url });
+    const notifier = channels.size === 0 ? undefined : startNotifier({ runtime, channels, route, publicUrl: settings.public_url ?? http.url });
     if (notifier !== undefined) {
       parts.listeners.add(notifier.poke);
       runtime.onDecided = notifier.decided;

@@ -18,6 +18,19 @@ const duration = z
   .union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/)])
   .describe('A duration: seconds as a number, or a string such as "500ms", "30s", "5m", "1h".');
 
+/** Who hears of a pending call (issue 35): channel names told at once, or stages told `after` it was asked (escalation). */
+const notifyRoute = z
+  .array(
+    z.union([
+      z.string().min(1),
+      z.strictObject({
+        channels: z.array(z.string().min(1)).min(1),
+        after: duration.optional().describe('How long after the call was asked these channels are told, if it still waits (default: at once).'),
+      }),
+    ]),
+  )
+  .describe('Channels (names from server.channels), or stages {channels, after}: each stage is told once its time comes, while the call still waits; a decision anywhere ends the chain.');
+
 const nameExamples = z
   .strictObject({
     match: z.array(z.string()).optional().describe('Inputs the pattern must match; checked when the policy loads.'),
@@ -134,6 +147,7 @@ const toolEntry = z.union([
       .array(argumentRule)
       .optional()
       .describe('Argument conditions, first match wins; the tool-level decision applies when none matches.'),
+    notify: notifyRoute.optional().describe("Who hears of this tool's pending calls, instead of server.notify."),
   }),
 ]);
 
@@ -198,6 +212,7 @@ const mcpServer = z.strictObject({
   ask_when: z.array(pattern).optional().describe("This server's tools whose name (on the server) matches any of these always ask."),
   ask_always: z.boolean().optional().describe('Every call to this server\'s tools asks unless blocked.'),
   namespace: z.string().optional().describe('Prefix for this server\'s tool names when they collide.'),
+  notify: notifyRoute.optional().describe("Who hears of this server's pending calls, instead of server.notify."),
   redact: z.strictObject({ keys: z.array(z.string()).optional() }).optional(),
   resources: mcpAccess('uri', 'resources (reads, subscriptions and their completions)'),
   prompts: mcpAccess('name', 'prompts (and their completions)'),
@@ -316,10 +331,7 @@ export const policySchema = z
           .record(z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/), notificationChannel)
           .optional()
           .describe('Where a pending approval is sent, by name (each delivered from a durable outbox in the store: retried with backoff, never lost to a restart). Secrets come from the environment or a file, never from the policy.'),
-        notify: z
-          .array(z.string())
-          .optional()
-          .describe('The channels (names from server.channels) that hear of every pending approval. Default: all of them.'),
+        notify: notifyRoute.optional().describe('Who hears of every pending approval (tools.<name>.notify and mcp.servers.<name>.notify route their calls otherwise). Default: every channel, at once.'),
       })
       .optional()
       .describe('`toolgate serve`: logs, traces, metrics, models, hosts, notifications.'),

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { durationMs } from '../../core/policy/normalize-policy.ts';
 import type { LoadedPolicy } from '../../config/load-policy-file.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
+import type { PolicyDocument } from '../../core/policy/policy-schema.ts';
 import type { StoredApproval, StoredDelivery } from '../../store/store.ts';
+import type { NotifyStage } from './notifier.ts';
 import { readSecretFile } from '../read-secret-file.ts';
 import { createEmailChannel } from './email-channel.ts';
 import { createSlackChannel } from './slack-channel.ts';
@@ -71,7 +73,7 @@ const DEFAULT_LINK_TTL_MS = 3_600_000;
  * @example
  * const { channels, notify } = channelsFromPolicy({ loaded, env: process.env });
  */
-export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.ProcessEnv; /** Signs one-tap links (the server's record key). */ linkKey: Buffer }): { channels: Map<string, NotificationChannel>; notify: string[] } {
+export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.ProcessEnv; /** Signs one-tap links (the server's record key). */ linkKey: Buffer }): { channels: Map<string, NotificationChannel>; route: (tool: string) => readonly NotifyStage[] } {
   const { loaded, env } = options;
   const settings = loaded.policy.document.server ?? {};
   const channels = new Map<string, NotificationChannel>();
@@ -116,15 +118,33 @@ export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.
       }),
     );
   }
-  const notify = settings.notify ?? [...channels.keys()];
-  notify.forEach((name, index) => {
-    if (!channels.has(name)) {
-      const known = [...channels.keys()];
-      throw usage(`server.notify[${index}] in ${loaded.path} names ${JSON.stringify(name)}, which is not a channel; the channels are ${known.length === 0 ? 'none (server.channels is empty)' : known.join(', ')}`);
-    }
-  });
-  return { channels, notify: [...new Set(notify)] };
+  const stagesOf = (route: NotifyRouteDocument, where: string): NotifyStage[] => {
+    const stages = route.map((entry, index): NotifyStage => {
+      const names = typeof entry === 'string' ? [entry] : entry.channels;
+      names.forEach((name, position) => {
+        if (!channels.has(name)) {
+          const known = [...channels.keys()];
+          const at = typeof entry === 'string' ? `${where}[${index}]` : `${where}[${index}].channels[${position}]`;
+          throw usage(`${at} in ${loaded.path} names ${JSON.stringify(name)}, which is not a channel; the channels are ${known.length === 0 ? 'none (server.channels is empty)' : known.join(', ')}`);
+        }
+      });
+      return { afterMs: typeof entry === 'string' ? 0 : (durationMs(entry.after) ?? 0), channels: [...new Set(names)] };
+    });
+    // Stages told at the same time are one stage; later ones follow in time order.
+    return stages.sort((left, right) => left.afterMs - right.afterMs);
+  };
+  const fallback = settings.notify === undefined ? [{ afterMs: 0, channels: [...channels.keys()] }] : stagesOf(settings.notify, 'server.notify');
+  const byTool = new Map<string, NotifyStage[]>();
+  for (const [tool, entry] of Object.entries(loaded.policy.document.tools ?? {})) {
+    if (typeof entry === 'object' && entry.notify !== undefined) byTool.set(tool, stagesOf(entry.notify, `tools.${tool}.notify`));
+  }
+  // An MCP server's tools are named NAMESPACE__TOOL (the namespace defaults to the server's name).
+  const byServer = Object.entries(loaded.policy.document.mcp?.servers ?? {}).flatMap(([name, server]) => (server.notify === undefined ? [] : [{ prefix: `${server.namespace ?? name}__`, stages: stagesOf(server.notify, `mcp.servers.${name}.notify`) }]));
+  const route = (tool: string): readonly NotifyStage[] => byTool.get(tool) ?? byServer.find((server) => tool.startsWith(server.prefix))?.stages ?? fallback;
+  return { channels, route };
 }
+
+type NotifyRouteDocument = NonNullable<NonNullable<PolicyDocument['server']>['notify']>;
 
 function channelSecret(options: { key: string; secretEnv: string | undefined; secretFile: string | undefined; loaded: LoadedPolicy; env: NodeJS.ProcessEnv }): string {
   const { key, loaded } = options;

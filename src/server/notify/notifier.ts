@@ -36,7 +36,15 @@ export interface Notifier {
  * const notifier = startNotifier({ runtime, channels, notify: ['ops'], publicUrl: 'https://toolgate.example.com' });
  * listeners.add(() => notifier.poke());
  */
-export function startNotifier(options: { runtime: ServerRuntime; channels: ReadonlyMap<string, NotificationChannel>; notify: readonly string[]; publicUrl: string; pollMs?: number; clock?: () => number }): Notifier {
+export function startNotifier(options: {
+  runtime: ServerRuntime;
+  channels: ReadonlyMap<string, NotificationChannel>;
+  /** Who hears of a call to `tool`, in stages: the first at once, each later one `afterMs` after the call was asked (escalation). */
+  route: (tool: string) => readonly NotifyStage[];
+  publicUrl: string;
+  pollMs?: number;
+  clock?: () => number;
+}): Notifier {
   const { runtime, channels } = options;
   const clock = options.clock ?? Date.now;
   const stopping = new AbortController();
@@ -67,35 +75,42 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
   };
 
   async function enqueuePending(): Promise<void> {
-    if (options.notify.length === 0) return;
     const waiting = new Set<string>();
+    const now = clock();
     let after: string | undefined;
     do {
       const page = await runtime.store.listPendingApprovals({ limit: PAGE, ...(after === undefined ? {} : { after }) });
-      const fresh: Array<{ approval: StoredApproval; channel: NotificationChannel }> = [];
+      const fresh: Array<{ approval: StoredApproval; channel: NotificationChannel; kind: DeliveryKind }> = [];
       for (const approval of page.approvals) {
-        for (const name of options.notify) {
+        // Each stage of the call's route whose time has come: the first at once, an escalation `after` since it was asked.
+        for (const { stage, kind, name } of reached(approval, now)) {
           const channel = channels.get(name);
           if (channel === undefined) continue;
-          waiting.add(approvalKey(name, approval));
-          if (!enqueued.has(approvalKey(name, approval))) fresh.push({ approval, channel });
+          const key = approvalKey(name, approval, stage);
+          waiting.add(key);
+          if (!enqueued.has(key)) fresh.push({ approval, channel, kind });
         }
       }
       if (fresh.length > 0) {
-        const now = clock();
-        const deliveries = fresh.flatMap(({ approval, channel }) =>
-          channel.deliveriesFor({ approval, deliveryId: (key) => deliveryId(channel.name, approval, 'requested', key), publicUrl: options.publicUrl, now }).map((planned) => {
-            const unsigned = { id: deliveryId(channel.name, approval, 'requested', planned.key), channel: channel.name, runId: approval.runId, toolCallId: approval.toolCallId, body: planned.body };
+        const deliveries = fresh.flatMap(({ approval, channel, kind }) =>
+          channel.deliveriesFor({ approval, deliveryId: (key) => deliveryId(channel.name, approval, kind, key), publicUrl: options.publicUrl, now }).map((planned) => {
+            const unsigned = { id: deliveryId(channel.name, approval, kind, planned.key), channel: channel.name, runId: approval.runId, toolCallId: approval.toolCallId, body: planned.body };
             return { ...unsigned, mac: deliveryMac(runtime.recordKey, unsigned) };
           }),
         );
         await runtime.store.outbox.enqueueDeliveries(deliveries);
-        for (const { approval, channel } of fresh) enqueued.add(approvalKey(channel.name, approval));
+        for (const { approval, channel, kind } of fresh) enqueued.add(approvalKey(channel.name, approval, stageOf(kind)));
       }
       after = page.next ?? undefined;
     } while (after !== undefined && !stopping.signal.aborted);
     // Only what still waits is remembered: the set stays as small as the inbox.
     if (!stopping.signal.aborted) for (const key of enqueued) if (!waiting.has(key)) enqueued.delete(key);
+  }
+
+  /** The stages of a call's route reached by `now`, each with its channels. */
+  function reached(approval: Pick<StoredApproval, 'tool' | 'createdAt' | 'request'>, now: number): Array<{ stage: number; kind: DeliveryKind; name: string }> {
+    const askedAt = Date.parse(typeof approval.request.asked_at === 'string' ? approval.request.asked_at : approval.createdAt);
+    return options.route(approval.tool).flatMap((stage, index) => (askedAt + stage.afterMs <= now ? stage.channels.map((name) => ({ stage: index, kind: kindOf(index), name })) : []));
   }
 
   async function deliverDue(): Promise<void> {
@@ -144,16 +159,19 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
   timer.unref();
   async function decided(calls: readonly DecidedCall[]): Promise<void> {
     try {
-      const deliveries = calls.flatMap((call) =>
-        options.notify.flatMap((name) => {
-          const channel = channels.get(name);
-          const planned = channel?.deliveriesOnDecision?.({ decided: call, requestedId: (key) => deliveryId(name, call, 'requested', key) }) ?? [];
-          return planned.map((item) => {
-            const unsigned = { id: deliveryId(name, call, 'decided', item.key), channel: name, runId: call.runId, toolCallId: call.toolCallId, body: item.body };
-            return { ...unsigned, mac: deliveryMac(runtime.recordKey, unsigned) };
-          });
-        }),
-      );
+      const deliveries = [];
+      for (const call of calls) {
+        const approval = (await runtime.store.listApprovals({ runId: call.runId, includeDecided: true })).find((candidate) => candidate.toolCallId === call.toolCallId);
+        if (approval === undefined) continue;
+        // The channels that were told of it (the stages reached before the decision) are told how it ended.
+        for (const { kind, name } of reached(approval, clock())) {
+          const planned = channels.get(name)?.deliveriesOnDecision?.({ decided: call, requestedId: (key) => deliveryId(name, call, kind, key) }) ?? [];
+          for (const item of planned) {
+            const unsigned = { id: deliveryId(name, call, `decided-${kind}`, item.key), channel: name, runId: call.runId, toolCallId: call.toolCallId, body: item.body };
+            deliveries.push({ ...unsigned, mac: deliveryMac(runtime.recordKey, unsigned) });
+          }
+        }
+      }
       if (deliveries.length === 0) return;
       await runtime.store.outbox.enqueueDeliveries(deliveries);
       void cycle();
@@ -176,8 +194,25 @@ export function startNotifier(options: { runtime: ServerRuntime; channels: Reado
 }
 
 /** A channel's deliveries for one call: the idempotency keys, and the `toolgate-delivery` header. */
-export function deliveryId(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>, kind: 'requested' | 'decided', key: string): string {
+export function deliveryId(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>, kind: string, key: string): string {
   return `${channel}/${approval.runId}/${approval.toolCallId}/${kind}${key === '' ? '' : `/${key}`}`;
+}
+
+/** One stage of a route: its channels, and how long after the call was asked they are told (0: at once). */
+export interface NotifyStage {
+  afterMs: number;
+  channels: readonly string[];
+}
+
+/** `requested` for the first stage, `escalated-N` for the later ones: each its own delivery (and idempotency key). */
+type DeliveryKind = string;
+
+function kindOf(stage: number): DeliveryKind {
+  return stage === 0 ? 'requested' : `escalated-${stage}`;
+}
+
+function stageOf(kind: DeliveryKind): number {
+  return kind === 'requested' ? 0 : Number(kind.slice('escalated-'.length));
 }
 
 /** The MAC a delivery is kept with: over what it is, where it goes, and what it says. */
@@ -185,6 +220,6 @@ function deliveryMac(key: Buffer, delivery: Pick<StoredDelivery, 'id' | 'channel
   return recordMac(key, 'outbox', [delivery.id, delivery.channel, delivery.runId, delivery.toolCallId, delivery.body]);
 }
 
-function approvalKey(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>): string {
-  return JSON.stringify([channel, approval.runId, approval.toolCallId]);
+function approvalKey(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>, stage: number): string {
+  return JSON.stringify([channel, approval.runId, approval.toolCallId, stage]);
 }

@@ -1,0 +1,153 @@
+/**
+ * Routing and escalation (issue 35), on a real SQLite store with a test
+ * clock: the first stage of a call's route is told at once, the next one
+ * only once its `after` has passed while the call still waits; a decision
+ * ends the chain; a tool with a route of its own is told otherwise.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../store/sqlite-store.ts';
+import { decideOne, decision, newApproval, newRun } from '../../store/store-contract-fixtures.ts';
+import { recordKey } from '../../store/record-mac.ts';
+import type { StoredDelivery, ToolgateStore } from '../../store/store.ts';
+import { silentLogger } from '../log.ts';
+import type { ServerRuntime } from '../runs/server-runtime.ts';
+import type { NotificationChannel } from './notification-channel.ts';
+import { startNotifier, type NotifyStage } from './notifier.ts';
+import { channelsFromPolicy } from './notification-channel.ts';
+import { loadPolicyFile } from '../../config/load-policy-file.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A channel that records what it is asked to send and says it was sent. */
+function recordingChannel(name: string) {
+  const sent: StoredDelivery[] = [];
+  const channel: NotificationChannel = {
+    name,
+    kind: 'webhook',
+    timeoutMs: 1_000,
+    retryAfterMs: 1_000,
+    maxAttempts: 3,
+    deliveriesFor: ({ approval }) => [{ key: '', body: JSON.stringify({ run: approval.runId, call: approval.toolCallId }) }],
+    send: async (delivery) => {
+      sent.push(delivery);
+      return { ok: true };
+    },
+  };
+  return { channel, sent };
+}
+
+async function pausedStore(): Promise<ToolgateStore> {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-notifier-'));
+  const store = openSqliteStore({ file: path.join(directory, 'toolgate.db') });
+  cleanups.push(() => rmSync(directory, { recursive: true, force: true }), () => store.close());
+  const asked = new Date().toISOString();
+  for (const [runId, tool] of [['run-1', 'write_file'], ['run-2', 'deploy']] as const) {
+    const { run } = await store.createRun(newRun(runId), []);
+    await store.updateRun(runId, run.revision, { status: 'paused_checkpoint' }, { approvals: [newApproval(runId, 'call-1', { tool, request: { asked_at: asked } })] });
+  }
+  return store;
+}
+
+describe('routing and escalation', () => {
+  it('tells the first stage at once and the next only after its time, while the call waits; a decision ends the chain', async () => {
+    const store = await pausedStore();
+    // The store stamps what it enqueues with its own clock: the test's starts a moment later, so what is enqueued is due.
+    let now = Date.now() + 1_000;
+    const first = recordingChannel('first');
+    const second = recordingChannel('second');
+    const third = recordingChannel('third');
+    const deploys = recordingChannel('deploys');
+    const stages: NotifyStage[] = [
+      { afterMs: 0, channels: ['first'] },
+      { afterMs: 10 * 60_000, channels: ['second'] },
+      { afterMs: 30 * 60_000, channels: ['third'] },
+    ];
+    const runtime = { store, logger: silentLogger(), recordKey: recordKey('a test secret') } as unknown as ServerRuntime;
+    const notifier = startNotifier({
+      runtime,
+      channels: new Map([first, second, third, deploys].map(({ channel }) => [channel.name, channel])),
+      route: (tool) => (tool === 'deploy' ? [{ afterMs: 0, channels: ['deploys'] }] : stages),
+      publicUrl: 'http://127.0.0.1:1',
+      pollMs: 60_000,
+      clock: () => now,
+    });
+    cleanups.push(() => notifier.stop());
+    await notifier.cycle();
+    expect(first.sent.map((delivery) => delivery.id)).toEqual(['first/run-1/call-1/requested']);
+    // A tool with a route of its own goes only there.
+    expect(deploys.sent.map((delivery) => delivery.id)).toEqual(['deploys/run-2/call-1/requested']);
+    expect(second.sent).toEqual([]);
+
+    now += 9 * 60_000;
+    await notifier.cycle();
+    expect(second.sent).toEqual([]);
+    now += 60_000;
+    await notifier.cycle();
+    expect(second.sent.map((delivery) => delivery.id)).toEqual(['second/run-1/call-1/escalated-1']);
+    // Told once: later cycles send nothing more for a stage already reached.
+    await notifier.cycle();
+    expect(first.sent).toHaveLength(1);
+    expect(second.sent).toHaveLength(1);
+
+    // Decided before the third stage: the chain ends.
+    expect((await decideOne(store, 'run-1', 'call-1', decision())).decided).toBe(true);
+    now += 60 * 60_000;
+    await notifier.cycle();
+    expect(third.sent).toEqual([]);
+  });
+});
+
+describe('routes in the policy', () => {
+  const write = (text: string) => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), 'toolgate-routes-'));
+    cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
+    const file = path.join(directory, 'toolgate.yaml');
+    writeFileSync(file, text);
+    return loadPolicyFile(file);
+  };
+  const channelsYaml = [
+    'server:',
+    '  channels:',
+    '    chat: { type: webhook, url: "http://127.0.0.1:1/a", secret_env: HOOK_SECRET }',
+    '    pager: { type: webhook, url: "http://127.0.0.1:1/b", secret_env: HOOK_SECRET }',
+  ].join('\n');
+  const env = { HOOK_SECRET: 'a-webhook-secret-of-32-characters' };
+
+  it('reads server.notify stages, a tool\'s route and an MCP server\'s route, each naming its channels', async () => {
+    const loaded = await write(
+      [
+        'version: 1',
+        'tools:',
+        '  deploy: { decision: ask, notify: [pager] }',
+        'mcp:',
+        '  servers:',
+        '    files: { command: "true", notify: [{ channels: [chat, pager], after: 5m }] }',
+        channelsYaml,
+        '  notify: [chat, { after: 10m, channels: [pager] }]',
+      ].join('\n'),
+    );
+    const { route } = channelsFromPolicy({ loaded, env, linkKey: recordKey('k') });
+    expect(route('write_file')).toEqual([
+      { afterMs: 0, channels: ['chat'] },
+      { afterMs: 600_000, channels: ['pager'] },
+    ]);
+    expect(route('deploy')).toEqual([{ afterMs: 0, channels: ['pager'] }]);
+    expect(route('files__read_text_file')).toEqual([{ afterMs: 300_000, channels: ['chat', 'pager'] }]);
+  });
+
+  it('without server.notify, every channel hears of every call at once', async () => {
+    const { route } = channelsFromPolicy({ loaded: await write(['version: 1', channelsYaml].join('\n')), env, linkKey: recordKey('k') });
+    expect(route('anything')).toEqual([{ afterMs: 0, channels: ['chat', 'pager'] }]);
+  });
+
+  it('refuses a route that names no channel, naming the key', async () => {
+    const loaded = await write(['version: 1', 'tools:', '  deploy: { decision: ask, notify: [{ channels: [chat, sms], after: 1m }] }', channelsYaml].join('\n'));
+    expect(() => channelsFromPolicy({ loaded, env, linkKey: recordKey('k') })).toThrow(/tools\.deploy\.notify\[0\]\.channels\[1\] in .*toolgate\.yaml names "sms", which is not a channel; the channels are chat, pager/);
+  });
+});
