@@ -62,7 +62,7 @@ async function startSmtp() {
   return { port: (server.server.address() as AddressInfo).port, messages };
 }
 
-async function startServer(smtpPort: number, script = 'write-hello.yaml'): Promise<{ server: RunningToolgateServer; root: string; api: (pathname: string, body?: unknown) => Promise<{ status: number; json: any }> }> {
+async function startServer(smtpPort: number, script = 'write-hello.yaml'): Promise<{ server: RunningToolgateServer; root: string; carolToken: string; api: (pathname: string, body?: unknown) => Promise<{ status: number; json: any }> }> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'toolgate-email-'));
   mkdirSync(path.join(root, 'ws'));
   const policyFile = path.join(root, 'toolgate.yaml');
@@ -82,7 +82,11 @@ async function startServer(smtpPort: number, script = 'write-hello.yaml'): Promi
   writeFileSync(policyFile, `${readFileSync(path.join(FIXTURES, 'policy.yaml'), 'utf8')}\n${channel}`);
   const server = await startToolgateServer({ policyFile, storeFile: path.join(root, '.toolgate', 'toolgate.db'), port: 0, model: `script:${path.join(FIXTURES, script)}`, env: {}, logger: silentLogger(), cwd: root, web: webAssets() });
   cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => server.close());
-  for (const name of ['carol', 'dave']) expect(await server.store.createToken({ name, role: 'approver', hash: hashToken(newToken()) })).toBe(true);
+  const tokens: Record<string, string> = {};
+  for (const name of ['carol', 'dave']) {
+    tokens[name] = newToken();
+    expect(await server.store.createToken({ name, role: 'approver', hash: hashToken(tokens[name]!) })).toBe(true);
+  }
   const api = async (pathname: string, body?: unknown) => {
     const response = await fetch(`${server.url}${pathname}`, {
       method: body === undefined ? 'GET' : 'POST',
@@ -91,7 +95,7 @@ async function startServer(smtpPort: number, script = 'write-hello.yaml'): Promi
     });
     return { status: response.status, json: (await response.json()) as any };
   };
-  return { server, root, api };
+  return { server, root, api, carolToken: tokens.carol! };
 }
 
 async function until<Value>(what: string, read: () => Value | undefined | Promise<Value | undefined>, timeoutMs = 20_000): Promise<Value> {
@@ -113,7 +117,7 @@ function linkIn(mail: ParsedMail): string {
 describe('email with one-tap links', () => {
   it('mails each approver a link of their own; opening it decides nothing, its button decides once, and every other use says why it does nothing', { timeout: 90_000 }, async () => {
     const smtp = await startSmtp();
-    const { server, root, api } = await startServer(smtp.port);
+    const { server, root, api, carolToken } = await startServer(smtp.port);
     const runId = (await api('/runs', { input: 'write a greeting' })).json.run_id as string;
     const mails = await until('two messages', () => (smtp.messages.length >= 2 ? smtp.messages : undefined));
     const byRecipient = new Map(mails.map((mail) => [String((mail.to as { text: string }).text), mail]));
@@ -146,7 +150,22 @@ describe('email with one-tap links', () => {
     await mailPage.setContent(String(carol.html), { waitUntil: 'load' });
     await mailPage.screenshot({ path: path.join(ARTIFACTS, 'email-message-390.png'), fullPage: true });
 
-    // Carol opens it on her phone and approves.
+    // Dave forwarded his message to Carol, and Carol's browser is signed in to the inbox as carol: his link says whose it is and decides nothing.
+    const carolsBrowser = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    cleanups.push(() => carolsBrowser.close());
+    const inboxPage = await carolsBrowser.newPage();
+    await inboxPage.goto(`${server.url}/login#token=${encodeURIComponent(carolToken)}`);
+    await inboxPage.locator('.approval').first().waitFor();
+    await until('the inbox to remember who is signed in', async () => ((await inboxPage.evaluate(() => (globalThis as any).localStorage.getItem('toolgate-signed-in-as'))) === 'carol' ? true : undefined));
+    const forwarded = await carolsBrowser.newPage();
+    await forwarded.goto(daveLink);
+    await forwarded.locator('.decide-result.refused').waitFor();
+    expect(await forwarded.locator('.decide-result h2').textContent()).toBe("This link is someone else's");
+    expect(await forwarded.locator('.decide-result p').textContent()).toBe("It was sent to dave, and this browser is signed in to toolgate's inbox as carol. Nothing was decided: carol can decide the call in the inbox.");
+    expect(await forwarded.locator('button').count()).toBe(0);
+    expect((await api(`/runs/${runId}`)).json.status).toBe('paused_checkpoint');
+
+    // Carol opens her own on her phone and approves.
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     cleanups.push(() => context.close());
     const page = await context.newPage();

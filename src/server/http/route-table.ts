@@ -24,6 +24,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'POST', path: '/runs/:id/approve', roles: ['approver', 'admin'] },
   { method: 'POST', path: '/runs/:id/cancel', roles: EVERYONE },
   { method: 'GET', path: '/events', roles: EVERYONE },
+  // Who this token is: the inbox remembers the name (not the token), so a one-tap link opened in the same browser knows whose it is not.
+  { method: 'GET', path: '/whoami', roles: EVERYONE },
   { method: 'GET', path: '/approvals', roles: ['approver', 'admin'] },
   // "Approve always": those who approve may see and revoke them (a revoke only takes a permission away).
   { method: 'GET', path: '/approvals/always', roles: ['approver', 'admin'] },

@@ -66,6 +66,11 @@ export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunS
     return c.json(await service.cancel(principalOf(c), c.req.param('id')));
   });
 
+  app.get('/whoami', (c) => {
+    const principal = principalOf(c);
+    return c.json({ name: principal.name, role: principal.role });
+  });
+
   app.get('/approvals', async (c) => {
     noQuery(c);
     const principal = principalOf(c);

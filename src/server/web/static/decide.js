@@ -45,6 +45,12 @@ async function load() {
 }
 
 function show(link) {
+  // A link forwarded to another approver: this browser's inbox is signed in as someone else, who decides in the inbox, not with this.
+  const signedIn = localStorage.getItem('toolgate-signed-in-as');
+  if (signedIn !== null && signedIn !== '' && signedIn !== link.approver) {
+    settled('This link is someone else\'s', `It was sent to ${link.approver}, and this browser is signed in to toolgate's inbox as ${signedIn}. Nothing was decided: ${signedIn} can decide the call in the inbox.`, 'refused');
+    return;
+  }
   const view = link.presentation && typeof link.presentation === 'object' ? link.presentation : null;
   clear(main);
   const risk = ['routine', 'notable', 'dangerous'].includes(view?.risk) ? view.risk : 'notable';

@@ -357,7 +357,24 @@ async function reportPresence() {
   for (const [cardKey, card] of cardCache) card.showClaimedBy?.(others.get(cardKey) ?? []);
 }
 
+/**
+ * Remembers, in this browser, the name (never the token) this inbox is signed
+ * in as: a one-tap link sent to someone else, opened here, then says whose it
+ * is and decides nothing (decide.js).
+ */
+async function rememberWhoIsSignedIn() {
+  try {
+    const me = await api('GET', '/whoami');
+    if (typeof me?.name === 'string') localStorage.setItem(SIGNED_IN_KEY, me.name);
+  } catch {
+    // An older server: links cannot tell, and say nothing.
+  }
+}
+
+const SIGNED_IN_KEY = 'toolgate-signed-in-as';
+
 function startInbox() {
+  void rememberWhoIsSignedIn();
   streamController?.abort();
   streamController = new AbortController();
   clearInterval(presenceTimer);
@@ -379,6 +396,7 @@ function showLogin(message) {
 function main() {
   whenUnauthorized(() => {
     forgetToken();
+    localStorage.removeItem(SIGNED_IN_KEY);
     showLogin('The server refused this token. Paste a valid one, or open the login URL the server printed.');
   });
   $('login-form').addEventListener('submit', (event) => {
