@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stateDirectory } from '../src/config/load-policy-file.ts';
@@ -25,6 +25,7 @@ import { startToolgateServer, type RunningToolgateServer } from '../src/server/s
 import { hashToken, newToken } from '../src/server/tokens.ts';
 import { webAssets } from '../src/server/web/web-assets.ts';
 import { recordKey } from '../src/store/record-mac.ts';
+import { launchChromium, until } from './headless-chromium.ts';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/web-inbox/', import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
@@ -33,7 +34,7 @@ let browser: Browser;
 const cleanups: Array<() => Promise<void> | void> = [];
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -96,16 +97,6 @@ async function startServer(smtpPort: number, script = 'write-hello.yaml'): Promi
     return { status: response.status, json: (await response.json()) as any };
   };
   return { server, root, api, carolToken: tokens.carol! };
-}
-
-async function until<Value>(what: string, read: () => Value | undefined | Promise<Value | undefined>, timeoutMs = 20_000): Promise<Value> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 function linkIn(mail: ParsedMail): string {

@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/server/log.ts';
 import { startToolgateServer } from '../src/server/start-server.ts';
 import { hashToken, newToken } from '../src/server/tokens.ts';
+import { until } from './headless-chromium.ts';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/web-inbox/', import.meta.url));
 const BOT_TOKEN = 'xoxb-test-0123456789-abcdefghij';
@@ -157,16 +158,6 @@ function slackRequest(options: { user: string; action: 'toolgate_approve' | 'too
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const signature = `v0=${createHmac('sha256', options.secret ?? SIGNING_SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}`;
   return { body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature } };
-}
-
-async function until<Value>(what: string, read: () => Value | undefined | Promise<Value | undefined>, timeoutMs = 20_000): Promise<Value> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('Slack', () => {
