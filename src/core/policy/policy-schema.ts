@@ -82,6 +82,7 @@ const argumentRule = z.strictObject({
     })
     .optional()
     .describe('Argument objects this rule must / must not match; checked when the policy loads.'),
+  notify: notifyRoute.optional().describe('Who hears of the calls this rule asks about, instead of the tool\'s or the server\'s route.'),
 });
 
 const webhookChannel = z.strictObject({
@@ -180,6 +181,7 @@ const shellRule = z.strictObject({
   reason: z.string().optional(),
   paths_in: z.array(z.string()).optional().describe('Zone names: the rule applies only if every path-like argument resolves inside them.'),
   examples: nameExamples.optional(),
+  notify: notifyRoute.optional().describe('Who hears of the commands this rule asks about, instead of the server\'s route.'),
 });
 
 /** A server's resources or prompts: a decision, or a default and rules matching `field` (uri or name). */

@@ -4,7 +4,7 @@
  * from the environment or a file (never from the policy itself).
  */
 import path from 'node:path';
-import { durationMs } from '../../core/policy/normalize-policy.ts';
+import { durationMs, formatPath } from '../../core/policy/normalize-policy.ts';
 import type { LoadedPolicy } from '../../config/load-policy-file.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import type { PolicyDocument } from '../../core/policy/policy-schema.ts';
@@ -73,7 +73,7 @@ const DEFAULT_LINK_TTL_MS = 3_600_000;
  * @example
  * const { channels, notify } = channelsFromPolicy({ loaded, env: process.env });
  */
-export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.ProcessEnv; /** Signs one-tap links (the server's record key). */ linkKey: Buffer }): { channels: Map<string, NotificationChannel>; route: (tool: string) => readonly NotifyStage[] } {
+export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.ProcessEnv; /** Signs one-tap links (the server's record key). */ linkKey: Buffer }): { channels: Map<string, NotificationChannel>; route: (tool: string, askedBy?: string) => readonly NotifyStage[] } {
   const { loaded, env } = options;
   const settings = loaded.policy.document.server ?? {};
   const channels = new Map<string, NotificationChannel>();
@@ -135,12 +135,27 @@ export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.
   };
   const fallback = settings.notify === undefined ? [{ afterMs: 0, channels: [...channels.keys()] }] : stagesOf(settings.notify, 'server.notify');
   const byTool = new Map<string, NotifyStage[]>();
+  // A rule's route, by the label the gate names it with when it asks (`shell.rules[2]`, `tools.deploy.rules[0]`).
+  const byRule = new Map<string, NotifyStage[]>();
   for (const [tool, entry] of Object.entries(loaded.policy.document.tools ?? {})) {
-    if (typeof entry === 'object' && entry.notify !== undefined) byTool.set(tool, stagesOf(entry.notify, `tools.${tool}.notify`));
+    if (typeof entry !== 'object') continue;
+    if (entry.notify !== undefined) byTool.set(tool, stagesOf(entry.notify, `tools.${tool}.notify`));
+    (entry.rules ?? []).forEach((rule, index) => {
+      const label = formatPath(['tools', tool, 'rules', index]);
+      if (rule.notify !== undefined) byRule.set(label, stagesOf(rule.notify, `${label}.notify`));
+    });
   }
+  (loaded.policy.document.shell?.rules ?? []).forEach((rule, index) => {
+    if (rule.notify !== undefined) byRule.set(`shell.rules[${index}]`, stagesOf(rule.notify, `shell.rules[${index}].notify`));
+  });
   // An MCP server's tools are named NAMESPACE__TOOL (the namespace defaults to the server's name).
   const byServer = Object.entries(loaded.policy.document.mcp?.servers ?? {}).flatMap(([name, server]) => (server.notify === undefined ? [] : [{ prefix: `${server.namespace ?? name}__`, stages: stagesOf(server.notify, `mcp.servers.${name}.notify`) }]));
-  const route = (tool: string): readonly NotifyStage[] => byTool.get(tool) ?? byServer.find((server) => tool.startsWith(server.prefix))?.stages ?? fallback;
+  const ruleRoute = (askedBy: string | undefined): NotifyStage[] | undefined => {
+    if (askedBy === undefined) return undefined;
+    for (const [label, stages] of byRule) if (askedBy === label || askedBy.startsWith(`${label} `)) return stages;
+    return undefined;
+  };
+  const route = (tool: string, askedBy?: string): readonly NotifyStage[] => ruleRoute(askedBy) ?? byTool.get(tool) ?? byServer.find((server) => tool.startsWith(server.prefix))?.stages ?? fallback;
   return { channels, route };
 }
 

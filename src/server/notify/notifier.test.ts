@@ -141,6 +141,29 @@ describe('routes in the policy', () => {
     expect(route('files__read_text_file')).toEqual([{ afterMs: 300_000, channels: ['chat', 'pager'] }]);
   });
 
+  it('a rule routes the calls it asks about, found by the label the card names it with', async () => {
+    const loaded = await write(
+      [
+        'version: 1',
+        'tools:',
+        '  deploy: { decision: ask, notify: [chat], rules: [{ args: { env: prod }, decision: ask, notify: [pager] }] }',
+        'shell:',
+        '  rules:',
+        '    - { match: "git status", decision: allow }',
+        '    - { match: "git push", decision: ask, notify: [{ channels: [pager], after: 1m }] }',
+        channelsYaml,
+        '  notify: [chat]',
+      ].join('\n'),
+    );
+    const { route } = channelsFromPolicy({ loaded, env, linkKey: recordKey('k') });
+    expect(route('shell', 'shell.rules[1] (match: git push) — toolgate.yaml:8')).toEqual([{ afterMs: 60_000, channels: ['pager'] }]);
+    // shell.rules[10] is not shell.rules[1]: labels are matched whole.
+    expect(route('shell', 'shell.rules[10] (match: x)')).toEqual([{ afterMs: 0, channels: ['chat'] }]);
+    expect(route('deploy', 'tools.deploy.rules[0] — toolgate.yaml:3')).toEqual([{ afterMs: 0, channels: ['pager'] }]);
+    expect(route('deploy', 'tools.deploy (ask) — toolgate.yaml:3')).toEqual([{ afterMs: 0, channels: ['chat'] }]);
+    expect(route('shell')).toEqual([{ afterMs: 0, channels: ['chat'] }]);
+  });
+
   it('without server.notify, every channel hears of every call at once', async () => {
     const { route } = channelsFromPolicy({ loaded: await write(['version: 1', channelsYaml].join('\n')), env, linkKey: recordKey('k') });
     expect(route('anything')).toEqual([{ afterMs: 0, channels: ['chat', 'pager'] }]);

@@ -40,7 +40,7 @@ export function startNotifier(options: {
   runtime: ServerRuntime;
   channels: ReadonlyMap<string, NotificationChannel>;
   /** Who hears of a call to `tool`, in stages: the first at once, each later one `afterMs` after the call was asked (escalation). */
-  route: (tool: string) => readonly NotifyStage[];
+  route: (tool: string, askedBy?: string) => readonly NotifyStage[];
   publicUrl: string;
   pollMs?: number;
   clock?: () => number;
@@ -110,7 +110,10 @@ export function startNotifier(options: {
   /** The stages of a call's route reached by `now`, each with its channels. */
   function reached(approval: Pick<StoredApproval, 'tool' | 'createdAt' | 'request'>, now: number): Array<{ stage: number; kind: DeliveryKind; name: string }> {
     const askedAt = Date.parse(typeof approval.request.asked_at === 'string' ? approval.request.asked_at : approval.createdAt);
-    return options.route(approval.tool).flatMap((stage, index) => (askedAt + stage.afterMs <= now ? stage.channels.map((name) => ({ stage: index, kind: kindOf(index), name })) : []));
+    // The rule that asked, as the card names it (`shell.rules[2] (match: git push) — toolgate.yaml:9`): a rule may route its own calls.
+    const view = approval.request.presentation as { asked_by?: unknown } | undefined;
+    const askedBy = typeof view?.asked_by === 'string' ? view.asked_by : undefined;
+    return options.route(approval.tool, askedBy).flatMap((stage, index) => (askedAt + stage.afterMs <= now ? stage.channels.map((name) => ({ stage: index, kind: kindOf(index), name })) : []));
   }
 
   async function deliverDue(): Promise<void> {

@@ -1,0 +1,242 @@
+/**
+ * A pending approval reaches Slack (issue 35): the server's official Slack
+ * client (`@slack/web-api`) talks to a stand-in of the Web API on loopback
+ * that checks the calls and their Block Kit the way Slack would, and the
+ * test sends interactivity requests signed as Slack signs them. A mapped
+ * user decides; an unmapped one is told so in the thread; a bad, stale or
+ * replayed signature is refused; a decision taken anywhere edits the message.
+ */
+import { createHmac } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../src/server/log.ts';
+import { startToolgateServer } from '../src/server/start-server.ts';
+import { hashToken, newToken } from '../src/server/tokens.ts';
+import { until } from './headless-chromium.ts';
+
+const FIXTURES = fileURLToPath(new URL('./fixtures/web-inbox/', import.meta.url));
+const BOT_TOKEN = 'xoxb-test-0123456789-abcdefghij';
+const SIGNING_SECRET = 'slack-signing-secret-0123456789abcdef';
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface SlackCall {
+  method: string;
+  args: Record<string, any>;
+}
+
+/** The Slack Web API as far as toolgate uses it, on loopback: each call checked, recorded and answered as Slack would. */
+const standIn = { delayMs: 0 };
+async function startSlackStandIn() {
+  const calls: SlackCall[] = [];
+  const problems: string[] = [];
+  let ts = 1_700_000_000;
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const method = (request.url ?? '').replace(/^\/api\//, '');
+      const text = Buffer.concat(chunks).toString('utf8');
+      const type = String(request.headers['content-type'] ?? '');
+      const args: Record<string, any> = type.startsWith('application/json') ? JSON.parse(text) : Object.fromEntries(new URLSearchParams(text));
+      if (typeof args.blocks === 'string') args.blocks = JSON.parse(args.blocks);
+      const answer = (body: Record<string, unknown>) => { const go = () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)); if (args.thread_ts !== undefined && standIn.delayMs > 0) setTimeout(go, standIn.delayMs); else go(); };
+      if (request.headers.authorization !== `Bearer ${BOT_TOKEN}`) return answer({ ok: false, error: 'invalid_auth' });
+      calls.push({ method, args });
+      if (method !== 'chat.postMessage' && method !== 'chat.update') return answer({ ok: false, error: 'unknown_method' });
+      if (typeof args.channel !== 'string' || args.channel === '') problems.push(`${method} without a channel`);
+      if (typeof args.text !== 'string' || args.text === '' || args.text.length > 40_000) problems.push(`${method} without a fallback text`);
+      if (args.blocks !== undefined) problems.push(...blockKitProblems(args.blocks).map((problem) => `${method}: ${problem}`));
+      if (method === 'chat.update' && typeof args.ts !== 'string') problems.push('chat.update without ts');
+      ts += 1;
+      answer({ ok: true, channel: args.channel, ts: method === 'chat.update' ? args.ts : `${ts}.000100` });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`, calls, problems };
+}
+
+/** Block Kit's rules, as far as these messages use it (Slack refuses a message that breaks them). */
+function blockKitProblems(blocks: unknown): string[] {
+  const problems: string[] = [];
+  if (!Array.isArray(blocks) || blocks.length === 0 || blocks.length > 50) return ['blocks must be 1 to 50 blocks'];
+  const actionIds = new Set<string>();
+  const plain = (text: any, max: number, where: string) => {
+    if (text?.type !== 'plain_text' || typeof text.text !== 'string' || text.text.length === 0 || text.text.length > max) problems.push(`${where}: plain_text of 1 to ${max} characters`);
+  };
+  for (const [index, block] of blocks.entries()) {
+    const where = `blocks[${index}] (${block?.type})`;
+    switch (block?.type) {
+      case 'header':
+        plain(block.text, 150, where);
+        break;
+      case 'section':
+        if (!['plain_text', 'mrkdwn'].includes(block.text?.type) || block.text.text.length > 3000) problems.push(`${where}: text of at most 3000 characters`);
+        break;
+      case 'context':
+        if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > 10) problems.push(`${where}: 1 to 10 elements`);
+        break;
+      case 'input':
+        plain(block.label, 2000, `${where}.label`);
+        if (block.element?.type !== 'plain_text_input' || typeof block.element.action_id !== 'string') problems.push(`${where}: a plain_text_input with an action_id`);
+        break;
+      case 'actions':
+        for (const element of block.elements ?? []) {
+          if (element.type !== 'button') problems.push(`${where}: only buttons here`);
+          plain(element.text, 75, `${where} button`);
+          if (typeof element.value !== 'string' || element.value.length > 2000) problems.push(`${where}: a button value of at most 2000 characters`);
+          if (actionIds.has(element.action_id)) problems.push(`${where}: action_id ${element.action_id} used twice`);
+          actionIds.add(element.action_id);
+        }
+        break;
+      default:
+        problems.push(`${where}: a block type this message should not use`);
+    }
+  }
+  return problems;
+}
+
+async function startServer(slackUrl: string, extra = '', modelFile = path.join(FIXTURES, 'write-hello.yaml'), users = '{ U0CAROL01: carol }', timeout = '') {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'toolgate-slack-'));
+  mkdirSync(path.join(root, 'ws'));
+  const policyFile = path.join(root, 'toolgate.yaml');
+  const channel = [
+    'server:',
+    '  channels:',
+    '    slack:',
+    '      type: slack',
+    '      token_env: SLACK_BOT_TOKEN',
+    '      signing_secret_env: SLACK_SIGNING_SECRET',
+    '      channel: C0APPROVALS',
+    `      users: ${users}`, ...(timeout ? [`      timeout: ${timeout}`] : []),
+    `      api_url: ${slackUrl}`,
+    '      retry_after: 100ms',
+    extra,
+    '',
+  ].join('\n');
+  writeFileSync(policyFile, `${readFileSync(path.join(FIXTURES, 'policy.yaml'), 'utf8')}\n${channel}`);
+  const server = await startToolgateServer({
+    policyFile,
+    storeFile: path.join(root, '.toolgate', 'toolgate.db'),
+    port: 0,
+    model: `script:${modelFile}`,
+    env: { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET },
+    logger: silentLogger(),
+    cwd: root,
+  });
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => server.close());
+  const carolToken = newToken();
+  expect(await server.store.createToken({ name: 'carol', role: 'approver', hash: hashToken(carolToken) })).toBe(true);
+  const api = async (pathname: string, body?: unknown, token = server.adminToken) => {
+    const response = await fetch(`${server.url}${pathname}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, json: (await response.json()) as any };
+  };
+  return { server, api, carolToken, root };
+}
+
+/** A button press as Slack sends it: a form body holding the payload, signed with the app's signing secret. */
+function slackRequest(options: { channel?: string; user: string; action: 'toolgate_approve' | 'toolgate_deny'; value: string; reason?: string; ts?: string; secret?: string; timestamp?: number }) {
+  const payload = {
+    type: 'block_actions',
+    user: { id: options.user, username: 'someone' },
+    channel: { id: options.channel ?? 'C0APPROVALS' },
+    message: { ts: options.ts ?? '1700000001.000100' },
+    actions: [{ action_id: options.action, block_id: 'toolgate_decide', value: options.value, type: 'button' }],
+    state: { values: options.reason === undefined ? {} : { toolgate_reason: { reason: { type: 'plain_text_input', value: options.reason } } } },
+  };
+  const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature = `v0=${createHmac('sha256', options.secret ?? SIGNING_SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  return { body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature } };
+}
+
+
+const MODEL = (root: string, name: string, yaml: string) => { const f = path.join(root, name); writeFileSync(f, yaml); return f; };
+
+describe('review', () => {
+  it('mrkdwn in fallback text, reason and thread reply', { timeout: 60_000 }, async () => {
+    const slack = await startSlackStandIn();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'zz-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const model = MODEL(dir, 'm.yaml', [
+      'name: inj',
+      'steps:',
+      '  - text: "x"',
+      '    tool_calls:',
+      '      - tool: write_file',
+      '        args:',
+      '          path: "ws/<!channel> <https://evil.example/x|Approve here> <@U0BOSS0001>.txt"',
+      '          content: "see https://evil.example/a <!here>\\n"',
+      '  - when: otherwise',
+      '    text: "done"',
+    ].join('\n'));
+    const { server, api } = await startServer(slack.url, '', model);
+    const runId = (await api('/runs', { input: 'go' })).json.run_id as string;
+    const posted = await until('the message', () => slack.calls.find((call) => call.method === 'chat.postMessage' && call.args.blocks !== undefined));
+    console.log('TEXT', JSON.stringify(posted.args.text));
+    console.log('HEADER', JSON.stringify(posted.args.blocks[0]));
+    console.log('SECTION', JSON.stringify(posted.args.blocks.filter((b: any) => b.type === 'section')));
+    console.log('MRKDWN param', posted.args.mrkdwn, posted.args.parse);
+    const approve = posted.args.blocks.find((block: any) => block.type === 'actions').elements[0];
+    const send = (request: ReturnType<typeof slackRequest>) => fetch(`${server.url}/slack/interactivity/slack`, { method: 'POST', headers: request.headers, body: request.body });
+    const r = await send(slackRequest({ user: 'U0CAROL01', action: 'toolgate_deny', value: approve.value, reason: '<!channel> <https://evil.example|click>' }));
+    console.log('deny', r.status, await r.text());
+    const update = await until('update', () => slack.calls.find((call) => call.method === 'chat.update'));
+    console.log('UPDATE', JSON.stringify(update.args.text));
+    void runId;
+  });
+
+  it('press from another Slack channel, bound to nothing but value; timing with slow thread reply', { timeout: 60_000 }, async () => {
+    const slack = await startSlackStandIn();
+    const { server, api } = await startServer(slack.url, '', undefined, '{ U0CAROL01: carol }', '8s');
+    await api('/runs', { input: 'write a greeting' });
+    const posted = await until('the message', () => slack.calls.find((call) => call.method === 'chat.postMessage' && call.args.blocks !== undefined));
+    const approve = posted.args.blocks.find((block: any) => block.type === 'actions').elements[0];
+    const send = (request: ReturnType<typeof slackRequest>) => fetch(`${server.url}/slack/interactivity/slack`, { method: 'POST', headers: request.headers, body: request.body });
+    standIn.delayMs = 6_000;
+    let t = Date.now();
+    const r1 = await send(slackRequest({ user: 'U0MALLORY1', action: 'toolgate_approve', value: approve.value }));
+    console.log('unmapped answer after ms', Date.now() - t, r1.status);
+    standIn.delayMs = 0;
+    t = Date.now();
+    const r2 = await send(slackRequest({ channel: 'C0OTHERCHAN', user: 'U0CAROL01', action: 'toolgate_approve', value: approve.value }));
+    console.log('other channel', r2.status, await r2.text(), Date.now() - t, 'ms');
+    // wrong content type, huge
+    const big = await fetch(`${server.url}/slack/interactivity/slack`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a'.repeat(200_000) });
+    console.log('big', big.status);
+    const nochan = await fetch(`${server.url}/slack/interactivity/nope`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a' });
+    console.log('nochan', nochan.status, await nochan.text());
+    const fut = slackRequest({ user: 'U0CAROL01', action: 'toolgate_deny', value: approve.value, timestamp: Math.floor(Date.now() / 1000) + 1000 });
+    console.log('future', (await send(fut)).status);
+  });
+
+  it('revoked approver', { timeout: 60_000 }, async () => {
+    const slack = await startSlackStandIn();
+    const { server, api } = await startServer(slack.url);
+    const runId = (await api('/runs', { input: 'write a greeting' })).json.run_id as string;
+    const posted = await until('the message', () => slack.calls.find((call) => call.method === 'chat.postMessage' && call.args.blocks !== undefined));
+    const approve = posted.args.blocks.find((block: any) => block.type === 'actions').elements[0];
+    const tokens = await server.store.listTokens();
+    const carol = tokens.find((t: any) => t.name === 'carol')!;
+    console.log('revoke', await (server.store as any).revokeToken?.(carol.name));
+    console.log('tokens', JSON.stringify((await server.store.listTokens()).map((t: any) => [t.name, t.revokedAt])));
+    const send = (request: ReturnType<typeof slackRequest>) => fetch(`${server.url}/slack/interactivity/slack`, { method: 'POST', headers: request.headers, body: request.body });
+    const r = await send(slackRequest({ user: 'U0CAROL01', action: 'toolgate_approve', value: approve.value }));
+    console.log('revoked press', r.status, await r.text());
+    console.log('run', JSON.stringify((await api(`/runs/${runId}`)).json.decisions));
+    const reply = await until('reply', () => slack.calls.find((c) => c.args.thread_ts !== undefined));
+    console.log('reply', reply.args.text);
+  });
+});
