@@ -145,11 +145,11 @@ async function startServer(slackUrl: string) {
 }
 
 /** A button press as Slack sends it: a form body holding the payload, signed with the app's signing secret. */
-function slackRequest(options: { user: string; action: 'toolgate_approve' | 'toolgate_deny'; value: string; reason?: string; ts?: string; secret?: string; timestamp?: number }) {
+function slackRequest(options: { user: string; action: 'toolgate_approve' | 'toolgate_deny'; value: string; reason?: string; ts?: string; secret?: string; timestamp?: number; channel?: string }) {
   const payload = {
     type: 'block_actions',
     user: { id: options.user, username: 'someone' },
-    channel: { id: 'C0APPROVALS' },
+    channel: { id: options.channel ?? 'C0APPROVALS' },
     message: { ts: options.ts ?? '1700000001.000100' },
     actions: [{ action_id: options.action, block_id: 'toolgate_decide', value: options.value, type: 'button' }],
     state: { values: options.reason === undefined ? {} : { toolgate_reason: { reason: { type: 'plain_text_input', value: options.reason } } } },
@@ -181,30 +181,32 @@ describe('Slack', () => {
     const refusal = await until('the reply in the thread', () => slack.calls.find((call) => call.method === 'chat.postMessage' && call.args.thread_ts !== undefined));
     expect(refusal.args).toMatchObject({ channel: 'C0APPROVALS', thread_ts: '1700000001.000100' });
     expect(refusal.args.text).toContain("<@U0MALLORY1> is not one of toolgate's approvers in this channel");
+    // A press from another Slack channel is not this channel's to take.
+    expect((await send(slackRequest({ user: 'U0CAROL01', action: 'toolgate_approve', value: approve.value, channel: 'C0ELSEWHERE' }))).status).toBe(400);
     // Signed with another secret, or too long ago: refused.
     expect((await send(slackRequest({ user: 'U0CAROL01', action: 'toolgate_approve', value: approve.value, secret: 'not-the-secret-0123456789' }))).status).toBe(401);
     expect((await send(slackRequest({ user: 'U0CAROL01', action: 'toolgate_approve', value: approve.value, timestamp: Math.floor(Date.now() / 1000) - 600 }))).status).toBe(401);
     expect((await api(`/runs/${runId}`)).json).toMatchObject({ status: 'paused_checkpoint', decisions: [] });
 
-    // Carol denies, with a reason typed in the message.
-    const deny = slackRequest({ user: 'U0CAROL01', action: 'toolgate_deny', value: approve.value, reason: 'not today, says the test' });
+    // Carol denies, with a reason typed in the message (markup in it stays text). The press is answered at once (Slack waits 3 s at most), decided after.
+    const deny = slackRequest({ user: 'U0CAROL01', action: 'toolgate_deny', value: approve.value, reason: 'not today, says the test <!channel> <https://evil.example|click>' });
     const decided = await send(deny);
-    expect([decided.status, await decided.json()]).toEqual([200, { decided: true }]);
+    expect([decided.status, await decided.json()]).toEqual([200, { accepted: true }]);
     const run = await until('the run to finish', async () => {
       const view = (await api(`/runs/${runId}`)).json;
       return view.status === 'completed' ? view : undefined;
     });
-    expect(run.decisions).toMatchObject([{ approved: false, decided_by: 'carol', via: 'slack', reason: 'not today, says the test' }]);
+    expect(run.decisions).toMatchObject([{ approved: false, decided_by: 'carol', via: 'slack', reason: 'not today, says the test <!channel> <https://evil.example|click>' }]);
     expect(run.text).toContain('not today, says the test');
     // The same request again: a replay.
     expect((await send(deny)).status).toBe(401);
     // The message now says who decided what.
     const update = await until('the message edited', () => slack.calls.find((call) => call.method === 'chat.update'));
     expect(update.args).toMatchObject({ channel: 'C0APPROVALS', ts: expect.stringMatching(/^\d+\.000100$/) });
-    expect(update.args.text).toBe(`Denied by carol in Slack: not today, says the test (tg_1_1 of ${runId}).`);
+    expect(update.args.text).toBe(`Denied by carol in Slack: not today, says the test &lt;!channel&gt; &lt;https://evil.example|click&gt; (tg_1_1 of ${runId}).`);
     // A fresh press on the old message: already decided, said in the thread.
     expect((await send(slackRequest({ user: 'U0CAROL01', action: 'toolgate_approve', value: approve.value }))).status).toBe(200);
-    await until('the second reply', () => slack.calls.find((call) => call.method === 'chat.postMessage' && String(call.args.text).startsWith('Nothing was decided: this call was already decided')));
+    await until('the second reply', () => slack.calls.find((call) => call.method === 'chat.postMessage' && String(call.args.text).startsWith('<@U0CAROL01> nothing was decided: this call was already decided')));
     expect(slack.problems).toEqual([]);
   });
 

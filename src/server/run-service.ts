@@ -175,7 +175,7 @@ export interface RunService {
   /** What a one-tap link shows (`GET /decide/:token/view`): the call as the inbox presents it, or why the link does nothing (an `ApiError` with `state`). */
   linkView?(token: string): Promise<LinkView>;
   /** A Slack button press (`POST /slack/interactivity/:channel`), verified against the channel's signing secret; a refusal is told in the message's thread. */
-  slackInteraction?(channel: string, request: { rawBody: string; timestamp: string | undefined; signature: string | undefined }): Promise<{ decided: boolean }>;
+  slackInteraction?(channel: string, request: { rawBody: string; timestamp: string | undefined; signature: string | undefined }): Promise<{ accepted: true }>;
   /** Decides the link's call as its approver (`POST /decide/:token`); refused, deciding nothing, with the same states. */
   decideByLink?(token: string, input: { approved: boolean; reason?: string }): Promise<ApproveResult>;
   /**

@@ -130,8 +130,18 @@ export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.
       });
       return { afterMs: typeof entry === 'string' ? 0 : (durationMs(entry.after) ?? 0), channels: [...new Set(names)] };
     });
-    // Stages told at the same time are one stage; later ones follow in time order.
-    return stages.sort((left, right) => left.afterMs - right.afterMs);
+    // Stages told at the same time are one stage, later ones follow in time order, and a channel is told once, at its first stage.
+    const merged: NotifyStage[] = [];
+    const told = new Set<string>();
+    for (const stage of stages.sort((left, right) => left.afterMs - right.afterMs)) {
+      const fresh = stage.channels.filter((name) => !told.has(name));
+      for (const name of fresh) told.add(name);
+      if (fresh.length === 0) continue;
+      const last = merged.at(-1);
+      if (last !== undefined && last.afterMs === stage.afterMs) merged[merged.length - 1] = { afterMs: last.afterMs, channels: [...last.channels, ...fresh] };
+      else merged.push({ afterMs: stage.afterMs, channels: fresh });
+    }
+    return merged;
   };
   const fallback = settings.notify === undefined ? [{ afterMs: 0, channels: [...channels.keys()] }] : stagesOf(settings.notify, 'server.notify');
   const byTool = new Map<string, NotifyStage[]>();
@@ -155,6 +165,8 @@ export function channelsFromPolicy(options: { loaded: LoadedPolicy; env: NodeJS.
     for (const [label, stages] of byRule) if (askedBy === label || askedBy.startsWith(`${label} `)) return stages;
     return undefined;
   };
+  // The longest namespace that names the tool: servers `a` and `a__b` route `a__b__x` by `a__b`.
+  byServer.sort((left, right) => right.prefix.length - left.prefix.length);
   const route = (tool: string, askedBy?: string): readonly NotifyStage[] => ruleRoute(askedBy) ?? byTool.get(tool) ?? byServer.find((server) => tool.startsWith(server.prefix))?.stages ?? fallback;
   return { channels, route };
 }

@@ -128,6 +128,8 @@ describe('routes in the policy', () => {
         'mcp:',
         '  servers:',
         '    files: { command: "true", notify: [{ channels: [chat, pager], after: 5m }] }',
+        '    a: { command: "true", notify: [chat] }',
+        '    a__b: { command: "true", notify: [pager] }',
         channelsYaml,
         '  notify: [chat, { after: 10m, channels: [pager] }]',
       ].join('\n'),
@@ -139,6 +141,9 @@ describe('routes in the policy', () => {
     ]);
     expect(route('deploy')).toEqual([{ afterMs: 0, channels: ['pager'] }]);
     expect(route('files__read_text_file')).toEqual([{ afterMs: 300_000, channels: ['chat', 'pager'] }]);
+    // The longest namespace that names the tool.
+    expect(route('a__b__x')).toEqual([{ afterMs: 0, channels: ['pager'] }]);
+    expect(route('a__x')).toEqual([{ afterMs: 0, channels: ['chat'] }]);
   });
 
   it('a rule routes the calls it asks about, found by the label the card names it with', async () => {
@@ -162,6 +167,11 @@ describe('routes in the policy', () => {
     expect(route('deploy', 'tools.deploy.rules[0] — toolgate.yaml:3')).toEqual([{ afterMs: 0, channels: ['pager'] }]);
     expect(route('deploy', 'tools.deploy (ask) — toolgate.yaml:3')).toEqual([{ afterMs: 0, channels: ['chat'] }]);
     expect(route('shell')).toEqual([{ afterMs: 0, channels: ['chat'] }]);
+  });
+
+  it('stages told at the same time are one, and a channel is told once, at its first stage', async () => {
+    const loaded = await write(['version: 1', channelsYaml, '  notify: [chat, pager, chat, { after: 0, channels: [pager] }, { after: 5m, channels: [chat] }]'].join('\n'));
+    expect(channelsFromPolicy({ loaded, env, linkKey: recordKey('k') }).route('x')).toEqual([{ afterMs: 0, channels: ['chat', 'pager'] }]);
   });
 
   it('without server.notify, every channel hears of every call at once', async () => {

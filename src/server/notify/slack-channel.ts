@@ -111,14 +111,14 @@ export function createSlackChannel(options: {
       }
       try {
         if (body.kind === 'requested') {
-          const posted = await client.chat.postMessage({ channel: options.channel, text: body.text, blocks: body.blocks as never, unfurl_links: false, unfurl_media: false });
+          const posted = await client.chat.postMessage({ channel: options.channel, text: slackEscaped(body.text), blocks: body.blocks as never, unfurl_links: false, unfurl_media: false });
           return { ok: true, receipt: JSON.stringify({ channel: posted.channel, ts: posted.ts }) };
         }
         const receipt = await context.receiptOf(body.requested);
         // The message is not out yet: the update waits for it.
         if (receipt === null) return { ok: false, error: `the message this updates (${body.requested}) has not been sent yet` };
         const { channel, ts } = JSON.parse(receipt) as { channel: string; ts: string };
-        await client.chat.update({ channel, ts, text: body.text, blocks: [{ type: 'section', text: { type: 'plain_text', text: body.text } }] as never });
+        await client.chat.update({ channel, ts, text: slackEscaped(body.text), blocks: [{ type: 'section', text: { type: 'plain_text', text: cut(body.text, MAX_SECTION) } }] as never });
         return { ok: true };
       } catch (error) {
         return { ok: false, error: `Slack: ${error instanceof Error ? error.message : String(error)}` };
@@ -144,6 +144,8 @@ export function createSlackChannel(options: {
       } catch {
         throw new SlackRequestError(400, 'the request carries no JSON payload');
       }
+      // A press comes from this channel's message, or it is not this channel's to take.
+      if (payload?.channel?.id !== options.channel) throw new SlackRequestError(400, 'the press does not come from this channel\'s Slack channel');
       const action = Array.isArray(payload?.actions) ? payload.actions[0] : undefined;
       if (payload?.type !== 'block_actions' || (action?.action_id !== APPROVE_ACTION && action?.action_id !== DENY_ACTION)) throw new SlackRequestError(400, 'not a press of a toolgate button');
       let call: unknown;
@@ -172,7 +174,9 @@ export function createSlackChannel(options: {
 
     async replyInThread(action, text) {
       if (action.channelId === undefined) return;
-      await client.chat.postMessage({ channel: action.channelId, ...(action.messageTs === undefined ? {} : { thread_ts: action.messageTs }), text, unfurl_links: false, unfurl_media: false });
+      // The one piece of markup: a mention of who pressed (an id Slack signed); the rest is escaped.
+      const mention = /^[UW][A-Z0-9]{6,20}$/.test(action.slackUser) ? `<@${action.slackUser}> ` : '';
+      await client.chat.postMessage({ channel: action.channelId, ...(action.messageTs === undefined ? {} : { thread_ts: action.messageTs }), text: `${mention}${slackEscaped(text)}`, unfurl_links: false, unfurl_media: false });
     },
   };
 }
@@ -181,7 +185,7 @@ export function createSlackChannel(options: {
 function requestedMessage(approval: StoredApproval, publicUrl: string): { text: string; blocks: unknown[] } {
   const view = (approval.request.presentation ?? null) as ApprovalView | null;
   const risk = view?.risk === 'dangerous' ? 'Dangerous' : view?.risk === 'routine' ? 'Routine' : 'Notable';
-  const headline = oneLine(view?.headline ?? view?.description ?? `Call ${approval.tool}`);
+  const headline = defanged(oneLine(view?.headline ?? view?.description ?? `Call ${approval.tool}`));
   const shownArguments = typeof approval.request.tool_arguments === 'string' ? approval.request.tool_arguments : JSON.stringify(approval.request.tool_arguments ?? null);
   const shown = (view?.blocks ?? []).flatMap((block: ViewBlock) => blockLines(block).map((line) => defanged(line.text)));
   const lines = [...(view?.consequences ?? []).map((line) => `! ${oneLine(line)}`), ...(view !== null && view.reasons.length > 0 ? [`Why it asks: ${oneLine(view.reasons.join('; '))}`] : []), ...shown.slice(0, MAX_LINES), ...(shown.length > MAX_LINES ? [`… ${shown.length - MAX_LINES} more lines in the inbox`] : [])];
@@ -212,6 +216,15 @@ function decidedText(decided: DecidedCall): string {
   if (decided.decidedBy === 'timeout') return `Timed out: nobody decided ${decided.toolCallId} of ${decided.runId} in time; it did not run.`;
   const how = decided.via === 'slack' ? ' in Slack' : decided.via === 'link' ? ' with a link' : decided.via === 'inbox' ? ' in the inbox' : decided.via === 'api' ? ' over the API' : '';
   return `${decided.approved ? 'Approved' : 'Denied'} by ${decided.decidedBy}${how}${decided.reason === null || decided.reason === '' ? '' : `: ${oneLine(decided.reason)}`} (${decided.toolCallId} of ${decided.runId}).`;
+}
+
+/**
+ * Text for a field Slack reads as markup (`text` of a message, a reply):
+ * `&`, `<` and `>` escaped as Slack asks, so nothing the agent or a reason
+ * wrote can mention (`<!channel>`), link (`<https://…|here>`) or format.
+ */
+export function slackEscaped(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function oneLine(text: string): string {

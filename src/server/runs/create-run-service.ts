@@ -148,19 +148,21 @@ export function createRunService(options: RunServiceOptions): RunService {
         throw error;
       }
       const reply = (text: string) => slack.replyInThread(action, text).catch((error: unknown) => runtime.logger.warn('slack: could not reply in a thread', { error: String(error) }));
-      if (action.approver === undefined) {
-        await reply(`<@${action.slackUser}> is not one of toolgate's approvers in this channel (server.channels.${channelName}.users): nothing was decided.`);
-        return { decided: false };
-      }
-      try {
-        const { run } = await openCall(runtime, { approver: action.approver, runId: action.runId, toolCallId: action.toolCallId, argsDigest: action.argsDigest });
-        await approveRun({ runtime, run, principal: { name: action.approver, role: 'approver' }, input: { approved: action.approved, tool_call_id: action.toolCallId, ...(action.reason === undefined ? {} : { reason: action.reason }), via: 'slack' } });
-        return { decided: true };
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        await reply(`Nothing was decided: ${error.message}`);
-        return { decided: false };
-      }
+      // Slack wants an answer within 3 s: the press is taken now, decided after, and any refusal told in the thread.
+      void (async () => {
+        if (action.approver === undefined) {
+          await reply(`is not one of toolgate's approvers in this channel (server.channels.${channelName}.users): nothing was decided.`);
+          return;
+        }
+        try {
+          const { run } = await openCall(runtime, { approver: action.approver, runId: action.runId, toolCallId: action.toolCallId, argsDigest: action.argsDigest });
+          await approveRun({ runtime, run, principal: { name: action.approver, role: 'approver' }, input: { approved: action.approved, tool_call_id: action.toolCallId, ...(action.reason === undefined ? {} : { reason: action.reason }), via: 'slack' } });
+        } catch (error) {
+          if (error instanceof ApiError) await reply(`nothing was decided: ${error.message}`);
+          else runtime.logger.error('slack: a press could not be decided', { run_id: action.runId, tool_call_id: action.toolCallId, error: String(error) });
+        }
+      })();
+      return { accepted: true };
     },
 
     async decideByLink(token, input) {
@@ -347,18 +349,18 @@ async function openLink(runtime: ServerRuntime, token: string): Promise<{ link: 
 export async function openCall(runtime: ServerRuntime, link: { approver: string; runId: string; toolCallId: string; argsDigest: string }): Promise<{ run: StoredRun; approval: StoredApproval }> {
   const approver =
     link.approver === ADMIN_PRINCIPAL_NAME || (await runtime.store.listTokens()).some((candidate) => candidate.name === link.approver && candidate.revokedAt === null && (candidate.role === 'approver' || candidate.role === 'admin'));
-  if (!approver) throw new ApiError(403, `this link was sent to ${link.approver}, who can no longer approve here (their token was revoked or is not an approver's)`, { state: 'approver_gone' });
+  if (!approver) throw new ApiError(403, `${link.approver} can no longer approve here (their token was revoked, or is not an approver's)`, { state: 'approver_gone' });
   const run = await runtime.store.getRun(link.runId);
   const approvals = run === undefined ? [] : await runtime.store.listApprovals({ runId: link.runId, includeDecided: true });
   const approval = approvals.find((candidate) => candidate.toolCallId === link.toolCallId);
-  if (run === undefined || approval === undefined) throw new ApiError(404, 'the call this link was sent for is gone (its run was removed)', { state: 'gone' });
+  if (run === undefined || approval === undefined) throw new ApiError(404, 'the call is gone (its run was removed)', { state: 'gone' });
   if (approval.decision !== null) {
     const decision = approval.decision;
-    const how = decision.decidedBy === 'timeout' ? 'nobody decided in time: it timed out' : `${decision.approved ? 'approved' : 'denied'} by ${decision.decidedBy}${decision.via === 'link' ? ' with a link' : decision.via === 'inbox' ? ' in the inbox' : ''}`;
-    throw new ApiError(409, `this call was already decided at ${decision.decidedAt} (${how}); the link does nothing more`, { state: 'decided' });
+    const how = decision.decidedBy === 'timeout' ? 'nobody decided in time: it timed out' : `${decision.approved ? 'approved' : 'denied'} by ${decision.decidedBy}${decision.via === 'link' ? ' with a link' : decision.via === 'inbox' ? ' in the inbox' : decision.via === 'slack' ? ' in Slack' : ''}`;
+    throw new ApiError(409, `this call was already decided at ${decision.decidedAt} (${how})`, { state: 'decided' });
   }
-  if (run.status !== 'paused_checkpoint') throw new ApiError(409, `the run no longer waits for this call (it is ${run.status}); the link does nothing`, { state: 'not_waiting' });
+  if (run.status !== 'paused_checkpoint') throw new ApiError(409, `the run no longer waits for this call (it is ${run.status})`, { state: 'not_waiting' });
   const shown = typeof approval.request.tool_arguments === 'string' ? approval.request.tool_arguments : JSON.stringify(approval.request.tool_arguments ?? null);
-  if (argumentsDigest(shown) !== link.argsDigest) throw new ApiError(409, 'the call waiting now is not the one this link was sent for (its arguments differ); open the inbox to see it', { state: 'changed' });
+  if (argumentsDigest(shown) !== link.argsDigest) throw new ApiError(409, 'the call waiting now is not the one that was shown (its arguments differ); open the inbox to see it', { state: 'changed' });
   return { run, approval };
 }
