@@ -103,7 +103,7 @@ function blockKitProblems(blocks: unknown): string[] {
   return problems;
 }
 
-async function startServer(slackUrl: string) {
+async function startServer(slackUrl: string, extraPolicy = '') {
   const root = mkdtempSync(path.join(os.tmpdir(), 'toolgate-slack-'));
   mkdirSync(path.join(root, 'ws'));
   const policyFile = path.join(root, 'toolgate.yaml');
@@ -120,7 +120,7 @@ async function startServer(slackUrl: string) {
     '      retry_after: 100ms',
     '',
   ].join('\n');
-  writeFileSync(policyFile, `${readFileSync(path.join(FIXTURES, 'policy.yaml'), 'utf8')}\n${channel}`);
+  writeFileSync(policyFile, `${readFileSync(path.join(FIXTURES, 'policy.yaml'), 'utf8')}\n${extraPolicy}${channel}`);
   const server = await startToolgateServer({
     policyFile,
     storeFile: path.join(root, '.toolgate', 'toolgate.db'),
@@ -219,6 +219,20 @@ describe('Slack', () => {
     const update = await until('the message edited', () => slack.calls.find((call) => call.method === 'chat.update'));
     expect(update.args.text).toBe(`Approved by carol over the API (tg_1_1 of ${runId}).`);
     expect(slack.problems).toEqual([]);
+  });
+
+  it('when nobody answers, the policy\'s approval_timeout ends it as timed out, and the message says so', { timeout: 60_000 }, async () => {
+    const slack = await startSlackStandIn();
+    const { api } = await startServer(slack.url, 'approval_timeout: 1s\n');
+    const runId = (await api('/runs', { input: 'write a greeting' })).json.run_id as string;
+    await until('the message', () => slack.calls.find((call) => call.method === 'chat.postMessage'));
+    const run = await until('the run to finish', async () => {
+      const view = (await api(`/runs/${runId}`)).json;
+      return view.status === 'completed' ? view : undefined;
+    });
+    expect(run.decisions).toMatchObject([{ approved: false, decided_by: 'timeout', via: 'timeout' }]);
+    const update = await until('the message edited', () => slack.calls.find((call) => call.method === 'chat.update'));
+    expect(update.args.text).toBe(`Timed out: nobody decided tg_1_1 of ${runId} in time; it did not run.`);
   });
 
   it('refuses to start without the bot token, naming the key', async () => {
