@@ -235,6 +235,16 @@ describe('Slack', () => {
     expect(update.args.text).toBe(`Timed out: nobody decided tg_1_1 of ${runId} in time; it did not run.`);
   });
 
+  it('a run cancelled while its call waits edits the message too: its buttons no longer stand', { timeout: 60_000 }, async () => {
+    const slack = await startSlackStandIn();
+    const { api } = await startServer(slack.url);
+    const runId = (await api('/runs', { input: 'write a greeting' })).json.run_id as string;
+    await until('the message', () => slack.calls.find((call) => call.method === 'chat.postMessage'));
+    expect((await api(`/runs/${runId}/cancel`, {})).status).toBe(200);
+    const update = await until('the message edited', () => slack.calls.find((call) => call.method === 'chat.update'));
+    expect(update.args.text).toBe(`Cancelled by admin: the run was stopped, so tg_1_1 of ${runId} did not run.`);
+  });
+
   it('refuses to start without the bot token, naming the key', async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'toolgate-slack-'));
     cleanups.push(() => rmSync(root, { recursive: true, force: true }));

@@ -24,8 +24,12 @@ const DEFAULT_POLL_MS = 1_000;
 export interface Notifier {
   /** Something changed (a run paused): enqueue and send soon. */
   poke(): void;
-  /** Calls were decided (anywhere): the channels that update what they sent are told. Never throws. */
-  decided(calls: readonly DecidedCall[]): Promise<void>;
+  /**
+   * Calls were decided (anywhere), or their run was cancelled: the channels
+   * that update what they sent are told. `approvals`: the calls' approvals
+   * when the store no longer has them (a cancel drops them). Never throws.
+   */
+  decided(calls: readonly DecidedCall[], approvals?: readonly StoredApproval[]): Promise<void>;
   /** One enqueue-and-send cycle, awaited (tests, and the start). */
   cycle(): Promise<void>;
   stop(): Promise<void>;
@@ -160,11 +164,11 @@ export function startNotifier(options: {
 
   const timer = setInterval(() => void cycle(), options.pollMs ?? DEFAULT_POLL_MS);
   timer.unref();
-  async function decided(calls: readonly DecidedCall[]): Promise<void> {
+  async function decided(calls: readonly DecidedCall[], approvals?: readonly StoredApproval[]): Promise<void> {
     try {
       const deliveries = [];
       for (const call of calls) {
-        const approval = (await runtime.store.listApprovals({ runId: call.runId, includeDecided: true })).find((candidate) => candidate.toolCallId === call.toolCallId);
+        const approval = (approvals ?? (await runtime.store.listApprovals({ runId: call.runId, includeDecided: true }))).find((candidate) => candidate.runId === call.runId && candidate.toolCallId === call.toolCallId);
         if (approval === undefined) continue;
         // The channels that were told of it (the stages reached before the decision) are told how it ended.
         for (const { kind, name } of reached(approval, clock())) {

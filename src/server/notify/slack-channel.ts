@@ -213,6 +213,7 @@ function requestedMessage(approval: StoredApproval, publicUrl: string): { text: 
 }
 
 function decidedText(decided: DecidedCall): string {
+  if (decided.via === 'cancelled') return `Cancelled by ${decided.decidedBy}: the run was stopped, so ${decided.toolCallId} of ${decided.runId} did not run.`;
   if (decided.decidedBy === 'timeout') return `Timed out: nobody decided ${decided.toolCallId} of ${decided.runId} in time; it did not run.`;
   const how = decided.via === 'slack' ? ' in Slack' : decided.via === 'link' ? ' with a link' : decided.via === 'inbox' ? ' in the inbox' : decided.via === 'api' ? ' over the API' : '';
   return `${decided.approved ? 'Approved' : 'Denied'} by ${decided.decidedBy}${how}${decided.reason === null || decided.reason === '' ? '' : `: ${oneLine(decided.reason)}`} (${decided.toolCallId} of ${decided.runId}).`;

@@ -185,10 +185,13 @@ export function createRunService(options: RunServiceOptions): RunService {
         if (principal.role === 'submitter' && run.owner !== principal.name) throw new ApiError(404, NOT_FOUND);
         if (isFinished(run.status)) throw new ApiError(400, `run is not active, current status: ${run.status}`, { current_status: run.status });
         const event = runEvent({ run, policy: runtime.policy }, 'run_cancelled', { reason: 'cancelled_by_request', status: 'cancelled', by: principal.name });
+        // What was waiting, read before the cancel drops it: the messages sent about it are told the run was cancelled.
+        const waiting = runtime.onDecided === undefined || run.status !== 'paused_checkpoint' ? [] : await store.listApprovals({ runId });
         const moved = await store.updateRun(runId, run.revision, { status: 'cancelled', state: null, error: `cancelled by ${principal.name}` }, { events: [event], dropApprovals: true });
         if (moved === undefined) continue;
         runtime.active.get(runId)?.abort(new Error('cancelled'));
         runtime.notify();
+        if (waiting.length > 0) void runtime.onDecided?.(waiting.map((approval) => ({ runId, toolCallId: approval.toolCallId, approved: false, decidedBy: principal.name, via: 'cancelled', reason: null })), waiting);
         return { status: 'cancelled' as const, message: 'Run cancelled' };
       }
       throw new ApiError(409, 'the run kept changing while it was being cancelled; try again');

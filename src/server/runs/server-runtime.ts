@@ -4,6 +4,7 @@
  * approvals and seals stored state, and who to tell when events are stored.
  */
 import type { NotificationChannel } from '../notify/notification-channel.ts';
+import type { StoredApproval } from '../../store/store.ts';
 import type { AuditSink } from '../../core/audit-entry.ts';
 import type { LanguageModel, ModelMessage } from 'ai';
 import type { RunState } from '../../adapters/ai-sdk/run-state.ts';
@@ -49,7 +50,7 @@ export interface ServerRuntime {
   /** The policy's notification channels (`server.channels`), for the routes that answer them (Slack's interactivity). */
   channels?: ReadonlyMap<string, NotificationChannel>;
   /** Told of every decision this server records (its notifier updates what channels sent); absent without channels. */
-  onDecided?: (calls: ReadonlyArray<{ runId: string; toolCallId: string; approved: boolean; decidedBy: string; via: string | null; reason: string | null }>) => Promise<void>;
+  onDecided?: (calls: ReadonlyArray<{ runId: string; toolCallId: string; approved: boolean; decidedBy: string; via: string | null; reason: string | null }>, approvals?: readonly StoredApproval[]) => Promise<void>;
   /** Runs driven by this process (waiting for a slot or running): their abort controllers, so a cancel stops them. */
   active: Map<string, AbortController>;
   /** How many runs are driven at once (`server.max_concurrent_runs`); the rest wait, claimed, in order. */
