@@ -57,7 +57,8 @@ export function askCodexTrust(options: { codex: string; file: string; cwd: strin
       child.stdin.destroy();
       child.stdout.destroy();
       child.stderr.destroy();
-      outcome();
+      // Answered once the app-server is gone, not merely told to go: doctor leaves nothing running behind it.
+      void groupGone(child.pid).then(outcome);
     };
     const timer = setTimeout(() => finish(() => reject(new Error(`codex app-server did not answer hooks/list within ${ASK_TIMEOUT_MS / 1000} s`))), ASK_TIMEOUT_MS);
     child.once('error', (error) => finish(() => reject(new Error(`codex app-server could not start: ${error.message}`))));
@@ -92,6 +93,20 @@ function killGroup(pid: number | undefined): void {
     process.kill(-pid, 'SIGKILL');
   } catch {
     // Already gone.
+  }
+}
+
+/** Resolves once no process of the group is left (a SIGKILL takes a moment to finish), or after 2 s: waiting longer would only hold up doctor. */
+async function groupGone(pid: number | undefined): Promise<void> {
+  if (pid === undefined) return;
+  const deadline = Date.now() + 2_000;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(-pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
