@@ -9,7 +9,7 @@ import type { NewEvent, StoredApprovalDecision, StoredDecision, StoredRun } from
 import { ApiError, type ApproveInput, type ApproveResult, type Principal } from '../run-service.ts';
 import { signDecision } from './decision-signature.ts';
 import { driveRun } from './drive-run.ts';
-import { decisionEvent, runEvent, toolCallInput } from './run-events.ts';
+import { decisionEvent, runEvent, toolCallInput, viaOf } from './run-events.ts';
 import { openEnvelope, type ServerRuntime } from './server-runtime.ts';
 
 export const NOT_FOUND = 'run not found or not active';
@@ -75,7 +75,7 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
   if (result.decided.length === 0) throw new ApiError(409, `${targets[0]!.toolCallId} was already decided`, { tool_call_id: targets[0]!.toolCallId });
   runtime.notify();
   const { decided, waiting } = result;
-  void runtime.onDecided?.(decided.map((toolCallId) => ({ runId: run.runId, toolCallId, approved: unsigned.approved, decidedBy: unsigned.decidedBy, via: unsigned.via ?? (unsigned.decidedBy === 'timeout' ? 'timeout' : null), reason: unsigned.reason })));
+  void runtime.onDecided?.(decided.map((toolCallId) => ({ runId: run.runId, toolCallId, approved: unsigned.approved, decidedBy: unsigned.decidedBy, via: viaOf(unsigned), reason: unsigned.reason })));
   const status = input.approved ? 'approved' : 'denied';
   if (waiting.length > 0) {
     return { status, message: `Decision recorded; the run resumes once ${waiting.length} more call${waiting.length === 1 ? ' is' : 's are'} decided`, decided, waiting, run_status: 'paused_checkpoint' };

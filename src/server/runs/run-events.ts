@@ -133,6 +133,11 @@ export function toolCallInput(messages: readonly ModelMessage[], toolCallId: str
   return undefined;
 }
 
+/** How a decision was made: as recorded, or `timeout` for one nobody made (recorded before decisions said how). */
+export function viaOf(decision: Pick<StoredDecision, 'via' | 'decidedBy'>): 'inbox' | 'api' | 'link' | 'slack' | 'timeout' | null {
+  return decision.via ?? (decision.decidedBy === 'timeout' ? 'timeout' : null);
+}
+
 export function decisionEvent(context: RunEventContext, options: { toolCallId: string; tool: string; decision: StoredDecision }): NewEvent {
   const { decision } = options;
   return runEvent(context, 'approval_decided', {
@@ -142,7 +147,7 @@ export function decisionEvent(context: RunEventContext, options: { toolCallId: s
     reason: decision.reason,
     scope: decision.scope,
     decided_by: decision.decidedBy,
-    via: decision.via ?? (decision.decidedBy === 'timeout' ? 'timeout' : null),
+    via: viaOf(decision),
     timed_out: decision.decidedBy === 'timeout',
   });
 }

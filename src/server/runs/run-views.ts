@@ -2,6 +2,7 @@
 import { parseJsonObject } from '../../store/sqlite-rows.ts';
 import type { StoredApproval, StoredApprovalText, StoredEvent, StoredRun } from '../../store/store.ts';
 import type { PendingView, Principal, RunSummaryView, RunView } from '../run-service.ts';
+import { viaOf } from './run-events.ts';
 
 /**
  * Submitters see their own runs; approvers and admins see every run (they
@@ -80,7 +81,7 @@ export function runView(run: StoredRun, approvals: StoredApproval[]): RunView {
         scope: approval.decision!.scope,
         decided_by: approval.decision!.decidedBy,
         decided_at: approval.decision!.decidedAt,
-        via: approval.decision!.via ?? (approval.decision!.decidedBy === 'timeout' ? 'timeout' : null),
+        via: viaOf(approval.decision!),
       })),
   };
 }
