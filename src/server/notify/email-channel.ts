@@ -10,6 +10,7 @@ import type { ApprovalView, ViewBlock } from '../../presentation/approval-view-t
 import { blockLines } from '../../presentation/approval-view.ts';
 import type { StoredApproval, StoredDelivery } from '../../store/store.ts';
 import { decisionLinkToken, newDecisionLink, type DecisionLink } from './decision-links.ts';
+import { cut, defanged, oneLine } from './message-text.ts';
 import type { NotificationChannel, PlannedDelivery, SendOutcome } from './notification-channel.ts';
 
 /** Lines of the call a message shows at most; the link's page shows it all. */
@@ -126,11 +127,6 @@ export function createEmailChannel(options: {
 const AGENT_FRAME = '----- the call, as the agent made it (its words, not toolgate\'s) -----';
 const AGENT_FRAME_END = '----- end of the call -----';
 
-/** An address in the agent's text, made unclickable: `https://x` → `https[:]//x` (a mail client links what looks like a URL). */
-export function defanged(line: string): string {
-  return line.replace(/([A-Za-z][A-Za-z0-9+.-]*):\/\//g, '$1[:]//').replace(/\bwww\./gi, (match) => `${match.slice(0, -1)}[.]`);
-}
-
 /** The subject and the lines a message shows of the call, from the inbox's presentation. */
 function messageContent(view: ApprovalView | null, approval: StoredApproval): { subject: string; lines: string[]; risk: string } {
   const risk = view?.risk === 'dangerous' ? 'Dangerous' : view?.risk === 'routine' ? 'Routine' : 'Notable';
@@ -142,7 +138,7 @@ function messageContent(view: ApprovalView | null, approval: StoredApproval): { 
   // The rule that asked, without where the policy lives on the server (`toolgate.yaml:5`, not its whole path).
   if (view?.asked_by) lines.push(`Asked by the policy's ${oneLine(view.asked_by.replace(/ — (?:.*\/)?([^/]+:\d+)$/, ' — $1'))}`);
   lines.push('');
-  const shown = (view?.blocks ?? []).flatMap((block: ViewBlock) => blockLines(block).map((line) => cut(line.text)));
+  const shown = (view?.blocks ?? []).flatMap((block: ViewBlock) => blockLines(block).map((line) => cut(line.text, MAX_LINE)));
   lines.push(...shown.slice(0, MAX_LINES));
   if (shown.length > MAX_LINES) lines.push(`… ${shown.length - MAX_LINES} more lines on the link's page`);
   if ((view?.masked_secrets ?? 0) > 0) lines.push(`(${view!.masked_secrets} secret values masked)`);
@@ -168,14 +164,7 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
-function oneLine(text: string): string {
-  return cut(text.replace(/\s+/g, ' ').trim());
-}
 
-function cut(text: string, max = MAX_LINE): string {
-  const characters = Array.from(text);
-  return characters.length <= max ? text : `${characters.slice(0, max - 1).join('')}…`;
-}
 
 function abortable<Value>(work: Promise<Value>, signal: AbortSignal): Promise<Value> {
   if (signal.aborted) return Promise.reject(signal.reason);

@@ -16,7 +16,7 @@ import type { ApprovalView, ViewBlock } from '../../presentation/approval-view-t
 import { blockLines } from '../../presentation/approval-view.ts';
 import type { StoredApproval, StoredDelivery } from '../../store/store.ts';
 import { argumentsDigest } from './decision-links.ts';
-import { defanged } from './email-channel.ts';
+import { cut, defanged, oneLine } from './message-text.ts';
 import type { DecidedCall, NotificationChannel, PlannedDelivery, SendOutcome } from './notification-channel.ts';
 
 /** How far a request's timestamp may be from the server's clock (Slack's own advice: five minutes). */
@@ -228,11 +228,4 @@ export function slackEscaped(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function oneLine(text: string): string {
-  return cut(text.replace(/\s+/g, ' ').trim(), 200);
-}
 
-function cut(text: string, max: number): string {
-  const characters = Array.from(text);
-  return characters.length <= max ? text : `${characters.slice(0, max - 1).join('')}…`;
-}
