@@ -18,6 +18,8 @@ import { MAX_RETRY_WAIT_MS, type DecidedCall, type NotificationChannel } from '.
 const CLAIM_BATCH = 16;
 /** Pending approvals read per page when enqueuing. */
 const PAGE = 200;
+/** How long a poke waits for others to join it in one cycle. */
+const POKE_DELAY_MS = 50;
 /** How often the outbox is looked at for retries that came due, besides every change in the store. */
 const DEFAULT_POLL_MS = 1_000;
 
@@ -164,6 +166,15 @@ export function startNotifier(options: {
 
   const timer = setInterval(() => void cycle(), options.pollMs ?? DEFAULT_POLL_MS);
   timer.unref();
+  // Every event a server stores pokes it (a run streaming its answer stores many): pokes within a moment make one cycle.
+  let poked: ReturnType<typeof setTimeout> | undefined;
+  const poke = (): void => {
+    if (poked !== undefined || stopping.signal.aborted) return;
+    poked = setTimeout(() => {
+      poked = undefined;
+      void cycle();
+    }, POKE_DELAY_MS);
+  };
   async function decided(calls: readonly DecidedCall[], approvals?: readonly StoredApproval[]): Promise<void> {
     try {
       const deliveries = [];
@@ -181,7 +192,7 @@ export function startNotifier(options: {
       }
       if (deliveries.length === 0) return;
       await runtime.store.outbox.enqueueDeliveries(deliveries);
-      void cycle();
+      poke();
     } catch (error) {
       // The decision stands; only the message that says so elsewhere is missed.
       runtime.logger.error('notifications: could not enqueue the updates of decided calls', { error: errorText(error) });
@@ -190,10 +201,11 @@ export function startNotifier(options: {
 
   return {
     decided,
-    poke: () => void cycle(),
+    poke,
     cycle,
     async stop() {
       clearInterval(timer);
+      clearTimeout(poked);
       stopping.abort(new Error('the server is stopping'));
       await current;
     },
