@@ -179,6 +179,20 @@ describe('routes in the policy', () => {
     expect(route('anything')).toEqual([{ afterMs: 0, channels: ['chat', 'pager'] }]);
   });
 
+  it('refuses a channel whose secret is missing, short, or given twice, or whose link_ttl is out of range, naming the key', async () => {
+    const refused = async (channel: string, channelEnv: Record<string, string>, message: RegExp) => {
+      const loaded = await write(['version: 1', 'server:', '  channels:', `    one: ${channel}`].join('\n'));
+      expect(() => channelsFromPolicy({ loaded, env: channelEnv, linkKey: recordKey('k') })).toThrow(message);
+    };
+    await refused('{ type: webhook, url: "http://127.0.0.1:1/a", secret_env: HOOK_SECRET }', { HOOK_SECRET: 'short' }, /server\.channels\.one\.secret_env \(HOOK_SECRET\) in .*: the signing secret is 5 characters; use at least 16/);
+    await refused('{ type: webhook, url: "http://127.0.0.1:1/a", secret_env: HOOK_SECRET, secret_file: s }', env, /server\.channels\.one in .* needs its signing secret from exactly one place/);
+    await refused('{ type: webhook, url: "http://127.0.0.1:1/a" }', env, /needs its signing secret from exactly one place/);
+    const mail = '{ type: email, smtp: { host: 127.0.0.1, port: 25, user_env: SMTP_USER, password_env: SMTP_PASSWORD }, from: "t <t@example.test>", to: [{ approver: carol, address: carol@example.test }]';
+    await refused(`${mail} }`, { SMTP_USER: 'u' }, /server\.channels\.one\.smtp\.password_env in .* names SMTP_PASSWORD, which is not set/);
+    await refused(`${mail}, link_ttl: 30s }`, { SMTP_USER: 'u', SMTP_PASSWORD: 'p' }, /server\.channels\.one\.link_ttl in .* is 30000 ms; give it between 1m and 7 days/);
+    await refused('{ type: slack, token_env: T, signing_secret_env: S, channel: C0APPROVALS, users: {} }', { T: 'xoxb-1' }, /server\.channels\.one\.signing_secret_env in .* names S, which is not set/);
+  });
+
   it('refuses a route that names no channel, naming the key', async () => {
     const loaded = await write(['version: 1', 'tools:', '  deploy: { decision: ask, notify: [{ channels: [chat, sms], after: 1m }] }', channelsYaml].join('\n'));
     expect(() => channelsFromPolicy({ loaded, env, linkKey: recordKey('k') })).toThrow(/tools\.deploy\.notify\[0\]\.channels\[1\] in .*toolgate\.yaml names "sms", which is not a channel; the channels are chat, pager/);
