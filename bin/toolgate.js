@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The published package runs the compiled CLI; a checkout runs the TypeScript
 // sources directly (Node >= 22.18 strips types on its own).
-import { existsSync } from 'node:fs';
+// node:fs as CommonJS gives it where Node can (22.3 and later): an ES import of it also loads its streams, milliseconds
+// of every hook call.
+const { existsSync } = process.getBuiltinModule?.('node:fs') ?? (await import('node:fs'));
 
 const argv = process.argv.slice(2);
 // `toolgate hook` is an agent host's permission hook: the hosts run the call when
@@ -21,10 +23,25 @@ if (major < NEEDED) {
 }
 try {
   // V8's code cache, as src/cli/main.ts keeps it when run directly: a second start compiles nothing again.
-  (await import('node:module')).enableCompileCache?.();
-  // A hook runs for every tool call: the installed package has it bundled into one file (scripts/bundle-hook.ts).
+  // (Not before a hook's call goes to its decider: that compiles next to nothing.)
+  const enableCompileCache = async () => (process.getBuiltinModule?.('node:module') ?? (await import('node:module'))).enableCompileCache?.();
+  // A hook runs for every tool call: the installed package has it bundled into one file (scripts/bundle-hook.ts),
+  // and a warm process of it, the decider, answers every call after the first (src/cli/hook-decider-client.ts).
   const bundledHook = new URL('../dist/hook/toolgate-hook.mjs', import.meta.url);
-  if (hook && existsSync(bundledHook)) await (await import(bundledHook.href)).runHookProcess(argv);
+  if (hook && existsSync(bundledHook)) {
+    const { fileURLToPath } = process.getBuiltinModule?.('node:url') ?? (await import('node:url'));
+    const bundle = fileURLToPath(bundledHook);
+    const client = await import(new URL('../dist/hook/hook-client.mjs', import.meta.url).href);
+    const { startDecider } = await client.hookThroughDecider({ argv, bundle, bin: fileURLToPath(import.meta.url) });
+    await enableCompileCache();
+    await (await import(bundledHook.href)).runHookProcess(argv, { afterAnswer: startDecider });
+  }
+  // Not a command: the decider itself, started by a hook (above) with its socket and the bundle it runs.
+  await enableCompileCache();
+  if (argv[0] === '__hook-decider' && existsSync(bundledHook)) {
+    await (await import(bundledHook.href)).serveHookDecider({ socket: argv[1], bundle: argv[2] });
+    await new Promise(() => {}); // It exits by itself (idle, replaced, upgraded); nothing below is for it.
+  }
   const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
   const { runAsProcess } = await import(existsSync(compiled) ? compiled.href : new URL('../src/cli/main.ts', import.meta.url).href);
   await runAsProcess(argv);

@@ -43,5 +43,22 @@ if (besideItself.length > 0) {
   process.stderr.write(`bundle-hook: these modules read files beside themselves and cannot be bundled: ${besideItself.join(', ')}\n`);
   process.exit(1);
 }
+// The hook's client, on its own: what every call after the first loads (src/cli/hook-decider-client.ts).
+const client = await build({
+  entryPoints: [path.join(root, 'src/cli/hook-client-main.ts')],
+  outfile: path.join(outdir, 'hook-client.mjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  minify: true,
+  metafile: true,
+  logLevel: 'warning',
+});
+const clientInputs = Object.keys(client.metafile.inputs).filter((input) => input.startsWith('src/'));
+if (clientInputs.some((input) => !['src/cli/hook-client-main.ts', 'src/cli/hook-decider-client.ts', 'src/cli/exit-as-hook.ts', 'src/config/user-toolgate-paths.ts'].includes(input))) {
+  process.stderr.write(`bundle-hook: the hook's client must stay small, and now imports ${clientInputs.join(', ')}\n`);
+  process.exit(1);
+}
 const modules = Object.keys(result.metafile.inputs).length;
 process.stdout.write(`bundle-hook: ${path.relative(root, outfile)} (${modules} modules, ${Math.round(result.metafile.outputs[path.relative(process.cwd(), outfile)]?.bytes ?? 0 / 1024)} bytes)\n`);

@@ -6,7 +6,7 @@
  * SyntaxError stack), and on Node 24, where `--help`, `init` and `check` work.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,7 +86,7 @@ describe('the packed package on Node 24', () => {
 });
 
 describe('the hook, as the package runs it', () => {
-  it('is one bundled file: a hook loads toolgate from dist/hook/toolgate-hook.mjs, not the ~390 modules it is built from, and decides as the sources do', () => {
+  it('is one bundled file: a hook loads toolgate from dist/hook/toolgate-hook.mjs, not the ~390 modules it is built from, and decides as the sources do; the next calls go to the decider it started, loading only the client', async () => {
     const project = path.join(packed.project, 'bundled');
     mkdirSync(project, { recursive: true });
     writeFileSync(path.join(project, 'toolgate.yaml'), HOST_TEST_POLICY);
@@ -98,11 +98,22 @@ describe('the hook, as the package runs it', () => {
     expect(allowed.status, allowed.stderr).toBe(0);
     expect(JSON.parse(allowed.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
     const loaded = JSON.parse(/LOADED (.*)/.exec(allowed.stderr)![1]!) as string[];
-    const fromPackage = loaded.filter((url) => url.includes('/node_modules/'));
-    expect(fromPackage.map((url) => url.slice(url.indexOf('/node_modules/')))).toEqual(['/node_modules/toolgate/bin/toolgate.js', '/node_modules/toolgate/dist/hook/toolgate-hook.mjs']);
+    const fromPackage = (result: { stderr: string }) => (JSON.parse(/LOADED (.*)/.exec(result.stderr)![1]!) as string[]).filter((url) => url.includes('/node_modules/')).map((url) => url.slice(url.indexOf('/node_modules/')));
+    expect(fromPackage(allowed)).toEqual(['/node_modules/toolgate/bin/toolgate.js', '/node_modules/toolgate/dist/hook/hook-client.mjs', '/node_modules/toolgate/dist/hook/toolgate-hook.mjs']);
+    expect(loaded.length).toBeGreaterThan(0);
+    // The first call started a decider (src/cli/hook-decider.ts): once it listens, a call loads the client alone.
+    const deciders = path.join(parent, '.local/state/toolgate/deciders');
+    for (let tries = 0; !(existsSync(deciders) && readdirSync(deciders).some((name) => name.endsWith('.pid'))); tries++) {
+      if (tries > 100) throw new Error(`no decider started in ${deciders}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const again = hook('echo hi');
+    expect(again.stdout).toBe(allowed.stdout);
+    expect(fromPackage(again)).toEqual(['/node_modules/toolgate/bin/toolgate.js', '/node_modules/toolgate/dist/hook/hook-client.mjs']);
     const blocked = hook('rm -rf victim');
     expect(blocked.status).toBe(0);
     expect(JSON.parse(blocked.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
+    expect(fromPackage(blocked)).not.toContain('/node_modules/toolgate/dist/hook/toolgate-hook.mjs');
     // A failure inside the bundle blocks, as the sources' hook does.
     const broken = spawnSync(NODE, [packed.bin, 'hook', 'claude-code', '--policy', path.join(project, 'missing.yaml')], { cwd: project, encoding: 'utf8', input: call('ls'), env: { PATH: process.env.PATH, HOME: parent } });
     expect(broken.status).toBe(2);

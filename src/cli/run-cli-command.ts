@@ -10,6 +10,8 @@ import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { EXIT, type CliIo } from './cli-io.ts';
 
+export { exitAsHook } from './exit-as-hook.ts';
+
 export type CommandRun = (argv: string[], io: CliIo) => Promise<number>;
 
 /**
@@ -31,16 +33,6 @@ export async function runCliCommand(options: { name: string; load: () => Promise
     // A host lets the call run when its hook exits with anything but 0 or 2: whatever reached here blocks.
     return name === 'hook' ? HOOK_BLOCKED : code;
   }
-}
-
-/**
- * A hook exits as soon as its answer is written, since work still pending
- * (a read that hangs past its deadline) must not keep it alive until the
- * host's own timeout, after which the host runs the call.
- */
-export async function exitAsHook(code: number): Promise<never> {
-  await new Promise<void>((resolve) => process.stderr.write('', () => process.stdout.write('', () => resolve())));
-  process.exit(code);
 }
 
 /** What `toolgate hook` exits with when it could not decide: the code every host reads as "blocked". */

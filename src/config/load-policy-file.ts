@@ -52,9 +52,29 @@ export async function loadPolicyFile(file: string, options: { cwd?: string; /** 
     throw new PolicyError({ file: absolute, issues: [{ path: '', message }], code: 'POLICY_NOT_FOUND' });
   }
   options.inspect?.(text);
+  return { policy: await parsedPolicy({ text, source: absolute }), path: absolute, directory: path.dirname(absolute) };
+}
+
+/**
+ * The policies parsed lately, by file and exact text: the hook's decider
+ * (src/cli/hook-decider.ts) loads the policy for every call, and a text
+ * parsed once needs no second parse. Keyed by the whole text, so any change
+ * is parsed again; the server, like the decider, treats a policy as
+ * read-only, so one object serves every call made under that text.
+ */
+const parsed = new Map<string, Policy>();
+const MAX_PARSED = 16;
+
+async function parsedPolicy(options: { text: string; source: string }): Promise<Policy> {
+  const key = `${options.source}\u0000${options.text}`;
+  const known = parsed.get(key);
+  if (known !== undefined) return known;
   // Loaded here, not with this module: finding a policy and checking its trust (an agent host's hook) need no parser.
   const { parsePolicy } = await import('../core/policy/parse-policy.ts');
-  return { policy: parsePolicy({ text, source: absolute }), path: absolute, directory: path.dirname(absolute) };
+  const policy = parsePolicy(options);
+  if (parsed.size >= MAX_PARSED) parsed.delete(parsed.keys().next().value!);
+  parsed.set(key, policy);
+  return policy;
 }
 
 /**

@@ -408,7 +408,8 @@ function runProbe(options: { command: string; cwd: string; env: Readonly<Record<
   const input = probeInput(options.cwd);
   return new Promise((resolve) => {
     // As Claude Code runs its hooks: with the project's folder in CLAUDE_PROJECT_DIR, which a portable project hook names.
-    const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, env: { CLAUDE_PROJECT_DIR: options.cwd, ...(options.env ?? process.env) }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A probe starts no decider of the hook's calls (a probe leaves no process behind): TOOLGATE_HOOK_PROBE, as src/cli/hook-decider-client.ts reads it.
+    const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, env: { CLAUDE_PROJECT_DIR: options.cwd, ...(options.env ?? process.env), TOOLGATE_HOOK_PROBE: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -72,7 +72,7 @@ Exit codes:
  * @example
  * await runHookCommand(['claude-code'], processIo()); // reads the PreToolUse JSON on stdin
  */
-export async function runHookCommand(argv: string[], io: CliIo): Promise<number> {
+export async function runHookCommand(argv: string[], io: CliIo, options: { /** Told the host's budget once the options say it (the decider tells its client by when it answers). */ onBudget?: (budgetMs: number) => void } = {}): Promise<number> {
   const [hostName, ...rest] = argv;
   if (hostName === '-h' || hostName === '--help') {
     io.stdout.write(HOOK_HELP);
@@ -137,6 +137,7 @@ export async function runHookCommand(argv: string[], io: CliIo): Promise<number>
   } catch (error) {
     return block(`${(error as Error).message}: the call is blocked`);
   }
+  options.onBudget?.(budgetMs ?? dialect.defaultBudgetMs);
   // Paused by the person (toolgate pause): no answer at all, so the host decides as it would without toolgate.
   // The input is read first (a host whose write to the hook fails may take that for a failed hook); doctor's probe is still answered.
   let stdin = io.stdin;
