@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // The published package runs the compiled CLI; a checkout runs the TypeScript
 // sources directly (Node >= 22.18 strips types on its own).
-// node:fs as CommonJS gives it where Node can (22.3 and later): an ES import of it also loads its streams, milliseconds
-// of every hook call.
-const { existsSync } = process.getBuiltinModule?.('node:fs') ?? (await import('node:fs'));
+//
+// CommonJS (bin/package.json says so): an agent host starts this file for
+// every tool call, and an ES module as the entry starts Node's ES module
+// loader first, milliseconds of each call; so does an ES import of node:fs.
+'use strict';
+const { existsSync } = require('node:fs');
+const path = require('node:path');
 
 const argv = process.argv.slice(2);
 // `toolgate hook` is an agent host's permission hook: the hosts run the call when
@@ -21,31 +25,35 @@ if (major < NEEDED) {
   );
   process.exit(hook ? 2 : 1);
 }
-try {
-  // V8's code cache, as src/cli/main.ts keeps it when run directly: a second start compiles nothing again.
-  // (Not before a hook's call goes to its decider: that compiles next to nothing.)
-  const enableCompileCache = async () => (process.getBuiltinModule?.('node:module') ?? (await import('node:module'))).enableCompileCache?.();
+
+/** An ES module of this package, by its path from here. */
+const load = (relative) => import(require('node:url').pathToFileURL(path.join(__dirname, relative)).href);
+// V8's code cache, as src/cli/main.ts keeps it when run directly: a second start compiles nothing again.
+// (Not before a hook's call goes to its decider: that compiles next to nothing.)
+const enableCompileCache = () => require('node:module').enableCompileCache?.();
+
+async function main() {
   // A hook runs for every tool call: the installed package has it bundled into one file (scripts/bundle-hook.ts),
   // and a warm process of it, the decider, answers every call after the first (src/cli/hook-decider-client.ts).
-  const bundledHook = new URL('../dist/hook/toolgate-hook.mjs', import.meta.url);
+  const bundledHook = path.join(__dirname, '../dist/hook/toolgate-hook.mjs');
   if (hook && existsSync(bundledHook)) {
-    const { fileURLToPath } = process.getBuiltinModule?.('node:url') ?? (await import('node:url'));
-    const bundle = fileURLToPath(bundledHook);
-    const client = await import(new URL('../dist/hook/hook-client.mjs', import.meta.url).href);
-    const { startDecider } = await client.hookThroughDecider({ argv, bundle, bin: fileURLToPath(import.meta.url) });
-    await enableCompileCache();
-    await (await import(bundledHook.href)).runHookProcess(argv, { afterAnswer: startDecider });
+    const { hookThroughDecider } = require('../dist/hook/hook-client.cjs');
+    const { startDecider } = await hookThroughDecider({ argv, bundle: bundledHook, bin: __filename });
+    enableCompileCache();
+    await (await load('../dist/hook/toolgate-hook.mjs')).runHookProcess(argv, { afterAnswer: startDecider });
   }
+  enableCompileCache();
   // Not a command: the decider itself, started by a hook (above) with its socket and the bundle it runs.
-  await enableCompileCache();
   if (argv[0] === '__hook-decider' && existsSync(bundledHook)) {
-    await (await import(bundledHook.href)).serveHookDecider({ socket: argv[1], bundle: argv[2] });
-    await new Promise(() => {}); // It exits by itself (idle, replaced, upgraded); nothing below is for it.
+    await (await load('../dist/hook/toolgate-hook.mjs')).serveHookDecider({ socket: argv[1], bundle: argv[2] });
+    return; // It exits by itself (idle, replaced, upgraded); nothing below is for it.
   }
-  const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
-  const { runAsProcess } = await import(existsSync(compiled) ? compiled.href : new URL('../src/cli/main.ts', import.meta.url).href);
+  const compiled = path.join(__dirname, '../dist/src/cli/main.js');
+  const { runAsProcess } = await load(existsSync(compiled) ? '../dist/src/cli/main.js' : '../src/cli/main.ts');
   await runAsProcess(argv);
-} catch (error) {
+}
+
+main().catch((error) => {
   process.stderr.write(`toolgate: ${error?.stack ?? String(error)}${hook ? '\nthe call is blocked' : ''}\n`);
   process.exit(hook ? 2 : 1);
-}
+});

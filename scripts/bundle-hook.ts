@@ -46,10 +46,11 @@ if (besideItself.length > 0) {
 // The hook's client, on its own: what every call after the first loads (src/cli/hook-decider-client.ts).
 const client = await build({
   entryPoints: [path.join(root, 'src/cli/hook-client-main.ts')],
-  outfile: path.join(outdir, 'hook-client.mjs'),
+  // CommonJS, required by bin/toolgate.js (itself CommonJS): no ES module loader on the way.
+  outfile: path.join(outdir, 'hook-client.cjs'),
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node22',
   minify: true,
   metafile: true,

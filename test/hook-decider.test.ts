@@ -132,11 +132,16 @@ function hook(options: { home: string; cwd: string; args: string[]; input?: stri
 const call = (cwd: string, command: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ session_id: 'decider-test', cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `toolu_${command.length}`, ...extra });
 
+/** A decider listens for `home` (its token is written once it does). */
+function listening(home: string): boolean {
+  return existsSync(socketFor(home).replace(/\.sock$/, '.token')) && deciderPids(home).length === 1;
+}
+
 /** The first call decides in-process and starts the decider; resolves once it listens. */
 async function withDecider(where: { home: string; project: string; policy: string }): Promise<HookResult> {
   const first = await hook({ home: where.home, cwd: where.project, args: ['--policy', where.policy], input: call(where.project, 'ls') });
   expect(first.inProcess).toBe(true);
-  await until(() => existsSync(socketFor(where.home)) && deciderPids(where.home).length === 1, 'the decider');
+  await until(() => listening(where.home), 'the decider');
   return first;
 }
 
@@ -231,6 +236,8 @@ describe('a decider that fails blocks the call', () => {
     const socket = socketFor(home);
     mkdirSync(path.dirname(socket), { recursive: true });
     chmodSync(path.dirname(socket), mode);
+    // It holds a token too: whoever can place a socket there can write one.
+    writeFileSync(socket.replace(/\.sock$/, '.token'), 'impostor');
     const server = createServer({ allowHalfOpen: true }, (connection) => {
       let data = '';
       connection.setEncoding('utf8').on('data', (chunk: string) => {
@@ -250,7 +257,7 @@ describe('a decider that fails blocks the call', () => {
       { respond: (_data, socket) => socket.end('not json at all\n'), says: 'what is not an answer' },
       { respond: (data, socket) => data.includes('\n') && socket.destroy(), says: 'ended without answering' },
       { respond: (_data, socket) => socket.end('{"answer_by":1e99}\n'), says: 'what is not an answer' },
-      { respond: (_data, socket) => socket.end('{"answer_by":0}\n'), says: 'did not answer in time' },
+      { respond: (_data, socket) => socket.write('{"answer_by":0}\n'), says: 'did not answer in time' },
     ];
     for (const { respond, says } of cases) {
       const where = scratch();
@@ -292,15 +299,17 @@ describe('a decider that fails blocks the call', () => {
     }
   });
 
-  it('one that stops answering (stopped, wedged) is killed when it misses its time, the call blocked; the next call decides in-process and starts a new one', async () => {
+  it('one that stops answering (stopped, wedged) is killed when it misses its time, well inside the host\'s budget, the call blocked; the next call decides in-process and starts a new one', async () => {
     const where = scratch();
     await withDecider(where);
     const [stuck] = deciderPids(where.home);
     process.kill(stuck!, 'SIGSTOP');
-    const result = await hook({ home: where.home, cwd: where.project, args: ['--policy', where.policy], input: call(where.project, 'ls') });
+    // A host that gives its hook 3 s: the decider has half of it to accept the call.
+    const result = await hook({ home: where.home, cwd: where.project, args: ['--policy', where.policy, '--timeout', '3'], input: call(where.project, 'ls') });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('did not answer in time and was stopped');
-    expect(result.ms).toBeGreaterThanOrEqual(9_000);
+    expect(result.ms).toBeGreaterThanOrEqual(1_500);
+    expect(result.ms).toBeLessThan(3_000);
     await until(() => !existsSync(`/proc/${stuck}`) || readFileSync(`/proc/${stuck}/stat`, 'utf8').split(' ')[2] === 'Z', 'the stopped decider to be killed');
     expect(existsSync(socketFor(where.home))).toBe(false);
     const next = await hook({ home: where.home, cwd: where.project, args: ['--policy', where.policy], input: call(where.project, 'ls') });
@@ -341,7 +350,105 @@ describe('a decider that fails blocks the call', () => {
   }, 30_000);
 });
 
+describe('only the hook may ask a decider', () => {
+  /** One raw call on the socket, as any process that reaches it could make: what came back. */
+  async function raw(socket: string, header: object, stdin: string): Promise<string> {
+    const { connect } = await import('node:net');
+    return new Promise((resolve, reject) => {
+      const connection = connect({ path: socket, allowHalfOpen: true });
+      let answer = '';
+      connection.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+      connection.once('error', reject);
+      connection.once('close', () => resolve(answer));
+      connection.end(`${JSON.stringify(header)}\n${stdin}`);
+    });
+  }
+
+  it('a caller without its token (a judged command that reaches the socket, as curl --unix-socket can) is refused, and nothing is run or recorded', async () => {
+    const where = scratch();
+    await withDecider(where);
+    // The attack a reviewer made: a policy of its own whose audit log is the shell's startup file.
+    const bashrc = path.join(where.home, '.bashrc');
+    writeFileSync(bashrc, '# mine\n');
+    const evil = path.join(where.project, 'evil.yaml');
+    writeFileSync(evil, `version: 1\nshell: { default: ask }\naudit: { path: ${bashrc} }\n`);
+    const header = (token: string) => ({ v: 1, token, argv: ['hook', 'claude-code', '--policy', evil], cwd: where.project, env: { HOME: where.home }, argv0: NODE });
+    for (const token of ['', 'guess', '0'.repeat(64)]) {
+      const answer = await raw(socketFor(where.home), header(token), call(where.project, 'echo $(touch /tmp/pwned)'));
+      expect(answer).toBe('{"refused":"token"}\n');
+    }
+    expect(readFileSync(bashrc, 'utf8')).toBe('# mine\n');
+    // With the token (which only a reader of the state home has), the same header is a call like any other.
+    const token = readFileSync(socketFor(where.home).replace(/\.sock$/, '.token'), 'utf8');
+    expect(JSON.parse((await raw(socketFor(where.home), header(token), call(where.project, 'ls'))).split('\n').at(-2)!)).toMatchObject({ exit_code: 0 });
+    // The token's file is toolgate's state: a judged command may not read it.
+    const catToken = await hook({ home: where.home, cwd: where.project, args: ['--policy', where.policy], input: call(where.project, `cat ${socketFor(where.home).replace(/\.sock$/, '.token')}`) });
+    expect(JSON.parse(catToken.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+  });
+
+  it('a token that changed or went (its file removed) ends the decider; calls meanwhile decide in-process', async () => {
+    const where = scratch();
+    await withDecider(where);
+    const [pid] = deciderPids(where.home);
+    rmSync(socketFor(where.home).replace(/\.sock$/, '.token'));
+    const meanwhile = await hook({ home: where.home, cwd: where.project, args: ['--policy', where.policy], input: call(where.project, 'rm -rf victim'), env: { TOOLGATE_HOOK_PROBE: '1' } });
+    expect(meanwhile.inProcess).toBe(true);
+    expect(JSON.parse(meanwhile.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    await until(() => !deciderPids(where.home).includes(pid!), 'the decider to go');
+  });
+
+  it('the program the hook was started as stays protected (a project\'s node_modules/.bin/node), as in-process', async () => {
+    const where = scratch();
+    writeFileSync(where.policy, POLICY.replace('{ match: rm, decision: block, reason: "rm is blocked here" }', '{ match: rm, decision: allow }\n    - { match: mv, decision: allow }'));
+    mkdirSync(path.join(where.project, 'node_modules/.bin'), { recursive: true });
+    const linked = path.join(where.project, 'node_modules/.bin/node');
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync(NODE, linked);
+    const asPortableHook = (command: string, env: NodeJS.ProcessEnv = {}) =>
+      new Promise<HookResult>((resolve) => {
+        const child = spawn(linked, ['--import', counter(), packed.bin, 'hook', 'claude-code', '--policy', where.policy], { cwd: where.project, env: { PATH: process.env.PATH, HOME: where.home, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.once('close', (code) => resolve({ code, stdout, stderr, inProcess: stderr.includes('LOADED-JUDGE'), ms: 0 }));
+        child.stdin.end(call(where.project, command));
+      });
+    expect((await asPortableHook('ls')).inProcess).toBe(true);
+    await until(() => listening(where.home), 'the decider');
+    for (const command of ['rm node_modules/.bin/node', 'rm -rf node_modules/.bin', 'mv node_modules/.bin elsewhere']) {
+      const viaDecider = await asPortableHook(command);
+      const inProcess = await asPortableHook(command, { TOOLGATE_HOOK_PROBE: '1', TOOLGATE_STATE_HOME: path.join(where.home, 'reference') });
+      expect(viaDecider.inProcess).toBe(false);
+      expect(inProcess.inProcess).toBe(true);
+      expect(viaDecider.stdout, command).toBe(inProcess.stdout);
+      expect(JSON.parse(viaDecider.stdout).hookSpecificOutput.permissionDecision, command).toBe('deny');
+    }
+  });
+
+  it('toolgate homes named relative to the hook\'s directory are not sent to a decider elsewhere: decided in-process', async () => {
+    const where = scratch();
+    await withDecider(where);
+    const relative = await hook({ home: where.home, cwd: where.project, args: ['--policy', where.policy], input: JSON.stringify({ session_id: 's', cwd: where.project, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: path.join(where.project, 'st/paused.json'), content: '{}' }, tool_use_id: 'w' }), env: { TOOLGATE_STATE_HOME: 'st', TOOLGATE_HOOK_PROBE: '1' } });
+    expect(relative.inProcess).toBe(true);
+    expect(JSON.parse(relative.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(existsSync(path.join(where.project, 'st/deciders'))).toBe(false);
+  });
+});
+
 describe('a decider goes by itself', () => {
+  it('a connection that never sends its call is dropped, so removing the socket still ends the decider', async () => {
+    const where = scratch();
+    await withDecider(where);
+    const { connect } = await import('node:net');
+    const silent = connect({ path: socketFor(where.home) });
+    silent.on('error', () => {});
+    await new Promise((resolve) => silent.once('connect', resolve));
+    rmSync(deciderDirectory(where.home), { recursive: true });
+    await until(() => deciderPids(where.home).length === 0, 'the decider to go', 20_000);
+    silent.destroy();
+  }, 30_000);
+
   it('when its socket is removed (the state home deleted), when the toolgate it runs is rewritten, and a second one started beside it leaves at once', async () => {
     const where = scratch();
     await withDecider(where);

@@ -99,7 +99,7 @@ describe('the hook, as the package runs it', () => {
     expect(JSON.parse(allowed.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
     const loaded = JSON.parse(/LOADED (.*)/.exec(allowed.stderr)![1]!) as string[];
     const fromPackage = (result: { stderr: string }) => (JSON.parse(/LOADED (.*)/.exec(result.stderr)![1]!) as string[]).filter((url) => url.includes('/node_modules/')).map((url) => url.slice(url.indexOf('/node_modules/')));
-    expect(fromPackage(allowed)).toEqual(['/node_modules/toolgate/bin/toolgate.js', '/node_modules/toolgate/dist/hook/hook-client.mjs', '/node_modules/toolgate/dist/hook/toolgate-hook.mjs']);
+    expect(fromPackage(allowed)).toEqual(['/node_modules/toolgate/bin/toolgate.js', '/node_modules/toolgate/dist/hook/hook-client.cjs', '/node_modules/toolgate/dist/hook/toolgate-hook.mjs']);
     expect(loaded.length).toBeGreaterThan(0);
     // The first call started a decider (src/cli/hook-decider.ts): once it listens, a call loads the client alone.
     const deciders = path.join(parent, '.local/state/toolgate/deciders');
@@ -109,7 +109,7 @@ describe('the hook, as the package runs it', () => {
     }
     const again = hook('echo hi');
     expect(again.stdout).toBe(allowed.stdout);
-    expect(fromPackage(again)).toEqual(['/node_modules/toolgate/bin/toolgate.js', '/node_modules/toolgate/dist/hook/hook-client.mjs']);
+    expect(fromPackage(again)).toEqual(['/node_modules/toolgate/bin/toolgate.js', '/node_modules/toolgate/dist/hook/hook-client.cjs']);
     const blocked = hook('rm -rf victim');
     expect(blocked.status).toBe(0);
     expect(JSON.parse(blocked.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });

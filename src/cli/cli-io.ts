@@ -12,6 +12,12 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
   /**
+   * The program this process was started as (`process.argv0`, absolute where
+   * it is a path): one of toolgate's own files when it runs as a hook.
+   * Absent: this process's own.
+   */
+  argv0?: string;
+  /**
    * Opens the controlling terminal (/dev/tty) when stdin or stderr is not
    * one. Absent (tests in-process): there is no terminal beyond the streams.
    */

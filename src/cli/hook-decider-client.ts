@@ -15,7 +15,7 @@
  * blocks (exit 2): it ends without answering, answers what is not an answer,
  * or misses the deadline it named (it is then killed), and a call is never
  * decided twice. Nothing here loads more than Node's own `net` and `fs`: this
- * module is bundled on its own (`dist/hook/hook-client.mjs`).
+ * module is bundled on its own (`dist/hook/hook-client.cjs`).
  */
 import type * as ChildProcess from 'node:child_process';
 import type * as Fs from 'node:fs';
@@ -35,8 +35,13 @@ type Environment = Readonly<Record<string, string | undefined>>;
 
 /** Bumped when the frames change: a client never talks to a decider of another shape (it is part of the socket's name). */
 export const DECIDER_PROTOCOL = 1;
-/** A decider accepts a call (or answers it) this soon, or it is taken for wedged. */
-export const DECIDER_ACCEPT_MS = 10_000;
+/**
+ * A decider accepts a call (it says by when it answers) this soon, or it is
+ * taken for wedged: at most this, and at most half the host's budget where
+ * the command line names one (`--timeout`), so a short budget is not spent
+ * waiting on a decider that will never answer.
+ */
+export const DECIDER_ACCEPT_MS = 2_000;
 /** A Unix socket's path is at most 107 bytes on Linux and 103 on macOS (the rest of 108 and 104 is its terminating zero). */
 const MAX_SOCKET_PATH = process.platform === 'darwin' ? 103 : 107;
 /** The latest a decider may say it answers by: a hook's longest budget (a day) and a little. */
@@ -53,6 +58,11 @@ export interface DeciderAddress {
   bundle: string;
 }
 
+/** The file beside a decider's socket: `pid` (who to stop when it stalls) or `token` (the secret a caller proves it may ask with). */
+export function deciderFile(socket: string, kind: 'pid' | 'token'): string {
+  return `${socket.slice(0, -'.sock'.length)}.${kind}`;
+}
+
 /**
  * The decider's address for a hook run with `env`, or undefined where none
  * can serve (Windows, a state home too deep for a socket's path).
@@ -64,6 +74,8 @@ export interface DeciderAddress {
 export function deciderAddress(options: { env: Environment; bundle: string }): DeciderAddress | undefined {
   if (process.platform === 'win32' || typeof process.getBuiltinModule !== 'function') return undefined;
   const { env, bundle } = options;
+  // toolgate's homes named relative to the hook's directory: the decider, elsewhere, would find others. Decided in-process.
+  if ([env.TOOLGATE_STATE_HOME, env.TOOLGATE_CONFIG_HOME].some((home) => home !== undefined && home !== '' && !path.isAbsolute(home))) return undefined;
   let identity: string;
   try {
     const stats = fs().statSync(bundle);
@@ -98,9 +110,25 @@ export type DeciderOutcome = { answered: true; stdout: string; stderr: string; e
  * @example
  * const outcome = await askDecider({ address, argv: ['hook', 'claude-code'], cwd: process.cwd(), env: process.env, stdin: process.stdin });
  */
-export async function askDecider(options: { address: DeciderAddress; argv: readonly string[]; cwd: string; env: Environment; stdin: NodeJS.ReadableStream; acceptMs?: number }): Promise<DeciderOutcome> {
+export async function askDecider(options: {
+  address: DeciderAddress;
+  argv: readonly string[];
+  cwd: string;
+  env: Environment;
+  /** The program the hook was started as (`process.argv0`), absolute where it is a path: it is one of toolgate's own files. */
+  argv0: string;
+  stdin: NodeJS.ReadableStream;
+}): Promise<DeciderOutcome> {
   const { address } = options;
   if (!privateDirectory(address.directory)) return { answered: false };
+  // Only a caller that can read the decider's token may ask it: a judged call cannot read toolgate's state home, so a command
+  // that reaches the socket some other way (curl --unix-socket) cannot run the hook with arguments of its choosing.
+  let token: string;
+  try {
+    token = fs().readFileSync(deciderFile(address.socket, 'token'), 'utf8');
+  } catch {
+    return { answered: false };
+  }
   let socket: Socket;
   try {
     socket = await new Promise<Socket>((resolve, reject) => {
@@ -129,7 +157,7 @@ export async function askDecider(options: { address: DeciderAddress; argv: reado
       killDecider(address);
       settle(blocked(`toolgate's decider (${address.socket}) did not answer in time and was stopped`));
     };
-    timer = setTimeout(wedged, options.acceptMs ?? DECIDER_ACCEPT_MS);
+    timer = setTimeout(wedged, acceptMs(options.argv));
     let buffered = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
@@ -139,6 +167,8 @@ export async function askDecider(options: { address: DeciderAddress; argv: reado
         buffered = buffered.slice(newline + 1);
         const frame = parseFrame(line);
         if (frame === undefined) return settle(blocked(`toolgate's decider answered what is not an answer`));
+        // Refused before it did anything (a token from before it started): decided in-process, as if nobody listened.
+        if ('refused' in frame) return settle({ answered: false });
         if ('answer_by' in frame) {
           // It has the call, and says by when it answers: a little after the hook's own deadline, before the host's.
           clearTimeout(timer);
@@ -150,8 +180,8 @@ export async function askDecider(options: { address: DeciderAddress; argv: reado
     });
     socket.on('error', () => settle(blocked(`toolgate's decider ended without answering`)));
     socket.on('close', () => settle(blocked(`toolgate's decider ended without answering`)));
-    const { argv, cwd, env } = options;
-    socket.write(`${JSON.stringify({ v: DECIDER_PROTOCOL, argv, cwd, env })}\n`);
+    const { argv, cwd, env, argv0 } = options;
+    socket.write(`${JSON.stringify({ v: DECIDER_PROTOCOL, token, argv, cwd, env, argv0 })}\n`);
     // The host's stdin follows the header as it comes: the decider reads it under the hook's own deadline, as the hook would.
     options.stdin.on('data', (chunk: Buffer | string) => {
       if (!settled) socket.write(chunk);
@@ -165,7 +195,15 @@ export async function askDecider(options: { address: DeciderAddress; argv: reado
   });
 }
 
-type Frame = { answer_by: number } | { stdout: string; stderr: string; exit_code: number };
+type Frame = { answer_by: number } | { refused: string } | { stdout: string; stderr: string; exit_code: number };
+
+/** How long a decider has to accept a call: DECIDER_ACCEPT_MS, or half the budget the command line gives the hook if that is less. */
+function acceptMs(argv: readonly string[]): number {
+  const at = argv.findIndex((word) => word === '--timeout' || word.startsWith('--timeout='));
+  const value = at < 0 ? undefined : argv[at]!.includes('=') ? argv[at]!.slice('--timeout='.length) : argv[at + 1];
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(DECIDER_ACCEPT_MS, (seconds * 1000) / 2) : DECIDER_ACCEPT_MS;
+}
 
 function parseFrame(line: string): Frame | undefined {
   let value: unknown;
@@ -177,6 +215,7 @@ function parseFrame(line: string): Frame | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const frame = value as Record<string, unknown>;
   // A time within the longest budget a hook has (a day, hook-command.ts): a timer cannot count further.
+  if (Object.keys(frame).length === 1 && typeof frame.refused === 'string') return { refused: frame.refused };
   if (Object.keys(frame).length === 1 && typeof frame.answer_by === 'number' && frame.answer_by <= Date.now() + MAX_ANSWER_MS) return { answer_by: frame.answer_by };
   // A hook exits 0 (its answer on stdout) or 2 (blocked): any other code would let the host run the call.
   if (typeof frame.stdout === 'string' && typeof frame.stderr === 'string' && (frame.exit_code === 0 || frame.exit_code === 2)) {
@@ -188,7 +227,7 @@ function parseFrame(line: string): Frame | undefined {
 /** A decider that missed its deadline is stopped, so the next call starts a fresh one instead of waiting on it too. */
 function killDecider(address: DeciderAddress): void {
   try {
-    const pid = Number(fs().readFileSync(`${address.socket.slice(0, -'.sock'.length)}.pid`, 'utf8'));
+    const pid = Number(fs().readFileSync(deciderFile(address.socket, 'pid'), 'utf8'));
     // Only the process that is this decider (a pid can be reused): its command line names its socket.
     if (Number.isSafeInteger(pid) && pid > 1 && fs().readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\u0000').includes(address.socket)) process.kill(pid, 'SIGKILL');
   } catch {

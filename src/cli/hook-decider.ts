@@ -12,12 +12,13 @@
  * toolgate it runs rewritten or removed (an upgrade); after many calls or a
  * large heap (whatever a call left behind cannot grow without bound).
  */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { CliIo } from './cli-io.ts';
 import { runHookCommand } from './commands/hook-command.ts';
-import { DECIDER_PROTOCOL, privateDirectory } from './hook-decider-client.ts';
+import { DECIDER_PROTOCOL, deciderFile, privateDirectory } from './hook-decider-client.ts';
 import { runCliCommand } from './run-cli-command.ts';
 
 const IDLE_MS = 10 * 60 * 1000;
@@ -26,11 +27,15 @@ const MAX_CALLS = 10_000;
 const MAX_HEAP_BYTES = 512 * 1024 * 1024;
 /** The header (arguments, directory, environment) of a call; its stdin follows, read by the hook under its own limit. */
 const MAX_HEADER_BYTES = 4 * 1024 * 1024;
+/** A hook process sends its header as it connects: a connection silent this long is dropped (it would keep the decider alive). */
+const HEADER_WITHIN_MS = 10_000;
 
 interface Header {
+  token: string;
   argv: string[];
   cwd: string;
   env: Record<string, string>;
+  argv0: string;
 }
 
 /**
@@ -51,6 +56,8 @@ export async function serveHookDecider(options: { socket: string; bundle: string
   const bundleIdentity = identityOf(bundle);
   if (bundleIdentity === undefined) process.exit(1);
 
+  // The secret a caller proves it may ask with (hook-decider-client.ts): written once this decider listens, read by hooks.
+  const token = randomBytes(32).toString('hex');
   let calls = 0;
   let inFlight = 0;
   let lastActivity = Date.now();
@@ -59,7 +66,7 @@ export async function serveHookDecider(options: { socket: string; bundle: string
     calls += 1;
     inFlight += 1;
     lastActivity = Date.now();
-    void answer(connection).finally(() => {
+    void answer(connection, token).finally(() => {
       inFlight -= 1;
       lastActivity = Date.now();
       if (stopping && inFlight === 0) process.exit(0);
@@ -67,9 +74,13 @@ export async function serveHookDecider(options: { socket: string; bundle: string
   });
   if (!(await listenAlone(server, socketPath))) process.exit(0);
   const socketIdentity = identityOf(socketPath, { which: true });
-  const pidFile = `${socketPath.slice(0, -'.sock'.length)}.pid`;
-  writeFileSync(`${pidFile}.${process.pid}`, String(process.pid), { mode: 0o600 });
-  renameSync(`${pidFile}.${process.pid}`, pidFile);
+  const pidFile = deciderFile(socketPath, 'pid');
+  const tokenFile = deciderFile(socketPath, 'token');
+  for (const [file, text] of [[pidFile, String(process.pid)], [tokenFile, token]] as const) {
+    writeFileSync(`${file}.${process.pid}`, text, { mode: 0o600 });
+    renameSync(`${file}.${process.pid}`, file);
+  }
+  const tokenIdentity = identityOf(tokenFile);
 
   const stop = (): void => {
     if (stopping) return;
@@ -78,7 +89,7 @@ export async function serveHookDecider(options: { socket: string; bundle: string
     const own = identityOf(socketPath, { which: true }) === socketIdentity;
     server.close();
     if (own) {
-      for (const file of [socketPath, pidFile]) {
+      for (const file of [socketPath, pidFile, tokenFile]) {
         try {
           unlinkSync(file);
         } catch {
@@ -90,7 +101,7 @@ export async function serveHookDecider(options: { socket: string; bundle: string
   };
   setInterval(() => {
     const idle = inFlight === 0 && Date.now() - lastActivity > IDLE_MS;
-    const replaced = identityOf(socketPath, { which: true }) !== socketIdentity || identityOf(bundle) !== bundleIdentity;
+    const replaced = identityOf(socketPath, { which: true }) !== socketIdentity || identityOf(tokenFile) !== tokenIdentity || identityOf(bundle) !== bundleIdentity;
     if (idle || replaced || calls >= MAX_CALLS || process.memoryUsage().heapUsed > MAX_HEAP_BYTES) stop();
   }, CHECK_EVERY_MS);
   process.once('SIGTERM', stop);
@@ -132,7 +143,7 @@ function finishListening(socketPath: string): boolean {
 }
 
 /** One call: its header, then `toolgate hook` run on it, the answer written back as one line. Never throws. */
-async function answer(connection: Socket): Promise<void> {
+async function answer(connection: Socket, token: string): Promise<void> {
   const arrived = Date.now();
   connection.on('error', () => {
     // The hook process went away (its host killed it): nothing to answer.
@@ -142,7 +153,13 @@ async function answer(connection: Socket): Promise<void> {
   };
   try {
     const chunks = connection[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    const { header, rest } = await readHeader(chunks);
+    const silent = setTimeout(() => connection.destroy(), HEADER_WITHIN_MS);
+    const { header, rest } = await readHeader(chunks).finally(() => clearTimeout(silent));
+    // Not from a hook that could read the token: nothing is done with it (the hook decides in-process on "refused").
+    if (!sameSecret(header.token, token)) {
+      reply({ refused: 'token' });
+      return;
+    }
     const stdout: string[] = [];
     const stderr: string[] = [];
     const io: CliIo = {
@@ -156,6 +173,7 @@ async function answer(connection: Socket): Promise<void> {
       ),
       env: header.env,
       cwd: header.cwd,
+      argv0: header.argv0,
     };
     // By when the answer comes: after the hook's own deadline (which answers "blocked"), before the host gives up.
     const onBudget = (budgetMs: number): void => reply({ answer_by: arrived + budgetMs - Math.min(1000, budgetMs / 8) });
@@ -191,6 +209,8 @@ function headerOf(line: string): Header {
   const environment = value.env;
   if (
     value.v !== DECIDER_PROTOCOL ||
+    typeof value.token !== 'string' ||
+    typeof value.argv0 !== 'string' ||
     !strings(value.argv) ||
     value.argv[0] !== 'hook' ||
     typeof value.cwd !== 'string' ||
@@ -201,7 +221,12 @@ function headerOf(line: string): Header {
   ) {
     throw new Error('a header that is not a hook call');
   }
-  return { argv: value.argv, cwd: value.cwd, env: { ...(environment as Record<string, string>) } };
+  return { token: value.token, argv: value.argv, cwd: value.cwd, env: { ...(environment as Record<string, string>) }, argv0: value.argv0 };
+}
+
+function sameSecret(given: string, token: string): boolean {
+  const [a, b] = [Buffer.from(given), Buffer.from(token)];
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** A file's identity: which file it is, and (unless `which`) what it holds, as far as a stat tells. */

@@ -44,7 +44,7 @@ function packageName(file: string): string | undefined {
  * @example
  * hookInstallationPaths() // ['/home/me/app/node_modules/toolgate', '/home/me/app/node_modules/node/bin/node', ...]
  */
-export function hookInstallationPaths(): string[] {
+export function hookInstallationPaths(options: { /** The program the hook was started as, absolute where it is a path (default: this process's `argv0`). */ argv0?: string } = {}): string[] {
   const paths: string[] = [];
   try {
     paths.push(path.dirname(path.dirname(toolgateEntry())));
@@ -52,7 +52,7 @@ export function hookInstallationPaths(): string[] {
     // Not in a toolgate package (a bundle elsewhere): the program alone.
   }
   paths.push(process.execPath);
-  const started = process.argv0;
+  const started = options.argv0 ?? process.argv0;
   if (started.includes('/')) paths.push(path.resolve(started));
   return [...new Set(paths)];
 }

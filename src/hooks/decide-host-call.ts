@@ -81,10 +81,12 @@ export async function createHostJudge(options: {
   memory?: ApprovalMemory;
   always?: AlwaysApprovals;
   observer?: GateObserver;
+  /** The program the hook was started as (a decider answers for hook processes other than itself); default this process's. */
+  argv0?: string;
 }): Promise<HostJudge> {
   const { loaded } = options;
   const options_ = options;
-  const { tools, zones } = await createBuiltinTools({ loaded, cwd: options.cwd ?? loaded.directory, judgeOnly: true, env: options.env, ownExtra: hookInstallationPaths() });
+  const { tools, zones } = await createBuiltinTools({ loaded, cwd: options.cwd ?? loaded.directory, judgeOnly: true, env: options.env, ownExtra: hookInstallationPaths(options.argv0 === undefined ? {} : { argv0: options.argv0 }) });
   const mcp = createMcpSimulation({ loaded, env: options.env });
   const gate = createRuntimeGate({
     loaded,

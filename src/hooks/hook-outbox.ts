@@ -10,6 +10,7 @@ import { appendFileSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { toolgateStateHome } from '../config/user-toolgate-paths.ts';
 import type { AuditEntry } from '../core/audit-entry.ts';
+import { claimName } from '../filesystem/claim-name.ts';
 import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -47,7 +48,7 @@ export function keepForServer(options: { env: Environment; entry: AuditEntry }):
  */
 export function takeForServer(options: { env: Environment }): { entries: unknown[]; sent(): void; unsent(): void } {
   const file = outboxFile(options.env);
-  const taking = `${file}.${process.pid}.sending`;
+  const taking = claimName(file, 'sending');
   try {
     renameSync(file, taking);
   } catch {

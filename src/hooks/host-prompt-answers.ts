@@ -15,6 +15,7 @@ import { appendFileSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { toolgateStateHome } from '../config/user-toolgate-paths.ts';
 import type { AuditEntry, AuditSink } from '../core/audit-entry.ts';
+import { claimName } from '../filesystem/claim-name.ts';
 import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 import type { HostInput } from './host-dialect.ts';
 import { readRegularFileTail } from './host-transcript.ts';
@@ -77,7 +78,7 @@ export function rememberHostAsk(options: { env: Environment; input: HostInput; e
  */
 export async function recordHostAnswers(options: { env: Environment; input: HostInput; audit: AuditSink; now?: Date }): Promise<number> {
   const file = pendingFile(options.env, options.input);
-  const taking = `${file}.${process.pid}.reading`;
+  const taking = claimName(file, 'reading');
   try {
     renameSync(file, taking);
   } catch {

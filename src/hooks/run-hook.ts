@@ -36,7 +36,12 @@ export interface RunHookOptions {
    * person in its inbox; the policy is the server's.
    */
   server?: { url: string; token: string };
+  /** The program the hook was started as, absolute where it is a path (one of toolgate's own files); default this process's. */
+  argv0?: string;
 }
+
+/** What a decision in progress is told when the hook has answered without it (its deadline): what it still does is dropped. */
+type Ended = { signal: AbortSignal };
 
 /**
  * Reads the host's call, decides it and returns the one answer to print.
@@ -58,16 +63,20 @@ export async function runHook(options: RunHookOptions): Promise<HookAnswer> {
       deadlineMs,
     );
   });
+  // A hook process exits with its answer, and whatever was still under way with it; a decider (src/cli/hook-decider.ts) lives
+  // on, so what is still under way is told to stop: a request to the server is abandoned, a late decision is not recorded.
+  const ended = new AbortController();
   try {
-    return await Promise.race([decide(options), deadline]);
+    return await Promise.race([decide(options, ended), deadline]);
   } catch (error) {
     return dialect.fail(failureText(error));
   } finally {
     clearTimeout(timer);
+    ended.abort();
   }
 }
 
-async function decide(options: RunHookOptions): Promise<HookAnswer> {
+async function decide(options: RunHookOptions, ended: Ended): Promise<HookAnswer> {
   const { dialect } = options;
   let parsed: unknown;
   try {
@@ -85,12 +94,12 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
     // server up or down, and kept for the server's audit log; only an ask goes to the server, for a person. doctor's probe
     // goes to the server, whose answer it checks.
     if (input.hostTool !== DOCTOR_PROBE_TOOL) {
-      const local = await decideLocally(options, input);
+      const local = await decideLocally(options, input, ended);
       if (local !== undefined && local.decision !== 'ask') return dialect.answer(local);
     }
     // The hook runs as the user and can read the host's transcript; the server is shown what it found, nothing else of it.
     const lastUserMessage = input.transcriptPath === undefined ? undefined : lastUserMessageIn(input.transcriptPath);
-    return forward(options, { ...(parsed as object), toolgate_shell: input.shell ?? null, ...(input.options === undefined ? {} : { toolgate_call_options: input.options }), ...(lastUserMessage === undefined ? {} : { toolgate_last_user_message: lastUserMessage }) });
+    return forward(options, ended, { ...(parsed as object), toolgate_shell: input.shell ?? null, ...(input.options === undefined ? {} : { toolgate_call_options: input.options }), ...(lastUserMessage === undefined ? {} : { toolgate_last_user_message: lastUserMessage }) });
   }
   const loaded = await options.loadPolicy(input.cwd, input);
   const asks = dialect.asksItsUser
@@ -111,11 +120,12 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
       ? undefined
       : {
           async record(entry) {
+            if (ended.signal.aborted) return;
             await log.record(entry);
             if (entry.decision === 'ask') asked = entry;
           },
         };
-  const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, ...(audit === undefined ? {} : { audit }), ...(options.mode === undefined ? {} : { mode: options.mode }) });
+  const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, ...(audit === undefined ? {} : { audit }), ...(options.mode === undefined ? {} : { mode: options.mode }), ...(options.argv0 === undefined ? {} : { argv0: options.argv0 }) });
   try {
     // doctor's and install's probe: the policy loaded and the judge stood up, which is what it checks; it is no call, and not recorded as one.
     if (input.hostTool === DOCTOR_PROBE_TOOL) return dialect.answer({ decision: 'deny', reason: `toolgate doctor's probe call, answered with the policy ${loaded.path} (a probe runs nothing)` });
@@ -137,7 +147,7 @@ async function decide(options: RunHookOptions): Promise<HookAnswer> {
  * where there is no such policy (or it cannot be loaded): the server judges
  * the call.
  */
-async function decideLocally(options: RunHookOptions, input: HostInput): Promise<{ decision: 'allow' | 'deny' | 'ask'; reason: string } | undefined> {
+async function decideLocally(options: RunHookOptions, input: HostInput, ended: Ended): Promise<{ decision: 'allow' | 'deny' | 'ask'; reason: string } | undefined> {
   let loaded: LoadedPolicy;
   try {
     loaded = await options.loadPolicy(input.cwd, input);
@@ -147,11 +157,12 @@ async function decideLocally(options: RunHookOptions, input: HostInput): Promise
   const [{ createHostJudge }, { keepForServer }, log] = await Promise.all([import('./decide-host-call.ts'), import('./hook-outbox.ts'), openAuditLog(loaded)]);
   const audit: AuditSink = {
     async record(entry) {
+      if (ended.signal.aborted) return;
       await log?.record(entry);
       keepForServer({ env: options.env, entry });
     },
   };
-  const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, audit, ...(options.mode === undefined ? {} : { mode: options.mode }) });
+  const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, audit, ...(options.mode === undefined ? {} : { mode: options.mode }), ...(options.argv0 === undefined ? {} : { argv0: options.argv0 }) });
   try {
     const verdict = await judge.decide(input, { by: 'host' });
     return { decision: verdict.decision, reason: verdict.reason };
@@ -169,7 +180,7 @@ async function openAuditLog(loaded: LoadedPolicy): Promise<AuditLog | undefined>
 }
 
 /** The server's answer, checked: a 200 with the host's PreToolUse JSON, or the call is blocked. */
-async function forward(options: RunHookOptions, body: Record<string, unknown>): Promise<HookAnswer> {
+async function forward(options: RunHookOptions, ended: Ended, body: Record<string, unknown>): Promise<HookAnswer> {
   const { dialect } = options;
   const server = options.server!;
   const budgetSeconds = Math.round((options.budgetMs ?? dialect.defaultBudgetMs) / 1000);
@@ -180,7 +191,7 @@ async function forward(options: RunHookOptions, body: Record<string, unknown>): 
   // node:http, not fetch: fetch loads undici, which costs a hook process more than the whole request.
   let reply: { status: number; text: string; recorded: string | undefined };
   try {
-    reply = await post(url, server.token, JSON.stringify(waiting.entries.length === 0 ? body : { ...body, toolgate_local_decisions: waiting.entries }));
+    reply = await post(url, server.token, ended.signal, JSON.stringify(waiting.entries.length === 0 ? body : { ...body, toolgate_local_decisions: waiting.entries }));
   } catch (error) {
     waiting.unsent();
     throw new Error(`toolgate serve at ${server.url} could not be reached (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
@@ -207,13 +218,13 @@ async function forward(options: RunHookOptions, body: Record<string, unknown>): 
 }
 
 /** One POST with the bearer token; the status, the body's text, and how many reported decisions the server recorded. */
-async function post(url: string, token: string, body: string): Promise<{ status: number; text: string; recorded: string | undefined }> {
+async function post(url: string, token: string, signal: AbortSignal, body: string): Promise<{ status: number; text: string; recorded: string | undefined }> {
   const target = new URL(url);
   // process.getBuiltinModule, not import(): an ESM import of node:http reads every export, and one of them loads
   // undici (25 ms of a hook's start); this module object reads none.
   const { request } = target.protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
   return new Promise((resolve, reject) => {
-    const sent = request(target, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+    const sent = request(target, { method: 'POST', signal, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       const recorded = response.headers['x-toolgate-recorded'];

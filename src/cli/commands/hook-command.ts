@@ -153,6 +153,7 @@ export async function runHookCommand(argv: string[], io: CliIo, options: { /** T
     dialect,
     stdin,
     env: io.env,
+    ...(io.argv0 === undefined ? {} : { argv0: io.argv0 }),
     ...(budgetMs === undefined ? {} : { budgetMs }),
     ...(mode === undefined ? {} : { mode }),
     ...(server === undefined ? {} : { server }),

@@ -188,6 +188,11 @@ suite('with shell.network: true, network commands follow the rules', [
   ['curl -o out.html https://example.com', 'ask'],
   // -o is a write option the rule "curl" does not name: it asks even where the zone allows writes.
   ['curl -o ../scratch/out.html https://example.com', 'ask'],
+  // A socket is a service that acts on what it is sent (toolgate's hook decider, a Docker daemon): a write of its path.
+  ['curl --unix-socket ../outside/decider.sock http://x/', 'block'],
+  ['curl --unix-socket=/var/run/docker.sock http://x/containers/json', 'block'],
+  ['curl --unix-socket sock http://x/', 'ask'],
+  ['curl --abstract-unix-socket toolgate http://x/', 'ask'],
 ], () => networked);
 
 suite('with shell.network.allow_domains, network commands block (no sandbox enforces a domain list here)', [

@@ -449,14 +449,19 @@ const CURL: ArgumentGrammar = {
     'cert', 'key', 'cacert', 'capath', 'crlfile', 'netrc-file', 'time-cond', 'cookie', 'data', 'data-binary', 'data-raw', 'data-urlencode', 'data-ascii', 'json', 'form',
     'form-string', 'header', 'proxy-header', 'user-agent', 'referer', 'request', 'user', 'proxy', 'proxy-user', 'max-time', 'connect-timeout', 'range', 'write-out', 'url',
     'retry', 'limit-rate', 'resolve', 'connect-to', 'interface', 'variable', 'expand-url', 'url-query', 'oauth2-bearer', 'aws-sigv4', 'proxy-cacert', 'proxy-cert', 'proxy-key',
+    'unix-socket', 'abstract-unix-socket',
   ],
 };
 
-/** curl: `-o` and friends write, `-O` writes in the working directory (or `--output-dir`), `-T`/`-K`/`@file` read, `file://` URLs read. */
+/**
+ * curl: `-o` and friends write, `-O` writes in the working directory (or `--output-dir`), `-T`/`-K`/`@file` read, `file://` URLs
+ * read. `--unix-socket PATH` talks to whatever listens there, which can act on what it is sent (toolgate's own hook decider, a
+ * Docker daemon): judged as a write of that path. An abstract socket has no path to judge.
+ */
 function curl(words: readonly ShellWord[]): CommandPaths {
   const scanned = scanArguments({ words, grammar: CURL });
   const paths: PathArgument[] = [];
-  const writes = ['-o', '--output', '-D', '--dump-header', '-c', '--cookie-jar', '--trace', '--trace-ascii', '--stderr', '--libcurl', '--etag-save', '--hsts', '--alt-svc'];
+  const writes = ['-o', '--output', '-D', '--dump-header', '-c', '--cookie-jar', '--trace', '--trace-ascii', '--stderr', '--libcurl', '--etag-save', '--hsts', '--alt-svc', '--unix-socket'];
   paths.push(...uses(optionValues(scanned, writes).filter((word) => word.value !== '-'), 'write'));
   paths.push(...reads(optionValues(scanned, ['-K', '--config', '-T', '--upload-file', '-E', '--cert', '--key', '--cacert', '--capath', '--crlfile', '--netrc-file', '--etag-compare'])));
   for (const option of scanned.options) if (option.value !== undefined && !writes.includes(option.name)) paths.push(...reads(derivedWords(option.value, true)));
@@ -470,7 +475,8 @@ function curl(words: readonly ShellWord[]): CommandPaths {
     if (local !== null) paths.push({ word: { ...url, text: local[1]!, value: local[1]!, tilde: false }, use: 'read' });
     else if (url.kind === 'dynamic') paths.push({ word: url, use: 'read' });
   }
-  return { paths, unsure: [] };
+  const unsure = optionValues(scanned, ['--abstract-unix-socket']).length > 0 ? ['curl --abstract-unix-socket talks to a service by a name no path rule can judge'] : [];
+  return { paths, unsure };
 }
 
 const WGET: ArgumentGrammar = {
