@@ -14,7 +14,7 @@ import { zonesFromPolicy } from '../fs/zones.ts';
 import { createShellFixture, verdictSuite, type ShellFixture, type VerdictCase } from '../../../test/shell-fixture.ts';
 import { createShellTool, type ShellTool } from './create-shell-tool.ts';
 
-const ALLOWED = ['cat', 'cp', 'mv', 'ln', 'grep', 'tar', 'sed', 'tee', 'dd', 'sort', 'rsync', 'unzip', 'git', 'curl', 'wget', 'touch', 'mkdir', 'chmod', 'ls', 'xargs', 'find', 'echo', 'wc', 'patch', 'rm', 'gzip', 'install', 'truncate', 'zip', 'cd', 'npm', 'npm install', 'npm test', 'ssh', 'nc', 'parallel', 'rg'];
+const ALLOWED = ['cat', 'cp', 'mv', 'ln', 'grep', 'tar', 'sed', 'tee', 'dd', 'sort', 'rsync', 'unzip', 'git', 'curl', 'wget', 'touch', 'mkdir', 'chmod', 'ls', 'xargs', 'find', 'echo', 'wc', 'patch', 'rm', 'gzip', 'install', 'truncate', 'zip', 'cd', 'npm', 'npm install', 'npm test', 'ssh', 'nc', 'socat', 'parallel', 'rg'];
 const rules = ALLOWED.map((match) => ({ match, decision: 'allow' }));
 
 let fixture: ShellFixture;
@@ -193,6 +193,22 @@ suite('with shell.network: true, network commands follow the rules', [
   ['curl --unix-socket=/var/run/docker.sock http://x/containers/json', 'block'],
   ['curl --unix-socket sock http://x/', 'ask'],
   ['curl --abstract-unix-socket toolgate http://x/', 'ask'],
+  // socat's addresses name files and sockets after their type (a reviewer read toolgate's own files with OPEN: and posed as
+  // its hook's decider with UNIX-LISTEN:): each is a write of that path.
+  ['socat -u OPEN:../outside/secret.txt STDOUT', 'block'],
+  ['socat -u open:../outside/secret.txt,rdonly STDOUT', 'block'],
+  ['socat -t 3 OPEN:/tmp/req UNIX-CONNECT:../outside/decider.sock', 'block'],
+  ['socat UNIX-LISTEN:../outside/decider.sock,unlink-early,fork STDOUT', 'block'],
+  ['socat -u STDIN CREATE:../outside/policy.yaml', 'block'],
+  ['socat -u STDIN GOPEN:/etc/passwd', 'block'],
+  ['socat - ../outside/secret.txt', 'block'],
+  ['socat -lf ../outside/log - TCP:example.com:80', 'block'],
+  ['socat -lf../outside/log - TCP:example.com:80', 'block'],
+  ['socat - OPENSSL:example.com:443,cafile=../outside/ca.pem', 'block'],
+  ['socat - EXEC:/bin/sh', 'ask'],
+  ['socat ABSTRACT-LISTEN:x -', 'ask'],
+  ['socat - "$TARGET"', 'ask'],
+  ['socat -u STDIN OPEN:notes.txt,creat', 'ask'],
 ], () => networked);
 
 suite('with shell.network.allow_domains, network commands block (no sandbox enforces a domain list here)', [

@@ -479,6 +479,68 @@ function curl(words: readonly ShellWord[]): CommandPaths {
   return { paths, unsure };
 }
 
+/** socat's own options that take the next word as their value (socat reads `-lf FILE` as one option, not -l -f). */
+const SOCAT_VALUED = new Set(['-t', '-T', '-b', '-L', '-W', '-lf', '-lp', '-R', '-r']);
+/** ...of which these name a file it writes: its log (-lf), a lock file (-L, -W), a dump of the traffic (-r, -R). */
+const SOCAT_WRITTEN = new Set(['-lf', '-L', '-W', '-r', '-R']);
+/** Address types whose first parameter is a file or a socket's path (and their aliases), as socat(1) lists them. */
+const SOCAT_PATH_TYPES = new Set([
+  'OPEN', 'CREATE', 'CREAT', 'GOPEN', 'PIPE', 'NAMEDPIPE', 'UNIX-CONNECT', 'UNIX-LISTEN', 'UNIX-L', 'UNIX-SENDTO', 'UNIX-RECVFROM', 'UNIX-RECV',
+  'UNIX-CLIENT', 'UNIX', 'LOCAL', 'POSIXMQ-READ', 'POSIXMQ-RECEIVE', 'POSIXMQ-SEND', 'POSIXMQ-BIDIRECTIONAL',
+]);
+/** Address types that name no file: the standard streams, and the network (judged by the network rules, as socat is a network command). */
+const SOCAT_NO_PATH = /^(STDIN|STDOUT|STDERR|STDIO|-|FD|FDIN|FDOUT|TCP|TCP4|TCP6|TCP-\w+|TCP4-\w+|TCP6-\w+|UDP|UDP4|UDP6|UDP-\w+|UDP4-\w+|UDP6-\w+|SCTP\S*|DCCP\S*|UDPLITE\S*|OPENSSL|OPENSSL-\S+|SSL|SSL-L|SOCKS4|SOCKS4A|SOCKS5\S*|PROXY|PROXY-CONNECT|VSOCK\S*)$/;
+/** Address options that name a file (certificates and keys read; a symlink, a lock file or a new root are files too). */
+const SOCAT_PATH_OPTIONS = new Set(['cert', 'key', 'cafile', 'capath', 'dhparam', 'dhparams', 'egd', 'link', 'symbolic-link', 'lockfile', 'waitlock', 'chroot', 'chroot-early']);
+
+/**
+ * socat [OPTIONS] ADDRESS ADDRESS: each address is TYPE:PARAMETERS[,OPTIONS]
+ * (a bare name is GOPEN of that file). A file or a socket it names is used
+ * both ways (socat relays in both directions unless -u/-U): a write of that
+ * path, so toolgate's own files and sockets are never reached through it. A
+ * program (EXEC, SYSTEM), an abstract socket or a type toolgate does not know
+ * cannot be judged by path: the command asks.
+ */
+function socat(words: readonly ShellWord[]): CommandPaths {
+  const paths: PathArgument[] = [];
+  const unsure: string[] = [];
+  const addresses: ShellWord[] = [];
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index]!;
+    if (word.kind !== 'dynamic' && word.value.startsWith('-') && word.value !== '-' && addresses.length === 0) {
+      const value = words[index + 1];
+      if (SOCAT_VALUED.has(word.value) && value !== undefined) {
+        if (SOCAT_WRITTEN.has(word.value)) paths.push({ word: value, use: 'write' });
+        index += 1;
+      } else if (word.value.startsWith('-lf') && word.value.length > 3) {
+        // Attached: -lf/tmp/socat.log.
+        paths.push({ word: { ...word, text: word.value.slice(3), value: word.value.slice(3), tilde: false }, use: 'write' });
+      }
+      continue;
+    }
+    addresses.push(word);
+  }
+  const part = (word: ShellWord, text: string): ShellWord => ({ ...word, text, value: text, tilde: false });
+  for (const word of addresses) {
+    if (word.kind === 'dynamic') {
+      unsure.push(`socat ${word.text}: an address only known when the command runs`);
+      continue;
+    }
+    const [head = '', ...options] = word.value.split(',');
+    const colon = head.indexOf(':');
+    const type = (colon < 0 ? head : head.slice(0, colon)).toUpperCase();
+    const parameter = colon < 0 ? undefined : head.slice(colon + 1);
+    if (colon < 0 && !SOCAT_NO_PATH.test(type)) paths.push({ word: part(word, head), use: 'write' });
+    else if (SOCAT_PATH_TYPES.has(type) && parameter !== undefined && parameter !== '') paths.push({ word: part(word, parameter), use: 'write' });
+    else if (!SOCAT_NO_PATH.test(type)) unsure.push(`socat ${word.value}: a ${type} address ${/^(EXEC|SYSTEM|SHELL)$/.test(type) ? 'runs a program' : 'is not one toolgate can judge by its path'}`);
+    for (const option of options) {
+      const equals = option.indexOf('=');
+      if (equals > 0 && SOCAT_PATH_OPTIONS.has(option.slice(0, equals).toLowerCase())) paths.push({ word: part(word, option.slice(equals + 1)), use: 'write' });
+    }
+  }
+  return { paths, unsure };
+}
+
 const WGET: ArgumentGrammar = {
   shortValued: 'oaiBtOTwQPUelARDXI',
   longValued: ['output-document', 'output-file', 'append-output', 'input-file', 'base', 'tries', 'timeout', 'wait', 'quota', 'directory-prefix', 'user-agent', 'execute', 'level', 'accept', 'reject', 'domains', 'exclude-directories', 'include-directories', 'load-cookies', 'save-cookies', 'post-file', 'body-file', 'config', 'ca-certificate', 'ca-directory', 'certificate', 'private-key', 'header', 'post-data', 'user', 'password', 'use-askpass', 'method', 'body-data', 'referer'],
@@ -573,5 +635,6 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['git', git],
   ['curl', curl],
   ['wget', wget],
+  ['socat', socat],
   ...['gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'unlz4', 'compress', 'uncompress', 'pigz', 'unpigz'].map((name): [string, PathHandler] => [name, compressor(name)]),
 ]);
