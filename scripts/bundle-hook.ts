@@ -57,7 +57,7 @@ const client = await build({
   logLevel: 'warning',
 });
 const clientInputs = Object.keys(client.metafile.inputs).filter((input) => input.startsWith('src/'));
-if (clientInputs.some((input) => !['src/cli/hook-client-main.ts', 'src/cli/hook-decider-client.ts', 'src/cli/exit-as-hook.ts', 'src/config/user-toolgate-paths.ts'].includes(input))) {
+if (clientInputs.some((input) => !['src/cli/hook-client-main.ts', 'src/cli/hook-decider-client.ts', 'src/cli/hook-decider-proof.ts', 'src/cli/exit-as-hook.ts', 'src/config/user-toolgate-paths.ts'].includes(input))) {
   process.stderr.write(`bundle-hook: the hook's client must stay small, and now imports ${clientInputs.join(', ')}\n`);
   process.exit(1);
 }

@@ -23,6 +23,7 @@ import type * as Net from 'node:net';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { toolgateStateHome } from '../config/user-toolgate-paths.ts';
+import { freshNonce, proofOf, sameProof } from './hook-decider-proof.ts';
 
 // Node's own modules as CommonJS gives them (Node 22.3 and later): an ES import of node:fs builds a facade of all its
 // exports, which loads its streams too, and node:child_process is needed only to start a decider. Each was milliseconds
@@ -34,7 +35,7 @@ const childProcess = (): typeof ChildProcess => process.getBuiltinModule('node:c
 type Environment = Readonly<Record<string, string | undefined>>;
 
 /** Bumped when the frames change: a client never talks to a decider of another shape (it is part of the socket's name). */
-export const DECIDER_PROTOCOL = 1;
+export const DECIDER_PROTOCOL = 2;
 /**
  * A decider accepts a call (it says by when it answers) this soon, or it is
  * taken for wedged: at most this, and at most half the host's budget where
@@ -103,12 +104,15 @@ export function privateDirectory(directory: string): boolean {
 export type DeciderOutcome = { answered: true; stdout: string; stderr: string; exitCode: number } | { answered: false };
 
 /**
- * Sends one hook call to its decider and returns its answer. `answered:
- * false` only when nothing was sent (nobody listens): then, and only then,
- * the caller decides in-process. Reads `stdin` only once connected.
+ * Sends one hook call to its decider and returns its answer. First each
+ * side proves it holds the decider's token (hook-decider-proof.ts); only
+ * then does the call go out, with stdin as it comes. `answered: false`
+ * only when the call was not sent (nobody listens, or what listens cannot
+ * prove it is the decider): then, and only then, the caller decides
+ * in-process. Once the call is sent, every failure blocks.
  *
  * @example
- * const outcome = await askDecider({ address, argv: ['hook', 'claude-code'], cwd: process.cwd(), env: process.env, stdin: process.stdin });
+ * const outcome = await askDecider({ address, argv: ['hook', 'claude-code'], cwd: process.cwd(), env: process.env, argv0: process.argv0, stdin: process.stdin });
  */
 export async function askDecider(options: {
   address: DeciderAddress;
@@ -121,8 +125,8 @@ export async function askDecider(options: {
 }): Promise<DeciderOutcome> {
   const { address } = options;
   if (!privateDirectory(address.directory)) return { answered: false };
-  // Only a caller that can read the decider's token may ask it: a judged call cannot read toolgate's state home, so a command
-  // that reaches the socket some other way (curl --unix-socket) cannot run the hook with arguments of its choosing.
+  // The decider's secret: a judged call cannot read toolgate's state home, so a command that reaches the socket some other way
+  // (curl --unix-socket) can neither run the hook with arguments of its choosing nor answer in the decider's place.
   let token: string;
   try {
     token = fs().readFileSync(deciderFile(address.socket, 'token'), 'utf8');
@@ -143,8 +147,11 @@ export async function askDecider(options: {
     return { answered: false };
   }
   const blocked = (reason: string): DeciderOutcome => ({ answered: true, stdout: '', stderr: `toolgate hook: ${reason}: the call is blocked\n`, exitCode: 2 });
+  const clientNonce = freshNonce();
   return new Promise<DeciderOutcome>((resolve) => {
     let settled = false;
+    let sent = false;
+    let deciderNonce = '';
     let timer: NodeJS.Timeout | undefined;
     const settle = (outcome: DeciderOutcome): void => {
       if (settled) return;
@@ -153,11 +160,29 @@ export async function askDecider(options: {
       socket.destroy();
       resolve(outcome);
     };
+    // Before the call is sent, nothing is decided there: anything amiss and the hook decides in-process.
+    const notSent = (): void => settle({ answered: false });
+    const failed = (reason: string): void => (sent ? settle(blocked(reason)) : notSent());
     const wedged = (): void => {
       killDecider(address);
-      settle(blocked(`toolgate's decider (${address.socket}) did not answer in time and was stopped`));
+      failed(`toolgate's decider (${address.socket}) did not answer in time and was stopped`);
     };
     timer = setTimeout(wedged, acceptMs(options.argv));
+    const send = (): void => {
+      sent = true;
+      const { argv, cwd, env, argv0 } = options;
+      socket.write(`${JSON.stringify({ proof: proofOf({ token, label: 'client', parts: [deciderNonce, clientNonce] }), argv, cwd, env, argv0 })}\n`);
+      // The host's stdin follows the call as it comes: the decider reads it under the hook's own deadline, as the hook would.
+      options.stdin.on('data', (chunk: Buffer | string) => {
+        if (!settled) socket.write(chunk);
+      });
+      options.stdin.once('end', () => {
+        if (!settled) socket.end();
+      });
+      options.stdin.once('error', () => {
+        if (!settled) socket.end();
+      });
+    };
     let buffered = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
@@ -166,36 +191,32 @@ export async function askDecider(options: {
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
         const frame = parseFrame(line);
-        if (frame === undefined) return settle(blocked(`toolgate's decider answered what is not an answer`));
-        // Refused before it did anything (a token from before it started): decided in-process, as if nobody listened.
-        if ('refused' in frame) return settle({ answered: false });
+        if (!sent) {
+          // The decider's proof that it holds the token, over this call's nonces; whatever cannot give it is not asked.
+          if (frame === undefined || !('proof' in frame) || !sameProof(frame.proof, proofOf({ token, label: 'decider', parts: [clientNonce, frame.nonce] }))) return notSent();
+          deciderNonce = frame.nonce;
+          send();
+          continue;
+        }
+        if (frame === undefined || 'proof' in frame) return settle(blocked(`toolgate's decider answered what is not an answer`));
         if ('answer_by' in frame) {
+          if (!sameProof(frame.mac, proofOf({ token, label: 'answer_by', parts: [clientNonce, deciderNonce, String(frame.answer_by)] }))) return settle(blocked(`toolgate's decider answered what is not an answer`));
           // It has the call, and says by when it answers: a little after the hook's own deadline, before the host's.
           clearTimeout(timer);
           timer = setTimeout(wedged, Math.max(0, frame.answer_by - Date.now()));
         } else {
+          if (!sameProof(frame.mac, proofOf({ token, label: 'answer', parts: [clientNonce, deciderNonce, JSON.stringify([frame.stdout, frame.stderr, frame.exit_code])] }))) return settle(blocked(`toolgate's decider answered what is not an answer`));
           settle({ answered: true, stdout: frame.stdout, stderr: frame.stderr, exitCode: frame.exit_code });
         }
       }
     });
-    socket.on('error', () => settle(blocked(`toolgate's decider ended without answering`)));
-    socket.on('close', () => settle(blocked(`toolgate's decider ended without answering`)));
-    const { argv, cwd, env, argv0 } = options;
-    socket.write(`${JSON.stringify({ v: DECIDER_PROTOCOL, token, argv, cwd, env, argv0 })}\n`);
-    // The host's stdin follows the header as it comes: the decider reads it under the hook's own deadline, as the hook would.
-    options.stdin.on('data', (chunk: Buffer | string) => {
-      if (!settled) socket.write(chunk);
-    });
-    options.stdin.once('end', () => {
-      if (!settled) socket.end();
-    });
-    options.stdin.once('error', () => {
-      if (!settled) socket.end();
-    });
+    socket.on('error', () => failed(`toolgate's decider ended without answering`));
+    socket.on('close', () => failed(`toolgate's decider ended without answering`));
+    socket.write(`${JSON.stringify({ v: DECIDER_PROTOCOL, nonce: clientNonce })}\n`);
   });
 }
 
-type Frame = { answer_by: number } | { refused: string } | { stdout: string; stderr: string; exit_code: number };
+type Frame = { nonce: string; proof: string } | { answer_by: number; mac: string } | { stdout: string; stderr: string; exit_code: number; mac: string };
 
 /** How long a decider has to accept a call: DECIDER_ACCEPT_MS, or half the budget the command line gives the hook if that is less. */
 function acceptMs(argv: readonly string[]): number {
@@ -214,12 +235,13 @@ function parseFrame(line: string): Frame | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const frame = value as Record<string, unknown>;
+  const keys = Object.keys(frame).sort().join(',');
+  if (keys === 'nonce,proof' && typeof frame.nonce === 'string' && typeof frame.proof === 'string') return { nonce: frame.nonce, proof: frame.proof };
   // A time within the longest budget a hook has (a day, hook-command.ts): a timer cannot count further.
-  if (Object.keys(frame).length === 1 && typeof frame.refused === 'string') return { refused: frame.refused };
-  if (Object.keys(frame).length === 1 && typeof frame.answer_by === 'number' && frame.answer_by <= Date.now() + MAX_ANSWER_MS) return { answer_by: frame.answer_by };
+  if (keys === 'answer_by,mac' && typeof frame.answer_by === 'number' && frame.answer_by <= Date.now() + MAX_ANSWER_MS && typeof frame.mac === 'string') return { answer_by: frame.answer_by, mac: frame.mac };
   // A hook exits 0 (its answer on stdout) or 2 (blocked): any other code would let the host run the call.
-  if (typeof frame.stdout === 'string' && typeof frame.stderr === 'string' && (frame.exit_code === 0 || frame.exit_code === 2)) {
-    return { stdout: frame.stdout, stderr: frame.stderr, exit_code: frame.exit_code };
+  if (keys === 'exit_code,mac,stderr,stdout' && typeof frame.stdout === 'string' && typeof frame.stderr === 'string' && (frame.exit_code === 0 || frame.exit_code === 2) && typeof frame.mac === 'string') {
+    return { stdout: frame.stdout, stderr: frame.stderr, exit_code: frame.exit_code, mac: frame.mac };
   }
   return undefined;
 }
@@ -233,10 +255,12 @@ function killDecider(address: DeciderAddress): void {
   } catch {
     // Not there, not ours, or not Linux: removing the socket below is enough for the next call.
   }
-  try {
-    fs().unlinkSync(address.socket);
-  } catch {
-    // Gone already.
+  for (const file of [address.socket, deciderFile(address.socket, 'token'), deciderFile(address.socket, 'pid')]) {
+    try {
+      fs().unlinkSync(file);
+    } catch {
+      // Gone already.
+    }
   }
 }
 

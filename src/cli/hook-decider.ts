@@ -12,13 +12,14 @@
  * toolgate it runs rewritten or removed (an upgrade); after many calls or a
  * large heap (whatever a call left behind cannot grow without bound).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { CliIo } from './cli-io.ts';
 import { runHookCommand } from './commands/hook-command.ts';
 import { DECIDER_PROTOCOL, deciderFile, privateDirectory } from './hook-decider-client.ts';
+import { proofOf, sameProof } from './hook-decider-proof.ts';
 import { runCliCommand } from './run-cli-command.ts';
 
 const IDLE_MS = 10 * 60 * 1000;
@@ -31,7 +32,7 @@ const MAX_HEADER_BYTES = 4 * 1024 * 1024;
 const HEADER_WITHIN_MS = 10_000;
 
 interface Header {
-  token: string;
+  proof: string;
   argv: string[];
   cwd: string;
   env: Record<string, string>;
@@ -85,16 +86,20 @@ export async function serveHookDecider(options: { socket: string; bundle: string
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    // Its own files only: another decider may have taken the name. (Asked before closing: closing removes the socket.)
-    const own = identityOf(socketPath, { which: true }) === socketIdentity;
+    // Its own files only, each by itself: another decider may have taken a name, and a token left behind would be one a
+    // listener in its place could be asked with. (Asked before closing: closing removes the socket.)
+    const own = [
+      [socketPath, identityOf(socketPath, { which: true }) === socketIdentity],
+      [tokenFile, identityOf(tokenFile) === tokenIdentity],
+      [pidFile, readText(pidFile) === String(process.pid)],
+    ] as const;
     server.close();
-    if (own) {
-      for (const file of [socketPath, pidFile, tokenFile]) {
-        try {
-          unlinkSync(file);
-        } catch {
-          // Gone already.
-        }
+    for (const [file, mine] of own) {
+      if (!mine) continue;
+      try {
+        unlinkSync(file);
+      } catch {
+        // Gone already.
       }
     }
     if (inFlight === 0) process.exit(0);
@@ -142,7 +147,12 @@ function finishListening(socketPath: string): boolean {
   return true;
 }
 
-/** One call: its header, then `toolgate hook` run on it, the answer written back as one line. Never throws. */
+/**
+ * One call: the client's nonce, this decider's proof and nonce, the
+ * client's proof with the call, then `toolgate hook` run on it and the
+ * answer written back, each frame bound to both nonces
+ * (hook-decider-proof.ts). Never throws.
+ */
 async function answer(connection: Socket, token: string): Promise<void> {
   const arrived = Date.now();
   connection.on('error', () => {
@@ -151,13 +161,21 @@ async function answer(connection: Socket, token: string): Promise<void> {
   const reply = (frame: object): void => {
     if (!connection.destroyed) connection.write(`${JSON.stringify(frame)}\n`);
   };
+  const lines = lineReader(connection[Symbol.asyncIterator]() as AsyncIterator<Buffer>);
+  const silent = setTimeout(() => connection.destroy(), HEADER_WITHIN_MS);
+  let nonces: [string, string] | undefined;
+  const answerWith = (result: { stdout: string; stderr: string; exit_code: 0 | 2 }): void =>
+    reply({ ...result, mac: proofOf({ token, label: 'answer', parts: [...nonces!, JSON.stringify([result.stdout, result.stderr, result.exit_code])] }) });
   try {
-    const chunks = connection[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    const silent = setTimeout(() => connection.destroy(), HEADER_WITHIN_MS);
-    const { header, rest } = await readHeader(chunks).finally(() => clearTimeout(silent));
-    // Not from a hook that could read the token: nothing is done with it (the hook decides in-process on "refused").
-    if (!sameSecret(header.token, token)) {
-      reply({ refused: 'token' });
+    const clientNonce = helloOf(await lines.next());
+    const deciderNonce = randomBytes(16).toString('hex');
+    nonces = [clientNonce, deciderNonce];
+    reply({ nonce: deciderNonce, proof: proofOf({ token, label: 'decider', parts: [clientNonce, deciderNonce] }) });
+    const header = headerOf(await lines.next());
+    clearTimeout(silent);
+    // Not from a hook that could read the token: nothing is done with it.
+    if (!sameProof(header.proof, proofOf({ token, label: 'client', parts: [deciderNonce, clientNonce] }))) {
+      nonces = undefined;
       return;
     }
     const stdout: string[] = [];
@@ -165,42 +183,56 @@ async function answer(connection: Socket, token: string): Promise<void> {
     const io: CliIo = {
       stdout: { write: (text: string) => stdout.push(String(text)) },
       stderr: { write: (text: string) => stderr.push(String(text)) },
-      stdin: Readable.from(
-        (async function* () {
-          if (rest.length > 0) yield rest;
-          for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value;
-        })(),
-      ),
+      stdin: Readable.from(lines.rest()),
       env: header.env,
       cwd: header.cwd,
       argv0: header.argv0,
     };
     // By when the answer comes: after the hook's own deadline (which answers "blocked"), before the host gives up.
-    const onBudget = (budgetMs: number): void => reply({ answer_by: arrived + budgetMs - Math.min(1000, budgetMs / 8) });
+    const onBudget = (budgetMs: number): void => {
+      const by = arrived + budgetMs - Math.min(1000, budgetMs / 8);
+      reply({ answer_by: by, mac: proofOf({ token, label: 'answer_by', parts: [clientNonce, deciderNonce, String(by)] }) });
+    };
     const exitCode = await runCliCommand({ name: 'hook', load: async () => (argv, commandIo) => runHookCommand(argv, commandIo, { onBudget }), argv: header.argv.slice(1), io });
-    reply({ stdout: stdout.join(''), stderr: stderr.join(''), exit_code: exitCode === 0 ? 0 : 2 });
+    answerWith({ stdout: stdout.join(''), stderr: stderr.join(''), exit_code: exitCode === 0 ? 0 : 2 });
   } catch (error) {
-    reply({ stdout: '', stderr: `toolgate hook: toolgate's decider could not take the call (${(error as Error).message}): the call is blocked\n`, exit_code: 2 });
+    // Once the call is in, a failure is answered as a block; before it, there is nobody proven to answer.
+    if (nonces !== undefined) answerWith({ stdout: '', stderr: `toolgate hook: toolgate's decider could not take the call (${(error as Error).message}): the call is blocked\n`, exit_code: 2 });
   } finally {
+    clearTimeout(silent);
     connection.end();
   }
 }
 
-async function readHeader(chunks: AsyncIterator<Buffer>): Promise<{ header: Header; rest: Buffer }> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) {
-    const chunk = next.value;
-    const newline = chunk.indexOf(0x0a);
-    if (newline >= 0) {
-      parts.push(chunk.subarray(0, newline));
-      return { header: headerOf(Buffer.concat(parts).toString('utf8')), rest: chunk.subarray(newline + 1) };
-    }
-    parts.push(chunk);
-    size += chunk.length;
-    if (size > MAX_HEADER_BYTES) throw new Error(`a header longer than ${MAX_HEADER_BYTES} bytes`);
-  }
-  throw new Error('no header');
+/** Lines from a connection's chunks, then (`rest`) the bytes after the last line read, as they come. */
+function lineReader(chunks: AsyncIterator<Buffer>): { next(): Promise<string>; rest(): AsyncGenerator<Buffer> } {
+  let carried = Buffer.alloc(0);
+  return {
+    async next() {
+      for (;;) {
+        const newline = carried.indexOf(0x0a);
+        if (newline >= 0) {
+          const line = carried.subarray(0, newline).toString('utf8');
+          carried = carried.subarray(newline + 1);
+          return line;
+        }
+        if (carried.length > MAX_HEADER_BYTES) throw new Error(`a line longer than ${MAX_HEADER_BYTES} bytes`);
+        const next = await chunks.next();
+        if (next.done === true) throw new Error('the connection ended');
+        carried = Buffer.concat([carried, next.value]);
+      }
+    },
+    async *rest() {
+      if (carried.length > 0) yield carried;
+      for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value;
+    },
+  };
+}
+
+function helloOf(line: string): string {
+  const value = JSON.parse(line) as Record<string, unknown>;
+  if (value.v !== DECIDER_PROTOCOL || typeof value.nonce !== 'string' || value.nonce.length === 0 || value.nonce.length > 200) throw new Error('a greeting that is not a hook\'s');
+  return value.nonce;
 }
 
 function headerOf(line: string): Header {
@@ -208,8 +240,7 @@ function headerOf(line: string): Header {
   const strings = (list: unknown): list is string[] => Array.isArray(list) && list.every((item) => typeof item === 'string');
   const environment = value.env;
   if (
-    value.v !== DECIDER_PROTOCOL ||
-    typeof value.token !== 'string' ||
+    typeof value.proof !== 'string' ||
     typeof value.argv0 !== 'string' ||
     !strings(value.argv) ||
     value.argv[0] !== 'hook' ||
@@ -221,12 +252,16 @@ function headerOf(line: string): Header {
   ) {
     throw new Error('a header that is not a hook call');
   }
-  return { token: value.token, argv: value.argv, cwd: value.cwd, env: { ...(environment as Record<string, string>) }, argv0: value.argv0 };
+  return { proof: value.proof, argv: value.argv, cwd: value.cwd, env: { ...(environment as Record<string, string>) }, argv0: value.argv0 };
 }
 
-function sameSecret(given: string, token: string): boolean {
-  const [a, b] = [Buffer.from(given), Buffer.from(token)];
-  return a.length === b.length && timingSafeEqual(a, b);
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /** A file's identity: which file it is, and (unless `which`) what it holds, as far as a stat tells. */
