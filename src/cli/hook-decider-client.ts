@@ -37,10 +37,11 @@ type Environment = Readonly<Record<string, string | undefined>>;
 /** Bumped when the frames change: a client never talks to a decider of another shape (it is part of the socket's name). */
 export const DECIDER_PROTOCOL = 2;
 /**
- * A decider accepts a call (it says by when it answers) this soon, or it is
- * taken for wedged: at most this, and at most half the host's budget where
- * the command line names one (`--timeout`), so a short budget is not spent
- * waiting on a decider that will never answer.
+ * A decider answers the hook's greeting, and then the call or by when it
+ * will answer it, this soon, or it is taken for wedged: at most this, and at
+ * most half the host's budget where the command line names one
+ * (`--timeout`), so a short budget is not spent waiting on a decider that
+ * will never answer.
  */
 export const DECIDER_ACCEPT_MS = 2_000;
 /** A Unix socket's path is at most 107 bytes on Linux and 103 on macOS (the rest of 108 and 104 is its terminating zero). */
@@ -283,9 +284,16 @@ export function startDecider(options: { address: DeciderAddress; bin: string; en
   }
 }
 
-/** FNV-1a, 64 bits, as hex: a short stable name, without loading node:crypto (which alone costs a hook tens of ms). Nothing secret rests on it. */
+/**
+ * Two FNV-1a hashes of 32 bits (different offsets), as 16 hex digits: a short stable name, without loading node:crypto
+ * (which alone costs a hook several milliseconds) or BigInt arithmetic. Nothing secret rests on it: it only names the socket.
+ */
 function fnv1a64(text: string): string {
-  let hash = 0xcbf29ce484222325n;
-  for (const byte of Buffer.from(text, 'utf8')) hash = BigInt.asUintN(64, (hash ^ BigInt(byte)) * 0x100000001b3n);
-  return hash.toString(16).padStart(16, '0');
+  let high = 0x811c9dc5;
+  let low = 0x050c5d1f;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    high = Math.imul(high ^ byte, 0x01000193) >>> 0;
+    low = Math.imul(low ^ byte, 0x01000193) >>> 0;
+  }
+  return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
 }

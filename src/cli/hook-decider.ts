@@ -28,6 +28,8 @@ const MAX_CALLS = 10_000;
 const MAX_HEAP_BYTES = 512 * 1024 * 1024;
 /** The header (arguments, directory, environment) of a call; its stdin follows, read by the hook under its own limit. */
 const MAX_HEADER_BYTES = 4 * 1024 * 1024;
+/** A call not answered this soon is told by when it will be (well within the hook's 500 ms at least to hear from it, hook-decider-client.ts). */
+const PROMISE_AFTER_MS = 100;
 /** A hook process sends its header as it connects: a connection silent this long is dropped (it would keep the decider alive). */
 const HEADER_WITHIN_MS = 10_000;
 
@@ -188,12 +190,14 @@ async function answer(connection: Socket, token: string): Promise<void> {
       cwd: header.cwd,
       argv0: header.argv0,
     };
-    // By when the answer comes: after the hook's own deadline (which answers "blocked"), before the host gives up.
+    // By when the answer comes: after the hook's own deadline (which answers "blocked"), before the host gives up. Told only
+    // to a hook that has waited a while: most calls are answered sooner, and each frame is a wakeup and a MAC for the hook.
+    let promise: NodeJS.Timeout | undefined;
     const onBudget = (budgetMs: number): void => {
       const by = arrived + budgetMs - Math.min(1000, budgetMs / 8);
-      reply({ answer_by: by, mac: proofOf({ token, label: 'answer_by', parts: [clientNonce, deciderNonce, String(by)] }) });
+      promise = setTimeout(() => reply({ answer_by: by, mac: proofOf({ token, label: 'answer_by', parts: [clientNonce, deciderNonce, String(by)] }) }), PROMISE_AFTER_MS);
     };
-    const exitCode = await runCliCommand({ name: 'hook', load: async () => (argv, commandIo) => runHookCommand(argv, commandIo, { onBudget }), argv: header.argv.slice(1), io });
+    const exitCode = await runCliCommand({ name: 'hook', load: async () => (argv, commandIo) => runHookCommand(argv, commandIo, { onBudget }), argv: header.argv.slice(1), io }).finally(() => clearTimeout(promise));
     answerWith({ stdout: stdout.join(''), stderr: stderr.join(''), exit_code: exitCode === 0 ? 0 : 2 });
   } catch (error) {
     // Once the call is in, a failure is answered as a block; before it, there is nobody proven to answer.
