@@ -14,6 +14,7 @@ import type { AlwaysApprovals, GateObserver } from '../core/gate.ts';
 import type { AlwaysScope, ApprovalDecision, Authorization, GateContext, RunMode } from '../core/types.ts';
 import { createMcpSimulation } from '../mcp/simulated-mcp-tools.ts';
 import { hookInstallationPaths } from '../config/own-entry.ts';
+import { geminiInClaudeTerms } from './hosts/gemini-tools.ts';
 import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
@@ -117,7 +118,8 @@ export async function createHostJudge(options: {
         toolUseId: input.toolUseId,
         transcriptPath: input.transcriptPath,
         hostTool: input.hostTool,
-        call: toolgateCallOf({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd, readText: readTextFor(input.cwd) }),
+        // Gemini CLI's tools are the same acts as Claude Code's under other names (Codex shares Claude Code's).
+        call: toolgateCallOf({ ...(input.host === 'gemini' ? geminiInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd }) : { tool: input.hostTool, input: input.toolInput, cwd: input.cwd }), readText: readTextFor(input.cwd) }),
       };
       let tool: string;
       let args: Record<string, unknown>;

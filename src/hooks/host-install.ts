@@ -79,7 +79,7 @@ export interface HookHandler {
  * answers are the only guard. Codex has no such setting (0.171), and its
  * hooks.json is read strictly: nothing is added there.
  */
-export const HOST_BLOCKS_ON_FAILURE: Readonly<Record<HostName, { onFailure: 'block' } | undefined>> = { 'claude-code': { onFailure: 'block' }, codex: undefined };
+export const HOST_BLOCKS_ON_FAILURE: Readonly<Record<HostName, { onFailure: 'block' } | undefined>> = { 'claude-code': { onFailure: 'block' }, codex: undefined, gemini: undefined };
 
 /**
  * The handler toolgate installs: its command hook, or (Claude Code) an

@@ -5,12 +5,13 @@ import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostDialect } from '../../hooks/host-dialect.ts';
 import { claudeCode } from '../../hooks/hosts/claude-code.ts';
 import { codex } from '../../hooks/hosts/codex.ts';
+import { gemini } from '../../hooks/hosts/gemini.ts';
 import { runHook } from '../../hooks/run-hook.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { RUN_MODE_OPTIONS, runModeFrom, runModeHelp } from '../run-mode-options.ts';
 
-const HOSTS: Record<string, HostDialect> = { 'claude-code': claudeCode, codex };
+const HOSTS: Record<string, HostDialect> = { 'claude-code': claudeCode, codex, gemini };
 /** A day: the longest a hook is waited for that a timer can count (and longer than any host's own limit). */
 const MAX_TIMEOUT_SECONDS = 86_400;
 
@@ -30,6 +31,8 @@ session, and answers in the host's dialect.
 Hosts:
   claude-code   Claude Code: hooks.PreToolUse in .claude/settings.json
   codex         OpenAI Codex CLI: hooks.PreToolUse in $CODEX_HOME/hooks.json
+  gemini        Gemini CLI: hooks.BeforeTool in .gemini/settings.json (or
+                ~/.gemini/settings.json), with hooksConfig.enabled: true
 
 Options:
   --policy FILE       the policy (default: the project's toolgate.yaml, .yml or
