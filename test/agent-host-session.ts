@@ -24,7 +24,7 @@ import { anthropicMessages, openAIResponses, type WireFormat } from './provider-
 export interface HostSessionSpec {
   /** Claude Code: the hook's statusMessage (what toolgate install writes with --approver server). */
   statusMessage?: string;
-  host: 'claude-code' | 'codex';
+  host: 'claude-code' | 'codex' | 'gemini';
   /** The CLI's executable. */
   cli: string;
   /** The project the CLI works in. */
@@ -96,7 +96,28 @@ export interface HostSessionResult {
   timedOut: boolean;
 }
 
-const FORMATS: Record<HostSessionSpec['host'], WireFormat> = { 'claude-code': anthropicMessages, codex: openAIResponses };
+/**
+ * Gemini's `streamGenerateContent?alt=sse`, as Gemini CLI reads it (measured with 0.61): one `data:` line per chunk, no
+ * `event:` lines; a tool call is a `functionCall` part, a result comes back as a `functionResponse` part.
+ */
+const geminiGenerateContent: Pick<WireFormat, 'turn'> = {
+  turn(turn) {
+    const parts = [...(turn.text === undefined ? [] : [{ text: turn.text }]), ...(turn.toolCalls ?? []).map((call) => ({ functionCall: { name: call.name, args: typeof call.args === 'string' ? JSON.parse(call.args) : call.args } }))];
+    const chunk = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 }, modelVersion: 'gemini-2.5-flash' };
+    return { kind: 'sse', events: [{ data: chunk }] };
+  },
+};
+
+const FORMATS: Record<HostSessionSpec['host'], Pick<WireFormat, 'turn'>> = { 'claude-code': anthropicMessages, codex: openAIResponses, gemini: geminiGenerateContent };
+
+/** The `functionResponse` parts of a Gemini request, in order. */
+function geminiResults(body: Record<string, unknown>): unknown[] {
+  const results: unknown[] = [];
+  for (const content of (body.contents as Array<{ parts?: Array<{ functionResponse?: { response?: unknown } }> }> | undefined) ?? []) {
+    for (const part of content.parts ?? []) if (part.functionResponse !== undefined) results.push(part.functionResponse.response);
+  }
+  return results;
+}
 
 /** The text of the last tool result in a request, in either format. */
 function toolResultText(body: Record<string, unknown>): string | null {
@@ -105,6 +126,7 @@ function toolResultText(body: Record<string, unknown>): string | null {
     if (Array.isArray(message.content)) for (const block of message.content) if ((block as { type?: string }).type === 'tool_result') blocks.push((block as { content?: unknown }).content);
   }
   for (const item of (body.input as Array<{ type?: string; output?: unknown }> | undefined) ?? []) if (item.type === 'function_call_output') blocks.push(item.output);
+  blocks.push(...geminiResults(body));
   if (blocks.length === 0) return null;
   const last = blocks.at(-1);
   if (typeof last === 'string') return last;
@@ -119,7 +141,7 @@ function toolResultCount(body: Record<string, unknown>): number {
     if (Array.isArray(message.content)) count += message.content.filter((block) => (block as { type?: string }).type === 'tool_result').length;
   }
   for (const item of (body.input as Array<{ type?: string }> | undefined) ?? []) if (item.type === 'function_call_output') count++;
-  return count;
+  return count + geminiResults(body).length;
 }
 
 async function main(specFile: string): Promise<void> {
@@ -177,7 +199,7 @@ async function main(specFile: string): Promise<void> {
     spec.hook = spec.hook.replaceAll('{BLACKHOLE}', blackHoleUrl);
     if (spec.httpUrl !== undefined) spec.httpUrl = spec.httpUrl.replaceAll('{BLACKHOLE}', blackHoleUrl);
   }
-  const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port, served?.url) : codexSetup(spec, port);
+  const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port, served?.url) : spec.host === 'gemini' ? geminiSetup(spec, port) : codexSetup(spec, port);
   // The hook's token for toolgate serve (`--approver server`), whether or not a server runs here.
   env.TOOLGATE_TOKEN = SERVE_TOKEN;
   // Given up when the CLI exits: nothing waits for an approval then, and the card it never showed is worth reporting at once.
@@ -375,6 +397,37 @@ ${mcp}`,
   writeFileSync(path.join(codexHome, 'hooks.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds }] }] } }, null, 2));
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: spec.home, ...(spec.shell === undefined ? {} : { SHELL: spec.shell }), CODEX_HOME: codexHome, FAKE_OPENAI_KEY: 'dummy-key', NO_PROXY: '127.0.0.1,localhost' };
   return { args: ['exec', '--skip-git-repo-check', '--json', '--dangerously-bypass-hook-trust', spec.prompt], env };
+}
+
+/**
+ * Gemini CLI 0.61: its settings in the home (the API key auth, no telemetry, updates or folder trust; hooks on, the hook
+ * under BeforeTool, its timeout in ms), the API's base URL on loopback, headless with `--approval-mode yolo` (otherwise its
+ * shell and write tools are not offered to the model at all): the hook is the only gate.
+ */
+function geminiSetup(spec: HostSessionSpec, port: number): { args: string[]; env: NodeJS.ProcessEnv } {
+  const geminiHome = path.join(spec.home, '.gemini');
+  mkdirSync(geminiHome, { recursive: true });
+  const settings = {
+    security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    hooksConfig: { enabled: true, notifications: false },
+    hooks: { BeforeTool: [{ matcher: '.*', hooks: [{ name: 'toolgate', type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds * 1000 }] }] },
+    ...(spec.mcpServers === undefined ? {} : { mcpServers: Object.fromEntries(Object.entries(spec.mcpServers).map(([name, server]) => [name, { command: server.command, args: server.args, trust: true }])) }),
+  };
+  writeFileSync(path.join(geminiHome, 'settings.json'), JSON.stringify(settings, null, 2));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: spec.home,
+    GEMINI_API_KEY: 'dummy-key',
+    GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}`,
+    GEMINI_TELEMETRY_ENABLED: 'false',
+    GEMINI_CLI_NO_RELAUNCH: 'true',
+    NO_BROWSER: 'true',
+    NO_PROXY: '127.0.0.1,localhost',
+  };
+  return { args: ['-p', spec.prompt, '--output-format', 'json', '-m', 'gemini-2.5-flash', '--approval-mode', 'yolo'], env };
 }
 
 if (import.meta.main) await main(process.argv[2]!);

@@ -1,0 +1,73 @@
+/**
+ * `toolgate hook gemini` in front of the real Gemini CLI (pinned in
+ * test/hosts), headless in a loopback-only network namespace against a
+ * scripted model speaking Gemini's `streamGenerateContent` (issue 34): a
+ * blocked command never runs and the model reads why; an allowed one runs
+ * once; a call that needs a person is denied, saying so (Gemini CLI has no
+ * "ask"); a file write outside the zones is blocked; and toolgate failing
+ * blocks the call, which Gemini CLI would otherwise run.
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HostSessionResult } from './agent-host-session.ts';
+import { HOST_TEST_POLICY, hookCommand, hostProject, runHostSession, type HostProject } from './agent-host-harness.ts';
+
+let cleanup: Array<() => void> = [];
+afterEach(() => {
+  for (const step of cleanup.reverse()) step();
+  cleanup = [];
+});
+
+function project(files: Record<string, string> = {}): HostProject {
+  const created = hostProject({ policy: HOST_TEST_POLICY, files });
+  cleanup.push(() => rmSync(path.dirname(created.directory), { recursive: true, force: true }));
+  return created;
+}
+
+function expectOffline(result: HostSessionResult): void {
+  expect(result.timedOut, `the session timed out: ${result.stderr.slice(-2000)}`).toBe(false);
+  expect(result.outsideConnects, 'connections to other machines').toEqual([]);
+  expect(result.requests.length, result.stderr.slice(-2000)).toBeGreaterThanOrEqual(2);
+}
+
+const shell = (command: string) => ({ name: 'run_shell_command', input: { command, description: 'run it' } });
+
+describe('toolgate hook gemini, in front of the real Gemini CLI', () => {
+  it('a blocked rm -rf never runs, and its reason reaches the model; an allowed command runs once', { timeout: 120_000 }, async () => {
+    const blockedProject = project({ 'victim/keep.txt': 'keep\n' });
+    const blocked = await runHostSession({ host: 'gemini', project: blockedProject, call: shell('rm -rf victim') });
+    expectOffline(blocked);
+    expect(existsSync(path.join(blockedProject.directory, 'victim/keep.txt'))).toBe(true);
+    expect(blocked.toolResult).toContain('rm is blocked in this project');
+
+    const allowedProject = project();
+    const allowed = await runHostSession({ host: 'gemini', project: allowedProject, call: shell('echo ran >> ran.txt') });
+    expectOffline(allowed);
+    expect(readFileSync(path.join(allowedProject.directory, 'ran.txt'), 'utf8')).toBe('ran\n');
+  });
+
+  it('a call that needs a person is denied with the reason (never left to "ask", which ends a headless turn in silence); a write outside the zones is blocked', { timeout: 120_000 }, async () => {
+    const asking = project();
+    const asked = await runHostSession({ host: 'gemini', project: asking, call: shell('touch made-by-make.txt && make --version') });
+    expectOffline(asked);
+    expect(existsSync(path.join(asking.directory, 'made-by-make.txt'))).toBe(false);
+    expect(asked.toolResult).toContain('Gemini CLI cannot ask a person from its hook');
+
+    const writing = project();
+    const outside = path.join(path.dirname(writing.directory), 'escaped.txt');
+    const written = await runHostSession({ host: 'gemini', project: writing, call: { name: 'write_file', input: { file_path: outside, content: 'escaped\n' } } });
+    expectOffline(written);
+    expect(existsSync(outside)).toBe(false);
+    expect(written.toolResult).toContain('toolgate');
+  });
+
+  it('toolgate failing (an invalid policy) blocks the call, which Gemini CLI runs when a hook crashes', { timeout: 120_000 }, async () => {
+    const broken = project({ 'victim/keep.txt': 'keep\n' });
+    writeFileSync(broken.policyFile, 'version: 1\nshell: { rules: [ { match: rm, decision: sometimes } ] }\n');
+    const result = await runHostSession({ host: 'gemini', project: broken, call: shell('rm -rf victim'), hook: hookCommand('gemini', ['--policy', broken.policyFile]) });
+    expectOffline(result);
+    expect(existsSync(path.join(broken.directory, 'victim/keep.txt'))).toBe(true);
+    expect(result.toolResult).toContain('toolgate.yaml');
+  });
+});
