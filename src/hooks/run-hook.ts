@@ -109,7 +109,10 @@ async function decide(options: RunHookOptions, ended: Ended): Promise<HookAnswer
         // The situation and who could decide; never a rule that allows the call: its author wanted a person asked.
         why: (request: { description: string }) =>
           `${dialect.title} cannot ask a person from its hook (${request.description}), so nobody who can approve it is reachable and it did not run. ` +
-          `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``,
+          (dialect.name === 'gemini'
+            ? // toolgate serve has no route for Gemini CLI's calls yet (issue 34): the one way to let such a call run is the policy.
+              'A person who wants such calls to run can allow them in the policy'
+            : `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``),
       };
   // Loaded only here: the judge (policy parser, shell analysis, gate) is most of what a hook process loads, and one that forwards to the server needs none of it.
   const [{ createHostJudge }, { recordHostAnswers, rememberHostAsk }, log] = await Promise.all([import('./decide-host-call.ts'), import('./host-prompt-answers.ts'), openAuditLog(loaded)]);

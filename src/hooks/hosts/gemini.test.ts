@@ -80,7 +80,9 @@ describe('toolgate hook gemini', () => {
     const asked = await decide(beforeTool('run_shell_command', { command: 'make deploy' }));
     expect(asked.decision).toBe('deny');
     expect(asked.reason).toContain('Gemini CLI cannot ask a person from its hook');
-    expect(asked.reason).toContain('toolgate install gemini --approver server');
+    // toolgate serve cannot take Gemini CLI's calls yet: the answer does not send the person there.
+    expect(asked.reason).toContain('allow them in the policy');
+    expect(asked.reason).not.toContain('toolgate install gemini');
   });
 
   it('judges its file tools by the zones: reads, writes, edits (as the write they make), listings and searches', async () => {
@@ -115,6 +117,14 @@ describe('toolgate hook gemini', () => {
     const unplaced = await decide(beforeTool('mcp_files_delete_everything', {}));
     expect(unplaced.exitCode).toBe(2);
     expect(unplaced.stderr).toContain('mcp_context');
+  });
+
+  it('refuses --approver server, which toolgate serve cannot take for Gemini CLI yet, by blocking with the reason (not a 404 per call)', async () => {
+    const { runHookCommand } = await import('../../cli/commands/hook-command.ts');
+    let stderr = '';
+    const code = await runHookCommand(['gemini', '--approver', 'server', '--server', 'http://127.0.0.1:9'], { stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) }, stdin: Readable.from([beforeTool('run_shell_command', { command: 'ls' })]), env: { TOOLGATE_TOKEN: 't' }, cwd: project });
+    expect(code).toBe(2);
+    expect(stderr).toContain('--approver server is not there yet for Gemini CLI');
   });
 
   it('blocks with exit 2 (which Gemini CLI enforces, and gives the model the reason) whatever it cannot read', async () => {
