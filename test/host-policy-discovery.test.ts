@@ -296,3 +296,34 @@ describe('init and install, with the policy found rather than named', () => {
     expect(await hook({ env, cwd: app, ...bash('git status') })).toMatchObject({ decision: 'allow' });
   });
 });
+
+describe('Gemini CLI: the project it was started in (GEMINI_PROJECT_DIR) chooses the policy', () => {
+  /** One BeforeTool call of Gemini CLI through `toolgate hook gemini` with no --policy. */
+  async function geminiHook(options: { env: NodeJS.ProcessEnv; cwd: string; command: string; transcript?: string }): Promise<Verdict> {
+    const stdin = JSON.stringify({ session_id: 'gemini-walk', transcript_path: options.transcript ?? path.join(options.cwd, 'chat.json'), cwd: options.cwd, hook_event_name: 'BeforeTool', timestamp: '2026-12-07T06:00:00.000Z', tool_name: 'run_shell_command', tool_input: { command: options.command } });
+    const result = await runCli(['hook', 'gemini'], { cwd: options.cwd, env: options.env, stdin });
+    if (result.code === 2) return { decision: 'blocked', reason: result.stderr };
+    expect(result.code, result.stderr).toBe(0);
+    const output = JSON.parse(result.stdout) as { decision: Verdict['decision']; reason: string };
+    return { decision: output.decision, reason: output.reason };
+  }
+
+  it("a call is judged by the trusted policy of the project Gemini CLI started in, not of the folder the call names; a transcript is never read as Codex's", async () => {
+    const { projects, env } = machine();
+    const started = project(projects, 'started', { 'toolgate.yaml': PROJECT_POLICY });
+    const other = project(projects, 'other', { 'toolgate.yaml': PROJECT_POLICY.replace("rm is blocked by the project's policy", 'rm is blocked by the other policy'), 'src/a.txt': 'a\n' });
+    for (const directory of [started, other]) expect((await runCli(['trust'], { cwd: directory, env })).code).toBe(0);
+    // A transcript that is not Codex's rollout (Gemini CLI's chat file): nothing is read from it to choose the policy.
+    const transcript = path.join(other, 'chat.json');
+    writeFileSync(transcript, '{"session_meta":{"payload":{"cwd":"/"}}}\n');
+    const fromStart = await geminiHook({ env: { ...env, GEMINI_PROJECT_DIR: started }, cwd: path.join(other, 'src'), command: 'rm -rf x', transcript });
+    // The started project's policy judged it: the call's folder is outside its zone.
+    expect(fromStart).toMatchObject({ decision: 'deny', reason: expect.stringContaining(`is outside every zone; the zones are project (${started})`) });
+    expect(await geminiHook({ env: { ...env, GEMINI_PROJECT_DIR: started }, cwd: started, command: 'rm -rf x', transcript })).toMatchObject({ decision: 'deny', reason: expect.stringContaining("rm is blocked by the project's policy") });
+    // Without GEMINI_PROJECT_DIR, the folder the call was made in, upwards.
+    const fromCall = await geminiHook({ env, cwd: path.join(other, 'src'), command: 'rm -rf x', transcript });
+    expect(fromCall).toMatchObject({ decision: 'deny', reason: expect.stringContaining('rm is blocked by the other policy') });
+    // A relative GEMINI_PROJECT_DIR names nothing: the call's folder decides.
+    expect(await geminiHook({ env: { ...env, GEMINI_PROJECT_DIR: 'started' }, cwd: path.join(other, 'src'), command: 'rm -rf x' })).toMatchObject({ reason: expect.stringContaining('rm is blocked by the other policy') });
+  });
+});

@@ -166,10 +166,14 @@ export async function runHookCommand(argv: string[], io: CliIo, options: { /** T
       if (policyFlag !== undefined) return (await import('../../config/load-policy-file.ts')).loadPolicyFile(policyFlag, { cwd });
       // One hook for every project: the project's trusted policy, else the user's, found from where the host's session began
       // (Claude Code: CLAUDE_PROJECT_DIR; Codex: its rollout's first line), not the call's directory, which the model chooses.
+      // (Gemini CLI: GEMINI_PROJECT_DIR, the project root it was started in.)
+      const absolute = (value: string | undefined) => (value !== undefined && path.isAbsolute(value) ? value : undefined);
       const began =
         dialect.name === 'claude-code'
-          ? io.env.CLAUDE_PROJECT_DIR !== undefined && path.isAbsolute(io.env.CLAUDE_PROJECT_DIR) ? io.env.CLAUDE_PROJECT_DIR : undefined
-          : input.transcriptPath === undefined ? undefined : (await import('../../hooks/host-transcript.ts')).codexSessionDirectory(input.transcriptPath);
+          ? absolute(io.env.CLAUDE_PROJECT_DIR)
+          : dialect.name === 'gemini'
+            ? absolute(io.env.GEMINI_PROJECT_DIR)
+            : input.transcriptPath === undefined ? undefined : (await import('../../hooks/host-transcript.ts')).codexSessionDirectory(input.transcriptPath);
       return (await import('../../config/find-host-policy.ts')).loadHostPolicy({ cwd, env: io.env, ...(began === undefined ? {} : { sessionDirectory: began }) });
     },
   });
