@@ -62,6 +62,14 @@ describe('toolgate hook gemini, in front of the real Gemini CLI', () => {
     expect(written.toolResult).toContain('toolgate');
   });
 
+  it("a command Gemini CLI rewrites before running it (a leading bash -c, unquoted its own way) is judged as what runs: rm stays blocked", { timeout: 120_000 }, async () => {
+    const attacked = project({ 'victim/keep.txt': 'keep\n' });
+    const result = await runHostSession({ host: 'gemini', project: attacked, call: shell(String.raw`bash -c 'echo x'\"'; rm -rf victim; echo '\"''`) });
+    expectOffline(result);
+    expect(existsSync(path.join(attacked.directory, 'victim/keep.txt'))).toBe(true);
+    expect(result.toolResult).toContain('rm is blocked in this project');
+  });
+
   it('toolgate failing (an invalid policy) blocks the call, which Gemini CLI runs when a hook crashes', { timeout: 120_000 }, async () => {
     const broken = project({ 'victim/keep.txt': 'keep\n' });
     writeFileSync(broken.policyFile, 'version: 1\nshell: { rules: [ { match: rm, decision: sometimes } ] }\n');

@@ -24,7 +24,7 @@ import { repositoryCommandEnvironment } from './host-settings-layers.ts';
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
-import { HOST_PATCH_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall } from './host-call.ts';
+import { HOST_PATCH_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
 import { readRegularFile } from './host-transcript.ts';
@@ -60,6 +60,13 @@ export interface HostJudge {
   decide(input: HostInput, asks: HostAsks): Promise<HostVerdict>;
   /** Flushes the audit log of a judge that opened its own. */
   close(): Promise<void>;
+}
+
+/** A host's call in toolgate's terms: Gemini CLI's tools are the same acts as Claude Code's under other names (Codex shares Claude Code's). */
+function toolgateCallIn(input: HostInput, readText: (file: string) => string | undefined): ToolgateCall {
+  if (input.host !== 'gemini') return toolgateCallOf({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd, readText });
+  const mapped = geminiInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd });
+  return 'call' in mapped ? mapped.call : toolgateCallOf({ ...mapped, readText });
 }
 
 /**
@@ -119,7 +126,7 @@ export async function createHostJudge(options: {
         transcriptPath: input.transcriptPath,
         hostTool: input.hostTool,
         // Gemini CLI's tools are the same acts as Claude Code's under other names (Codex shares Claude Code's).
-        call: toolgateCallOf({ ...(input.host === 'gemini' ? geminiInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd }) : { tool: input.hostTool, input: input.toolInput, cwd: input.cwd }), readText: readTextFor(input.cwd) }),
+        call: toolgateCallIn(input, readTextFor(input.cwd)),
       };
       let tool: string;
       let args: Record<string, unknown>;

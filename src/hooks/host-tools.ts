@@ -23,24 +23,30 @@ export function hostTools(loaded: LoadedPolicy): ToolDeclaration[] {
       name: WEB_FETCH_TOOL,
       description: 'Fetch a web page (an agent host tool)',
       checkApproval(call) {
-        const url = (call.args as { url?: unknown }).url;
-        let parsed: URL;
-        try {
-          parsed = new URL(String(url));
-        } catch {
-          return blockCall(`the URL ${JSON.stringify(url)} is not a URL`);
-        }
-        if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return blockCall(`${parsed.protocol} URLs are not fetched; only http and https`);
-        if (network !== true && domains === undefined) return blockCall(off);
-        const host = parsed.hostname.toLowerCase();
-        if (domains !== undefined) {
-          if (!domains.some((pattern) => pattern === host || (pattern.startsWith('*.') && host.endsWith(pattern.slice(1))))) {
+        // One URL (Claude Code's WebFetch), or every URL of one call (Gemini CLI's web_fetch takes up to 20): each judged; any
+        // blocked blocks the call, and a person asked sees them all.
+        const args = call.args as { url?: unknown; urls?: unknown };
+        const urls = Array.isArray(args.urls) ? args.urls : [args.url];
+        if (urls.length === 0) return blockCall('no URL to fetch');
+        const fetched: string[] = [];
+        for (const url of urls) {
+          let parsed: URL;
+          try {
+            parsed = new URL(String(url));
+          } catch {
+            return blockCall(`the URL ${JSON.stringify(url)} is not a URL`);
+          }
+          if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return blockCall(`${parsed.protocol} URLs are not fetched; only http and https`);
+          if (network !== true && domains === undefined) return blockCall(off);
+          const host = parsed.hostname.toLowerCase();
+          if (domains !== undefined && !domains.some((pattern) => pattern === host || (pattern.startsWith('*.') && host.endsWith(pattern.slice(1))))) {
             return blockCall(`${host} is not in the policy's allowed domains (shell.network.allow_domains: ${domains.join(', ')})`);
           }
-          return null;
+          fetched.push(parsed.href);
         }
+        if (domains !== undefined) return null;
         // The whole network is open: a fetch can still carry data out in its URL, so a person sees it.
-        return { tool: WEB_FETCH_TOOL, description: `Fetch ${parsed.href}`, payload: { url: parsed.href } };
+        return { tool: WEB_FETCH_TOOL, description: `Fetch ${fetched.join(', ')}`, payload: fetched.length === 1 ? { url: fetched[0] } : { urls: fetched } };
       },
     },
     {

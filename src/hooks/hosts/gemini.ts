@@ -47,7 +47,8 @@ function readBeforeTool(input: unknown): HostInput {
     sessionId: field('session_id'),
     cwd: absoluteDirectory(record.cwd, 'cwd'),
     toolUseId: undefined,
-    transcriptPath: record.transcript_path === undefined || record.transcript_path === null ? undefined : field('transcript_path'),
+    // Empty where Gemini CLI records no chat (a full disk, recording off).
+    transcriptPath: record.transcript_path === undefined || record.transcript_path === null || record.transcript_path === '' ? undefined : field('transcript_path'),
     // An MCP tool is `mcp_<server>_<tool>`, which cannot be split where names hold `_`: named as Claude Code names them,
     // from the server and tool Gemini CLI gives beside it.
     hostTool: mcpName(tool, record.mcp_context) ?? tool,
