@@ -70,6 +70,29 @@ describe('toolgate hook gemini, in front of the real Gemini CLI', () => {
     expect(result.toolResult).toContain('rm is blocked in this project');
   });
 
+  it('--approver server: an ask approved in the web inbox (Chromium) runs exactly once, the card naming Gemini CLI; a server that is down blocks', { timeout: 150_000 }, async () => {
+    const where = project();
+    const result = await runHostSession({
+      host: 'gemini',
+      project: where,
+      call: shell('touch approved.txt; echo ran >> calls.log'),
+      hook: hookCommand('gemini', ['--approver', 'server', '--server', '{SERVER}', '--timeout', '55']),
+      hookTimeoutSeconds: 60,
+      server: { policyFile: where.policyFile, store: path.join(where.home, 'store.db'), approve: 'inbox' },
+      timeoutMs: 110_000,
+    });
+    expectOffline(result);
+    expect(result.inboxCard).toContain('Asked by Gemini CLI, session');
+    expect(result.inboxCard).toContain('touch approved.txt');
+    expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
+
+    const down = project();
+    const blocked = await runHostSession({ host: 'gemini', project: down, call: shell('echo ran >> calls.log'), hook: hookCommand('gemini', ['--approver', 'server', '--server', 'http://127.0.0.1:9', '--timeout', '30']) });
+    expectOffline(blocked);
+    expect(existsSync(path.join(down.directory, 'calls.log'))).toBe(false);
+    expect(blocked.toolResult).toContain('could not be reached');
+  });
+
   it('toolgate failing (an invalid policy) blocks the call, which Gemini CLI runs when a hook crashes', { timeout: 120_000 }, async () => {
     const broken = project({ 'victim/keep.txt': 'keep\n' });
     writeFileSync(broken.policyFile, 'version: 1\nshell: { rules: [ { match: rm, decision: sometimes } ] }\n');

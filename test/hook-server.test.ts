@@ -276,6 +276,15 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     const notJson = await fetch(`${server.url}/hooks/codex`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' }, body: 'rm -rf /' });
     expect(notJson.status).toBe(200);
     expect(((await notJson.json()) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision).toBe('deny');
+    // Gemini CLI reads only its own answer ({decision, reason}) and runs the call on any other: every refusal speaks it.
+    const beforeTool = JSON.stringify({ session_id: 's', cwd: project.directory, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } });
+    for (const [headers, body] of [[{ 'content-type': 'application/json' }, beforeTool], [{ authorization: 'Bearer not-a-token-0123456789', 'content-type': 'application/json' }, beforeTool], [{ authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' }, 'rm -rf /']] as const) {
+      const refused = await fetch(`${server.url}/hooks/gemini?timeout=5`, { method: 'POST', headers, body });
+      expect(refused.status).toBe(200);
+      const answer = (await refused.json()) as Record<string, unknown>;
+      expect(Object.keys(answer).sort()).toEqual(['decision', 'reason']);
+      expect(answer).toMatchObject({ decision: 'deny', reason: expect.stringContaining('toolgate serve: ') });
+    }
     await server.kill9();
     const gone = await hook({ input: shellInput(project, 'ls'), server: server.url });
     expect(gone.code).toBe(2);

@@ -36,6 +36,8 @@ export interface HostDialect {
    */
   detailsOf(input: HostInput, env: Readonly<Record<string, string | undefined>>): { shell: string | undefined; options?: Record<string, unknown> };
   answer(verdict: { decision: 'allow' | 'deny' | 'ask'; reason: string }): HookAnswer;
+  /** The decision in an answer of this dialect (toolgate serve's, read by a hook that forwarded the call); undefined for anything else. */
+  decisionIn(answer: unknown): { decision: 'allow' | 'deny' | 'ask'; reason: string } | undefined;
   /** toolgate's own failure, in the one form this host never runs the call after. */
   fail(reason: string): HookAnswer;
 }
@@ -104,6 +106,12 @@ export function preToolUseHost(options: { name: HostName; title: string; asksIts
     asksItsUser,
     read: (input) => readPreToolUse({ host: name, title, input }),
     answer: (verdict) => preToolUseAnswer(verdict.decision === 'ask' && !asksItsUser ? 'deny' : verdict.decision, `toolgate: ${verdict.reason}`),
+    decisionIn: (answer) => {
+      const output = (answer as { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown } } | null)?.hookSpecificOutput;
+      const decision = output?.permissionDecision;
+      const reason = output?.permissionDecisionReason;
+      return (decision === 'allow' || decision === 'deny' || decision === 'ask') && typeof reason === 'string' ? { decision, reason } : undefined;
+    },
     fail: (reason) => blockingExit(`toolgate: ${reason}`),
   };
 }

@@ -110,8 +110,8 @@ async function decide(options: RunHookOptions, ended: Ended): Promise<HookAnswer
         why: (request: { description: string }) =>
           `${dialect.title} cannot ask a person from its hook (${request.description}), so nobody who can approve it is reachable and it did not run. ` +
           (dialect.name === 'gemini'
-            ? // toolgate serve has no route for Gemini CLI's calls yet (issue 34): the one way to let such a call run is the policy.
-              'A person who wants such calls to run can allow them in the policy'
+            ? // No toolgate install gemini yet (issue 34): the hook's own options say where the inbox is.
+              "A person can decide such calls in toolgate serve's web inbox: run the hook with --approver server --server URL"
             : `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``),
       };
   // Loaded only here: the judge (policy parser, shell analysis, gate) is most of what a hook process loads, and one that forwards to the server needs none of it.
@@ -207,15 +207,16 @@ async function forward(options: RunHookOptions, ended: Ended, body: Record<strin
   // Kept until the server says it recorded them all (a refused token is answered 200 too, with a denial).
   if (Number(reply.recorded) === waiting.entries.length) waiting.sent();
   else waiting.unsent();
-  let answer: { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown } };
+  let answer: unknown;
   try {
-    answer = JSON.parse(text) as typeof answer;
+    answer = JSON.parse(text);
   } catch {
     throw new Error(`toolgate serve at ${server.url} answered what is not JSON: ${text.slice(0, 300)}`);
   }
-  const decision = answer.hookSpecificOutput?.permissionDecision;
-  const reason = answer.hookSpecificOutput?.permissionDecisionReason;
-  if ((decision !== 'allow' && decision !== 'deny' && decision !== 'ask') || typeof reason !== 'string') throw new Error(`toolgate serve at ${server.url} answered no decision: ${text.slice(0, 300)}`);
+  // The server answers in the host's dialect.
+  const found = dialect.decisionIn(answer);
+  if (found === undefined) throw new Error(`toolgate serve at ${server.url} answered no decision: ${text.slice(0, 300)}`);
+  const { decision, reason } = found;
   // The server answers in the host's dialect already ("toolgate: ..."); told on as it is, and never "ask" where the host cannot ask.
   return dialect.answer({ decision: decision === 'ask' && !dialect.asksItsUser ? 'deny' : decision, reason: reason.replace(/^toolgate: /, '') });
 }

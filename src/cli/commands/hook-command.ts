@@ -120,8 +120,6 @@ export async function runHookCommand(argv: string[], io: CliIo, options: { /** T
   if (values.approver !== undefined && values.approver !== 'host' && values.approver !== 'server') return block(`--approver must be host or server, not ${JSON.stringify(values.approver)}: the call is blocked`);
   let server: { url: string; token: string } | undefined;
   if (values.approver === 'server') {
-    // No route of toolgate serve speaks Gemini CLI's dialect yet (issue 34): said here, not as a 404 on every call.
-    if (dialect.name === 'gemini') return block('--approver server is not there yet for Gemini CLI (toolgate serve cannot take its calls): judge them with a policy (--policy, or the project\'s toolgate.yaml): the call is blocked');
     if (values.server === undefined) return block('--approver server needs --server URL (where toolgate serve listens): the call is blocked');
     let url: URL;
     try {

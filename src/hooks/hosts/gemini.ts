@@ -24,6 +24,10 @@ export const gemini: HostDialect = {
   // run_shell_command runs `bash -c COMMAND`, bash found on PATH, on every system but Windows (PowerShell: not judged as bash).
   detailsOf: (_input, env) => ({ shell: process.platform === 'win32' ? 'powershell' : onPath('bash', env.PATH) }),
   answer: (verdict) => beforeToolAnswer(verdict.decision === 'allow' ? 'allow' : 'deny', `toolgate: ${verdict.reason}`),
+  decisionIn: (answer) => {
+    const { decision, reason } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
+    return (decision === 'allow' || decision === 'deny') && typeof reason === 'string' ? { decision, reason } : undefined;
+  },
   fail: (reason) => blockingExit(`toolgate: ${reason}`),
 };
 
@@ -53,6 +57,9 @@ function readBeforeTool(input: unknown): HostInput {
     // from the server and tool Gemini CLI gives beside it.
     hostTool: mcpName(tool, record.mcp_context) ?? tool,
     toolInput: toolInput as Record<string, unknown>,
+    // Sent by `toolgate hook gemini --approver server`, which knows the host's environment (as for PreToolUse hosts).
+    ...(typeof record.toolgate_shell === 'string' ? { shell: record.toolgate_shell } : {}),
+    ...(typeof record.toolgate_last_user_message === 'string' ? { lastUserMessage: record.toolgate_last_user_message.slice(0, 1000) } : {}),
   };
 }
 

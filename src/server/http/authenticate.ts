@@ -11,7 +11,7 @@ import { principalForToken } from '../tokens.ts';
 import { isPublicRoute, matchApiRoute } from './route-table.ts';
 import type { ServerEnv } from './server-env.ts';
 import { requestHeader } from './node-request.ts';
-import { hookRefusal } from './hook-routes.ts';
+import { HOOK_HOSTS, hookRefusal } from './hook-routes.ts';
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
@@ -30,14 +30,17 @@ export function authenticate(options: { store: ToolgateStore; adminTokenHash: st
     const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
     // An agent host's hook reads only a 200 with its JSON: anything else lets the call go on (Claude Code's http hook), so it is refused in that form.
     const hook = request.method === 'POST' && request.path.startsWith('/hooks/');
+    // ...in the host's own dialect, where the path names one (Gemini CLI reads only its own).
+    const named = request.path.slice('/hooks/'.length);
+    const hookRefused = (reason: string) => hookRefusal(reason, Object.hasOwn(HOOK_HOSTS, named) ? HOOK_HOSTS[named] : undefined);
     if (token === undefined) {
       c.header('WWW-Authenticate', 'Bearer');
-      return hook ? c.json(hookRefusal('missing bearer token (give the hook a token: Authorization: Bearer ...)'), 200) : c.json({ error: 'missing bearer token' }, 401);
+      return hook ? c.json(hookRefused('missing bearer token (give the hook a token: Authorization: Bearer ...)'), 200) : c.json({ error: 'missing bearer token' }, 401);
     }
     const principal = await principalForToken({ token, store: options.store, adminTokenHash: options.adminTokenHash });
     if (principal === undefined) {
       c.header('WWW-Authenticate', 'Bearer error="invalid_token"');
-      return hook ? c.json(hookRefusal('invalid or revoked token'), 200) : c.json({ error: 'invalid or revoked token' }, 401);
+      return hook ? c.json(hookRefused('invalid or revoked token'), 200) : c.json({ error: 'invalid or revoked token' }, 401);
     }
     c.set('principal', principal);
     // An event stream outlives this check: it asks again, so a token revoked meanwhile stops it.
@@ -47,7 +50,7 @@ export function authenticate(options: { store: ToolgateStore; adminTokenHash: st
     });
     const route = matchApiRoute(request);
     if (route !== undefined && !route.roles.includes(principal.role)) {
-      if (hook) return c.json(hookRefusal(`token ${JSON.stringify(principal.name)} has the ${principal.role} role; a hook needs a submitter's token`), 200);
+      if (hook) return c.json(hookRefused(`token ${JSON.stringify(principal.name)} has the ${principal.role} role; a hook needs a submitter's token`), 200);
       const needed = route.roles.length === 1 ? `the ${route.roles[0]} role` : `one of the roles ${route.roles.join(', ')}`;
       return c.json(
         { error: `${route.method} ${route.path} needs ${needed}; token ${JSON.stringify(principal.name)} has the ${principal.role} role`, required_roles: route.roles, role: principal.role },

@@ -9,20 +9,26 @@ import type { Hono } from 'hono';
 import { preToolUseAnswer, type HostDialect } from '../../hooks/host-dialect.ts';
 import { claudeCode } from '../../hooks/hosts/claude-code.ts';
 import { codex } from '../../hooks/hosts/codex.ts';
+import { gemini } from '../../hooks/hosts/gemini.ts';
 import type { Logger } from '../log.ts';
 import type { RunService } from '../run-service.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { principalOf } from './run-routes.ts';
 import type { ServerEnv } from './server-env.ts';
 
-export const HOOK_HOSTS: Readonly<Record<string, HostDialect>> = { 'claude-code': claudeCode, codex };
+export const HOOK_HOSTS: Readonly<Record<string, HostDialect>> = { 'claude-code': claudeCode, codex, gemini };
 
 /** The largest host input read: a Write of a big file is large, but not this large. */
 const MAX_HOOK_BODY_BYTES = 32 * 1024 * 1024;
 
-/** The PreToolUse denial both hosts read, for a request the server refuses before any host is known. */
-export function hookRefusal(reason: string): unknown {
-  return JSON.parse(preToolUseAnswer('deny', `toolgate serve: ${reason}; the call is blocked`).stdout);
+/**
+ * The denial a host reads for a request the server refuses: PreToolUse's (Claude Code's and Codex's, also where no host
+ * is known), or Gemini CLI's BeforeTool answer, which is the only one it reads (it would run the call on any other).
+ */
+export function hookRefusal(reason: string, dialect?: HostDialect): unknown {
+  const said = `toolgate serve: ${reason}; the call is blocked`;
+  if (dialect?.name === 'gemini') return { decision: 'deny', reason: said };
+  return JSON.parse(preToolUseAnswer('deny', said).stdout);
 }
 
 /**
@@ -38,8 +44,9 @@ export function registerHookRoutes(options: { app: Hono<ServerEnv>; service: Run
     try {
       const timeout = c.req.query('timeout');
       const seconds = timeout === undefined ? dialect.defaultBudgetMs / 1000 : Number(timeout);
-      if (!Number.isFinite(seconds) || seconds < 1 || seconds > 86_400) return c.json(hookRefusal(`?timeout must be the hook's timeout in seconds (1 to 86400), not ${JSON.stringify(timeout)}`), 200);
-      if (service.answerHostCall === undefined) return c.json(hookRefusal('this server does not answer agent hosts'), 200);
+      const refuse = (reason: string) => c.json(hookRefusal(reason, dialect), 200);
+      if (!Number.isFinite(seconds) || seconds < 1 || seconds > 86_400) return refuse(`?timeout must be the hook's timeout in seconds (1 to 86400), not ${JSON.stringify(timeout)}`);
+      if (service.answerHostCall === undefined) return refuse('this server does not answer agent hosts');
       const body = await readJsonBody({ context: c, maxBytes: MAX_HOOK_BODY_BYTES });
       // Claude Code's http hook does not say which shell runs a command: its URL can (`?shell=`, written by toolgate install --http).
       // What the command hook forwards (toolgate_shell, from the host's environment) comes first.
@@ -56,7 +63,7 @@ export function registerHookRoutes(options: { app: Hono<ServerEnv>; service: Run
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       logger.error('a host call was refused', { host: name, error: message });
-      return c.json(hookRefusal(message), 200);
+      return c.json(hookRefusal(message, dialect), 200);
     }
   });
 }
