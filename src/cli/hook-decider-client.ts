@@ -10,12 +10,14 @@
  * the same command, with this process's environment, not its own).
  *
  * Where no decider answers (none started yet, its socket gone, a folder that
- * is not this user's alone), the hook decides in-process as before and starts
- * one for the next call. Once a decider has the call, every failure of it
- * blocks (exit 2): it ends without answering, answers what is not an answer,
- * or misses the deadline it named (it is then killed), and a call is never
- * decided twice. Nothing here loads more than Node's own `net` and `fs`: this
- * module is bundled on its own (`dist/hook/hook-client.cjs`).
+ * is not this user's alone, a listener that cannot prove it holds the
+ * decider's token: hook-decider-proof.ts), the hook decides in-process as
+ * before and starts one for the next call; nothing of the call was sent. Once
+ * a decider has the call, every failure of it blocks (exit 2): it ends
+ * without answering, answers what is not an answer or not bound to this
+ * call, or misses the deadline it named (it is then killed), and a call is
+ * never decided twice. Nothing here loads more than Node's own `net` and
+ * `fs`: this module is bundled on its own (`dist/hook/hook-client.cjs`).
  */
 import type * as ChildProcess from 'node:child_process';
 import type * as Fs from 'node:fs';
