@@ -47,12 +47,14 @@ audit: { enabled: false }
  * user's), and goes when the folder is removed. Short, for the socket's path (at most 107 bytes).
  */
 const home = mkdtempSync('/tmp/tg-bench-');
+/** toolgate's homes in it, whatever the environment names (the test suite names its own). */
+const homes = { HOME: home, TOOLGATE_STATE_HOME: path.join(home, 'state'), TOOLGATE_CONFIG_HOME: path.join(home, 'config') };
 
 /** One process from spawn to exit, its stdin given; wall time in ms. */
 function timedSpawn(args: string[], stdin: string, env: NodeJS.ProcessEnv = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(NODE, args, { stdio: ['pipe', 'ignore', 'ignore'], env: { ...process.env, HOME: home, ...env } });
+    const child = spawn(NODE, args, { stdio: ['pipe', 'ignore', 'ignore'], env: { ...process.env, ...homes, ...env } });
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${args.join(' ')} exited ${code}`))));
     child.stdin.end(stdin);
@@ -72,7 +74,8 @@ export const hookSuite: BenchSuite = {
     const rounds = context.quick ? 8 : 25;
     // The first start fills the compile cache, as a host's first call does, and starts the decider, which answers the rest.
     await timedSpawn(hookArgs, input);
-    const token = () => existsSync(path.join(home, '.local/state/toolgate/deciders')) && readdirSync(path.join(home, '.local/state/toolgate/deciders')).some((name) => name.endsWith('.token'));
+    const deciders = path.join(homes.TOOLGATE_STATE_HOME, 'deciders');
+    const token = () => existsSync(deciders) && readdirSync(deciders).some((name) => name.endsWith('.token'));
     for (let waited = 0; !token(); waited += 50) {
       if (waited > 10_000) throw new Error(`the hook started no decider in ${home}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
