@@ -37,9 +37,9 @@ async function main() {
   // and a warm process of it, the decider, answers every call after the first (src/cli/hook-decider-client.ts).
   const bundledHook = path.join(__dirname, '../dist/hook/toolgate-hook.mjs');
   if (hook && existsSync(bundledHook)) {
+    enableCompileCache();
     const { hookThroughDecider } = require('../dist/hook/hook-client.cjs');
     const { startDecider } = await hookThroughDecider({ argv, bundle: bundledHook, bin: __filename });
-    enableCompileCache();
     await (await load('../dist/hook/toolgate-hook.mjs')).runHookProcess(argv, { afterAnswer: startDecider });
   }
   enableCompileCache();

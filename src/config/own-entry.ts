@@ -16,7 +16,16 @@ import { fileURLToPath } from 'node:url';
  * @example
  * toolgateEntry(); // '/home/me/app/node_modules/toolgate/bin/toolgate.js'
  */
-export function toolgateEntry(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
+export function toolgateEntry(from?: string): string {
+  if (from !== undefined) return entryAbove(from);
+  // This module's own package does not move while it runs (a decider asks for every call; an upgrade ends it).
+  ownEntry ??= entryAbove(path.dirname(fileURLToPath(import.meta.url)));
+  return ownEntry;
+}
+
+let ownEntry: string | undefined;
+
+function entryAbove(from: string): string {
   for (let directory = from; ; directory = path.dirname(directory)) {
     const bin = path.join(directory, 'bin', 'toolgate.js');
     if (existsSync(bin) && packageName(path.join(directory, 'package.json')) === 'toolgate') return bin;

@@ -4,8 +4,10 @@
  * and what toolgate remembers across projects (which project policies the
  * person trusted, which policy started a run where) in the state home.
  * No agent may write either (`ownPaths`).
+ *
+ * Part of the hook's client (hook-decider-client.ts): node:os is loaded only
+ * where HOME is not set, not by every call.
  */
-import os from 'node:os';
 import path from 'node:path';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -36,6 +38,6 @@ function fromEnvironment(env: Environment, own: string, xdg: string, underHome: 
   const base = env[xdg];
   // XDG: a relative value is invalid and is ignored.
   if (base !== undefined && path.isAbsolute(base)) return path.join(base, 'toolgate');
-  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir();
+  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : process.getBuiltinModule('node:os').homedir();
   return path.join(home, ...underHome, 'toolgate');
 }

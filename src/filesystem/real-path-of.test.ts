@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realPathOf } from './real-path-of.ts';
+import { realPathOf, withRealPathMemo } from './real-path-of.ts';
 
 let root: string;
 beforeAll(() => {
@@ -53,6 +53,25 @@ describe('realPathOf', () => {
     expect(realPathOf(path.join(root, 'ahead', 'approvals.json'))).toBe(path.join(root, 'real', 'new-dir', 'approvals.json'));
     expect(realPathOf(path.join(root, 'chain', 'x'))).toBe(path.join(root, 'real', 'new-dir', 'x'));
     expect(realPathOf(path.join(root, 'dangling', 'x'))).toBe(path.join(root, 'nowhere', 'x'));
+  });
+
+  it('answers the same inside one pass that finds each real path once, and sees the files as they are again after it', () => {
+    const relatives = ['real/deep', 'link/deep/new/x.md', 'dangling/x', 'missing/a/b/c', 'ahead/x.json', 'chain/a/b', 'loop-a/x', 'link/deep/new/x.md'];
+    const inPass = withRealPathMemo(() => relatives.map((relative) => realPathOf(path.join(root, relative))));
+    expect(inPass).toEqual(relatives.map((relative) => byComponents(path.join(root, relative))));
+    // A pass inside a pass is the same pass.
+    expect(withRealPathMemo(() => withRealPathMemo(() => realPathOf(path.join(root, 'link', 'file'))))).toBe(path.join(root, 'real', 'file'));
+    // Made after the pass (a link that led nowhere now leads somewhere real): the next pass, and every call outside one, sees it.
+    const before = withRealPathMemo(() => realPathOf(path.join(root, 'later', 'x')));
+    mkdirSync(path.join(root, 'real', 'later-target'));
+    symlinkSync(path.join(root, 'real', 'later-target'), path.join(root, 'later'));
+    try {
+      expect(before).toBe(path.join(root, 'later', 'x'));
+      expect(withRealPathMemo(() => realPathOf(path.join(root, 'later', 'x')))).toBe(path.join(root, 'real', 'later-target', 'x'));
+      expect(realPathOf(path.join(root, 'later', 'x'))).toBe(path.join(root, 'real', 'later-target', 'x'));
+    } finally {
+      rmSync(path.join(root, 'later'));
+    }
   });
 
   it('answers for a path of 2,000 missing components below a link', () => {

@@ -2,7 +2,7 @@
  * The lowest layer of toolgate's own Node code: filesystem facts that every
  * layer above needs the same way (the sandbox, the tools, the config).
  */
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** As many links as Linux follows in one path before it gives up (ELOOP). */
@@ -21,7 +21,15 @@ const MAX_LINKS = 40;
  * realPathOf('/tmp/p/.toolgate/approvals.json') // '/private/tmp/p/.toolgate/approvals.json' on macOS
  */
 export function realPathOf(target: string): string {
-  let absolute = path.resolve(target);
+  const absolute = path.resolve(target);
+  if (memo === undefined) return findRealPathOf(absolute);
+  const key = `of:${absolute}`;
+  if (!memo.has(key)) memo.set(key, findRealPathOf(absolute));
+  return memo.get(key)!;
+}
+
+function findRealPathOf(target: string): string {
+  let absolute = target;
   for (let links = 0; ; links++) {
     const resolved = tryRealPath(absolute);
     if (resolved !== undefined) return resolved;
@@ -58,14 +66,48 @@ function deepestResolvable(absolute: string): { known: number; knownReal: string
 /** What a symlink that leads nowhere (yet) says, or undefined for anything else. */
 function danglingLinkTarget(absolute: string): string | undefined {
   try {
-    return lstatSync(absolute).isSymbolicLink() ? readlinkSync(absolute) : undefined;
+    return lstatSync(absolute, { throwIfNoEntry: false })?.isSymbolicLink() === true ? readlinkSync(absolute) : undefined;
   } catch {
     return undefined;
   }
 }
 
-function tryRealPath(absolute: string): string | undefined {
+/** What was found in the pass `withRealPathMemo` runs: `real:` a path's real path (undefined: it does not resolve), `of:` realPathOf's answer. Undefined outside one. */
+let memo: Map<string, string | undefined> | undefined;
+
+/**
+ * Runs `pass`, a synchronous pass that resolves many paths sharing their
+ * folders (the paths a tool set protects, hides and compares with its
+ * zones), finding each real path once: one moment's answers, gone when it
+ * returns. Synchronous, so nothing else runs in between and sees them.
+ *
+ * @example
+ * const zones = withRealPathMemo(() => zonesFromPolicy({ policy, policyDirectory }));
+ */
+export function withRealPathMemo<T>(pass: () => T): T {
+  if (memo !== undefined) return pass();
+  memo = new Map();
   try {
+    return pass();
+  } finally {
+    memo = undefined;
+  }
+}
+
+function tryRealPath(absolute: string): string | undefined {
+  if (memo === undefined) return findRealPath(absolute);
+  const key = `real:${absolute}`;
+  if (memo.has(key)) return memo.get(key);
+  const found = findRealPath(absolute);
+  memo.set(key, found);
+  return found;
+}
+
+function findRealPath(absolute: string): string | undefined {
+  try {
+    // A path that is not there is the common case (files not written yet, the bisection above): found without the cost
+    // of an exception (statSync's throwIfNoEntry). One that appears in between is resolved; one that goes, throws below.
+    if (statSync(absolute, { throwIfNoEntry: false }) === undefined) return undefined;
     return realpathSync.native(absolute);
   } catch {
     return undefined;

@@ -15,7 +15,7 @@ import { createFsTools } from '../tools/fs/create-fs-tools.ts';
 import { zonesFromPolicy, type Zone } from '../tools/fs/zones.ts';
 import { createShellTool, type ShellSandbox } from '../tools/shell/create-shell-tool.ts';
 import { refuseStateInWritableZone } from './refuse-state-in-writable-zone.ts';
-import { realPathOf } from '../filesystem/real-path-of.ts';
+import { realPathOf, withRealPathMemo } from '../filesystem/real-path-of.ts';
 
 /** The names of the built-in tools, whether they run or are refused. */
 export const FS_TOOL_NAMES = ['read_file', 'write_file', 'edit_file', 'delete_file', 'move_file', 'list_dir'] as const;
@@ -64,14 +64,21 @@ export async function createBuiltinTools(options: {
   /** More of toolgate's own paths no call may change (a hook: the toolgate and the Node it runs as). */
   ownExtra?: readonly string[];
 }): Promise<BuiltinToolset> {
+  const detection = options.judgeOnly === true ? undefined : (options.detection ?? (await detectSandbox()));
+  // The rest resolves the same folders again and again (each own path, each hidden one, each zone): a hook does it for every call.
+  return withRealPathMemo(() => builtinToolsNow(options, detection));
+}
+
+/** createBuiltinTools once the sandbox is detected (none for calls only judged): synchronous, the real paths it finds found once each. */
+function builtinToolsNow(options: Parameters<typeof createBuiltinTools>[0], detection: SandboxDetection | undefined): BuiltinToolset {
   const { loaded, cwd } = options;
   const { policy } = loaded;
   const zones = zonesFromPolicy({ policy, policyDirectory: loaded.zoneRoot ?? loaded.directory });
   refuseStateInWritableZone({ loaded, zones });
   const sandbox: SandboxDecision =
-    options.judgeOnly === true
+    detection === undefined
       ? { mode: 'unsandboxed', requirement: { os: 'off', fallback: 'refuse_tools', defaulted: { os: false, fallback: true } }, reason: 'the calls run in the agent host, outside toolgate: judged by the policy alone' }
-      : resolveSandboxPolicy({ sandbox: policy.document.sandbox, detection: options.detection ?? (await detectSandbox()), policyFile: loaded.path });
+      : resolveSandboxPolicy({ sandbox: policy.document.sandbox, detection, policyFile: loaded.path });
   const wantsFs = policy.document.fs !== undefined;
   const wantsShell = policy.document.shell !== undefined;
   if (sandbox.mode === 'refuse-tools') {
@@ -113,16 +120,21 @@ export async function createBuiltinTools(options: {
  * mount can cover a link itself: refuse to start rather than guard it weakly.
  */
 function refuseSymlinkedOwnPaths(options: { paths: readonly string[]; zones: readonly Zone[] }): void {
+  // The own paths share their folders: each is looked at once.
+  const checked = new Set<string>();
   for (const file of options.paths) {
     // The file and every folder above it: a symlinked folder is swapped as easily as a symlinked file.
     for (let current = file; path.dirname(current) !== current; current = path.dirname(current)) {
-      let isLink = false;
+      if (checked.has(current)) break;
+      checked.add(current);
+      let isLink: boolean | undefined;
       try {
-        isLink = lstatSync(current).isSymbolicLink();
+        // Most of these do not exist yet: found without the cost of an exception.
+        isLink = lstatSync(current, { throwIfNoEntry: false })?.isSymbolicLink();
       } catch {
         continue;
       }
-      if (!isLink) continue;
+      if (isLink !== true) continue;
       // Zone roots are real paths: compare with the link's real parent directory.
       const real = path.join(realpathSync.native(path.dirname(current)), path.basename(current));
       const writableZone = options.zones.find((zone) => zone.mode === 'rw' && (real === zone.root || real.startsWith(zone.root + path.sep)));
