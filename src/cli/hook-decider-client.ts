@@ -25,7 +25,7 @@ import type * as Net from 'node:net';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { toolgateStateHome } from '../config/user-toolgate-paths.ts';
-import { freshNonce, proofOf, sameProof } from './hook-decider-proof.ts';
+import { freshNonce, prepareProofs, proofOf, sameProof } from './hook-decider-proof.ts';
 
 // Node's own modules as CommonJS gives them (Node 22.3 and later): an ES import of node:fs builds a facade of all its
 // exports, which loads its streams too, and node:child_process is needed only to start a decider. Each was milliseconds
@@ -171,10 +171,12 @@ export async function askDecider(options: {
       failed(`toolgate's decider (${address.socket}) did not answer in time and was stopped`);
     };
     timer = setTimeout(wedged, acceptMs(options.argv));
+    // What follows the proof, ready before the decider's greeting comes (as is the token's key, below).
+    const { argv, cwd, env, argv0 } = options;
+    const call = JSON.stringify({ argv, cwd, env, argv0 }).slice(1);
     const send = (): void => {
       sent = true;
-      const { argv, cwd, env, argv0 } = options;
-      socket.write(`${JSON.stringify({ proof: proofOf({ token, label: 'client', parts: [deciderNonce, clientNonce] }), argv, cwd, env, argv0 })}\n`);
+      socket.write(`{"proof":${JSON.stringify(proofOf({ token, label: 'client', parts: [deciderNonce, clientNonce] }))},${call}\n`);
       // The host's stdin follows the call as it comes: the decider reads it under the hook's own deadline, as the hook would.
       options.stdin.on('data', (chunk: Buffer | string) => {
         if (!settled) socket.write(chunk);
@@ -216,6 +218,7 @@ export async function askDecider(options: {
     socket.on('error', () => failed(`toolgate's decider ended without answering`));
     socket.on('close', () => failed(`toolgate's decider ended without answering`));
     socket.write(`${JSON.stringify({ v: DECIDER_PROTOCOL, nonce: clientNonce })}\n`);
+    prepareProofs(token);
   });
 }
 

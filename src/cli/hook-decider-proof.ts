@@ -56,6 +56,11 @@ interface Keyed {
   outer: Int32Array;
 }
 
+/** Takes the token's key in now, while waiting on the other side: the proofs that follow start from it. */
+export function prepareProofs(token: string): void {
+  keyedWith(token);
+}
+
 /** The key of the last token used (a hook proves and checks three frames with one token, a decider all its calls). */
 let lastKeyed: { token: string; keyed: Keyed } | undefined;
 
