@@ -1,5 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { PolicyError } from '../core/errors/policy-error.ts';
 import type { Policy } from '../core/policy/policy.ts';
@@ -34,12 +33,7 @@ export async function loadPolicyFile(file: string, options: { cwd?: string; /** 
   const absolute = path.resolve(options.cwd ?? process.cwd(), file);
   let text: string;
   try {
-    // A named pipe or a device would block the read, and with it the process's exit (a hook that cannot exit lets its host run the call).
-    const stats = await stat(absolute);
-    if (!stats.isFile() && !stats.isDirectory()) {
-      throw new PolicyError({ file: absolute, issues: [{ path: '', message: 'this is not a regular file (a named pipe, socket or device): a policy is a file' }], code: 'POLICY_NOT_FOUND' });
-    }
-    text = await readFile(absolute, 'utf8');
+    text = readPolicyText(absolute);
   } catch (error) {
     if (error instanceof PolicyError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -53,6 +47,28 @@ export async function loadPolicyFile(file: string, options: { cwd?: string; /** 
   }
   options.inspect?.(text);
   return { policy: await parsedPolicy({ text, source: absolute }), path: absolute, directory: path.dirname(absolute) };
+}
+
+/**
+ * The text of a policy file. Synchronous: a small file, read for every call
+ * a hook's decider answers, where the thread pool's round trips for an
+ * asynchronous read cost more than the read.
+ */
+function readPolicyText(absolute: string): string {
+  const notAFile = (): PolicyError =>
+    new PolicyError({ file: absolute, issues: [{ path: '', message: 'this is not a regular file (a named pipe, socket or device): a policy is a file' }], code: 'POLICY_NOT_FOUND' });
+  // A named pipe or a device would block the read, and with it the process's exit (a hook that cannot exit lets its host run the call):
+  // looked at before it is opened, and again once open without blocking (it may have been swapped in between).
+  const stats = statSync(absolute);
+  if (stats.isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' });
+  if (!stats.isFile()) throw notAFile();
+  const descriptor = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(descriptor).isFile()) throw notAFile();
+    return readFileSync(descriptor, 'utf8');
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 /**
