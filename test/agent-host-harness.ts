@@ -109,6 +109,10 @@ export async function runHostSession(options: {
   /** The CLI to run, when not the pinned one (an older release). */
   cli?: string;
   statusMessage?: string;
+  /** Gemini CLI: the hooks toolgate install wrote in the home's settings, instead of the harness's own. */
+  installedHooks?: boolean;
+  /** Gemini CLI: folder trust on, no folder trusted. */
+  folderTrust?: boolean;
 }): Promise<HostSessionResult> {
   const { project } = options;
   const resultFile = path.join(project.home, `result-${Date.now()}.json`);
@@ -133,6 +137,8 @@ export async function runHostSession(options: {
     ...(options.shell === undefined ? {} : { shell: options.shell }),
     ...(options.managedHook === undefined ? {} : { managedHook: options.managedHook }),
     ...(options.statusMessage === undefined ? {} : { statusMessage: options.statusMessage }),
+    ...(options.installedHooks === undefined ? {} : { installedHooks: options.installedHooks }),
+    ...(options.folderTrust === undefined ? {} : { folderTrust: options.folderTrust }),
   };
   const specFile = path.join(project.home, 'spec.json');
   writeFileSync(specFile, JSON.stringify(spec));

@@ -19,6 +19,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { anthropicMessages, openAIResponses, type WireFormat } from './provider-wire-formats.ts';
 
 export interface HostSessionSpec {
@@ -45,6 +46,14 @@ export interface HostSessionSpec {
   shell?: string;
   /** The hook command line, as the host's configuration holds it. */
   hook: string;
+  /**
+   * Gemini CLI: the hooks are the ones already in the home's
+   * `.gemini/settings.json` (what `toolgate install gemini` wrote there),
+   * kept as they are; the session adds only its own settings around them.
+   */
+  installedHooks?: boolean;
+  /** Gemini CLI: folder trust on (its default), with no folder trusted; off otherwise. */
+  folderTrust?: boolean;
   hookTimeoutSeconds: number;
   /** MCP servers the CLI connects to (stdio). */
   mcpServers?: Record<string, { command: string; args: string[] }>;
@@ -407,16 +416,20 @@ ${mcp}`,
 function geminiSetup(spec: HostSessionSpec, port: number): { args: string[]; env: NodeJS.ProcessEnv } {
   const geminiHome = path.join(spec.home, '.gemini');
   mkdirSync(geminiHome, { recursive: true });
+  const settingsFile = path.join(geminiHome, 'settings.json');
+  // Gemini CLI reads settings with comments (JSONC), as toolgate install keeps them.
+  const installed = spec.installedHooks === true ? (parseJsonc(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>) : undefined;
   const settings = {
-    security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+    ...installed,
+    security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: spec.folderTrust === true } },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
     general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
     hooksConfig: { enabled: true, notifications: false },
-    hooks: { BeforeTool: [{ matcher: '.*', hooks: [{ name: 'toolgate', type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds * 1000 }] }] },
+    hooks: installed?.hooks ?? { BeforeTool: [{ matcher: '.*', hooks: [{ name: 'toolgate', type: 'command', command: spec.hook, timeout: spec.hookTimeoutSeconds * 1000 }] }] },
     ...(spec.mcpServers === undefined ? {} : { mcpServers: Object.fromEntries(Object.entries(spec.mcpServers).map(([name, server]) => [name, { command: server.command, args: server.args, trust: true }])) }),
   };
-  writeFileSync(path.join(geminiHome, 'settings.json'), JSON.stringify(settings, null, 2));
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: spec.home,

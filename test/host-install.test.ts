@@ -10,6 +10,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { afterAll, describe, expect, it } from 'vitest';
 import { trustPolicy } from '../src/config/policy-trust.ts';
 import { askCodexTrust } from '../src/hooks/codex-trust.ts';
@@ -554,5 +555,120 @@ describe("A repository's own settings that switch the hook off (issue 52)", () =
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('.codex/config.toml sets features.codex_hooks') });
     writeFileSync(path.join(project, '.codex', 'config.toml'), '[features\ncodex_hooks = ');
     expect((await runCli(['doctor'], { cwd: project, env: codexEnv })).stdout).toMatch(/codex\s+NOT LIVE: .*\.codex\/config\.toml sets \(the whole file\) \(it is not TOML toolgate can read/);
+  });
+});
+
+describe('toolgate install / uninstall / doctor gemini (issue 34)', () => {
+  /** A project and home for Gemini CLI: the machine's own Gemini system settings out of reach, the project's folder trusted as Gemini CLI's trust dialog records it. */
+  function geminiPlace(options: { files?: Record<string, string> } = {}) {
+    const where = hostProject({ policy: POLICY, files: options.files ?? {} });
+    directories.push(path.dirname(where.directory));
+    const env = { ...homeEnvironment(where.home), GEMINI_CLI_SYSTEM_SETTINGS_PATH: path.join(where.home, 'etc-gemini', 'settings.json') };
+    const geminiHome = path.join(where.home, '.gemini');
+    mkdirSync(geminiHome, { recursive: true });
+    return { where, env, geminiHome, settingsFile: path.join(geminiHome, 'settings.json') };
+  }
+  const trustFolder = (geminiHome: string, folder: string, level = 'TRUST_FOLDER') => writeFileSync(path.join(geminiHome, 'trustedFolders.json'), JSON.stringify({ [folder]: level }));
+
+  it('adds one BeforeTool entry named toolgate (timeout in ms) beside the user\'s settings, keeping their comments; the real Gemini CLI is blocked and allowed by it; uninstall takes out exactly it', { timeout: 120_000 }, async () => {
+    const { where, env, geminiHome, settingsFile } = geminiPlace({ files: { 'victim/keep.txt': 'keep\n' } });
+    const mine = '// my Gemini settings\n{\n  "ui": { "theme": "Default" }, // my theme\n  "hooks": { "AfterTool": [ { "matcher": "*", "hooks": [ { "type": "command", "command": "true" } ] } ] }\n}\n';
+    writeFileSync(settingsFile, mine);
+    expect((await runCli(['trust'], { cwd: where.directory, env })).code).toBe(0);
+
+    // Not trusted by Gemini CLI here: installed (the hook runs in the folders it trusts), and said.
+    const untrusted = await runCli(['install', 'gemini'], { cwd: where.directory, env });
+    expect(untrusted.code, untrusted.stderr).toBe(0);
+    expect(untrusted.stderr).toContain(`note: Gemini CLI does not trust ${where.directory} (there is no trustedFolders.json): in a folder it does not trust it runs no hook`);
+    const untrustedDoctor = await runCli(['doctor'], { cwd: where.directory, env });
+    expect(untrustedDoctor.code).toBe(1);
+    expect(untrustedDoctor.stdout).toMatch(/gemini\s+NOT LIVE: .*settings\.json: .*Gemini CLI does not trust/);
+
+    trustFolder(geminiHome, where.directory);
+    const again = await runCli(['install', 'gemini'], { cwd: where.directory, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('already has this hook');
+    expect(again.stderr).not.toContain('note:');
+    const text = readFileSync(settingsFile, 'utf8');
+    expect(text).toContain('// my Gemini settings');
+    expect(text).toContain('// my theme');
+    const written = parseJsonc(text) as any;
+    expect(written.ui).toEqual({ theme: 'Default' });
+    expect(written.hooks.AfterTool).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: 'true' }] }]);
+    expect(written.hooks.BeforeTool).toEqual([{ matcher: '*', hooks: [{ name: 'toolgate', type: 'command', command: expect.stringMatching(/toolgate\.js hook gemini --timeout 600 \|\| exit 2$/), timeout: 600_000 }] }]);
+    const doctor = await runCli(['doctor'], { cwd: where.directory, env });
+    expect(doctor.stdout).toMatch(/gemini\s+live: .*\.gemini\/settings\.json: a probe call was answered in \d+ ms \(budget 600 s\)/);
+
+    // The entry as written, run by the real Gemini CLI.
+    const blocked = await runHostSession({ host: 'gemini', project: where, call: { name: 'run_shell_command', input: { command: 'rm -rf victim', description: 'clean up' } }, installedHooks: true });
+    expect(blocked.toolResult).toContain('rm is blocked in this project');
+    expect(existsSync(path.join(where.directory, 'victim/keep.txt'))).toBe(true);
+    const allowed = await runHostSession({ host: 'gemini', project: where, call: { name: 'run_shell_command', input: { command: 'echo ran >> calls.log', description: 'log' } }, installedHooks: true });
+    expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
+    expect(allowed.outsideConnects).toEqual([]);
+
+    // Uninstalled: the user's settings as they were, but for the hooks' layout.
+    writeFileSync(settingsFile, text);
+    const removed = await runCli(['uninstall', 'gemini'], { cwd: where.directory, env });
+    expect(removed.code, removed.stderr).toBe(0);
+    const after = readFileSync(settingsFile, 'utf8');
+    expect(after).toContain('// my Gemini settings');
+    expect(parseJsonc(after)).toEqual({ ui: { theme: 'Default' }, hooks: { AfterTool: [{ matcher: '*', hooks: [{ type: 'command', command: 'true' }] }] } });
+  });
+
+  it("a repository's .gemini/settings.json that disables the hook by name makes doctor say NOT LIVE, and the real Gemini CLI then runs rm -rf: install refuses beside it; hooksConfig.enabled: false, a file that is not JSON and a folder marked DO_NOT_TRUST are reported too", { timeout: 120_000 }, async () => {
+    const { where, env, geminiHome } = geminiPlace({ files: { 'victim/keep.txt': 'keep\n' } });
+    trustFolder(geminiHome, where.directory);
+    expect((await runCli(['trust'], { cwd: where.directory, env })).code).toBe(0);
+    expect((await runCli(['install', 'gemini'], { cwd: where.directory, env })).code).toBe(0);
+    const repositorySettings = path.join(where.directory, '.gemini', 'settings.json');
+    mkdirSync(path.dirname(repositorySettings));
+    writeFileSync(repositorySettings, JSON.stringify({ hooksConfig: { disabled: ['toolgate'] } }));
+
+    const doctor = await runCli(['doctor'], { cwd: where.directory, env });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/gemini\s+NOT LIVE: .*\.gemini\/settings\.json sets hooksConfig\.disabled \(it lists "toolgate", which turns toolgate's hook off\): the hook does not run here/);
+    // What doctor says is what Gemini CLI does: the hook does not run, and the call does.
+    const userSettings = readFileSync(path.join(geminiHome, 'settings.json'), 'utf8');
+    const ran = await runHostSession({ host: 'gemini', project: where, call: { name: 'run_shell_command', input: { command: 'rm -rf victim', description: 'clean up' } }, installedHooks: true });
+    // (The session wrote its own settings around the hooks: the user's are put back.)
+    writeFileSync(path.join(geminiHome, 'settings.json'), userSettings);
+    expect(ran.outsideConnects).toEqual([]);
+    expect(existsSync(path.join(where.directory, 'victim'))).toBe(false);
+    const refused = await runCli(['install', 'gemini', '--timeout', '300'], { cwd: where.directory, env });
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining(`${repositorySettings} sets hooksConfig.disabled`) });
+
+    writeFileSync(repositorySettings, '{ // the repository\'s own\n  "hooksConfig": { "enabled": false }\n}\n');
+    expect((await runCli(['doctor'], { cwd: where.directory, env })).stdout).toMatch(/gemini\s+NOT LIVE: .*\.gemini\/settings\.json sets hooksConfig\.enabled \(hooksConfig\.enabled: false runs no hook at all\)/);
+    // The system's settings come last and win: enabled there, the repository's false no longer decides.
+    mkdirSync(path.join(where.home, 'etc-gemini'));
+    writeFileSync(path.join(where.home, 'etc-gemini', 'settings.json'), JSON.stringify({ hooksConfig: { enabled: true } }));
+    expect((await runCli(['doctor'], { cwd: where.directory, env })).stdout).toMatch(/gemini\s+live: /);
+    writeFileSync(repositorySettings, '{ "hooksConfig": ');
+    expect((await runCli(['doctor'], { cwd: where.directory, env })).stdout).toMatch(/gemini\s+NOT LIVE: .*\.gemini\/settings\.json sets \(the whole file\) \(it is not JSON \(with comments\) toolgate can read/);
+    rmSync(repositorySettings);
+    writeFileSync(path.join(geminiHome, 'trustedFolders.json'), JSON.stringify({ [path.dirname(where.directory)]: 'TRUST_FOLDER', [where.directory]: 'DO_NOT_TRUST' }));
+    const distrusted = await runCli(['doctor'], { cwd: where.directory, env });
+    expect(distrusted.stdout).toMatch(/gemini\s+NOT LIVE: .*trustedFolders\.json says "DO_NOT_TRUST" for/);
+    // Folder trust turned off in the user's settings: every folder is trusted.
+    writeFileSync(path.join(geminiHome, 'trustedFolders.json'), JSON.stringify({}));
+    const settings = parseJsonc(readFileSync(path.join(geminiHome, 'settings.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(path.join(geminiHome, 'settings.json'), JSON.stringify({ ...settings, security: { folderTrust: { enabled: false } } }));
+    expect((await runCli(['doctor'], { cwd: where.directory, env })).stdout).toMatch(/gemini\s+live: /);
+  });
+
+  it('--scope project writes .gemini/settings.json here; a scope Gemini CLI has not is refused', async () => {
+    const { where, env, geminiHome } = geminiPlace();
+    trustFolder(geminiHome, where.directory);
+    expect((await runCli(['trust'], { cwd: where.directory, env })).code).toBe(0);
+    const installed = await runCli(['install', 'gemini', '--scope', 'project'], { cwd: where.directory, env });
+    expect(installed.code, installed.stderr).toBe(0);
+    expect((parseJsonc(readFileSync(path.join(where.directory, '.gemini', 'settings.json'), 'utf8')) as any).hooks.BeforeTool[0].hooks[0].name).toBe('toolgate');
+    expect((await runCli(['doctor'], { cwd: where.directory, env })).stdout).toMatch(/gemini\s+live: .*\/\.gemini\/settings\.json/);
+    const removed = await runCli(['uninstall', 'gemini', '--scope', 'project'], { cwd: where.directory, env });
+    expect(removed.code).toBe(0);
+    expect(existsSync(path.join(where.directory, '.gemini')), removed.stdout).toBe(false);
+    const refused = await runCli(['install', 'gemini', '--scope', 'local'], { cwd: where.directory, env });
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('Gemini CLI reads hooks from ~/.gemini/settings.json (--scope user)') });
   });
 });

@@ -14,8 +14,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { DOCTOR_PROBE_TOOL, type HostName } from './host-call.ts';
 import { claudeHookSwitches, claudeManagedDirectory, codexHookSwitches, type HookSwitchOff } from './host-settings-layers.ts';
+import { applyEdits, modify, parse as parseJsonc, type ParseError } from 'jsonc-parser';
+import { GEMINI_HOOK_NAME, geminiDirectory, geminiHookSwitches } from './gemini-settings-layers.ts';
 
 export type InstallScope = 'project' | 'local' | 'user' | 'managed';
+
+/** The event each host calls its hook before a tool runs: the list in `hooks` toolgate's entry goes in. */
+const HOOK_EVENT: Readonly<Record<HostName, 'PreToolUse' | 'BeforeTool'>> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', gemini: 'BeforeTool' };
 
 /** Where the host reads its PreToolUse hooks for `scope`. Throws for a scope the host has not. */
 export function hostConfigFile(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>> }): string {
@@ -25,6 +30,11 @@ export function hostConfigFile(options: { host: HostName; scope: InstallScope; c
     if (options.scope === 'project') return path.join(options.cwd, '.claude', 'settings.json');
     if (options.scope === 'local') return path.join(options.cwd, '.claude', 'settings.local.json');
     return path.join(options.env.CLAUDE_CONFIG_DIR ?? path.join(home, '.claude'), 'settings.json');
+  }
+  if (options.host === 'gemini') {
+    if (options.scope === 'project') return path.join(options.cwd, '.gemini', 'settings.json');
+    if (options.scope === 'user') return path.join(geminiDirectory(options.env), 'settings.json');
+    throw new HostConfigError('Gemini CLI reads hooks from ~/.gemini/settings.json (--scope user) and a project\'s .gemini/settings.json (--scope project)');
   }
   if (options.scope !== 'user') throw new HostConfigError('Codex reads its hooks from $CODEX_HOME/hooks.json only: use --scope user');
   return path.join(options.env.CODEX_HOME ?? path.join(home, '.codex'), 'hooks.json');
@@ -99,6 +109,8 @@ export function toolgateHandler(options: { host: HostName; target: { command: st
   if ('url' in target) {
     return { type: 'http', url: target.url, headers: { Authorization: 'Bearer $TOOLGATE_TOKEN' }, allowedEnvVars: ['TOOLGATE_TOKEN'], timeout: timeoutSeconds, ...status, ...failClosed };
   }
+  // Gemini CLI names its hooks in its messages and in hooksConfig.disabled, and counts their timeout in milliseconds.
+  if (host === 'gemini') return { name: GEMINI_HOOK_NAME, type: 'command', command: target.command, timeout: timeoutSeconds * 1000 };
   return { type: 'command', command: target.command, timeout: timeoutSeconds, ...status, ...failClosed };
 }
 interface HookGroup {
@@ -107,23 +119,34 @@ interface HookGroup {
   [key: string]: unknown;
 }
 
-/** The file's JSON object, or an empty one when it does not exist; a file that is not a JSON object is refused, naming the problem. */
-function readConfig(file: string, text: string | undefined): Record<string, unknown> {
+/**
+ * The file's JSON object, or an empty one when it does not exist; a file
+ * that is not a JSON object is refused, naming the problem. Gemini CLI's
+ * settings may hold comments (JSONC), which it reads, and so does this.
+ */
+function readConfig(file: string, text: string | undefined, host: HostName): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {};
   let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new HostConfigError(`${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}): fix it first; toolgate does not rewrite a file it cannot read`);
+  if (host === 'gemini') {
+    const errors: ParseError[] = [];
+    value = parseJsonc(text, errors, { allowTrailingComma: true });
+    if (errors.length > 0) throw new HostConfigError(`${file} is not valid JSON, with comments or without (at offset ${errors[0]!.offset}): fix it first; toolgate does not rewrite a file it cannot read`);
+  } else {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new HostConfigError(`${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}): fix it first; toolgate does not rewrite a file it cannot read`);
+    }
   }
+  const event = HOOK_EVENT[host];
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HostConfigError(`${file} holds a JSON ${Array.isArray(value) ? 'list' : typeof value}, not an object`);
   const hooks = (value as { hooks?: unknown }).hooks;
   if (hooks !== undefined && (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks))) throw new HostConfigError(`${file}: "hooks" is not an object`);
-  const pre = (hooks as { PreToolUse?: unknown } | undefined)?.PreToolUse;
-  if (pre !== undefined && !Array.isArray(pre)) throw new HostConfigError(`${file}: "hooks.PreToolUse" is not a list`);
+  const pre = (hooks as Record<string, unknown> | undefined)?.[event];
+  if (pre !== undefined && !Array.isArray(pre)) throw new HostConfigError(`${file}: "hooks.${event}" is not a list`);
   for (const [index, group] of ((pre as unknown[] | undefined) ?? []).entries()) {
     if (typeof group !== 'object' || group === null || ((group as HookGroup).hooks !== undefined && !Array.isArray((group as HookGroup).hooks))) {
-      throw new HostConfigError(`${file}: "hooks.PreToolUse[${index}]" is not a {matcher, hooks: [...]} object`);
+      throw new HostConfigError(`${file}: "hooks.${event}[${index}]" is not a {matcher, hooks: [...]} object`);
     }
   }
   return value as Record<string, unknown>;
@@ -131,25 +154,40 @@ function readConfig(file: string, text: string | undefined): Record<string, unkn
 
 /** The config without toolgate's hook for `host`, and how many handlers were taken out (groups left empty by that go too). */
 function withoutToolgate(config: Record<string, unknown>, host: HostName): { config: Record<string, unknown>; removed: number } {
-  const hooks = config.hooks as { PreToolUse?: HookGroup[] } | undefined;
-  if (hooks?.PreToolUse === undefined) return { config, removed: 0 };
+  const event = HOOK_EVENT[host];
+  const hooks = config.hooks as Record<string, HookGroup[] | undefined> | undefined;
+  const current = hooks?.[event];
+  if (hooks === undefined || current === undefined) return { config, removed: 0 };
   let removed = 0;
   const groups: HookGroup[] = [];
-  for (const group of hooks.PreToolUse) {
+  for (const group of current) {
     const handlers = group.hooks ?? [];
     const kept = handlers.filter((handler) => !isToolgateHandler(handler, host));
     removed += handlers.length - kept.length;
     if (kept.length === handlers.length) groups.push(group);
     else if (kept.length > 0) groups.push({ ...group, hooks: kept });
   }
-  const { PreToolUse: _dropped, ...otherEvents } = hooks;
-  const nextHooks = groups.length > 0 ? { ...otherEvents, PreToolUse: groups } : otherEvents;
+  const { [event]: _dropped, ...otherEvents } = hooks;
+  const nextHooks = groups.length > 0 ? { ...otherEvents, [event]: groups } : otherEvents;
   const { hooks: _hooks, ...rest } = config;
   return { config: Object.keys(nextHooks).length > 0 ? { ...rest, hooks: nextHooks } : rest, removed };
 }
 
-function textOf(config: Record<string, unknown>): string {
-  return `${JSON.stringify(config, null, 2)}\n`;
+/**
+ * The file's new text: written whole, or, for Gemini CLI's settings (which
+ * may hold comments), the original with only `hooks` edited in place.
+ */
+function textOf(options: { config: Record<string, unknown>; host: HostName; before: string | undefined }): string {
+  const { config, host, before } = options;
+  if (host !== 'gemini' || before === undefined || before.trim() === '') return `${JSON.stringify(config, null, 2)}\n`;
+  const formattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };
+  const hooks = config.hooks as Record<string, unknown> | undefined;
+  // toolgate's event alone, and `hooks` itself only where nothing is left in it: the user's other hooks keep their layout.
+  const event = HOOK_EVENT[host];
+  const edited = applyEdits(before, modify(before, ['hooks', event], hooks?.[event], { formattingOptions }));
+  const result = hooks === undefined ? applyEdits(edited, modify(edited, ['hooks'], undefined, { formattingOptions })) : edited;
+  // Nothing left but an empty object (a file install made, whose uninstall then removes it): written as such.
+  return result.replace(/\s+/g, '') === '{}' ? '{}\n' : result;
 }
 
 /**
@@ -161,20 +199,22 @@ function textOf(config: Record<string, unknown>): string {
  * const plan = planInstall({ file, text: existing, host: 'codex', handler: toolgateHandler({ host: 'codex', target: { command }, timeoutSeconds: 600 }) });
  */
 export function planInstall(options: { file: string; text: string | undefined; host: HostName; handler: HookHandler; settings?: Record<string, unknown> }): { text: string; changed: boolean; replaced: number } {
-  const config = readConfig(options.file, options.text);
-  const { config: without, removed } = withoutToolgate(config, options.host);
+  const { host } = options;
+  const event = HOOK_EVENT[host];
+  const config = readConfig(options.file, options.text, host);
+  const { config: without, removed } = withoutToolgate(config, host);
   const hooks = (without.hooks as Record<string, unknown> | undefined) ?? {};
-  const groups = (hooks.PreToolUse as HookGroup[] | undefined) ?? [];
-  const next = { ...without, ...options.settings, hooks: { ...hooks, PreToolUse: [...groups, { matcher: '*', hooks: [options.handler] }] } };
-  const text = textOf(next);
-  const changed = options.text === undefined || JSON.stringify(readConfig(options.file, options.text)) !== JSON.stringify(next);
+  const groups = (hooks[event] as HookGroup[] | undefined) ?? [];
+  const next = { ...without, ...options.settings, hooks: { ...hooks, [event]: [...groups, { matcher: '*', hooks: [options.handler] }] } };
+  const text = textOf({ config: next, host, before: options.text });
+  const changed = options.text === undefined || JSON.stringify(config) !== JSON.stringify(next);
   return { text, changed, replaced: removed };
 }
 
 /** The file's text without toolgate's hook for `host`; `removed` 0 when it had none. */
 export function planUninstall(options: { file: string; text: string | undefined; host: HostName }): { text: string; removed: number } {
-  const { config, removed } = withoutToolgate(readConfig(options.file, options.text), options.host);
-  return { text: textOf(config), removed };
+  const { config, removed } = withoutToolgate(readConfig(options.file, options.text, options.host), options.host);
+  return { text: removed === 0 && options.text !== undefined ? options.text : textOf({ config, host: options.host, before: options.text }), removed };
 }
 
 /** What doctor found of one host's configuration. */
@@ -209,23 +249,24 @@ export async function checkHostHook(options: { host: HostName; file: string; sco
   if (!existsSync(file)) return [{ host, file, state: 'absent', detail: 'no such file' }];
   let config: Record<string, unknown>;
   try {
-    config = readConfig(file, readFileSync(file, 'utf8'));
+    config = readConfig(file, readFileSync(file, 'utf8'), host);
   } catch (error) {
     return [{ host, file, state: 'broken', detail: `${error instanceof Error ? error.message : String(error)}: the host cannot read its hooks` }];
   }
-  const groups = ((config.hooks as { PreToolUse?: HookGroup[] } | undefined)?.PreToolUse ?? []) as HookGroup[];
+  const groups = ((config.hooks as Record<string, HookGroup[] | undefined> | undefined)?.[HOOK_EVENT[host]] ?? []) as HookGroup[];
   const handlers = groups.flatMap((group) => (group.hooks ?? []).filter((handler) => isToolgateHandler(handler, host)).map((handler) => ({ handler, matcher: group.matcher })));
   if (handlers.length === 0) return [{ host, file, state: 'none', detail: `no toolgate hook (toolgate install ${host})` }];
   const checks: HostHookCheck[] = [];
   for (const { handler, matcher } of handlers) {
     const http = handler.type === 'http';
     const base = { host, file, command: String(http ? handler.url : handler.command) };
-    if (matcher !== '*' && matcher !== '' && matcher !== undefined) {
+    // Every tool, as each host writes it (Gemini CLI's matchers are regular expressions, where ".*" is every tool too).
+    if (matcher !== '*' && matcher !== '' && matcher !== undefined && !(host === 'gemini' && matcher === '.*')) {
       checks.push({ ...base, state: 'broken', detail: `its matcher is ${JSON.stringify(matcher)}: tool calls it does not match never reach toolgate (use "*")` });
       continue;
     }
     const check = http ? await checkHttpHandler({ ...options, handler, base }) : await checkCommandHandler({ ...options, handler, base });
-    checks.push(switchedOff(failsOpen(handler, check), hookSwitches({ host, scope: options.scope ?? 'user', cwd: options.cwd, env: options.env ?? process.env })));
+    checks.push(switchedOff(failsOpen(handler, check), hookSwitches({ host, scope: options.scope ?? 'user', cwd: options.cwd, env: options.env ?? process.env, command: base.command })));
   }
   return checks;
 }
@@ -236,8 +277,9 @@ export async function checkHostHook(options: { host: HostName; file: string; sco
  * reaches every hook but managed ones, and managed settings' own switches
  * reach all; for Codex, `codex_hooks = false` reaches all.
  */
-export function hookSwitches(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>> }): HookSwitchOff[] {
+export function hookSwitches(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>>; /** The hook's command (Gemini CLI may disable a hook by it). */ command?: string }): HookSwitchOff[] {
   if (options.host === 'codex') return codexHookSwitches(options);
+  if (options.host === 'gemini') return geminiHookSwitches(options);
   return claudeHookSwitches(options).filter((found) => found.reach === 'all' || options.scope !== 'managed');
 }
 
@@ -294,14 +336,14 @@ export function probeHandler(options: { host: HostName; file: string; handler: H
 async function checkCommandHandler(options: HandlerCheck): Promise<HostHookCheck> {
   const { handler, base, host, file } = options;
   const command = handler.command as string;
-  const timeoutSeconds = typeof handler.timeout === 'number' ? handler.timeout : 600;
+  const timeoutSeconds = handlerTimeoutSeconds(handler, host);
   const program = firstWord(command);
   // A command that ends in `|| exit 2` blocks when its program is missing: the probe says so.
   if (program !== undefined && !command.trimEnd().endsWith(FAIL_CLOSED_SUFFIX.trim()) && findExecutable({ name: program, searchPath: options.searchPath }) === undefined) {
     return { ...base, state: 'broken', detail: `${program} ${program.includes('/') ? 'does not exist or cannot be run' : 'is not on PATH'}: the host would ignore the hook and run every call (exit 126/127 does not block)` };
   }
-  const probe = await runProbe({ command, cwd: options.cwd, env: options.env, timeoutMs: Math.min(timeoutSeconds * 1000, options.probeLimitMs ?? 30_000) });
-  if (probe.code === 0 && /"permissionDecision"\s*:\s*"(allow|deny|ask)"/.test(probe.stdout)) {
+  const probe = await runProbe({ host, command, cwd: options.cwd, env: options.env, timeoutMs: Math.min(timeoutSeconds * 1000, options.probeLimitMs ?? 30_000) });
+  if (probe.code === 0 && PROBE_ANSWERED[host].test(probe.stdout)) {
     const answered = `a probe call was answered in ${probe.ms} ms (budget ${timeoutSeconds} s)`;
     if (host === 'codex' && options.askTrust !== false) {
       const trust = await codexRunsHook({ file, command, cwd: options.cwd, env: options.env, searchPath: options.searchPath });
@@ -355,6 +397,19 @@ async function checkHttpHandler(options: HandlerCheck): Promise<HostHookCheck> {
   }
 }
 
+/** A hook's timeout in seconds: Gemini CLI counts it in milliseconds (default 60 s), the others in seconds (default 600). */
+function handlerTimeoutSeconds(handler: HookHandler, host: HostName): number {
+  if (host === 'gemini') return typeof handler.timeout === 'number' ? handler.timeout / 1000 : 60;
+  return typeof handler.timeout === 'number' ? handler.timeout : 600;
+}
+
+/** An answer to the probe that the host reads as a decision. */
+const PROBE_ANSWERED: Readonly<Record<HostName, RegExp>> = {
+  'claude-code': /"permissionDecision"\s*:\s*"(allow|deny|ask)"/,
+  codex: /"permissionDecision"\s*:\s*"(allow|deny|ask)"/,
+  gemini: /"decision"\s*:\s*"(allow|deny|block)"/,
+};
+
 /** What a program wrote on stderr, on one line and not too long. */
 function oneLine(text: string): string {
   const joined = text.trim().replace(/\s*\n\s*/g, ' ');
@@ -403,13 +458,15 @@ async function codexRunsHook(options: { file: string; command: string; cwd: stri
 }
 
 /** The hook command as the host runs it (`sh -c`), given a probe call on stdin. */
-function runProbe(options: { command: string; cwd: string; env: Readonly<Record<string, string | undefined>> | undefined; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+function runProbe(options: { host: HostName; command: string; cwd: string; env: Readonly<Record<string, string | undefined>> | undefined; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
-  const input = probeInput(options.cwd);
+  const input = probeInput(options.cwd, options.host);
+  // Gemini CLI gives its hooks the project's folder as GEMINI_PROJECT_DIR and GEMINI_CWD (and CLAUDE_PROJECT_DIR, for compatibility).
+  const hostVariables = options.host === 'gemini' ? { GEMINI_PROJECT_DIR: options.cwd, GEMINI_CWD: options.cwd } : {};
   return new Promise((resolve) => {
     // As Claude Code runs its hooks: with the project's folder in CLAUDE_PROJECT_DIR, which a portable project hook names.
     // A probe starts no decider of the hook's calls (a probe leaves no process behind): TOOLGATE_HOOK_PROBE, as src/cli/hook-decider-client.ts reads it.
-    const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, env: { CLAUDE_PROJECT_DIR: options.cwd, ...(options.env ?? process.env), TOOLGATE_HOOK_PROBE: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, env: { CLAUDE_PROJECT_DIR: options.cwd, ...(options.env ?? process.env), ...hostVariables, TOOLGATE_HOOK_PROBE: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -424,8 +481,9 @@ function runProbe(options: { command: string; cwd: string; env: Readonly<Record<
   });
 }
 
-/** The probe call: a tool nobody has, which runs nothing. */
-function probeInput(cwd: string): string {
+/** The probe call, in the host's shape: a tool nobody has, which runs nothing. */
+function probeInput(cwd: string, host: HostName = 'claude-code'): string {
+  if (host === 'gemini') return JSON.stringify({ session_id: 'toolgate-doctor', transcript_path: '', cwd, hook_event_name: 'BeforeTool', timestamp: new Date().toISOString(), tool_name: DOCTOR_PROBE_TOOL, tool_input: {} });
   return JSON.stringify({ session_id: 'toolgate-doctor', cwd, hook_event_name: 'PreToolUse', tool_name: DOCTOR_PROBE_TOOL, tool_input: {}, tool_use_id: 'toolgate-doctor-probe' });
 }
 
@@ -440,11 +498,11 @@ function probeInput(cwd: string): string {
 export function toolgateHandlerPositions(options: { file: string; text: string | undefined; host: HostName }): string[] {
   let config: Record<string, unknown>;
   try {
-    config = readConfig(options.file, options.text);
+    config = readConfig(options.file, options.text, options.host);
   } catch {
     return [];
   }
-  const groups = ((config.hooks as { PreToolUse?: HookGroup[] } | undefined)?.PreToolUse ?? []);
+  const groups = (config.hooks as Record<string, HookGroup[] | undefined> | undefined)?.[HOOK_EVENT[options.host]] ?? [];
   return groups.flatMap((group, groupIndex) => (group.hooks ?? []).flatMap((handler, handlerIndex) => (isToolgateHandler(handler, options.host) ? [`${groupIndex}:${handlerIndex}`] : [])));
 }
 

@@ -132,7 +132,7 @@ export async function runDoctorCommand(argv: string[], io: CliIo, dependencies: 
   for (const check of hosts) if (check.state === 'broken' || check.state === 'blocking' || check.state === 'untrusted' || check.state === 'fails_open' || check.state === 'switched_off') problems.push(`the ${check.host} hook in ${check.file} is not live (${check.state})`);
   const warnings: string[] = [];
   const paused = pausedUntil({ env: io.env });
-  if (paused !== undefined && hosts.some((check) => check.state !== 'absent' && check.state !== 'none')) warnings.push(`toolgate's hooks are paused until ${paused.toISOString()}: Claude Code and Codex decide alone until then (toolgate resume)`);
+  if (paused !== undefined && hosts.some((check) => check.state !== 'absent' && check.state !== 'none')) warnings.push(`toolgate's hooks are paused until ${paused.toISOString()}: the hosts decide alone until then (toolgate resume)`);
   if (!detection.available && requirementMet) {
     warnings.push(confines ? `no OS sandbox here: the policy lets ${toolsPhrase(policy.tools)} run without one` : 'no OS sandbox here (the policy declares no file or shell tools for it to confine)');
   }
@@ -200,11 +200,13 @@ const HOST_LOCATIONS: ReadonlyArray<{ host: HostName; scope: InstallScope }> = [
   { host: 'claude-code', scope: 'local' },
   { host: 'claude-code', scope: 'user' },
   { host: 'codex', scope: 'user' },
+  { host: 'gemini', scope: 'project' },
+  { host: 'gemini', scope: 'user' },
 ];
 
 function describeHosts(hosts: readonly HostHookCheck[]): string[] {
   const installed = hosts.filter((check) => check.state !== 'absent' && check.state !== 'none');
-  if (installed.length === 0) return ['Hosts          no agent host has toolgate\'s hook (toolgate install claude-code | codex)'];
+  if (installed.length === 0) return ['Hosts          no agent host has toolgate\'s hook (toolgate install claude-code | codex | gemini)'];
   const label: Record<HostHookCheck['state'], string> = { live: 'live', blocking: 'BLOCKS EVERY CALL', broken: 'NOT LIVE', untrusted: 'NOT TRUSTED BY CODEX', fails_open: 'FAILS OPEN', switched_off: 'NOT LIVE', absent: 'absent', none: 'none' };
   return ['Hosts', ...installed.map((check) => `  ${check.host.padEnd(12)} ${label[check.state]}: ${check.file}: ${sanitizeTerminalText(check.detail, { collapse: true })}`)];
 }

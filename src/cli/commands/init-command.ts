@@ -38,18 +38,21 @@ In a git repository (or beside a .gitignore) init offers to add that one
 line to the .gitignore there: it asks when stdin is a terminal, and never
 changes the file without a yes or --gitignore.
 
-For the agents you already run (toolgate install claude-code | codex), the
+For the agents you already run (toolgate install claude-code | codex |
+gemini), the
 calls run in the host, not in toolgate's sandbox, so a starter for them says
-so and decides accordingly: --for claude-code (or codex) writes one where
+so and decides accordingly: --for claude-code (or codex, gemini) writes one where
 reads and writes in the project are allowed, deletes ask, files outside it
 (~/.ssh, ~/.aws, other projects) are blocked, and commands no rule names ask,
 networked ones included (npm install, git push, curl). init trusts the policy
 it writes: agent hosts' hooks judge calls in this project with it
-(toolgate trust --help).
+(toolgate trust --help). Gemini CLI has no "ask" in a hook's answer: what
+asks is denied there with the reason, unless the hook's asks go to the
+server's inbox (toolgate install gemini --approver server).
 
 Options:
   --policy FILE   where to write it (default: ./toolgate.yaml)
-  --for HOST      the starter for an agent host's hook: claude-code or codex
+  --for HOST      the starter for an agent host's hook: claude-code, codex or gemini
   --user          write the user-level policy instead, for the agent hosts'
                   calls in every project that has no toolgate.yaml of its own
                   ($XDG_CONFIG_HOME/toolgate/toolgate.yaml, ~/.config/toolgate);
@@ -88,7 +91,7 @@ export async function runInitCommand(argv: string[], io: CliIo, dependencies: In
     io.stdout.write(INIT_HELP);
     return EXIT.ok;
   }
-  if (values.for !== undefined && values.for !== 'claude-code' && values.for !== 'codex') throw new UsageError(`--for must be claude-code or codex, not ${JSON.stringify(values.for)}`);
+  if (values.for !== undefined && values.for !== 'claude-code' && values.for !== 'codex' && values.for !== 'gemini') throw new UsageError(`--for must be claude-code, codex or gemini, not ${JSON.stringify(values.for)}`);
   if (values.user === true) {
     if (values.policy !== undefined || values.gitignore === true || values['no-gitignore'] === true) throw new UsageError('--user writes the user-level policy in toolgate\'s config home: leave out --policy and --gitignore');
     return writeUserPolicy({ io, force: values.force === true });

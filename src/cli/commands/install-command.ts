@@ -7,6 +7,7 @@ import { toolgateConfigHome } from '../../config/user-toolgate-paths.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostName } from '../../hooks/host-call.ts';
 import { loginShell } from '../../hooks/host-dialect.ts';
+import { GEMINI_FOLDER_TRUST } from '../../hooks/gemini-settings-layers.ts';
 import { HostConfigError, hookCommandLine, hookSwitches, hostConfigFile, planInstall, planUninstall, probeHandler, toolgateHandler, toolgateHandlerPositions, withoutCodexTrust, type HostHookCheck, type InstallScope } from '../../hooks/host-install.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
@@ -15,7 +16,7 @@ import { toolgateEntry } from '../../config/own-entry.ts';
 import { hookArgs, hookSettingsFile, setHookArgs } from '../../hooks/hook-settings.ts';
 import { createdByInstall, forgetCreated, recordCreated } from '../../hooks/install-records.ts';
 
-const HOSTS: readonly HostName[] = ['claude-code', 'codex'];
+const HOSTS: readonly HostName[] = ['claude-code', 'codex', 'gemini'];
 
 export const INSTALL_HELP = `Usage:
   toolgate install <host> [--scope project|local|user|managed] [--policy FILE] [--timeout SECONDS] [--dry-run]
@@ -44,6 +45,17 @@ Hosts and where their hooks go:
                 ~/.config/toolgate/hooks.json; a --timeout over 600 changes
                 the entry, and install warns that Codex then runs every call
                 unguarded until it is trusted again
+  gemini        --scope user (default): ~/.gemini/settings.json (GEMINI_CLI_HOME
+                moves the home), for every project
+                --scope project: .gemini/settings.json here (Gemini CLI warns
+                once about a new project hook, then runs it)
+                As its BeforeTool hook named "toolgate", timeout in
+                milliseconds; comments in the file are kept. Gemini CLI runs
+                no hook in a folder it does not trust: install and doctor say
+                so (trust the folder, or set security.folderTrust.enabled:
+                false). It has no "ask" in a hook's answer: what the policy
+                would ask about is denied with the reason, or, with
+                --approver server, waits for a person in the inbox
 
 Options:
   --scope S         project, local, user or managed (see above)
@@ -73,7 +85,10 @@ Options:
 Install refuses to write a hook that another settings file the host reads
 here turns off (Claude Code's disableAllHooks, in a repository's own
 .claude/settings.json or settings.local.json too; Codex's [features]
-codex_hooks = false), naming the file and the key: remove it first, or, for
+codex_hooks = false; Gemini CLI's hooksConfig.enabled: false or a
+hooksConfig.disabled naming "toolgate", in a repository's own
+.gemini/settings.json too, or a folder it does not trust), naming the file
+and the key: remove it first, or, for
 Claude Code, install with --scope managed, which only managed settings reach.
 
 Claude Code's hook is written with "onFailure": "block": Claude Code 2.1.295
@@ -114,7 +129,7 @@ function parse(argv: string[], install: boolean) {
   });
   if (host === undefined || host === '-h' || host === '--help') return { help: true as const };
   if (!HOSTS.includes(host as HostName)) throw new UsageError(`unknown host ${JSON.stringify(host)} (hosts: ${HOSTS.join(', ')})`);
-  const scope = (values.scope ?? (host === 'codex' ? 'user' : 'project')) as string;
+  const scope = (values.scope ?? (host === 'claude-code' ? 'project' : 'user')) as string;
   if (scope !== 'project' && scope !== 'local' && scope !== 'user' && scope !== 'managed') throw new UsageError(`--scope must be project, local, user or managed, not ${JSON.stringify(scope)}`);
   // Said before anything else is checked: there is no such place to install to.
   try {
@@ -177,18 +192,24 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
   // Project settings are shared with whoever clones the project: there the hook names toolgate inside the project, through
   // CLAUDE_PROJECT_DIR, and the node on PATH (toolgate's own refuses an old one, which blocks the call); elsewhere this machine's paths.
   const entry = toolgateEntry();
-  const portable = host === 'claude-code' && scope === 'project' ? portableEntry({ cwd: io.cwd, entry }) : undefined;
+  // (Gemini CLI sets CLAUDE_PROJECT_DIR for its hooks too, for compatibility.)
+  const portable = (host === 'claude-code' || host === 'gemini') && scope === 'project' ? portableEntry({ cwd: io.cwd, entry }) : undefined;
   const command = portable === undefined ? hookCommandLine([process.execPath, entry, ...commandArgs]) : `${portable.node} ${portable.entry} ${hookCommandLine(commandArgs)}`;
   const target = values.http === true ? { url: httpUrl() } : { command };
-  if (host === 'claude-code' && scope === 'project' && (portable === undefined || typeof values.policy === 'string') && values.http !== true) {
+  if ((host === 'claude-code' || host === 'gemini') && scope === 'project' && (portable === undefined || typeof values.policy === 'string') && values.http !== true) {
     io.stderr.write(
-      `toolgate install: note: ${path.join('.claude', 'settings.json')} is shared with whoever clones this project, and this hook names paths of this machine (${sanitizeTerminalText(portable === undefined ? entry : String(values.policy))}): ` +
-        'with it, their Claude Code blocks every call. For a hook of your own, install with --scope local (.claude/settings.local.json); for one the project shares, add toolgate to it (npm i -D toolgate) and install from there without --policy\n',
+      `toolgate install: note: ${path.join(host === 'gemini' ? '.gemini' : '.claude', 'settings.json')} is shared with whoever clones this project, and this hook names paths of this machine (${sanitizeTerminalText(portable === undefined ? entry : String(values.policy))}): ` +
+        (host === 'gemini'
+          ? 'with it, their Gemini CLI blocks every call. For a hook of your own, install with --scope user (~/.gemini/settings.json); for one the project shares, add toolgate to it (npm i -D toolgate) and install from there without --policy\n'
+          : 'with it, their Claude Code blocks every call. For a hook of your own, install with --scope local (.claude/settings.local.json); for one the project shares, add toolgate to it (npm i -D toolgate) and install from there without --policy\n'),
     );
   }
   const handler = toolgateHandler({ host, target, timeoutSeconds: hostTimeout, ...(approver === 'server' ? { inbox: String(values.server).replace(/\/+$/, '') } : {}) });
   // A hook another settings file turns off here would not run: said, and nothing written.
-  const switches = hookSwitches({ host, scope, cwd: io.cwd, env: io.env });
+  const found = hookSwitches({ host, scope, cwd: io.cwd, env: io.env, command });
+  // Gemini CLI's trust is of a folder: the hook still runs in the folders it trusts, so this one is said, not refused.
+  for (const untrusted of found.filter((entry) => entry.key === GEMINI_FOLDER_TRUST)) io.stderr.write(`toolgate install: note: ${sanitizeTerminalText(untrusted.detail, { collapse: true })}\n`);
+  const switches = found.filter((entry) => entry.key !== GEMINI_FOLDER_TRUST);
   if (switches.length > 0) {
     const said = switches.map((found) => `${found.file} sets ${found.key} (${found.detail})`).join('; ');
     io.stderr.write(`toolgate install: ${sanitizeTerminalText(said, { collapse: true })}: a hook installed ${scope === 'managed' ? 'in managed settings' : `with --scope ${scope}`} would not run here. ${host === 'claude-code' && scope !== 'managed' ? 'Remove the key, or install with --scope managed (as root), which only managed settings reach' : 'Remove the key first'}\n`);
