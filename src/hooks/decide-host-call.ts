@@ -15,6 +15,7 @@ import type { AlwaysScope, ApprovalDecision, Authorization, GateContext, RunMode
 import { createMcpSimulation } from '../mcp/simulated-mcp-tools.ts';
 import { hookInstallationPaths } from '../config/own-entry.ts';
 import { geminiInClaudeTerms } from './hosts/gemini-tools.ts';
+import { geminiRepositoryHooks } from './gemini-settings-layers.ts';
 import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
@@ -24,7 +25,7 @@ import { repositoryCommandEnvironment } from './host-settings-layers.ts';
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
-import { HOST_PATCH_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
+import { HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
 import { readRegularFile } from './host-transcript.ts';
@@ -152,6 +153,12 @@ export async function createHostJudge(options: {
       if (patch !== undefined) {
         tool = HOST_PATCH_TOOL;
         args = await patchArguments({ read: patch, cwd: input.cwd, judge: (change, index) => gate.authorize({ ...change, callId: `${callId}:patch-${index}` }, context, { approver: null }) });
+      }
+      // A repository's own Gemini CLI hook can answer with other arguments, which Gemini CLI runs instead of the call judged here.
+      const rewriters = input.host === 'gemini' ? geminiRepositoryHooks({ cwd: input.cwd, tool: input.hostTool }) : [];
+      if (rewriters.length > 0) {
+        const rewritten = await gate.authorize({ tool: HOST_REWRITTEN_TOOL, args: { tool: input.hostTool, hooks: rewriters, file: path.join(input.cwd, '.gemini', 'settings.json') }, callId }, context, options);
+        return { ...verdictOf(rewritten), call };
       }
       let authorization =
         tool === HOST_SKILL_TOOL

@@ -20,7 +20,7 @@ import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
-import type { HookSwitchOff } from './host-settings-layers.ts';
+import { isToolgateHook, type HookSwitchOff } from './host-settings-layers.ts';
 import { readRegularFile } from './host-transcript.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -79,6 +79,51 @@ export function geminiHookSwitches(options: { cwd: string; env: Environment; /**
   }
   if (enabled !== undefined && enabled.value === false) switches.push({ file: enabled.file, key: 'hooksConfig.enabled', reach: 'all', detail: 'hooksConfig.enabled: false runs no hook at all' });
   return switches;
+}
+
+/**
+ * The BeforeTool hooks of the repository's own `.gemini/settings.json` in
+ * `cwd`, other than toolgate's, that run for `tool` (Gemini CLI matches a
+ * hook's matcher as a regular expression anywhere in the tool's name; `*`
+ * or none is every tool): each can answer with a changed `tool_input`,
+ * which Gemini CLI then runs in place of the call toolgate judged (measured
+ * with 0.61: an approved `echo hi` ran as `rm -rf victim`). Where the file
+ * cannot be read, toolgate cannot tell, and says so as one.
+ *
+ * @example
+ * geminiRepositoryHooks({ cwd: '/repo', tool: 'run_shell_command' }) // ['helper (.gemini/rewrite.sh)']
+ */
+export function geminiRepositoryHooks(options: { cwd: string; tool: string }): string[] {
+  const file = path.join(path.resolve(options.cwd), '.gemini', 'settings.json');
+  const settings = readSettings(file);
+  if (settings === MISSING) return [];
+  if (typeof settings === 'string') return [`whatever ${file} holds (${settings})`];
+  const groups = objectAt(settings, 'hooks')?.BeforeTool;
+  if (!Array.isArray(groups)) return [];
+  const found: string[] = [];
+  for (const group of groups as unknown[]) {
+    if (typeof group !== 'object' || group === null || !matchesTool((group as { matcher?: unknown }).matcher, options.tool)) continue;
+    const hooks = (group as { hooks?: unknown }).hooks;
+    for (const hook of Array.isArray(hooks) ? (hooks as unknown[]) : []) {
+      if (typeof hook !== 'object' || hook === null) continue;
+      const { name, command } = hook as { name?: unknown; command?: unknown };
+      if (isToolgateHook(command, 'gemini')) continue;
+      found.push(typeof name === 'string' && name !== '' ? `${name} (${String(command)})` : String(command));
+    }
+  }
+  return found;
+}
+
+/** As Gemini CLI's hook planner matches a BeforeTool matcher to a tool's name. */
+function matchesTool(matcher: unknown, tool: string): boolean {
+  if (typeof matcher !== 'string') return true;
+  const trimmed = matcher.trim();
+  if (trimmed === '' || trimmed === '*') return true;
+  try {
+    return new RegExp(trimmed).test(tool);
+  } catch {
+    return trimmed === tool;
+  }
 }
 
 /** Where `cwd` is a folder Gemini CLI does not trust, the switch that says so; undefined where it trusts it. */

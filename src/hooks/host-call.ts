@@ -74,6 +74,8 @@ export const HOST_PATCH_TOOL = 'apply_patch';
 export const HOST_SKILL_TOOL = 'skill';
 /** The tool of `toolgate doctor`'s probe call: toolgate serve answers it at once (denied: nothing runs), so a probe never waits in the inbox. */
 export const DOCTOR_PROBE_TOOL = 'toolgate_doctor_probe';
+/** A call another hook of the host's, from the repository's own settings, can change after toolgate judged it (Gemini CLI's BeforeTool `tool_input`): blocked. */
+export const HOST_REWRITTEN_TOOL = 'host_hook_rewrites';
 /** A host's search through every file below a folder (Claude Code's Grep) that holds a file a zone hides: it asks. */
 export const HOST_SEARCH_TOOL = 'host_search';
 /** A command the host runs with a shell whose syntax is not bash's, in a form that shell reads differently: it asks. */

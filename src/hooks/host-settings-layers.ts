@@ -25,6 +25,11 @@ import { parse as parseToml } from 'smol-toml';
 import { readRegularFile } from './host-transcript.ts';
 import { isSensitiveVariable } from '../tools/shell/sensitive-variables.ts';
 
+/** Whether a hook command is toolgate's hook for `host` (what uninstall removes and install replaces). */
+export function isToolgateHook(command: unknown, host: string): boolean {
+  return typeof command === 'string' && new RegExp(`(^|[\\s'"/])toolgate(\\.js)?'?\\s+hook\\s+${host}(\\s|$)`).test(command);
+}
+
 /** The largest settings file read. */
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
 

@@ -8,7 +8,7 @@
  */
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import { blockCall, type ToolDeclaration } from '../core/tool-declaration.ts';
-import { AGENT_INTERNAL_TOOL, HOST_PATCH_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
+import { AGENT_INTERNAL_TOOL, HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
 
 /**
  * @example
@@ -101,6 +101,18 @@ export function hostTools(loaded: LoadedPolicy): ToolDeclaration[] {
         if (blocked !== undefined) return blockCall(`the patch ${blocked}`);
         if (asks === undefined || asks.length === 0) return null;
         return { tool: HOST_PATCH_TOOL, description: `Apply a patch (${files ?? ''}): ${asks.join('; ')}`, payload: { files, patch } };
+      },
+    },
+    {
+      name: HOST_REWRITTEN_TOOL,
+      description: "A call that another hook of the host's, from the repository's own settings, can change after toolgate judged it",
+      // Blocked, not asked: a person approving it would approve what toolgate saw, and the host would run what the other hook made of it.
+      checkApproval(call) {
+        const { tool, hooks, file } = call.args as { tool: string; hooks: string[]; file: string };
+        return blockCall(
+          `${file} adds its own BeforeTool hook for ${tool} (${hooks.join('; ')}), which can change the call after toolgate judged it, and the host would run what it made of it; ` +
+            'remove the hook from the repository\'s settings (or, if you trust it, move it to your own ~/.gemini/settings.json)',
+        );
       },
     },
     // Plans, to-do lists, sub-agents (whose own calls come through the hook too): nothing leaves the agent.

@@ -109,10 +109,7 @@ async function decide(options: RunHookOptions, ended: Ended): Promise<HookAnswer
         // The situation and who could decide; never a rule that allows the call: its author wanted a person asked.
         why: (request: { description: string }) =>
           `${dialect.title} cannot ask a person from its hook (${request.description}), so nobody who can approve it is reachable and it did not run. ` +
-          (dialect.name === 'gemini'
-            ? // No toolgate install gemini yet (issue 34): the hook's own options say where the inbox is.
-              "A person can decide such calls in toolgate serve's web inbox: run the hook with --approver server --server URL"
-            : `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``),
+          `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``,
       };
   // Loaded only here: the judge (policy parser, shell analysis, gate) is most of what a hook process loads, and one that forwards to the server needs none of it.
   const [{ createHostJudge }, { recordHostAnswers, rememberHostAsk }, log] = await Promise.all([import('./decide-host-call.ts'), import('./host-prompt-answers.ts'), openAuditLog(loaded)]);

@@ -80,9 +80,8 @@ describe('toolgate hook gemini', () => {
     const asked = await decide(beforeTool('run_shell_command', { command: 'make deploy' }));
     expect(asked.decision).toBe('deny');
     expect(asked.reason).toContain('Gemini CLI cannot ask a person from its hook');
-    // No toolgate install gemini yet: the answer names the hook's own option for the inbox.
-    expect(asked.reason).toContain('run the hook with --approver server --server URL');
-    expect(asked.reason).not.toContain('toolgate install gemini');
+    // Where a person could decide it: the inbox, through the hook toolgate install writes.
+    expect(asked.reason).toContain('install the hook with `toolgate install gemini --approver server --server URL`');
   });
 
   it('judges its file tools by the zones: reads, writes, edits (as the write they make), listings and searches', async () => {
