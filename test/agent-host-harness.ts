@@ -47,6 +47,7 @@ export const HOST_CLIS = {
   'claude-code': path.join(ROOT, 'test/hosts/node_modules/.bin/claude'),
   codex: path.join(ROOT, 'test/hosts/node_modules/.bin/codex'),
   gemini: path.join(ROOT, 'test/hosts/node_modules/.bin/gemini'),
+  copilot: path.join(ROOT, 'test/hosts/node_modules/.bin/copilot'),
 } as const;
 
 /** `toolgate hook <host> ...` as `toolgate install` writes it (`|| exit 2` after it), run from this checkout on the pinned Node. */

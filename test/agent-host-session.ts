@@ -25,7 +25,7 @@ import { anthropicMessages, openAIResponses, type WireFormat } from './provider-
 export interface HostSessionSpec {
   /** Claude Code: the hook's statusMessage (what toolgate install writes with --approver server). */
   statusMessage?: string;
-  host: 'claude-code' | 'codex' | 'gemini';
+  host: 'claude-code' | 'codex' | 'gemini' | 'copilot';
   /** The CLI's executable. */
   cli: string;
   /** The project the CLI works in. */
@@ -117,7 +117,7 @@ const geminiGenerateContent: Pick<WireFormat, 'turn'> = {
   },
 };
 
-const FORMATS: Record<HostSessionSpec['host'], Pick<WireFormat, 'turn'>> = { 'claude-code': anthropicMessages, codex: openAIResponses, gemini: geminiGenerateContent };
+const FORMATS: Record<HostSessionSpec['host'], Pick<WireFormat, 'turn'>> = { 'claude-code': anthropicMessages, codex: openAIResponses, gemini: geminiGenerateContent, copilot: anthropicMessages };
 
 /** The `functionResponse` parts of a Gemini request, in order. */
 function geminiResults(body: Record<string, unknown>): unknown[] {
@@ -208,7 +208,7 @@ async function main(specFile: string): Promise<void> {
     spec.hook = spec.hook.replaceAll('{BLACKHOLE}', blackHoleUrl);
     if (spec.httpUrl !== undefined) spec.httpUrl = spec.httpUrl.replaceAll('{BLACKHOLE}', blackHoleUrl);
   }
-  const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port, served?.url) : spec.host === 'gemini' ? geminiSetup(spec, port) : codexSetup(spec, port);
+  const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port, served?.url) : spec.host === 'gemini' ? geminiSetup(spec, port) : spec.host === 'copilot' ? copilotSetup(spec, port) : codexSetup(spec, port);
   // The hook's token for toolgate serve (`--approver server`), whether or not a server runs here.
   env.TOOLGATE_TOKEN = SERVE_TOKEN;
   // Given up when the CLI exits: nothing waits for an approval then, and the card it never showed is worth reporting at once.
@@ -441,6 +441,36 @@ function geminiSetup(spec: HostSessionSpec, port: number): { args: string[]; env
     NO_PROXY: '127.0.0.1,localhost',
   };
   return { args: ['-p', spec.prompt, '--output-format', 'json', '-m', 'gemini-2.5-flash', '--approval-mode', 'yolo'], env };
+}
+
+/**
+ * GitHub Copilot CLI 1.0.102: its own provider (BYOK) speaking Anthropic's
+ * Messages to loopback, offline (no GitHub, no telemetry, no update), the
+ * hook in `$COPILOT_HOME/hooks/` (where it reads hooks headless; a
+ * repository's `.github/hooks` it ignores with `-p`) under `preToolUse`,
+ * its timeout in seconds; every tool allowed by Copilot itself, so the hook
+ * is the only gate. With `installedHooks`, the hook files are the ones
+ * `toolgate install copilot` wrote there.
+ */
+function copilotSetup(spec: HostSessionSpec, port: number): { args: string[]; env: NodeJS.ProcessEnv } {
+  const copilotHome = path.join(spec.home, '.copilot');
+  mkdirSync(path.join(copilotHome, 'hooks'), { recursive: true });
+  if (spec.installedHooks !== true) {
+    writeFileSync(path.join(copilotHome, 'hooks', 'toolgate.json'), JSON.stringify({ version: 1, hooks: { preToolUse: [{ type: 'command', bash: spec.hook, timeoutSec: spec.hookTimeoutSeconds }] } }, null, 2));
+  }
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: spec.home,
+    COPILOT_HOME: copilotHome,
+    COPILOT_OFFLINE: 'true',
+    COPILOT_AUTO_UPDATE: 'false',
+    COPILOT_PROVIDER_BASE_URL: `http://127.0.0.1:${port}`,
+    COPILOT_PROVIDER_TYPE: 'anthropic',
+    COPILOT_PROVIDER_API_KEY: 'dummy-key',
+    COPILOT_MODEL: 'claude-sonnet-4.5',
+    NO_PROXY: '127.0.0.1,localhost',
+  };
+  return { args: ['-p', spec.prompt, '--output-format', 'json', '--disable-client-telemetry', '--no-ask-user', '--allow-all-tools'], env };
 }
 
 if (import.meta.main) await main(process.argv[2]!);

@@ -15,6 +15,7 @@ import type { AlwaysScope, ApprovalDecision, Authorization, GateContext, RunMode
 import { createMcpSimulation } from '../mcp/simulated-mcp-tools.ts';
 import { hookInstallationPaths } from '../config/own-entry.ts';
 import { geminiInClaudeTerms } from './hosts/gemini-tools.ts';
+import { copilotInClaudeTerms } from './hosts/copilot-tools.ts';
 import { geminiRepositoryHooks } from './gemini-settings-layers.ts';
 import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
@@ -63,8 +64,9 @@ export interface HostJudge {
   close(): Promise<void>;
 }
 
-/** A host's call in toolgate's terms: Gemini CLI's tools are the same acts as Claude Code's under other names (Codex shares Claude Code's). */
+/** A host's call in toolgate's terms: Gemini CLI's and Copilot CLI's tools are the same acts as Claude Code's under other names (Codex shares Claude Code's). */
 function toolgateCallIn(input: HostInput, readText: (file: string) => string | undefined): ToolgateCall {
+  if (input.host === 'copilot') return toolgateCallOf({ ...copilotInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd }), readText });
   if (input.host !== 'gemini') return toolgateCallOf({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd, readText });
   const mapped = geminiInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd });
   return 'call' in mapped ? mapped.call : toolgateCallOf({ ...mapped, readText });

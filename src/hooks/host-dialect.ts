@@ -131,3 +131,19 @@ export function loginShell(): string | undefined {
     return undefined;
   }
 }
+
+/** Where `name` is on PATH, as the host's spawn finds it; undefined where it is not (the command's shell is then not known). */
+export function onPath(name: string, searchPath: string | undefined): string | undefined {
+  const { accessSync, constants } = process.getBuiltinModule('node:fs');
+  for (const directory of (searchPath ?? '').split(':')) {
+    if (!directory.startsWith('/')) continue;
+    const candidate = `${directory.replace(/\/+$/, '')}/${name}`;
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}

@@ -20,7 +20,7 @@ import { GEMINI_HOOK_NAME, geminiDirectory, geminiHookSwitches } from './gemini-
 export type InstallScope = 'project' | 'local' | 'user' | 'managed';
 
 /** The event each host calls its hook before a tool runs: the list in `hooks` toolgate's entry goes in. */
-const HOOK_EVENT: Readonly<Record<HostName, 'PreToolUse' | 'BeforeTool'>> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', gemini: 'BeforeTool' };
+const HOOK_EVENT: Readonly<Record<HostName, 'PreToolUse' | 'BeforeTool' | 'preToolUse'>> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', gemini: 'BeforeTool', copilot: 'preToolUse' };
 
 /** Where the host reads its PreToolUse hooks for `scope`. Throws for a scope the host has not. */
 export function hostConfigFile(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>> }): string {
@@ -84,7 +84,7 @@ export interface HookHandler {
  * answers are the only guard. Codex has no such setting (0.171), and its
  * hooks.json is read strictly: nothing is added there.
  */
-export const HOST_BLOCKS_ON_FAILURE: Readonly<Record<HostName, { onFailure: 'block' } | undefined>> = { 'claude-code': { onFailure: 'block' }, codex: undefined, gemini: undefined };
+export const HOST_BLOCKS_ON_FAILURE: Readonly<Record<HostName, { onFailure: 'block' } | undefined>> = { 'claude-code': { onFailure: 'block' }, codex: undefined, gemini: undefined, copilot: undefined };
 
 /**
  * The handler toolgate installs: its command hook, or (Claude Code) an
@@ -403,6 +403,7 @@ const PROBE_ANSWERED: Readonly<Record<HostName, RegExp>> = {
   'claude-code': /"permissionDecision"\s*:\s*"(allow|deny|ask)"/,
   codex: /"permissionDecision"\s*:\s*"(allow|deny|ask)"/,
   gemini: /"decision"\s*:\s*"(allow|deny|block)"/,
+  copilot: /"permissionDecision"\s*:\s*"(allow|deny|ask)"/,
 };
 
 /** What a program wrote on stderr, on one line and not too long. */

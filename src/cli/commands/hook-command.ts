@@ -1,17 +1,15 @@
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { DOCTOR_PROBE_TOOL } from '../../hooks/host-call.ts';
+import { HOST_DIALECTS } from '../../hooks/hosts/host-dialects.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostDialect } from '../../hooks/host-dialect.ts';
-import { claudeCode } from '../../hooks/hosts/claude-code.ts';
-import { codex } from '../../hooks/hosts/codex.ts';
-import { gemini } from '../../hooks/hosts/gemini.ts';
 import { runHook } from '../../hooks/run-hook.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { RUN_MODE_OPTIONS, runModeFrom, runModeHelp } from '../run-mode-options.ts';
 
-const HOSTS: Record<string, HostDialect> = { 'claude-code': claudeCode, codex, gemini };
+const HOSTS: Readonly<Record<string, HostDialect>> = HOST_DIALECTS;
 /** A day: the longest a hook is waited for that a timer can count (and longer than any host's own limit). */
 const MAX_TIMEOUT_SECONDS = 86_400;
 
@@ -33,6 +31,8 @@ Hosts:
   codex         OpenAI Codex CLI: hooks.PreToolUse in $CODEX_HOME/hooks.json
   gemini        Gemini CLI: hooks.BeforeTool in .gemini/settings.json (or
                 ~/.gemini/settings.json), with hooksConfig.enabled: true
+  copilot       GitHub Copilot CLI: hooks.preToolUse in a hooks file of
+                $COPILOT_HOME/hooks/ (~/.copilot/hooks/toolgate.json)
 
 Options:
   --policy FILE       the policy (default: the project's toolgate.yaml, .yml or
@@ -164,7 +164,8 @@ export async function runHookCommand(argv: string[], io: CliIo, options: { /** T
       if (policyFlag !== undefined) return (await import('../../config/load-policy-file.ts')).loadPolicyFile(policyFlag, { cwd });
       // One hook for every project: the project's trusted policy, else the user's, found from where the host's session began
       // (Claude Code: CLAUDE_PROJECT_DIR; Codex: its rollout's first line), not the call's directory, which the model chooses.
-      // (Gemini CLI: GEMINI_PROJECT_DIR, the project root it was started in.)
+      // (Gemini CLI: GEMINI_PROJECT_DIR, the project root it was started in. Copilot CLI: the call's cwd is the session's, where
+      // each of its commands starts.)
       const absolute = (value: string | undefined) => (value !== undefined && path.isAbsolute(value) ? value : undefined);
       const began =
         dialect.name === 'claude-code'

@@ -13,7 +13,7 @@
  */
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { absoluteDirectory, describe, HostInputError } from '../host-call.ts';
-import { blockingExit, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
+import { blockingExit, onPath, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
 
 export const gemini: HostDialect = {
   name: 'gemini',
@@ -72,21 +72,6 @@ function mcpName(tool: string, context: unknown): string | undefined {
   return `mcp__${server}__${name}`;
 }
 
-/** Where `name` is on PATH, as the host's spawn finds it; undefined where it is not (the command's shell is then not known). */
-function onPath(name: string, searchPath: string | undefined): string | undefined {
-  const { accessSync, constants } = process.getBuiltinModule('node:fs');
-  for (const directory of (searchPath ?? '').split(':')) {
-    if (!directory.startsWith('/')) continue;
-    const candidate = `${directory.replace(/\/+$/, '')}/${name}`;
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
-}
 
 function beforeToolAnswer(decision: 'allow' | 'deny', reason: string): HookAnswer {
   // The reason quotes the call (a model wrote it), and Gemini CLI shows it in a terminal: every control, escape and bidi character written out inert.

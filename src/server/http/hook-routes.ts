@@ -7,22 +7,20 @@
  */
 import type { Hono } from 'hono';
 import { preToolUseAnswer, type HostDialect } from '../../hooks/host-dialect.ts';
-import { claudeCode } from '../../hooks/hosts/claude-code.ts';
-import { codex } from '../../hooks/hosts/codex.ts';
-import { gemini } from '../../hooks/hosts/gemini.ts';
+import { HOST_DIALECTS } from '../../hooks/hosts/host-dialects.ts';
 import type { Logger } from '../log.ts';
 import type { RunService } from '../run-service.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { principalOf } from './run-routes.ts';
 import type { ServerEnv } from './server-env.ts';
 
-export const HOOK_HOSTS: Readonly<Record<string, HostDialect>> = { 'claude-code': claudeCode, codex, gemini };
+export const HOOK_HOSTS: Readonly<Record<string, HostDialect>> = HOST_DIALECTS;
 
 /** The largest host input read: a Write of a big file is large, but not this large. */
 const MAX_HOOK_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
- * The denial a host reads for a request the server refuses: PreToolUse's (Claude Code's and Codex's, also where no host
+ * The denial a host reads for a request the server refuses: PreToolUse's (Claude Code's, Codex's and Copilot CLI's, also where no host
  * is known), or Gemini CLI's BeforeTool answer, which is the only one it reads (it would run the call on any other).
  */
 export function hookRefusal(reason: string, dialect?: HostDialect): unknown {

@@ -1,0 +1,81 @@
+/**
+ * `toolgate hook copilot` in front of the real GitHub Copilot CLI (pinned in
+ * test/hosts), headless in a loopback-only network namespace, with its own
+ * Anthropic-compatible provider pointed at a scripted model (issue 34): a
+ * blocked command never runs and the model reads why; an allowed one runs
+ * once; a call that needs a person is left to Copilot CLI's own prompt
+ * (headless, it denies, saying it could not ask); a file created outside the
+ * zones is blocked; and toolgate failing blocks the call, where Copilot CLI
+ * would run it after a hook that answers nothing it can read.
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HostSessionResult } from './agent-host-session.ts';
+import { HOST_TEST_POLICY, hookCommand, hostProject, runHostSession, type HostProject } from './agent-host-harness.ts';
+
+let cleanup: Array<() => void> = [];
+afterEach(() => {
+  for (const step of cleanup.reverse()) step();
+  cleanup = [];
+});
+
+function project(files: Record<string, string> = {}): HostProject {
+  const created = hostProject({ policy: HOST_TEST_POLICY, files });
+  cleanup.push(() => rmSync(path.dirname(created.directory), { recursive: true, force: true }));
+  return created;
+}
+
+function expectOffline(result: HostSessionResult): void {
+  expect(result.timedOut, `the session timed out: ${result.stderr.slice(-2000)}`).toBe(false);
+  expect(result.outsideConnects, 'connections to other machines').toEqual([]);
+  expect(result.requests.length, result.stderr.slice(-2000)).toBeGreaterThanOrEqual(2);
+}
+
+const bash = (command: string) => ({ name: 'bash', input: { command, description: 'run it' } });
+
+describe('toolgate hook copilot, in front of the real GitHub Copilot CLI', () => {
+  it('a blocked rm -rf never runs, and its reason reaches the model; an allowed command runs once', { timeout: 120_000 }, async () => {
+    const blockedProject = project({ 'victim/keep.txt': 'keep\n' });
+    const blocked = await runHostSession({ host: 'copilot', project: blockedProject, call: bash('rm -rf victim') });
+    expectOffline(blocked);
+    expect(existsSync(path.join(blockedProject.directory, 'victim/keep.txt'))).toBe(true);
+    expect(blocked.toolResult).toContain('rm is blocked in this project');
+
+    const allowedProject = project();
+    const allowed = await runHostSession({ host: 'copilot', project: allowedProject, call: bash('echo ran >> ran.txt') });
+    expectOffline(allowed);
+    expect(readFileSync(path.join(allowedProject.directory, 'ran.txt'), 'utf8')).toBe('ran\n');
+  });
+
+  it("a call that needs a person goes to Copilot CLI's own prompt (headless: denied, and it does not run); a file created outside the zones is blocked; a view of a folder is a listing", { timeout: 120_000 }, async () => {
+    const asking = project();
+    const asked = await runHostSession({ host: 'copilot', project: asking, call: bash('touch made-by-make.txt && make --version') });
+    expectOffline(asked);
+    expect(existsSync(path.join(asking.directory, 'made-by-make.txt'))).toBe(false);
+    expect(asked.toolResult).toMatch(/unable to ask user/i);
+
+    const writing = project();
+    const outside = path.join(path.dirname(writing.directory), 'escaped.txt');
+    const written = await runHostSession({ host: 'copilot', project: writing, call: { name: 'create', input: { path: outside, file_text: 'escaped\n' } } });
+    expectOffline(written);
+    expect(existsSync(outside)).toBe(false);
+    expect(written.toolResult).toContain('toolgate');
+
+    const viewing = project({ 'src/a.txt': 'a\n' });
+    const viewed = await runHostSession({ host: 'copilot', project: viewing, call: { name: 'view', input: { path: path.join(viewing.directory, 'src') } } });
+    expectOffline(viewed);
+    expect(viewed.toolResult).toContain('a.txt');
+  });
+
+  it('toolgate failing (an invalid policy) blocks the call, which Copilot CLI runs after an answer it cannot read', { timeout: 120_000 }, async () => {
+    const broken = project({ 'victim/keep.txt': 'keep\n' });
+    writeFileSync(broken.policyFile, 'version: 1\nshell: { rules: [ { match: rm, decision: sometimes } ] }\n');
+    const result = await runHostSession({ host: 'copilot', project: broken, call: bash('rm -rf victim'), hook: hookCommand('copilot', ['--policy', broken.policyFile]) });
+    expectOffline(result);
+    expect(existsSync(path.join(broken.directory, 'victim/keep.txt'))).toBe(true);
+    // Exit 2 blocks, and the denial printed with it is what the model reads.
+    expect(result.toolResult).toContain('toolgate.yaml:2:42: shell.rules[0].decision');
+    expect(result.toolResult).toContain('the call is blocked');
+  });
+});
