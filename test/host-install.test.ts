@@ -672,3 +672,44 @@ describe('toolgate install / uninstall / doctor gemini (issue 34)', () => {
     expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('Gemini CLI reads hooks from ~/.gemini/settings.json (--scope user)') });
   });
 });
+
+describe('toolgate install / uninstall / doctor copilot (issue 34)', () => {
+  it('writes $COPILOT_HOME/hooks/toolgate.json, a file of its own, once the hook answers; doctor says live; the real Copilot CLI is blocked and allowed by it; uninstall removes what install made; other scopes are refused', { timeout: 120_000 }, async () => {
+    const where = hostProject({ policy: POLICY, files: { 'victim/keep.txt': 'keep\n' } });
+    directories.push(path.dirname(where.directory));
+    const copilotHome = path.join(where.home, '.copilot');
+    const env = { ...homeEnvironment(where.home), COPILOT_HOME: copilotHome };
+    expect((await runCli(['trust'], { cwd: where.directory, env })).code).toBe(0);
+    const installed = await runCli(['install', 'copilot'], { cwd: where.directory, env });
+    expect(installed.code, installed.stderr).toBe(0);
+    const file = path.join(copilotHome, 'hooks', 'toolgate.json');
+    expect(installed.stdout).toMatch(new RegExp(`wrote ${file.replaceAll('.', '\\.')}; a probe call was answered in \\d+ ms \\(budget 600 s\\)`));
+    expect(settingsOf(file)).toEqual({ version: 1, hooks: { preToolUse: [{ type: 'command', bash: expect.stringMatching(/toolgate\.js hook copilot --timeout 600 \|\| exit 2$/), timeoutSec: 600 }] } });
+    expect((await runCli(['install', 'copilot'], { cwd: where.directory, env })).stdout).toContain('already has this hook');
+    expect((await runCli(['doctor'], { cwd: where.directory, env })).stdout).toMatch(/copilot\s+live: .*toolgate\.json: a probe call was answered/);
+
+    const blocked = await runHostSession({ host: 'copilot', project: where, call: { name: 'bash', input: { command: 'rm -rf victim', description: 'clean up' } }, installedHooks: true });
+    expect(blocked.toolResult).toContain('rm is blocked in this project');
+    expect(existsSync(path.join(where.directory, 'victim/keep.txt'))).toBe(true);
+    const allowed = await runHostSession({ host: 'copilot', project: where, call: { name: 'bash', input: { command: 'echo ran >> calls.log', description: 'log' } }, installedHooks: true });
+    expect(allowed.outsideConnects).toEqual([]);
+    expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
+
+    // A hook that would block every call is not written: the policy gone.
+    const moved = `${where.policyFile}.away`;
+    writeFileSync(moved, readFileSync(where.policyFile));
+    rmSync(where.policyFile);
+    expect((await runCli(['doctor'], { cwd: where.directory, env })).stdout).toMatch(/copilot\s+BLOCKS EVERY CALL/);
+    writeFileSync(where.policyFile, readFileSync(moved));
+
+    const removed = await runCli(['uninstall', 'copilot'], { cwd: where.directory, env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain('which toolgate install had created');
+    // The file and the hooks folder go; the home stays, with what Copilot CLI itself keeps there.
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(path.dirname(file))).toBe(false);
+    expect(existsSync(copilotHome)).toBe(true);
+    const refused = await runCli(['install', 'copilot', '--scope', 'project'], { cwd: where.directory, env });
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining("not from a repository's .github/hooks: use --scope user") });
+  });
+});

@@ -19,7 +19,12 @@ import { GEMINI_HOOK_NAME, geminiDirectory, geminiHookSwitches } from './gemini-
 
 export type InstallScope = 'project' | 'local' | 'user' | 'managed';
 
-/** The event each host calls its hook before a tool runs: the list in `hooks` toolgate's entry goes in. */
+/**
+ * The event each host calls its hook before a tool runs: the list in
+ * `hooks` toolgate's entry goes in. Its entries are `{matcher, hooks:
+ * [handlers]}` groups, but for Copilot CLI, whose list holds the handlers
+ * themselves (`groupsIn` and `entriesOf` read and write both the same way).
+ */
 const HOOK_EVENT: Readonly<Record<HostName, 'PreToolUse' | 'BeforeTool' | 'preToolUse'>> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', gemini: 'BeforeTool', copilot: 'preToolUse' };
 
 /** Where the host reads its PreToolUse hooks for `scope`. Throws for a scope the host has not. */
@@ -35,6 +40,11 @@ export function hostConfigFile(options: { host: HostName; scope: InstallScope; c
     if (options.scope === 'project') return path.join(options.cwd, '.gemini', 'settings.json');
     if (options.scope === 'user') return path.join(geminiDirectory(options.env), 'settings.json');
     throw new HostConfigError('Gemini CLI reads hooks from ~/.gemini/settings.json (--scope user) and a project\'s .gemini/settings.json (--scope project)');
+  }
+  if (options.host === 'copilot') {
+    // Headless (-p), Copilot CLI ignores a repository's .github/hooks (measured with 1.0.102): its home's hooks folder is what it reads.
+    if (options.scope !== 'user') throw new HostConfigError("GitHub Copilot CLI run headless reads hooks only from $COPILOT_HOME/hooks/ (~/.copilot/hooks), not from a repository's .github/hooks: use --scope user");
+    return path.join(options.env.COPILOT_HOME ?? path.join(home, '.copilot'), 'hooks', 'toolgate.json');
   }
   if (options.scope !== 'user') throw new HostConfigError('Codex reads its hooks from $CODEX_HOME/hooks.json only: use --scope user');
   return path.join(options.env.CODEX_HOME ?? path.join(home, '.codex'), 'hooks.json');
@@ -64,7 +74,23 @@ export class HostConfigError extends Error {
 /** Whether a handler is toolgate's for `host`: its command hook, or an `http` hook posting to toolgate serve's `/hooks/<host>`. */
 export function isToolgateHandler(handler: HookHandler, host: HostName): boolean {
   if (handler.type === 'http') return typeof handler.url === 'string' && new RegExp(`/hooks/${host}(\\?|$)`).test(handler.url);
-  return isToolgateHook(handler.command, host);
+  return isToolgateHook(commandOf(handler), host);
+}
+
+/** A command handler's command line (Copilot CLI's is under `bash`). */
+function commandOf(handler: HookHandler): unknown {
+  return handler.command ?? handler.bash;
+}
+
+/** The groups of `host`'s event in `config` (Copilot CLI's handlers, as one group for every tool). */
+function groupsIn(config: Record<string, unknown>, host: HostName): HookGroup[] {
+  const entries = (config.hooks as Record<string, unknown[] | undefined> | undefined)?.[HOOK_EVENT[host]] ?? [];
+  return host === 'copilot' ? (entries.length === 0 ? [] : [{ matcher: '*', hooks: entries as HookHandler[] }]) : (entries as HookGroup[]);
+}
+
+/** The event's list as `host` writes it, from groups. */
+function entriesOf(groups: readonly HookGroup[], host: HostName): unknown[] {
+  return host === 'copilot' ? groups.flatMap((group) => group.hooks ?? []) : [...groups];
 }
 
 export interface HookHandler {
@@ -106,6 +132,8 @@ export function toolgateHandler(options: { host: HostName; target: { command: st
   }
   // Gemini CLI names its hooks in its messages and in hooksConfig.disabled, and counts their timeout in milliseconds.
   if (host === 'gemini') return { name: GEMINI_HOOK_NAME, type: 'command', command: target.command, timeout: timeoutSeconds * 1000 };
+  // Copilot CLI names the command by the shell that runs it, and counts its timeout in seconds.
+  if (host === 'copilot') return { type: 'command', bash: target.command, timeoutSec: timeoutSeconds };
   return { type: 'command', command: target.command, timeout: timeoutSeconds, ...status, ...failClosed };
 }
 interface HookGroup {
@@ -140,8 +168,8 @@ function readConfig(file: string, text: string | undefined, host: HostName): Rec
   const pre = (hooks as Record<string, unknown> | undefined)?.[event];
   if (pre !== undefined && !Array.isArray(pre)) throw new HostConfigError(`${file}: "hooks.${event}" is not a list`);
   for (const [index, group] of ((pre as unknown[] | undefined) ?? []).entries()) {
-    if (typeof group !== 'object' || group === null || ((group as HookGroup).hooks !== undefined && !Array.isArray((group as HookGroup).hooks))) {
-      throw new HostConfigError(`${file}: "hooks.${event}[${index}]" is not a {matcher, hooks: [...]} object`);
+    if (host === 'copilot' ? typeof group !== 'object' || group === null || Array.isArray(group) : typeof group !== 'object' || group === null || ((group as HookGroup).hooks !== undefined && !Array.isArray((group as HookGroup).hooks))) {
+      throw new HostConfigError(`${file}: "hooks.${event}[${index}]" is not a ${host === 'copilot' ? '{type, bash, timeoutSec} object' : '{matcher, hooks: [...]} object'}`);
     }
   }
   return value as Record<string, unknown>;
@@ -150,12 +178,11 @@ function readConfig(file: string, text: string | undefined, host: HostName): Rec
 /** The config without toolgate's hook for `host`, and how many handlers were taken out (groups left empty by that go too). */
 function withoutToolgate(config: Record<string, unknown>, host: HostName): { config: Record<string, unknown>; removed: number } {
   const event = HOOK_EVENT[host];
-  const hooks = config.hooks as Record<string, HookGroup[] | undefined> | undefined;
-  const current = hooks?.[event];
-  if (hooks === undefined || current === undefined) return { config, removed: 0 };
+  const hooks = config.hooks as Record<string, unknown[] | undefined> | undefined;
+  if (hooks === undefined || hooks[event] === undefined) return { config, removed: 0 };
   let removed = 0;
   const groups: HookGroup[] = [];
-  for (const group of current) {
+  for (const group of groupsIn(config, host)) {
     const handlers = group.hooks ?? [];
     const kept = handlers.filter((handler) => !isToolgateHandler(handler, host));
     removed += handlers.length - kept.length;
@@ -163,7 +190,7 @@ function withoutToolgate(config: Record<string, unknown>, host: HostName): { con
     else if (kept.length > 0) groups.push({ ...group, hooks: kept });
   }
   const { [event]: _dropped, ...otherEvents } = hooks;
-  const nextHooks = groups.length > 0 ? { ...otherEvents, [event]: groups } : otherEvents;
+  const nextHooks = groups.length > 0 ? { ...otherEvents, [event]: entriesOf(groups, host) } : otherEvents;
   const { hooks: _hooks, ...rest } = config;
   return { config: Object.keys(nextHooks).length > 0 ? { ...rest, hooks: nextHooks } : rest, removed };
 }
@@ -199,8 +226,10 @@ export function planInstall(options: { file: string; text: string | undefined; h
   const config = readConfig(options.file, options.text, host);
   const { config: without, removed } = withoutToolgate(config, host);
   const hooks = (without.hooks as Record<string, unknown> | undefined) ?? {};
-  const groups = (hooks[event] as HookGroup[] | undefined) ?? [];
-  const next = { ...without, ...options.settings, hooks: { ...hooks, [event]: [...groups, { matcher: '*', hooks: [options.handler] }] } };
+  const groups = [...groupsIn(without, host), { matcher: '*', hooks: [options.handler] }];
+  // Copilot CLI's hooks files carry their format's version.
+  const version = host === 'copilot' && without.version === undefined ? { version: 1 } : {};
+  const next = { ...version, ...without, ...options.settings, hooks: { ...hooks, [event]: entriesOf(groups, host) } };
   const text = textOf({ config: next, host, before: options.text });
   const changed = options.text === undefined || JSON.stringify(config) !== JSON.stringify(next);
   return { text, changed, replaced: removed };
@@ -208,7 +237,10 @@ export function planInstall(options: { file: string; text: string | undefined; h
 
 /** The file's text without toolgate's hook for `host`; `removed` 0 when it had none. */
 export function planUninstall(options: { file: string; text: string | undefined; host: HostName }): { text: string; removed: number } {
-  const { config, removed } = withoutToolgate(readConfig(options.file, options.text, options.host), options.host);
+  const { config: left, removed } = withoutToolgate(readConfig(options.file, options.text, options.host), options.host);
+  // A Copilot CLI hooks file with no hook left holds nothing but the version install wrote.
+  const { version: _version, ...rest } = left;
+  const config = options.host === 'copilot' && Object.keys(rest).length === 0 ? rest : left;
   return { text: removed === 0 && options.text !== undefined ? options.text : textOf({ config, host: options.host, before: options.text }), removed };
 }
 
@@ -248,13 +280,13 @@ export async function checkHostHook(options: { host: HostName; file: string; sco
   } catch (error) {
     return [{ host, file, state: 'broken', detail: `${error instanceof Error ? error.message : String(error)}: the host cannot read its hooks` }];
   }
-  const groups = ((config.hooks as Record<string, HookGroup[] | undefined> | undefined)?.[HOOK_EVENT[host]] ?? []) as HookGroup[];
+  const groups = groupsIn(config, host);
   const handlers = groups.flatMap((group) => (group.hooks ?? []).filter((handler) => isToolgateHandler(handler, host)).map((handler) => ({ handler, matcher: group.matcher })));
   if (handlers.length === 0) return [{ host, file, state: 'none', detail: `no toolgate hook (toolgate install ${host})` }];
   const checks: HostHookCheck[] = [];
   for (const { handler, matcher } of handlers) {
     const http = handler.type === 'http';
-    const base = { host, file, command: String(http ? handler.url : handler.command) };
+    const base = { host, file, command: String(http ? handler.url : commandOf(handler)) };
     // Every tool, as each host writes it (Gemini CLI's matchers are regular expressions, where ".*" is every tool too).
     if (matcher !== '*' && matcher !== '' && matcher !== undefined && !(host === 'gemini' && matcher === '.*')) {
       checks.push({ ...base, state: 'broken', detail: `its matcher is ${JSON.stringify(matcher)}: tool calls it does not match never reach toolgate (use "*")` });
@@ -322,7 +354,7 @@ type HandlerCheck = {
  * if (probe.state !== 'live') refuse(probe.detail);
  */
 export function probeHandler(options: { host: HostName; file: string; handler: HookHandler; cwd: string; env?: Readonly<Record<string, string | undefined>>; probeLimitMs?: number }): Promise<HostHookCheck> {
-  const base = { host: options.host, file: options.file, command: String(options.handler.type === 'http' ? options.handler.url : options.handler.command) };
+  const base = { host: options.host, file: options.file, command: String(options.handler.type === 'http' ? options.handler.url : commandOf(options.handler)) };
   const check = { ...options, base, askTrust: false };
   return options.handler.type === 'http' ? checkHttpHandler(check) : checkCommandHandler(check);
 }
@@ -330,7 +362,7 @@ export function probeHandler(options: { host: HostName; file: string; handler: H
 /** A command hook: its program exists and runs, and a probe call is answered within its timeout (and, for Codex, Codex trusts it). */
 async function checkCommandHandler(options: HandlerCheck): Promise<HostHookCheck> {
   const { handler, base, host, file } = options;
-  const command = handler.command as string;
+  const command = commandOf(handler) as string;
   const timeoutSeconds = handlerTimeoutSeconds(handler, host);
   const program = firstWord(command);
   // A command that ends in `|| exit 2` blocks when its program is missing: the probe says so.
@@ -392,9 +424,10 @@ async function checkHttpHandler(options: HandlerCheck): Promise<HostHookCheck> {
   }
 }
 
-/** A hook's timeout in seconds: Gemini CLI counts it in milliseconds (default 60 s), the others in seconds (default 600). */
+/** A hook's timeout in seconds: Gemini CLI counts it in milliseconds (default 60 s), Copilot CLI in `timeoutSec` (default 30 s), the others in seconds (default 600). */
 function handlerTimeoutSeconds(handler: HookHandler, host: HostName): number {
   if (host === 'gemini') return typeof handler.timeout === 'number' ? handler.timeout / 1000 : 60;
+  if (host === 'copilot') return typeof handler.timeoutSec === 'number' ? handler.timeoutSec : 30;
   return typeof handler.timeout === 'number' ? handler.timeout : 600;
 }
 
@@ -480,6 +513,7 @@ function runProbe(options: { host: HostName; command: string; cwd: string; env: 
 /** The probe call, in the host's shape: a tool nobody has, which runs nothing. */
 function probeInput(cwd: string, host: HostName = 'claude-code'): string {
   if (host === 'gemini') return JSON.stringify({ session_id: 'toolgate-doctor', transcript_path: '', cwd, hook_event_name: 'BeforeTool', timestamp: new Date().toISOString(), tool_name: DOCTOR_PROBE_TOOL, tool_input: {} });
+  if (host === 'copilot') return JSON.stringify({ sessionId: 'toolgate-doctor', timestamp: Date.now(), cwd, toolName: DOCTOR_PROBE_TOOL, toolArgs: {} });
   return JSON.stringify({ session_id: 'toolgate-doctor', cwd, hook_event_name: 'PreToolUse', tool_name: DOCTOR_PROBE_TOOL, tool_input: {}, tool_use_id: 'toolgate-doctor-probe' });
 }
 
@@ -498,7 +532,7 @@ export function toolgateHandlerPositions(options: { file: string; text: string |
   } catch {
     return [];
   }
-  const groups = (config.hooks as Record<string, HookGroup[] | undefined> | undefined)?.[HOOK_EVENT[options.host]] ?? [];
+  const groups = groupsIn(config, options.host);
   return groups.flatMap((group, groupIndex) => (group.hooks ?? []).flatMap((handler, handlerIndex) => (isToolgateHandler(handler, options.host) ? [`${groupIndex}:${handlerIndex}`] : [])));
 }
 

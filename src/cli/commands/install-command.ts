@@ -16,7 +16,7 @@ import { toolgateEntry } from '../../config/own-entry.ts';
 import { hookArgs, hookSettingsFile, setHookArgs } from '../../hooks/hook-settings.ts';
 import { createdByInstall, forgetCreated, recordCreated } from '../../hooks/install-records.ts';
 
-const HOSTS: readonly HostName[] = ['claude-code', 'codex', 'gemini'];
+const HOSTS: readonly HostName[] = ['claude-code', 'codex', 'gemini', 'copilot'];
 
 export const INSTALL_HELP = `Usage:
   toolgate install <host> [--scope project|local|user|managed] [--policy FILE] [--timeout SECONDS] [--dry-run]
@@ -56,6 +56,11 @@ Hosts and where their hooks go:
                 false). It has no "ask" in a hook's answer: what the policy
                 would ask about is denied with the reason, or, with
                 --approver server, waits for a person in the inbox
+  copilot       $COPILOT_HOME/hooks/toolgate.json (~/.copilot/hooks), a file of
+                toolgate's own, as its preToolUse hook (timeoutSec); headless,
+                Copilot CLI reads hooks only there, not a repository's
+                .github/hooks. It asks its own user when the policy asks
+                (headless, it denies, saying so)
 
 Options:
   --scope S         project, local, user or managed (see above)
