@@ -68,6 +68,29 @@ describe('toolgate hook copilot, in front of the real GitHub Copilot CLI', () =>
     expect(viewed.toolResult).toContain('a.txt');
   });
 
+  it('--approver server: an ask approved in the web inbox (Chromium) runs exactly once, the card naming Copilot CLI; a server that is down blocks', { timeout: 150_000 }, async () => {
+    const where = project();
+    const result = await runHostSession({
+      host: 'copilot',
+      project: where,
+      call: bash('touch approved.txt; echo ran >> calls.log'),
+      hook: hookCommand('copilot', ['--approver', 'server', '--server', '{SERVER}', '--timeout', '55']),
+      hookTimeoutSeconds: 60,
+      server: { policyFile: where.policyFile, store: path.join(where.home, 'store.db'), approve: 'inbox' },
+      timeoutMs: 110_000,
+    });
+    expectOffline(result);
+    expect(result.inboxCard).toContain('Asked by GitHub Copilot CLI, session');
+    expect(result.inboxCard).toContain('touch approved.txt');
+    expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
+
+    const down = project();
+    const blocked = await runHostSession({ host: 'copilot', project: down, call: bash('echo ran >> calls.log'), hook: hookCommand('copilot', ['--approver', 'server', '--server', 'http://127.0.0.1:9', '--timeout', '30']) });
+    expectOffline(blocked);
+    expect(existsSync(path.join(down.directory, 'calls.log'))).toBe(false);
+    expect(blocked.toolResult).toContain('could not be reached');
+  });
+
   it('toolgate failing (an invalid policy) blocks the call, which Copilot CLI runs after an answer it cannot read', { timeout: 120_000 }, async () => {
     const broken = project({ 'victim/keep.txt': 'keep\n' });
     writeFileSync(broken.policyFile, 'version: 1\nshell: { rules: [ { match: rm, decision: sometimes } ] }\n');
