@@ -266,7 +266,7 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     expect(decisionOf(wrongToken.stdout)).toMatchObject({ permissionDecision: 'deny' });
     expect(decisionOf(wrongToken.stdout).permissionDecisionReason).toContain('invalid or revoked token');
     // Claude Code's http hook posts here itself: a refusal is still a 200 with a denial, which it obeys.
-    const unknownHost = await fetch(`${server.url}/hooks/cursor`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(shellInput(project, 'ls')) });
+    const unknownHost = await fetch(`${server.url}/hooks/windsurf`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(shellInput(project, 'ls')) });
     expect(unknownHost.status).toBe(200);
     expect(((await unknownHost.json()) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision).toBe('deny');
     const noToken = await fetch(`${server.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(shellInput(project, 'ls')) });
@@ -284,6 +284,13 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
       const answer = (await refused.json()) as Record<string, unknown>;
       expect(Object.keys(answer).sort()).toEqual(['decision', 'reason']);
       expect(answer).toMatchObject({ decision: 'deny', reason: expect.stringContaining('toolgate serve: ') });
+    }
+    // Cursor reads {permission, ...} (and goes on after anything else, unless failClosed): every refusal speaks it too.
+    const beforeShell = JSON.stringify({ conversation_id: 'c', generation_id: 'g', hook_event_name: 'beforeShellExecution', workspace_roots: [project.directory], command: 'ls', cwd: project.directory });
+    for (const [headers, body] of [[{ 'content-type': 'application/json' }, beforeShell], [{ authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' }, 'rm -rf /']] as const) {
+      const refused = await fetch(`${server.url}/hooks/cursor?timeout=5`, { method: 'POST', headers, body });
+      expect(refused.status).toBe(200);
+      expect(await refused.json()).toMatchObject({ permission: 'deny', agent_message: expect.stringContaining('toolgate serve: ') });
     }
     await server.kill9();
     const gone = await hook({ input: shellInput(project, 'ls'), server: server.url });

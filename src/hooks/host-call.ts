@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { quoteShellWord } from '../core/quote-shell-word.ts';
 
-export type HostName = 'claude-code' | 'codex' | 'gemini' | 'copilot';
+export type HostName = 'claude-code' | 'codex' | 'gemini' | 'copilot' | 'cursor';
 
 export interface HostCall {
   host: HostName;

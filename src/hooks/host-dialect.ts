@@ -24,8 +24,8 @@ export interface HostDialect {
   title: string;
   /** How long the host waits for its hook when the hook's configuration sets no timeout, in ms. */
   defaultBudgetMs: number;
-  /** Whether the host asks its own user when the hook answers "ask" (otherwise toolgate denies, saying why). */
-  asksItsUser: boolean;
+  /** Whether the host asks its own user when the hook answers "ask" (otherwise toolgate denies, saying why): for every call, or for some (asksItsUserFor). */
+  asksItsUser: boolean | ((input: HostInput) => boolean);
   /** The host's JSON as a call; throws HostInputError, naming the field, for anything else. */
   read(input: unknown): HostInput;
   /**
@@ -40,6 +40,11 @@ export interface HostDialect {
   decisionIn(answer: unknown): { decision: 'allow' | 'deny' | 'ask'; reason: string } | undefined;
   /** toolgate's own failure, in the one form this host never runs the call after. */
   fail(reason: string): HookAnswer;
+}
+
+/** Whether the host asks its own user about this call when its hook answers "ask" (Cursor reads a file without asking anyone). */
+export function asksItsUserFor(dialect: HostDialect, input: HostInput): boolean {
+  return typeof dialect.asksItsUser === 'function' ? dialect.asksItsUser(input) : dialect.asksItsUser;
 }
 
 /**

@@ -25,7 +25,7 @@ export type InstallScope = 'project' | 'local' | 'user' | 'managed';
  * [handlers]}` groups, but for Copilot CLI, whose list holds the handlers
  * themselves (`groupsIn` and `entriesOf` read and write both the same way).
  */
-const HOOK_EVENT: Readonly<Record<HostName, 'PreToolUse' | 'BeforeTool' | 'preToolUse'>> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', gemini: 'BeforeTool', copilot: 'preToolUse' };
+const HOOK_EVENT: Readonly<Record<HostName, 'PreToolUse' | 'BeforeTool' | 'preToolUse' | 'beforeShellExecution'>> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', gemini: 'BeforeTool', copilot: 'preToolUse', cursor: 'beforeShellExecution' };
 
 /** Where the host reads its PreToolUse hooks for `scope`. Throws for a scope the host has not. */
 export function hostConfigFile(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>> }): string {
@@ -41,6 +41,7 @@ export function hostConfigFile(options: { host: HostName; scope: InstallScope; c
     if (options.scope === 'user') return path.join(geminiDirectory(options.env), 'settings.json');
     throw new HostConfigError('Gemini CLI reads hooks from ~/.gemini/settings.json (--scope user) and a project\'s .gemini/settings.json (--scope project)');
   }
+  if (options.host === 'cursor') throw new HostConfigError("toolgate install cursor is not there yet: add toolgate's entries to ~/.cursor/hooks.json by hand (README, Cursor)");
   if (options.host === 'copilot') {
     // Headless (-p), Copilot CLI ignores a repository's .github/hooks (measured with 1.0.102): its home's hooks folder is what it reads.
     if (options.scope !== 'user') throw new HostConfigError("GitHub Copilot CLI run headless reads hooks only from $COPILOT_HOME/hooks/ (~/.copilot/hooks), not from a repository's .github/hooks: use --scope user");
@@ -110,7 +111,7 @@ export interface HookHandler {
  * answers are the only guard. Codex has no such setting (0.171), and its
  * hooks.json is read strictly: nothing is added there.
  */
-export const HOST_BLOCKS_ON_FAILURE: Readonly<Record<HostName, { onFailure: 'block' } | undefined>> = { 'claude-code': { onFailure: 'block' }, codex: undefined, gemini: undefined, copilot: undefined };
+export const HOST_BLOCKS_ON_FAILURE: Readonly<Record<HostName, { onFailure: 'block' } | undefined>> = { 'claude-code': { onFailure: 'block' }, codex: undefined, gemini: undefined, copilot: undefined, cursor: undefined };
 
 /**
  * The handler toolgate installs: its command hook, or (Claude Code) an
@@ -437,6 +438,7 @@ const PROBE_ANSWERED: Readonly<Record<HostName, RegExp>> = {
   codex: /"permissionDecision"\s*:\s*"(allow|deny|ask)"/,
   gemini: /"decision"\s*:\s*"(allow|deny|block)"/,
   copilot: /"permissionDecision"\s*:\s*"(allow|deny|ask)"/,
+  cursor: /"permission"\s*:\s*"(allow|deny|ask)"/,
 };
 
 /** What a program wrote on stderr, on one line and not too long. */

@@ -11,7 +11,7 @@ import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { RunMode } from '../core/types.ts';
 import { lastUserMessageIn } from './host-transcript.ts';
 import { DOCTOR_PROBE_TOOL, HostInputError } from './host-call.ts';
-import type { HookAnswer, HostDialect, HostInput } from './host-dialect.ts';
+import { asksItsUserFor, type HookAnswer, type HostDialect, type HostInput } from './host-dialect.ts';
 import type { AuditEntry, AuditSink } from '../core/audit-entry.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 
@@ -99,17 +99,21 @@ async function decide(options: RunHookOptions, ended: Ended): Promise<HookAnswer
     }
     // The hook runs as the user and can read the host's transcript; the server is shown what it found, nothing else of it.
     const lastUserMessage = input.transcriptPath === undefined ? undefined : lastUserMessageIn(input.transcriptPath);
-    return forward(options, ended, { ...(parsed as object), toolgate_shell: input.shell ?? null, ...(input.options === undefined ? {} : { toolgate_call_options: input.options }), ...(lastUserMessage === undefined ? {} : { toolgate_last_user_message: lastUserMessage }) });
+    return forward(options, ended, input, { ...(parsed as object), toolgate_shell: input.shell ?? null, ...(input.options === undefined ? {} : { toolgate_call_options: input.options }), ...(lastUserMessage === undefined ? {} : { toolgate_last_user_message: lastUserMessage }) });
   }
   const loaded = await options.loadPolicy(input.cwd, input);
-  const asks = dialect.asksItsUser
+  const asksItsUser = asksItsUserFor(dialect, input);
+  const asks = asksItsUser
     ? { by: 'host' as const }
     : {
         by: 'nobody' as const,
         // The situation and who could decide; never a rule that allows the call: its author wanted a person asked.
         why: (request: { description: string }) =>
           `${dialect.title} cannot ask a person from its hook (${request.description}), so nobody who can approve it is reachable and it did not run. ` +
-          `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``,
+          // (Cursor has no installer yet: the hook's own options, which an installer writes for the others.)
+          (dialect.name === 'cursor'
+            ? "A person can decide such calls in toolgate serve's web inbox: give the hook --approver server --server URL"
+            : `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``),
       };
   // Loaded only here: the judge (policy parser, shell analysis, gate) is most of what a hook process loads, and one that forwards to the server needs none of it.
   const [{ createHostJudge }, { recordHostAnswers, rememberHostAsk }, log] = await Promise.all([import('./decide-host-call.ts'), import('./host-prompt-answers.ts'), openAuditLog(loaded)]);
@@ -130,9 +134,9 @@ async function decide(options: RunHookOptions, ended: Ended): Promise<HookAnswer
     // doctor's and install's probe: the policy loaded and the judge stood up, which is what it checks; it is no call, and not recorded as one.
     if (input.hostTool === DOCTOR_PROBE_TOOL) return dialect.answer({ decision: 'deny', reason: `toolgate doctor's probe call, answered with the policy ${loaded.path} (a probe runs nothing)` });
     // What the person answered in the host's own prompt to this session's earlier asks, now in its transcript.
-    if (audit !== undefined && dialect.asksItsUser) await recordHostAnswers({ env: options.env, input, audit });
+    if (audit !== undefined && asksItsUser) await recordHostAnswers({ env: options.env, input, audit });
     const verdict = await judge.decide(input, asks);
-    if (verdict.decision === 'ask' && asked !== undefined && dialect.asksItsUser) rememberHostAsk({ env: options.env, input, entry: asked });
+    if (verdict.decision === 'ask' && asked !== undefined && asksItsUser) rememberHostAsk({ env: options.env, input, entry: asked });
     return dialect.answer({ decision: verdict.decision, reason: verdict.reason });
   } finally {
     await judge.close();
@@ -180,7 +184,7 @@ async function openAuditLog(loaded: LoadedPolicy): Promise<AuditLog | undefined>
 }
 
 /** The server's answer, checked: a 200 with the host's PreToolUse JSON, or the call is blocked. */
-async function forward(options: RunHookOptions, ended: Ended, body: Record<string, unknown>): Promise<HookAnswer> {
+async function forward(options: RunHookOptions, ended: Ended, input: HostInput, body: Record<string, unknown>): Promise<HookAnswer> {
   const { dialect } = options;
   const server = options.server!;
   const budgetSeconds = Math.round((options.budgetMs ?? dialect.defaultBudgetMs) / 1000);
@@ -215,7 +219,7 @@ async function forward(options: RunHookOptions, ended: Ended, body: Record<strin
   if (found === undefined) throw new Error(`toolgate serve at ${server.url} answered no decision: ${text.slice(0, 300)}`);
   const { decision, reason } = found;
   // The server answers in the host's dialect already ("toolgate: ..."); told on as it is, and never "ask" where the host cannot ask.
-  return dialect.answer({ decision: decision === 'ask' && !dialect.asksItsUser ? 'deny' : decision, reason: reason.replace(/^toolgate: /, '') });
+  return dialect.answer({ decision: decision === 'ask' && !asksItsUserFor(dialect, input) ? 'deny' : decision, reason: reason.replace(/^toolgate: /, '') });
 }
 
 /** One POST with the bearer token; the status, the body's text, and how many reported decisions the server recorded. */

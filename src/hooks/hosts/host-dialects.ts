@@ -3,6 +3,7 @@ import type { HostDialect } from '../host-dialect.ts';
 import { claudeCode } from './claude-code.ts';
 import { codex } from './codex.ts';
 import { copilot } from './copilot.ts';
+import { cursor } from './cursor.ts';
 import { gemini } from './gemini.ts';
 
-export const HOST_DIALECTS: Readonly<Record<string, HostDialect>> = { 'claude-code': claudeCode, codex, gemini, copilot };
+export const HOST_DIALECTS: Readonly<Record<string, HostDialect>> = { 'claude-code': claudeCode, codex, gemini, copilot, cursor };

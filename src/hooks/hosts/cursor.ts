@@ -1,0 +1,89 @@
+/**
+ * Cursor's agent hooks, in the shapes its documentation gives (no Cursor
+ * runs here): `beforeShellExecution` (`{command, cwd}`),
+ * `beforeMCPExecution` (`{tool_name, tool_input}` as JSON text, with the
+ * server's `url` or `command`) and `beforeReadFile` (`{file_path,
+ * content}`), each with the common `{conversation_id, generation_id,
+ * hook_event_name, workspace_roots, user_email, ...}`; the answer is
+ * `{"permission": "allow" | "deny" | "ask", "user_message",
+ * "agent_message"}` — a file read has no "ask", so one the policy would ask
+ * about is denied, saying so. Exit 2 denies. A hook that fails otherwise
+ * lets the action proceed unless its entry says `"failClosed": true`, which
+ * `toolgate install cursor` would write; every failure of toolgate's own
+ * prints a denial and exits 2 besides.
+ */
+import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
+import { absoluteDirectory, describe, HostInputError } from '../host-call.ts';
+import { loginShell, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
+
+/** The events whose answer Cursor enforces before an action, by the tool toolgate judges each as. */
+const EVENTS = { beforeShellExecution: 'Bash', beforeReadFile: 'Read', beforeMCPExecution: 'mcp' } as const;
+
+export const cursor: HostDialect = {
+  name: 'cursor',
+  title: 'Cursor',
+  defaultBudgetMs: 30_000,
+  // Shell commands and MCP tools can ask the person in Cursor; a file read cannot.
+  asksItsUser: (input) => input.hostTool !== 'Read',
+  read: readCursorHook,
+  // Cursor runs the agent's commands in the user's shell.
+  detailsOf: (_input, env) => ({ shell: nonEmpty(env.SHELL) ?? loginShell() }),
+  answer: (verdict) => permissionAnswer(verdict.decision, `toolgate: ${verdict.reason}`, 0),
+  decisionIn: (answer) => {
+    const { permission, agent_message: reason } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
+    return (permission === 'allow' || permission === 'deny' || permission === 'ask') && typeof reason === 'string' ? { decision: permission, reason } : undefined;
+  },
+  // Exit 2 denies whatever it printed; the denial printed too says why.
+  fail: (reason) => ({ ...permissionAnswer('deny', `toolgate: ${reason}`, 2), stderr: `${sanitizeTerminalText(`toolgate: ${reason}`, { collapse: true })}\n` }),
+};
+
+function readCursorHook(input: unknown): HostInput {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new HostInputError(`expected the JSON object Cursor sends its hooks, not ${describe(input)}`);
+  const record = input as Record<string, unknown>;
+  const event = record.hook_event_name;
+  if (typeof event !== 'string' || !Object.hasOwn(EVENTS, event)) {
+    throw new HostInputError(`hook_event_name is ${JSON.stringify(event)}: toolgate hook cursor answers ${Object.keys(EVENTS).join(', ')} (configure it under those in hooks.json)`);
+  }
+  const field = (key: string): string => {
+    const value = record[key];
+    if (typeof value !== 'string' || value === '') throw new HostInputError(`${key} must be a non-empty string, not ${describe(value)}`);
+    return value;
+  };
+  const roots = record.workspace_roots;
+  const root = Array.isArray(roots) && typeof roots[0] === 'string' ? roots[0] : undefined;
+  // A shell command runs in its cwd; a read or an MCP tool, in the workspace's first root.
+  const cwd = absoluteDirectory(event === 'beforeShellExecution' && record.cwd !== undefined && record.cwd !== '' ? record.cwd : root, event === 'beforeShellExecution' ? 'cwd' : 'workspace_roots[0]');
+  const common = {
+    host: 'cursor' as const,
+    sessionId: field('conversation_id'),
+    cwd,
+    toolUseId: undefined,
+    transcriptPath: typeof record.transcript_path === 'string' && record.transcript_path !== '' ? record.transcript_path : undefined,
+    // Sent by `toolgate hook cursor --approver server`, which knows the host's environment.
+    ...(typeof record.toolgate_shell === 'string' ? { shell: record.toolgate_shell } : {}),
+  };
+  if (event === 'beforeShellExecution') return { ...common, hostTool: 'Bash', toolInput: { command: field('command') } };
+  if (event === 'beforeReadFile') return { ...common, hostTool: 'Read', toolInput: { file_path: field('file_path') } };
+  // An MCP tool: Cursor names the tool and the server's url or command, not the server's name in mcp.servers, so it is
+  // judged by the tool's own name (the policy's tools rules, then unknown_tools), its arguments as Cursor gives them.
+  let toolInput = record.tool_input;
+  if (typeof toolInput === 'string') {
+    try {
+      toolInput = toolInput === '' ? {} : JSON.parse(toolInput);
+    } catch {
+      throw new HostInputError('tool_input is text that is not JSON');
+    }
+  }
+  if (typeof toolInput !== 'object' || toolInput === null || Array.isArray(toolInput)) throw new HostInputError(`tool_input must be a JSON object (or its text), not ${describe(toolInput)}`);
+  return { ...common, hostTool: field('tool_name'), toolInput: toolInput as Record<string, unknown> };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function permissionAnswer(decision: 'allow' | 'deny' | 'ask', reason: string, exitCode: number): HookAnswer {
+  // The reason quotes the call (a model wrote it), and Cursor shows it: every control, escape and bidi character written out inert.
+  const said = sanitizeTerminalText(reason, { collapse: true });
+  return { stdout: `${JSON.stringify({ permission: decision, user_message: said, agent_message: said })}\n`, stderr: '', exitCode };
+}
