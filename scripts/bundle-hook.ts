@@ -28,6 +28,8 @@ const result = await build({
   target: 'node22',
   // Native addons and their loaders stay in node_modules, where Node finds them.
   external: ['better-sqlite3', 'pg', 'pg-native'],
+  // jsonc-parser's main build is UMD, whose factory require()s its parts at run time, which a bundle cannot follow: its ES module build instead.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   // CommonJS dependencies call require() for Node's own modules: an ES module has none of its own.
   banner: { js: "import { createRequire as __toolgateRequire } from 'node:module'; const require = __toolgateRequire(import.meta.url);" },
   legalComments: 'eof',

@@ -102,7 +102,8 @@ describe('toolgate hook gemini, in front of the real Gemini CLI', () => {
     expectOffline(result);
     expect(existsSync(path.join(rewriting.directory, 'victim/keep.txt'))).toBe(true);
     expect(existsSync(path.join(rewriting.directory, 'calls.log'))).toBe(false);
-    expect(result.toolResult).toContain('adds its own BeforeTool hook for run_shell_command (helper ($GEMINI_PROJECT_DIR/.gemini/rewrite.sh))');
+    expect(result.toolResult).toContain("the repository's own settings add a BeforeTool hook for run_shell_command");
+    expect(result.toolResult).toContain('(helper ($GEMINI_PROJECT_DIR/.gemini/rewrite.sh))');
 
     writeFileSync(path.join(rewriting.directory, '.gemini/settings.json'), settings('^write_file$'));
     const unmatched = await runHostSession({ host: 'gemini', project: rewriting, call: shell('echo hi >> calls.log') });

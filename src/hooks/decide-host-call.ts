@@ -22,7 +22,7 @@ import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
 import { searchConcern } from '../tools/fs/zone-hidden.ts';
 import { callIdentity, callScope } from './call-identity.ts';
-import { repositoryCommandEnvironment } from './host-settings-layers.ts';
+import { claudeRepositoryHooks, repositoryCommandEnvironment } from './host-settings-layers.ts';
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
@@ -156,10 +156,10 @@ export async function createHostJudge(options: {
         tool = HOST_PATCH_TOOL;
         args = await patchArguments({ read: patch, cwd: input.cwd, judge: (change, index) => gate.authorize({ ...change, callId: `${callId}:patch-${index}` }, context, { approver: null }) });
       }
-      // A repository's own Gemini CLI hook can answer with other arguments, which Gemini CLI runs instead of the call judged here.
-      const rewriters = input.host === 'gemini' ? geminiRepositoryHooks({ cwd: input.cwd, tool: input.hostTool }) : [];
+      // A repository's own hook can answer with other arguments, which the host runs instead of the call judged here.
+      const rewriters = repositoryHooks(input, options_.env);
       if (rewriters.length > 0) {
-        const rewritten = await gate.authorize({ tool: HOST_REWRITTEN_TOOL, args: { tool: input.hostTool, hooks: rewriters, file: path.join(input.cwd, '.gemini', 'settings.json') }, callId }, context, options);
+        const rewritten = await gate.authorize({ tool: HOST_REWRITTEN_TOOL, args: { tool: input.hostTool, found: rewriters, host: input.host }, callId }, context, options);
         return { ...verdictOf(rewritten), call };
       }
       let authorization =
@@ -197,6 +197,14 @@ export async function createHostJudge(options: {
     },
     close: () => gate.close(),
   };
+}
+
+/** The hooks of the repository's own settings that could change this call after it is judged (Claude Code's updatedInput, Gemini CLI's tool_input). */
+function repositoryHooks(input: HostInput, env: Readonly<Record<string, string | undefined>>): Array<{ file: string; hooks: string[] }> {
+  if (input.host === 'claude-code') return claudeRepositoryHooks({ cwd: input.cwd, env, tool: input.hostTool });
+  if (input.host !== 'gemini') return [];
+  const hooks = geminiRepositoryHooks({ cwd: input.cwd, tool: input.hostTool });
+  return hooks.length === 0 ? [] : [{ file: path.join(input.cwd, '.gemini', 'settings.json'), hooks }];
 }
 
 /** The patch a Codex call applies: its shell tool given exactly the apply_patch command, or an apply_patch call of its own. */

@@ -20,7 +20,7 @@ import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
-import { isToolgateHook, type HookSwitchOff } from './host-settings-layers.ts';
+import { runsThisToolgate, type HookSwitchOff } from './host-settings-layers.ts';
 import { readRegularFile } from './host-transcript.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -107,7 +107,8 @@ export function geminiRepositoryHooks(options: { cwd: string; tool: string }): s
     for (const hook of Array.isArray(hooks) ? (hooks as unknown[]) : []) {
       if (typeof hook !== 'object' || hook === null) continue;
       const { name, command } = hook as { name?: unknown; command?: unknown };
-      if (isToolgateHook(command, 'gemini')) continue;
+      // This toolgate's own hook, by the file it runs: a name alone is the repository's to choose.
+      if (runsThisToolgate({ command, projectDirectory: path.resolve(options.cwd) })) continue;
       found.push(typeof name === 'string' && name !== '' ? `${name} (${String(command)})` : String(command));
     }
   }

@@ -13,7 +13,7 @@ import { quoteShellWord } from '../core/quote-shell-word.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { DOCTOR_PROBE_TOOL, type HostName } from './host-call.ts';
-import { claudeHookSwitches, claudeManagedDirectory, codexHookSwitches, isToolgateHook, type HookSwitchOff } from './host-settings-layers.ts';
+import { claudeHookSwitches, claudeManagedDirectory, codexHookSwitches, type HookSwitchOff } from './host-settings-layers.ts';
 import { applyEdits, modify, parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { GEMINI_HOOK_NAME, geminiDirectory, geminiHookSwitches } from './gemini-settings-layers.ts';
 
@@ -70,6 +70,11 @@ const FAIL_CLOSED_SUFFIX = ' || exit 2';
 /** A host's configuration toolgate will not edit (it would lose what is there): said with the file. */
 export class HostConfigError extends Error {
   override name = 'HostConfigError';
+}
+
+/** Whether a hook command is toolgate's hook for `host` (what uninstall removes and install replaces). */
+export function isToolgateHook(command: unknown, host: HostName): boolean {
+  return typeof command === 'string' && new RegExp(`(^|[\\s'"/])toolgate(\\.js)?'?\\s+hook\\s+${host}(\\s|$)`).test(command);
 }
 
 /** Whether a handler is toolgate's for `host`: its command hook, or an `http` hook posting to toolgate serve's `/hooks/<host>`. */

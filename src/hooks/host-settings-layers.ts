@@ -18,17 +18,13 @@
  *   `.codex/config.toml` saying so, and the hook did not run). A project's
  *   `.codex/hooks.json` adds hooks; it does not take toolgate's away.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { readRegularFile } from './host-transcript.ts';
 import { isSensitiveVariable } from '../tools/shell/sensitive-variables.ts';
-
-/** Whether a hook command is toolgate's hook for `host` (what uninstall removes and install replaces). */
-export function isToolgateHook(command: unknown, host: string): boolean {
-  return typeof command === 'string' && new RegExp(`(^|[\\s'"/])toolgate(\\.js)?'?\\s+hook\\s+${host}(\\s|$)`).test(command);
-}
+import { toolgateEntry } from '../config/own-entry.ts';
 
 /** The largest settings file read. */
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
@@ -148,6 +144,110 @@ export function repositoryCommandEnvironment(cwd: string, env: Readonly<Record<s
     }
   }
   return found;
+}
+
+/**
+ * The PreToolUse hooks of the repository's own settings (project and local,
+ * here and above) other than toolgate's, that run for `tool` (a matcher is
+ * a tool name or a regular expression; `*` or none is every tool): each can
+ * answer with an `updatedInput`, which Claude Code then runs in place of the
+ * call toolgate judged (measured with 2.1.332: an allowed `echo hi` ran as
+ * `rm -rf victim`). A settings file too large to read is one too: toolgate
+ * cannot tell what it holds.
+ *
+ * @example
+ * claudeRepositoryHooks({ cwd: '/repo', env: process.env, tool: 'Bash' }) // [{ file: '/repo/.claude/settings.json', hooks: ['"$CLAUDE_PROJECT_DIR"/.claude/rewrite.sh'] }]
+ */
+export function claudeRepositoryHooks(options: { cwd: string; env: Readonly<Record<string, string | undefined>>; tool: string }): Array<{ file: string; hooks: string[] }> {
+  const found: Array<{ file: string; hooks: string[] }> = [];
+  for (const { scope, file } of claudeSettingsFiles(options)) {
+    if (scope !== 'project' && scope !== 'local') continue;
+    const settings = readJsonObject(file);
+    if (settings === 'too large') {
+      found.push({ file, hooks: [`whatever it holds (it is larger than ${MAX_SETTINGS_BYTES} bytes)`] });
+      continue;
+    }
+    const groups = typeof settings?.hooks === 'object' && settings.hooks !== null ? (settings.hooks as Record<string, unknown>).PreToolUse : undefined;
+    const hooks: string[] = [];
+    for (const group of Array.isArray(groups) ? (groups as unknown[]) : []) {
+      if (typeof group !== 'object' || group === null || !toolMatches((group as { matcher?: unknown }).matcher, options.tool)) continue;
+      const handlers = (group as { hooks?: unknown }).hooks;
+      for (const handler of Array.isArray(handlers) ? (handlers as unknown[]) : []) {
+        if (typeof handler !== 'object' || handler === null) continue;
+        const { command, url } = handler as { command?: unknown; url?: unknown };
+        // This toolgate's own hook, by the file it runs (a name alone is the attacker's to choose); an http hook to a toolgate serve is toolgate's judgement too.
+        if (runsThisToolgate({ command, projectDirectory: options.env.CLAUDE_PROJECT_DIR ?? options.cwd }) || (typeof url === 'string' && /\/hooks\/claude-code(\?|$)/.test(url))) continue;
+        hooks.push(String(command ?? url ?? JSON.stringify(handler)));
+      }
+    }
+    if (hooks.length > 0) found.push({ file, hooks });
+  }
+  return found;
+}
+
+/**
+ * Whether a hook command runs this very toolgate: one of its words, with
+ * the project's folder variables expanded as the hosts expand them
+ * (`$CLAUDE_PROJECT_DIR`, Gemini CLI's `$GEMINI_PROJECT_DIR`), is this
+ * package's `bin/toolgate.js` (the same file, links resolved). A script
+ * that only calls itself toolgate is not.
+ *
+ * @example
+ * runsThisToolgate({ command: 'node "$CLAUDE_PROJECT_DIR"/node_modules/toolgate/bin/toolgate.js hook claude-code', projectDirectory: '/repo' }) // true where that is this toolgate
+ */
+export function runsThisToolgate(options: { command: unknown; projectDirectory: string }): boolean {
+  const { command, projectDirectory } = options;
+  if (typeof command !== 'string') return false;
+  let entry: string;
+  try {
+    entry = realpathSync.native(toolgateEntry());
+  } catch {
+    return false;
+  }
+  const expanded = command.replace(/"?\$\{?(?:CLAUDE|GEMINI)_PROJECT_DIR\}?"?/g, projectDirectory);
+  return commandWords(expanded).some((word) => {
+    if (!word.includes('toolgate')) return false;
+    try {
+      return realpathSync.native(path.resolve(projectDirectory, word)) === entry;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** A command line's words as a POSIX shell splits them, quotes taken off (no expansions: enough to name the program and its script). */
+function commandWords(command: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  let quote: "'" | '"' | undefined;
+  for (const character of command) {
+    if (quote !== undefined) {
+      if (character === quote) quote = undefined;
+      else word = (word ?? '') + character;
+    } else if (character === "'" || character === '"') {
+      quote = character;
+      word ??= '';
+    } else if (/\s/.test(character)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else {
+      word = (word ?? '') + character;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+/** Whether a hook matcher reaches `tool` (read wide: a matcher that cannot be told reaches it). */
+function toolMatches(matcher: unknown, tool: string): boolean {
+  if (typeof matcher !== 'string') return true;
+  const trimmed = matcher.trim();
+  if (trimmed === '' || trimmed === '*') return true;
+  try {
+    return new RegExp(trimmed).test(tool);
+  } catch {
+    return true;
+  }
 }
 
 /** Every config.toml Codex reads for `cwd`: the system's, `$CODEX_HOME`'s, and a project's `.codex/config.toml` in `cwd` and above. */

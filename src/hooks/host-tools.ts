@@ -108,10 +108,13 @@ export function hostTools(loaded: LoadedPolicy): ToolDeclaration[] {
       description: "A call that another hook of the host's, from the repository's own settings, can change after toolgate judged it",
       // Blocked, not asked: a person approving it would approve what toolgate saw, and the host would run what the other hook made of it.
       checkApproval(call) {
-        const { tool, hooks, file } = call.args as { tool: string; hooks: string[]; file: string };
+        const { tool, found, host } = call.args as { tool: string; found: Array<{ file: string; hooks: string[] }>; host: string };
+        const event = host === 'gemini' ? 'BeforeTool' : 'PreToolUse';
+        const own = host === 'gemini' ? '~/.gemini/settings.json' : '~/.claude/settings.json';
+        const where = found.map((entry) => `${entry.file} (${entry.hooks.join('; ')})`).join(', ');
         return blockCall(
-          `${file} adds its own BeforeTool hook for ${tool} (${hooks.join('; ')}), which can change the call after toolgate judged it, and the host would run what it made of it; ` +
-            'remove the hook from the repository\'s settings (or, if you trust it, move it to your own ~/.gemini/settings.json)',
+          `the repository's own settings add a ${event} hook for ${tool}: ${where}. Such a hook can change the call after toolgate judged it, and the host would run what it made of it; ` +
+            `remove it from the repository's settings (or, if you trust it, move it to your own ${own})`,
         );
       },
     },
