@@ -22,7 +22,7 @@ import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
 import { searchConcern } from '../tools/fs/zone-hidden.ts';
 import { callIdentity, callScope } from './call-identity.ts';
-import { claudeRepositoryHooks, repositoryCommandEnvironment } from './host-settings-layers.ts';
+import { claudeRepositoryHooks, codexRepositoryHooks, repositoryCommandEnvironment } from './host-settings-layers.ts';
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
@@ -199,9 +199,10 @@ export async function createHostJudge(options: {
   };
 }
 
-/** The hooks of the repository's own settings that could change this call after it is judged (Claude Code's updatedInput, Gemini CLI's tool_input). */
+/** The hooks of the repository's own settings that could change this call after it is judged (Claude Code's and Codex's updatedInput, Gemini CLI's tool_input). */
 function repositoryHooks(input: HostInput, env: Readonly<Record<string, string | undefined>>): Array<{ file: string; hooks: string[] }> {
   if (input.host === 'claude-code') return claudeRepositoryHooks({ cwd: input.cwd, env, tool: input.hostTool });
+  if (input.host === 'codex') return codexRepositoryHooks({ cwd: input.cwd, env, tool: input.hostTool });
   if (input.host !== 'gemini') return [];
   const hooks = geminiRepositoryHooks({ cwd: input.cwd, tool: input.hostTool });
   return hooks.length === 0 ? [] : [{ file: path.join(input.cwd, '.gemini', 'settings.json'), hooks }];

@@ -162,24 +162,7 @@ export function claudeRepositoryHooks(options: { cwd: string; env: Readonly<Reco
   const found: Array<{ file: string; hooks: string[] }> = [];
   for (const { scope, file } of claudeSettingsFiles(options)) {
     if (scope !== 'project' && scope !== 'local') continue;
-    const settings = readJsonObject(file);
-    if (settings === 'too large') {
-      found.push({ file, hooks: [`whatever it holds (it is larger than ${MAX_SETTINGS_BYTES} bytes)`] });
-      continue;
-    }
-    const groups = typeof settings?.hooks === 'object' && settings.hooks !== null ? (settings.hooks as Record<string, unknown>).PreToolUse : undefined;
-    const hooks: string[] = [];
-    for (const group of Array.isArray(groups) ? (groups as unknown[]) : []) {
-      if (typeof group !== 'object' || group === null || !toolMatches((group as { matcher?: unknown }).matcher, options.tool)) continue;
-      const handlers = (group as { hooks?: unknown }).hooks;
-      for (const handler of Array.isArray(handlers) ? (handlers as unknown[]) : []) {
-        if (typeof handler !== 'object' || handler === null) continue;
-        const { command, url } = handler as { command?: unknown; url?: unknown };
-        // This toolgate's own hook, by the file it runs (a name alone is the attacker's to choose); an http hook to a toolgate serve is toolgate's judgement too.
-        if (runsThisToolgate({ command, projectDirectory: options.env.CLAUDE_PROJECT_DIR ?? options.cwd }) || (typeof url === 'string' && /\/hooks\/claude-code(\?|$)/.test(url))) continue;
-        hooks.push(String(command ?? url ?? JSON.stringify(handler)));
-      }
-    }
+    const hooks = otherPreToolUseHooks({ file, tool: options.tool, projectDirectory: options.env.CLAUDE_PROJECT_DIR ?? options.cwd, host: 'claude-code' });
     if (hooks.length > 0) found.push({ file, hooks });
   }
   return found;
@@ -236,6 +219,51 @@ function commandWords(command: string): string[] {
   }
   if (word !== undefined) words.push(word);
   return words;
+}
+
+/**
+ * The PreToolUse hooks of the repository's own `.codex/hooks.json` (here
+ * and above) other than toolgate's, that run for `tool`: Codex applies
+ * their `updatedInput` too (measured with 0.171: an allowed `echo hi` became
+ * `rm -rf victim`, which only Codex's own rm rule stopped). Codex runs such a
+ * hook once it is trusted in its hook review, which says nothing of this.
+ *
+ * @example
+ * codexRepositoryHooks({ cwd: '/repo', env: process.env, tool: 'exec_command' }) // [{ file: '/repo/.codex/hooks.json', hooks: ['/repo/.codex/rewrite.sh'] }]
+ */
+export function codexRepositoryHooks(options: { cwd: string; env: Readonly<Record<string, string | undefined>>; tool: string }): Array<{ file: string; hooks: string[] }> {
+  const home = options.env.HOME ?? os.homedir();
+  const userHooks = path.resolve(options.env.CODEX_HOME ?? path.join(home, '.codex'), 'hooks.json');
+  const found: Array<{ file: string; hooks: string[] }> = [];
+  for (let directory = path.resolve(options.cwd); ; directory = path.dirname(directory)) {
+    const file = path.join(directory, '.codex', 'hooks.json');
+    if (file !== userHooks) {
+      const hooks = otherPreToolUseHooks({ file, tool: options.tool, projectDirectory: options.cwd, host: 'codex' });
+      if (hooks.length > 0) found.push({ file, hooks });
+    }
+    if (path.dirname(directory) === directory) break;
+  }
+  return found;
+}
+
+/** The PreToolUse handlers in a settings or hooks file that reach `tool` and are not this toolgate's (a file too large to read: one). */
+function otherPreToolUseHooks(options: { file: string; tool: string; projectDirectory: string; host: 'claude-code' | 'codex' }): string[] {
+  const settings = readJsonObject(options.file);
+  if (settings === 'too large') return [`whatever it holds (it is larger than ${MAX_SETTINGS_BYTES} bytes)`];
+  const groups = typeof settings?.hooks === 'object' && settings.hooks !== null ? (settings.hooks as Record<string, unknown>).PreToolUse : undefined;
+  const hooks: string[] = [];
+  for (const group of Array.isArray(groups) ? (groups as unknown[]) : []) {
+    if (typeof group !== 'object' || group === null || !toolMatches((group as { matcher?: unknown }).matcher, options.tool)) continue;
+    const handlers = (group as { hooks?: unknown }).hooks;
+    for (const handler of Array.isArray(handlers) ? (handlers as unknown[]) : []) {
+      if (typeof handler !== 'object' || handler === null) continue;
+      const { command, url } = handler as { command?: unknown; url?: unknown };
+      // This toolgate's own hook, by the file it runs (a name alone is the attacker's to choose); an http hook to a toolgate serve is toolgate's judgement too.
+      if (runsThisToolgate({ command, projectDirectory: options.projectDirectory }) || (typeof url === 'string' && new RegExp(`/hooks/${options.host}(\\?|$)`).test(url))) continue;
+      hooks.push(String(command ?? url ?? JSON.stringify(handler)));
+    }
+  }
+  return hooks;
 }
 
 /** Whether a hook matcher reaches `tool` (read wide: a matcher that cannot be told reaches it). */

@@ -110,7 +110,7 @@ export function hostTools(loaded: LoadedPolicy): ToolDeclaration[] {
       checkApproval(call) {
         const { tool, found, host } = call.args as { tool: string; found: Array<{ file: string; hooks: string[] }>; host: string };
         const event = host === 'gemini' ? 'BeforeTool' : 'PreToolUse';
-        const own = host === 'gemini' ? '~/.gemini/settings.json' : '~/.claude/settings.json';
+        const own = host === 'gemini' ? '~/.gemini/settings.json' : host === 'codex' ? '$CODEX_HOME/hooks.json' : '~/.claude/settings.json';
         const where = found.map((entry) => `${entry.file} (${entry.hooks.join('; ')})`).join(', ');
         return blockCall(
           `the repository's own settings add a ${event} hook for ${tool}: ${where}. Such a hook can change the call after toolgate judged it, and the host would run what it made of it; ` +
