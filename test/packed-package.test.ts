@@ -199,7 +199,7 @@ describe('the hooks, installed from the package (issue 53)', () => {
     expect(installed.stderr).not.toContain('note:');
     const settingsFile = path.join(root, '.claude/settings.json');
     const command = JSON.parse(readFileSync(settingsFile, 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
-    expect(command).toBe('node "$CLAUDE_PROJECT_DIR"/node_modules/toolgate/bin/toolgate.js hook claude-code --timeout 600 || exit 2');
+    expect(command).toBe('/usr/bin/env -u NODE_OPTIONS -u NODE_COMPILE_CACHE -u NODE_PATH node "$CLAUDE_PROJECT_DIR"/node_modules/toolgate/bin/toolgate.js hook claude-code --timeout 600 || exit 2');
     expect(command).not.toContain(parent);
     // A teammate's clone: another user, who trusted the project's policy in their own home.
     expect(run(['trust'], { HOME: sessionHome }).code).toBe(0);

@@ -199,7 +199,7 @@ export function runsThisToolgate(options: { command: unknown; projectDirectory: 
 }
 
 /** A command line's words as a POSIX shell splits them, quotes taken off (no expansions: enough to name the program and its script). */
-function commandWords(command: string): string[] {
+export function commandWords(command: string): string[] {
   const words: string[] = [];
   let word: string | undefined;
   let quote: "'" | '"' | undefined;

@@ -199,7 +199,11 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
   const entry = toolgateEntry();
   // (Gemini CLI sets CLAUDE_PROJECT_DIR for its hooks too, for compatibility.)
   const portable = (host === 'claude-code' || host === 'gemini') && scope === 'project' ? portableEntry({ cwd: io.cwd, entry }) : undefined;
-  const command = portable === undefined ? hookCommandLine([process.execPath, entry, ...commandArgs]) : `${portable.node} ${portable.entry} ${hookCommandLine(commandArgs)}`;
+  const started = portable === undefined ? hookCommandLine([process.execPath, entry, ...commandArgs]) : `${portable.node} ${portable.entry} ${hookCommandLine(commandArgs)}`;
+  // Claude Code gives its hooks the session's env, which a repository's own settings can set: NODE_OPTIONS=--require
+  // ./evil.js ran a repository's code inside the hook's Node (measured with 2.1.332), which then answers what it likes.
+  // The hook's Node starts without the variables that load code into it.
+  const command = host === 'claude-code' ? `${NODE_CODE_VARIABLES_UNSET} ${started}` : started;
   const target = values.http === true ? { url: httpUrl() } : { command };
   if ((host === 'claude-code' || host === 'gemini') && scope === 'project' && (portable === undefined || typeof values.policy === 'string') && values.http !== true) {
     io.stderr.write(
@@ -285,6 +289,14 @@ function portableEntry(options: { cwd: string; entry: string }): { node: string;
   const projectNode = path.join('node_modules', '.bin', 'node');
   return { node: existsSync(path.join(options.cwd, projectNode)) ? under(projectNode) : 'node', entry: under(relative) };
 }
+
+/**
+ * `env` (by its absolute path: a repository's settings can set PATH too)
+ * taking off the variables that make Node load code before toolgate runs:
+ * options (`--require`, `--import`, `--loader`), a code cache to read
+ * compiled code from, module search paths.
+ */
+const NODE_CODE_VARIABLES_UNSET = '/usr/bin/env -u NODE_OPTIONS -u NODE_COMPILE_CACHE -u NODE_PATH';
 
 /** The hooks' timeout unless --timeout says otherwise: both hosts' default. */
 const DEFAULT_TIMEOUT_SECONDS = 600;
