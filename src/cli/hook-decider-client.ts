@@ -280,7 +280,8 @@ function killDecider(address: DeciderAddress): void {
  */
 export function startDecider(options: { address: DeciderAddress; bin: string; env: Environment }): void {
   const { env } = options;
-  const kept = ['HOME', 'PATH', 'LANG', 'LC_ALL', 'TZ', 'TOOLGATE_STATE_HOME', 'TOOLGATE_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME', 'NODE_COMPILE_CACHE'];
+  // Not NODE_COMPILE_CACHE: a cache whose compiled code a repository chose would run in every call's decision from then on.
+  const kept = ['HOME', 'PATH', 'LANG', 'LC_ALL', 'TZ', 'TOOLGATE_STATE_HOME', 'TOOLGATE_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME'];
   const environment = Object.fromEntries(kept.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]!]])));
   try {
     childProcess().spawn(process.execPath, [options.bin, '__hook-decider', options.address.socket, options.address.bundle], { detached: true, stdio: 'ignore', cwd: '/', env: environment }).unref();
