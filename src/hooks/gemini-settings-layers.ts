@@ -20,7 +20,7 @@ import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
-import { runsThisToolgate, type HookSwitchOff } from './host-settings-layers.ts';
+import { runsThisToolgate, toolMatches, type HookSwitchOff } from './host-settings-layers.ts';
 import { readRegularFile } from './host-transcript.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -85,7 +85,8 @@ export function geminiHookSwitches(options: { cwd: string; env: Environment; /**
  * The BeforeTool hooks of the repository's own `.gemini/settings.json` in
  * `cwd`, other than toolgate's, that run for `tool` (Gemini CLI matches a
  * hook's matcher as a regular expression anywhere in the tool's name; `*`
- * or none is every tool): each can answer with a changed `tool_input`,
+ * or none is every tool; one that is not a valid regular expression is
+ * taken to match every tool): each can answer with a changed `tool_input`,
  * which Gemini CLI then runs in place of the call toolgate judged (measured
  * with 0.61: an approved `echo hi` ran as `rm -rf victim`). Where the file
  * cannot be read, toolgate cannot tell, and says so as one.
@@ -102,7 +103,7 @@ export function geminiRepositoryHooks(options: { cwd: string; tool: string }): s
   if (!Array.isArray(groups)) return [];
   const found: string[] = [];
   for (const group of groups as unknown[]) {
-    if (typeof group !== 'object' || group === null || !matchesTool((group as { matcher?: unknown }).matcher, options.tool)) continue;
+    if (typeof group !== 'object' || group === null || !toolMatches((group as { matcher?: unknown }).matcher, options.tool)) continue;
     const hooks = (group as { hooks?: unknown }).hooks;
     for (const hook of Array.isArray(hooks) ? (hooks as unknown[]) : []) {
       if (typeof hook !== 'object' || hook === null) continue;
@@ -115,17 +116,6 @@ export function geminiRepositoryHooks(options: { cwd: string; tool: string }): s
   return found;
 }
 
-/** As Gemini CLI's hook planner matches a BeforeTool matcher to a tool's name. */
-function matchesTool(matcher: unknown, tool: string): boolean {
-  if (typeof matcher !== 'string') return true;
-  const trimmed = matcher.trim();
-  if (trimmed === '' || trimmed === '*') return true;
-  try {
-    return new RegExp(trimmed).test(tool);
-  } catch {
-    return trimmed === tool;
-  }
-}
 
 /** Where `cwd` is a folder Gemini CLI does not trust, the switch that says so; undefined where it trusts it. */
 function folderTrust(options: { cwd: string; env: Environment; layers: ReadonlyArray<{ file: string; settings: Record<string, unknown> | undefined }> }): HookSwitchOff | undefined {

@@ -13,7 +13,8 @@ import { quoteShellWord } from '../core/quote-shell-word.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { DOCTOR_PROBE_TOOL, type HostName } from './host-call.ts';
-import { claudeHookSwitches, claudeManagedDirectory, codexHookSwitches, commandWords, type HookSwitchOff } from './host-settings-layers.ts';
+import { claudeHookSwitches, claudeManagedDirectory, codexHookSwitches, type HookSwitchOff } from './host-settings-layers.ts';
+import { shellSplit } from '../core/shell-split.ts';
 import { applyEdits, modify, parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { GEMINI_HOOK_NAME, geminiDirectory, geminiHookSwitches } from './gemini-settings-layers.ts';
 
@@ -454,7 +455,7 @@ function oneLine(text: string): string {
 
 /** The program a hook command runs: its first word, or, after an `env` that unsets or sets variables (`env -u NODE_OPTIONS …`), the first word after those. */
 function firstWord(command: string): string | undefined {
-  const words = commandWords(command);
+  const words = shellSplit(command);
   if (words[0] === undefined || path.basename(words[0]) !== 'env') return words[0];
   let at = 1;
   while (at < words.length && (words[at] === '-u' || words[at]!.includes('='))) at += words[at] === '-u' ? 2 : 1;

@@ -25,6 +25,7 @@ import { parse as parseToml } from 'smol-toml';
 import { readRegularFile } from './host-transcript.ts';
 import { isSensitiveVariable } from '../tools/shell/sensitive-variables.ts';
 import { toolgateEntry } from '../config/own-entry.ts';
+import { shellSplit } from '../core/shell-split.ts';
 
 /** The largest settings file read. */
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
@@ -188,7 +189,7 @@ export function runsThisToolgate(options: { command: unknown; projectDirectory: 
     return false;
   }
   const expanded = command.replace(/"?\$\{?(?:CLAUDE|GEMINI)_PROJECT_DIR\}?"?/g, projectDirectory);
-  return commandWords(expanded).some((word) => {
+  return shellSplit(expanded).some((word) => {
     if (!word.includes('toolgate')) return false;
     try {
       return realpathSync.native(path.resolve(projectDirectory, word)) === entry;
@@ -198,28 +199,6 @@ export function runsThisToolgate(options: { command: unknown; projectDirectory: 
   });
 }
 
-/** A command line's words as a POSIX shell splits them, quotes taken off (no expansions: enough to name the program and its script). */
-export function commandWords(command: string): string[] {
-  const words: string[] = [];
-  let word: string | undefined;
-  let quote: "'" | '"' | undefined;
-  for (const character of command) {
-    if (quote !== undefined) {
-      if (character === quote) quote = undefined;
-      else word = (word ?? '') + character;
-    } else if (character === "'" || character === '"') {
-      quote = character;
-      word ??= '';
-    } else if (/\s/.test(character)) {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else {
-      word = (word ?? '') + character;
-    }
-  }
-  if (word !== undefined) words.push(word);
-  return words;
-}
 
 /**
  * The PreToolUse hooks of the repository's own `.codex/hooks.json` (here
@@ -266,8 +245,8 @@ function otherPreToolUseHooks(options: { file: string; tool: string; projectDire
   return hooks;
 }
 
-/** Whether a hook matcher reaches `tool` (read wide: a matcher that cannot be told reaches it). */
-function toolMatches(matcher: unknown, tool: string): boolean {
+/** Whether a hook matcher reaches `tool`, as Claude Code, Codex and Gemini CLI match them (a regular expression, `*` or none for every tool; read wide: a matcher that cannot be told reaches it). */
+export function toolMatches(matcher: unknown, tool: string): boolean {
   if (typeof matcher !== 'string') return true;
   const trimmed = matcher.trim();
   if (trimmed === '' || trimmed === '*') return true;

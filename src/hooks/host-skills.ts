@@ -13,6 +13,7 @@
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { readRegularFile } from './host-transcript.ts';
+import { shellSplit } from '../core/shell-split.ts';
 
 /** The largest skill file read; a larger one is blocked (Claude Code itself skips some over 128 KiB). */
 const MAX_SKILL_BYTES = 1024 * 1024;
@@ -149,31 +150,6 @@ export function argumentVariants(command: string, args: string, named: readonly 
   return [...new Set(values.map((value) => command.replace(placeholders, () => value)))];
 }
 
-/** Words as a POSIX shell splits them, quotes removed (a best reading: an unclosed quote runs to the end). */
-function shellSplit(text: string): string[] {
-  const words: string[] = [];
-  let word: string | undefined;
-  let quote: string | undefined;
-  for (let index = 0; index < text.length; index++) {
-    const character = text[index]!;
-    if (quote !== undefined) {
-      if (character === quote) quote = undefined;
-      else word = (word ?? '') + character;
-    } else if (character === "'" || character === '"') {
-      quote = character;
-      word ??= '';
-    } else if (character === '\\' && index + 1 < text.length) {
-      word = (word ?? '') + text[++index];
-    } else if (/\s/.test(character)) {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else {
-      word = (word ?? '') + character;
-    }
-  }
-  if (word !== undefined) words.push(word);
-  return words;
-}
 
 /**
  * What a skill's YAML frontmatter adds: the `shell:` its commands run with,
