@@ -109,7 +109,7 @@ export function geminiRepositoryHooks(options: { cwd: string; tool: string }): s
       if (typeof hook !== 'object' || hook === null) continue;
       const { name, command } = hook as { name?: unknown; command?: unknown };
       // This toolgate's own hook, by the file it runs: a name alone is the repository's to choose.
-      if (runsThisToolgate({ command, projectDirectory: path.resolve(options.cwd) })) continue;
+      if (runsThisToolgate({ command, projectDirectory: path.resolve(options.cwd), host: 'gemini' })) continue;
       found.push(typeof name === 'string' && name !== '' ? `${name} (${String(command)})` : String(command));
     }
   }

@@ -170,33 +170,44 @@ export function claudeRepositoryHooks(options: { cwd: string; env: Readonly<Reco
 }
 
 /**
- * Whether a hook command runs this very toolgate: one of its words, with
- * the project's folder variables expanded as the hosts expand them
- * (`$CLAUDE_PROJECT_DIR`, Gemini CLI's `$GEMINI_PROJECT_DIR`), is this
- * package's `bin/toolgate.js` (the same file, links resolved). A script
- * that only calls itself toolgate is not.
+ * Whether a hook command is this very toolgate's hook for `host`, in the
+ * one form install writes: `[/usr/bin/env -u NAME ...] NODE ENTRY hook HOST
+ * [options] [|| exit 2]`, where ENTRY is this package's `bin/toolgate.js`
+ * (the same file, links resolved, with the hosts' project-folder variables
+ * expanded: `$CLAUDE_PROJECT_DIR`, `$GEMINI_PROJECT_DIR`), NODE is `node`
+ * or this Node, and nothing else is there for the shell to act on. A
+ * command that merely names toolgate (`evil.sh .../toolgate.js`, `echo … #
+ * .../toolgate.js`) is not: a repository chooses its commands.
  *
  * @example
- * runsThisToolgate({ command: 'node "$CLAUDE_PROJECT_DIR"/node_modules/toolgate/bin/toolgate.js hook claude-code', projectDirectory: '/repo' }) // true where that is this toolgate
+ * runsThisToolgate({ command: 'node "$CLAUDE_PROJECT_DIR"/node_modules/toolgate/bin/toolgate.js hook claude-code', projectDirectory: '/repo', host: 'claude-code' }) // true where that is this toolgate
  */
-export function runsThisToolgate(options: { command: unknown; projectDirectory: string }): boolean {
+export function runsThisToolgate(options: { command: unknown; projectDirectory: string; host: string }): boolean {
   const { command, projectDirectory } = options;
   if (typeof command !== 'string') return false;
-  let entry: string;
+  const body = command.replace(/\s*\|\|\s*exit 2\s*$/, '');
+  const folder = /"\$\{?(?:CLAUDE|GEMINI)_PROJECT_DIR\}?"|\$\{?(?:CLAUDE|GEMINI)_PROJECT_DIR\}?/g;
+  // Anything the shell would run, redirect, substitute or expand besides the project's folder: not a plain toolgate hook.
+  if (/[;&|`$<>(){}\n\\*?~#!]/.test(body.replace(folder, ''))) return false;
+  const words = shellSplit(body.replace(folder, () => projectDirectory));
+  let at = 0;
+  if (words[0] === '/usr/bin/env') for (at = 1; words[at] === '-u' && words[at + 1] !== undefined; at += 2);
+  const [program, script, verb, host] = words.slice(at);
+  if (program === undefined || script === undefined || verb !== 'hook' || host !== options.host) return false;
+  const real = (file: string): string | undefined => {
+    try {
+      return realpathSync.native(path.resolve(projectDirectory, file));
+    } catch {
+      return undefined;
+    }
+  };
+  let entry: string | undefined;
   try {
-    entry = realpathSync.native(toolgateEntry());
+    entry = real(toolgateEntry());
   } catch {
     return false;
   }
-  const expanded = command.replace(/"?\$\{?(?:CLAUDE|GEMINI)_PROJECT_DIR\}?"?/g, projectDirectory);
-  return shellSplit(expanded).some((word) => {
-    if (!word.includes('toolgate')) return false;
-    try {
-      return realpathSync.native(path.resolve(projectDirectory, word)) === entry;
-    } catch {
-      return false;
-    }
-  });
+  return entry !== undefined && real(script) === entry && (program === 'node' || real(program) === real(process.execPath));
 }
 
 
@@ -238,7 +249,7 @@ function otherPreToolUseHooks(options: { file: string; tool: string; projectDire
       if (typeof handler !== 'object' || handler === null) continue;
       const { command, url } = handler as { command?: unknown; url?: unknown };
       // This toolgate's own hook, by the file it runs (a name alone is the attacker's to choose); an http hook to a toolgate serve is toolgate's judgement too.
-      if (runsThisToolgate({ command, projectDirectory: options.projectDirectory }) || (typeof url === 'string' && new RegExp(`/hooks/${options.host}(\\?|$)`).test(url))) continue;
+      if (runsThisToolgate({ command, projectDirectory: options.projectDirectory, host: options.host }) || (typeof url === 'string' && new RegExp(`/hooks/${options.host}(\\?|$)`).test(url))) continue;
       hooks.push(String(command ?? url ?? JSON.stringify(handler)));
     }
   }
