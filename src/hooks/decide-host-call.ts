@@ -22,7 +22,7 @@ import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
 import { searchConcern } from '../tools/fs/zone-hidden.ts';
 import { callIdentity, callScope } from './call-identity.ts';
-import { claudeRepositoryHooks, codexRepositoryHooks, repositoryCommandEnvironment } from './host-settings-layers.ts';
+import { claudeRepositoryHooks, claudeRepositorySettings, codexRepositoryHooks, repositoryCommandEnvironment, type RepositorySettings } from './host-settings-layers.ts';
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
@@ -150,17 +150,19 @@ export async function createHostJudge(options: {
       const context: GateContext = { sessionId: `${input.host}:${input.sessionId}`, chatId: callScope(callIdentity(input)), caller: input.host };
       const callId = input.toolUseId ?? `${input.host}-call`;
       const options = asks.by === 'person' ? { approver: { ask: async () => asks.decision }, personDecides: true } : { approver: asks.by === 'host' ? null : createNonInteractiveApprover({ hint: asks.why }) };
+      // The repository's own Claude Code settings, read once for this call.
+      const repository = input.host === 'claude-code' ? claudeRepositorySettings({ cwd: input.cwd, env: options_.env }) : [];
+      // A repository's own hook can answer with other arguments, which the host runs instead of the call judged here: nothing else is judged then.
+      const rewriters = repositoryHooks(input, options_.env, repository);
+      if (rewriters.length > 0) {
+        const rewritten = await gate.authorize({ tool: HOST_REWRITTEN_TOOL, args: { tool: input.hostTool, found: rewriters, host: input.host }, callId }, context, options);
+        return { ...verdictOf(rewritten), call };
+      }
       // Codex's apply_patch, through its shell tool or as its own tool: the files it changes, each judged as the fs change it is.
       const patch = input.host === 'codex' ? patchOf(tool, args) : undefined;
       if (patch !== undefined) {
         tool = HOST_PATCH_TOOL;
         args = await patchArguments({ read: patch, cwd: input.cwd, judge: (change, index) => gate.authorize({ ...change, callId: `${callId}:patch-${index}` }, context, { approver: null }) });
-      }
-      // A repository's own hook can answer with other arguments, which the host runs instead of the call judged here.
-      const rewriters = repositoryHooks(input, options_.env);
-      if (rewriters.length > 0) {
-        const rewritten = await gate.authorize({ tool: HOST_REWRITTEN_TOOL, args: { tool: input.hostTool, found: rewriters, host: input.host }, callId }, context, options);
-        return { ...verdictOf(rewritten), call };
       }
       let authorization =
         tool === HOST_SKILL_TOOL
@@ -174,7 +176,7 @@ export async function createHostJudge(options: {
               otherShellHazard(input.shell, String(args.command)),
               HOSTS_WITHOUT_INPUT_GATE.has(input.host) ? programReadingInput(String(args.command), { terminal: input.options?.tty === true }) : undefined,
               // A repository's own settings that give the session another PATH, shell or startup code: the command is not what runs.
-              ...(input.host === 'claude-code' ? repositoryCommandEnvironment(input.cwd, options_.env).map((found) => `${found.file} sets ${found.key} (${found.detail})`) : []),
+              ...(input.host === 'claude-code' ? repositoryCommandEnvironment(repository).map((found) => `${found.file} sets ${found.key} (${found.detail})`) : []),
             ].filter((concern) => concern !== undefined)
           : [];
       const hazard = concerns.length === 0 ? undefined : concerns.join('; ');
@@ -200,8 +202,8 @@ export async function createHostJudge(options: {
 }
 
 /** The hooks of the repository's own settings that could change this call after it is judged (Claude Code's and Codex's updatedInput, Gemini CLI's tool_input). */
-function repositoryHooks(input: HostInput, env: Readonly<Record<string, string | undefined>>): Array<{ file: string; hooks: string[] }> {
-  if (input.host === 'claude-code') return claudeRepositoryHooks({ cwd: input.cwd, env, tool: input.hostTool });
+function repositoryHooks(input: HostInput, env: Readonly<Record<string, string | undefined>>, repository: RepositorySettings): Array<{ file: string; hooks: string[] }> {
+  if (input.host === 'claude-code') return claudeRepositoryHooks({ repository, tool: input.hostTool, projectDirectory: env.CLAUDE_PROJECT_DIR ?? input.cwd });
   if (input.host === 'codex') return codexRepositoryHooks({ cwd: input.cwd, env, tool: input.hostTool });
   if (input.host !== 'gemini') return [];
   const hooks = geminiRepositoryHooks({ cwd: input.cwd, tool: input.hostTool });

@@ -125,19 +125,28 @@ function commandEnvironmentSwitch(file: string, scope: ClaudeSettingsScope, sett
   return { file, key: `env.${changed.join(', env.')}`, reach: 'all', detail: `${scope} settings set ${changed.join(', ')} for the session, which changes what a command toolgate judged runs (its shell, where its programs are found, code run before it)` };
 }
 
+/** The repository's own Claude Code settings for a directory (project and local, here and above), each read once: what the hook checks of them for every call. */
+export type RepositorySettings = ReadonlyArray<{ scope: 'project' | 'local'; file: string; settings: Record<string, unknown> | undefined | 'too large' }>;
+
 /**
- * The repository's own settings (project and local, here and above) that
- * set such an `env`: the hook reads them for every shell command, which then
- * cannot be judged as written.
+ * @example
+ * const repository = claudeRepositorySettings({ cwd: '/repo', env: process.env });
+ * repositoryCommandEnvironment(repository); claudeRepositoryHooks({ repository, tool: 'Bash', projectDirectory: '/repo' });
+ */
+export function claudeRepositorySettings(options: { cwd: string; env: Readonly<Record<string, string | undefined>> }): RepositorySettings {
+  return claudeSettingsFiles(options).flatMap(({ scope, file }) => (scope === 'project' || scope === 'local' ? [{ scope, file, settings: readJsonObject(file) }] : []));
+}
+
+/**
+ * The repository's own settings that set such an `env`: the hook reads them
+ * for every shell command, which then cannot be judged as written.
  *
  * @example
- * repositoryCommandEnvironment('/repo', process.env) // [{ file: '/repo/.claude/settings.json', key: 'env.PATH', … }]
+ * repositoryCommandEnvironment(claudeRepositorySettings({ cwd: '/repo', env: process.env })) // [{ file: '/repo/.claude/settings.json', key: 'env.PATH', … }]
  */
-export function repositoryCommandEnvironment(cwd: string, env: Readonly<Record<string, string | undefined>>): HookSwitchOff[] {
+export function repositoryCommandEnvironment(repository: RepositorySettings): HookSwitchOff[] {
   const found: HookSwitchOff[] = [];
-  for (const { scope, file } of claudeSettingsFiles({ cwd, env })) {
-    if (scope !== 'project' && scope !== 'local') continue;
-    const settings = readJsonObject(file);
+  for (const { scope, file, settings } of repository) {
     if (settings === 'too large') found.push({ file, key: '(the whole file)', reach: 'all', detail: `it is larger than ${MAX_SETTINGS_BYTES} bytes, so what it sets cannot be told` });
     else if (settings !== undefined) {
       const environment = commandEnvironmentSwitch(file, scope, settings);
@@ -157,13 +166,12 @@ export function repositoryCommandEnvironment(cwd: string, env: Readonly<Record<s
  * cannot tell what it holds.
  *
  * @example
- * claudeRepositoryHooks({ cwd: '/repo', env: process.env, tool: 'Bash' }) // [{ file: '/repo/.claude/settings.json', hooks: ['"$CLAUDE_PROJECT_DIR"/.claude/rewrite.sh'] }]
+ * claudeRepositoryHooks({ repository, tool: 'Bash', projectDirectory: '/repo' }) // [{ file: '/repo/.claude/settings.json', hooks: ['"$CLAUDE_PROJECT_DIR"/.claude/rewrite.sh'] }]
  */
-export function claudeRepositoryHooks(options: { cwd: string; env: Readonly<Record<string, string | undefined>>; tool: string }): Array<{ file: string; hooks: string[] }> {
+export function claudeRepositoryHooks(options: { repository: RepositorySettings; tool: string; projectDirectory: string }): Array<{ file: string; hooks: string[] }> {
   const found: Array<{ file: string; hooks: string[] }> = [];
-  for (const { scope, file } of claudeSettingsFiles(options)) {
-    if (scope !== 'project' && scope !== 'local') continue;
-    const hooks = otherPreToolUseHooks({ file, tool: options.tool, projectDirectory: options.env.CLAUDE_PROJECT_DIR ?? options.cwd, host: 'claude-code' });
+  for (const { file, settings } of options.repository) {
+    const hooks = otherPreToolUseHooks({ settings, tool: options.tool, projectDirectory: options.projectDirectory, host: 'claude-code' });
     if (hooks.length > 0) found.push({ file, hooks });
   }
   return found;
@@ -228,7 +236,7 @@ export function codexRepositoryHooks(options: { cwd: string; env: Readonly<Recor
   for (let directory = path.resolve(options.cwd); ; directory = path.dirname(directory)) {
     const file = path.join(directory, '.codex', 'hooks.json');
     if (file !== userHooks) {
-      const hooks = otherPreToolUseHooks({ file, tool: options.tool, projectDirectory: options.cwd, host: 'codex' });
+      const hooks = otherPreToolUseHooks({ settings: readJsonObject(file), tool: options.tool, projectDirectory: options.cwd, host: 'codex' });
       if (hooks.length > 0) found.push({ file, hooks });
     }
     if (path.dirname(directory) === directory) break;
@@ -236,9 +244,9 @@ export function codexRepositoryHooks(options: { cwd: string; env: Readonly<Recor
   return found;
 }
 
-/** The PreToolUse handlers in a settings or hooks file that reach `tool` and are not this toolgate's (a file too large to read: one). */
-function otherPreToolUseHooks(options: { file: string; tool: string; projectDirectory: string; host: 'claude-code' | 'codex' }): string[] {
-  const settings = readJsonObject(options.file);
+/** The PreToolUse handlers in a settings or hooks file's object that reach `tool` and are not this toolgate's (a file too large to read: one). */
+function otherPreToolUseHooks(options: { settings: Record<string, unknown> | undefined | 'too large'; tool: string; projectDirectory: string; host: 'claude-code' | 'codex' }): string[] {
+  const { settings } = options;
   if (settings === 'too large') return [`whatever it holds (it is larger than ${MAX_SETTINGS_BYTES} bytes)`];
   const groups = typeof settings?.hooks === 'object' && settings.hooks !== null ? (settings.hooks as Record<string, unknown>).PreToolUse : undefined;
   const hooks: string[] = [];
