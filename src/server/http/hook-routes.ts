@@ -20,14 +20,13 @@ export const HOOK_HOSTS: Readonly<Record<string, HostDialect>> = HOST_DIALECTS;
 const MAX_HOOK_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
- * The denial a host reads for a request the server refuses: PreToolUse's (Claude Code's, Codex's and Copilot CLI's, also where no host
- * is known), or Gemini CLI's BeforeTool answer and Cursor's permission answer, the only ones they read (they would run the call on any other).
+ * The denial a host reads for a request the server refuses, in its own
+ * dialect (Gemini CLI and Cursor run the call on an answer of another
+ * shape); PreToolUse's where no host is known.
  */
 export function hookRefusal(reason: string, dialect?: HostDialect): unknown {
   const said = `toolgate serve: ${reason}; the call is blocked`;
-  if (dialect?.name === 'gemini') return { decision: 'deny', reason: said };
-  if (dialect?.name === 'cursor') return { permission: 'deny', user_message: said, agent_message: said };
-  return JSON.parse(preToolUseAnswer('deny', said).stdout);
+  return JSON.parse(dialect === undefined ? preToolUseAnswer('deny', said).stdout : dialect.answer({ decision: 'deny', reason: said }).stdout);
 }
 
 /**
