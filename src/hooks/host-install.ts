@@ -422,7 +422,7 @@ async function checkHttpHandler(options: HandlerCheck): Promise<HostHookCheck> {
     if (response.status !== 200 || decision === undefined) {
       return { ...base, state: blocksOnFailure ? 'blocking' : 'broken', detail: `a probe call was answered ${response.status} ${oneLine(text).slice(0, 200)}: ${blocksOnFailure ? 'Claude Code blocks every call' : 'Claude Code would ignore the hook and run every call'}`, probeMs: ms };
     }
-    const refusal = /"permissionDecisionReason"\s*:\s*"(toolgate serve: [^"]*)"/.exec(text)?.[1];
+    const refusal = /"permissionDecisionReason"\s*:\s*"(?:toolgate: )?(toolgate serve: [^"]*)"/.exec(text)?.[1];
     if (refusal !== undefined) return { ...base, state: 'blocking', detail: `toolgate serve answers, but refuses every call: ${refusal}`, probeMs: ms };
     return { ...base, state: 'live', detail: `a probe call was answered in ${ms} ms (budget ${timeoutSeconds} s)`, probeMs: ms };
   } catch (error) {
