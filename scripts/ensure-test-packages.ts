@@ -68,7 +68,7 @@ if (missing.length > 0) {
 
 // The agent CLIs the host tests run for real, pinned in their own lockfile (test/hosts/package-lock.json).
 const hostsDirectory = new URL('../test/hosts/', import.meta.url).pathname;
-const hostClis = ['node_modules/.bin/claude', 'node_modules/.bin/codex', 'node_modules/.bin/gemini', 'node_modules/.bin/copilot'];
+const hostClis = ['node_modules/.bin/claude', 'node_modules/.bin/codex', 'node_modules/.bin/gemini', 'node_modules/.bin/copilot', 'node_modules/.bin/opencode'];
 /** Each pinned CLI installed at the version test/hosts/package.json names (a pin moved since the last install installs again). */
 function hostClisCurrent(): boolean {
   const pinned = (JSON.parse(readFileSync(`${hostsDirectory}package.json`, 'utf8')) as { dependencies: Record<string, string> }).dependencies;
@@ -81,7 +81,7 @@ function hostClisCurrent(): boolean {
   });
 }
 if (!hostClis.every((cli) => existsSync(`${hostsDirectory}${cli}`)) || !hostClisCurrent()) {
-  process.stderr.write('installing the agent CLIs the host tests run (test/hosts: Claude Code, Codex, Gemini CLI, Copilot CLI; about 1.1 GB) from the npm registry...\n');
+  process.stderr.write('installing the agent CLIs the host tests run (test/hosts: Claude Code, Codex, Gemini CLI, Copilot CLI, opencode; about 1.5 GB) from the npm registry...\n');
   const installed = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: hostsDirectory, stdio: 'inherit' });
   if (installed.status !== 0 || !hostClis.every((cli) => existsSync(`${hostsDirectory}${cli}`)) || !hostClisCurrent()) {
     process.stderr.write(`could not install the agent CLIs: run \`npm ci\` in ${hostsDirectory} and see what it says\n`);

@@ -48,6 +48,7 @@ export const HOST_CLIS = {
   codex: path.join(ROOT, 'test/hosts/node_modules/.bin/codex'),
   gemini: path.join(ROOT, 'test/hosts/node_modules/.bin/gemini'),
   copilot: path.join(ROOT, 'test/hosts/node_modules/.bin/copilot'),
+  opencode: path.join(ROOT, 'test/hosts/node_modules/.bin/opencode'),
 } as const;
 
 /** `toolgate hook <host> ...` as `toolgate install` writes it (`|| exit 2` after it), run from this checkout on the pinned Node. */
@@ -114,6 +115,8 @@ export async function runHostSession(options: {
   installedHooks?: boolean;
   /** Gemini CLI: folder trust on, no folder trusted. */
   folderTrust?: boolean;
+  /** opencode: more of its environment. */
+  env?: Record<string, string>;
 }): Promise<HostSessionResult> {
   const { project } = options;
   const resultFile = path.join(project.home, `result-${Date.now()}.json`);
@@ -140,6 +143,7 @@ export async function runHostSession(options: {
     ...(options.statusMessage === undefined ? {} : { statusMessage: options.statusMessage }),
     ...(options.installedHooks === undefined ? {} : { installedHooks: options.installedHooks }),
     ...(options.folderTrust === undefined ? {} : { folderTrust: options.folderTrust }),
+    ...(options.env === undefined ? {} : { env: options.env }),
   };
   const specFile = path.join(project.home, 'spec.json');
   writeFileSync(specFile, JSON.stringify(spec));

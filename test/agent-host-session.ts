@@ -21,11 +21,12 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { anthropicMessages, openAIResponses, type WireFormat } from './provider-wire-formats.ts';
+import { opencodePluginSource } from '../src/hooks/hosts/opencode-plugin.ts';
 
 export interface HostSessionSpec {
   /** Claude Code: the hook's statusMessage (what toolgate install writes with --approver server). */
   statusMessage?: string;
-  host: 'claude-code' | 'codex' | 'gemini' | 'copilot';
+  host: 'claude-code' | 'codex' | 'gemini' | 'copilot' | 'opencode';
   /** The CLI's executable. */
   cli: string;
   /** The project the CLI works in. */
@@ -54,6 +55,8 @@ export interface HostSessionSpec {
   installedHooks?: boolean;
   /** Gemini CLI: folder trust on (its default), with no folder trusted; off otherwise. */
   folderTrust?: boolean;
+  /** opencode: its environment, beyond what the session sets (OPENCODE_DISABLE_PROJECT_CONFIG...). */
+  env?: Record<string, string>;
   hookTimeoutSeconds: number;
   /** MCP servers the CLI connects to (stdio). */
   mcpServers?: Record<string, { command: string; args: string[] }>;
@@ -117,7 +120,7 @@ const geminiGenerateContent: Pick<WireFormat, 'turn'> = {
   },
 };
 
-const FORMATS: Record<HostSessionSpec['host'], Pick<WireFormat, 'turn'>> = { 'claude-code': anthropicMessages, codex: openAIResponses, gemini: geminiGenerateContent, copilot: anthropicMessages };
+const FORMATS: Record<HostSessionSpec['host'], Pick<WireFormat, 'turn'>> = { 'claude-code': anthropicMessages, codex: openAIResponses, gemini: geminiGenerateContent, copilot: anthropicMessages, opencode: anthropicMessages };
 
 /** The `functionResponse` parts of a Gemini request, in order. */
 function geminiResults(body: Record<string, unknown>): unknown[] {
@@ -187,8 +190,12 @@ async function main(specFile: string): Promise<void> {
       // "{SESSION}" in a later call's input: the session id Codex gave the program the previous call left running (for write_stdin).
       const session = /session ID (\d+)/i.exec(seen ?? '')?.[1];
       const next = scripted === undefined ? undefined : (JSON.parse(JSON.stringify(scripted).replaceAll('"{SESSION}"', session ?? '0')) as typeof scripted);
+      // opencode asks the same provider for the session's title, offering no tools: that gets text.
+      const sideRequest = spec.host === 'opencode' && !(Array.isArray(body.tools) && body.tools.length > 0);
       const reply =
-        next === undefined
+        sideRequest
+          ? format.turn({ text: 'A title' })
+          : next === undefined
           ? format.turn({ text: `FINAL: ${JSON.stringify(seen)}` })
           : format.turn({ toolCalls: [{ id: `call_${requests.length}${Math.random().toString(36).slice(2, 10)}`, name: next.name, args: next.input, ...(next.namespace === undefined ? {} : { namespace: next.namespace }) }] });
       if (reply.kind !== 'sse') throw new Error('the scripted model answers in SSE');
@@ -208,7 +215,8 @@ async function main(specFile: string): Promise<void> {
     spec.hook = spec.hook.replaceAll('{BLACKHOLE}', blackHoleUrl);
     if (spec.httpUrl !== undefined) spec.httpUrl = spec.httpUrl.replaceAll('{BLACKHOLE}', blackHoleUrl);
   }
-  const { args, env } = spec.host === 'claude-code' ? claudeSetup(spec, port, served?.url) : spec.host === 'gemini' ? geminiSetup(spec, port) : spec.host === 'copilot' ? copilotSetup(spec, port) : codexSetup(spec, port);
+  const setups = { 'claude-code': () => claudeSetup(spec, port, served?.url), gemini: () => geminiSetup(spec, port), copilot: () => copilotSetup(spec, port), opencode: () => opencodeSetup(spec, port), codex: () => codexSetup(spec, port) };
+  const { args, env } = setups[spec.host]();
   // The hook's token for toolgate serve (`--approver server`), whether or not a server runs here.
   env.TOOLGATE_TOKEN = SERVE_TOKEN;
   // Given up when the CLI exits: nothing waits for an approval then, and the card it never showed is worth reporting at once.
@@ -471,6 +479,57 @@ function copilotSetup(spec: HostSessionSpec, port: number): { args: string[]; en
     NO_PROXY: '127.0.0.1,localhost',
   };
   return { args: ['-p', spec.prompt, '--output-format', 'json', '--disable-client-telemetry', '--no-ask-user', '--allow-all-tools'], env };
+}
+
+/**
+ * opencode 1.18.33: its configuration in the home's XDG folders (Anthropic's
+ * provider with its base URL on loopback, no updates or sharing, every tool
+ * allowed by opencode itself, so the plugin is the only gate), toolgate's
+ * plugin in its plugins folder (with `installedHooks`, the one `toolgate
+ * install opencode` wrote there), run headless with `opencode run`. With a
+ * plugin there, opencode installs @opencode-ai/plugin into the folder from
+ * the registry when it starts (a 70 s stall offline): the folder's
+ * package-lock.json says it is installed (toolgate's plugin imports nothing).
+ */
+function opencodeSetup(spec: HostSessionSpec, port: number): { args: string[]; env: NodeJS.ProcessEnv } {
+  const configHome = path.join(spec.home, '.config');
+  const opencodeHome = path.join(configHome, 'opencode');
+  mkdirSync(path.join(opencodeHome, 'plugins'), { recursive: true });
+  mkdirSync(path.join(opencodeHome, 'node_modules'), { recursive: true });
+  writeFileSync(path.join(opencodeHome, 'package-lock.json'), JSON.stringify({ packages: { '': { dependencies: { '@opencode-ai/plugin': '1.18.33' } } } }));
+  if (spec.installedHooks !== true) writeFileSync(path.join(opencodeHome, 'plugins', 'toolgate.js'), opencodePluginSource({ command: spec.hook, timeoutSeconds: spec.hookTimeoutSeconds }));
+  const mcp = Object.fromEntries(Object.entries(spec.mcpServers ?? {}).map(([name, server]) => [name, { type: 'local', command: [server.command, ...server.args], enabled: true }]));
+  writeFileSync(
+    path.join(opencodeHome, 'opencode.json'),
+    JSON.stringify({
+      autoupdate: false,
+      share: 'disabled',
+      model: 'anthropic/claude-fake',
+      small_model: 'anthropic/claude-fake',
+      provider: { anthropic: { options: { baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'dummy-key' }, models: { 'claude-fake': { name: 'claude-fake', tool_call: true, limit: { context: 200000, output: 8192 } } } } },
+      permission: { '*': 'allow' },
+      ...(spec.mcpServers === undefined ? {} : { mcp }),
+    }),
+  );
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: spec.home,
+    ...(spec.shell === undefined ? {} : { SHELL: spec.shell }),
+    XDG_CONFIG_HOME: configHome,
+    XDG_DATA_HOME: path.join(spec.home, '.local', 'share'),
+    XDG_CACHE_HOME: path.join(spec.home, '.cache'),
+    XDG_STATE_HOME: path.join(spec.home, '.local', 'state'),
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+    OPENCODE_DISABLE_CLAUDE_CODE: '1',
+    OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
+    NO_PROXY: '127.0.0.1,localhost',
+    ...spec.env,
+  };
+  return { args: ['run', spec.prompt], env };
 }
 
 if (import.meta.main) await main(process.argv[2]!);

@@ -183,6 +183,35 @@ describe('the hooks, installed from the package (issue 53)', () => {
     expect(existsSync(path.join(home, '.codex', 'hooks.json'))).toBe(false);
   });
 
+  it("install opencode from the package writes a plugin the real opencode runs: rm -rf blocked, an allowed echo run; uninstall takes it out", { timeout: 120_000 }, async () => {
+    const app = path.join(packed.project, 'opencode-app');
+    const home = path.join(parent, 'opencode-home');
+    mkdirSync(path.join(app, 'victim'), { recursive: true });
+    mkdirSync(home, { recursive: true });
+    writeFileSync(path.join(app, 'victim/keep.txt'), 'keep\n');
+    writeFileSync(path.join(app, 'toolgate.yaml'), HOST_TEST_POLICY);
+    // opencode reads its plugins from $XDG_CONFIG_HOME/opencode/plugins, which is where the session's opencode looks too.
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+    expect(npxToolgate(NODE_24_DIRECTORY, ['trust'], '', { cwd: app, env }).code).toBe(0);
+    const installed = npxToolgate(NODE_24_DIRECTORY, ['install', 'opencode'], '', { cwd: app, env });
+    expect(installed.code, installed.stderr).toBe(0);
+    const plugin = path.join(home, '.config/opencode/plugins/toolgate.js');
+    expect(installed.stdout).toContain(`wrote ${plugin}; a probe call was answered`);
+    expect(readFileSync(plugin, 'utf8')).toContain(path.join(packed.project, 'node_modules/toolgate/bin/toolgate.js'));
+
+    const project = { directory: app, home, policyFile: path.join(app, 'toolgate.yaml') };
+    const blocked = await runHostSession({ host: 'opencode', project, call: { name: 'bash', input: { command: 'rm -rf victim', description: 'x' } }, installedHooks: true });
+    expect(blocked.toolResult).toContain('rm is blocked in this project');
+    expect(existsSync(path.join(app, 'victim/keep.txt'))).toBe(true);
+    const allowed = await runHostSession({ host: 'opencode', project, call: { name: 'bash', input: { command: 'echo from-the-package > echoed.txt', description: 'x' } }, installedHooks: true });
+    expect(readFileSync(path.join(app, 'echoed.txt'), 'utf8')).toBe('from-the-package\n');
+    expect(allowed.toolResults.join('\n')).not.toMatch(/blocked|toolgate/i);
+
+    const removed = npxToolgate(NODE_24_DIRECTORY, ['uninstall', 'opencode'], '', { cwd: app, env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(existsSync(plugin)).toBe(false);
+  });
+
   it('project scope, from the project toolgate is installed in, writes a command every clone can run (through CLAUDE_PROJECT_DIR), which the real Claude Code runs', { timeout: 120_000 }, async () => {
     const root = packed.project;
     const home = path.join(parent, 'shared-home');

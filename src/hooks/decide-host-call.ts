@@ -16,6 +16,8 @@ import { createMcpSimulation } from '../mcp/simulated-mcp-tools.ts';
 import { hookInstallationPaths } from '../config/own-entry.ts';
 import { geminiInClaudeTerms } from './hosts/gemini-tools.ts';
 import { copilotInClaudeTerms } from './hosts/copilot-tools.ts';
+import { opencodeInClaudeTerms } from './hosts/opencode-tools.ts';
+import { opencodeRepositoryCode } from './opencode-settings-layers.ts';
 import { geminiRepositoryHooks } from './gemini-settings-layers.ts';
 import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
@@ -64,9 +66,10 @@ export interface HostJudge {
   close(): Promise<void>;
 }
 
-/** A host's call in toolgate's terms: Gemini CLI's and Copilot CLI's tools are the same acts as Claude Code's under other names (Codex shares Claude Code's). */
-function toolgateCallIn(input: HostInput, readText: (file: string) => string | undefined): ToolgateCall {
+/** A host's call in toolgate's terms: Gemini CLI's, Copilot CLI's and opencode's tools are the same acts as Claude Code's under other names (Codex shares Claude Code's). */
+function toolgateCallIn(input: HostInput, readText: (file: string) => string | undefined, names: { mcpServers: readonly string[]; hasMeaning: (name: string) => boolean }): ToolgateCall {
   if (input.host === 'copilot') return toolgateCallOf({ ...copilotInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd }), readText });
+  if (input.host === 'opencode') return toolgateCallOf({ ...opencodeInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd, ...names }), readText });
   if (input.host !== 'gemini') return toolgateCallOf({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd, readText });
   const mapped = geminiInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd });
   return 'call' in mapped ? mapped.call : toolgateCallOf({ ...mapped, readText });
@@ -99,6 +102,9 @@ export async function createHostJudge(options: {
   const options_ = options;
   const { tools, zones } = await createBuiltinTools({ loaded, cwd: options.cwd ?? loaded.directory, judgeOnly: true, env: options.env, ownExtra: hookInstallationPaths(options.argv0 === undefined ? {} : { argv0: options.argv0 }) });
   const mcp = createMcpSimulation({ loaded, env: options.env });
+  // What a host's own tool may not be judged as by its name alone (opencode-tools.ts): a tool of toolgate's.
+  const meaningful = new Set([...tools, ...hostTools(loaded)].map((tool) => tool.name));
+  const names = { mcpServers: mcp.servers.map((server) => server.name), hasMeaning: (name: string) => meaningful.has(name) };
   const gate = createRuntimeGate({
     loaded,
     tools: [...tools, ...hostTools(loaded)],
@@ -129,7 +135,7 @@ export async function createHostJudge(options: {
         transcriptPath: input.transcriptPath,
         hostTool: input.hostTool,
         // Gemini CLI's tools are the same acts as Claude Code's under other names (Codex shares Claude Code's).
-        call: toolgateCallIn(input, readTextFor(input.cwd)),
+        call: toolgateCallIn(input, readTextFor(input.cwd), names),
       };
       let tool: string;
       let args: Record<string, unknown>;
@@ -159,7 +165,7 @@ export async function createHostJudge(options: {
         return { ...verdictOf(rewritten), call };
       }
       // Codex's apply_patch, through its shell tool or as its own tool: the files it changes, each judged as the fs change it is.
-      const patch = input.host === 'codex' ? patchOf(tool, args) : undefined;
+      const patch = input.host === 'codex' || (input.host === 'opencode' && tool === HOST_PATCH_TOOL) ? patchOf(tool, args) : undefined;
       if (patch !== undefined) {
         tool = HOST_PATCH_TOOL;
         args = await patchArguments({ read: patch, cwd: input.cwd, judge: (change, index) => gate.authorize({ ...change, callId: `${callId}:patch-${index}` }, context, { approver: null }) });
@@ -205,6 +211,7 @@ export async function createHostJudge(options: {
 function repositoryHooks(input: HostInput, env: Readonly<Record<string, string | undefined>>, repository: RepositorySettings): Array<{ file: string; hooks: string[] }> {
   if (input.host === 'claude-code') return claudeRepositoryHooks({ repository, tool: input.hostTool, projectDirectory: env.CLAUDE_PROJECT_DIR ?? input.cwd });
   if (input.host === 'codex') return codexRepositoryHooks({ cwd: input.cwd, env, tool: input.hostTool });
+  if (input.host === 'opencode') return opencodeRepositoryCode({ cwd: input.cwd, env }).map((found) => ({ file: found.file, hooks: [found.what] }));
   if (input.host !== 'gemini') return [];
   const hooks = geminiRepositoryHooks({ cwd: input.cwd, tool: input.hostTool });
   return hooks.length === 0 ? [] : [{ file: path.join(input.cwd, '.gemini', 'settings.json'), hooks }];

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { quoteShellWord } from '../core/quote-shell-word.ts';
 
-export type HostName = 'claude-code' | 'codex' | 'gemini' | 'copilot' | 'cursor';
+export type HostName = 'claude-code' | 'codex' | 'gemini' | 'copilot' | 'cursor' | 'opencode';
 
 export interface HostCall {
   host: HostName;
@@ -52,6 +52,9 @@ export type ToolgateCall =
  * (HOST_SKILL_TOOL judges them).
  */
 const AGENT_INTERNAL = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'BashOutput', 'KillShell', 'KillBash', 'AskUserQuestion']);
+
+/** The names `toolgateCallOf` reads as Claude Code's tools (a host's tool of the same name would be judged as that tool). */
+export const CLAUDE_TOOL_NAMES: ReadonlySet<string> = new Set(['Bash', 'Monitor', 'Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Glob', 'Grep', 'LS', 'Skill', 'WebFetch', 'WebSearch', ...AGENT_INTERNAL]);
 
 /** The largest file an edit is turned into a write of (for the diff): above it, it is judged as an edit of the file. */
 const MAX_EDITED_BYTES = 4 * 1024 * 1024;

@@ -17,6 +17,9 @@ import { claudeHookSwitches, claudeManagedDirectory, codexHookSwitches, type Hoo
 import { shellSplit } from '../core/shell-split.ts';
 import { applyEdits, modify, parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { GEMINI_HOOK_NAME, geminiDirectory, geminiHookSwitches } from './gemini-settings-layers.ts';
+import { OPENCODE_EVENT } from './hosts/opencode.ts';
+import { opencodePluginSource, readOpencodePlugin } from './hosts/opencode-plugin.ts';
+import { opencodeHookSwitches } from './opencode-settings-layers.ts';
 
 export type InstallScope = 'project' | 'local' | 'user' | 'managed';
 
@@ -26,7 +29,14 @@ export type InstallScope = 'project' | 'local' | 'user' | 'managed';
  * [handlers]}` groups, but for Copilot CLI, whose list holds the handlers
  * themselves (`groupsIn` and `entriesOf` read and write both the same way).
  */
-const HOOK_EVENT: Readonly<Record<HostName, 'PreToolUse' | 'BeforeTool' | 'preToolUse' | 'beforeShellExecution'>> = { 'claude-code': 'PreToolUse', codex: 'PreToolUse', gemini: 'BeforeTool', copilot: 'preToolUse', cursor: 'beforeShellExecution' };
+const HOOK_EVENT: Readonly<Record<HostName, 'PreToolUse' | 'BeforeTool' | 'preToolUse' | 'beforeShellExecution' | typeof OPENCODE_EVENT>> = {
+  'claude-code': 'PreToolUse',
+  codex: 'PreToolUse',
+  gemini: 'BeforeTool',
+  copilot: 'preToolUse',
+  cursor: 'beforeShellExecution',
+  opencode: OPENCODE_EVENT,
+};
 
 /** Where the host reads its PreToolUse hooks for `scope`. Throws for a scope the host has not. */
 export function hostConfigFile(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>> }): string {
@@ -41,6 +51,11 @@ export function hostConfigFile(options: { host: HostName; scope: InstallScope; c
     if (options.scope === 'project') return path.join(options.cwd, '.gemini', 'settings.json');
     if (options.scope === 'user') return path.join(geminiDirectory(options.env), 'settings.json');
     throw new HostConfigError('Gemini CLI reads hooks from ~/.gemini/settings.json (--scope user) and a project\'s .gemini/settings.json (--scope project)');
+  }
+  if (options.host === 'opencode') {
+    // opencode runs every module of its plugins folder; the user's folder reaches every project.
+    if (options.scope !== 'user') throw new HostConfigError("opencode's hook is a plugin toolgate writes to your opencode plugins folder ($XDG_CONFIG_HOME/opencode/plugins, ~/.config/opencode/plugins): use --scope user");
+    return path.join(options.env.XDG_CONFIG_HOME || path.join(home, '.config'), 'opencode', 'plugins', 'toolgate.js');
   }
   if (options.host === 'cursor') throw new HostConfigError("toolgate install cursor is not there yet: add toolgate's entries to ~/.cursor/hooks.json by hand (README, Cursor)");
   if (options.host === 'copilot') {
@@ -117,7 +132,7 @@ export interface HookHandler {
  * answers are the only guard. Codex has no such setting (0.171), and its
  * hooks.json is read strictly: nothing is added there.
  */
-export const HOST_BLOCKS_ON_FAILURE: Readonly<Record<HostName, { onFailure: 'block' } | undefined>> = { 'claude-code': { onFailure: 'block' }, codex: undefined, gemini: undefined, copilot: undefined, cursor: undefined };
+export const HOST_BLOCKS_ON_FAILURE: Readonly<Record<HostName, { onFailure: 'block' } | undefined>> = { 'claude-code': { onFailure: 'block' }, codex: undefined, gemini: undefined, copilot: undefined, cursor: undefined, opencode: undefined };
 
 /**
  * The handler toolgate installs: its command hook, or (Claude Code) an
@@ -229,6 +244,11 @@ function textOf(options: { config: Record<string, unknown>; host: HostName; befo
  */
 export function planInstall(options: { file: string; text: string | undefined; host: HostName; handler: HookHandler; settings?: Record<string, unknown> }): { text: string; changed: boolean; replaced: number } {
   const { host } = options;
+  if (host === 'opencode') {
+    const before = options.text === undefined ? undefined : opencodeHookIn(options.file, options.text);
+    const text = opencodePluginSource({ command: String(options.handler.command), timeoutSeconds: Number(options.handler.timeout) });
+    return { text, changed: text !== options.text, replaced: before === undefined ? 0 : 1 };
+  }
   const event = HOOK_EVENT[host];
   const config = readConfig(options.file, options.text, host);
   const { config: without, removed } = withoutToolgate(config, host);
@@ -244,6 +264,11 @@ export function planInstall(options: { file: string; text: string | undefined; h
 
 /** The file's text without toolgate's hook for `host`; `removed` 0 when it had none. */
 export function planUninstall(options: { file: string; text: string | undefined; host: HostName }): { text: string; removed: number } {
+  // toolgate's opencode plugin is a file of its own: uninstall removes it whole (the empty text), and leaves anyone else's.
+  if (options.host === 'opencode') {
+    if (options.text === undefined) return { text: '', removed: 0 };
+    return readOpencodePlugin(options.text) === undefined ? { text: options.text, removed: 0 } : { text: '', removed: 1 };
+  }
   const { config: left, removed } = withoutToolgate(readConfig(options.file, options.text, options.host), options.host);
   // A Copilot CLI hooks file with no hook left holds nothing but the version install wrote.
   const { version: _version, ...rest } = left;
@@ -281,6 +306,7 @@ export interface HostHookCheck {
 export async function checkHostHook(options: { host: HostName; file: string; scope?: InstallScope; cwd: string; env?: Readonly<Record<string, string | undefined>>; searchPath?: string | undefined }): Promise<HostHookCheck[]> {
   const { host, file } = options;
   if (!existsSync(file)) return [{ host, file, state: 'absent', detail: 'no such file' }];
+  if (host === 'opencode') return [await checkOpencodePlugin({ ...options, host })];
   let config: Record<string, unknown>;
   try {
     config = readConfig(file, readFileSync(file, 'utf8'), host);
@@ -313,6 +339,7 @@ export async function checkHostHook(options: { host: HostName; file: string; sco
  */
 export function hookSwitches(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>>; /** The hook's command (Gemini CLI may disable a hook by it). */ command?: string }): HookSwitchOff[] {
   if (options.host === 'codex') return codexHookSwitches(options);
+  if (options.host === 'opencode') return opencodeHookSwitches(options);
   if (options.host === 'gemini') return geminiHookSwitches(options);
   return claudeHookSwitches(options).filter((found) => found.reach === 'all' || options.scope !== 'managed');
 }
@@ -321,7 +348,7 @@ export function hookSwitches(options: { host: HostName; scope: InstallScope; cwd
 function switchedOff(check: HostHookCheck, switches: readonly HookSwitchOff[]): HostHookCheck {
   if (switches.length === 0 || check.state === 'broken') return check;
   const said = switches.map((found) => `${found.file} sets ${found.key} (${found.detail})`).join('; ');
-  if (switches.every((found) => found.key.startsWith('env.'))) return { ...check, state: 'switched_off', detail: `${said}: the hook runs, but what it allows is not what runs here` };
+  if (switches.every((found) => found.key.startsWith('env.') || found.hookRuns === true)) return { ...check, state: 'switched_off', detail: `${said}: the hook runs, but what it allows is not what runs here` };
   return { ...check, state: 'switched_off', detail: `${said}: the hook does not run here, and the host decides every call on its own${check.host === 'claude-code' ? '. A hook in managed settings (toolgate install claude-code --scope managed, as root) survives a repository\'s disableAllHooks' : ''}` };
 }
 
@@ -435,6 +462,7 @@ async function checkHttpHandler(options: HandlerCheck): Promise<HostHookCheck> {
 function handlerTimeoutSeconds(handler: HookHandler, host: HostName): number {
   if (host === 'gemini') return typeof handler.timeout === 'number' ? handler.timeout / 1000 : 60;
   if (host === 'copilot') return typeof handler.timeoutSec === 'number' ? handler.timeoutSec : 30;
+  if (host === 'opencode') return typeof handler.timeout === 'number' ? handler.timeout : 600;
   return typeof handler.timeout === 'number' ? handler.timeout : 600;
 }
 
@@ -445,6 +473,7 @@ const PROBE_ANSWERED: Readonly<Record<HostName, RegExp>> = {
   gemini: /"decision"\s*:\s*"(allow|deny|block)"/,
   copilot: /"permissionDecision"\s*:\s*"(allow|deny|ask)"/,
   cursor: /"permission"\s*:\s*"(allow|deny|ask)"/,
+  opencode: /"decision"\s*:\s*"(allow|deny)"/,
 };
 
 /** What a program wrote on stderr, on one line and not too long. */
@@ -504,10 +533,12 @@ function runProbe(options: { host: HostName; command: string; cwd: string; env: 
   const input = probeInput(options.cwd, options.host);
   // Gemini CLI gives its hooks the project's folder as GEMINI_PROJECT_DIR and GEMINI_CWD (and CLAUDE_PROJECT_DIR, for compatibility).
   const hostVariables = options.host === 'gemini' ? { GEMINI_PROJECT_DIR: options.cwd, GEMINI_CWD: options.cwd } : {};
+  // toolgate's opencode plugin starts its hook without the variables that load code into Node.
+  const unset = options.host === 'opencode' ? { NODE_OPTIONS: undefined, NODE_COMPILE_CACHE: undefined, NODE_PATH: undefined } : {};
   return new Promise((resolve) => {
     // As Claude Code runs its hooks: with the project's folder in CLAUDE_PROJECT_DIR, which a portable project hook names.
     // A probe starts no decider of the hook's calls (a probe leaves no process behind): TOOLGATE_HOOK_PROBE, as src/cli/hook-decider-client.ts reads it.
-    const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, env: { CLAUDE_PROJECT_DIR: options.cwd, ...(options.env ?? process.env), ...hostVariables, TOOLGATE_HOOK_PROBE: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', options.command], { cwd: options.cwd, env: withoutUndefined({ CLAUDE_PROJECT_DIR: options.cwd, ...(options.env ?? process.env), ...hostVariables, ...unset, TOOLGATE_HOOK_PROBE: '1' }), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -522,10 +553,36 @@ function runProbe(options: { host: HostName; command: string; cwd: string; env: 
   });
 }
 
+/** An environment without the variables set to undefined (spawn would pass them as the text "undefined"). */
+function withoutUndefined(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** The hook in toolgate's opencode plugin file; undefined where it is someone else's file, which install refuses to overwrite. */
+function opencodeHookIn(file: string, text: string): { command: string; timeoutSeconds: number } | undefined {
+  const hook = readOpencodePlugin(text);
+  if (hook === undefined) throw new HostConfigError(`${file} is not toolgate's plugin (it lacks toolgate's first line): toolgate does not overwrite a plugin of someone else's; move it, then install again`);
+  return hook === 'unreadable' ? undefined : hook;
+}
+
+/** toolgate's opencode plugin: its hook line read, then checked as any command hook (the plugin runs it with sh -c, as the probe does). */
+async function checkOpencodePlugin(options: { host: HostName; file: string; scope?: InstallScope; cwd: string; env?: Readonly<Record<string, string | undefined>>; searchPath?: string | undefined }): Promise<HostHookCheck> {
+  const { host, file } = options;
+  const hook = readOpencodePlugin(readFileSync(file, 'utf8'));
+  if (hook === undefined) return { host, file, state: 'none', detail: "a plugin, but not toolgate's (toolgate install opencode writes its own there)" };
+  if (hook === 'unreadable') return { host, file, state: 'broken', detail: "toolgate's plugin, but its TOOLGATE_HOOK line cannot be read: opencode blocks every call (run toolgate install opencode again)" };
+  const handler: HookHandler = { type: 'command', command: hook.command, timeout: hook.timeoutSeconds };
+  const check = await checkCommandHandler({ ...options, handler, base: { host, file, command: hook.command } });
+  // The plugin fails closed: a hook that does not answer blocks every call, where another host would run them.
+  const closed = check.state === 'broken' ? { ...check, state: 'blocking' as const, detail: check.detail.replace(/: the host would ignore the hook and run every call.*$/, ': toolgate\'s plugin blocks every call') } : check;
+  return switchedOff(closed, hookSwitches({ host, scope: options.scope ?? 'user', cwd: options.cwd, env: options.env ?? process.env, command: hook.command }));
+}
+
 /** The probe call, in the host's shape: a tool nobody has, which runs nothing. */
 function probeInput(cwd: string, host: HostName = 'claude-code'): string {
   if (host === 'gemini') return JSON.stringify({ session_id: 'toolgate-doctor', transcript_path: '', cwd, hook_event_name: 'BeforeTool', timestamp: new Date().toISOString(), tool_name: DOCTOR_PROBE_TOOL, tool_input: {} });
   if (host === 'copilot') return JSON.stringify({ sessionId: 'toolgate-doctor', timestamp: Date.now(), cwd, toolName: DOCTOR_PROBE_TOOL, toolArgs: {} });
+  if (host === 'opencode') return JSON.stringify({ event: OPENCODE_EVENT, tool: DOCTOR_PROBE_TOOL, sessionID: 'toolgate-doctor', callID: 'toolgate-doctor-probe', args: {}, directory: cwd, worktree: cwd });
   return JSON.stringify({ session_id: 'toolgate-doctor', cwd, hook_event_name: 'PreToolUse', tool_name: DOCTOR_PROBE_TOOL, tool_input: {}, tool_use_id: 'toolgate-doctor-probe' });
 }
 

@@ -39,6 +39,8 @@ export interface HookSwitchOff {
   /** Which hooks it turns off: all of them, or all but the managed ones. */
   reach: 'all' | 'not-managed';
   detail: string;
+  /** The hook still runs, but what it allows is not what runs (a repository's own code acts in the call's place). */
+  hookRuns?: true;
 }
 
 /**

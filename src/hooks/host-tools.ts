@@ -109,6 +109,13 @@ export function hostTools(loaded: LoadedPolicy): ToolDeclaration[] {
       // Blocked, not asked: a person approving it would approve what toolgate saw, and the host would run what the other hook made of it.
       checkApproval(call) {
         const { tool, found, host } = call.args as { tool: string; found: Array<{ file: string; hooks: string[] }>; host: string };
+        if (host === 'opencode') {
+          const where = found.map((entry) => `${entry.file} (${entry.hooks.join('; ')})`).join(', ');
+          return blockCall(
+            `the repository's own opencode configuration runs code inside opencode: ${where}. Such code can run commands of its own and replace or change ${tool} after toolgate judged it; ` +
+              'start opencode with OPENCODE_DISABLE_PROJECT_CONFIG=1 (your own configuration still applies), or remove it from the repository',
+          );
+        }
         const event = host === 'gemini' ? 'BeforeTool' : 'PreToolUse';
         const own = host === 'gemini' ? '~/.gemini/settings.json' : host === 'codex' ? '$CODEX_HOME/hooks.json' : '~/.claude/settings.json';
         const where = found.map((entry) => `${entry.file} (${entry.hooks.join('; ')})`).join(', ');

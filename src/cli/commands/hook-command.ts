@@ -33,6 +33,9 @@ Hosts:
                 ~/.gemini/settings.json), with hooksConfig.enabled: true
   copilot       GitHub Copilot CLI: hooks.preToolUse in a hooks file of
                 $COPILOT_HOME/hooks/ (~/.copilot/hooks/toolgate.json)
+  opencode      opencode: run by toolgate's plugin in its plugins folder
+                (~/.config/opencode/plugins/toolgate.js), which hands it each
+                call of tool.execute.before and runs the call only on "allow"
 
 Options:
   --policy FILE       the policy (default: the project's toolgate.yaml, .yml or

@@ -39,10 +39,9 @@ line to the .gitignore there: it asks when stdin is a terminal, and never
 changes the file without a yes or --gitignore.
 
 For the agents you already run (toolgate install claude-code | codex |
-gemini | copilot), the
-calls run in the host, not in toolgate's sandbox, so a starter for them says
-so and decides accordingly: --for claude-code (or codex, gemini, copilot)
-writes one where
+gemini | copilot | opencode), the calls run in the host, not in toolgate's
+sandbox, so a starter for them says so and decides accordingly: --for
+claude-code (or codex, gemini, copilot, opencode) writes one where
 reads and writes in the project are allowed, deletes ask, files outside it
 (~/.ssh, ~/.aws, other projects) are blocked, and commands no rule names ask,
 networked ones included (npm install, git push, curl). init trusts the policy
@@ -53,8 +52,8 @@ server's inbox (toolgate install gemini --approver server).
 
 Options:
   --policy FILE   where to write it (default: ./toolgate.yaml)
-  --for HOST      the starter for an agent host's hook: claude-code, codex, gemini
-                  or copilot
+  --for HOST      the starter for an agent host's hook: claude-code, codex,
+                  gemini, copilot or opencode
   --user          write the user-level policy instead, for the agent hosts'
                   calls in every project that has no toolgate.yaml of its own
                   ($XDG_CONFIG_HOME/toolgate/toolgate.yaml, ~/.config/toolgate);
@@ -93,7 +92,7 @@ export async function runInitCommand(argv: string[], io: CliIo, dependencies: In
     io.stdout.write(INIT_HELP);
     return EXIT.ok;
   }
-  if (values.for !== undefined && !['claude-code', 'codex', 'gemini', 'copilot'].includes(String(values.for))) throw new UsageError(`--for must be claude-code, codex, gemini or copilot, not ${JSON.stringify(values.for)}`);
+  if (values.for !== undefined && !['claude-code', 'codex', 'gemini', 'copilot', 'opencode'].includes(String(values.for))) throw new UsageError(`--for must be claude-code, codex, gemini, copilot or opencode, not ${JSON.stringify(values.for)}`);
   if (values.user === true) {
     if (values.policy !== undefined || values.gitignore === true || values['no-gitignore'] === true) throw new UsageError('--user writes the user-level policy in toolgate\'s config home: leave out --policy and --gitignore');
     return writeUserPolicy({ io, force: values.force === true });

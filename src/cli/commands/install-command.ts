@@ -8,6 +8,7 @@ import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostName } from '../../hooks/host-call.ts';
 import { loginShell } from '../../hooks/host-dialect.ts';
 import { GEMINI_FOLDER_TRUST } from '../../hooks/gemini-settings-layers.ts';
+import { projectConfigOff } from '../../hooks/opencode-settings-layers.ts';
 import { HostConfigError, hookCommandLine, hookSwitches, hostConfigFile, planInstall, planUninstall, probeHandler, toolgateHandler, toolgateHandlerPositions, withoutCodexTrust, type HostHookCheck, type InstallScope } from '../../hooks/host-install.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
@@ -16,7 +17,7 @@ import { toolgateEntry } from '../../config/own-entry.ts';
 import { hookArgs, hookSettingsFile, setHookArgs } from '../../hooks/hook-settings.ts';
 import { createdByInstall, forgetCreated, recordCreated } from '../../hooks/install-records.ts';
 
-const HOSTS: readonly HostName[] = ['claude-code', 'codex', 'gemini', 'copilot'];
+const HOSTS: readonly HostName[] = ['claude-code', 'codex', 'gemini', 'copilot', 'opencode'];
 
 export const INSTALL_HELP = `Usage:
   toolgate install <host> [--scope project|local|user|managed] [--policy FILE] [--timeout SECONDS] [--dry-run]
@@ -61,6 +62,19 @@ Hosts and where their hooks go:
                 Copilot CLI reads hooks only there, not a repository's
                 .github/hooks. It asks its own user when the policy asks
                 (headless, it denies, saying so)
+  opencode      $XDG_CONFIG_HOME/opencode/plugins/toolgate.js
+                (~/.config/opencode/plugins), a plugin of toolgate's that
+                opencode loads for every project: it hands each call to
+                toolgate hook opencode and runs it only on "allow" (any
+                failure blocks it). opencode cannot ask from a plugin: what
+                the policy would ask about is denied with the reason, or,
+                with --approver server, waits in the inbox. A repository's
+                own opencode configuration (.opencode/plugins, tools, MCP
+                servers, formatters, shell...) runs code inside opencode:
+                toolgate blocks every call in such a repository unless
+                opencode runs with OPENCODE_DISABLE_PROJECT_CONFIG=1; and
+                opencode --pure (OPENCODE_PURE) runs no plugin, toolgate's
+                neither
 
 Options:
   --scope S         project, local, user or managed (see above)
@@ -218,13 +232,15 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
   const found = hookSwitches({ host, scope, cwd: io.cwd, env: io.env, command });
   // Gemini CLI's trust is of a folder: the hook still runs in the folders it trusts, so this one is said, not refused.
   for (const untrusted of found.filter((entry) => entry.key === GEMINI_FOLDER_TRUST)) io.stderr.write(`toolgate install: note: ${sanitizeTerminalText(untrusted.detail, { collapse: true })}\n`);
-  const switches = found.filter((entry) => entry.key !== GEMINI_FOLDER_TRUST);
+  // A repository's own opencode code leaves the hook running (toolgate then blocks the calls there): said, not refused.
+  for (const repository of found.filter((entry) => entry.hookRuns === true)) io.stderr.write(`toolgate install: note: ${sanitizeTerminalText(`${repository.file} (${repository.key}): ${repository.detail}`, { collapse: true })}\n`);
+  const switches = found.filter((entry) => entry.key !== GEMINI_FOLDER_TRUST && entry.hookRuns !== true);
   if (switches.length > 0) {
     const said = switches.map((found) => `${found.file} sets ${found.key} (${found.detail})`).join('; ');
     io.stderr.write(`toolgate install: ${sanitizeTerminalText(said, { collapse: true })}: a hook installed ${scope === 'managed' ? 'in managed settings' : `with --scope ${scope}`} would not run here. ${host === 'claude-code' && scope !== 'managed' ? 'Remove the key, or install with --scope managed (as root), which only managed settings reach' : 'Remove the key first'}\n`);
     return 1;
   }
-  return change({
+  const installed = await change({
     io,
     host,
     scope,
@@ -235,6 +251,13 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
     ...(codexOptions === undefined ? {} : { options: { host, args: codexOptions } }),
     install: true,
   });
+  if (installed === EXIT.ok && host === 'opencode' && !projectConfigOff(io.env)) {
+    io.stdout.write(
+      "opencode runs a repository's own configuration as code (its .opencode/plugins when it starts, before any call; its tools, MCP servers, formatters, shell): " +
+        'toolgate blocks every call in a repository that has such configuration. Start opencode with OPENCODE_DISABLE_PROJECT_CONFIG=1 (export it in your shell\'s profile) so that no repository\'s runs; yours in ~/.config/opencode still does\n',
+    );
+  }
+  return installed;
 }
 
 /**
@@ -378,13 +401,14 @@ async function change(options: {
     return EXIT.ok;
   }
   const created = createdByInstall({ file, env: io.env });
-  // Uninstall leaves nothing of install's: a file it created that now holds only {} goes, with the folders it made for it.
-  if (!options.install && created !== undefined && planned.text.trim() === '{}') {
+  // Uninstall leaves nothing of install's: a file it created that now holds only {} goes, with the folders it made for it; so
+  // does toolgate's opencode plugin, a file of toolgate's own (its plan is the empty text).
+  if (!options.install && ((created !== undefined && planned.text.trim() === '{}') || (host === 'opencode' && planned.text === ''))) {
     try {
       rmSync(file);
-      const removedDirectories = removeEmptyDirectories(created.directories);
+      const removedDirectories = removeEmptyDirectories(created?.directories ?? []);
       forgetCreated({ file, env: io.env });
-      io.stdout.write(`removed ${file}${removedDirectories.length > 0 ? ` and ${removedDirectories.join(', ')}` : ''}, which toolgate install had created\n`);
+      io.stdout.write(`removed ${file}${removedDirectories.length > 0 ? ` and ${removedDirectories.join(', ')}` : ''}, which toolgate install had ${created === undefined ? 'written' : 'created'}\n`);
     } catch (error) {
       putBack();
       io.stderr.write(`toolgate uninstall: could not remove ${file}: ${safe((error as Error).message)}\n`);

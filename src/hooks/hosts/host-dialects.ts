@@ -5,5 +5,6 @@ import { codex } from './codex.ts';
 import { copilot } from './copilot.ts';
 import { cursor } from './cursor.ts';
 import { gemini } from './gemini.ts';
+import { opencode } from './opencode.ts';
 
-export const HOST_DIALECTS: Readonly<Record<string, HostDialect>> = { 'claude-code': claudeCode, codex, gemini, copilot, cursor };
+export const HOST_DIALECTS: Readonly<Record<string, HostDialect>> = { 'claude-code': claudeCode, codex, gemini, copilot, cursor, opencode };
