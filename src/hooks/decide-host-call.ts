@@ -19,7 +19,15 @@ import { copilotInClaudeTerms } from './hosts/copilot-tools.ts';
 import { opencodeInClaudeTerms } from './hosts/opencode-tools.ts';
 import { opencodeRepositoryCode } from './opencode-settings-layers.ts';
 import { geminiRepositoryHooks } from './gemini-settings-layers.ts';
-import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
+import { createBuiltinTools, hostCommandSandbox } from '../runtime/create-builtin-tools.ts';
+import { detectSandbox, type SandboxDetection } from '../sandbox/detect-sandbox.ts';
+import { SANDBOX_PATH } from '../sandbox/bwrap-sandbox.ts';
+import { findExecutable } from '../sandbox/find-executable.ts';
+import type { CallAuthority } from '../sandbox/sandbox-zone.ts';
+import { analyzeCommandOnce } from '../tools/shell/analyze-command.ts';
+import type { ShellTool } from '../tools/shell/create-shell-tool.ts';
+import { quoteShellWord } from '../core/quote-shell-word.ts';
+import { onPath } from './host-dialect.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
 import { searchConcern } from '../tools/fs/zone-hidden.ts';
@@ -28,7 +36,7 @@ import { claudeRepositoryHooks, claudeRepositorySettings, codexRepositoryHooks, 
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
-import { HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
+import { HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SANDBOX_TOOL, HOSTS_TAKING_CHANGED_COMMANDS, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
 import { readRegularFile } from './host-transcript.ts';
@@ -47,6 +55,8 @@ export interface HostVerdict {
   call: HostCall;
   /** On an ask: what "approve always" may cover beyond the payload, for the inbox's card (the gate's `alwaysChoices`). */
   alwaysScopes?: Array<Omit<AlwaysScope, 'match'>>;
+  /** The host's tool input to run instead, where toolgate changed it (`sandbox.hosts: wrap`: the command inside the OS sandbox). */
+  updatedInput?: Record<string, unknown>;
 }
 
 /**
@@ -100,7 +110,17 @@ export async function createHostJudge(options: {
 }): Promise<HostJudge> {
   const { loaded } = options;
   const options_ = options;
-  const { tools, zones } = await createBuiltinTools({ loaded, cwd: options.cwd ?? loaded.directory, judgeOnly: true, env: options.env, ownExtra: hookInstallationPaths(options.argv0 === undefined ? {} : { argv0: options.argv0 }) });
+  // sandbox.hosts: wrap: the shell commands a host runs go into toolgate's OS sandbox, which the judgement then counts with.
+  const wrapsHostCommands = loaded.policy.document.sandbox?.hosts === 'wrap';
+  const commandSandbox = wrapsHostCommands ? hostCommandSandbox({ loaded, env: options.env, bwrapPath: findExecutable({ name: 'bwrap', searchPath: options.env.PATH }) }) : undefined;
+  const { tools, zones } = await createBuiltinTools({
+    loaded,
+    cwd: options.cwd ?? loaded.directory,
+    judgeOnly: true,
+    env: options.env,
+    ownExtra: hookInstallationPaths(options.argv0 === undefined ? {} : { argv0: options.argv0 }),
+    ...(commandSandbox === undefined ? {} : { commandSandbox }),
+  });
   const mcp = createMcpSimulation({ loaded, env: options.env });
   // What a host's own tool may not be judged as by its name alone (opencode-tools.ts): a tool of toolgate's.
   const meaningful = new Set([...tools, ...hostTools(loaded)].map((tool) => tool.name));
@@ -125,6 +145,36 @@ export async function createHostJudge(options: {
     const text = readRegularFile(resolved.absolute, MAX_READ_FOR_DIFF);
     return text === 'too large' ? undefined : text;
   };
+  // The OS sandbox is looked for once per judge (a decider's judge answers many calls).
+  const shellTool = tools.find((candidate): candidate is ShellTool => candidate.name === 'shell' && 'sandboxedCommand' in candidate);
+  let detection: Promise<SandboxDetection> | undefined;
+  /** The host's input with the command run inside the OS sandbox; or why it cannot be, and whether a person may run it as it is instead. */
+  async function wrapHostCommand(call: { input: HostInput; command: string; cwd: string; authority: CallAuthority }): Promise<{ updatedInput: Record<string, unknown>; note: string } | { why: string; asks: boolean }> {
+    const { input } = call;
+    const fallback = loaded.policy.document.sandbox?.fallback ?? 'refuse_tools';
+    if (!HOSTS_TAKING_CHANGED_COMMANDS.has(input.host)) return { why: `sandbox.hosts is wrap, but ${input.host}'s hook cannot hand back a changed command, so it would run outside toolgate's OS sandbox (sandbox.fallback ${fallback})`, asks: false };
+    detection ??= detectSandbox({ environment: { PATH: options_.env.PATH } });
+    const found = await detection;
+    if (!found.available || found.kind !== 'bwrap') return { why: `sandbox.hosts is wrap, but there is no OS sandbox here (${found.reason ?? found.kind}), so the command would run unconfined (sandbox.fallback ${fallback})`, asks: false };
+    // Claude Code keeps the directory a command moved to for its next one: a command run inside the sandbox cannot move it.
+    if (input.host === 'claude-code' && analyzeCommandOnce(call.command).commands.some((command) => command.via === undefined && ['cd', 'pushd', 'popd'].includes(command.name ?? ''))) {
+      return { why: "it changes the directory Claude Code keeps for its later commands, which a command run inside toolgate's OS sandbox (sandbox.hosts: wrap) cannot: a person may let it run as it is, outside the sandbox", asks: true };
+    }
+    if (shellTool === undefined || commandSandbox === undefined) return { why: 'sandbox.hosts is wrap, but the policy has no shell section, whose zones the sandbox is made from', asks: false };
+    const shell = onPath('bash', SANDBOX_PATH);
+    if (shell === undefined) return { why: `sandbox.hosts is wrap, but there is no bash in ${SANDBOX_PATH} to run the command with inside the sandbox`, asks: false };
+    let wrapped: { command: string; args: string[] };
+    try {
+      wrapped = await shellTool.sandboxedCommand({ command: call.command, cwd: call.cwd, shell, authority: call.authority, sandbox: commandSandbox });
+    } catch (error) {
+      return { why: `sandbox.hosts is wrap, but the command cannot run inside the sandbox: ${error instanceof Error ? error.message : String(error)}`, asks: false };
+    }
+    const network = loaded.policy.document.shell?.network === true ? 'the network open' : 'no network';
+    return {
+      updatedInput: { ...input.toolInput, command: [wrapped.command, ...wrapped.args].map(quoteShellWord).join(' ') },
+      note: `${input.host === 'opencode' ? 'opencode' : 'Claude Code'} runs it inside toolgate's OS sandbox (sandbox.hosts: wrap; bubblewrap): writes only in the zones${call.authority === 'policy' ? ' that allow them without asking' : ''}, .git read-only, toolgate's own files hidden, ${network}`,
+    };
+  }
   return {
     async decide(input, asks) {
       const call: HostCall = {
@@ -199,9 +249,26 @@ export async function createHostJudge(options: {
         const why = [searched, String(args.path)].map((target) => searchConcern({ target, cwd: input.cwd, subject: input.hostTool, zones })).find((concern) => concern !== undefined);
         if (why !== undefined) authorization = await gate.authorize({ tool: HOST_SEARCH_TOOL, args: { path: searched, pattern: input.toolInput.pattern, why }, callId }, context, options);
       }
+      // sandbox.hosts: wrap — a shell command that may run runs inside toolgate's OS sandbox, made for this decision.
+      let wrapped: { updatedInput: Record<string, unknown>; note: string } | undefined;
+      if (wrapsHostCommands && tool === 'shell' && (authorization.decision === 'allow' || authorization.decision === 'approved' || authorization.decision === 'ask')) {
+        const wrapping = await wrapHostCommand({ input, command: String(args.command), cwd: String(args.cwd), authority: authorization.decision === 'allow' ? 'policy' : 'person' });
+        if ('why' in wrapping) {
+          const unwrapped = { tool: wrapping.asks ? HOST_SHELL_TOOL : HOST_SANDBOX_TOOL, args: { command: args.command, shell: input.shell ?? 'a shell not known', why: wrapping.why }, callId };
+          authorization = wrapping.asks && authorization.decision === 'approved' ? authorization : await gate.authorize(unwrapped, context, options);
+        } else {
+          wrapped = wrapping;
+        }
+      }
       const request = authorization.decision === 'ask' ? authorization.request : undefined;
       const alwaysScopes = request === undefined ? [] : await gate.alwaysChoices({ tool: request.tool, args: authorization.args, callId }, request);
-      return { ...verdictOf(authorization), call, ...(alwaysScopes.length === 0 ? {} : { alwaysScopes }) };
+      const verdict = verdictOf(authorization);
+      return {
+        ...verdict,
+        call,
+        ...(alwaysScopes.length === 0 ? {} : { alwaysScopes }),
+        ...(wrapped === undefined || verdict.decision === 'deny' ? {} : { updatedInput: wrapped.updatedInput, reason: `${verdict.reason}; ${wrapped.note}` }),
+      };
     },
     close: () => gate.close(),
   };

@@ -35,7 +35,8 @@ export interface HostDialect {
    * whose shell is not known), and the call's other options (Codex's).
    */
   detailsOf(input: HostInput, env: Readonly<Record<string, string | undefined>>): { shell: string | undefined; options?: Record<string, unknown> };
-  answer(verdict: { decision: 'allow' | 'deny' | 'ask'; reason: string }): HookAnswer;
+  /** The answer the host reads; `updatedInput` is the tool input it runs instead (`sandbox.hosts: wrap`), for the hosts that take one. */
+  answer(verdict: { decision: 'allow' | 'deny' | 'ask'; reason: string; updatedInput?: Record<string, unknown> | undefined }): HookAnswer;
   /** The decision in an answer of this dialect (toolgate serve's, read by a hook that forwarded the call); undefined for anything else. */
   decisionIn(answer: unknown): { decision: 'allow' | 'deny' | 'ask'; reason: string } | undefined;
   /** toolgate's own failure, in the one form this host never runs the call after. */
@@ -84,11 +85,12 @@ export function readPreToolUse(options: { host: HostName; title: string; input: 
   };
 }
 
-/** The PreToolUse answer both hosts read: `hookSpecificOutput.permissionDecision` and its reason. */
-export function preToolUseAnswer(decision: 'allow' | 'deny' | 'ask', reason: string): HookAnswer {
+/** The PreToolUse answer both hosts read: `hookSpecificOutput.permissionDecision` and its reason, and the input to run instead (`updatedInput`). */
+export function preToolUseAnswer(decision: 'allow' | 'deny' | 'ask', reason: string, updatedInput?: Record<string, unknown>): HookAnswer {
   // The reason quotes the call (a model wrote it): the host shows it in a terminal, so every control, escape and bidi character is written out inert.
   const shown = sanitizeTerminalText(reason, { collapse: true });
-  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: shown } })}\n`, stderr: '', exitCode: 0 };
+  const changed = updatedInput === undefined || decision === 'deny' ? {} : { updatedInput };
+  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: shown, ...changed } })}\n`, stderr: '', exitCode: 0 };
 }
 
 /**
@@ -110,7 +112,7 @@ export function preToolUseHost(options: { name: HostName; title: string; asksIts
     defaultBudgetMs: 600_000,
     asksItsUser,
     read: (input) => readPreToolUse({ host: name, title, input }),
-    answer: (verdict) => preToolUseAnswer(verdict.decision === 'ask' && !asksItsUser ? 'deny' : verdict.decision, `toolgate: ${verdict.reason}`),
+    answer: (verdict) => preToolUseAnswer(verdict.decision === 'ask' && !asksItsUser ? 'deny' : verdict.decision, `toolgate: ${verdict.reason}`, verdict.updatedInput),
     decisionIn: (answer) => {
       const output = (answer as { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown } } | null)?.hookSpecificOutput;
       const decision = output?.permissionDecision;

@@ -8,7 +8,7 @@
  */
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import { blockCall, type ToolDeclaration } from '../core/tool-declaration.ts';
-import { AGENT_INTERNAL_TOOL, HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
+import { AGENT_INTERNAL_TOOL, HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SANDBOX_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, WEB_FETCH_TOOL, WEB_SEARCH_TOOL } from './host-call.ts';
 
 /**
  * @example
@@ -65,6 +65,12 @@ export function hostTools(loaded: LoadedPolicy): ToolDeclaration[] {
         const { command, shell, why } = call.args as { command: string; shell: string; why: string };
         return { tool: HOST_SHELL_TOOL, description: `Run with ${shell}: ${command} — ${why}`, payload: { command, shell } };
       },
+    },
+    {
+      name: HOST_SANDBOX_TOOL,
+      description: "A shell command of an agent host's that sandbox.hosts: wrap cannot run inside toolgate's OS sandbox",
+      // Blocked: the policy wants every host command confined, and this one would not be (sandbox.fallback).
+      checkApproval: (call) => blockCall(String((call.args as { why?: unknown }).why)),
     },
     {
       name: HOST_SEARCH_TOOL,

@@ -137,7 +137,7 @@ async function decide(options: RunHookOptions, ended: Ended): Promise<HookAnswer
     if (audit !== undefined && asksItsUser) await recordHostAnswers({ env: options.env, input, audit });
     const verdict = await judge.decide(input, asks);
     if (verdict.decision === 'ask' && asked !== undefined && asksItsUser) rememberHostAsk({ env: options.env, input, entry: asked });
-    return dialect.answer({ decision: verdict.decision, reason: verdict.reason });
+    return dialect.answer({ decision: verdict.decision, reason: verdict.reason, updatedInput: verdict.updatedInput });
   } finally {
     await judge.close();
     await log?.close();

@@ -59,6 +59,12 @@ export async function createBuiltinTools(options: {
    * consulted, so commands are judged by the policy alone, as they run.
    */
   judgeOnly?: boolean;
+  /**
+   * With judgeOnly: the OS sandbox the judged commands will run in (an agent
+   * host's, `sandbox.hosts: wrap`), so that an allowed command that sandbox
+   * would stop writing is asked about, as toolgate's own would be.
+   */
+  commandSandbox?: ShellSandbox;
   /** Whose home's toolgate folders are protected (the agent host's user, for a hook); default this process's environment. */
   env?: Readonly<Record<string, string | undefined>>;
   /** More of toolgate's own paths no call may change (a hook: the toolgate and the Node it runs as). */
@@ -93,7 +99,7 @@ function builtinToolsNow(options: Parameters<typeof createBuiltinTools>[0], dete
   // Zone roots and resolved paths are real: so must these be, or a symlinked folder above them (macOS /tmp) would slip past.
   const protectedPaths = [...new Set(written.flatMap((entry) => [entry, realPathOf(entry)]))];
   const fsTools = wantsFs ? createFsTools({ zones, cwd, protectedPaths }) : [];
-  let shellSandbox: ShellSandbox | undefined;
+  let shellSandbox: ShellSandbox | undefined = options.commandSandbox;
   if (sandbox.mode === 'sandboxed') {
     // The shell tool makes each call's profile (who let it run decides what it may write); this only wraps.
     const wrap: ShellSandbox['wrap'] = sandbox.kind === 'bwrap' ? (input) => wrapWithBwrap(input) : (input) => wrapWithSeatbelt(input);
@@ -146,6 +152,20 @@ function refuseSymlinkedOwnPaths(options: { paths: readonly string[]; zones: rea
       });
     }
   }
+}
+
+/**
+ * The OS sandbox an agent host's command is wrapped in (`sandbox.hosts:
+ * wrap`): bubblewrap, with toolgate's state created first, as for its own
+ * commands, so that there is something to hide.
+ */
+export function hostCommandSandbox(options: { loaded: LoadedPolicy; bwrapPath?: string | undefined; /** The host's environment, whose allow-listed variables (LANG, TERM...) the command keeps. */ env: Readonly<Record<string, string | undefined>> }): ShellSandbox {
+  return {
+    wrap: (input) => {
+      prepareOwnState(options);
+      return wrapWithBwrap({ ...input, environment: options.env, ...(options.bwrapPath === undefined ? {} : { bwrapPath: options.bwrapPath }) });
+    },
+  };
 }
 
 /**

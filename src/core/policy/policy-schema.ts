@@ -341,6 +341,12 @@ export const policySchema = z
       .strictObject({
         os: z.enum(['required', 'preferred', 'off']).optional(),
         fallback: z.enum(['fail_fast', 'refuse_tools']).optional(),
+        hosts: z
+          .enum(['wrap', 'off'])
+          .optional()
+          .describe(
+            "The shell commands of the agent hosts (toolgate hook): wrap runs each one the policy lets run inside this OS sandbox, made for that decision (writes only in the zones, .git read-only, toolgate's own files hidden, the network as shell.network says), where the host takes a changed command (Claude Code, Codex, Gemini CLI, opencode); elsewhere, or without a sandbox, sandbox.fallback decides. off (default): the host runs them as they are.",
+          ),
         vcs_metadata: z
           .enum(['read_only', 'writable_when_approved', 'writable'])
           .optional()

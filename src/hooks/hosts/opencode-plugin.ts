@@ -111,6 +111,11 @@ export const ToolgatePlugin = async ({ directory, worktree }) => ({
     if (answer && answer.decision === 'allow' && result.code === 0) {
       // What runs is what was judged: arguments another plugin changed meanwhile fail the call, and none can change them after.
       if (JSON.stringify(output.args ?? {}) !== judged) throw new Error('toolgate: another opencode plugin changed this call\'s arguments while toolgate judged it: the call is blocked');
+      // The arguments toolgate runs it with instead (sandbox.hosts: wrap: the command inside its OS sandbox).
+      if (typeof answer.args === 'object' && answer.args !== null && !Array.isArray(answer.args)) {
+        for (const key of Object.keys(output.args)) if (!(key in answer.args)) delete output.args[key];
+        Object.assign(output.args, answer.args);
+      }
       deepFreeze(output.args);
       Object.defineProperty(output, 'args', { value: output.args, writable: false, configurable: false, enumerable: true });
       return;

@@ -27,7 +27,7 @@ export const opencode: HostDialect = {
   asksItsUser: false,
   read: readToolExecuteBefore,
   detailsOf: (input, env) => ({ shell: opencodeShell({ cwd: input.cwd, env }) }),
-  answer: (verdict) => decisionAnswer(verdict.decision === 'allow' ? 'allow' : 'deny', `toolgate: ${verdict.reason}`, 0),
+  answer: (verdict) => decisionAnswer(verdict.decision === 'allow' ? 'allow' : 'deny', `toolgate: ${verdict.reason}`, 0, verdict.updatedInput),
   decisionIn: (answer) => {
     const { decision, reason } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
     return (decision === 'allow' || decision === 'deny') && typeof reason === 'string' ? { decision, reason } : undefined;
@@ -60,7 +60,9 @@ function readToolExecuteBefore(input: unknown): HostInput {
   };
 }
 
-function decisionAnswer(decision: 'allow' | 'deny', reason: string, exitCode: number): HookAnswer {
+/** `{decision, reason}`, and `args` the plugin runs the call with instead (`sandbox.hosts: wrap`) on an allow. */
+function decisionAnswer(decision: 'allow' | 'deny', reason: string, exitCode: number, args?: Record<string, unknown>): HookAnswer {
   // The reason quotes the call (a model wrote it), and opencode shows it in a terminal: every control, escape and bidi character written out inert.
-  return { stdout: `${JSON.stringify({ decision, reason: sanitizeTerminalText(reason, { collapse: true }) })}\n`, stderr: '', exitCode };
+  const changed = args === undefined || decision !== 'allow' ? {} : { args };
+  return { stdout: `${JSON.stringify({ decision, reason: sanitizeTerminalText(reason, { collapse: true }), ...changed })}\n`, stderr: '', exitCode };
 }

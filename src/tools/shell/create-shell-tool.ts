@@ -49,6 +49,13 @@ export interface ShellSandbox {
 export interface ShellTool extends BuiltinTool<ShellArguments, ShellCommandResult> {
   /** The verdict with every finding, without running anything. */
   decide(args: ShellArguments): Promise<ShellVerdict & { cwd: string | undefined }>;
+  /**
+   * The command line that runs `command` with `shell` in `cwd` inside the OS
+   * sandbox `sandbox` makes, under the profile of a call `authority` let run
+   * (an agent host's command, which the host runs: `sandbox.hosts: wrap`).
+   * Throws ShellCommandRefusedError where the sandbox would not show `cwd`.
+   */
+  sandboxedCommand(options: { command: string; cwd: string; shell: string; authority: CallAuthority; sandbox: ShellSandbox }): Promise<{ command: string; args: string[] }>;
 }
 
 const NAME = 'shell';
@@ -184,6 +191,10 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
   }
 
   return {
+    async sandboxedCommand(call) {
+      const wrap = await sandboxedWrap(call);
+      return wrap({ command: call.shell, args: ['-c', call.command], cwd: call.cwd });
+    },
     name: NAME,
     description: 'Run a shell command line with bash in a project zone. Returns exit_code, stdout, stderr (each cut at a size limit, marked truncated) and timed_out.',
     inputSchema: shellSchema,

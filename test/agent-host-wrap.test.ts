@@ -1,0 +1,176 @@
+/**
+ * `sandbox.hosts: wrap` (issue 34): the shell commands the policy lets an
+ * agent host run go into toolgate's OS sandbox (real bubblewrap), made for
+ * that decision, in front of the real Claude Code and the real opencode:
+ * an allowed command that writes outside the zones, deletes where deletes
+ * are blocked, writes .git or reads toolgate's own files fails inside the
+ * sandbox, while everyday commands (npm test, git status) work unchanged;
+ * a command that moves Claude Code's directory for its later commands asks
+ * instead (headless: denied), and a host that cannot take a changed command
+ * follows sandbox.fallback (blocked).
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HostSessionResult } from './agent-host-session.ts';
+import { Readable } from 'node:stream';
+import { loadPolicyFile } from '../src/config/load-policy-file.ts';
+import { opencode } from '../src/hooks/hosts/opencode.ts';
+import { runHook } from '../src/hooks/run-hook.ts';
+import { hostProject, runHostSession, type HostProject } from './agent-host-harness.ts';
+import { pathWithoutBwrap } from './path-without-bwrap.ts';
+
+let cleanup: Array<() => void> = [];
+afterEach(() => {
+  rmSync(OUTSIDE, { force: true });
+  for (const step of cleanup.reverse()) step();
+  cleanup = [];
+});
+
+/** The project's zone lets writes and deletes happen; ../data takes writes but no deletes; ./build.sh is allowed by name (what it runs, nobody can see). */
+const WRAP_POLICY = `version: 1
+fs:
+  zones:
+    - { name: project, root: ., mode: rw, approval: { read: allow, write: allow, delete: allow } }
+    - { name: data, root: ../data, mode: rw, approval: { read: allow, write: allow, delete: block } }
+shell:
+  default: ask
+  network: false
+  rules:
+    - { match: echo, decision: allow }
+    - { match: cat, decision: allow }
+    - { match: ./build.sh, decision: allow }
+    - { match: npm test, decision: allow }
+    - { match: git status, decision: allow }
+sandbox:
+  hosts: wrap
+`;
+
+/** Outside /tmp, which the sandbox replaces with a private one (a write to ../ there lands in it, not on the host). */
+const OUTSIDE = `/var/tmp/toolgate-wrap-escape-${process.pid}.txt`;
+
+/** What build.sh tries, each line on its own, noting what worked in tried.txt. */
+const BUILD_SCRIPT = `#!/bin/sh
+try() { if sh -c "$1" 2>/dev/null; then echo "ok: $2" >> tried.txt; else echo "failed: $2" >> tried.txt; fi; }
+try 'echo built > built.txt' 'write in the zone'
+try 'echo escaped > ${OUTSIDE}' 'write outside the zones'
+echo escaped > ../escaped.txt
+try 'rm ../data/keep.txt' 'delete where deletes are blocked'
+try 'echo hook > .git/hooks/post-checkout' 'write .git'
+try 'test -s toolgate.yaml' 'read toolgate.yaml'
+`;
+
+function project(): HostProject {
+  const created = hostProject({ policy: WRAP_POLICY, files: { 'build.sh': BUILD_SCRIPT, '.npmrc': 'update-notifier=false\n', 'package.json': JSON.stringify({ name: 'app', private: true, scripts: { test: 'node -e "require(\'fs\').writeFileSync(\'tested.txt\', process.version)"' } }) } });
+  cleanup.push(() => rmSync(path.dirname(created.directory), { recursive: true, force: true }));
+  chmodSync(path.join(created.directory, 'build.sh'), 0o755);
+  mkdirSync(path.join(path.dirname(created.directory), 'data'));
+  writeFileSync(path.join(path.dirname(created.directory), 'data', 'keep.txt'), 'keep\n');
+  execFileSync('git', ['init', '-q'], { cwd: created.directory });
+  return created;
+}
+
+/**
+ * Offline, as every host test checks, but for the commands inside toolgate's
+ * sandbox: with shell.network off they run in a network namespace with no
+ * interface but a loopback that is down, where npm's name lookup fails at
+ * once (ENETUNREACH), as it does for anything else there. Only a connect
+ * refused so counts as kept offline; the CLIs' own are checked by the other
+ * host tests, with the same releases.
+ */
+function expectOffline(result: HostSessionResult): void {
+  expect(result.timedOut, `the session timed out: ${result.stderr.slice(-2000)}`).toBe(false);
+  expect(result.outsideConnects.filter((line) => !line.endsWith('= -1 ENETUNREACH (Network is unreachable)')), 'connections to other machines').toEqual([]);
+}
+
+/** What build.sh found it could do, inside the sandbox. */
+function tried(where: HostProject): string[] {
+  return readFileSync(path.join(where.directory, 'tried.txt'), 'utf8').trim().split('\n');
+}
+
+const EXPECTED_TRIES = ['ok: write in the zone', 'failed: write outside the zones', 'failed: delete where deletes are blocked', 'failed: write .git', 'failed: read toolgate.yaml'];
+
+function expectConfined(where: HostProject): void {
+  expect(tried(where)).toEqual(EXPECTED_TRIES);
+  expect(readFileSync(path.join(where.directory, 'built.txt'), 'utf8')).toBe('built\n');
+  expect(existsSync(OUTSIDE)).toBe(false);
+  // The sandbox's /tmp is its own: a write next to the project (under the host's /tmp) never reaches the host.
+  expect(existsSync(path.join(path.dirname(where.directory), 'escaped.txt'))).toBe(false);
+  expect(readFileSync(path.join(path.dirname(where.directory), 'data', 'keep.txt'), 'utf8')).toBe('keep\n');
+  expect(existsSync(path.join(where.directory, '.git/hooks/post-checkout'))).toBe(false);
+}
+
+describe('sandbox.hosts: wrap, in front of the real Claude Code', () => {
+  it('an allowed script runs confined (no write outside the zones, no delete where blocked, no .git, no toolgate.yaml); npm test and git status work unchanged', { timeout: 150_000 }, async () => {
+    const where = project();
+    const script = await runHostSession({ host: 'claude-code', project: where, call: { name: 'Bash', input: { command: './build.sh' } }, permissionMode: 'bypassPermissions' });
+    expectOffline(script);
+    expectConfined(where);
+
+    const everyday = await runHostSession({
+      host: 'claude-code',
+      project: where,
+      call: { name: 'Bash', input: { command: 'npm test' } },
+      calls: [
+        { name: 'Bash', input: { command: 'npm test' } },
+        { name: 'Bash', input: { command: 'git status' } },
+      ],
+      permissionMode: 'bypassPermissions',
+    });
+    expectOffline(everyday);
+    expect(readFileSync(path.join(where.directory, 'tested.txt'), 'utf8')).toMatch(/^v\d+\./);
+    expect(everyday.toolResults.join('\n')).toContain('No commits yet');
+  });
+
+  it("a command that moves Claude Code's directory for its later commands asks instead (headless: denied), and says why", { timeout: 120_000 }, async () => {
+    const where = project();
+    mkdirSync(path.join(where.directory, 'sub'));
+    const moved = await runHostSession({ host: 'claude-code', project: where, call: { name: 'Bash', input: { command: 'cd sub && echo moved > moved.txt' } }, permissionMode: 'bypassPermissions' });
+    expectOffline(moved);
+    expect(existsSync(path.join(where.directory, 'sub/moved.txt'))).toBe(false);
+    expect(moved.toolResult).toContain('changes the directory Claude Code keeps for its later commands');
+  });
+});
+
+describe('sandbox.hosts: wrap without bubblewrap', () => {
+  it('blocks the shell calls it cannot confine, saying why; the other calls are decided as ever', async () => {
+    const where = project();
+    const env = { HOME: where.home, PATH: pathWithoutBwrap() };
+    // opencode's shell as the user configured it (the folder on that PATH holds links, which /etc/shells does not list).
+    mkdirSync(path.join(where.home, '.config/opencode'), { recursive: true });
+    writeFileSync(path.join(where.home, '.config/opencode/opencode.json'), JSON.stringify({ shell: '/usr/bin/bash' }));
+    const call = (tool: string, args: Record<string, unknown>) =>
+      runHook({ dialect: opencode, stdin: Readable.from([JSON.stringify({ event: 'tool.execute.before', tool, sessionID: 's', callID: 'c', args, directory: where.directory, worktree: where.directory })]), loadPolicy: () => loadPolicyFile(where.policyFile), env });
+    const shell = JSON.parse((await call('bash', { command: 'echo hi' })).stdout) as { decision: string; reason: string };
+    expect(shell.decision).toBe('deny');
+    expect(shell.reason).toMatch(/sandbox\.hosts is wrap, but there is no OS sandbox here \(.*bwrap.*\), so the command would run unconfined/);
+    expect(JSON.parse((await call('read', { filePath: path.join(where.directory, 'build.sh') })).stdout)).toMatchObject({ decision: 'allow' });
+  });
+});
+
+describe('sandbox.hosts: wrap, in front of the real opencode', () => {
+  it('an allowed script runs confined, and an everyday command works; a host that cannot take a changed command (Copilot CLI) is blocked', { timeout: 150_000 }, async () => {
+    const where = project();
+    const script = await runHostSession({ host: 'opencode', project: where, call: { name: 'bash', input: { command: './build.sh', description: 'build' } } });
+    expectOffline(script);
+    expectConfined(where);
+    const tested = await runHostSession({ host: 'opencode', project: where, call: { name: 'bash', input: { command: 'npm test', description: 'test' } } });
+    expectOffline(tested);
+    expect(readFileSync(path.join(where.directory, 'tested.txt'), 'utf8')).toMatch(/^v\d+\./);
+
+    // The same script, the same policy without wrap: what the sandbox stopped, the host runs.
+    const unwrapped = project();
+    writeFileSync(unwrapped.policyFile, WRAP_POLICY.replace('  hosts: wrap\n', '  hosts: off\n'));
+    const loose = await runHostSession({ host: 'opencode', project: unwrapped, call: { name: 'bash', input: { command: './build.sh', description: 'build' } } });
+    expectOffline(loose);
+    expect(tried(unwrapped)).toEqual(['ok: write in the zone', 'ok: write outside the zones', 'ok: delete where deletes are blocked', 'ok: write .git', 'ok: read toolgate.yaml']);
+
+    const copilot = project();
+    const blocked = await runHostSession({ host: 'copilot', project: copilot, call: { name: 'bash', input: { command: 'echo ran >> ran.txt', description: 'x' } } });
+    expectOffline(blocked);
+    expect(existsSync(path.join(copilot.directory, 'ran.txt'))).toBe(false);
+    expect(blocked.toolResult).toContain("copilot's hook cannot hand back a changed command");
+  });
+});
+
