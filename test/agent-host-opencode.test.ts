@@ -149,6 +149,9 @@ describe('toolgate hook opencode, in front of the real opencode', () => {
       expect(existsSync(path.join(where.directory, 'calls.log')), name).toBe(false);
       // After toolgate's: the other plugin's assignment throws (Bun's words), and opencode fails the call. Before it: judged as `touch`.
       expect(rewritten.toolResult, name).toMatch(/readonly property|touch pwned/i);
+      // One that puts another object in the call's place, before toolgate's, would be judged and not run: doctor names the others.
+      const doctor = await runCli(['doctor'], { cwd: where.directory, env: { ...process.env, HOME: where.home, XDG_CONFIG_HOME: path.join(where.home, '.config') } });
+      expect(doctor.stdout, name).toMatch(new RegExp(`opencode +live: .*other plugins of yours run beside it \\(${name.replace('.', '\\.')}\\)`));
     }
   });
 

@@ -215,7 +215,7 @@ export async function createHostJudge(options: {
         return { ...verdictOf(rewritten), call };
       }
       // Codex's apply_patch, through its shell tool or as its own tool: the files it changes, each judged as the fs change it is.
-      const patch = input.host === 'codex' || (input.host === 'opencode' && tool === HOST_PATCH_TOOL) ? patchOf(tool, args) : undefined;
+      const patch = input.host === 'codex' ? patchOf(tool, args) : input.host === 'opencode' && tool === HOST_PATCH_TOOL ? patchIn(String(args.patch)) : undefined;
       if (patch !== undefined) {
         tool = HOST_PATCH_TOOL;
         args = await patchArguments({ read: patch, cwd: input.cwd, judge: (change, index) => gate.authorize({ ...change, callId: `${callId}:patch-${index}` }, context, { approver: null }) });
@@ -290,8 +290,11 @@ function patchOf(tool: string, args: Record<string, unknown>): PatchCommand | { 
   if (tool !== HOST_PATCH_TOOL) return undefined;
   const text = [args.input, args.command, args.patch].find((value) => typeof value === 'string') as string | undefined;
   if (text === undefined) return { problem: 'the apply_patch call carries no patch text (input, command or patch)' };
-  const command = readPatchCommand(text);
-  if (command !== undefined) return command;
+  return readPatchCommand(text) ?? patchIn(text);
+}
+
+/** A patch's text as the patch it is, applied where the session is (opencode's apply_patch: no command form, no other directory). */
+function patchIn(text: string): PatchCommand | { problem: string } {
   const parsed = parsePatch(text);
   return 'problem' in parsed ? parsed : { patch: text, operations: parsed.operations };
 }

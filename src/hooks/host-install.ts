@@ -6,7 +6,7 @@
  * can run, and a probe call is answered within the budget.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { findExecutable } from '../sandbox/find-executable.ts';
 import { askCodexTrust } from './codex-trust.ts';
 import { quoteShellWord } from '../core/quote-shell-word.ts';
@@ -575,7 +575,34 @@ async function checkOpencodePlugin(options: { host: HostName; file: string; scop
   const check = await checkCommandHandler({ ...options, handler, base: { host, file, command: hook.command } });
   // The plugin fails closed: a hook that does not answer blocks every call, where another host would run them.
   const closed = check.state === 'broken' ? { ...check, state: 'blocking' as const, detail: check.detail.replace(/: the host would ignore the hook and run every call.*$/, ': toolgate\'s plugin blocks every call') } : check;
+  // opencode runs a call with the arguments object it handed its plugins: one that puts another object in its place, in a plugin
+  // opencode runs before toolgate's, changes what toolgate judges and not what runs (found on review).
+  const others = opencodeOtherPlugins({ file, env: options.env ?? process.env });
+  if (others.length > 0 && closed.state === 'live') closed.detail = `${closed.detail}; note: other plugins of yours run beside it (${others.join(', ')}): one that replaces a call's arguments (output.args = …) rather than changing them makes toolgate judge arguments that do not run`;
   return switchedOff(closed, hookSwitches({ host, scope: options.scope ?? 'user', cwd: options.cwd, env: options.env ?? process.env, command: hook.command }));
+}
+
+/** The user's other opencode plugins: the files beside toolgate's, and the `plugin` entries of their configuration. */
+function opencodeOtherPlugins(options: { file: string; env: Readonly<Record<string, string | undefined>> }): string[] {
+  const folder = path.dirname(options.file);
+  let files: string[] = [];
+  try {
+    files = readdirSync(folder).filter((name) => name !== path.basename(options.file) && /\.(m?[jt]s)$/.test(name));
+  } catch {
+    // No folder: no plugins there.
+  }
+  const entries: string[] = [];
+  for (const name of ['opencode.json', 'opencode.jsonc', 'config.json']) {
+    let text: string;
+    try {
+      text = readFileSync(path.join(path.dirname(folder), name), 'utf8');
+    } catch {
+      continue;
+    }
+    const plugin = (parseJsonc(text, [], { allowTrailingComma: true }) as { plugin?: unknown } | undefined)?.plugin;
+    if (Array.isArray(plugin)) entries.push(...plugin.map((entry) => String(Array.isArray(entry) ? entry[0] : entry)));
+  }
+  return [...files, ...entries];
 }
 
 /** The probe call, in the host's shape: a tool nobody has, which runs nothing. */

@@ -16,7 +16,7 @@
  *   plugin no longer ran, its shell no longer applied); the user's own
  *   configuration still applies.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { readRegularFile } from './host-transcript.ts';
@@ -27,8 +27,14 @@ type Environment = Readonly<Record<string, string | undefined>>;
 
 /** The largest configuration file read. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
-/** Keys of an opencode configuration that make it run a program, or run every command otherwise. */
-const CODE_KEYS = ['plugin', 'mcp', 'formatter', 'lsp', 'command', 'shell'] as const;
+/**
+ * Keys of an opencode configuration that make it run a program, or run every
+ * command otherwise: plugins, providers (a provider's `npm` may be a
+ * `file://` module it imports; found on review, with `{env:PWD}` in its path
+ * so a repository needs no absolute one), MCP servers, formatters, language
+ * servers, commands, the experimental hooks' commands, and the shell.
+ */
+const CODE_KEYS = ['plugin', 'provider', 'mcp', 'formatter', 'lsp', 'command', 'experimental', 'shell'] as const;
 /** Folders of a `.opencode` directory whose files opencode loads as code or runs as commands. */
 const CODE_FOLDERS = ['plugin', 'plugins', 'tool', 'tools', 'command', 'commands'] as const;
 const CONFIG_NAMES = ['opencode.json', 'opencode.jsonc'] as const;
@@ -86,8 +92,8 @@ export function opencodeHookSwitches(options: { cwd: string; env: Environment })
 
 /**
  * The shell opencode's bash tool runs a command with (1.18.33): its
- * configuration's `shell` (fish and nu passed over), else bash on PATH, else
- * /bin/sh. A `shell` a repository's own configuration sets is a program of
+ * configuration's `shell`, else $SHELL (fish and nu passed over for either),
+ * else bash on PATH, else /bin/sh. A `shell` a repository's own configuration sets is a program of
  * the repository's choosing: undefined then, and every command is judged as
  * one whose shell is not known.
  */
@@ -98,8 +104,11 @@ export function opencodeShell(options: { cwd: string; env: Environment }): strin
   const shells = own.map((file) => readConfig(file)).map((config) => (typeof config === 'object' ? config.shell : undefined));
   if (env.OPENCODE_CONFIG_CONTENT) shells.push((parseJsonc(env.OPENCODE_CONFIG_CONTENT, [], { allowTrailingComma: true }) as { shell?: unknown } | undefined)?.shell);
   const configured = shells.findLast((value) => value !== undefined);
-  if (typeof configured === 'string' && configured !== '' && !['fish', 'nu'].includes(path.basename(configured).toLowerCase())) {
-    return path.isAbsolute(configured) ? configured : onPath(configured, env.PATH);
+  // Configured, the shell is that one (or bash, when it is one opencode will not use); otherwise $SHELL, the same way.
+  const chosen = typeof configured === 'string' && configured !== '' ? configured : env.SHELL;
+  if (chosen !== undefined && chosen !== '' && !['fish', 'nu'].includes(path.basename(chosen).toLowerCase())) {
+    const found = path.isAbsolute(chosen) ? (isFile(chosen) ? chosen : undefined) : onPath(chosen, env.PATH);
+    if (found !== undefined) return found;
   }
   return onPath('bash', env.PATH) ?? '/bin/sh';
 }
@@ -124,6 +133,10 @@ function readConfig(file: string): Record<string, unknown> | 'unreadable' | unde
   if (text === 'too large') return 'unreadable';
   const value = parseJsonc(text, [], { allowTrailingComma: true }) as unknown;
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : 'unreadable';
+}
+
+function isFile(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 }
 
 /** The names in a folder (none where it is not one). */

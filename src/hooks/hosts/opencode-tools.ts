@@ -70,8 +70,8 @@ export function opencodeInClaudeTerms(options: {
     case 'codesearch':
       return as('WebSearch', { query: text('query') });
     case 'apply_patch':
-      // The same patch format as Codex's (decide-host-call.ts judges each file it changes).
-      return as(HOST_PATCH_TOOL, { patch: text('patchText') });
+      // The same patch format as Codex's (decide-host-call.ts judges each file it changes), read as opencode reads it.
+      return as(HOST_PATCH_TOOL, { patch: opencodePatchText(text('patchText')) });
     default: {
       if (AGENT_INTERNAL.has(tool)) return as('TodoWrite', { opencode_tool: tool, input });
       const server = mcpServerOf(tool, options.mcpServers);
@@ -79,6 +79,21 @@ export function opencodeInClaudeTerms(options: {
       return as(tool.startsWith('mcp__') || CLAUDE_TOOL_NAMES.has(tool) || options.hasMeaning(tool) ? `opencode:${tool}` : tool, input);
     }
   }
+}
+
+/**
+ * The patch opencode applies from `patchText` (1.18.33): what lies between
+ * its `*** Begin Patch` and `*** End Patch` lines, whatever surrounds them
+ * (a `cd dir &&` before it changes nothing: its paths are the session's,
+ * and judging them from dir let a patch write into a zone it could not;
+ * found on review). Without those lines, the text as it is, which the
+ * patch reader refuses.
+ */
+function opencodePatchText(text: string): string {
+  const lines = text.split(/\r?\n/);
+  const begin = lines.findIndex((line) => line.trim() === '*** Begin Patch');
+  const end = lines.findLastIndex((line) => line.trim() === '*** End Patch');
+  return begin === -1 || end <= begin ? text : lines.slice(begin, end + 1).join('\n');
 }
 
 /** The policy's MCP server whose tool `tool` is, as opencode names its MCP tools; undefined when none or more than one could be. */

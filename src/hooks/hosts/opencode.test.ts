@@ -102,6 +102,14 @@ describe('opencodeInClaudeTerms', () => {
 });
 
 describe('toolgate hook opencode', () => {
+  it('judges a command opencode runs with zsh ($SHELL) as one zsh reads otherwise than bash', async () => {
+    const zsh = await judge('bash', { command: 'ls =ls' }, { env: { ...env, SHELL: '/bin/zsh' } });
+    expect(zsh).toMatchObject({ decision: 'deny' });
+    expect(zsh.reason).toContain('with zsh, and zsh reads an =word');
+    // The same command, run with bash: a listing of the file =ls.
+    expect(await judge('bash', { command: 'ls =ls' })).toMatchObject({ decision: 'allow' });
+  });
+
   it('allows, denies with the reason, and denies what the policy would ask about (opencode cannot ask from a plugin), saying so', async () => {
     expect(await judge('bash', { command: 'ls', description: 'x' })).toMatchObject({ exitCode: 0, decision: 'allow' });
     const blocked = await judge('bash', { command: 'rm -rf src' });
@@ -122,10 +130,22 @@ describe('toolgate hook opencode', () => {
     expect(shellNamed.reason).toContain('opencode:shell');
   });
 
-  it('a patch is judged by the files it changes', async () => {
+  it('a patch is judged by the files it changes, where opencode applies it: a cd before it moves nothing', async () => {
     const patch = (file: string) => `*** Begin Patch\n*** Add File: ${file}\n+x\n*** End Patch`;
     expect(await judge('apply_patch', { patchText: patch('src/new.ts') })).toMatchObject({ decision: 'allow' });
     expect(await judge('apply_patch', { patchText: patch('../outside.ts') })).toMatchObject({ decision: 'deny' });
+    // opencode reads what lies between Begin and End Patch, relative to the session: ../x.ts is outside, whatever the cd says.
+    expect(await judge('apply_patch', { patchText: `cd src && apply_patch <<'EOF'\n${patch('../x.ts')}\nEOF` })).toMatchObject({ decision: 'deny' });
+    expect(await judge('apply_patch', { patchText: `cd src && apply_patch <<'EOF'\n${patch('new.ts')}\nEOF` })).toMatchObject({ decision: 'allow' });
+    expect(await judge('apply_patch', { patchText: 'not a patch' })).toMatchObject({ decision: 'deny' });
+  });
+
+  it("writing opencode's configuration or an agent's instructions asks (denied here): the next start would run it", async () => {
+    for (const file of ['.opencode/plugins/evil.js', 'opencode.json', 'AGENTS.md']) {
+      const written = await judge('write', { filePath: path.join(project, file), content: 'x' });
+      expect(written, file).toMatchObject({ decision: 'deny' });
+      expect(written.reason, file).toMatch(/needs approval/);
+    }
   });
 
   it("blocks every call where the repository's own opencode configuration runs code, naming it, unless opencode reads none (OPENCODE_DISABLE_PROJECT_CONFIG)", async () => {
@@ -133,6 +153,11 @@ describe('toolgate hook opencode', () => {
     mkdirSync(path.join(repository, '.opencode', 'tools'), { recursive: true });
     writeFileSync(path.join(repository, '.opencode', 'tools', 'bash.ts'), 'export default {}');
     writeFileSync(path.join(repository, 'opencode.json'), '{ // comments are allowed\n "model": "x", "formatter": { "x": { "command": ["./fmt"] } }, }');
+    // A provider whose npm is a module of the repository's, which opencode imports (found on review).
+    const provided = path.join(directory, 'provided');
+    mkdirSync(provided);
+    writeFileSync(path.join(provided, 'opencode.json'), '{"provider": {"anthropic": {"npm": "file://{env:PWD}/evil.mjs"}}}');
+    expect(opencodeRepositoryCode({ cwd: provided, env })).toEqual([{ file: path.join(provided, 'opencode.json'), what: 'provider' }]);
     const blocked = await judge('bash', { command: 'ls' }, { cwd: repository });
     expect(blocked).toMatchObject({ exitCode: 0, decision: 'deny' });
     expect(blocked.reason).toContain(`${path.join(repository, 'opencode.json')} (formatter)`);
@@ -162,7 +187,11 @@ describe('toolgate hook opencode', () => {
     expect(opencodeShell({ cwd: project, env })).toBe('/bin/zsh');
     writeFileSync(path.join(home, '.config', 'opencode', 'opencode.json'), '{"shell": "fish"}');
     expect(opencodeShell({ cwd: project, env })).toBe(bash);
+    // Unconfigured, $SHELL (found on review: zsh globs ran past a rule judged as bash's).
     rmSync(path.join(home, '.config', 'opencode', 'opencode.json'));
+    expect(opencodeShell({ cwd: project, env: { ...env, SHELL: '/bin/zsh' } })).toBe('/bin/zsh');
+    expect(opencodeShell({ cwd: project, env: { ...env, SHELL: '/usr/bin/fish' } })).toBe(bash);
+    expect(opencodeShell({ cwd: project, env: { ...env, SHELL: '/nowhere/sh' } })).toBe(bash);
     const repository = path.join(directory, 'shell-repo');
     mkdirSync(repository);
     writeFileSync(path.join(repository, 'opencode.json'), '{"shell": "./bash"}');

@@ -6,6 +6,8 @@ describe('codeLoadingFile', () => {
     '.git', '.git/config', '.git/hooks/pre-commit', '.git/info/attributes', 'vendor/lib/.git/config', '.GIT/config', '.gitattributes', 'sub/.gitattributes', '.gitmodules',
     '.envrc', 'sub/.envrc', '.vscode/tasks.json', '.vscode/settings.json', '.idea/workspace.xml', '.devcontainer/devcontainer.json', '.husky/pre-commit', '.npmrc',
     '.yarnrc.yml', '.yarn/releases/yarn.cjs', '.pnpmfile.cjs', '.cargo/config.toml', '.bundle/config', '.pre-commit-config.yaml', '.bashrc', '.zshrc', 'bunfig.toml', '.hg/hgrc',
+    // The agent hosts' instructions, as they are named (upper case: the names are compared folded), and opencode's configuration.
+    'AGENTS.md', 'sub/CLAUDE.md', 'GEMINI.md', 'agents.md', '.opencode/plugins/evil.js', '.opencode', 'opencode.json', 'sub/opencode.jsonc',
   ])('%s is code-loading', (relative) => {
     expect(codeLoadingFile({ absolute: `/p/ws/${relative}`, root: '/p/ws' })).toBeDefined();
   });

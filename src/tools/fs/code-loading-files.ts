@@ -29,6 +29,7 @@ const DIRECTORIES: ReadonlyMap<string, string> = new Map([
   ['.codex', "Codex's configuration (its hooks, MCP servers and sandbox settings)"],
   ['.gemini', "Gemini CLI's configuration (its hooks and MCP servers run commands)"],
   ['.cursor', "Cursor's configuration (its hooks, rules and MCP servers run commands)"],
+  ['.opencode', "opencode's configuration (its plugins and tools are code it runs, its MCP servers and formatters commands)"],
 ]);
 
 /** Files that are code-loading wherever they are, by name, with why. */
@@ -59,9 +60,12 @@ const FILES: ReadonlyMap<string, string> = new Map([
   ['.zprofile', 'a shell start-up file'],
   ['.zlogin', 'a shell start-up file'],
   ['.mcp.json', 'MCP server configuration (the agent host starts the commands it names)'],
-  ['CLAUDE.md', "an agent host's standing instructions (Claude Code reads them as the user's)"],
-  ['AGENTS.md', "an agent host's standing instructions (Codex and others read them as the user's)"],
-  ['GEMINI.md', "an agent host's standing instructions (Gemini CLI reads them as the user's)"],
+  ['opencode.json', "opencode's configuration (its plugins, providers, MCP servers, formatters and shell run code)"],
+  ['opencode.jsonc', "opencode's configuration (its plugins, providers, MCP servers, formatters and shell run code)"],
+  // Lower case: names are looked up folded (codeLoadingFile), so an upper-case key would never match.
+  ['claude.md', "an agent host's standing instructions (Claude Code reads them as the user's)"],
+  ['agents.md', "an agent host's standing instructions (Codex and others read them as the user's)"],
+  ['gemini.md', "an agent host's standing instructions (Gemini CLI reads them as the user's)"],
 ]);
 
 /** Files code-loading only inside a directory of a given name: `.cargo/config.toml`, `.bundle/config`. */
