@@ -133,6 +133,28 @@ describe('sandbox.hosts: wrap, in front of the real Claude Code', () => {
   });
 });
 
+describe('sandbox.hosts: wrap, in front of the real Gemini CLI and Codex', () => {
+  it('Codex: an allowed script runs confined (its updatedInput), and an everyday command works', { timeout: 150_000 }, async () => {
+    const where = project();
+    const script = await runHostSession({ host: 'codex', project: where, call: { name: 'exec_command', input: { cmd: './build.sh' } } });
+    expectOffline(script);
+    expectConfined(where);
+    const status = await runHostSession({ host: 'codex', project: where, call: { name: 'exec_command', input: { cmd: 'git status' } } });
+    expectOffline(status);
+    expect(status.toolResult).toContain('No commits yet');
+  });
+
+  it('Gemini CLI: an allowed script runs confined (its tool_input changed), and an everyday command works', { timeout: 150_000 }, async () => {
+    const where = project();
+    const script = await runHostSession({ host: 'gemini', project: where, call: { name: 'run_shell_command', input: { command: './build.sh', description: 'build' } } });
+    expectOffline(script);
+    expectConfined(where);
+    const status = await runHostSession({ host: 'gemini', project: where, call: { name: 'run_shell_command', input: { command: 'git status', description: 'status' } } });
+    expectOffline(status);
+    expect(status.toolResult).toContain('No commits yet');
+  });
+});
+
 describe('sandbox.hosts: wrap without bubblewrap', () => {
   it('blocks the shell calls it cannot confine, saying why; the other calls are decided as ever', async () => {
     const where = project();

@@ -28,6 +28,7 @@ import { analyzeCommandOnce } from '../tools/shell/analyze-command.ts';
 import type { ShellTool } from '../tools/shell/create-shell-tool.ts';
 import { quoteShellWord } from '../core/quote-shell-word.ts';
 import { onPath } from './host-dialect.ts';
+import { HOST_DIALECTS } from './hosts/host-dialects.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
 import { searchConcern } from '../tools/fs/zone-hidden.ts';
@@ -172,7 +173,7 @@ export async function createHostJudge(options: {
     const network = loaded.policy.document.shell?.network === true ? 'the network open' : 'no network';
     return {
       updatedInput: { ...input.toolInput, command: [wrapped.command, ...wrapped.args].map(quoteShellWord).join(' ') },
-      note: `${input.host === 'opencode' ? 'opencode' : 'Claude Code'} runs it inside toolgate's OS sandbox (sandbox.hosts: wrap; bubblewrap): writes only in the zones${call.authority === 'policy' ? ' that allow them without asking' : ''}, .git read-only, toolgate's own files hidden, ${network}`,
+      note: `${HOST_DIALECTS[input.host]?.title ?? input.host} runs it inside toolgate's OS sandbox (sandbox.hosts: wrap; bubblewrap): writes only in the zones${call.authority === 'policy' ? ' that allow them without asking' : ''}, .git read-only, toolgate's own files hidden, ${network}`,
     };
   }
   return {

@@ -23,7 +23,7 @@ export const gemini: HostDialect = {
   read: readBeforeTool,
   // run_shell_command runs `bash -c COMMAND`, bash found on PATH, on every system but Windows (PowerShell: not judged as bash).
   detailsOf: (_input, env) => ({ shell: process.platform === 'win32' ? 'powershell' : onPath('bash', env.PATH) }),
-  answer: (verdict) => beforeToolAnswer(verdict.decision === 'allow' ? 'allow' : 'deny', `toolgate: ${verdict.reason}`),
+  answer: (verdict) => beforeToolAnswer(verdict.decision === 'allow' ? 'allow' : 'deny', `toolgate: ${verdict.reason}`, verdict.updatedInput),
   decisionIn: (answer) => {
     const { decision, reason } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
     return (decision === 'allow' || decision === 'deny') && typeof reason === 'string' ? { decision, reason } : undefined;
@@ -73,7 +73,9 @@ function mcpName(tool: string, context: unknown): string | undefined {
 }
 
 
-function beforeToolAnswer(decision: 'allow' | 'deny', reason: string): HookAnswer {
+/** `{decision, reason}`, and on an allow the input Gemini CLI runs instead (`hookSpecificOutput.tool_input`: `sandbox.hosts: wrap`). */
+function beforeToolAnswer(decision: 'allow' | 'deny', reason: string, toolInput?: Record<string, unknown>): HookAnswer {
   // The reason quotes the call (a model wrote it), and Gemini CLI shows it in a terminal: every control, escape and bidi character written out inert.
-  return { stdout: `${JSON.stringify({ decision, reason: sanitizeTerminalText(reason, { collapse: true }) })}\n`, stderr: '', exitCode: 0 };
+  const changed = toolInput === undefined || decision !== 'allow' ? {} : { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: toolInput } };
+  return { stdout: `${JSON.stringify({ decision, reason: sanitizeTerminalText(reason, { collapse: true }), ...changed })}\n`, stderr: '', exitCode: 0 };
 }
