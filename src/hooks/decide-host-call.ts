@@ -33,7 +33,7 @@ import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
 import { searchConcern } from '../tools/fs/zone-hidden.ts';
 import { callIdentity, callScope } from './call-identity.ts';
-import { claudeRepositoryHooks, claudeRepositorySettings, codexRepositoryHooks, repositoryCommandEnvironment, type RepositorySettings } from './host-settings-layers.ts';
+import { claudeOtherPreToolUseHooks, claudeRepositoryHooks, claudeRepositorySettings, codexRepositoryHooks, repositoryCommandEnvironment, type RepositorySettings } from './host-settings-layers.ts';
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
@@ -113,7 +113,9 @@ export async function createHostJudge(options: {
   const options_ = options;
   // sandbox.hosts: wrap: the shell commands a host runs go into toolgate's OS sandbox, which the judgement then counts with.
   const wrapsHostCommands = loaded.policy.document.sandbox?.hosts === 'wrap';
-  const commandSandbox = wrapsHostCommands ? hostCommandSandbox({ loaded, env: options.env, bwrapPath: findExecutable({ name: 'bwrap', searchPath: options.env.PATH }) }) : undefined;
+  // bwrap from the system's folders, never the host's PATH: a folder of a zone on it (an activated .venv/bin) let an allowed
+  // command put a "bwrap" there that ran every later command unconfined (found on review).
+  const commandSandbox = wrapsHostCommands ? hostCommandSandbox({ loaded, env: options.env, bwrapPath: findExecutable({ name: 'bwrap', searchPath: SANDBOX_PATH }) ?? 'bwrap-not-found' }) : undefined;
   const { tools, zones } = await createBuiltinTools({
     loaded,
     cwd: options.cwd ?? loaded.directory,
@@ -150,30 +152,38 @@ export async function createHostJudge(options: {
   const shellTool = tools.find((candidate): candidate is ShellTool => candidate.name === 'shell' && 'sandboxedCommand' in candidate);
   let detection: Promise<SandboxDetection> | undefined;
   /** The host's input with the command run inside the OS sandbox; or why it cannot be, and whether a person may run it as it is instead. */
-  async function wrapHostCommand(call: { input: HostInput; command: string; cwd: string; authority: CallAuthority }): Promise<{ updatedInput: Record<string, unknown>; note: string } | { why: string; asks: boolean }> {
+  async function wrapHostCommand(call: { input: HostInput; command: string; cwd: string; authority: CallAuthority }): Promise<{ updatedInput: Record<string, unknown>; note: string; asks?: string } | { why: string }> {
     const { input } = call;
     const fallback = loaded.policy.document.sandbox?.fallback ?? 'refuse_tools';
-    if (!HOSTS_TAKING_CHANGED_COMMANDS.has(input.host)) return { why: `sandbox.hosts is wrap, but ${input.host}'s hook cannot hand back a changed command, so it would run outside toolgate's OS sandbox (sandbox.fallback ${fallback})`, asks: false };
-    detection ??= detectSandbox({ environment: { PATH: options_.env.PATH } });
+    if (!HOSTS_TAKING_CHANGED_COMMANDS.has(input.host)) return { why: `sandbox.hosts is wrap, but ${input.host}'s hook cannot hand back a changed command, so it would run outside toolgate's OS sandbox (sandbox.fallback ${fallback})` };
+    detection ??= detectSandbox({ environment: { PATH: SANDBOX_PATH } });
     const found = await detection;
-    if (!found.available || found.kind !== 'bwrap') return { why: `sandbox.hosts is wrap, but there is no OS sandbox here (${found.reason ?? found.kind}), so the command would run unconfined (sandbox.fallback ${fallback})`, asks: false };
-    // Claude Code keeps the directory a command moved to for its next one: a command run inside the sandbox cannot move it.
-    if (input.host === 'claude-code' && analyzeCommandOnce(call.command).commands.some((command) => command.via === undefined && ['cd', 'pushd', 'popd'].includes(command.name ?? ''))) {
-      return { why: "it changes the directory Claude Code keeps for its later commands, which a command run inside toolgate's OS sandbox (sandbox.hosts: wrap) cannot: a person may let it run as it is, outside the sandbox", asks: true };
+    if (!found.available || found.kind !== 'bwrap') return { why: `sandbox.hosts is wrap, but there is no OS sandbox here (${found.reason ?? found.kind}), so the command would run unconfined (sandbox.fallback ${fallback})` };
+    if (shellTool === undefined || commandSandbox === undefined) return { why: 'sandbox.hosts is wrap, but the policy has no shell section, whose zones the sandbox is made from' };
+    if (input.host === 'claude-code') {
+      const others = claudeOtherPreToolUseHooks({ cwd: input.cwd, env: options_.env, tool: input.hostTool });
+      if (others.length > 0) {
+        const where = others.map((entry) => `${entry.file} (${entry.hooks.join('; ')})`).join(', ');
+        return { why: `sandbox.hosts is wrap, but another PreToolUse hook can hand Claude Code a command of its own, which it would run instead of the wrapped one: ${where}` };
+      }
     }
-    if (shellTool === undefined || commandSandbox === undefined) return { why: 'sandbox.hosts is wrap, but the policy has no shell section, whose zones the sandbox is made from', asks: false };
     const shell = onPath('bash', SANDBOX_PATH);
-    if (shell === undefined) return { why: `sandbox.hosts is wrap, but there is no bash in ${SANDBOX_PATH} to run the command with inside the sandbox`, asks: false };
+    if (shell === undefined) return { why: `sandbox.hosts is wrap, but there is no bash in ${SANDBOX_PATH} to run the command with inside the sandbox` };
+    // Claude Code keeps the directory a command moved to for its next one: inside the sandbox that move is lost, which a person
+    // is asked about. Approved, it still runs inside (running it as it is would make "cd . &&" a way out; found on review).
+    const moves = input.host === 'claude-code' && analyzeCommandOnce(call.command).commands.some((command) => command.via === undefined && ['cd', 'pushd', 'popd'].includes(command.name ?? ''));
+    const asks = moves ? "it changes the directory Claude Code keeps for its later commands, which it cannot from inside toolgate's OS sandbox (sandbox.hosts: wrap): approved, it runs inside, and Claude Code's next command starts where this one started" : undefined;
     let wrapped: { command: string; args: string[] };
     try {
       wrapped = await shellTool.sandboxedCommand({ command: call.command, cwd: call.cwd, shell, authority: call.authority, sandbox: commandSandbox });
     } catch (error) {
-      return { why: `sandbox.hosts is wrap, but the command cannot run inside the sandbox: ${error instanceof Error ? error.message : String(error)}`, asks: false };
+      return { why: `sandbox.hosts is wrap, but the command cannot run inside the sandbox: ${error instanceof Error ? error.message : String(error)}` };
     }
     const network = loaded.policy.document.shell?.network === true ? 'the network open' : 'no network';
     return {
       updatedInput: { ...input.toolInput, command: [wrapped.command, ...wrapped.args].map(quoteShellWord).join(' ') },
       note: `${HOST_DIALECTS[input.host]?.title ?? input.host} runs it inside toolgate's OS sandbox (sandbox.hosts: wrap; bubblewrap): writes only in the zones${call.authority === 'policy' ? ' that allow them without asking' : ''}, .git read-only, toolgate's own files hidden, ${network}`,
+      ...(asks === undefined ? {} : { asks }),
     };
   }
   return {
@@ -251,15 +261,18 @@ export async function createHostJudge(options: {
         if (why !== undefined) authorization = await gate.authorize({ tool: HOST_SEARCH_TOOL, args: { path: searched, pattern: input.toolInput.pattern, why }, callId }, context, options);
       }
       // sandbox.hosts: wrap — a shell command that may run runs inside toolgate's OS sandbox, made for this decision.
-      let wrapped: { updatedInput: Record<string, unknown>; note: string } | undefined;
+      let wrapped: { updatedInput: Record<string, unknown>; note: string; asks?: string } | undefined;
       if (wrapsHostCommands && tool === 'shell' && (authorization.decision === 'allow' || authorization.decision === 'approved' || authorization.decision === 'ask')) {
-        const wrapping = await wrapHostCommand({ input, command: String(args.command), cwd: String(args.cwd), authority: authorization.decision === 'allow' ? 'policy' : 'person' });
-        if ('why' in wrapping) {
-          const unwrapped = { tool: wrapping.asks ? HOST_SHELL_TOOL : HOST_SANDBOX_TOOL, args: { command: args.command, shell: input.shell ?? 'a shell not known', why: wrapping.why }, callId };
-          authorization = wrapping.asks && authorization.decision === 'approved' ? authorization : await gate.authorize(unwrapped, context, options);
-        } else {
-          wrapped = wrapping;
+        // A command that asks runs only once a person approved it: its sandbox is an approved command's.
+        const asked = authorization.decision !== 'allow';
+        let wrapping = await wrapHostCommand({ input, command: String(args.command), cwd: String(args.cwd), authority: asked ? 'person' : 'policy' });
+        if (!('why' in wrapping) && wrapping.asks !== undefined && !asked) {
+          // Allowed by the policy, asked about for what wrapping changes: if approved, it runs with an approved command's sandbox.
+          authorization = await gate.authorize({ tool: HOST_SHELL_TOOL, args: { command: args.command, shell: input.shell ?? 'a shell not known', why: wrapping.asks }, callId }, context, options);
+          wrapping = await wrapHostCommand({ input, command: String(args.command), cwd: String(args.cwd), authority: 'person' });
         }
+        if ('why' in wrapping) authorization = await gate.authorize({ tool: HOST_SANDBOX_TOOL, args: { command: args.command, why: wrapping.why }, callId }, context, options);
+        else wrapped = wrapping;
       }
       const request = authorization.decision === 'ask' ? authorization.request : undefined;
       const alwaysScopes = request === undefined ? [] : await gate.alwaysChoices({ tool: request.tool, args: authorization.args, callId }, request);
@@ -268,7 +281,7 @@ export async function createHostJudge(options: {
         ...verdict,
         call,
         ...(alwaysScopes.length === 0 ? {} : { alwaysScopes }),
-        ...(wrapped === undefined || verdict.decision === 'deny' ? {} : { updatedInput: wrapped.updatedInput, reason: `${verdict.reason}; ${wrapped.note}` }),
+        ...(wrapped === undefined || verdict.decision === 'deny' ? {} : { updatedInput: wrapped.updatedInput, reason: `${verdict.reason}; ${wrapped.asks === undefined || authorization.decision !== 'ask' || verdict.reason.includes(wrapped.asks) ? '' : `${wrapped.asks}; `}${wrapped.note}` }),
       };
     },
     close: () => gate.close(),

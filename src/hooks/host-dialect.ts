@@ -38,7 +38,7 @@ export interface HostDialect {
   /** The answer the host reads; `updatedInput` is the tool input it runs instead (`sandbox.hosts: wrap`), for the hosts that take one. */
   answer(verdict: { decision: 'allow' | 'deny' | 'ask'; reason: string; updatedInput?: Record<string, unknown> | undefined }): HookAnswer;
   /** The decision in an answer of this dialect (toolgate serve's, read by a hook that forwarded the call); undefined for anything else. */
-  decisionIn(answer: unknown): { decision: 'allow' | 'deny' | 'ask'; reason: string } | undefined;
+  decisionIn(answer: unknown): { decision: 'allow' | 'deny' | 'ask'; reason: string; updatedInput?: Record<string, unknown> } | undefined;
   /** toolgate's own failure, in the one form this host never runs the call after. */
   fail(reason: string): HookAnswer;
 }
@@ -114,13 +114,18 @@ export function preToolUseHost(options: { name: HostName; title: string; asksIts
     read: (input) => readPreToolUse({ host: name, title, input }),
     answer: (verdict) => preToolUseAnswer(verdict.decision === 'ask' && !asksItsUser ? 'deny' : verdict.decision, `toolgate: ${verdict.reason}`, verdict.updatedInput),
     decisionIn: (answer) => {
-      const output = (answer as { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown } } | null)?.hookSpecificOutput;
+      const output = (answer as { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown; updatedInput?: unknown } } | null)?.hookSpecificOutput;
       const decision = output?.permissionDecision;
       const reason = output?.permissionDecisionReason;
-      return (decision === 'allow' || decision === 'deny' || decision === 'ask') && typeof reason === 'string' ? { decision, reason } : undefined;
+      return (decision === 'allow' || decision === 'deny' || decision === 'ask') && typeof reason === 'string' ? { decision, reason, ...objectIn(output?.updatedInput) } : undefined;
     },
     fail: (reason) => blockingExit(`toolgate: ${reason}`),
   };
+}
+
+/** `{updatedInput}` when `value` is a JSON object (a changed tool input in a server's answer), nothing otherwise. */
+export function objectIn(value: unknown): { updatedInput?: Record<string, unknown> } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? { updatedInput: value as Record<string, unknown> } : {};
 }
 
 /** Exit 2 with the reason on stderr: both hosts block the call and give the model the reason. */

@@ -180,6 +180,26 @@ export function claudeRepositoryHooks(options: { repository: RepositorySettings;
 }
 
 /**
+ * Every other PreToolUse hook of Claude Code's for `tool`, in any layer it
+ * reads here (managed, the user's, the repository's): with `sandbox.hosts:
+ * wrap`, any of them can hand back a command of its own, which Claude Code
+ * runs instead of toolgate's wrapped one (measured with 2.1.332; found on
+ * review with a user-level command rewriter).
+ *
+ * @example
+ * claudeOtherPreToolUseHooks({ cwd: '/repo', env: process.env, tool: 'Bash' }) // [{ file: '/home/me/.claude/settings.json', hooks: ['rtk-rewrite'] }]
+ */
+export function claudeOtherPreToolUseHooks(options: { cwd: string; env: Readonly<Record<string, string | undefined>>; tool: string }): Array<{ file: string; hooks: string[] }> {
+  const projectDirectory = options.env.CLAUDE_PROJECT_DIR ?? options.cwd;
+  const found: Array<{ file: string; hooks: string[] }> = [];
+  for (const { file } of claudeSettingsFiles(options)) {
+    const hooks = otherPreToolUseHooks({ settings: readJsonObject(file), tool: options.tool, projectDirectory, host: 'claude-code' });
+    if (hooks.length > 0) found.push({ file, hooks });
+  }
+  return found;
+}
+
+/**
  * Whether a hook command is this very toolgate's hook for `host`, in the
  * one form install writes: `[/usr/bin/env -u NAME ...] NODE ENTRY hook HOST
  * [options] [|| exit 2]`, where ENTRY is this package's `bin/toolgate.js`

@@ -11,6 +11,7 @@ import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { RunMode } from '../core/types.ts';
 import { lastUserMessageIn } from './host-transcript.ts';
 import { DOCTOR_PROBE_TOOL, HostInputError } from './host-call.ts';
+import { quoteShellWord } from '../core/quote-shell-word.ts';
 import { asksItsUserFor, type HookAnswer, type HostDialect, type HostInput } from './host-dialect.ts';
 import type { AuditEntry, AuditSink } from '../core/audit-entry.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
@@ -151,7 +152,7 @@ async function decide(options: RunHookOptions, ended: Ended): Promise<HookAnswer
  * where there is no such policy (or it cannot be loaded): the server judges
  * the call.
  */
-async function decideLocally(options: RunHookOptions, input: HostInput, ended: Ended): Promise<{ decision: 'allow' | 'deny' | 'ask'; reason: string } | undefined> {
+async function decideLocally(options: RunHookOptions, input: HostInput, ended: Ended): Promise<{ decision: 'allow' | 'deny' | 'ask'; reason: string; updatedInput?: Record<string, unknown> | undefined } | undefined> {
   let loaded: LoadedPolicy;
   try {
     loaded = await options.loadPolicy(input.cwd, input);
@@ -169,7 +170,8 @@ async function decideLocally(options: RunHookOptions, input: HostInput, ended: E
   const judge = await createHostJudge({ loaded, env: options.env, cwd: input.cwd, audit, ...(options.mode === undefined ? {} : { mode: options.mode }), ...(options.argv0 === undefined ? {} : { argv0: options.argv0 }) });
   try {
     const verdict = await judge.decide(input, { by: 'host' });
-    return { decision: verdict.decision, reason: verdict.reason };
+    // With the command it runs instead, where the policy wraps it (sandbox.hosts: wrap): dropping it ran it unconfined (found on review).
+    return { decision: verdict.decision, reason: verdict.reason, updatedInput: verdict.updatedInput };
   } finally {
     await judge.close();
     await log?.close();
@@ -217,9 +219,26 @@ async function forward(options: RunHookOptions, ended: Ended, input: HostInput, 
   // The server answers in the host's dialect.
   const found = dialect.decisionIn(answer);
   if (found === undefined) throw new Error(`toolgate serve at ${server.url} answered no decision: ${text.slice(0, 300)}`);
-  const { decision, reason } = found;
-  // The server answers in the host's dialect already ("toolgate: ..."); told on as it is, and never "ask" where the host cannot ask.
-  return dialect.answer({ decision: decision === 'ask' && !asksItsUserFor(dialect, input) ? 'deny' : decision, reason: reason.replace(/^toolgate: /, '') });
+  const { decision, reason, updatedInput } = found;
+  // A changed input is taken only as the agent's own command wrapped in the sandbox (sandbox.hosts: wrap): the server may allow
+  // or deny the agent's call, not put another in its place.
+  if (updatedInput !== undefined && !wrapsCommandOf(updatedInput, input.toolInput)) throw new Error(`toolgate serve at ${server.url} answered with a call other than the agent's (not its command in toolgate's sandbox)`);
+  // The server answers in the host's dialect already ("toolgate: ..."); told on as it is (the command it wraps too), and never "ask" where the host cannot ask.
+  return dialect.answer({ decision: decision === 'ask' && !asksItsUserFor(dialect, input) ? 'deny' : decision, reason: reason.replace(/^toolgate: /, ''), updatedInput });
+}
+
+/**
+ * Whether `changed` is `original` with its command run inside bubblewrap:
+ * every other field the same, and the command `…/bwrap OPTIONS -- …/bash -c
+ * 'COMMAND'`, COMMAND the original, quoted as toolgate quotes it.
+ */
+function wrapsCommandOf(changed: Record<string, unknown>, original: Record<string, unknown>): boolean {
+  const { command: wrapped, ...rest } = changed;
+  const { command, ...originalRest } = original;
+  if (typeof wrapped !== 'string' || typeof command !== 'string' || JSON.stringify(rest) !== JSON.stringify(originalRest)) return false;
+  const tail = ` -c ${quoteShellWord(command)}`;
+  const match = /^\/[^\s]*\/bwrap .* -- (\/[^\s]*\/bash)$/s.exec(wrapped.endsWith(tail) ? wrapped.slice(0, -tail.length) : '');
+  return match !== null;
 }
 
 /** One POST with the bearer token; the status, the body's text, and how many reported decisions the server recorded. */

@@ -114,6 +114,15 @@ export interface DeriveSandboxProfileOptions {
    * covered, found or not.
    */
   vcsMetadata?: { access?: VcsMetadataAccess; paths?: readonly string[] };
+  /**
+   * Files and folders (absolute) whose content makes other programs run
+   * code — an agent host's configuration, editor tasks, `.envrc`, the
+   * package managers' settings — found before the command runs: read-only
+   * to a command nobody approved (writing one asks when the analysis sees
+   * it; this holds where it cannot, a script's own writes). One that does not
+   * exist yet cannot be covered.
+   */
+  codeLoadingPaths?: readonly string[];
   /** More read-only paths (absolute), e.g. a toolchain under `/opt`. A path that is also a zone becomes read-only. */
   extraReadOnly?: string[];
   /**
@@ -177,6 +186,12 @@ export function deriveSandboxProfile(options: DeriveSandboxProfileOptions): Sand
     if (home !== '' && path.isAbsolute(home)) metadata.push(...USER_VCS_CONFIGURATION.map((name) => path.join(home, name)));
     for (const entry of new Set(metadata.map(normalizeSandboxPath))) {
       if (accessOf(zonesOnly, entry).access === 'read-write') readOnly.push({ path: entry, source: 'version-control metadata' });
+    }
+  }
+
+  if (authority === 'policy') {
+    for (const entry of new Set((options.codeLoadingPaths ?? []).map(normalizeSandboxPath))) {
+      if (accessOf(zonesOnly, entry).access === 'read-write') readOnly.push({ path: entry, source: 'code-loading' });
     }
   }
 

@@ -13,7 +13,7 @@
  */
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { absoluteDirectory, describe, HostInputError } from '../host-call.ts';
-import { onPath, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
+import { objectIn, onPath, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
 
 export const copilot: HostDialect = {
   name: 'copilot',
@@ -23,10 +23,10 @@ export const copilot: HostDialect = {
   read: readPreToolUse,
   // Its bash tool runs bash, found on PATH.
   detailsOf: (_input, env) => ({ shell: onPath('bash', env.PATH) }),
-  answer: (verdict) => preToolUseAnswer(verdict.decision, `toolgate: ${verdict.reason}`, 0),
+  answer: (verdict) => preToolUseAnswer(verdict.decision, `toolgate: ${verdict.reason}`, 0, verdict.updatedInput),
   decisionIn: (answer) => {
-    const { permissionDecision: decision, permissionDecisionReason: reason } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
-    return (decision === 'allow' || decision === 'deny' || decision === 'ask') && typeof reason === 'string' ? { decision, reason } : undefined;
+    const { permissionDecision: decision, permissionDecisionReason: reason, modifiedArgs } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
+    return (decision === 'allow' || decision === 'deny' || decision === 'ask') && typeof reason === 'string' ? { decision, reason, ...objectIn(modifiedArgs) } : undefined;
   },
   // Exit 2 blocks whatever it printed; the denial printed too is what the model is told, where Copilot CLI reads it.
   fail: (reason) => ({ ...preToolUseAnswer('deny', `toolgate: ${reason}`, 2), stderr: `${sanitizeTerminalText(`toolgate: ${reason}`, { collapse: true })}\n` }),
@@ -67,7 +67,9 @@ function readPreToolUse(input: unknown): HostInput {
 }
 
 
-function preToolUseAnswer(decision: 'allow' | 'deny' | 'ask', reason: string, exitCode: number): HookAnswer {
+/** `{permissionDecision, permissionDecisionReason}`, and the arguments Copilot CLI runs the call with instead (`modifiedArgs`: `sandbox.hosts: wrap`). */
+function preToolUseAnswer(decision: 'allow' | 'deny' | 'ask', reason: string, exitCode: number, modifiedArgs?: Record<string, unknown>): HookAnswer {
   // The reason quotes the call (a model wrote it), and Copilot CLI shows it in a terminal: every control, escape and bidi character written out inert.
-  return { stdout: `${JSON.stringify({ permissionDecision: decision, permissionDecisionReason: sanitizeTerminalText(reason, { collapse: true }) })}\n`, stderr: '', exitCode };
+  const changed = modifiedArgs === undefined || decision === 'deny' ? {} : { modifiedArgs };
+  return { stdout: `${JSON.stringify({ permissionDecision: decision, permissionDecisionReason: sanitizeTerminalText(reason, { collapse: true }), ...changed })}\n`, stderr: '', exitCode };
 }

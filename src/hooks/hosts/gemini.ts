@@ -13,7 +13,7 @@
  */
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { absoluteDirectory, describe, HostInputError } from '../host-call.ts';
-import { blockingExit, onPath, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
+import { objectIn, blockingExit, onPath, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
 
 export const gemini: HostDialect = {
   name: 'gemini',
@@ -25,8 +25,9 @@ export const gemini: HostDialect = {
   detailsOf: (_input, env) => ({ shell: process.platform === 'win32' ? 'powershell' : onPath('bash', env.PATH) }),
   answer: (verdict) => beforeToolAnswer(verdict.decision === 'allow' ? 'allow' : 'deny', `toolgate: ${verdict.reason}`, verdict.updatedInput),
   decisionIn: (answer) => {
-    const { decision, reason } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
-    return (decision === 'allow' || decision === 'deny') && typeof reason === 'string' ? { decision, reason } : undefined;
+    const { decision, reason, hookSpecificOutput } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
+    const changed = objectIn((hookSpecificOutput as { tool_input?: unknown } | undefined)?.tool_input);
+    return (decision === 'allow' || decision === 'deny') && typeof reason === 'string' ? { decision, reason, ...changed } : undefined;
   },
   fail: (reason) => blockingExit(`toolgate: ${reason}`),
 };

@@ -14,7 +14,7 @@
  */
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { absoluteDirectory, describe, HostInputError } from '../host-call.ts';
-import type { HookAnswer, HostDialect, HostInput } from '../host-dialect.ts';
+import { objectIn, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
 import { opencodeShell } from '../opencode-settings-layers.ts';
 
 export const OPENCODE_EVENT = 'tool.execute.before';
@@ -29,8 +29,8 @@ export const opencode: HostDialect = {
   detailsOf: (input, env) => ({ shell: opencodeShell({ cwd: input.cwd, env }) }),
   answer: (verdict) => decisionAnswer(verdict.decision === 'allow' ? 'allow' : 'deny', `toolgate: ${verdict.reason}`, 0, verdict.updatedInput),
   decisionIn: (answer) => {
-    const { decision, reason } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
-    return (decision === 'allow' || decision === 'deny') && typeof reason === 'string' ? { decision, reason } : undefined;
+    const { decision, reason, args } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
+    return (decision === 'allow' || decision === 'deny') && typeof reason === 'string' ? { decision, reason, ...objectIn(args) } : undefined;
   },
   fail: (reason) => ({ ...decisionAnswer('deny', `toolgate: ${reason}`, 2), stderr: `${sanitizeTerminalText(`toolgate: ${reason}`, { collapse: true })}\n` }),
 };

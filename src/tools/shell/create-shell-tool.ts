@@ -3,7 +3,8 @@
  * the gate has decided it from the policy's `shell` rules.
  */
 import os from 'node:os';
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { realPathOf } from '../../filesystem/real-path-of.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
@@ -13,6 +14,7 @@ import { allowCall, blockCall } from '../../core/tool-declaration.ts';
 import type { ApprovalRequest } from '../../core/types.ts';
 import { deriveSandboxProfile, type DeriveSandboxProfileOptions } from '../../sandbox/derive-sandbox-profile.ts';
 import { listHiddenEntries } from '../fs/zone-hidden.ts';
+import { CODE_LOADING_NAMES } from '../fs/code-loading-files.ts';
 import { findVcsMetadata } from '../../sandbox/find-vcs-metadata.ts';
 import type { SandboxProfile } from '../../sandbox/sandbox-profile.ts';
 import type { CallAuthority } from '../../sandbox/sandbox-zone.ts';
@@ -181,7 +183,9 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
       hiddenNow.push(...listed.entries);
     }
     const hidden = hiddenNow.length === 0 ? {} : { hidden: [...(profileOptions.hidden ?? []), ...hiddenNow] };
-    const callOptions: DeriveSandboxProfileOptions = { ...profileOptions, ...hidden, authority: call.authority, vcsMetadata: { ...profileOptions.vcsMetadata, paths } };
+    // The code-loading files there are now (an agent host's settings, .envrc, .vscode...), beside each writable root and on the way from the working directory up.
+    const codeLoadingPaths = codeLoadingEntries({ roots: writableRoots, cwd: call.cwd });
+    const callOptions: DeriveSandboxProfileOptions = { ...profileOptions, ...hidden, authority: call.authority, vcsMetadata: { ...profileOptions.vcsMetadata, paths }, codeLoadingPaths };
     const callProfile = deriveSandboxProfile(callOptions);
     if (profileAccess(callProfile, call.cwd).access === 'none') {
       const why = call.authority === 'policy' ? 'no person approved the command, and the sandbox hides zones whose reads need approval from such commands' : 'the sandbox hides it';
@@ -255,6 +259,23 @@ export function createShellTool(options: { policy: Policy; zones: readonly Zone[
       return runShellCommand({ command, cwd: verdict.cwd, timeoutMs, maxOutputBytes, signal: executionOptions.signal, wrapCommand, zoneRoots: zones.map((zone) => zone.root) });
     },
   };
+}
+
+/** The code-loading entries that exist at each root and in each folder from `cwd` up to the root holding it. */
+function codeLoadingEntries(options: { roots: readonly string[]; cwd: string }): string[] {
+  const folders = new Set(options.roots);
+  for (const root of options.roots) {
+    if (options.cwd !== root && !options.cwd.startsWith(`${root}/`)) continue;
+    for (let folder = options.cwd; folder.length > root.length; folder = path.dirname(folder)) folders.add(folder);
+  }
+  const found: string[] = [];
+  for (const folder of folders) {
+    for (const name of CODE_LOADING_NAMES) {
+      const entry = path.join(folder, name);
+      if (lstatSync(entry, { throwIfNoEntry: false }) !== undefined) found.push(entry);
+    }
+  }
+  return found;
 }
 
 /** The working directory as the call named it, for a reason: control and text-direction characters spelled out, cut when long. */
