@@ -7,6 +7,7 @@
  * would silently ignore. The installed Claude Code hook is then run by the
  * real Claude Code.
  */
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -168,7 +169,7 @@ describe('toolgate install / uninstall claude-code', () => {
     const { project, env } = place();
     rmSync(path.join(project, 'toolgate.yaml'));
     expect(await runCli(['install', 'claude-code'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining(`no policy for ${project}: no toolgate.yaml here or in a folder above, and no user-level policy in ${path.join(env.HOME!, '.config', 'toolgate')}; write one with \`toolgate init --for claude-code\``) });
-    expect(await runCli(['install', 'cursor'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown host "cursor"') });
+    expect(await runCli(['install', 'windsurf'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown host "windsurf"') });
     expect(await runCli(['install', 'codex', '--scope', 'project'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('Codex reads its hooks from $CODEX_HOME/hooks.json only') });
     expect(await runCli(['install', 'claude-code', '--approver', 'server'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--approver server needs --server URL') });
     expect(await runCli(['install', 'claude-code', '--managed-hooks-only'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--managed-hooks-only goes with --scope managed') });
@@ -743,5 +744,42 @@ describe('toolgate install / uninstall / doctor copilot (issue 34)', () => {
     expect(existsSync(copilotHome)).toBe(true);
     const refused = await runCli(['install', 'copilot', '--scope', 'project'], { cwd: where.directory, env });
     expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining("not from a repository's .github/hooks: use --scope user") });
+  });
+});
+
+describe('toolgate install / uninstall / doctor cursor (issue 34)', () => {
+  it("writes toolgate's entry with failClosed under each of Cursor's events beside the user's, once the hook answers; the entry it wrote judges Cursor's calls; doctor says live, and NOT LIVE or FAILS OPEN when an event lacks it or failClosed is gone; uninstall takes out exactly it", { timeout: 60_000 }, async () => {
+    const { project, home, env } = place();
+    const file = path.join(home, '.cursor', 'hooks.json');
+    mkdirSync(path.dirname(file));
+    const mine = { command: './audit-log.sh' };
+    writeFileSync(file, JSON.stringify({ version: 1, hooks: { afterFileEdit: [mine], beforeShellExecution: [mine] } }));
+    const installed = await runCli(['install', 'cursor'], { cwd: project, env });
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toMatch(/a probe call was answered in \d+ ms \(budget 30 s\)/);
+    const entry = { command: expect.stringMatching(/toolgate\.js hook cursor --timeout 30 \|\| exit 2$/), failClosed: true };
+    expect(settingsOf(file)).toEqual({ version: 1, hooks: { afterFileEdit: [mine], beforeShellExecution: [mine, entry], beforeMCPExecution: [entry], beforeReadFile: [entry] } });
+    expect((await runCli(['install', 'cursor'], { cwd: project, env })).stdout).toContain('already has this hook');
+    expect((await runCli(['doctor'], { cwd: project, env })).stdout).toMatch(/cursor\s+live: .*hooks\.json: a probe call was answered/);
+
+    // The command it wrote, run as Cursor runs a hook, with Cursor's payloads.
+    const command = settingsOf(file).hooks.beforeReadFile[0].command as string;
+    const hook = (payload: Record<string, unknown>) => spawnSync('sh', ['-c', command], { cwd: project, input: JSON.stringify({ conversation_id: 'c', generation_id: 'g', workspace_roots: [project], ...payload }), env: { ...env, SHELL: '/bin/bash' }, encoding: 'utf8' });
+    expect(JSON.parse(hook({ hook_event_name: 'beforeShellExecution', command: 'rm -rf src', cwd: project }).stdout)).toMatchObject({ permission: 'deny' });
+    expect(JSON.parse(hook({ hook_event_name: 'beforeShellExecution', command: 'echo hi', cwd: project }).stdout)).toMatchObject({ permission: 'allow' });
+    expect(JSON.parse(hook({ hook_event_name: 'beforeReadFile', file_path: '/etc/shadow', content: '' }).stdout)).toMatchObject({ permission: 'deny' });
+
+    // An event without it is an action toolgate never sees; an entry without failClosed lets Cursor run the action when the hook fails.
+    const written = settingsOf(file);
+    writeFileSync(file, JSON.stringify({ ...written, hooks: { ...written.hooks, beforeReadFile: [] } }));
+    expect((await runCli(['doctor'], { cwd: project, env })).stdout).toMatch(/cursor\s+NOT LIVE: .*no toolgate hook under beforeReadFile/);
+    const open = { ...written.hooks.beforeShellExecution[1], failClosed: false };
+    writeFileSync(file, JSON.stringify({ ...written, hooks: { ...written.hooks, beforeShellExecution: [mine, open], beforeMCPExecution: [open], beforeReadFile: [open] } }));
+    expect((await runCli(['doctor'], { cwd: project, env })).stdout).toMatch(/cursor\s+FAILS OPEN: .*no "failClosed": true/);
+
+    const removed = await runCli(['uninstall', 'cursor'], { cwd: project, env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(settingsOf(file)).toEqual({ version: 1, hooks: { afterFileEdit: [mine], beforeShellExecution: [mine] } });
+    expect(await runCli(['install', 'cursor', '--scope', 'local'], { cwd: project, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('Cursor reads hooks from ~/.cursor/hooks.json') });
   });
 });

@@ -38,6 +38,17 @@ const HOOK_EVENT: Readonly<Record<HostName, 'PreToolUse' | 'BeforeTool' | 'preTo
   opencode: OPENCODE_EVENT,
 };
 
+/** Cursor's events before an action whose answer it enforces: toolgate's entry goes in each. */
+const CURSOR_EVENTS = ['beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile'] as const;
+
+/** The events toolgate's entry goes in, for `host`. */
+function eventsOf(host: HostName): readonly string[] {
+  return host === 'cursor' ? CURSOR_EVENTS : [HOOK_EVENT[host]];
+}
+
+/** Hosts whose event lists hold the handlers themselves, not `{matcher, hooks}` groups. */
+const FLAT_HOSTS: ReadonlySet<HostName> = new Set(['copilot', 'cursor']);
+
 /** Where the host reads its PreToolUse hooks for `scope`. Throws for a scope the host has not. */
 export function hostConfigFile(options: { host: HostName; scope: InstallScope; cwd: string; env: Readonly<Record<string, string | undefined>> }): string {
   const home = options.env.HOME ?? os.homedir();
@@ -57,7 +68,12 @@ export function hostConfigFile(options: { host: HostName; scope: InstallScope; c
     if (options.scope !== 'user') throw new HostConfigError("opencode's hook is a plugin toolgate writes to your opencode plugins folder ($XDG_CONFIG_HOME/opencode/plugins, ~/.config/opencode/plugins): use --scope user");
     return path.join(options.env.XDG_CONFIG_HOME || path.join(home, '.config'), 'opencode', 'plugins', 'toolgate.js');
   }
-  if (options.host === 'cursor') throw new HostConfigError("toolgate install cursor is not there yet: add toolgate's entries to ~/.cursor/hooks.json by hand (README, Cursor)");
+  if (options.host === 'cursor') {
+    // Cursor runs the hooks of all of them: the user's (~/.cursor/hooks.json) and the workspace's (.cursor/hooks.json).
+    if (options.scope === 'project') return path.join(options.cwd, '.cursor', 'hooks.json');
+    if (options.scope === 'user') return path.join(home, '.cursor', 'hooks.json');
+    throw new HostConfigError("Cursor reads hooks from ~/.cursor/hooks.json (--scope user) and a workspace's .cursor/hooks.json (--scope project)");
+  }
   if (options.host === 'copilot') {
     // Headless (-p), Copilot CLI ignores a repository's .github/hooks (measured with 1.0.102): its home's hooks folder is what it reads.
     if (options.scope !== 'user') throw new HostConfigError("GitHub Copilot CLI run headless reads hooks only from $COPILOT_HOME/hooks/ (~/.copilot/hooks), not from a repository's .github/hooks: use --scope user");
@@ -105,14 +121,14 @@ function commandOf(handler: HookHandler): unknown {
 }
 
 /** The groups of `host`'s event in `config` (Copilot CLI's handlers, as one group for every tool). */
-function groupsIn(config: Record<string, unknown>, host: HostName): HookGroup[] {
-  const entries = (config.hooks as Record<string, unknown[] | undefined> | undefined)?.[HOOK_EVENT[host]] ?? [];
-  return host === 'copilot' ? (entries.length === 0 ? [] : [{ matcher: '*', hooks: entries as HookHandler[] }]) : (entries as HookGroup[]);
+function groupsIn(config: Record<string, unknown>, host: HostName, event: string = HOOK_EVENT[host]): HookGroup[] {
+  const entries = (config.hooks as Record<string, unknown[] | undefined> | undefined)?.[event] ?? [];
+  return FLAT_HOSTS.has(host) ? (entries.length === 0 ? [] : [{ matcher: '*', hooks: entries as HookHandler[] }]) : (entries as HookGroup[]);
 }
 
 /** The event's list as `host` writes it, from groups. */
 function entriesOf(groups: readonly HookGroup[], host: HostName): unknown[] {
-  return host === 'copilot' ? groups.flatMap((group) => group.hooks ?? []) : [...groups];
+  return FLAT_HOSTS.has(host) ? groups.flatMap((group) => group.hooks ?? []) : [...groups];
 }
 
 export interface HookHandler {
@@ -156,6 +172,8 @@ export function toolgateHandler(options: { host: HostName; target: { command: st
   if (host === 'gemini') return { name: GEMINI_HOOK_NAME, type: 'command', command: target.command, timeout: timeoutSeconds * 1000 };
   // Copilot CLI names the command by the shell that runs it, and counts its timeout in seconds.
   if (host === 'copilot') return { type: 'command', bash: target.command, timeoutSec: timeoutSeconds };
+  // Cursor runs the action when a hook fails unless its entry says failClosed (its timeout's unit is documented two ways: left to Cursor).
+  if (host === 'cursor') return { command: target.command, failClosed: true };
   return { type: 'command', command: target.command, timeout: timeoutSeconds, ...status, ...failClosed };
 }
 interface HookGroup {
@@ -183,15 +201,17 @@ function readConfig(file: string, text: string | undefined, host: HostName): Rec
       throw new HostConfigError(`${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}): fix it first; toolgate does not rewrite a file it cannot read`);
     }
   }
-  const event = HOOK_EVENT[host];
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HostConfigError(`${file} holds a JSON ${Array.isArray(value) ? 'list' : typeof value}, not an object`);
   const hooks = (value as { hooks?: unknown }).hooks;
   if (hooks !== undefined && (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks))) throw new HostConfigError(`${file}: "hooks" is not an object`);
-  const pre = (hooks as Record<string, unknown> | undefined)?.[event];
-  if (pre !== undefined && !Array.isArray(pre)) throw new HostConfigError(`${file}: "hooks.${event}" is not a list`);
-  for (const [index, group] of ((pre as unknown[] | undefined) ?? []).entries()) {
-    if (host === 'copilot' ? typeof group !== 'object' || group === null || Array.isArray(group) : typeof group !== 'object' || group === null || ((group as HookGroup).hooks !== undefined && !Array.isArray((group as HookGroup).hooks))) {
-      throw new HostConfigError(`${file}: "hooks.${event}[${index}]" is not a ${host === 'copilot' ? '{type, bash, timeoutSec} object' : '{matcher, hooks: [...]} object'}`);
+  const flat = FLAT_HOSTS.has(host);
+  for (const event of eventsOf(host)) {
+    const pre = (hooks as Record<string, unknown> | undefined)?.[event];
+    if (pre !== undefined && !Array.isArray(pre)) throw new HostConfigError(`${file}: "hooks.${event}" is not a list`);
+    for (const [index, group] of ((pre as unknown[] | undefined) ?? []).entries()) {
+      if (flat ? typeof group !== 'object' || group === null || Array.isArray(group) : typeof group !== 'object' || group === null || ((group as HookGroup).hooks !== undefined && !Array.isArray((group as HookGroup).hooks))) {
+        throw new HostConfigError(`${file}: "hooks.${event}[${index}]" is not a ${host === 'copilot' ? '{type, bash, timeoutSec} object' : host === 'cursor' ? '{command, failClosed} object' : '{matcher, hooks: [...]} object'}`);
+      }
     }
   }
   return value as Record<string, unknown>;
@@ -199,22 +219,25 @@ function readConfig(file: string, text: string | undefined, host: HostName): Rec
 
 /** The config without toolgate's hook for `host`, and how many handlers were taken out (groups left empty by that go too). */
 function withoutToolgate(config: Record<string, unknown>, host: HostName): { config: Record<string, unknown>; removed: number } {
-  const event = HOOK_EVENT[host];
-  const hooks = config.hooks as Record<string, unknown[] | undefined> | undefined;
-  if (hooks === undefined || hooks[event] === undefined) return { config, removed: 0 };
+  let result = config;
   let removed = 0;
-  const groups: HookGroup[] = [];
-  for (const group of groupsIn(config, host)) {
-    const handlers = group.hooks ?? [];
-    const kept = handlers.filter((handler) => !isToolgateHandler(handler, host));
-    removed += handlers.length - kept.length;
-    if (kept.length === handlers.length) groups.push(group);
-    else if (kept.length > 0) groups.push({ ...group, hooks: kept });
+  for (const event of eventsOf(host)) {
+    const hooks = result.hooks as Record<string, unknown[] | undefined> | undefined;
+    if (hooks === undefined || hooks[event] === undefined) continue;
+    const groups: HookGroup[] = [];
+    for (const group of groupsIn(result, host, event)) {
+      const handlers = group.hooks ?? [];
+      const kept = handlers.filter((handler) => !isToolgateHandler(handler, host));
+      removed += handlers.length - kept.length;
+      if (kept.length === handlers.length) groups.push(group);
+      else if (kept.length > 0) groups.push({ ...group, hooks: kept });
+    }
+    const { [event]: _dropped, ...otherEvents } = hooks;
+    const nextHooks = groups.length > 0 ? { ...otherEvents, [event]: entriesOf(groups, host) } : otherEvents;
+    const { hooks: _hooks, ...rest } = result;
+    result = Object.keys(nextHooks).length > 0 ? { ...rest, hooks: nextHooks } : rest;
   }
-  const { [event]: _dropped, ...otherEvents } = hooks;
-  const nextHooks = groups.length > 0 ? { ...otherEvents, [event]: entriesOf(groups, host) } : otherEvents;
-  const { hooks: _hooks, ...rest } = config;
-  return { config: Object.keys(nextHooks).length > 0 ? { ...rest, hooks: nextHooks } : rest, removed };
+  return { config: result, removed };
 }
 
 /**
@@ -249,14 +272,13 @@ export function planInstall(options: { file: string; text: string | undefined; h
     const text = opencodePluginSource({ command: String(options.handler.command), timeoutSeconds: Number(options.handler.timeout) });
     return { text, changed: text !== options.text, replaced: before === undefined ? 0 : 1 };
   }
-  const event = HOOK_EVENT[host];
   const config = readConfig(options.file, options.text, host);
   const { config: without, removed } = withoutToolgate(config, host);
   const hooks = (without.hooks as Record<string, unknown> | undefined) ?? {};
-  const groups = [...groupsIn(without, host), { matcher: '*', hooks: [options.handler] }];
-  // Copilot CLI's hooks files carry their format's version.
-  const version = host === 'copilot' && without.version === undefined ? { version: 1 } : {};
-  const next = { ...version, ...without, ...options.settings, hooks: { ...hooks, [event]: entriesOf(groups, host) } };
+  const added = Object.fromEntries(eventsOf(host).map((event) => [event, entriesOf([...groupsIn(without, host, event), { matcher: '*', hooks: [options.handler] }], host)]));
+  // Copilot CLI's and Cursor's hooks files carry their format's version.
+  const version = FLAT_HOSTS.has(host) && without.version === undefined ? { version: 1 } : {};
+  const next = { ...version, ...without, ...options.settings, hooks: { ...hooks, ...added } };
   const text = textOf({ config: next, host, before: options.text });
   const changed = options.text === undefined || JSON.stringify(config) !== JSON.stringify(next);
   return { text, changed, replaced: removed };
@@ -272,7 +294,7 @@ export function planUninstall(options: { file: string; text: string | undefined;
   const { config: left, removed } = withoutToolgate(readConfig(options.file, options.text, options.host), options.host);
   // A Copilot CLI hooks file with no hook left holds nothing but the version install wrote.
   const { version: _version, ...rest } = left;
-  const config = options.host === 'copilot' && Object.keys(rest).length === 0 ? rest : left;
+  const config = FLAT_HOSTS.has(options.host) && Object.keys(rest).length === 0 ? rest : left;
   return { text: removed === 0 && options.text !== undefined ? options.text : textOf({ config, host: options.host, before: options.text }), removed };
 }
 
@@ -313,11 +335,20 @@ export async function checkHostHook(options: { host: HostName; file: string; sco
   } catch (error) {
     return [{ host, file, state: 'broken', detail: `${error instanceof Error ? error.message : String(error)}: the host cannot read its hooks` }];
   }
-  const groups = groupsIn(config, host);
-  const handlers = groups.flatMap((group) => (group.hooks ?? []).filter((handler) => isToolgateHandler(handler, host)).map((handler) => ({ handler, matcher: group.matcher })));
-  if (handlers.length === 0) return [{ host, file, state: 'none', detail: `no toolgate hook (toolgate install ${host})` }];
+  const events = eventsOf(host);
+  const byEvent = events.map((event) => groupsIn(config, host, event).flatMap((group) => (group.hooks ?? []).filter((handler) => isToolgateHandler(handler, host)).map((handler) => ({ handler, matcher: group.matcher }))));
+  if (byEvent.every((handlers) => handlers.length === 0)) return [{ host, file, state: 'none', detail: `no toolgate hook (toolgate install ${host})` }];
+  // Cursor: one entry per event; an event without one is an action toolgate never sees.
+  const missing = events.filter((_event, index) => byEvent[index]!.length === 0);
+  if (missing.length > 0) return [{ host, file, state: 'broken', detail: `no toolgate hook under ${missing.join(', ')}: those actions never reach toolgate (toolgate install ${host} again)` }];
+  // The same entry in each of Cursor's events is probed once.
+  const handlers = byEvent.flat().filter((entry, index, all) => all.findIndex((other) => JSON.stringify(other.handler) === JSON.stringify(entry.handler)) === index);
   const checks: HostHookCheck[] = [];
   for (const { handler, matcher } of handlers) {
+    if (host === 'cursor' && handler.failClosed !== true) {
+      checks.push({ host, file, command: String(commandOf(handler)), state: 'fails_open', detail: 'its entry has no "failClosed": true: should the hook fail (killed, past its timeout), Cursor runs the action. Run toolgate install cursor again' });
+      continue;
+    }
     const http = handler.type === 'http';
     const base = { host, file, command: String(http ? handler.url : commandOf(handler)) };
     // Every tool, as each host writes it (Gemini CLI's matchers are regular expressions, where ".*" is every tool too).
@@ -341,6 +372,8 @@ export function hookSwitches(options: { host: HostName; scope: InstallScope; cwd
   if (options.host === 'codex') return codexHookSwitches(options);
   if (options.host === 'opencode') return opencodeHookSwitches(options);
   if (options.host === 'gemini') return geminiHookSwitches(options);
+  // Claude Code's settings switch off Claude Code's hooks, not another host's.
+  if (options.host !== 'claude-code') return [];
   return claudeHookSwitches(options).filter((found) => found.reach === 'all' || options.scope !== 'managed');
 }
 
@@ -463,6 +496,7 @@ function handlerTimeoutSeconds(handler: HookHandler, host: HostName): number {
   if (host === 'gemini') return typeof handler.timeout === 'number' ? handler.timeout / 1000 : 60;
   if (host === 'copilot') return typeof handler.timeoutSec === 'number' ? handler.timeoutSec : 30;
   if (host === 'opencode') return typeof handler.timeout === 'number' ? handler.timeout : 600;
+  if (host === 'cursor') return typeof handler.timeout === 'number' ? handler.timeout : 30;
   return typeof handler.timeout === 'number' ? handler.timeout : 600;
 }
 
@@ -609,6 +643,7 @@ function opencodeOtherPlugins(options: { file: string; env: Readonly<Record<stri
 function probeInput(cwd: string, host: HostName = 'claude-code'): string {
   if (host === 'gemini') return JSON.stringify({ session_id: 'toolgate-doctor', transcript_path: '', cwd, hook_event_name: 'BeforeTool', timestamp: new Date().toISOString(), tool_name: DOCTOR_PROBE_TOOL, tool_input: {} });
   if (host === 'copilot') return JSON.stringify({ sessionId: 'toolgate-doctor', timestamp: Date.now(), cwd, toolName: DOCTOR_PROBE_TOOL, toolArgs: {} });
+  if (host === 'cursor') return JSON.stringify({ conversation_id: 'toolgate-doctor', generation_id: 'toolgate-doctor-probe', hook_event_name: 'beforeMCPExecution', tool_name: DOCTOR_PROBE_TOOL, tool_input: '{}', workspace_roots: [cwd] });
   if (host === 'opencode') return JSON.stringify({ event: OPENCODE_EVENT, tool: DOCTOR_PROBE_TOOL, sessionID: 'toolgate-doctor', callID: 'toolgate-doctor-probe', args: {}, directory: cwd, worktree: cwd });
   return JSON.stringify({ session_id: 'toolgate-doctor', cwd, hook_event_name: 'PreToolUse', tool_name: DOCTOR_PROBE_TOOL, tool_input: {}, tool_use_id: 'toolgate-doctor-probe' });
 }

@@ -111,10 +111,7 @@ async function decide(options: RunHookOptions, ended: Ended): Promise<HookAnswer
         // The situation and who could decide; never a rule that allows the call: its author wanted a person asked.
         why: (request: { description: string }) =>
           `${dialect.title} cannot ask a person from its hook (${request.description}), so nobody who can approve it is reachable and it did not run. ` +
-          // (Cursor has no installer yet: the hook's own options, which an installer writes for the others.)
-          (dialect.name === 'cursor'
-            ? "A person can decide such calls in toolgate serve's web inbox: give the hook --approver server --server URL"
-            : `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``),
+          `A person can decide such calls in toolgate serve's web inbox: install the hook with \`toolgate install ${dialect.name} --approver server --server URL\``,
       };
   // Loaded only here: the judge (policy parser, shell analysis, gate) is most of what a hook process loads, and one that forwards to the server needs none of it.
   const [{ createHostJudge }, { recordHostAnswers, rememberHostAsk }, log] = await Promise.all([import('./decide-host-call.ts'), import('./host-prompt-answers.ts'), openAuditLog(loaded)]);

@@ -204,11 +204,13 @@ const HOST_LOCATIONS: ReadonlyArray<{ host: HostName; scope: InstallScope }> = [
   { host: 'gemini', scope: 'user' },
   { host: 'copilot', scope: 'user' },
   { host: 'opencode', scope: 'user' },
+  { host: 'cursor', scope: 'project' },
+  { host: 'cursor', scope: 'user' },
 ];
 
 function describeHosts(hosts: readonly HostHookCheck[]): string[] {
   const installed = hosts.filter((check) => check.state !== 'absent' && check.state !== 'none');
-  if (installed.length === 0) return ['Hosts          no agent host has toolgate\'s hook (toolgate install claude-code | codex | gemini | copilot | opencode)'];
+  if (installed.length === 0) return ['Hosts          no agent host has toolgate\'s hook (toolgate install claude-code | codex | gemini | copilot | opencode | cursor)'];
   const label: Record<HostHookCheck['state'], string> = { live: 'live', blocking: 'BLOCKS EVERY CALL', broken: 'NOT LIVE', untrusted: 'NOT TRUSTED BY CODEX', fails_open: 'FAILS OPEN', switched_off: 'NOT LIVE', absent: 'absent', none: 'none' };
   return ['Hosts', ...installed.map((check) => `  ${check.host.padEnd(12)} ${label[check.state]}: ${check.file}: ${sanitizeTerminalText(check.detail, { collapse: true })}`)];
 }

@@ -17,7 +17,7 @@ import { toolgateEntry } from '../../config/own-entry.ts';
 import { hookArgs, hookSettingsFile, setHookArgs } from '../../hooks/hook-settings.ts';
 import { createdByInstall, forgetCreated, recordCreated } from '../../hooks/install-records.ts';
 
-const HOSTS: readonly HostName[] = ['claude-code', 'codex', 'gemini', 'copilot', 'opencode'];
+const HOSTS: readonly HostName[] = ['claude-code', 'codex', 'gemini', 'copilot', 'opencode', 'cursor'];
 
 export const INSTALL_HELP = `Usage:
   toolgate install <host> [--scope project|local|user|managed] [--policy FILE] [--timeout SECONDS] [--dry-run]
@@ -75,6 +75,15 @@ Hosts and where their hooks go:
                 opencode runs with OPENCODE_DISABLE_PROJECT_CONFIG=1; and
                 opencode --pure (OPENCODE_PURE) runs no plugin, toolgate's
                 neither
+  cursor        --scope user (default): ~/.cursor/hooks.json
+                --scope project: .cursor/hooks.json here (shared with whoever
+                clones the project)
+                Under beforeShellExecution, beforeMCPExecution and
+                beforeReadFile, each with "failClosed": true (without it,
+                Cursor runs the action when the hook fails); the hook answers
+                within 30 s (--timeout), Cursor's default wait. No Cursor runs
+                here: the entries follow Cursor's documentation, untested
+                against Cursor itself
 
 Options:
   --scope S         project, local, user or managed (see above)
@@ -176,7 +185,8 @@ export async function runInstallCommand(argv: string[], io: CliIo): Promise<numb
   if (approver !== 'host' && approver !== 'server') throw new UsageError(`--approver must be host or server, not ${JSON.stringify(approver)}`);
   const managedOnly = values['managed-hooks-only'] === true;
   if (managedOnly && scope !== 'managed') throw new UsageError('--managed-hooks-only goes with --scope managed');
-  const timeout = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
+  // Cursor waits for a hook as long as its entry says, in a unit its documentation gives two ways: toolgate's hook answers within Cursor's default, 30 s.
+  const timeout = values.timeout === undefined ? (host === 'cursor' ? CURSOR_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS) : Number(values.timeout);
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) throw new UsageError(`--timeout must be a whole number of seconds from 1 to 86400, not ${JSON.stringify(values.timeout)}`);
   const args = ['hook', host];
   if (approver === 'server') {
@@ -323,6 +333,8 @@ const NODE_CODE_VARIABLES_UNSET = '/usr/bin/env -u NODE_OPTIONS -u NODE_COMPILE_
 
 /** The hooks' timeout unless --timeout says otherwise: both hosts' default. */
 const DEFAULT_TIMEOUT_SECONDS = 600;
+/** Cursor's: its default wait for a hook. */
+const CURSOR_TIMEOUT_SECONDS = 30;
 
 /** How long install waits for the probe of the hook it writes: the hook answers a probe in well under a second. */
 const INSTALL_PROBE_LIMIT_MS = 15_000;

@@ -69,7 +69,7 @@ describe('toolgate hook cursor', () => {
     expect(await decide('beforeReadFile', { file_path: path.join(directory, 'secret.txt'), content: 'outside\n' })).toMatchObject({ permission: 'deny' });
     const asked = await decide('beforeReadFile', { file_path: path.join(project, 'private', 'key.txt'), content: 'TOKEN=x\n' });
     expect(asked).toMatchObject({ exitCode: 0, permission: 'deny', message: expect.stringContaining('Cursor cannot ask a person from its hook') });
-    expect(asked.message).toContain('give the hook --approver server --server URL');
+    expect(asked.message).toContain('install the hook with `toolgate install cursor --approver server --server URL`');
   });
 
   it('judges an MCP tool by its own name, its arguments given as JSON text', async () => {
