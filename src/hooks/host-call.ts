@@ -407,6 +407,13 @@ export function describe(value: unknown): string {
 }
 
 /** The absolute form of a host's working directory; a relative or missing one is refused. */
+/** A non-empty string field of a host's JSON; a HostInputError naming it otherwise. */
+export function textField(record: Record<string, unknown>, key: string): string {
+  const value = record[key];
+  if (typeof value !== 'string' || value === '') throw new HostInputError(`${key} must be a non-empty string, not ${describe(value)}`);
+  return value;
+}
+
 export function absoluteDirectory(value: unknown, field: string): string {
   if (typeof value !== 'string' || value === '') throw new HostInputError(`${field} must be a non-empty string, not ${describe(value)}`);
   if (!path.isAbsolute(value)) throw new HostInputError(`${field} must be an absolute path, not ${JSON.stringify(value)}`);

@@ -6,7 +6,7 @@
  * (`decide-host-call.ts`, `run-hook.ts`).
  */
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
-import { absoluteDirectory, describe, HostInputError, type HostCall, type HostName } from './host-call.ts';
+import { absoluteDirectory, describe, HostInputError, type HostCall, type HostName, textField } from './host-call.ts';
 
 /** What the hook process prints and exits with. */
 export interface HookAnswer {
@@ -62,11 +62,7 @@ export function readPreToolUse(options: { host: HostName; title: string; input: 
   if (record.hook_event_name !== 'PreToolUse') {
     throw new HostInputError(`hook_event_name is ${JSON.stringify(record.hook_event_name)}: toolgate hook ${options.host} answers PreToolUse only (configure it under hooks.PreToolUse)`);
   }
-  const field = (key: string): string => {
-    const value = record[key];
-    if (typeof value !== 'string' || value === '') throw new HostInputError(`${key} must be a non-empty string, not ${describe(value)}`);
-    return value;
-  };
+  const field = (key: string): string => textField(record, key);
   const optional = (key: string): string | undefined => (record[key] === undefined || record[key] === null ? undefined : field(key));
   const toolInput = record.tool_input;
   if (typeof toolInput !== 'object' || toolInput === null || Array.isArray(toolInput)) throw new HostInputError(`tool_input must be a JSON object, not ${describe(toolInput)}`);

@@ -12,7 +12,7 @@
  * is a denial it prints, with the reason, and exits 2 besides.
  */
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
-import { absoluteDirectory, describe, HostInputError } from '../host-call.ts';
+import { absoluteDirectory, describe, HostInputError, textField } from '../host-call.ts';
 import { objectIn, onPath, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
 
 export const copilot: HostDialect = {
@@ -39,11 +39,7 @@ function readPreToolUse(input: unknown): HostInput {
   if (record.toolArgs === undefined && (record.hookName !== undefined || record.hook_event_name !== undefined)) {
     throw new HostInputError(`this is Copilot CLI's ${JSON.stringify(record.hookName ?? record.hook_event_name)} input: toolgate hook copilot answers preToolUse only (configure it under hooks.preToolUse)`);
   }
-  const field = (key: string): string => {
-    const value = record[key];
-    if (typeof value !== 'string' || value === '') throw new HostInputError(`${key} must be a non-empty string, not ${describe(value)}`);
-    return value;
-  };
+  const field = (key: string): string => textField(record, key);
   let toolArgs = record.toolArgs;
   if (typeof toolArgs === 'string') {
     try {

@@ -13,7 +13,7 @@
  * prints a denial and exits 2 besides.
  */
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
-import { absoluteDirectory, describe, HostInputError } from '../host-call.ts';
+import { absoluteDirectory, describe, HostInputError, textField } from '../host-call.ts';
 import { loginShell, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
 
 /** The events whose answer Cursor enforces before an action, by the tool toolgate judges each as. */
@@ -44,11 +44,7 @@ function readCursorHook(input: unknown): HostInput {
   if (typeof event !== 'string' || !Object.hasOwn(EVENTS, event)) {
     throw new HostInputError(`hook_event_name is ${JSON.stringify(event)}: toolgate hook cursor answers ${Object.keys(EVENTS).join(', ')} (configure it under those in hooks.json)`);
   }
-  const field = (key: string): string => {
-    const value = record[key];
-    if (typeof value !== 'string' || value === '') throw new HostInputError(`${key} must be a non-empty string, not ${describe(value)}`);
-    return value;
-  };
+  const field = (key: string): string => textField(record, key);
   const roots = record.workspace_roots;
   const root = Array.isArray(roots) && typeof roots[0] === 'string' ? roots[0] : undefined;
   // A shell command runs in its cwd; a read or an MCP tool, in the workspace's first root.

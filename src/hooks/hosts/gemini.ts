@@ -12,7 +12,7 @@
  * failure of toolgate's own exits 2, which it always enforces.
  */
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
-import { absoluteDirectory, describe, HostInputError } from '../host-call.ts';
+import { absoluteDirectory, describe, HostInputError, textField } from '../host-call.ts';
 import { objectIn, blockingExit, onPath, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
 
 export const gemini: HostDialect = {
@@ -39,11 +39,7 @@ function readBeforeTool(input: unknown): HostInput {
   if (record.hook_event_name !== 'BeforeTool') {
     throw new HostInputError(`hook_event_name is ${JSON.stringify(record.hook_event_name)}: toolgate hook gemini answers BeforeTool only (configure it under hooks.BeforeTool)`);
   }
-  const field = (key: string): string => {
-    const value = record[key];
-    if (typeof value !== 'string' || value === '') throw new HostInputError(`${key} must be a non-empty string, not ${describe(value)}`);
-    return value;
-  };
+  const field = (key: string): string => textField(record, key);
   const toolInput = record.tool_input;
   if (typeof toolInput !== 'object' || toolInput === null || Array.isArray(toolInput)) throw new HostInputError(`tool_input must be a JSON object, not ${describe(toolInput)}`);
   const tool = field('tool_name');

@@ -13,7 +13,7 @@
  * `--approver server`, waits for a person in the inbox.
  */
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
-import { absoluteDirectory, describe, HostInputError } from '../host-call.ts';
+import { absoluteDirectory, describe, HostInputError, textField } from '../host-call.ts';
 import { objectIn, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
 import { opencodeShell } from '../opencode-settings-layers.ts';
 
@@ -40,11 +40,7 @@ function readToolExecuteBefore(input: unknown): HostInput {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new HostInputError(`expected the JSON object toolgate's opencode plugin sends, not ${describe(input)}`);
   const record = input as Record<string, unknown>;
   if (record.event !== OPENCODE_EVENT) throw new HostInputError(`event is ${JSON.stringify(record.event)}: toolgate hook opencode answers ${OPENCODE_EVENT} only, as toolgate's plugin sends it (toolgate install opencode)`);
-  const field = (key: string): string => {
-    const value = record[key];
-    if (typeof value !== 'string' || value === '') throw new HostInputError(`${key} must be a non-empty string, not ${describe(value)}`);
-    return value;
-  };
+  const field = (key: string): string => textField(record, key);
   const args = record.args;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new HostInputError(`args must be a JSON object, not ${describe(args)}`);
   return {
