@@ -170,7 +170,7 @@ describe('sandbox.hosts: wrap without bubblewrap', () => {
     expect(answer.stdout).toContain("cursor's hook cannot hand back a changed command");
   });
 
-  it('blocks the shell calls it cannot confine, saying why, and looks for bwrap only in the system\'s folders; the other calls are decided as ever', { timeout: 60_000 }, async () => {
+  it('blocks the shell calls it cannot confine, saying why, and looks for bwrap only in the system\'s folders; the other calls are decided as ever, unless sandbox.fallback is fail_fast', { timeout: 60_000 }, async () => {
     const where = project();
     // A machine without bubblewrap: in a mount namespace of the hook's own, /usr/bin/bwrap is an empty file (the host's untouched).
     // A bwrap on the host's PATH (an activated .venv/bin in a zone, which a command could fill) is not looked at.
@@ -188,6 +188,11 @@ describe('sandbox.hosts: wrap without bubblewrap', () => {
     expect(shell.decision).toBe('deny');
     expect(shell.reason).toMatch(/sandbox\.hosts is wrap, but there is no OS sandbox here \(.*\), so the command would run unconfined/);
     expect(call('read', { filePath: path.join(where.directory, 'build.sh') })).toMatchObject({ decision: 'allow' });
+    // sandbox.fallback: fail_fast, where toolgate would refuse to start: every call is blocked.
+    writeFileSync(where.policyFile, WRAP_POLICY.replace('  hosts: wrap\n', '  hosts: wrap\n  fallback: fail_fast\n'));
+    const read = call('read', { filePath: path.join(where.directory, 'build.sh') });
+    expect(read.decision).toBe('deny');
+    expect(read.reason).toContain('sandbox.hosts is wrap with sandbox.fallback fail_fast, but there is no OS sandbox here');
   });
 });
 

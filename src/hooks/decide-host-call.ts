@@ -151,14 +151,19 @@ export async function createHostJudge(options: {
   // The OS sandbox is looked for once per judge (a decider's judge answers many calls).
   const shellTool = tools.find((candidate): candidate is ShellTool => candidate.name === 'shell' && 'sandboxedCommand' in candidate);
   let detection: Promise<SandboxDetection> | undefined;
+  /** Why there is no bubblewrap to wrap commands in here; undefined where there is. */
+  async function missingSandbox(): Promise<string | undefined> {
+    detection ??= detectSandbox({ environment: { PATH: SANDBOX_PATH } });
+    const found = await detection;
+    return found.available && found.kind === 'bwrap' ? undefined : (found.reason ?? found.kind);
+  }
   /** The host's input with the command run inside the OS sandbox; or why it cannot be, and whether a person may run it as it is instead. */
   async function wrapHostCommand(call: { input: HostInput; command: string; cwd: string; authority: CallAuthority }): Promise<{ updatedInput: Record<string, unknown>; note: string; asks?: string } | { why: string }> {
     const { input } = call;
     const fallback = loaded.policy.document.sandbox?.fallback ?? 'refuse_tools';
     if (!HOSTS_TAKING_CHANGED_COMMANDS.has(input.host)) return { why: `sandbox.hosts is wrap, but ${input.host}'s hook cannot hand back a changed command, so it would run outside toolgate's OS sandbox (sandbox.fallback ${fallback})` };
-    detection ??= detectSandbox({ environment: { PATH: SANDBOX_PATH } });
-    const found = await detection;
-    if (!found.available || found.kind !== 'bwrap') return { why: `sandbox.hosts is wrap, but there is no OS sandbox here (${found.reason ?? found.kind}), so the command would run unconfined (sandbox.fallback ${fallback})` };
+    const missing = await missingSandbox();
+    if (missing !== undefined) return { why: `sandbox.hosts is wrap, but there is no OS sandbox here (${missing}), so the command would run unconfined (sandbox.fallback ${fallback})` };
     if (shellTool === undefined || commandSandbox === undefined) return { why: 'sandbox.hosts is wrap, but the policy has no shell section, whose zones the sandbox is made from' };
     if (input.host === 'claude-code') {
       const others = claudeOtherPreToolUseHooks({ cwd: input.cwd, env: options_.env, tool: input.hostTool });
@@ -220,6 +225,12 @@ export async function createHostJudge(options: {
       // The repository's own Claude Code settings, read once for this call.
       const repository = input.host === 'claude-code' ? claudeRepositorySettings({ cwd: input.cwd, env: options_.env }) : [];
       // A repository's own hook can answer with other arguments, which the host runs instead of the call judged here: nothing else is judged then.
+      // sandbox.hosts: wrap with sandbox.fallback: fail_fast, and no OS sandbox here: as toolgate would refuse to start, every call is blocked.
+      const unconfinable = wrapsHostCommands && loaded.policy.document.sandbox?.fallback === 'fail_fast' ? await missingSandbox() : undefined;
+      if (unconfinable !== undefined) {
+        const why = `sandbox.hosts is wrap with sandbox.fallback fail_fast, but there is no OS sandbox here (${unconfinable}): every call is blocked, as toolgate would refuse to start`;
+        return { ...verdictOf(await gate.authorize({ tool: HOST_SANDBOX_TOOL, args: { why }, callId }, context, options)), call };
+      }
       const rewriters = repositoryHooks(input, options_.env, repository);
       if (rewriters.length > 0) {
         const rewritten = await gate.authorize({ tool: HOST_REWRITTEN_TOOL, args: { tool: input.hostTool, found: rewriters, host: input.host }, callId }, context, options);
