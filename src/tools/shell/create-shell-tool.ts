@@ -270,7 +270,8 @@ function codeLoadingEntries(options: { roots: readonly string[]; cwd: string }):
   }
   const found: string[] = [];
   for (const folder of folders) {
-    for (const name of CODE_LOADING_NAMES) {
+    // .git (and git's own configuration) is sandbox.vcs_metadata's to decide.
+    for (const name of CODE_LOADING_NAMES.filter((entry) => entry !== '.git' && entry !== '.gitconfig')) {
       const entry = path.join(folder, name);
       if (lstatSync(entry, { throwIfNoEntry: false }) !== undefined) found.push(entry);
     }
