@@ -750,6 +750,15 @@ describe('toolgate install / uninstall / doctor copilot (issue 34)', () => {
 describe('toolgate install / uninstall / doctor cursor (issue 34)', () => {
   it("writes toolgate's entry with failClosed under each of Cursor's events beside the user's, once the hook answers; the entry it wrote judges Cursor's calls; doctor says live, and NOT LIVE or FAILS OPEN when an event lacks it or failClosed is gone; uninstall takes out exactly it", { timeout: 60_000 }, async () => {
     const { project, home, env } = place();
+    // A project with no policy: install names the init that writes one, and that init works.
+    const bare = path.join(path.dirname(project), 'bare');
+    mkdirSync(bare);
+    const withoutPolicy = await runCli(['install', 'cursor'], { cwd: bare, env });
+    expect(withoutPolicy).toMatchObject({ code: 2, stderr: expect.stringContaining('write one with `toolgate init --for cursor`') });
+    const started = await runCli(['init', '--for', 'cursor', '--no-gitignore'], { cwd: bare, env });
+    expect(started.code, started.stderr).toBe(0);
+    expect(existsSync(path.join(bare, 'toolgate.yaml'))).toBe(true);
+    expect(await runCli(['init', '--for', 'windsurf'], { cwd: bare, env })).toMatchObject({ code: 2, stderr: expect.stringContaining('--for must be claude-code, codex, gemini, copilot, opencode, cursor, not "windsurf"') });
     const file = path.join(home, '.cursor', 'hooks.json');
     mkdirSync(path.dirname(file));
     const mine = { command: './audit-log.sh' };

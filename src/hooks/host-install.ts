@@ -23,6 +23,9 @@ import { opencodeHookSwitches } from './opencode-settings-layers.ts';
 
 export type InstallScope = 'project' | 'local' | 'user' | 'managed';
 
+/** The hosts `toolgate install` writes a hook for (and `toolgate init --for` writes a starter policy for). */
+export const INSTALLABLE_HOSTS: readonly HostName[] = ['claude-code', 'codex', 'gemini', 'copilot', 'opencode', 'cursor'];
+
 /**
  * The event each host calls its hook before a tool runs: the list in
  * `hooks` toolgate's entry goes in. Its entries are `{matcher, hooks:

@@ -36,6 +36,8 @@ Hosts:
   opencode      opencode: run by toolgate's plugin in its plugins folder
                 (~/.config/opencode/plugins/toolgate.js), which hands it each
                 call of tool.execute.before and runs the call only on "allow"
+  cursor        Cursor: beforeShellExecution, beforeMCPExecution and
+                beforeReadFile in ~/.cursor/hooks.json, with failClosed
 
 Options:
   --policy FILE       the policy (default: the project's toolgate.yaml, .yml or

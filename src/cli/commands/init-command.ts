@@ -1,3 +1,5 @@
+import { INSTALLABLE_HOSTS } from '../../hooks/host-install.ts';
+import type { HostName } from '../../hooks/host-call.ts';
 import { closeSync, lstatSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { findPolicyFile } from '../../config/load-policy-file.ts';
@@ -39,9 +41,9 @@ line to the .gitignore there: it asks when stdin is a terminal, and never
 changes the file without a yes or --gitignore.
 
 For the agents you already run (toolgate install claude-code | codex |
-gemini | copilot | opencode), the calls run in the host, not in toolgate's
-sandbox, so a starter for them says so and decides accordingly: --for
-claude-code (or codex, gemini, copilot, opencode) writes one where
+gemini | copilot | opencode | cursor), the calls run in the host, not in
+toolgate's sandbox, so a starter for them says so and decides accordingly:
+--for claude-code (or codex, gemini, copilot, opencode, cursor) writes one where
 reads and writes in the project are allowed, deletes ask, files outside it
 (~/.ssh, ~/.aws, other projects) are blocked, and commands no rule names ask,
 networked ones included (npm install, git push, curl). init trusts the policy
@@ -53,7 +55,7 @@ server's inbox (toolgate install gemini --approver server).
 Options:
   --policy FILE   where to write it (default: ./toolgate.yaml)
   --for HOST      the starter for an agent host's hook: claude-code, codex,
-                  gemini, copilot or opencode
+                  gemini, copilot, opencode or cursor
   --user          write the user-level policy instead, for the agent hosts'
                   calls in every project that has no toolgate.yaml of its own
                   ($XDG_CONFIG_HOME/toolgate/toolgate.yaml, ~/.config/toolgate);
@@ -92,7 +94,8 @@ export async function runInitCommand(argv: string[], io: CliIo, dependencies: In
     io.stdout.write(INIT_HELP);
     return EXIT.ok;
   }
-  if (values.for !== undefined && !['claude-code', 'codex', 'gemini', 'copilot', 'opencode'].includes(String(values.for))) throw new UsageError(`--for must be claude-code, codex, gemini, copilot or opencode, not ${JSON.stringify(values.for)}`);
+  // Every host install writes a hook for: its "no policy" error names init --for HOST.
+  if (values.for !== undefined && !INSTALLABLE_HOSTS.includes(String(values.for) as HostName)) throw new UsageError(`--for must be ${INSTALLABLE_HOSTS.join(', ')}, not ${JSON.stringify(values.for)}`);
   if (values.user === true) {
     if (values.policy !== undefined || values.gitignore === true || values['no-gitignore'] === true) throw new UsageError('--user writes the user-level policy in toolgate\'s config home: leave out --policy and --gitignore');
     return writeUserPolicy({ io, force: values.force === true });

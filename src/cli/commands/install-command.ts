@@ -9,7 +9,7 @@ import type { HostName } from '../../hooks/host-call.ts';
 import { loginShell } from '../../hooks/host-dialect.ts';
 import { GEMINI_FOLDER_TRUST } from '../../hooks/gemini-settings-layers.ts';
 import { projectConfigOff } from '../../hooks/opencode-settings-layers.ts';
-import { HostConfigError, hookCommandLine, hookSwitches, hostConfigFile, planInstall, planUninstall, probeHandler, toolgateHandler, toolgateHandlerPositions, withoutCodexTrust, type HostHookCheck, type InstallScope } from '../../hooks/host-install.ts';
+import { HostConfigError, INSTALLABLE_HOSTS, hookCommandLine, hookSwitches, hostConfigFile, planInstall, planUninstall, probeHandler, toolgateHandler, toolgateHandlerPositions, withoutCodexTrust, type HostHookCheck, type InstallScope } from '../../hooks/host-install.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
@@ -17,7 +17,7 @@ import { toolgateEntry } from '../../config/own-entry.ts';
 import { hookArgs, hookSettingsFile, setHookArgs } from '../../hooks/hook-settings.ts';
 import { createdByInstall, forgetCreated, recordCreated } from '../../hooks/install-records.ts';
 
-const HOSTS: readonly HostName[] = ['claude-code', 'codex', 'gemini', 'copilot', 'opencode', 'cursor'];
+const HOSTS = INSTALLABLE_HOSTS;
 
 export const INSTALL_HELP = `Usage:
   toolgate install <host> [--scope project|local|user|managed] [--policy FILE] [--timeout SECONDS] [--dry-run]
