@@ -37,7 +37,7 @@ import { claudeOtherPreToolUseHooks, claudeRepositoryHooks, claudeRepositorySett
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
-import { HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SANDBOX_TOOL, HOSTS_TAKING_CHANGED_COMMANDS, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
+import { HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SANDBOX_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
 import { readRegularFile } from './host-transcript.ts';
@@ -161,7 +161,7 @@ export async function createHostJudge(options: {
   async function wrapHostCommand(call: { input: HostInput; command: string; cwd: string; authority: CallAuthority }): Promise<{ updatedInput: Record<string, unknown>; note: string; asks?: string } | { why: string }> {
     const { input } = call;
     const fallback = loaded.policy.document.sandbox?.fallback ?? 'refuse_tools';
-    if (!HOSTS_TAKING_CHANGED_COMMANDS.has(input.host)) return { why: `sandbox.hosts is wrap, but ${input.host}'s hook cannot hand back a changed command, so it would run outside toolgate's OS sandbox (sandbox.fallback ${fallback})` };
+    if (HOST_DIALECTS[input.host]?.takesChangedInput !== true) return { why: `sandbox.hosts is wrap, but ${input.host}'s hook cannot hand back a changed command, so it would run outside toolgate's OS sandbox (sandbox.fallback ${fallback})` };
     const missing = await missingSandbox();
     if (missing !== undefined) return { why: `sandbox.hosts is wrap, but there is no OS sandbox here (${missing}), so the command would run unconfined (sandbox.fallback ${fallback})` };
     if (shellTool === undefined || commandSandbox === undefined) return { why: 'sandbox.hosts is wrap, but the policy has no shell section, whose zones the sandbox is made from' };

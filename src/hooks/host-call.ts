@@ -81,8 +81,6 @@ export const DOCTOR_PROBE_TOOL = 'toolgate_doctor_probe';
 export const HOST_REWRITTEN_TOOL = 'host_hook_rewrites';
 /** A shell command `sandbox.hosts: wrap` cannot run in the OS sandbox (no sandbox here, a host that takes no changed command): blocked. */
 export const HOST_SANDBOX_TOOL = 'host_sandbox';
-/** The hosts whose hook can hand back a changed command, which they run instead (Claude Code's and Codex's updatedInput, Copilot CLI's modifiedArgs, Gemini CLI's tool_input, toolgate's opencode plugin): each measured. */
-export const HOSTS_TAKING_CHANGED_COMMANDS: ReadonlySet<HostName> = new Set(['claude-code', 'codex', 'copilot', 'gemini', 'opencode']);
 /** A host's search through every file below a folder (Claude Code's Grep) that holds a file a zone hides: it asks. */
 export const HOST_SEARCH_TOOL = 'host_search';
 /** A command the host runs with a shell whose syntax is not bash's, in a form that shell reads differently: it asks. */

@@ -35,7 +35,14 @@ export interface HostDialect {
    * whose shell is not known), and the call's other options (Codex's).
    */
   detailsOf(input: HostInput, env: Readonly<Record<string, string | undefined>>): { shell: string | undefined; options?: Record<string, unknown> };
-  /** The answer the host reads; `updatedInput` is the tool input it runs instead (`sandbox.hosts: wrap`), for the hosts that take one. */
+  /**
+   * Whether the host runs a tool input its hook hands back instead of the
+   * model's (measured for each: Claude Code's and Codex's `updatedInput`,
+   * Copilot CLI's `modifiedArgs`, Gemini CLI's `tool_input`, toolgate's
+   * opencode plugin): `sandbox.hosts: wrap` needs it.
+   */
+  takesChangedInput: boolean;
+  /** The answer the host reads; `updatedInput` is the tool input it runs instead (`sandbox.hosts: wrap`), where `takesChangedInput`. */
   answer(verdict: { decision: 'allow' | 'deny' | 'ask'; reason: string; updatedInput?: Record<string, unknown> | undefined }): HookAnswer;
   /** The decision in an answer of this dialect (toolgate serve's, read by a hook that forwarded the call); undefined for anything else. */
   decisionIn(answer: unknown): { decision: 'allow' | 'deny' | 'ask'; reason: string; updatedInput?: Record<string, unknown> } | undefined;
@@ -106,6 +113,7 @@ export function preToolUseHost(options: { name: HostName; title: string; asksIts
     detailsOf,
     // Both hosts wait 600 s for a hook whose configuration sets no timeout.
     defaultBudgetMs: 600_000,
+    takesChangedInput: true,
     asksItsUser,
     read: (input) => readPreToolUse({ host: name, title, input }),
     answer: (verdict) => preToolUseAnswer(verdict.decision === 'ask' && !asksItsUser ? 'deny' : verdict.decision, `toolgate: ${verdict.reason}`, verdict.updatedInput),

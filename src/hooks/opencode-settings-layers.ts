@@ -93,13 +93,12 @@ export function opencodeHookSwitches(options: { cwd: string; env: Environment })
 /**
  * The shell opencode's bash tool runs a command with (1.18.33): its
  * configuration's `shell`, else $SHELL (fish and nu passed over for either),
- * else bash on PATH, else /bin/sh. A `shell` a repository's own configuration sets is a program of
- * the repository's choosing: undefined then, and every command is judged as
- * one whose shell is not known.
+ * else bash on PATH, else /bin/sh. The user's configuration only: a `shell`
+ * a repository's own sets is its code, which blocks every call
+ * (`opencodeRepositoryCode`) unless opencode reads no repository's
+ * configuration, where it does not apply.
  */
-export function opencodeShell(options: { cwd: string; env: Environment }): string | undefined {
-  const { env } = options;
-  if (opencodeRepositoryCode(options).some((found) => found.what.includes('shell') || found.what.includes('cannot be read'))) return undefined;
+export function opencodeShell(env: Environment): string | undefined {
   const own = [...ownConfigDirectories(env).flatMap((directory) => [...CONFIG_NAMES, 'config.json'].map((name) => path.join(directory, name))), ...(env.OPENCODE_CONFIG ? [env.OPENCODE_CONFIG] : [])];
   const shells = own.map((file) => readConfig(file)).map((config) => (typeof config === 'object' ? config.shell : undefined));
   if (env.OPENCODE_CONFIG_CONTENT) shells.push((parseJsonc(env.OPENCODE_CONFIG_CONTENT, [], { allowTrailingComma: true }) as { shell?: unknown } | undefined)?.shell);

@@ -20,6 +20,7 @@ export const copilot: HostDialect = {
   title: 'GitHub Copilot CLI',
   defaultBudgetMs: 30_000,
   asksItsUser: true,
+  takesChangedInput: true,
   read: readPreToolUse,
   // Its bash tool runs bash, found on PATH.
   detailsOf: (_input, env) => ({ shell: onPath('bash', env.PATH) }),

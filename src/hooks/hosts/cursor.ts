@@ -23,6 +23,8 @@ export const cursor: HostDialect = {
   name: 'cursor',
   title: 'Cursor',
   defaultBudgetMs: 30_000,
+  // beforeShellExecution's answer has no changed command.
+  takesChangedInput: false,
   // Shell commands and MCP tools can ask the person in Cursor; a file read cannot.
   asksItsUser: (input) => input.hostTool !== 'Read',
   read: readCursorHook,

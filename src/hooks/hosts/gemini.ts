@@ -19,6 +19,7 @@ export const gemini: HostDialect = {
   name: 'gemini',
   title: 'Gemini CLI',
   defaultBudgetMs: 60_000,
+  takesChangedInput: true,
   asksItsUser: false,
   read: readBeforeTool,
   // run_shell_command runs `bash -c COMMAND`, bash found on PATH, on every system but Windows (PowerShell: not judged as bash).

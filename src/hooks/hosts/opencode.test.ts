@@ -179,24 +179,27 @@ describe('toolgate hook opencode', () => {
     expect(opencodeRepositoryCode({ cwd: repository, env })).toContainEqual({ file: path.join(repository, '.opencode', 'opencode.json'), what: '(the whole file: it cannot be read)' });
   });
 
-  it("knows opencode's shell: the user's configured one, else bash; one a repository sets is not known", () => {
-    const bash = opencodeShell({ cwd: project, env });
+  it("knows opencode's shell: the user's configured one, else $SHELL, else bash; one a repository sets blocks the call instead", async () => {
+    const bash = opencodeShell(env);
     expect(bash).toMatch(/\/bash$/);
     mkdirSync(path.join(home, '.config', 'opencode'), { recursive: true });
     writeFileSync(path.join(home, '.config', 'opencode', 'opencode.json'), '{"shell": "/bin/zsh"}');
-    expect(opencodeShell({ cwd: project, env })).toBe('/bin/zsh');
+    expect(opencodeShell(env)).toBe('/bin/zsh');
     writeFileSync(path.join(home, '.config', 'opencode', 'opencode.json'), '{"shell": "fish"}');
-    expect(opencodeShell({ cwd: project, env })).toBe(bash);
+    expect(opencodeShell(env)).toBe(bash);
     // Unconfigured, $SHELL (found on review: zsh globs ran past a rule judged as bash's).
     rmSync(path.join(home, '.config', 'opencode', 'opencode.json'));
-    expect(opencodeShell({ cwd: project, env: { ...env, SHELL: '/bin/zsh' } })).toBe('/bin/zsh');
-    expect(opencodeShell({ cwd: project, env: { ...env, SHELL: '/usr/bin/fish' } })).toBe(bash);
-    expect(opencodeShell({ cwd: project, env: { ...env, SHELL: '/nowhere/sh' } })).toBe(bash);
+    expect(opencodeShell({ ...env, SHELL: '/bin/zsh' })).toBe('/bin/zsh');
+    expect(opencodeShell({ ...env, SHELL: '/usr/bin/fish' })).toBe(bash);
+    expect(opencodeShell({ ...env, SHELL: '/nowhere/sh' })).toBe(bash);
     const repository = path.join(directory, 'shell-repo');
     mkdirSync(repository);
     writeFileSync(path.join(repository, 'opencode.json'), '{"shell": "./bash"}');
-    expect(opencodeShell({ cwd: repository, env })).toBeUndefined();
-    expect(opencodeShell({ cwd: repository, env: { ...env, OPENCODE_DISABLE_PROJECT_CONFIG: '1' } })).toBe(bash);
+    // A repository's shell is never the one judged: the call is blocked, naming it, and without its configuration it does not apply.
+    const blocked = await judge('bash', { command: 'ls' }, { cwd: repository });
+    expect(blocked).toMatchObject({ decision: 'deny' });
+    expect(blocked.reason).toContain(`${path.join(repository, 'opencode.json')} (shell)`);
+    expect(opencodeShell({ ...env, OPENCODE_DISABLE_PROJECT_CONFIG: '1' })).toBe(bash);
   });
 
   it('refuses input it cannot read, exiting 2 with a denial that says why', async () => {

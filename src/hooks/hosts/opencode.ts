@@ -24,9 +24,10 @@ export const opencode: HostDialect = {
   title: 'opencode',
   // The plugin waits as long as its entry says (toolgate install writes the hook's timeout there).
   defaultBudgetMs: 600_000,
+  takesChangedInput: true,
   asksItsUser: false,
   read: readToolExecuteBefore,
-  detailsOf: (input, env) => ({ shell: opencodeShell({ cwd: input.cwd, env }) }),
+  detailsOf: (_input, env) => ({ shell: opencodeShell(env) }),
   answer: (verdict) => decisionAnswer(verdict.decision === 'allow' ? 'allow' : 'deny', `toolgate: ${verdict.reason}`, 0, verdict.updatedInput),
   decisionIn: (answer) => {
     const { decision, reason, args } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
