@@ -287,7 +287,8 @@ describe('init and install, with the policy found rather than named', () => {
     const policy = readFileSync(path.join(app, 'toolgate.yaml'), 'utf8');
     expect(policy).toContain('network: true');
     expect(policy).not.toMatch(/^sandbox:/m);
-    expect((await runCli(['init', '--for', 'cursor'], { cwd: app, env })).code).toBe(2);
+    // A host toolgate has no hook for (cursor has one now).
+    expect((await runCli(['init', '--for', 'windsurf'], { cwd: app, env })).code).toBe(2);
     const installed = await runCli(['install', 'claude-code', '--scope', 'user'], { cwd: app, env });
     expect(installed.code, installed.stderr).toBe(0);
     const settings = JSON.parse(readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
