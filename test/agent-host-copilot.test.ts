@@ -8,7 +8,7 @@
  * zones is blocked; and toolgate failing blocks the call, where Copilot CLI
  * would run it after a hook that answers nothing it can read.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostSessionResult } from './agent-host-session.ts';
@@ -100,5 +100,59 @@ describe('toolgate hook copilot, in front of the real GitHub Copilot CLI', () =>
     // Exit 2 blocks, and the denial printed with it is what the model reads.
     expect(result.toolResult).toContain('toolgate.yaml:2:42: shell.rules[0].decision');
     expect(result.toolResult).toContain('the call is blocked');
+  });
+
+  /** Copilot CLI's hooks file as the test writes it: toolgate's command under `events`, with Copilot CLI's timeout. */
+  function hooksFile(where: HostProject, command: string, timeoutSec: number, events: readonly string[]): void {
+    const handler = { type: 'command', bash: command, timeoutSec };
+    mkdirSync(path.join(where.home, '.copilot', 'hooks'), { recursive: true });
+    writeFileSync(path.join(where.home, '.copilot', 'hooks', 'toolgate.json'), JSON.stringify({ version: 1, hooks: Object.fromEntries(events.map((event) => [event, [handler]])) }));
+  }
+
+  it('without --allow-all-tools, permissionRequest answers in place of its own prompt: a file created where the policy allows, a command it blocks refused with the reason', { timeout: 120_000 }, async () => {
+    // preToolUse absent: every call reaches Copilot CLI's permission service, and so toolgate's permissionRequest hook.
+    const creating = project();
+    hooksFile(creating, hookCommand('copilot', ['--policy', creating.policyFile]), 30, ['permissionRequest']);
+    const created = await runHostSession({ host: 'copilot', project: creating, call: { name: 'create', input: { path: path.join(creating.directory, 'made.txt'), file_text: 'made\n' } }, installedHooks: true, copilotAsks: true });
+    expectOffline(created);
+    expect(readFileSync(path.join(creating.directory, 'made.txt'), 'utf8')).toBe('made\n');
+
+    const escaping = project();
+    hooksFile(escaping, hookCommand('copilot', ['--policy', escaping.policyFile]), 30, ['permissionRequest']);
+    const outside = path.join(path.dirname(escaping.directory), 'escaped.txt');
+    const escaped = await runHostSession({ host: 'copilot', project: escaping, call: { name: 'create', input: { path: outside, file_text: 'escaped\n' } }, installedHooks: true, copilotAsks: true });
+    expectOffline(escaped);
+    expect(existsSync(outside)).toBe(false);
+    expect(escaped.toolResult).toContain('Permission denied by a PermissionRequest hook: toolgate:');
+
+    const removing = project({ 'victim/keep.txt': 'keep\n' });
+    hooksFile(removing, hookCommand('copilot', ['--policy', removing.policyFile]), 30, ['permissionRequest']);
+    const removed = await runHostSession({ host: 'copilot', project: removing, call: bash('rm -rf victim'), installedHooks: true, copilotAsks: true });
+    expectOffline(removed);
+    expect(existsSync(path.join(removing.directory, 'victim/keep.txt'))).toBe(true);
+    expect(removed.toolResult).toContain('rm is blocked in this project');
+  });
+
+  it("a hook that starts slower than Copilot CLI's timeout: under preToolUse alone Copilot CLI (--allow-all-tools) runs the call unjudged; with permissionRequest too (what toolgate install writes), the call goes on to it, --allow-all-tools or not, and toolgate decides it", { timeout: 150_000 }, async () => {
+    // The first start of the hook takes 10 s (a cold disk), against Copilot CLI's 3 s; the next is prompt.
+    const coldStart = (where: HostProject): string => `[ -e ${where.home}/warm ] || { touch ${where.home}/warm; sleep 10; }; ${hookCommand('copilot', ['--policy', where.policyFile])}`;
+    const unjudged = project({ 'victim/keep.txt': 'keep\n' });
+    hooksFile(unjudged, coldStart(unjudged), 3, ['preToolUse']);
+    const ran = await runHostSession({ host: 'copilot', project: unjudged, call: bash('rm -rf victim'), installedHooks: true });
+    expectOffline(ran);
+    expect(existsSync(path.join(unjudged.directory, 'victim')), ran.toolResult ?? '').toBe(false);
+
+    const blocking = project({ 'victim/keep.txt': 'keep\n' });
+    hooksFile(blocking, coldStart(blocking), 3, ['preToolUse', 'permissionRequest']);
+    const blocked = await runHostSession({ host: 'copilot', project: blocking, call: bash('rm -rf victim'), installedHooks: true });
+    expectOffline(blocked);
+    expect(existsSync(path.join(blocking.directory, 'victim/keep.txt'))).toBe(true);
+    expect(blocked.toolResult).toContain('Permission denied by a PermissionRequest hook: toolgate: rm -rf victim: rm is blocked in this project');
+
+    const allowing = project();
+    hooksFile(allowing, coldStart(allowing), 3, ['preToolUse', 'permissionRequest']);
+    const allowed = await runHostSession({ host: 'copilot', project: allowing, call: bash('echo ran >> ran.txt'), installedHooks: true, copilotAsks: true });
+    expectOffline(allowed);
+    expect(readFileSync(path.join(allowing.directory, 'ran.txt'), 'utf8')).toBe('ran\n');
   });
 });

@@ -117,6 +117,8 @@ export async function runHostSession(options: {
   folderTrust?: boolean;
   /** opencode: more of its environment. */
   env?: Record<string, string>;
+  /** Copilot CLI: without `--allow-all-tools` (its permission service, and its permissionRequest hook, have a say). */
+  copilotAsks?: boolean;
 }): Promise<HostSessionResult> {
   const { project } = options;
   const resultFile = path.join(project.home, `result-${Date.now()}.json`);
@@ -144,6 +146,7 @@ export async function runHostSession(options: {
     ...(options.installedHooks === undefined ? {} : { installedHooks: options.installedHooks }),
     ...(options.folderTrust === undefined ? {} : { folderTrust: options.folderTrust }),
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.copilotAsks === undefined ? {} : { copilotAsks: options.copilotAsks }),
   };
   const specFile = path.join(project.home, 'spec.json');
   writeFileSync(specFile, JSON.stringify(spec));

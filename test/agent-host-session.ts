@@ -57,6 +57,8 @@ export interface HostSessionSpec {
   folderTrust?: boolean;
   /** opencode: its environment, beyond what the session sets (OPENCODE_DISABLE_PROJECT_CONFIG...). */
   env?: Record<string, string>;
+  /** Copilot CLI: run without `--allow-all-tools`, so its own permission service (and its permissionRequest hook) has a say. */
+  copilotAsks?: boolean;
   hookTimeoutSeconds: number;
   /** MCP servers the CLI connects to (stdio). */
   mcpServers?: Record<string, { command: string; args: string[] }>;
@@ -478,7 +480,7 @@ function copilotSetup(spec: HostSessionSpec, port: number): { args: string[]; en
     COPILOT_MODEL: 'claude-sonnet-4.5',
     NO_PROXY: '127.0.0.1,localhost',
   };
-  return { args: ['-p', spec.prompt, '--output-format', 'json', '--disable-client-telemetry', '--no-ask-user', '--allow-all-tools'], env };
+  return { args: ['-p', spec.prompt, '--output-format', 'json', '--disable-client-telemetry', '--no-ask-user', ...(spec.copilotAsks === true ? [] : ['--allow-all-tools'])], env };
 }
 
 /**

@@ -253,6 +253,21 @@ describe('toolgate hook --approver server, with toolgate serve', () => {
     expect(decisionOf(result.stdout).permissionDecision).toBe('deny');
   });
 
+  it("Copilot CLI's permissionRequest through the server: an ask waits in the inbox and the person's decision comes back in its own form (behavior), as does a block", async () => {
+    const { project, server } = await serve();
+    const permissionRequest = (command: string) => ({ hookName: 'permissionRequest', sessionId: 'copilot-7f3a', timestamp: Date.now(), cwd: project.workspace, toolName: 'bash', toolInput: { command }, permissionSuggestions: [] });
+    const answer = hook({ host: 'copilot', input: permissionRequest('touch copilot-asked.txt'), server: server.url });
+    const pending = await pendingApproval(server);
+    expect(pending.description).toContain('asked by GitHub Copilot CLI, session copilot-7f3a');
+    expect((await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true })).status).toBe(200);
+    const approved = await answer;
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(JSON.parse(approved.stdout)).toEqual({ behavior: 'allow' });
+    const blocked = await hook({ host: 'copilot', input: permissionRequest('curl https://example.com'), server: server.url });
+    expect(blocked.code).toBe(0);
+    expect(JSON.parse(blocked.stdout)).toEqual({ behavior: 'deny', message: expect.stringMatching(/^toolgate: .*curl/) });
+  });
+
   it('a blocked call is denied at once, without a pending approval', async () => {
     const { project, server } = await serve();
     const result = await hook({ input: shellInput(project, 'curl https://example.com'), server: server.url });

@@ -717,9 +717,18 @@ describe('toolgate install / uninstall / doctor copilot (issue 34)', () => {
     expect(installed.code, installed.stderr).toBe(0);
     const file = path.join(copilotHome, 'hooks', 'toolgate.json');
     expect(installed.stdout).toMatch(new RegExp(`wrote ${file.replaceAll('.', '\\.')}; a probe call was answered in \\d+ ms \\(budget 600 s\\)`));
-    expect(settingsOf(file)).toEqual({ version: 1, hooks: { preToolUse: [{ type: 'command', bash: expect.stringMatching(/toolgate\.js hook copilot --timeout 600 \|\| exit 2$/), timeoutSec: 600 }] } });
+    // The same command under both of its events: preToolUse, and permissionRequest, which gets a call preToolUse failed to answer.
+    const handler = { type: 'command', bash: expect.stringMatching(/toolgate\.js hook copilot --timeout 600 \|\| exit 2$/), timeoutSec: 600 };
+    expect(settingsOf(file)).toEqual({ version: 1, hooks: { preToolUse: [handler], permissionRequest: [handler] } });
     expect((await runCli(['install', 'copilot'], { cwd: where.directory, env })).stdout).toContain('already has this hook');
     expect((await runCli(['doctor'], { cwd: where.directory, env })).stdout).toMatch(/copilot\s+live: .*toolgate\.json: a probe call was answered/);
+    // An install of before permissionRequest: doctor says what it lacks, and installing again adds it.
+    const installedText = readFileSync(file, 'utf8');
+    const { permissionRequest: _dropped, ...preToolUseOnly } = (JSON.parse(installedText) as { hooks: Record<string, unknown> }).hooks;
+    writeFileSync(file, JSON.stringify({ version: 1, hooks: preToolUseOnly }));
+    expect((await runCli(['doctor'], { cwd: where.directory, env })).stdout).toMatch(/copilot\s+FAILS OPEN: .*no toolgate hook under permissionRequest: should the preToolUse hook time out/);
+    expect((await runCli(['install', 'copilot'], { cwd: where.directory, env })).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(installedText);
 
     const blocked = await runHostSession({ host: 'copilot', project: where, call: { name: 'bash', input: { command: 'rm -rf victim', description: 'clean up' } }, installedHooks: true });
     expect(blocked.toolResult).toContain('rm is blocked in this project');

@@ -15,7 +15,7 @@ import type { AlwaysScope, ApprovalDecision, Authorization, GateContext, RunMode
 import { createMcpSimulation } from '../mcp/simulated-mcp-tools.ts';
 import { hookInstallationPaths } from '../config/own-entry.ts';
 import { geminiInClaudeTerms } from './hosts/gemini-tools.ts';
-import { copilotInClaudeTerms } from './hosts/copilot-tools.ts';
+import { copilotDiffAsWrite, copilotInClaudeTerms } from './hosts/copilot-tools.ts';
 import { opencodeInClaudeTerms } from './hosts/opencode-tools.ts';
 import { opencodeRepositoryCode } from './opencode-settings-layers.ts';
 import { geminiRepositoryHooks } from './gemini-settings-layers.ts';
@@ -27,7 +27,7 @@ import type { CallAuthority } from '../sandbox/sandbox-zone.ts';
 import { analyzeCommandOnce } from '../tools/shell/analyze-command.ts';
 import type { ShellTool } from '../tools/shell/create-shell-tool.ts';
 import { quoteShellWord } from '../core/quote-shell-word.ts';
-import { onPath } from './host-dialect.ts';
+import { onPath, takesChangedInputFor } from './host-dialect.ts';
 import { HOST_DIALECTS } from './hosts/host-dialects.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
 import { resolveInZones } from '../tools/fs/zones.ts';
@@ -79,7 +79,11 @@ export interface HostJudge {
 
 /** A host's call in toolgate's terms: Gemini CLI's, Copilot CLI's and opencode's tools are the same acts as Claude Code's under other names (Codex shares Claude Code's). */
 function toolgateCallIn(input: HostInput, readText: (file: string) => string | undefined, names: { mcpServers: readonly string[]; hasMeaning: (name: string) => boolean }): ToolgateCall {
-  if (input.host === 'copilot') return toolgateCallOf({ ...copilotInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd }), readText });
+  if (input.host === 'copilot') {
+    // Its permission request for a file change carries the change as a diff.
+    if (input.event === 'permissionRequest' && input.hostTool === 'edit' && typeof input.toolInput.diff === 'string') return copilotDiffAsWrite({ input: input.toolInput, cwd: input.cwd, readText });
+    return toolgateCallOf({ ...copilotInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd }), readText });
+  }
   if (input.host === 'opencode') return toolgateCallOf({ ...opencodeInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd, ...names }), readText });
   if (input.host !== 'gemini') return toolgateCallOf({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd, readText });
   const mapped = geminiInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd });
@@ -161,7 +165,10 @@ export async function createHostJudge(options: {
   async function wrapHostCommand(call: { input: HostInput; command: string; cwd: string; authority: CallAuthority }): Promise<{ updatedInput: Record<string, unknown>; note: string; asks?: string } | { why: string }> {
     const { input } = call;
     const fallback = loaded.policy.document.sandbox?.fallback ?? 'refuse_tools';
-    if (HOST_DIALECTS[input.host]?.takesChangedInput !== true) return { why: `sandbox.hosts is wrap, but ${input.host}'s hook cannot hand back a changed command, so it would run outside toolgate's OS sandbox (sandbox.fallback ${fallback})` };
+    const dialect = HOST_DIALECTS[input.host];
+    if (dialect === undefined || !takesChangedInputFor(dialect, input)) {
+      return { why: `sandbox.hosts is wrap, but ${input.host}'s ${input.event === undefined ? 'hook' : `${input.event} hook`} cannot hand back a changed command, so it would run outside toolgate's OS sandbox (sandbox.fallback ${fallback})` };
+    }
     const missing = await missingSandbox();
     if (missing !== undefined) return { why: `sandbox.hosts is wrap, but there is no OS sandbox here (${missing}), so the command would run unconfined (sandbox.fallback ${fallback})` };
     if (shellTool === undefined || commandSandbox === undefined) return { why: 'sandbox.hosts is wrap, but the policy has no shell section, whose zones the sandbox is made from' };

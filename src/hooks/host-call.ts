@@ -35,6 +35,12 @@ export interface HostCall {
   options?: Record<string, unknown> | undefined;
   /** What the person last asked the agent, from the host's transcript, when the hook could read it: for the approver. */
   lastUserMessage?: string | undefined;
+  /**
+   * The host's hook event, where its hook answers more than one (Copilot
+   * CLI's `permissionRequest`, which asks toolgate in place of its own
+   * prompt); undefined for the event before every tool call.
+   */
+  event?: 'permissionRequest' | undefined;
   /** The call in toolgate's terms. */
   call: ToolgateCall;
 }

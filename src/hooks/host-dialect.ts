@@ -41,13 +41,30 @@ export interface HostDialect {
    * Copilot CLI's `modifiedArgs`, Gemini CLI's `tool_input`, toolgate's
    * opencode plugin): `sandbox.hosts: wrap` needs it.
    */
-  takesChangedInput: boolean;
+  takesChangedInput: boolean | ((input: HostInput) => boolean);
   /** The answer the host reads; `updatedInput` is the tool input it runs instead (`sandbox.hosts: wrap`), where `takesChangedInput`. */
   answer(verdict: { decision: 'allow' | 'deny' | 'ask'; reason: string; updatedInput?: Record<string, unknown> | undefined }): HookAnswer;
   /** The decision in an answer of this dialect (toolgate serve's, read by a hook that forwarded the call); undefined for anything else. */
   decisionIn(answer: unknown): { decision: 'allow' | 'deny' | 'ask'; reason: string; updatedInput?: Record<string, unknown> } | undefined;
   /** toolgate's own failure, in the one form this host never runs the call after. */
   fail(reason: string): HookAnswer;
+  /**
+   * The dialect of the event this input (the host's JSON, not yet read)
+   * comes from, where the host calls one hook for more than one event and
+   * each reads its own answers (Copilot CLI's permissionRequest); absent:
+   * this dialect answers every input.
+   */
+  forEvent?(input: unknown): HostDialect;
+}
+
+/** The dialect that answers this input: the one of its event (`forEvent`), or `dialect` itself. */
+export function dialectFor(dialect: HostDialect, input: unknown): HostDialect {
+  return dialect.forEvent?.(input) ?? dialect;
+}
+
+/** Whether the host runs the tool input this call's answer hands back (Copilot CLI does after preToolUse, not after permissionRequest). */
+export function takesChangedInputFor(dialect: HostDialect, input: HostInput): boolean {
+  return typeof dialect.takesChangedInput === 'function' ? dialect.takesChangedInput(input) : dialect.takesChangedInput;
 }
 
 /** Whether the host asks its own user about this call when its hook answers "ask" (Cursor reads a file without asking anyone). */

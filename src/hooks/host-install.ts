@@ -44,9 +44,17 @@ const HOOK_EVENT: Readonly<Record<HostName, 'PreToolUse' | 'BeforeTool' | 'preTo
 /** Cursor's events before an action whose answer it enforces: toolgate's entry goes in each. */
 const CURSOR_EVENTS = ['beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile'] as const;
 
+/**
+ * Copilot CLI's events: preToolUse before every call, and permissionRequest
+ * in place of its own prompt, which gets a call its preToolUse hook failed
+ * to answer (timed out, answered what it cannot read), where Copilot CLI
+ * with --allow-all-tools would run it unjudged (measured with 1.0.102).
+ */
+const COPILOT_EVENTS = ['preToolUse', 'permissionRequest'] as const;
+
 /** The events toolgate's entry goes in, for `host`. */
 function eventsOf(host: HostName): readonly string[] {
-  return host === 'cursor' ? CURSOR_EVENTS : [HOOK_EVENT[host]];
+  return host === 'cursor' ? CURSOR_EVENTS : host === 'copilot' ? COPILOT_EVENTS : [HOOK_EVENT[host]];
 }
 
 /** Hosts whose event lists hold the handlers themselves, not `{matcher, hooks}` groups. */
@@ -343,6 +351,10 @@ export async function checkHostHook(options: { host: HostName; file: string; sco
   if (byEvent.every((handlers) => handlers.length === 0)) return [{ host, file, state: 'none', detail: `no toolgate hook (toolgate install ${host})` }];
   // Cursor: one entry per event; an event without one is an action toolgate never sees.
   const missing = events.filter((_event, index) => byEvent[index]!.length === 0);
+  // Copilot CLI: without permissionRequest's entry, a call its preToolUse hook fails to answer in time runs (an install of before permissionRequest's).
+  if (host === 'copilot' && missing.length === 1 && missing[0] === 'permissionRequest') {
+    return [{ host, file, state: 'fails_open', detail: 'no toolgate hook under permissionRequest: should the preToolUse hook time out or answer what Copilot CLI cannot read, Copilot CLI runs the call. Run toolgate install copilot again' }];
+  }
   if (missing.length > 0) return [{ host, file, state: 'broken', detail: `no toolgate hook under ${missing.join(', ')}: those actions never reach toolgate (toolgate install ${host} again)` }];
   // The same entry in each of Cursor's events is probed once.
   const handlers = byEvent.flat().filter((entry, index, all) => all.findIndex((other) => JSON.stringify(other.handler) === JSON.stringify(entry.handler)) === index);

@@ -12,7 +12,7 @@ import type { RunMode } from '../core/types.ts';
 import { lastUserMessageIn } from './host-transcript.ts';
 import { DOCTOR_PROBE_TOOL, HostInputError } from './host-call.ts';
 import { quoteShellWord } from '../core/quote-shell-word.ts';
-import { asksItsUserFor, type HookAnswer, type HostDialect, type HostInput } from './host-dialect.ts';
+import { asksItsUserFor, dialectFor, type HookAnswer, type HostDialect, type HostInput } from './host-dialect.ts';
 import type { AuditEntry, AuditSink } from '../core/audit-entry.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 
@@ -53,7 +53,8 @@ type Ended = { signal: AbortSignal };
  * process.stdout.write(answer.stdout); process.stderr.write(answer.stderr); process.exitCode = answer.exitCode;
  */
 export async function runHook(options: RunHookOptions): Promise<HookAnswer> {
-  const { dialect } = options;
+  // The dialect of the input's event, once it is read (Copilot CLI's permissionRequest answers in its own form): each answer is in it.
+  let dialect = options.dialect;
   const budgetMs = options.budgetMs ?? dialect.defaultBudgetMs;
   const deadlineMs = Math.max(500, budgetMs - Math.min(DEADLINE_MARGIN_MS, budgetMs / 4));
   let timer: NodeJS.Timeout | undefined;
@@ -68,7 +69,7 @@ export async function runHook(options: RunHookOptions): Promise<HookAnswer> {
   // on, so what is still under way is told to stop: a request to the server is abandoned, a late decision is not recorded.
   const ended = new AbortController();
   try {
-    return await Promise.race([decide(options, ended), deadline]);
+    return await Promise.race([decide(options, ended, (read) => (dialect = read)), deadline]);
   } catch (error) {
     return dialect.fail(failureText(error));
   } finally {
@@ -77,8 +78,7 @@ export async function runHook(options: RunHookOptions): Promise<HookAnswer> {
   }
 }
 
-async function decide(options: RunHookOptions, ended: Ended): Promise<HookAnswer> {
-  const { dialect } = options;
+async function decide(options: RunHookOptions, ended: Ended, answeringIn: (dialect: HostDialect) => void): Promise<HookAnswer> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readInput(options.stdin));
@@ -86,6 +86,9 @@ async function decide(options: RunHookOptions, ended: Ended): Promise<HookAnswer
     if (error instanceof HostInputError) throw error;
     throw new HostInputError(`the input is not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
+  const dialect = dialectFor(options.dialect, parsed);
+  answeringIn(dialect);
+  options = { ...options, dialect };
   // The shell the host runs this command with, as the hook (in the host's environment, as its user) can tell.
   const read = dialect.read(parsed);
   const details = dialect.detailsOf(read, options.env);

@@ -40,7 +40,9 @@ answered within the hook's timeout (Claude Code's http hook: the probe is
 posted with its headers, TOOLGATE_TOKEN from this environment). A host runs
 every call when its hook fails, so one that is not live is NOT OK, and so is
 a Claude Code hook without "onFailure": "block" (FAILS OPEN: Claude Code
-2.1.295 and later block by themselves on a failed hook only with it). So is
+2.1.295 and later block by themselves on a failed hook only with it), and a
+Copilot CLI hooks file without toolgate under permissionRequest (FAILS OPEN:
+Copilot CLI runs a call whose preToolUse hook timed out). So is
 a hook another settings file the host reads here turns off, the file and
 key named: Claude Code's disableAllHooks in managed, user, project
 (.claude/settings.json) or local (.claude/settings.local.json) settings

@@ -58,10 +58,13 @@ Hosts and where their hooks go:
                 would ask about is denied with the reason, or, with
                 --approver server, waits for a person in the inbox
   copilot       $COPILOT_HOME/hooks/toolgate.json (~/.copilot/hooks), a file of
-                toolgate's own, as its preToolUse hook (timeoutSec); headless,
-                Copilot CLI reads hooks only there, not a repository's
-                .github/hooks. It asks its own user when the policy asks
-                (headless, it denies, saying so)
+                toolgate's own, as its preToolUse hook and its
+                permissionRequest hook (timeoutSec), which gets a call
+                preToolUse failed to answer in time (Copilot CLI would run it
+                unjudged) and the permission prompts Copilot CLI would show;
+                headless, Copilot CLI reads hooks only there, not a
+                repository's .github/hooks. It asks its own user when the
+                policy asks (headless, it denies, saying so)
   opencode      $XDG_CONFIG_HOME/opencode/plugins/toolgate.js
                 (~/.config/opencode/plugins), a plugin of toolgate's that
                 opencode loads for every project: it hands each call to

@@ -9,7 +9,8 @@
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { describe, HostInputError } from '../host-call.ts';
+import { applyPatch, parsePatch } from 'diff';
+import { describe, HostInputError, type ToolgateCall } from '../host-call.ts';
 
 /** Tools that act only inside the agent: its shells' output, its session database, sub-agents (whose calls come through the hook too), its own documentation. */
 const AGENT_INTERNAL = new Set(['read_bash', 'stop_bash', 'list_bash', 'sql', 'session_store_sql', 'read_agent', 'list_agents', 'write_agent', 'task', 'fetch_copilot_cli_documentation', 'report_intent', 'update_todo']);
@@ -63,4 +64,44 @@ function searchedFolder(paths: unknown, cwd: string, tool: string): string {
 
 function isDirectory(target: string): boolean {
   return statSync(target, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/** A diff longer than this is shown as it is, not applied (the hook decides before its deadline). */
+const MAX_DIFF_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Copilot CLI's permission request for a file change (`edit`, for its
+ * create and edit tools alike; measured with 1.0.102): `{file_path, diff}`,
+ * a git diff of that one file. Judged as the write it is, at `file_path`:
+ * its content after the diff, where the diff applies to what the zones let
+ * be read (a new file's, to nothing); otherwise the diff itself is what is
+ * shown.
+ *
+ * @example
+ * copilotDiffAsWrite({ input: { file_path: 'a.txt', diff: '--- a/dev/null\n+++ b/a.txt\n@@ -1,0 +1,1 @@\n+hi\n' }, cwd: '/p', readText: () => undefined })
+ * // { kind: 'tool', tool: 'write_file', args: { path: '/p/a.txt', content: 'hi\n' } }
+ */
+export function copilotDiffAsWrite(options: { input: Record<string, unknown>; cwd: string; readText: (file: string) => string | undefined }): ToolgateCall {
+  const { input, cwd, readText } = options;
+  const text = (key: string): string => {
+    const value = input[key];
+    if (typeof value !== 'string') throw new HostInputError(`edit's ${key} must be a string, not ${describe(value)}`);
+    return value;
+  };
+  const file = path.resolve(cwd, text('file_path'));
+  const diff = text('diff');
+  const write = (content: string): ToolgateCall => ({ kind: 'tool', tool: 'write_file', args: { path: file, content } });
+  if (diff.length > MAX_DIFF_BYTES) return write(diff);
+  const patches = parsePatch(diff);
+  if (patches.length !== 1) return write(diff);
+  const [patch] = patches;
+  if (/^(a\/)?\/?dev\/null$/.test(patch!.oldFileName ?? '')) {
+    // A new file: its lines are the diff's added ones.
+    const lines = patch!.hunks.flatMap((hunk) => hunk.lines);
+    const added = lines.filter((line) => line.startsWith('+')).map((line) => line.slice(1));
+    return write(added.length === 0 ? '' : `${added.join('\n')}${lines.at(-1)?.startsWith('\\') === true ? '' : '\n'}`);
+  }
+  const before = readText(file);
+  const after = before === undefined ? false : applyPatch(before, patch!);
+  return write(after === false ? diff : after);
 }

@@ -16,7 +16,7 @@ import { presentRequest } from '../../core/approver.ts';
 import type { ApprovalDecision, GateContext } from '../../core/types.ts';
 import { callFingerprint, callIdentity, callScope } from '../../hooks/call-identity.ts';
 import { DOCTOR_PROBE_TOOL, HostInputError } from '../../hooks/host-call.ts';
-import type { HookAnswer, HostDialect, HostInput } from '../../hooks/host-dialect.ts';
+import { dialectFor, type HookAnswer, type HostDialect, type HostInput } from '../../hooks/host-dialect.ts';
 import type { StoredRun } from '../../store/store.ts';
 import type { Principal } from '../run-service.ts';
 import { verifiedDecisions } from './pause-decisions.ts';
@@ -39,7 +39,9 @@ const COLLECTED = ' (collected by the host)';
  * return c.json(JSON.parse(answer.stdout));
  */
 export async function answerHostCall(options: { runtime: ServerRuntime; principal: Principal; dialect: HostDialect; body: unknown; budgetMs: number }): Promise<HookAnswer> {
-  const { runtime, dialect } = options;
+  const { runtime } = options;
+  // Answered in the form of the input's event (Copilot CLI's permissionRequest has its own).
+  const dialect = dialectFor(options.dialect, options.body);
   const deny = (reason: string) => dialect.answer({ decision: 'deny', reason });
   let input: HostInput;
   try {
