@@ -776,7 +776,9 @@ describe('toolgate install / uninstall / doctor cursor (issue 34)', () => {
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).toMatch(/a probe call was answered in \d+ ms \(budget 30 s\)/);
     const entry = { command: expect.stringMatching(/toolgate\.js hook cursor --timeout 30 \|\| exit 2$/), failClosed: true };
-    expect(settingsOf(file)).toEqual({ version: 1, hooks: { afterFileEdit: [mine], beforeShellExecution: [mine, entry], beforeMCPExecution: [entry], beforeReadFile: [entry] } });
+    // Its preToolUse entry matches Cursor's file changes alone: its shell, reads and MCP tools have events of their own.
+    const fileEntry = { ...entry, matcher: 'Write|StrReplace|Delete|ApplyPatch' };
+    expect(settingsOf(file)).toEqual({ version: 1, hooks: { afterFileEdit: [mine], beforeShellExecution: [mine, entry], beforeMCPExecution: [entry], beforeReadFile: [entry], preToolUse: [fileEntry] } });
     expect((await runCli(['install', 'cursor'], { cwd: project, env })).stdout).toContain('already has this hook');
     expect((await runCli(['doctor'], { cwd: project, env })).stdout).toMatch(/cursor\s+live: .*hooks\.json: a probe call was answered/);
 
@@ -786,13 +788,18 @@ describe('toolgate install / uninstall / doctor cursor (issue 34)', () => {
     expect(JSON.parse(hook({ hook_event_name: 'beforeShellExecution', command: 'rm -rf src', cwd: project }).stdout)).toMatchObject({ permission: 'deny' });
     expect(JSON.parse(hook({ hook_event_name: 'beforeShellExecution', command: 'echo hi', cwd: project }).stdout)).toMatchObject({ permission: 'allow' });
     expect(JSON.parse(hook({ hook_event_name: 'beforeReadFile', file_path: '/etc/shadow', content: '' }).stdout)).toMatchObject({ permission: 'deny' });
+    expect(JSON.parse(hook({ hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { file_path: '/etc/cron.d/job', content: '* * * * * root sh\n' }, tool_use_id: 't1', cwd: '' }).stdout)).toMatchObject({ permission: 'deny' });
+    expect(JSON.parse(hook({ hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { file_path: path.join(project, 'made.txt'), content: 'x' }, tool_use_id: 't2', cwd: '' }).stdout)).toMatchObject({ permission: 'allow' });
 
     // An event without it is an action toolgate never sees; an entry without failClosed lets Cursor run the action when the hook fails.
     const written = settingsOf(file);
     writeFileSync(file, JSON.stringify({ ...written, hooks: { ...written.hooks, beforeReadFile: [] } }));
     expect((await runCli(['doctor'], { cwd: project, env })).stdout).toMatch(/cursor\s+NOT LIVE: .*no toolgate hook under beforeReadFile/);
+    // A matcher narrowed by hand: the file changes it leaves out never reach toolgate.
+    writeFileSync(file, JSON.stringify({ ...written, hooks: { ...written.hooks, preToolUse: [{ ...written.hooks.preToolUse[0], matcher: 'Write' }] } }));
+    expect((await runCli(['doctor'], { cwd: project, env })).stdout).toMatch(/cursor\s+NOT LIVE: .*preToolUse entry does not match StrReplace, Delete, ApplyPatch/);
     const open = { ...written.hooks.beforeShellExecution[1], failClosed: false };
-    writeFileSync(file, JSON.stringify({ ...written, hooks: { ...written.hooks, beforeShellExecution: [mine, open], beforeMCPExecution: [open], beforeReadFile: [open] } }));
+    writeFileSync(file, JSON.stringify({ ...written, hooks: { ...written.hooks, beforeShellExecution: [mine, open], beforeMCPExecution: [open], beforeReadFile: [open], preToolUse: [{ ...open, matcher: fileEntry.matcher }] } }));
     expect((await runCli(['doctor'], { cwd: project, env })).stdout).toMatch(/cursor\s+FAILS OPEN: .*no "failClosed": true/);
 
     const removed = await runCli(['uninstall', 'cursor'], { cwd: project, env });

@@ -17,6 +17,7 @@ import { hookInstallationPaths } from '../config/own-entry.ts';
 import { geminiInClaudeTerms } from './hosts/gemini-tools.ts';
 import { copilotDiffAsWrite, copilotInClaudeTerms } from './hosts/copilot-tools.ts';
 import { opencodeInClaudeTerms } from './hosts/opencode-tools.ts';
+import { CURSOR_MCP_PREFIX } from './hosts/cursor.ts';
 import { opencodeRepositoryCode } from './opencode-settings-layers.ts';
 import { geminiRepositoryHooks } from './gemini-settings-layers.ts';
 import { createBuiltinTools, hostCommandSandbox } from '../runtime/create-builtin-tools.ts';
@@ -37,7 +38,7 @@ import { claudeOtherPreToolUseHooks, claudeRepositoryHooks, claudeRepositorySett
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
-import { HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SANDBOX_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
+import { CLAUDE_TOOL_NAMES, HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SANDBOX_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
 import { readRegularFile } from './host-transcript.ts';
@@ -85,6 +86,15 @@ function toolgateCallIn(input: HostInput, readText: (file: string) => string | u
     return toolgateCallOf({ ...copilotInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd }), readText });
   }
   if (input.host === 'opencode') return toolgateCallOf({ ...opencodeInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd, ...names }), readText });
+  if (input.host === 'cursor') {
+    // A file Cursor deletes (preToolUse's Delete): the fs delete it is.
+    if (input.hostTool === 'Delete') return { kind: 'tool', tool: 'delete_file', args: { path: String(input.toolInput.file_path) } };
+    // An MCP tool by its own name; one named like a tool of toolgate's or Claude Code's (a repository's server can name it so) by Cursor's name for it.
+    if (input.hostTool.startsWith(CURSOR_MCP_PREFIX)) {
+      const name = input.hostTool.slice(CURSOR_MCP_PREFIX.length);
+      return { kind: 'tool', tool: name.startsWith('mcp__') || CLAUDE_TOOL_NAMES.has(name) || names.hasMeaning(name) ? `cursor:${name}` : name, args: input.toolInput };
+    }
+  }
   if (input.host !== 'gemini') return toolgateCallOf({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd, readText });
   const mapped = geminiInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd });
   return 'call' in mapped ? mapped.call : toolgateCallOf({ ...mapped, readText });
@@ -244,7 +254,7 @@ export async function createHostJudge(options: {
         return { ...verdictOf(rewritten), call };
       }
       // Codex's apply_patch, through its shell tool or as its own tool: the files it changes, each judged as the fs change it is.
-      const patch = input.host === 'codex' ? patchOf(tool, args) : input.host === 'opencode' && tool === HOST_PATCH_TOOL ? patchIn(String(args.patch)) : undefined;
+      const patch = input.host === 'codex' ? patchOf(tool, args) : (input.host === 'opencode' || input.host === 'cursor') && tool === HOST_PATCH_TOOL ? patchIn(String(args.patch)) : undefined;
       if (patch !== undefined) {
         tool = HOST_PATCH_TOOL;
         args = await patchArguments({ read: patch, cwd: input.cwd, judge: (change, index) => gate.authorize({ ...change, callId: `${callId}:patch-${index}` }, context, { approver: null }) });

@@ -36,11 +36,12 @@ export interface HostCall {
   /** What the person last asked the agent, from the host's transcript, when the hook could read it: for the approver. */
   lastUserMessage?: string | undefined;
   /**
-   * The host's hook event, where its hook answers more than one (Copilot
-   * CLI's `permissionRequest`, which asks toolgate in place of its own
-   * prompt); undefined for the event before every tool call.
+   * The host's hook event, where its hook answers more than one and they
+   * differ in what they can do: Copilot CLI's `permissionRequest` (asked in
+   * place of its own prompt; no changed input), Cursor's `preToolUse` (its
+   * file changes; no "ask"); undefined for the others.
    */
-  event?: 'permissionRequest' | undefined;
+  event?: 'permissionRequest' | 'preToolUse' | undefined;
   /** The call in toolgate's terms. */
   call: ToolgateCall;
 }

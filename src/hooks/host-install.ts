@@ -18,6 +18,7 @@ import { shellSplit } from '../core/shell-split.ts';
 import { applyEdits, modify, parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { GEMINI_HOOK_NAME, geminiDirectory, geminiHookSwitches } from './gemini-settings-layers.ts';
 import { OPENCODE_EVENT } from './hosts/opencode.ts';
+import { CURSOR_FILE_TOOLS } from './hosts/cursor.ts';
 import { opencodePluginSource, readOpencodePlugin } from './hosts/opencode-plugin.ts';
 import { opencodeHookSwitches } from './opencode-settings-layers.ts';
 
@@ -42,7 +43,20 @@ const HOOK_EVENT: Readonly<Record<HostName, 'PreToolUse' | 'BeforeTool' | 'preTo
 };
 
 /** Cursor's events before an action whose answer it enforces: toolgate's entry goes in each. */
-const CURSOR_EVENTS = ['beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile'] as const;
+const CURSOR_EVENTS = ['beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile', 'preToolUse'] as const;
+
+/**
+ * Cursor's preToolUse fires for every tool, its shell, reads and MCP tools
+ * too, which have events of their own: toolgate's entry there matches its
+ * file changes alone (a pattern of tool names), or those calls would be
+ * judged (and asked about) twice.
+ */
+const CURSOR_FILE_MATCHER = CURSOR_FILE_TOOLS.join('|');
+
+/** toolgate's handler as it goes in `event`: Cursor's preToolUse entry carries its matcher. */
+function handlerFor(host: HostName, event: string, handler: HookHandler): HookHandler {
+  return host === 'cursor' && event === 'preToolUse' ? { ...handler, matcher: CURSOR_FILE_MATCHER } : handler;
+}
 
 /**
  * Copilot CLI's events: preToolUse before every call, and permissionRequest
@@ -124,6 +138,12 @@ export function isToolgateHook(command: unknown, host: HostName): boolean {
 export function isToolgateHandler(handler: HookHandler, host: HostName): boolean {
   if (handler.type === 'http') return typeof handler.url === 'string' && new RegExp(`/hooks/${host}(\\?|$)`).test(handler.url);
   return isToolgateHook(commandOf(handler), host);
+}
+
+/** The tool names a Cursor matcher names: its `|`-separated alternatives (no matcher: every tool). */
+function matcherNames(matcher: unknown): readonly string[] {
+  if (matcher === undefined || matcher === '' || matcher === '*') return CURSOR_FILE_TOOLS;
+  return typeof matcher === 'string' ? matcher.split('|').map((name) => name.trim()) : [];
 }
 
 /** A command handler's command line (Copilot CLI's is under `bash`). */
@@ -286,7 +306,7 @@ export function planInstall(options: { file: string; text: string | undefined; h
   const config = readConfig(options.file, options.text, host);
   const { config: without, removed } = withoutToolgate(config, host);
   const hooks = (without.hooks as Record<string, unknown> | undefined) ?? {};
-  const added = Object.fromEntries(eventsOf(host).map((event) => [event, entriesOf([...groupsIn(without, host, event), { matcher: '*', hooks: [options.handler] }], host)]));
+  const added = Object.fromEntries(eventsOf(host).map((event) => [event, entriesOf([...groupsIn(without, host, event), { matcher: '*', hooks: [handlerFor(host, event, options.handler)] }], host)]));
   // Copilot CLI's and Cursor's hooks files carry their format's version.
   const version = FLAT_HOSTS.has(host) && without.version === undefined ? { version: 1 } : {};
   const next = { ...version, ...without, ...options.settings, hooks: { ...hooks, ...added } };
@@ -356,8 +376,14 @@ export async function checkHostHook(options: { host: HostName; file: string; sco
     return [{ host, file, state: 'fails_open', detail: 'no toolgate hook under permissionRequest: should the preToolUse hook time out or answer what Copilot CLI cannot read, Copilot CLI runs the call. Run toolgate install copilot again' }];
   }
   if (missing.length > 0) return [{ host, file, state: 'broken', detail: `no toolgate hook under ${missing.join(', ')}: those actions never reach toolgate (toolgate install ${host} again)` }];
-  // The same entry in each of Cursor's events is probed once.
-  const handlers = byEvent.flat().filter((entry, index, all) => all.findIndex((other) => JSON.stringify(other.handler) === JSON.stringify(entry.handler)) === index);
+  // Cursor's preToolUse entry: its matcher names each of Cursor's file-changing tools.
+  if (host === 'cursor') {
+    const unmatched = byEvent[events.indexOf('preToolUse')]!.flatMap(({ handler }) => CURSOR_FILE_TOOLS.filter((tool) => !matcherNames(handler.matcher).includes(tool)));
+    if (unmatched.length > 0) return [{ host, file, state: 'broken', detail: `toolgate's preToolUse entry does not match ${[...new Set(unmatched)].join(', ')}: those file changes never reach toolgate (toolgate install cursor again)` }];
+  }
+  // The same entry in each of Cursor's events is probed once (its preToolUse entry differs by its matcher alone).
+  const probed = (handler: HookHandler) => JSON.stringify({ ...handler, matcher: undefined });
+  const handlers = byEvent.flat().filter((entry, index, all) => all.findIndex((other) => probed(other.handler) === probed(entry.handler)) === index);
   const checks: HostHookCheck[] = [];
   for (const { handler, matcher } of handlers) {
     if (host === 'cursor' && handler.failClosed !== true) {
@@ -658,7 +684,7 @@ function opencodeOtherPlugins(options: { file: string; env: Readonly<Record<stri
 function probeInput(cwd: string, host: HostName = 'claude-code'): string {
   if (host === 'gemini') return JSON.stringify({ session_id: 'toolgate-doctor', transcript_path: '', cwd, hook_event_name: 'BeforeTool', timestamp: new Date().toISOString(), tool_name: DOCTOR_PROBE_TOOL, tool_input: {} });
   if (host === 'copilot') return JSON.stringify({ sessionId: 'toolgate-doctor', timestamp: Date.now(), cwd, toolName: DOCTOR_PROBE_TOOL, toolArgs: {} });
-  if (host === 'cursor') return JSON.stringify({ conversation_id: 'toolgate-doctor', generation_id: 'toolgate-doctor-probe', hook_event_name: 'beforeMCPExecution', tool_name: DOCTOR_PROBE_TOOL, tool_input: '{}', workspace_roots: [cwd] });
+  if (host === 'cursor') return JSON.stringify({ conversation_id: 'toolgate-doctor', generation_id: 'toolgate-doctor-probe', hook_event_name: 'preToolUse', tool_name: DOCTOR_PROBE_TOOL, tool_input: {}, tool_use_id: 'toolgate-doctor-probe', cwd: '', workspace_roots: [cwd] });
   if (host === 'opencode') return JSON.stringify({ event: OPENCODE_EVENT, tool: DOCTOR_PROBE_TOOL, sessionID: 'toolgate-doctor', callID: 'toolgate-doctor-probe', args: {}, directory: cwd, worktree: cwd });
   return JSON.stringify({ session_id: 'toolgate-doctor', cwd, hook_event_name: 'PreToolUse', tool_name: DOCTOR_PROBE_TOOL, tool_input: {}, tool_use_id: 'toolgate-doctor-probe' });
 }

@@ -3,8 +3,9 @@
  * payloads in the shapes Cursor's hooks documentation gives (no Cursor runs
  * here): a shell command judged with its cwd, a file read (which has no
  * "ask": one the policy would ask about is denied), an MCP tool by its own
- * name, the answer `{permission, user_message, agent_message}`, and every
- * failure of toolgate's own a printed denial with exit 2.
+ * name, its file changes through preToolUse, the answer `{permission,
+ * user_message, agent_message}`, and every failure of toolgate's own a
+ * printed denial with exit 2.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -77,12 +78,45 @@ describe('toolgate hook cursor', () => {
     expect(await decide('beforeMCPExecution', { tool_name: 'search_docs', tool_input: { q: 'hooks' }, command: 'npx docs-server' })).toMatchObject({ permission: 'ask' });
   });
 
+  // preToolUse, as a captured payload gives it (cursor-agent 2026.09.02): tool_use_id, an empty cwd, session_id beside conversation_id.
+  const preToolUse = (tool_name: string, tool_input: unknown, cwd = '') => ({ tool_name, tool_input, tool_use_id: 'b8e299fb-1691-45b0-ade5-d223c95b1cd1', cwd, session_id: 'conv-1', transcript_path: null });
+
+  it("judges its file changes (preToolUse): a write and an edit by the zone they land in, a delete as the delete it is, a patch by each file it changes; never \"ask\" there (Cursor does not enforce it): denied, saying so", async () => {
+    expect(await decide('preToolUse', preToolUse('Write', { file_path: path.join(project, 'new.txt'), content: 'x\n' }))).toMatchObject({ exitCode: 0, permission: 'allow' });
+    // A relative path is the workspace's; the documented `path` and `contents` are read too.
+    expect(await decide('preToolUse', preToolUse('Write', { path: 'src/made.ts', contents: 'x' }))).toMatchObject({ permission: 'allow' });
+    expect(await decide('preToolUse', preToolUse('Write', { file_path: path.join(directory, 'escaped.txt'), content: 'x' }))).toMatchObject({ permission: 'deny', message: expect.stringContaining('escaped.txt') });
+    expect(await decide('preToolUse', preToolUse('StrReplace', { file_path: path.join(project, 'notes.txt'), old_string: 'one', new_string: 'two' }))).toMatchObject({ permission: 'allow' });
+    expect(await decide('preToolUse', preToolUse('StrReplace', { file_path: path.join(directory, 'secret.txt'), old_string: 'outside', new_string: 'x' }))).toMatchObject({ permission: 'deny' });
+    // The zone asks about deletes: no ask through preToolUse, so a denial that says a person would have to approve it.
+    expect(await decide('preToolUse', preToolUse('Delete', { file_path: path.join(project, 'notes.txt') }))).toMatchObject({ exitCode: 0, permission: 'deny', message: expect.stringContaining('Cursor cannot ask a person from its hook') });
+    const patch = (target: string) => `*** Begin Patch\n*** Add File: ${target}\n+x\n*** End Patch\n`;
+    expect(await decide('preToolUse', preToolUse('ApplyPatch', { patch: patch('src/patched.ts') }))).toMatchObject({ permission: 'allow' });
+    expect(await decide('preToolUse', preToolUse('ApplyPatch', { patch: patch('../patched.ts') }))).toMatchObject({ permission: 'deny' });
+    expect(await decide('preToolUse', preToolUse('ApplyPatch', { patch: 'not a patch' }))).toMatchObject({ permission: 'deny', message: expect.stringContaining('does not start with *** Begin Patch') });
+  });
+
+  it('preToolUse for the calls a wider matcher of the user sends: a command where its input says, a read, an MCP tool (named like a tool of toolgate\'s, it is judged under Cursor\'s name for it)', async () => {
+    expect(await decide('preToolUse', preToolUse('Shell', { command: 'rm -rf src', cwd: '', timeout: 30000 }))).toMatchObject({ permission: 'deny', message: expect.stringContaining('rm is blocked here') });
+    expect(await decide('preToolUse', preToolUse('Shell', { command: 'ls', working_directory: directory }))).toMatchObject({ permission: 'deny' });
+    expect(await decide('preToolUse', preToolUse('Read', { file_path: path.join(directory, 'secret.txt') }))).toMatchObject({ permission: 'deny' });
+    expect(await decide('preToolUse', preToolUse('MCP:query_database', { query: 'x' }))).toMatchObject({ permission: 'deny', message: expect.stringContaining('no database from the agent') });
+    // A server's tool named write_file, called with a path in the zone: not toolgate's write_file, so not allowed as one.
+    for (const event of ['preToolUse', 'beforeMCPExecution'] as const) {
+      const fields = event === 'preToolUse' ? preToolUse('MCP:write_file', { path: 'notes.txt', content: 'x' }) : { tool_name: 'write_file', tool_input: { path: 'notes.txt', content: 'x' } };
+      expect(await decide(event, fields), event).toMatchObject({ permission: event === 'preToolUse' ? 'deny' : 'ask', message: expect.stringContaining('cursor:write_file') });
+    }
+  });
+
   it('blocks (a printed denial and exit 2) what it cannot read: another event, a missing field, tool_input that is not JSON, a relative cwd', async () => {
     for (const [event, fields, said] of [
       ['afterFileEdit', { file_path: path.join(project, 'notes.txt'), edits: [] }, 'toolgate hook cursor answers beforeShellExecution, beforeReadFile, beforeMCPExecution'],
       ['beforeShellExecution', { cwd: project }, 'command must be a non-empty string'],
       ['beforeMCPExecution', { tool_name: 'x', tool_input: '{not json' }, 'tool_input is text that is not JSON'],
       ['beforeShellExecution', { command: 'ls', cwd: 'project' }, 'cwd'],
+      // A file change in a shape Cursor is not known to send: refused, not guessed at.
+      ['preToolUse', preToolUse('Write', { target_file: 'a.txt', content: 'x' }), "Write's file_path (or path) must be a string"],
+      ['preToolUse', preToolUse('ApplyPatch', { diff: '--- a\n+++ b\n' }), "ApplyPatch's patch (or input) must be a string"],
     ] as const) {
       const answer = await decide(event, fields);
       expect(answer, event).toMatchObject({ exitCode: 2, permission: 'deny', message: expect.stringContaining(said) });

@@ -11,13 +11,31 @@
  * lets the action proceed unless its entry says `"failClosed": true`, which
  * `toolgate install cursor` would write; every failure of toolgate's own
  * prints a denial and exits 2 besides.
+ *
+ * Its file changes reach a hook only through `preToolUse` (`{tool_name,
+ * tool_input, tool_use_id, cwd, ...}`, `cwd` often empty), which toolgate's
+ * entry matches to them alone (`CURSOR_FILE_TOOLS`): its shell, reads and
+ * MCP tools fire it too, beside their own events, and would be judged twice.
+ * Cursor names them `Write` (`{file_path, content}`), `StrReplace`
+ * (`{file_path, old_string, new_string}`), `Delete` and `ApplyPatch`; the
+ * field names are read as its documentation and captured payloads give them
+ * (`file_path`, or `path`; `content`, or `contents`), and a shape none of
+ * them has is refused. It has no "ask" there (its documentation: accepted,
+ * not enforced), so what the policy would ask about is denied, saying so.
  */
+import path from 'node:path';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
-import { absoluteDirectory, describe, HostInputError, textField } from '../host-call.ts';
+import { absoluteDirectory, describe, HOST_PATCH_TOOL, HostInputError, textField } from '../host-call.ts';
 import { loginShell, type HookAnswer, type HostDialect, type HostInput } from '../host-dialect.ts';
 
 /** The events whose answer Cursor enforces before an action, by the tool toolgate judges each as. */
-const EVENTS = { beforeShellExecution: 'Bash', beforeReadFile: 'Read', beforeMCPExecution: 'mcp' } as const;
+const EVENTS = { beforeShellExecution: 'Bash', beforeReadFile: 'Read', beforeMCPExecution: 'mcp', preToolUse: 'any' } as const;
+
+/** Cursor's tools that change files: what toolgate's preToolUse entry matches (its `matcher`, a pattern of tool names). */
+export const CURSOR_FILE_TOOLS = ['Write', 'StrReplace', 'Delete', 'ApplyPatch'] as const;
+
+/** An MCP tool as toolgate names the call of a Cursor MCP tool: `MCP:<tool>`, Cursor's own name for it in preToolUse. */
+export const CURSOR_MCP_PREFIX = 'MCP:';
 
 export const cursor: HostDialect = {
   name: 'cursor',
@@ -25,8 +43,8 @@ export const cursor: HostDialect = {
   defaultBudgetMs: 30_000,
   // beforeShellExecution's answer has no changed command.
   takesChangedInput: false,
-  // Shell commands and MCP tools can ask the person in Cursor; a file read cannot.
-  asksItsUser: (input) => input.hostTool !== 'Read',
+  // Shell commands and MCP tools can ask the person in Cursor; a file read cannot, nor anything through preToolUse.
+  asksItsUser: (input) => input.hostTool !== 'Read' && input.event !== 'preToolUse',
   read: readCursorHook,
   // Cursor runs the agent's commands in the user's shell.
   detailsOf: (_input, env) => ({ shell: nonEmpty(env.SHELL) ?? loginShell() }),
@@ -49,8 +67,9 @@ function readCursorHook(input: unknown): HostInput {
   const field = (key: string): string => textField(record, key);
   const roots = record.workspace_roots;
   const root = Array.isArray(roots) && typeof roots[0] === 'string' ? roots[0] : undefined;
-  // A shell command runs in its cwd; a read or an MCP tool, in the workspace's first root.
-  const cwd = absoluteDirectory(event === 'beforeShellExecution' && record.cwd !== undefined && record.cwd !== '' ? record.cwd : root, event === 'beforeShellExecution' ? 'cwd' : 'workspace_roots[0]');
+  // A shell command runs in its cwd; a read or an MCP tool, in the workspace's first root; preToolUse's call in its cwd, where it gives one.
+  const hasCwd = (event === 'beforeShellExecution' || event === 'preToolUse') && record.cwd !== undefined && record.cwd !== null && record.cwd !== '';
+  const cwd = absoluteDirectory(hasCwd ? record.cwd : root, hasCwd ? 'cwd' : 'workspace_roots[0]');
   const common = {
     host: 'cursor' as const,
     sessionId: field('conversation_id'),
@@ -62,8 +81,6 @@ function readCursorHook(input: unknown): HostInput {
   };
   if (event === 'beforeShellExecution') return { ...common, hostTool: 'Bash', toolInput: { command: field('command') } };
   if (event === 'beforeReadFile') return { ...common, hostTool: 'Read', toolInput: { file_path: field('file_path') } };
-  // An MCP tool: Cursor names the tool and the server's url or command, not the server's name in mcp.servers, so it is
-  // judged by the tool's own name (the policy's tools rules, then unknown_tools), its arguments as Cursor gives them.
   let toolInput = record.tool_input;
   if (typeof toolInput === 'string') {
     try {
@@ -73,7 +90,46 @@ function readCursorHook(input: unknown): HostInput {
     }
   }
   if (typeof toolInput !== 'object' || toolInput === null || Array.isArray(toolInput)) throw new HostInputError(`tool_input must be a JSON object (or its text), not ${describe(toolInput)}`);
-  return { ...common, hostTool: field('tool_name'), toolInput: toolInput as Record<string, unknown> };
+  const args = toolInput as Record<string, unknown>;
+  // An MCP tool: Cursor names the tool and the server's url or command, not the server's name in mcp.servers, so it is
+  // judged by the tool's own name (the policy's tools rules, then unknown_tools), its arguments as Cursor gives them.
+  if (event === 'beforeMCPExecution') return { ...common, hostTool: `${CURSOR_MCP_PREFIX}${field('tool_name')}`, toolInput: args };
+  return { ...common, event: 'preToolUse', ...cursorToolInClaudeTerms(field('tool_name'), args, cwd) };
+}
+
+/**
+ * A call of preToolUse in the terms toolgate judges Claude Code's by: a
+ * file written, edited, deleted or patched; a command, a read, an MCP tool
+ * (where a matcher of the user's sends them); anything else by its name.
+ */
+function cursorToolInClaudeTerms(tool: string, input: Record<string, unknown>, cwd: string): { hostTool: string; toolInput: Record<string, unknown>; cwd?: string } {
+  const text = (...keys: string[]): string => {
+    const key = keys.find((candidate) => input[candidate] !== undefined);
+    const value = key === undefined ? undefined : input[key];
+    if (typeof value !== 'string') throw new HostInputError(`${tool}'s ${keys.join(' (or ')}${keys.length > 1 ? ')' : ''} must be a string, not ${describe(value)}`);
+    return value;
+  };
+  const file = (): string => path.resolve(cwd, text('file_path', 'path'));
+  if (tool.startsWith(CURSOR_MCP_PREFIX)) return { hostTool: tool, toolInput: input };
+  switch (tool) {
+    case 'Write':
+      return { hostTool: 'Write', toolInput: { file_path: file(), content: text('content', 'contents') } };
+    case 'StrReplace':
+      return { hostTool: 'Edit', toolInput: { file_path: file(), old_string: text('old_string'), new_string: text('new_string'), replace_all: input.replace_all === true } };
+    case 'Delete':
+      return { hostTool: 'Delete', toolInput: { file_path: file() } };
+    case 'ApplyPatch':
+      return { hostTool: HOST_PATCH_TOOL, toolInput: { patch: text('patch', 'input') } };
+    case 'Shell': {
+      // Run where its input says (captured: `cwd`, often empty; documented: `working_directory`).
+      const where = [input.working_directory, input.cwd].find((value) => typeof value === 'string' && value !== '') as string | undefined;
+      return { hostTool: 'Bash', toolInput: { command: text('command') }, ...(where === undefined ? {} : { cwd: absoluteDirectory(path.resolve(cwd, where), 'tool_input.cwd') }) };
+    }
+    case 'Read':
+      return { hostTool: 'Read', toolInput: { file_path: file() } };
+    default:
+      return { hostTool: tool, toolInput: input };
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
