@@ -149,6 +149,14 @@ describe('toolgate hook copilot, in front of the real GitHub Copilot CLI', () =>
     expect(existsSync(path.join(blocking.directory, 'victim/keep.txt'))).toBe(true);
     expect(blocked.toolResult).toContain('Permission denied by a PermissionRequest hook: toolgate: rm -rf victim: rm is blocked in this project');
 
+    // A call the policy asks about is denied there, saying so: left to Copilot CLI's prompt ({}), --allow-all-tools would run it (found on review).
+    const asking = project();
+    hooksFile(asking, coldStart(asking), 3, ['preToolUse', 'permissionRequest']);
+    const asked = await runHostSession({ host: 'copilot', project: asking, call: bash('touch made-by-ask.txt && make --version'), installedHooks: true });
+    expectOffline(asked);
+    expect(existsSync(path.join(asking.directory, 'made-by-ask.txt'))).toBe(false);
+    expect(asked.toolResult).toContain('GitHub Copilot CLI cannot ask a person from its hook');
+
     const allowing = project();
     hooksFile(allowing, coldStart(allowing), 3, ['preToolUse', 'permissionRequest']);
     const allowed = await runHostSession({ host: 'copilot', project: allowing, call: bash('echo ran >> ran.txt'), installedHooks: true, copilotAsks: true });

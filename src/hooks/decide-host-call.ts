@@ -141,7 +141,9 @@ export async function createHostJudge(options: {
   const mcp = createMcpSimulation({ loaded, env: options.env });
   // What a host's own tool may not be judged as by its name alone (opencode-tools.ts): a tool of toolgate's.
   const meaningful = new Set([...tools, ...hostTools(loaded)].map((tool) => tool.name));
-  const names = { mcpServers: mcp.servers.map((server) => server.name), hasMeaning: (name: string) => meaningful.has(name) };
+  // A name in an MCP server's namespace (`<namespace>__<tool>`) is that server's tool, once a host's call of it registered it: another
+  // host's tool named so would inherit its rules (found on review).
+  const names = { mcpServers: mcp.servers.map((server) => server.name), hasMeaning: (name: string) => meaningful.has(name) || mcp.servers.some((server) => name.startsWith(`${server.namespace}__`)) };
   const gate = createRuntimeGate({
     loaded,
     tools: [...tools, ...hostTools(loaded)],

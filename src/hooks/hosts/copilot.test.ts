@@ -7,6 +7,8 @@
  * event, a denial it enforces (exit 2).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -51,10 +53,10 @@ async function hook(input: string, file = policyFile): Promise<{ exitCode: numbe
 const diffOf = (file: string, body: string) => `\ndiff --git a${file} b${file}\nindex 0000000..0000000 100644\n--- a${file}\n+++ b${file}\n${body}`;
 
 describe('toolgate hook copilot: permissionRequest', () => {
-  it('answers in its own form: allow, a denial whose message is the reason, and {} (Copilot CLI asks its user) for a call that needs a person', async () => {
+  it('answers in its own form: allow, a denial whose message is the reason; a call that needs a person is denied, saying so (never {}, which Copilot CLI with --allow-all-tools runs)', async () => {
     expect(await hook(permissionRequest('bash', { command: 'echo hi >> log.txt' }))).toEqual({ exitCode: 0, answer: { behavior: 'allow' }, stderr: '' });
     expect(await hook(permissionRequest('bash', { command: 'rm -rf .' }))).toEqual({ exitCode: 0, answer: { behavior: 'deny', message: 'toolgate: rm -rf .: rm is blocked here' }, stderr: '' });
-    expect(await hook(permissionRequest('bash', { command: 'make deploy' }))).toEqual({ exitCode: 0, answer: {}, stderr: '' });
+    expect(await hook(permissionRequest('bash', { command: 'make deploy' }))).toEqual({ exitCode: 0, answer: { behavior: 'deny', message: expect.stringContaining('GitHub Copilot CLI cannot ask a person from its hook') }, stderr: '' });
     // preToolUse, from the same command, keeps its own form.
     expect((await hook(preToolUse('bash', { command: 'rm -rf .', description: 'x' }))).answer).toEqual({ permissionDecision: 'deny', permissionDecisionReason: 'toolgate: rm -rf .: rm is blocked here' });
   });
@@ -91,6 +93,21 @@ describe('toolgate hook copilot: permissionRequest', () => {
     const before = await hook(preToolUse('bash', { command: 'echo hi', description: 'x' }), wrapPolicyFile);
     expect(before.answer.permissionDecision).toBe('allow');
     expect(String((before.answer.modifiedArgs as { command: string }).command)).toMatch(/bwrap .* -- \/usr\/bin\/bash -c 'echo hi'$/);
+  });
+});
+
+describe('toolgate hook copilot --approver server: permissionRequest', () => {
+  it("a server answering {} (Copilot CLI's own prompt, which with --allow-all-tools runs the call) is no decision: the call is blocked", async () => {
+    const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const answer = await runHook({ dialect: copilot, stdin: Readable.from([permissionRequest('bash', { command: 'make deploy' })]), loadPolicy: () => Promise.reject(new Error('no policy here')), env: { PATH: '/usr/bin:/bin' }, server: { url, token: 't' } });
+      expect(answer.exitCode).toBe(2);
+      expect(JSON.parse(answer.stdout)).toEqual({ behavior: 'deny', message: expect.stringContaining('answered no decision') });
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -23,8 +23,9 @@
  * created or edited is `edit` with `{file_path, diff}`); its answer
  * `{"behavior": "allow"}` or `{"behavior": "deny", "message"}`, the message
  * reaching the model. Anything else it reads as a denial (a crash, a
- * timeout, an answer it cannot read), and `{}` leaves the call to its own
- * prompt (headless, a denial). It runs no changed input.
+ * timeout, an answer it cannot read), but `{}` leaves the call to its own
+ * prompt, which with `--allow-all-tools` runs it: toolgate never answers
+ * so. It runs no changed input.
  */
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { absoluteDirectory, describe, HostInputError, textField } from '../host-call.ts';
@@ -54,14 +55,17 @@ export const copilot: HostDialect = {
 export const copilotPermissionRequest: HostDialect = {
   ...copilot,
   takesChangedInput: false,
+  // Never left to its prompt: `{}` does that, and with --allow-all-tools, after a preToolUse hook that failed, Copilot CLI runs
+  // the call then without asking anyone (measured with 1.0.102; found on review). What the policy asks about is denied, saying
+  // so, or waits in the inbox (--approver server).
+  asksItsUser: false,
   read: readPermissionRequest,
-  // "ask" is `{}`: Copilot CLI's own prompt then (headless, a denial it explains).
-  answer: (verdict) => permissionRequestAnswer(verdict.decision, `toolgate: ${verdict.reason}`, 0),
+  answer: (verdict) => permissionRequestAnswer(verdict.decision === 'ask' ? 'deny' : verdict.decision, `toolgate: ${verdict.reason}`, 0),
   decisionIn: (answer) => {
     const { behavior, message } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
     if (behavior === 'allow') return { decision: 'allow', reason: typeof message === 'string' ? message : 'allowed' };
     if (behavior === 'deny' && typeof message === 'string') return { decision: 'deny', reason: message };
-    return behavior === undefined && typeof answer === 'object' && answer !== null && Object.keys(answer).length === 0 ? { decision: 'ask', reason: 'left to Copilot CLI' } : undefined;
+    return undefined;
   },
   // Measured: exit 2 with a denial printed blocks the call, and the message reaches the model.
   fail: (reason) => ({ ...permissionRequestAnswer('deny', `toolgate: ${reason}`, 2), stderr: `${sanitizeTerminalText(`toolgate: ${reason}`, { collapse: true })}\n` }),
@@ -122,9 +126,9 @@ function preToolUseAnswer(decision: 'allow' | 'deny' | 'ask', reason: string, ex
   return { stdout: `${JSON.stringify({ permissionDecision: decision, permissionDecisionReason: sanitizeTerminalText(reason, { collapse: true }), ...changed })}\n`, stderr: '', exitCode };
 }
 
-/** `{"behavior": "allow"}`, `{"behavior": "deny", "message"}`, or `{}` for "ask" (Copilot CLI's own prompt). */
-function permissionRequestAnswer(decision: 'allow' | 'deny' | 'ask', reason: string, exitCode: number): HookAnswer {
+/** `{"behavior": "allow"}` or `{"behavior": "deny", "message"}` (never `{}`, which leaves the call to Copilot CLI). */
+function permissionRequestAnswer(decision: 'allow' | 'deny', reason: string, exitCode: number): HookAnswer {
   // The message quotes the call (a model wrote it), and Copilot CLI shows it in a terminal.
-  const answer = decision === 'allow' ? { behavior: 'allow' } : decision === 'deny' ? { behavior: 'deny', message: sanitizeTerminalText(reason, { collapse: true }) } : {};
+  const answer = decision === 'allow' ? { behavior: 'allow' } : { behavior: 'deny', message: sanitizeTerminalText(reason, { collapse: true }) };
   return { stdout: `${JSON.stringify(answer)}\n`, stderr: '', exitCode };
 }

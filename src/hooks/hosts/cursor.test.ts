@@ -38,6 +38,12 @@ shell:
   rules:
     - { match: ls, decision: allow }
     - { match: rm, decision: block, reason: "rm is blocked here" }
+mcp:
+  servers:
+    files:
+      command: /bin/true
+      tools:
+        read_text_file: allow
 tools:
   query_database: { decision: block, reason: "no database from the agent" }
 unknown_tools: { decision: ask }
@@ -106,6 +112,8 @@ describe('toolgate hook cursor', () => {
       const fields = event === 'preToolUse' ? preToolUse('MCP:write_file', { path: 'notes.txt', content: 'x' }) : { tool_name: 'write_file', tool_input: { path: 'notes.txt', content: 'x' } };
       expect(await decide(event, fields), event).toMatchObject({ permission: event === 'preToolUse' ? 'deny' : 'ask', message: expect.stringContaining('cursor:write_file') });
     }
+    // Named in the namespace of a server the policy names (files__...): not that server's tool.
+    expect(await decide('beforeMCPExecution', { tool_name: 'files__read_text_file', tool_input: { path: 'notes.txt' }, command: 'npx other-server' })).toMatchObject({ permission: 'ask', message: expect.stringContaining('cursor:files__read_text_file') });
   });
 
   it('blocks (a printed denial and exit 2) what it cannot read: another event, a missing field, tool_input that is not JSON, a relative cwd', async () => {
@@ -117,6 +125,11 @@ describe('toolgate hook cursor', () => {
       // A file change in a shape Cursor is not known to send: refused, not guessed at.
       ['preToolUse', preToolUse('Write', { target_file: 'a.txt', content: 'x' }), "Write's file_path (or path) must be a string"],
       ['preToolUse', preToolUse('ApplyPatch', { diff: '--- a\n+++ b\n' }), "ApplyPatch's patch (or input) must be a string"],
+      // Two names of one field, or two patches: which one Cursor acts on is not known, so neither is judged.
+      ['preToolUse', preToolUse('Write', { file_path: 'notes.txt', path: 'private/key.txt', content: 'x' }), 'carries both file_path and path'],
+      ['preToolUse', preToolUse('ApplyPatch', { patch: '*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n', input: '*** Begin Patch\n*** Add File: private/b.txt\n+x\n*** End Patch\n' }), 'carries both patch and input'],
+      // A folder deleted takes what it holds: not judged as the delete of a file.
+      ['preToolUse', preToolUse('Delete', { file_path: 'private' }), 'Delete of a folder'],
     ] as const) {
       const answer = await decide(event, fields);
       expect(answer, event).toMatchObject({ exitCode: 2, permission: 'deny', message: expect.stringContaining(said) });

@@ -23,6 +23,7 @@
  * them has is refused. It has no "ask" there (its documentation: accepted,
  * not enforced), so what the policy would ask about is denied, saying so.
  */
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { absoluteDirectory, describe, HOST_PATCH_TOOL, HostInputError, textField } from '../host-call.ts';
@@ -104,7 +105,10 @@ function readCursorHook(input: unknown): HostInput {
  */
 function cursorToolInClaudeTerms(tool: string, input: Record<string, unknown>, cwd: string): { hostTool: string; toolInput: Record<string, unknown>; cwd?: string } {
   const text = (...keys: string[]): string => {
-    const key = keys.find((candidate) => input[candidate] !== undefined);
+    const present = keys.filter((candidate) => input[candidate] !== undefined);
+    // Both names of one field: which one Cursor acts on is not known, so neither is judged (found on review).
+    if (present.length > 1) throw new HostInputError(`${tool}'s input carries both ${present.join(' and ')}: which one Cursor acts on is not known`);
+    const key = present[0];
     const value = key === undefined ? undefined : input[key];
     if (typeof value !== 'string') throw new HostInputError(`${tool}'s ${keys.join(' (or ')}${keys.length > 1 ? ')' : ''} must be a string, not ${describe(value)}`);
     return value;
@@ -116,8 +120,12 @@ function cursorToolInClaudeTerms(tool: string, input: Record<string, unknown>, c
       return { hostTool: 'Write', toolInput: { file_path: file(), content: text('content', 'contents') } };
     case 'StrReplace':
       return { hostTool: 'Edit', toolInput: { file_path: file(), old_string: text('old_string'), new_string: text('new_string'), replace_all: input.replace_all === true } };
-    case 'Delete':
-      return { hostTool: 'Delete', toolInput: { file_path: file() } };
+    case 'Delete': {
+      // A file: toolgate judges deletes of files, and a folder's would take what it holds, unjudged (found on review).
+      const target = file();
+      if (statSync(target, { throwIfNoEntry: false })?.isDirectory() === true) throw new HostInputError(`Delete of a folder (${target}): toolgate judges the deletes of files, not of what a folder holds`);
+      return { hostTool: 'Delete', toolInput: { file_path: target } };
+    }
     case 'ApplyPatch':
       return { hostTool: HOST_PATCH_TOOL, toolInput: { patch: text('patch', 'input') } };
     case 'Shell': {
