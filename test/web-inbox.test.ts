@@ -204,6 +204,38 @@ describe('the web inbox in Chromium', () => {
     expect(incidents).toEqual([]);
   });
 
+  it('a call that arrives over the stream while the list is on its way stays: the older list does not take it away (seen under load: a card never showed)', { timeout: 60_000 }, async () => {
+    const inbox = await startInbox('write-hello.yaml');
+    const { page, incidents } = await openPage(1280);
+    // The first list the page asks for is read at once and handed over only after the call arrived over the stream.
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let listRead: () => void = () => {};
+    const read = new Promise<void>((resolve) => (listRead = resolve));
+    let first = true;
+    await page.route('**/approvals', async (route) => {
+      if (!first || route.request().method() !== 'GET') return route.continue();
+      first = false;
+      const response = await route.fetch();
+      listRead();
+      await released;
+      await route.fulfill({ response });
+    });
+    await page.goto(inbox.server.loginUrl);
+    await read;
+    await inbox.startRun('write a greeting');
+    const card = page.locator('.approval').first();
+    await card.waitFor();
+    const delivered = page.waitForResponse((response) => new URL(response.url()).pathname === '/approvals');
+    release();
+    await delivered;
+    // The page has read the older list; the card is still there, and so is the call.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    expect(await page.locator('.approval').count()).toBe(1);
+    expect((await inbox.api('/approvals')).json.approvals).toHaveLength(1);
+    expect(incidents).toEqual([]);
+  });
+
   it('asks for a token without one, refuses a wrong one, and takes a pasted one', { timeout: 60_000 }, async () => {
     const inbox = await startInbox('write-hello.yaml');
     const { page } = await openPage(390);

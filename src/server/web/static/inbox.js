@@ -151,6 +151,8 @@ async function loadDeadLetters() {
 
 async function loadApprovals() {
   void loadDeadLetters();
+  // A call the stream brings while the list is on its way is newer than the list: only what was here before it can be gone.
+  const known = new Set(pending.keys());
   try {
     const body = await api('GET', '/approvals');
     const list = Array.isArray(body) ? body : Array.isArray(body?.approvals) ? body.approvals : [];
@@ -160,7 +162,7 @@ async function loadApprovals() {
       seen.add(keyOf(item.run_id, item.tool_call_id));
     }
     // What the server no longer lists was decided while the stream was away.
-    for (const key of [...pending.keys()]) if (!seen.has(key)) pending.delete(key);
+    for (const key of [...pending.keys()]) if (known.has(key) && !seen.has(key)) pending.delete(key);
     $('inbox-error').textContent = '';
   } catch (error) {
     $('inbox-error').textContent = error instanceof Error ? error.message : String(error);
