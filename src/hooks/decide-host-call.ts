@@ -38,7 +38,7 @@ import { claudeOtherPreToolUseHooks, claudeRepositoryHooks, claudeRepositorySett
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
-import { CLAUDE_TOOL_NAMES, HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SANDBOX_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
+import { HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SANDBOX_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, ownToolName, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
 import { readRegularFile } from './host-transcript.ts';
@@ -90,10 +90,7 @@ function toolgateCallIn(input: HostInput, readText: (file: string) => string | u
     // A file Cursor deletes (preToolUse's Delete): the fs delete it is.
     if (input.hostTool === 'Delete') return { kind: 'tool', tool: 'delete_file', args: { path: String(input.toolInput.file_path) } };
     // An MCP tool by its own name; one named like a tool of toolgate's or Claude Code's (a repository's server can name it so) by Cursor's name for it.
-    if (input.hostTool.startsWith(CURSOR_MCP_PREFIX)) {
-      const name = input.hostTool.slice(CURSOR_MCP_PREFIX.length);
-      return { kind: 'tool', tool: name.startsWith('mcp__') || CLAUDE_TOOL_NAMES.has(name) || names.hasMeaning(name) ? `cursor:${name}` : name, args: input.toolInput };
-    }
+    if (input.hostTool.startsWith(CURSOR_MCP_PREFIX)) return { kind: 'tool', tool: ownToolName('cursor', input.hostTool.slice(CURSOR_MCP_PREFIX.length), names.hasMeaning), args: input.toolInput };
   }
   if (input.host !== 'gemini') return toolgateCallOf({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd, readText });
   const mapped = geminiInClaudeTerms({ tool: input.hostTool, input: input.toolInput, cwd: input.cwd });
@@ -206,7 +203,7 @@ export async function createHostJudge(options: {
     const network = loaded.policy.document.shell?.network === true ? 'the network open' : 'no network';
     return {
       updatedInput: { ...input.toolInput, command: [wrapped.command, ...wrapped.args].map(quoteShellWord).join(' ') },
-      note: `${HOST_DIALECTS[input.host]?.title ?? input.host} runs it inside toolgate's OS sandbox (sandbox.hosts: wrap; bubblewrap): writes only in the zones${call.authority === 'policy' ? ' that allow them without asking' : ''}, .git read-only, toolgate's own files hidden, ${network}`,
+      note: `${dialect.title} runs it inside toolgate's OS sandbox (sandbox.hosts: wrap; bubblewrap): writes only in the zones${call.authority === 'policy' ? ' that allow them without asking' : ''}, .git read-only, toolgate's own files hidden, ${network}`,
       ...(asks === undefined ? {} : { asks }),
     };
   }

@@ -63,6 +63,20 @@ const AGENT_INTERNAL = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'B
 /** The names `toolgateCallOf` reads as Claude Code's tools (a host's tool of the same name would be judged as that tool). */
 export const CLAUDE_TOOL_NAMES: ReadonlySet<string> = new Set(['Bash', 'Monitor', 'Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Glob', 'Grep', 'LS', 'Skill', 'WebFetch', 'WebSearch', ...AGENT_INTERNAL]);
 
+/**
+ * A host's own tool under a name of its own where its name reads as
+ * another's — an MCP tool's (`mcp__…`), Claude Code's, or one `taken` (a
+ * tool of toolgate's, an MCP server's namespace): `<host>:<name>`, judged by
+ * its own rules, never as the tool it imitates (a repository's server or
+ * tool can be named anything).
+ *
+ * @example
+ * ownToolName('cursor', 'write_file', (name) => name === 'write_file') // 'cursor:write_file'
+ */
+export function ownToolName(host: HostName, name: string, taken: (name: string) => boolean): string {
+  return name.startsWith('mcp__') || CLAUDE_TOOL_NAMES.has(name) || taken(name) ? `${host}:${name}` : name;
+}
+
 /** The largest file an edit is turned into a write of (for the diff): above it, it is judged as an edit of the file. */
 const MAX_EDITED_BYTES = 4 * 1024 * 1024;
 /** More edits than this in one call are judged as an edit of the file, not computed. */
@@ -411,7 +425,6 @@ export function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/** The absolute form of a host's working directory; a relative or missing one is refused. */
 /** A non-empty string field of a host's JSON; a HostInputError naming it otherwise. */
 export function textField(record: Record<string, unknown>, key: string): string {
   const value = record[key];
@@ -419,6 +432,7 @@ export function textField(record: Record<string, unknown>, key: string): string 
   return value;
 }
 
+/** The absolute form of a host's working directory; a relative or missing one is refused. */
 export function absoluteDirectory(value: unknown, field: string): string {
   if (typeof value !== 'string' || value === '') throw new HostInputError(`${field} must be a non-empty string, not ${describe(value)}`);
   if (!path.isAbsolute(value)) throw new HostInputError(`${field} must be an absolute path, not ${JSON.stringify(value)}`);

@@ -142,7 +142,7 @@ export function isToolgateHandler(handler: HookHandler, host: HostName): boolean
 
 /** The tool names a Cursor matcher names: its `|`-separated alternatives (no matcher: every tool). */
 function matcherNames(matcher: unknown): readonly string[] {
-  if (matcher === undefined || matcher === '' || matcher === '*') return CURSOR_FILE_TOOLS;
+  if (matcher === undefined || matcher === '' || matcher === '*' || matcher === '.*') return CURSOR_FILE_TOOLS;
   return typeof matcher === 'string' ? matcher.split('|').map((name) => name.trim()) : [];
 }
 

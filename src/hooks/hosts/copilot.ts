@@ -39,7 +39,7 @@ export const copilot: HostDialect = {
   read: readPreToolUse,
   // Its bash tool runs bash, found on PATH.
   detailsOf: (_input, env) => ({ shell: onPath('bash', env.PATH) }),
-  // Only after preToolUse does it run the arguments the hook hands back.
+  // Only after preToolUse does it run the arguments the hook hands back (the judge asks this dialect for either event's call).
   takesChangedInput: (input) => input.event === undefined,
   answer: (verdict) => preToolUseAnswer(verdict.decision, `toolgate: ${verdict.reason}`, 0, verdict.updatedInput),
   decisionIn: (answer) => {
@@ -54,7 +54,6 @@ export const copilot: HostDialect = {
 /** Copilot CLI's permissionRequest hook: toolgate's decision in place of its own prompt. */
 export const copilotPermissionRequest: HostDialect = {
   ...copilot,
-  takesChangedInput: false,
   // Never left to its prompt: `{}` does that, and with --allow-all-tools, after a preToolUse hook that failed, Copilot CLI runs
   // the call then without asking anyone (measured with 1.0.102; found on review). What the policy asks about is denied, saying
   // so, or waits in the inbox (--approver server).
@@ -69,7 +68,6 @@ export const copilotPermissionRequest: HostDialect = {
   },
   // Measured: exit 2 with a denial printed blocks the call, and the message reaches the model.
   fail: (reason) => ({ ...permissionRequestAnswer('deny', `toolgate: ${reason}`, 2), stderr: `${sanitizeTerminalText(`toolgate: ${reason}`, { collapse: true })}\n` }),
-  forEvent: (input) => copilot.forEvent!(input),
 };
 
 function isPermissionRequest(input: unknown): boolean {

@@ -105,6 +105,9 @@ describe('toolgate hook cursor', () => {
   it('preToolUse for the calls a wider matcher of the user sends: a command where its input says, a read, an MCP tool (named like a tool of toolgate\'s, it is judged under Cursor\'s name for it)', async () => {
     expect(await decide('preToolUse', preToolUse('Shell', { command: 'rm -rf src', cwd: '', timeout: 30000 }))).toMatchObject({ permission: 'deny', message: expect.stringContaining('rm is blocked here') });
     expect(await decide('preToolUse', preToolUse('Shell', { command: 'ls', working_directory: directory }))).toMatchObject({ permission: 'deny' });
+    // The captured empty cwd beside a documented working_directory: the one given.
+    expect(await decide('preToolUse', preToolUse('Shell', { command: 'ls', cwd: '', working_directory: directory }))).toMatchObject({ permission: 'deny' });
+    expect(await decide('preToolUse', preToolUse('Shell', { command: 'ls', cwd: path.join(project, 'src'), working_directory: path.join(project, 'src') }))).toMatchObject({ permission: 'allow' });
     expect(await decide('preToolUse', preToolUse('Read', { file_path: path.join(directory, 'secret.txt') }))).toMatchObject({ permission: 'deny' });
     expect(await decide('preToolUse', preToolUse('MCP:query_database', { query: 'x' }))).toMatchObject({ permission: 'deny', message: expect.stringContaining('no database from the agent') });
     // A server's tool named write_file, called with a path in the zone: not toolgate's write_file, so not allowed as one.
@@ -130,6 +133,8 @@ describe('toolgate hook cursor', () => {
       ['preToolUse', preToolUse('ApplyPatch', { patch: '*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n', input: '*** Begin Patch\n*** Add File: private/b.txt\n+x\n*** End Patch\n' }), 'carries both patch and input'],
       // A folder deleted takes what it holds: not judged as the delete of a file.
       ['preToolUse', preToolUse('Delete', { file_path: 'private' }), 'Delete of a folder'],
+      ['preToolUse', preToolUse('Shell', { command: 'ls', cwd: project, working_directory: directory }), 'carries both cwd and working_directory'],
+      ['preToolUse', preToolUse('Shell', { command: 'ls', cwd: 7 }), "Shell's cwd must be a string"],
     ] as const) {
       const answer = await decide(event, fields);
       expect(answer, event).toMatchObject({ exitCode: 2, permission: 'deny', message: expect.stringContaining(said) });

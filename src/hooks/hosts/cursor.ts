@@ -129,8 +129,11 @@ function cursorToolInClaudeTerms(tool: string, input: Record<string, unknown>, c
     case 'ApplyPatch':
       return { hostTool: HOST_PATCH_TOOL, toolInput: { patch: text('patch', 'input') } };
     case 'Shell': {
-      // Run where its input says (captured: `cwd`, often empty; documented: `working_directory`).
-      const where = [input.working_directory, input.cwd].find((value) => typeof value === 'string' && value !== '') as string | undefined;
+      // Run where its input says (captured: `cwd`, often empty; documented: `working_directory`); two different ones are refused.
+      const named = [input.cwd, input.working_directory].filter((value) => value !== undefined && value !== '');
+      if (new Set(named).size > 1) throw new HostInputError(`Shell's input carries both cwd and working_directory: which one Cursor runs it in is not known`);
+      const where = named[0];
+      if (where !== undefined && typeof where !== 'string') throw new HostInputError(`Shell's cwd must be a string, not ${describe(where)}`);
       return { hostTool: 'Bash', toolInput: { command: text('command') }, ...(where === undefined ? {} : { cwd: absoluteDirectory(path.resolve(cwd, where), 'tool_input.cwd') }) };
     }
     case 'Read':

@@ -15,7 +15,7 @@
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { CLAUDE_TOOL_NAMES, describe, HOST_PATCH_TOOL, HostInputError } from '../host-call.ts';
+import { describe, HOST_PATCH_TOOL, HostInputError, ownToolName } from '../host-call.ts';
 
 /**
  * Tools that act only inside the agent: its to-do list, sub-agents (whose
@@ -76,7 +76,7 @@ export function opencodeInClaudeTerms(options: {
       if (AGENT_INTERNAL.has(tool)) return as('TodoWrite', { opencode_tool: tool, input });
       const server = mcpServerOf(tool, options.mcpServers);
       if (server !== undefined) return as(`mcp__${server.name}__${server.tool}`, input);
-      return as(tool.startsWith('mcp__') || CLAUDE_TOOL_NAMES.has(tool) || options.hasMeaning(tool) ? `opencode:${tool}` : tool, input);
+      return as(ownToolName('opencode', tool, options.hasMeaning), input);
     }
   }
 }
