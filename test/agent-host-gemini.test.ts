@@ -7,29 +7,12 @@
  * "ask"); a file write outside the zones is blocked; and toolgate failing
  * blocks the call, which Gemini CLI would otherwise run.
  */
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { HostSessionResult } from './agent-host-session.ts';
-import { HOST_TEST_POLICY, hookCommand, hostProject, runHostSession, type HostProject } from './agent-host-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { expectInboxApprovesOnce, expectOffline, hookCommand, hostTestProjects, runHostSession } from './agent-host-harness.ts';
 
-let cleanup: Array<() => void> = [];
-afterEach(() => {
-  for (const step of cleanup.reverse()) step();
-  cleanup = [];
-});
-
-function project(files: Record<string, string> = {}): HostProject {
-  const created = hostProject({ policy: HOST_TEST_POLICY, files });
-  cleanup.push(() => rmSync(path.dirname(created.directory), { recursive: true, force: true }));
-  return created;
-}
-
-function expectOffline(result: HostSessionResult): void {
-  expect(result.timedOut, `the session timed out: ${result.stderr.slice(-2000)}`).toBe(false);
-  expect(result.outsideConnects, 'connections to other machines').toEqual([]);
-  expect(result.requests.length, result.stderr.slice(-2000)).toBeGreaterThanOrEqual(2);
-}
+const project = hostTestProjects();
 
 const shell = (command: string) => ({ name: 'run_shell_command', input: { command, description: 'run it' } });
 
@@ -71,26 +54,7 @@ describe('toolgate hook gemini, in front of the real Gemini CLI', () => {
   });
 
   it('--approver server: an ask approved in the web inbox (Chromium) runs exactly once, the card naming Gemini CLI; a server that is down blocks', { timeout: 150_000 }, async () => {
-    const where = project();
-    const result = await runHostSession({
-      host: 'gemini',
-      project: where,
-      call: shell('touch approved.txt; echo ran >> calls.log'),
-      hook: hookCommand('gemini', ['--approver', 'server', '--server', '{SERVER}', '--timeout', '55']),
-      hookTimeoutSeconds: 60,
-      server: { policyFile: where.policyFile, store: path.join(where.home, 'store.db'), approve: 'inbox' },
-      timeoutMs: 110_000,
-    });
-    expectOffline(result);
-    expect(result.inboxCard).toContain('Asked by Gemini CLI, session');
-    expect(result.inboxCard).toContain('touch approved.txt');
-    expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
-
-    const down = project();
-    const blocked = await runHostSession({ host: 'gemini', project: down, call: shell('echo ran >> calls.log'), hook: hookCommand('gemini', ['--approver', 'server', '--server', 'http://127.0.0.1:9', '--timeout', '30']) });
-    expectOffline(blocked);
-    expect(existsSync(path.join(down.directory, 'calls.log'))).toBe(false);
-    expect(blocked.toolResult).toContain('could not be reached');
+    await expectInboxApprovesOnce({ host: 'gemini', title: 'Gemini CLI', project, shellCall: shell });
   });
 
   it("a repository's own BeforeTool hook, which could change the call after toolgate judged it (an allowed echo ran as rm -rf), blocks the calls it matches; one for other tools does not", { timeout: 120_000 }, async () => {

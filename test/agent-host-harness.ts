@@ -6,12 +6,13 @@
  * PreToolUse hook.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { hookCommandLine } from '../src/hooks/host-install.ts';
 import type { HostSessionResult, HostSessionSpec } from './agent-host-session.ts';
 import { NODE, ROOT } from './server-harness.ts';
+import { afterEach, expect } from 'vitest';
 
 /** The MCP server the host tests' policy names (files, rooted where the host works). */
 export const FILESYSTEM_SERVER = path.join(ROOT, 'node_modules/.bin/mcp-server-filesystem');
@@ -162,4 +163,61 @@ export async function runHostSession(options: {
     throw new Error(`the host session wrote no result (exit ${code}): ${output}`);
   }
   return JSON.parse(text) as HostSessionResult;
+}
+
+/**
+ * Fresh projects with the host tests' policy for one test file, each
+ * removed after its test (this registers the file's afterEach).
+ *
+ * @example
+ * const project = hostTestProjects();
+ * const where = project({ 'victim/keep.txt': 'keep\n' });
+ */
+export function hostTestProjects(): (files?: Record<string, string>) => HostProject {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const base of made.splice(0).reverse()) rmSync(base, { recursive: true, force: true });
+  });
+  return (files = {}) => {
+    const created = hostProject({ policy: HOST_TEST_POLICY, files });
+    made.push(path.dirname(created.directory));
+    return created;
+  };
+}
+
+/** A session that ran as it should offline: it ended, reached no other machine, and the model was asked and told what came of its call. */
+export function expectOffline(result: HostSessionResult): void {
+  expect(result.timedOut, `the session timed out: ${result.stderr.slice(-2000)}`).toBe(false);
+  expect(result.outsideConnects, 'connections to other machines').toEqual([]);
+  expect(result.requests.length, result.stdout.slice(-2000) + result.stderr.slice(-2000)).toBeGreaterThanOrEqual(2);
+}
+
+/**
+ * `toolgate hook <host> --approver server` in front of the host's real CLI:
+ * a command the policy asks about, approved by a click in the web inbox
+ * (headless Chromium), runs exactly once, its card naming the host; with the
+ * server down, the call is blocked and does not run.
+ */
+export async function expectInboxApprovesOnce(options: { host: HostSessionSpec['host']; title: string; project: () => HostProject; shellCall: (command: string) => HostSessionSpec['call'] }): Promise<void> {
+  const { host, project, shellCall } = options;
+  const where = project();
+  const result = await runHostSession({
+    host,
+    project: where,
+    call: shellCall('touch approved.txt; echo ran >> calls.log'),
+    hook: hookCommand(host, ['--approver', 'server', '--server', '{SERVER}', '--timeout', '55']),
+    hookTimeoutSeconds: 60,
+    server: { policyFile: where.policyFile, store: path.join(where.home, 'store.db'), approve: 'inbox' },
+    timeoutMs: 110_000,
+  });
+  expectOffline(result);
+  expect(result.inboxCard).toContain(`Asked by ${options.title}, session`);
+  expect(result.inboxCard).toContain('touch approved.txt');
+  expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
+
+  const down = project();
+  const blocked = await runHostSession({ host, project: down, call: shellCall('echo ran >> calls.log'), hook: hookCommand(host, ['--approver', 'server', '--server', 'http://127.0.0.1:9', '--timeout', '30']) });
+  expectOffline(blocked);
+  expect(existsSync(path.join(down.directory, 'calls.log'))).toBe(false);
+  expect(blocked.toolResult).toContain('could not be reached');
 }

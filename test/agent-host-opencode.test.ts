@@ -11,30 +11,13 @@
  * repository's own opencode code blocks every call until opencode runs
  * without it.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { HostSessionResult } from './agent-host-session.ts';
-import { HOST_TEST_POLICY, hookCommand, hostProject, runHostSession, type HostProject } from './agent-host-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { expectInboxApprovesOnce, expectOffline, hookCommand, hostTestProjects, runHostSession } from './agent-host-harness.ts';
 import { runCli } from './cli-harness.ts';
 
-let cleanup: Array<() => void> = [];
-afterEach(() => {
-  for (const step of cleanup.reverse()) step();
-  cleanup = [];
-});
-
-function project(files: Record<string, string> = {}): HostProject {
-  const created = hostProject({ policy: HOST_TEST_POLICY, files });
-  cleanup.push(() => rmSync(path.dirname(created.directory), { recursive: true, force: true }));
-  return created;
-}
-
-function expectOffline(result: HostSessionResult): void {
-  expect(result.timedOut, `the session timed out: ${result.stderr.slice(-2000)}`).toBe(false);
-  expect(result.outsideConnects, 'connections to other machines').toEqual([]);
-  expect(result.requests.length, result.stdout.slice(-2000) + result.stderr.slice(-2000)).toBeGreaterThanOrEqual(2);
-}
+const project = hostTestProjects();
 
 const bash = (command: string, workdir?: string) => ({ name: 'bash', input: { command, description: 'run it', ...(workdir === undefined ? {} : { workdir }) } });
 
@@ -94,26 +77,7 @@ describe('toolgate hook opencode, in front of the real opencode', () => {
   });
 
   it('--approver server: an ask approved in the web inbox (Chromium) runs exactly once, the card naming opencode; a server that is down blocks', { timeout: 150_000 }, async () => {
-    const where = project();
-    const result = await runHostSession({
-      host: 'opencode',
-      project: where,
-      call: bash('touch approved.txt; echo ran >> calls.log'),
-      hook: hookCommand('opencode', ['--approver', 'server', '--server', '{SERVER}', '--timeout', '55']),
-      hookTimeoutSeconds: 60,
-      server: { policyFile: where.policyFile, store: path.join(where.home, 'store.db'), approve: 'inbox' },
-      timeoutMs: 110_000,
-    });
-    expectOffline(result);
-    expect(result.inboxCard).toContain('Asked by opencode, session');
-    expect(result.inboxCard).toContain('touch approved.txt');
-    expect(readFileSync(path.join(where.directory, 'calls.log'), 'utf8')).toBe('ran\n');
-
-    const down = project();
-    const blocked = await runHostSession({ host: 'opencode', project: down, call: bash('echo ran >> calls.log'), hook: hookCommand('opencode', ['--approver', 'server', '--server', 'http://127.0.0.1:9', '--timeout', '30']) });
-    expectOffline(blocked);
-    expect(existsSync(path.join(down.directory, 'calls.log'))).toBe(false);
-    expect(blocked.toolResult).toContain('could not be reached');
+    await expectInboxApprovesOnce({ host: 'opencode', title: 'opencode', project, shellCall: bash });
   });
 
   it('every failure blocks: an invalid policy, a hook that crashes, one that prints what is not an answer, one killed past its timeout', { timeout: 150_000 }, async () => {
