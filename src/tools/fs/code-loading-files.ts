@@ -68,18 +68,28 @@ const FILES: ReadonlyMap<string, string> = new Map([
   ['gemini.md', "an agent host's standing instructions (Gemini CLI reads them as the user's)"],
 ]);
 
-/**
- * The names that are code-loading where they stand (a folder's or a file's),
- * as they are written: what is looked for beside a command before it runs in
- * the OS sandbox (the upper-case instruction files, as hosts name them).
- */
-export const CODE_LOADING_NAMES: readonly string[] = [...DIRECTORIES.keys(), ...FILES.keys(), 'CLAUDE.md', 'AGENTS.md', 'GEMINI.md'];
-
 /** Files code-loading only inside a directory of a given name: `.cargo/config.toml`, `.bundle/config`. */
 const NESTED: readonly { directory: string; names: ReadonlySet<string>; why: string }[] = [
   { directory: '.cargo', names: new Set(['config', 'config.toml']), why: 'cargo configuration (runner, rustc-wrapper and aliases run programs)' },
   { directory: '.bundle', names: new Set(['config']), why: 'bundler configuration' },
   { directory: '.yarn', names: new Set(['releases', 'plugins', 'sdks']), why: 'yarn\'s own code (yarnPath and plugins)' },
+  // Interactive Copilot CLI runs a repository's hooks and reads its instructions and agents as the user's.
+  { directory: '.github', names: new Set(['hooks', 'copilot-instructions.md', 'instructions', 'agents']), why: "GitHub Copilot's configuration (its hooks run commands; its instructions and agents are read as the user's)" },
+];
+
+/**
+ * The names that are code-loading where they stand (a folder's or a file's),
+ * as they are written, and the nested ones as paths (`.github/hooks`): what
+ * is looked for beside a command before it runs in the OS sandbox (the
+ * upper-case instruction files, as hosts name them).
+ */
+export const CODE_LOADING_NAMES: readonly string[] = [
+  ...DIRECTORIES.keys(),
+  ...FILES.keys(),
+  'CLAUDE.md',
+  'AGENTS.md',
+  'GEMINI.md',
+  ...NESTED.flatMap((entry) => [...entry.names].map((name) => `${entry.directory}/${name}`)),
 ];
 
 /**
