@@ -212,6 +212,44 @@ describe('the hooks, installed from the package (issue 53)', () => {
     expect(existsSync(plugin)).toBe(false);
   });
 
+  it("install copilot and install cursor from the package: the real Copilot CLI is blocked and allowed by the hooks it wrote, and the same command answers Copilot's permissionRequest and Cursor's file changes in their own forms", { timeout: 120_000 }, async () => {
+    const app = path.join(packed.project, 'copilot-app');
+    const home = path.join(parent, 'copilot-home');
+    mkdirSync(path.join(app, 'victim'), { recursive: true });
+    mkdirSync(home, { recursive: true });
+    writeFileSync(path.join(app, 'victim/keep.txt'), 'keep\n');
+    writeFileSync(path.join(app, 'toolgate.yaml'), HOST_TEST_POLICY);
+    const env = { HOME: home, COPILOT_HOME: path.join(home, '.copilot') };
+    expect(npxToolgate(NODE_24_DIRECTORY, ['trust'], '', { cwd: app, env }).code).toBe(0);
+    for (const host of ['copilot', 'cursor']) {
+      const installed = npxToolgate(NODE_24_DIRECTORY, ['install', host], '', { cwd: app, env });
+      expect(installed.code, installed.stderr).toBe(0);
+    }
+    const copilotHooks = JSON.parse(readFileSync(path.join(home, '.copilot/hooks/toolgate.json'), 'utf8')) as { hooks: Record<string, Array<{ bash: string }>> };
+    expect(Object.keys(copilotHooks.hooks)).toEqual(['preToolUse', 'permissionRequest']);
+    const command = copilotHooks.hooks.permissionRequest![0]!.bash;
+    expect(command).toContain(path.join(packed.project, 'node_modules/toolgate/bin/toolgate.js'));
+
+    const project = { directory: app, home, policyFile: path.join(app, 'toolgate.yaml') };
+    const blocked = await runHostSession({ host: 'copilot', project, call: { name: 'bash', input: { command: 'rm -rf victim', description: 'x' } }, installedHooks: true });
+    expect(blocked.toolResult).toContain('rm is blocked in this project');
+    expect(existsSync(path.join(app, 'victim/keep.txt'))).toBe(true);
+    const allowed = await runHostSession({ host: 'copilot', project, call: { name: 'bash', input: { command: 'echo from-the-package > echoed.txt', description: 'x' } }, installedHooks: true });
+    expect(readFileSync(path.join(app, 'echoed.txt'), 'utf8')).toBe('from-the-package\n');
+
+    // The installed command, run as each host runs it, with the host's own input.
+    const run = (hookCommand: string, input: unknown) => spawnSync('sh', ['-c', hookCommand], { cwd: app, input: JSON.stringify(input), env: { ...env, PATH: `${NODE_24_DIRECTORY}:/usr/bin:/bin` }, encoding: 'utf8' });
+    const permission = (toolInput: Record<string, unknown>) => JSON.parse(run(command, { hookName: 'permissionRequest', sessionId: 's', timestamp: 1, cwd: app, toolName: 'bash', toolInput, permissionSuggestions: [] }).stdout) as unknown;
+    expect(permission({ command: 'rm -rf victim' })).toEqual({ behavior: 'deny', message: expect.stringContaining('rm is blocked in this project') });
+    expect(permission({ command: 'echo hi' })).toEqual({ behavior: 'allow' });
+    const cursorHooks = JSON.parse(readFileSync(path.join(home, '.cursor/hooks.json'), 'utf8')) as { hooks: Record<string, Array<{ command: string; matcher?: string }>> };
+    const fileEntry = cursorHooks.hooks.preToolUse![0]!;
+    expect(fileEntry.matcher).toBe('Write|StrReplace|Delete|ApplyPatch');
+    const write = (file_path: string) => JSON.parse(run(fileEntry.command, { conversation_id: 'c', generation_id: 'g', hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { file_path, content: 'x' }, tool_use_id: 't', cwd: '', workspace_roots: [app] }).stdout) as { permission: string };
+    expect(write(path.join(app, 'made.txt')).permission).toBe('allow');
+    expect(write(path.join(parent, 'outside.txt')).permission).toBe('deny');
+  });
+
   it('project scope, from the project toolgate is installed in, writes a command every clone can run (through CLAUDE_PROJECT_DIR), which the real Claude Code runs', { timeout: 120_000 }, async () => {
     const root = packed.project;
     const home = path.join(parent, 'shared-home');
