@@ -16,6 +16,7 @@ const COMMANDS: Record<string, { load: () => Promise<CommandRun>; summary: strin
   serve: { load: async () => (await import('./commands/serve-command.ts')).runServeCommand, summary: 'the HTTP approval API and web inbox; paused runs kept in a store (--demo: no key needed)' },
   token: { load: async () => (await import('./commands/token-command.ts')).runTokenCommand, summary: "create, list or revoke the server's API tokens" },
   mcp: { load: async () => (await import('./commands/mcp-command.ts')).runMcpCommand, summary: "an MCP gateway: one policy in front of the policy's MCP servers" },
+  replay: { load: async () => (await import('./commands/replay-command.ts')).runReplayCommand, summary: 'judge past Claude Code and Codex sessions (or an audit log) under a policy, or two to compare' },
   audit: { load: async () => (await import('./commands/audit-command.ts')).runAuditCommand, summary: 'read the audit log' },
   approvals: { load: async () => (await import('./commands/approvals-command.ts')).runApprovalsCommand, summary: 'list or revoke "approve always" decisions' },
   schema: { load: async () => (await import('./commands/schema-command.ts')).runSchemaCommand, summary: 'print the policy file\'s JSON Schema' },

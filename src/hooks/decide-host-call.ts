@@ -74,6 +74,13 @@ export type HostAsks =
 
 export interface HostJudge {
   decide(input: HostInput, asks: HostAsks): Promise<HostVerdict>;
+  /**
+   * A call already in toolgate's terms (an audit log's verdict record, a
+   * `check --batch` line), through the same gate, asking nobody: what
+   * `toolgate replay` judges such history with. An MCP server's tool (its
+   * `server`) is declared as the gateway declares it.
+   */
+  judgeToolgateCall(call: { tool: string; args: Record<string, unknown>; server?: string | undefined; identity?: string | undefined; sessionId: string; callId: string }): Promise<Authorization>;
   /** Flushes the audit log of a judge that opened its own. */
   close(): Promise<void>;
 }
@@ -310,6 +317,12 @@ export async function createHostJudge(options: {
         ...(alwaysScopes.length === 0 ? {} : { alwaysScopes }),
         ...(wrapped === undefined || verdict.decision === 'deny' ? {} : { updatedInput: wrapped.updatedInput, reason: `${verdict.reason}; ${wrapped.asks === undefined || authorization.decision !== 'ask' || verdict.reason.includes(wrapped.asks) ? '' : `${wrapped.asks}; `}${wrapped.note}` }),
       };
+    },
+    async judgeToolgateCall(call) {
+      const resolved = mcp.resolve({ tool: call.tool, server: call.server, identity: call.identity });
+      if (resolved !== undefined && 'error' in resolved) throw new Error(resolved.error);
+      if (resolved !== undefined) gate.register(resolved.declaration);
+      return gate.authorize({ tool: call.tool, args: call.args, callId: call.callId }, { sessionId: call.sessionId }, { approver: null });
     },
     close: () => gate.close(),
   };

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { auditEntryPredicate, parseAuditLine, readAuditLog, shownSession, type AuditEvent, type AuditFilter, type AuditLogItem } from '../../audit/read-audit-log.ts';
 import { loadPolicyFile, auditLogPath } from '../../config/load-policy-file.ts';
 import type { AuditEntry } from '../../core/audit-entry.ts';
+import { callSummary } from '../../audit/call-summary.ts';
 import { PolicyError } from '../../core/errors/policy-error.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import { errorMessage } from '../../core/run-tool-check.ts';
@@ -373,29 +374,12 @@ function createTableFormatter(io: CliIo): (entry: AuditEntry) => string {
         entry.approver ?? (entry.reported_by === undefined ? '-' : `hook:${entry.reported_by}`),
         // Where the rule is written, when the entry says: the line a person edits.
         entry.rule_at === undefined ? (entry.rule ?? '-') : `${entry.rule ?? '-'} (${entry.rule_at})`,
-        callSummary(entry),
+        callSummary(entry.args),
         entry.reason,
       ],
       width,
     );
   };
-}
-
-/**
- * What was called, in a few words: a command, a path, the files of a patch,
- * else the arguments as JSON.
- *
- * @example
- * callSummary({ tool: 'shell', args: { command: 'git reset --hard HEAD~1', cwd: '/p' } }) // 'git reset --hard HEAD~1'
- */
-function callSummary(entry: Pick<AuditEntry, 'args'>): string {
-  const args = entry.args;
-  if (typeof args !== 'object' || args === null) return args === undefined ? '-' : JSON.stringify(args);
-  const fields = args as Record<string, unknown>;
-  for (const key of ['command', 'path', 'file_path', 'files', 'source', 'url', 'query', 'skill']) {
-    if (typeof fields[key] === 'string') return (fields[key] as string).replace(/\s+/g, ' ');
-  }
-  return JSON.stringify(args) ?? '-';
 }
 
 /** UTC to the second: the milliseconds stay in --json. */

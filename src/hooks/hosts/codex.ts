@@ -26,9 +26,20 @@ export const codex = preToolUseHost({
     if (input.hostTool !== 'Bash') return { shell: loginShell() };
     if (input.transcriptPath === undefined || input.toolUseId === undefined) return { shell: undefined };
     const args = codexCallArguments(input.transcriptPath, input.toolUseId);
-    if (args === undefined) return { shell: undefined };
-    // Everything but the command itself (the tool input's) and what only paces its output.
-    const { cmd: _cmd, command: _command, yield_time_ms: _yield, max_output_tokens: _tokens, ...options } = args;
-    return { shell: typeof args.shell === 'string' && args.shell !== '' ? args.shell : loginShell(), options };
+    return args === undefined ? { shell: undefined } : codexCallDetails(args);
   },
 });
+
+/**
+ * The shell and the other options of a Codex shell call, from the
+ * arguments the model gave it (its rollout's `function_call`): the hook's
+ * and `toolgate replay`'s one reading of them.
+ *
+ * @example
+ * codexCallDetails({ cmd: 'ls', shell: '/bin/zsh', tty: true }) // { shell: '/bin/zsh', options: { shell: '/bin/zsh', tty: true } }
+ */
+export function codexCallDetails(args: Record<string, unknown>): { shell: string | undefined; options: Record<string, unknown> } {
+  // Everything but the command itself (the tool input's) and what only paces its output.
+  const { cmd: _cmd, command: _command, yield_time_ms: _yield, max_output_tokens: _tokens, ...options } = args;
+  return { shell: typeof args.shell === 'string' && args.shell !== '' ? args.shell : loginShell(), options };
+}

@@ -1,0 +1,248 @@
+/**
+ * `toolgate replay`'s engine: every call of a history judged under a policy
+ * (and, to compare, under a second one) by the judge the hook uses, asking
+ * nobody, recording nothing; tallied by decision and rule, with what would
+ * change between the two, and what could not be judged on its content.
+ * Bounded in memory: tallies per rule and kind of change, a few examples
+ * each, a few malformed lines listed.
+ */
+import type { LoadedPolicy } from '../config/load-policy-file.ts';
+import type { Authorization } from '../core/types.ts';
+import { redact } from '../core/redact.ts';
+import { createHostJudge, type HostJudge } from '../hooks/decide-host-call.ts';
+import { analyzeCommandOnce } from '../tools/shell/analyze-command.ts';
+import { callSummary } from '../audit/call-summary.ts';
+import type { HistoryItem, Where } from './history-calls.ts';
+
+export type ReplayDecision = 'allow' | 'ask' | 'block';
+
+/** A call's judgement under one policy. */
+export interface ReplayVerdict {
+  decision: ReplayDecision;
+  rule: string | null;
+  /** Where the rule is written (`toolgate.yaml:14`). */
+  ruleAt?: string;
+  reason: string;
+  /** Why the policy could not judge the call on its content (an unknown tool, a command not read whole), if so. */
+  unjudged?: string;
+  /** The call in toolgate's terms, masked, in a few words; and its tool. */
+  call: string;
+  tool: string;
+}
+
+export interface ReplayExample {
+  call: string;
+  tool: string;
+  at: string;
+  source: string;
+}
+
+export interface RuleTally {
+  decision: ReplayDecision;
+  rule: string | null;
+  ruleAt?: string;
+  count: number;
+}
+
+export interface ReplayChange {
+  from: { decision: ReplayDecision; rule: string | null; ruleAt?: string };
+  to: { decision: ReplayDecision; rule: string | null; ruleAt?: string };
+  count: number;
+  examples: ReplayExample[];
+}
+
+export interface ReplaySummary {
+  calls: number;
+  /** By where they came from: `Claude Code 2.1.332`, `Codex 0.171.0`, `audit log (claude-code)`… */
+  sources: Record<string, number>;
+  /** The same call read twice (a resumed session's copied history, a call in both a transcript and the audit log): judged once. */
+  duplicates: number;
+  /** Calls before --since. */
+  skipped: number;
+  policies: Array<{ path: string; totals: Record<ReplayDecision, number>; rules: RuleTally[] }>;
+  /** Under `policy` against `against`: the calls whose decision differs, grouped by both decisions and rules. */
+  changes: ReplayChange[];
+  unjudged: Array<{ why: string; count: number; examples: ReplayExample[] }>;
+  /** Calls the hosts never hand their hooks (Codex's update_plan…), by source and tool. */
+  unseen: Array<{ source: string; tool: string; count: number }>;
+  malformed: { count: number; lines: Array<{ at: string; problem: string }> };
+}
+
+const EXAMPLES = 3;
+const MALFORMED_LISTED = 20;
+/** Judgements kept for calls seen again (the same command in the same directory): a month of one developer repeats most. */
+const MEMO_ENTRIES = 50_000;
+const MEMO_KEY_BYTES = 4096;
+
+/** One policy's judge for history: each distinct call judged once. */
+export interface HistoryJudge {
+  path: string;
+  judge(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): Promise<ReplayVerdict>;
+  close(): Promise<void>;
+}
+
+/**
+ * @example
+ * const judge = await createHistoryJudge({ loaded, env: process.env });
+ * const verdict = await judge.judge(item);
+ */
+export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: Readonly<Record<string, string | undefined>> }): Promise<HistoryJudge> {
+  const { loaded } = options;
+  // The gate's last judgement of a call is the one that decided it (a patch's files, a skill's inline commands come before it; a
+  // command asked again for its shell after it): its tool and arguments, and whether the gate knew that tool.
+  let last: { tool: string; args: unknown; known: boolean } | undefined;
+  const observer = { authorized: (event: { call: { tool: string; args?: unknown }; known: boolean }) => void (last = { tool: event.call.tool, args: event.call.args, known: event.known }) };
+  const judge: HostJudge = await createHostJudge({ loaded, env: options.env, observer });
+  const keys = loaded.policy.redact.keys;
+  const memo = new Map<string, ReplayVerdict>();
+  const ruleAt = (rule: string | null) => (rule === null ? undefined : loaded.policy.ruleAt?.(rule));
+  async function judgeOnce(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): Promise<ReplayVerdict> {
+    last = undefined;
+    let authorization: Authorization;
+    try {
+      authorization =
+        item.kind === 'host'
+          ? (await judge.decide(item.input, { by: 'host' })).authorization
+          : await judge.judgeToolgateCall({ tool: item.tool, args: item.args, server: item.server, identity: item.identity, sessionId: item.session, callId: item.callId });
+    } catch (error) {
+      // As the hook would: toolgate's own failure blocks the call.
+      const why = `toolgate could not judge it: ${error instanceof Error ? error.message : String(error)}`;
+      const call = item.kind === 'host' ? item.input.hostTool : item.tool;
+      return { decision: 'block', rule: null, reason: why, unjudged: why, call, tool: call };
+    }
+    const decided = last ?? { tool: item.kind === 'host' ? item.input.hostTool : item.tool, args: item.kind === 'host' ? item.input.toolInput : item.args, known: true };
+    const decision: ReplayDecision = authorization.decision === 'allow' || authorization.decision === 'approved' ? 'allow' : authorization.decision === 'ask' ? 'ask' : 'block';
+    const at = ruleAt(authorization.rule);
+    const verdict: ReplayVerdict = { decision, rule: authorization.rule, ...(at === undefined ? {} : { ruleAt: at }), reason: authorization.reason, call: callSummary(redact(decided.args, keys)).slice(0, 300), tool: decided.tool };
+    const unjudged = unjudgedWhy(decided);
+    if (unjudged !== undefined) verdict.unjudged = unjudged;
+    return verdict;
+  }
+  return {
+    path: loaded.path,
+    async judge(item) {
+      const key = item.kind === 'host' ? JSON.stringify([item.input.host, item.input.hostTool, item.input.toolInput, item.input.cwd, item.input.shell, item.input.options]) : JSON.stringify([item.tool, item.args, item.server, item.identity]);
+      const known = memo.get(key);
+      if (known !== undefined) return known;
+      const verdict = await judgeOnce(item);
+      if (key.length <= MEMO_KEY_BYTES) {
+        if (memo.size >= MEMO_ENTRIES) memo.clear();
+        memo.set(key, verdict);
+      }
+      return verdict;
+    },
+    close: () => judge.close(),
+  };
+}
+
+/** Why a call was judged without its content being read: a tool nothing declares, a command the shell analysis could not follow. */
+function unjudgedWhy(decided: { tool: string; args: unknown; known: boolean }): string | undefined {
+  if (!decided.known) return `a tool with no rule and no declaration (${decided.tool}): judged by unknown_tools alone`;
+  const command = (decided.args as { command?: unknown } | null)?.command;
+  if (decided.tool === 'shell' && typeof command === 'string') {
+    const concern = analyzeCommandOnce(command).concerns[0];
+    if (concern !== undefined) return `a command the shell analysis could not read whole: ${concern.reason}`;
+  }
+  return undefined;
+}
+
+/**
+ * Judges every call of `items` under `policy` (and `against`), and tallies.
+ *
+ * @example
+ * const summary = await replayHistory({ items, policy, against, since: Date.parse('2026-11-01') });
+ */
+export async function replayHistory(options: {
+  items: AsyncIterable<HistoryItem>;
+  policy: HistoryJudge;
+  against?: HistoryJudge | undefined;
+  since?: number | undefined;
+  /** Each call as it is judged: its verdict under `policy`, then under `against`. */
+  onCall?: (call: { at: string; source: string; time: string | undefined; id: string | undefined; verdicts: ReplayVerdict[] }) => void;
+}): Promise<ReplaySummary> {
+  const judges = options.against === undefined ? [options.policy] : [options.policy, options.against];
+  const summary: ReplaySummary = { calls: 0, sources: {}, duplicates: 0, skipped: 0, policies: [], changes: [], unjudged: [], unseen: [], malformed: { count: 0, lines: [] } };
+  const totals = judges.map(() => ({ allow: 0, ask: 0, block: 0 }));
+  const rules = judges.map(() => new Map<string, RuleTally>());
+  const changes = new Map<string, ReplayChange>();
+  const unjudged = new Map<string, { why: string; count: number; examples: ReplayExample[] }>();
+  const unseen = new Map<string, { source: string; tool: string; count: number }>();
+  // The calls read so far, by host and call id (one entry each, some 60 bytes: 100,000 calls hold a few MB).
+  const seen = new Set<string>();
+  for await (const item of options.items) {
+    if (item.kind === 'malformed') {
+      summary.malformed.count++;
+      if (summary.malformed.lines.length < MALFORMED_LISTED) summary.malformed.lines.push({ at: where(item.at), problem: item.problem });
+      continue;
+    }
+    if (item.kind === 'unseen') {
+      if (isBefore(item, options.since)) {
+        summary.skipped++;
+        continue;
+      }
+      const key = `${item.source}\u0000${item.tool}`;
+      const entry = unseen.get(key) ?? { source: item.source, tool: item.tool, count: 0 };
+      entry.count++;
+      unseen.set(key, entry);
+      continue;
+    }
+    const identity = item.kind === 'host' ? (item.input.toolUseId === undefined ? undefined : `${item.input.host}\u0000${item.input.toolUseId}`) : item.callId === '' ? undefined : `${item.caller ?? item.session}\u0000${item.callId}`;
+    if (identity !== undefined) {
+      if (seen.has(identity)) {
+        summary.duplicates++;
+        continue;
+      }
+      seen.add(identity);
+    }
+    if (isBefore(item, options.since)) {
+      summary.skipped++;
+      continue;
+    }
+    summary.calls++;
+    summary.sources[item.source] = (summary.sources[item.source] ?? 0) + 1;
+    const verdicts: ReplayVerdict[] = [];
+    for (const judge of judges) verdicts.push(await judge.judge(item));
+    for (const [index, verdict] of verdicts.entries()) {
+      totals[index]![verdict.decision]++;
+      const key = `${verdict.decision}\u0000${verdict.rule ?? ''}`;
+      const tally = rules[index]!.get(key) ?? { decision: verdict.decision, rule: verdict.rule, ...(verdict.ruleAt === undefined ? {} : { ruleAt: verdict.ruleAt }), count: 0 };
+      tally.count++;
+      rules[index]!.set(key, tally);
+    }
+    options.onCall?.({ at: where(item.at), source: item.source, time: item.time, id: item.kind === 'host' ? item.input.toolUseId : item.callId, verdicts });
+    const [now, before] = verdicts as [ReplayVerdict, ReplayVerdict | undefined];
+    const example = { call: now.call, tool: now.tool, at: where(item.at), source: item.source };
+    if (now.unjudged !== undefined) {
+      const entry = unjudged.get(now.unjudged) ?? { why: now.unjudged, count: 0, examples: [] };
+      entry.count++;
+      if (entry.examples.length < EXAMPLES) entry.examples.push(example);
+      unjudged.set(now.unjudged, entry);
+    }
+    if (before !== undefined && before.decision !== now.decision) {
+      const key = [before.decision, before.rule, now.decision, now.rule].join('\u0000');
+      const change = changes.get(key) ?? { from: sideOf(before), to: sideOf(now), count: 0, examples: [] };
+      change.count++;
+      if (change.examples.length < EXAMPLES) change.examples.push(example);
+      changes.set(key, change);
+    }
+  }
+  summary.policies = judges.map((judge, index) => ({ path: judge.path, totals: totals[index]!, rules: [...rules[index]!.values()].sort((a, b) => b.count - a.count) }));
+  // Newly allowed first: what a policy change lets through unasked is what to read before anything else.
+  const weight = (change: ReplayChange) => (change.to.decision === 'allow' ? 0 : change.to.decision === 'ask' ? 1 : 2);
+  summary.changes = [...changes.values()].sort((a, b) => weight(a) - weight(b) || b.count - a.count);
+  summary.unjudged = [...unjudged.values()].sort((a, b) => b.count - a.count);
+  summary.unseen = [...unseen.values()].sort((a, b) => b.count - a.count);
+  return summary;
+}
+
+function isBefore(item: { time: string | undefined }, since: number | undefined): boolean {
+  return since !== undefined && item.time !== undefined && Date.parse(item.time) < since;
+}
+
+function sideOf(verdict: ReplayVerdict): ReplayChange['from'] {
+  return { decision: verdict.decision, rule: verdict.rule, ...(verdict.ruleAt === undefined ? {} : { ruleAt: verdict.ruleAt }) };
+}
+
+function where(at: Where): string {
+  return `${at.file}:${at.line}`;
+}
