@@ -17,6 +17,7 @@ const COMMANDS: Record<string, { load: () => Promise<CommandRun>; summary: strin
   token: { load: async () => (await import('./commands/token-command.ts')).runTokenCommand, summary: "create, list or revoke the server's API tokens" },
   mcp: { load: async () => (await import('./commands/mcp-command.ts')).runMcpCommand, summary: "an MCP gateway: one policy in front of the policy's MCP servers" },
   replay: { load: async () => (await import('./commands/replay-command.ts')).runReplayCommand, summary: 'judge past Claude Code and Codex sessions (or an audit log) under a policy, or two to compare' },
+  insights: { load: async () => (await import('./commands/insights-command.ts')).runInsightsCommand, summary: 'asks, approval rates and time to decide per rule and approver; rubber-stamped rules and narrower ones (--suggest)' },
   audit: { load: async () => (await import('./commands/audit-command.ts')).runAuditCommand, summary: 'read the audit log' },
   approvals: { load: async () => (await import('./commands/approvals-command.ts')).runApprovalsCommand, summary: 'list or revoke "approve always" decisions' },
   schema: { load: async () => (await import('./commands/schema-command.ts')).runSchemaCommand, summary: 'print the policy file\'s JSON Schema' },

@@ -228,7 +228,11 @@ export function parseAuditTime(text: string, now: number): number {
   );
 }
 
-async function resolveLogPath(request: AuditRequest, io: CliIo): Promise<string> {
+/**
+ * The audit log a command reads: --log, else the log of --policy, else of the
+ * policy the last run here used or the policy here, else ./.toolgate/audit.jsonl.
+ */
+export async function resolveLogPath(request: Pick<AuditRequest, 'log' | 'policy'>, io: CliIo): Promise<string> {
   if (request.log !== undefined) return path.resolve(io.cwd, request.log);
   if (request.policy !== undefined) return logOfPolicy(await loadPolicyFile(request.policy, { cwd: io.cwd }));
   const fallback = path.resolve(io.cwd, '.toolgate', 'audit.jsonl');
@@ -250,7 +254,7 @@ function logOfPolicy(loaded: Awaited<ReturnType<typeof loadPolicyFile>>): string
 }
 
 /** The audit trail in a shared store, a page at a time; each record's "line" is its place in the trail. */
-async function* readStoredAudit(shared: SharedRecords): AsyncGenerator<AuditLogItem, void, undefined> {
+export async function* readStoredAudit(shared: SharedRecords): AsyncGenerator<AuditLogItem, void, undefined> {
   let after = 0;
   for (;;) {
     const rows = await shared.readAudit({ afterSeq: after, limit: 1000 });

