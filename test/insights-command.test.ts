@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, api, createServerProject, NODE, ROOT, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
 import { runCli } from './cli-harness.ts';
+import { launchChromium } from './headless-chromium.ts';
 import type { AuditInsights } from '../src/insights/audit-insights.ts';
 
 const POLICY = `version: 1
@@ -137,6 +138,40 @@ describe('toolgate insights', () => {
     const again = JSON.parse((await runCli(['insights', '--log', log, '--suggest', '--policy', project.policyFile, '--json'], { cwd: project.directory })).stdout) as { suggestions: { suggestions: unknown[]; diff: string } };
     expect(again.suggestions.suggestions).toEqual([]);
     expect(again.suggestions.diff).toBe('');
+  });
+
+  it('the inbox shows the same figures on its attention page: a chart of the days, each rule with its own, the rubber stamp and the loop flagged', { timeout: 60_000 }, async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`${server.url}/login#token=${encodeURIComponent(ADMIN_TOKEN)}`);
+      await page.click('#nav-insights');
+      await page.waitForSelector('.insights-rules tbody tr');
+      const rows = await page.locator('.insights-rules tbody tr').allTextContents();
+      expect(rows).toHaveLength(2);
+      expect(rows[0]).toMatch(/^shell\.default \(ask\).*14100%/);
+      expect(rows[0]).toContain('rubber-stamped?');
+      expect(rows[1]).toMatch(/^shell\.rules\[1\] \(match: git commit\).*30%/);
+      expect(await page.locator('.insights-rules tbody tr.rubber-stamped').count()).toBe(1);
+      // One day: the page's chart has one bar of 17 asks, and each rule's chart a bar of its own.
+      expect(await page.locator('.insights > .day-chart rect.asks-bar').count()).toBe(1);
+      expect(await page.locator('.insights > .day-chart rect.asks-bar title').textContent()).toMatch(/: 17 asks, 82% approved$/);
+      expect(await page.locator('.insights-rules .day-chart rect.asks-bar').count()).toBe(2);
+      expect(await page.locator('.insights-approvers tbody tr').allTextContents()).toEqual([expect.stringMatching(/^admin1782%/)]);
+      expect(await page.locator('.insights-loops li').allTextContents()).toEqual([expect.stringMatching(/^3× in session .*s-commit: shell: git commit -am wip$/)]);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+    // A submitter's token sees only its own runs: the page's figures are everyone's decisions, so it is refused.
+    const created = await runCli(['token', 'create', 'ci-bot', '--role', 'submitter', '--store', project.storeFile], { cwd: project.directory });
+    expect(created.code).toBe(0);
+    const refused = await fetch(`${server.url}/insights`, { headers: { authorization: `Bearer ${created.stdout.trim()}` } });
+    expect(refused.status).toBe(403);
+    const bad = await api(server.url, 'GET', '/insights?days=lots');
+    expect(bad.status).toBe(400);
   });
 
   it('refuses bad options, saying which', async () => {

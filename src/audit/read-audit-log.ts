@@ -5,6 +5,7 @@ import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { errorMessage } from '../core/run-tool-check.ts';
 import { unscopeSession } from '../core/scoped-session.ts';
 import type { DecisionSource } from '../core/types.ts';
+import type { SharedRecords } from '../store/store.ts';
 
 /** One non-empty line of the log: the entry, or why it was not one. `line` counts from 1. */
 /**
@@ -259,4 +260,15 @@ export function filterAuditEntries(entries: Iterable<AuditEntry>, filter: AuditF
   const result: AuditEntry[] = [];
   for (const entry of entries) if (matches(entry)) result.push(entry);
   return result;
+}
+
+/** The audit trail in a shared store, a page at a time; each record's "line" is its place in the trail. */
+export async function* readStoredAudit(shared: Pick<SharedRecords, 'readAudit'>): AsyncGenerator<AuditLogItem, void, undefined> {
+  let after = 0;
+  for (;;) {
+    const rows = await shared.readAudit({ afterSeq: after, limit: 1000 });
+    for (const row of rows) yield parseAuditLine(row.line, row.seq);
+    if (rows.length < 1000) return;
+    after = rows.at(-1)!.seq;
+  }
 }

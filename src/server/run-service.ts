@@ -5,6 +5,7 @@
  * responses; everything it returns is already redacted and presented.
  * This file has no behaviour.
  */
+import type { AuditInsights } from '../insights/audit-insights.ts';
 import type { AskBody } from './http/request-schemas.ts';
 import type { AskAnswer } from './runs/remote-asks.ts';
 import type { KeptAlwaysRecord } from './runs/server-runtime.ts';
@@ -142,6 +143,13 @@ export interface RunService {
    * `PendingView`). Optional: without it the route answers `pendingApprovals`.
    */
   pendingApprovalPages?(principal: Principal, pageSize: number): AsyncIterable<string[]>;
+  /**
+   * Where people's attention went (`GET /insights`, the inbox's attention
+   * page): `toolgate insights`' figures over the audit trail since `since`
+   * (ms). Approvers and admins only: it shows everyone's decisions.
+   * Optional: without it (or an audit trail) the route answers 404.
+   */
+  insights?(principal: Principal, query: { since: number }): Promise<AuditInsights & { where: string }>;
   /** The "approve always" decisions (`GET /approvals/always`). Optional: without it the route answers 404. */
   listAlways?(principal: Principal): Promise<{ where: string; approvals: KeptAlwaysRecord[] }>;
   /** Revokes one "approve always" by its id (`DELETE /approvals/always/:id`); 404 when none has it. */

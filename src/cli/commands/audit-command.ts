@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { auditEntryPredicate, parseAuditLine, readAuditLog, shownSession, type AuditEvent, type AuditFilter, type AuditLogItem } from '../../audit/read-audit-log.ts';
+import { auditEntryPredicate, readAuditLog, readStoredAudit, shownSession, type AuditEvent, type AuditFilter, type AuditLogItem } from '../../audit/read-audit-log.ts';
 import { loadPolicyFile, auditLogPath } from '../../config/load-policy-file.ts';
 import type { AuditEntry } from '../../core/audit-entry.ts';
 import { callSummary } from '../../audit/call-summary.ts';
@@ -13,7 +13,6 @@ import { EXIT, type CliIo } from '../cli-io.ts';
 import { policyForState, UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { openSharedStore } from '../shared-store-option.ts';
-import type { SharedRecords } from '../../store/store.ts';
 import { isPostgresLocation } from '../../store/store-location.ts';
 
 /** `toolgate audit --help`: every flag and the exit codes. */
@@ -253,16 +252,6 @@ function logOfPolicy(loaded: Awaited<ReturnType<typeof loadPolicyFile>>): string
   return auditLogPath(loaded);
 }
 
-/** The audit trail in a shared store, a page at a time; each record's "line" is its place in the trail. */
-export async function* readStoredAudit(shared: SharedRecords): AsyncGenerator<AuditLogItem, void, undefined> {
-  let after = 0;
-  for (;;) {
-    const rows = await shared.readAudit({ afterSeq: after, limit: 1000 });
-    for (const row of rows) yield parseAuditLine(row.line, row.seq);
-    if (rows.length < 1000) return;
-    after = rows.at(-1)!.seq;
-  }
-}
 
 async function printLog(options: { request: AuditRequest; items: AsyncIterable<AuditLogItem>; shownPath: string; io: CliIo }): Promise<number> {
   const { request, io, shownPath } = options;

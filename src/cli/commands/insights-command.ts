@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readAuditLog, type AuditLogItem } from '../../audit/read-audit-log.ts';
+import { readAuditLog, readStoredAudit, type AuditLogItem } from '../../audit/read-audit-log.ts';
 import { loadPolicyFile, type LoadedPolicy } from '../../config/load-policy-file.ts';
 import { projectRootOf, userPolicyFile } from '../../config/find-host-policy.ts';
 import { toolgateConfigHome } from '../../config/user-toolgate-paths.ts';
@@ -13,7 +13,7 @@ import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, PolicyError, UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { openSharedStore } from '../shared-store-option.ts';
-import { parseAuditTime, readStoredAudit, resolveLogPath } from './audit-command.ts';
+import { parseAuditTime, resolveLogPath } from './audit-command.ts';
 
 export const INSIGHTS_HELP = `Usage:
   toolgate insights [--log FILE | --policy FILE | --store URL] [--since TIME] [--until TIME]

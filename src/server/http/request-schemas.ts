@@ -89,6 +89,9 @@ export const eventsQuery = z.strictObject({
 });
 
 /** A query with no parameters at all. */
+/** `GET /insights?days=N`: the last N days of the audit trail (default 30, at most 366). */
+export const insightsQuery = z.strictObject({ days: z.string().regex(/^[1-9]\d{0,2}$/, 'a whole number of days, 1 to 366').optional() });
+
 export const emptyQuery = z.strictObject({});
 
 /**

@@ -35,6 +35,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   // Which pending cards an approver has open, and who else has which open.
   { method: 'POST', path: '/approvals/presence', roles: ['approver', 'admin'] },
   { method: 'DELETE', path: '/approvals/session/:id', roles: ['approver', 'admin'] },
+  // Where people's attention went (the inbox's attention page): everyone's decisions, so those who decide.
+  { method: 'GET', path: '/insights', roles: ['approver', 'admin'] },
   { method: 'DELETE', path: '/sessions/:session/chats/:chat', roles: ['admin'] },
   { method: 'DELETE', path: '/sessions/:session', roles: ['admin'] },
   { method: 'GET', path: '/metrics', roles: ['admin'] },

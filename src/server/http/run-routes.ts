@@ -10,7 +10,7 @@ import { ApiError, type Principal, type RunService } from '../run-service.ts';
 import { StoreError } from '../../store/sqlite-store-error.ts';
 import { APPROVALS_PAGE_SIZE, approvalsStreamResponse } from './approvals-stream.ts';
 import { readJsonBody } from './read-json-body.ts';
-import { cancelBody, emptyQuery, listRunsQuery, parseApproveBody, parseRequest, presenceBody, singleValuedQuery, startRunBody } from './request-schemas.ts';
+import { cancelBody, emptyQuery, insightsQuery, listRunsQuery, parseApproveBody, parseRequest, presenceBody, singleValuedQuery, startRunBody } from './request-schemas.ts';
 import type { ServerEnv } from './server-env.ts';
 
 /** `GET /runs` without `?limit=`. */
@@ -79,6 +79,13 @@ export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunS
       return approvalsStreamResponse({ pages: service.pendingApprovalPages(principal, APPROVALS_PAGE_SIZE), logger, principal: principal.name });
     }
     return c.json({ approvals: await service.pendingApprovals(principal) });
+  });
+
+  app.get('/insights', async (c) => {
+    const query = parseRequest({ schema: insightsQuery, value: singleValuedQuery(c.req.queries()), what: 'query' });
+    if (service.insights === undefined) throw new ApiError(404, 'this server reads no audit trail');
+    const days = Math.min(Number(query.days ?? 30), 366);
+    return c.json(await service.insights(principalOf(c), { since: Date.now() - days * 86_400_000 }));
   });
 
   app.get('/approvals/always', async (c) => {

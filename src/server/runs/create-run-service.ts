@@ -3,6 +3,7 @@
  * paused durably on approvals, resumed by decisions, cancelled, recovered
  * after a restart, and timed out when nobody answers. Implements RunService.
  */
+import { auditInsights } from '../../insights/audit-insights.ts';
 import { answerHostCall, recordHostDecisions } from './host-approvals.ts';
 import { answerAsk } from './remote-asks.ts';
 import { createApprovalPresence } from './approval-presence.ts';
@@ -253,6 +254,14 @@ export function createRunService(options: RunServiceOptions): RunService {
       if (!/^[0-9a-f]{16}$/.test(id)) throw new ApiError(400, `session approval id ${JSON.stringify(id.slice(0, 80))}: expected the 16 hex digits of an id from GET /approvals/session`, { field: 'id', expected: 'a session approval id' });
       if (!(await runtime.memory.forget(id))) throw new ApiError(404, `no session approval has the id ${id}`);
       return { forgotten: id };
+    },
+
+    async insights(principal, query) {
+      if (principal.role === 'submitter') throw new ApiError(403, 'the attention page shows everyone\'s decisions: it needs the approver or admin role; this token is a submitter');
+      const source = runtime.readAudit;
+      if (source === undefined) throw new ApiError(404, 'this server keeps no audit trail (audit.enabled: false in its policy)');
+      const figures = await auditInsights({ items: source.items(), since: query.since, budgetPerHour: runtime.policy.document.attention?.asks_per_hour });
+      return { ...figures, where: source.where };
     },
 
     async listAlways() {

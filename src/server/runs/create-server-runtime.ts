@@ -10,6 +10,7 @@ import { Gauge, type Registry } from 'prom-client';
 import { loadStoreApprovals } from '../../approvals/store-approvals.ts';
 import { createAuditLog } from '../../audit/audit-log.ts';
 import { createStoreAuditLog } from '../../audit/store-audit-log.ts';
+import { readAuditLog, readStoredAudit } from '../../audit/read-audit-log.ts';
 import { type LoadedPolicy, auditLogPath, approvalsFilePath } from '../../config/load-policy-file.ts';
 import { createGateMetrics } from '../../metrics/create-metrics.ts';
 import { resolveModelConnection } from '../../models/resolve-model.ts';
@@ -168,6 +169,9 @@ export async function createServerRuntime(options: {
         ...(always === undefined ? {} : { always }),
       })),
     ...(audit === undefined ? {} : { audit }),
+    ...(audit === undefined
+      ? {}
+      : { readAudit: shared !== undefined ? { items: () => readStoredAudit(shared), where: 'the shared store' } : { items: () => readAuditLog({ path: auditLogPath(loaded) }), where: auditLogPath(loaded) } }),
     store,
     policy,
     tools,

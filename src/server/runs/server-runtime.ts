@@ -5,6 +5,7 @@
  */
 import type { NotificationChannel } from '../notify/notification-channel.ts';
 import type { StoredApproval } from '../../store/store.ts';
+import type { AuditLogItem } from '../../audit/read-audit-log.ts';
 import type { AuditSink } from '../../core/audit-entry.ts';
 import type { LanguageModel, ModelMessage } from 'ai';
 import type { RunState } from '../../adapters/ai-sdk/run-state.ts';
@@ -27,6 +28,8 @@ export interface ServerRuntime {
   hostJudge(): Promise<HostJudge>;
   /** The server's audit trail (none when the policy turns it off): agent hosts' hooks report what they decided on their own into it. */
   audit?: AuditSink;
+  /** The audit trail read back, oldest first (the inbox's attention page), and where it is; absent when the policy turns it off. */
+  readAudit?: { items(): AsyncIterable<AuditLogItem>; where: string };
   store: ToolgateStore;
   policy: Policy;
   /** The built-in tools that run (refused ones are declared on the gates and block). */

@@ -11,6 +11,7 @@ import { el } from './dom.js';
 import { showRun } from './run-view.js';
 import { showRuns } from './runs-view.js';
 import { showAlways } from './approvals-view.js';
+import { showInsights } from './insights-view.js';
 
 const pending = new Map();
 /** Calls decided (by anyone) since the page loaded: a late list must not bring them back. */
@@ -40,7 +41,7 @@ const $ = (id) => document.getElementById(id);
 const keyOf = (runId, toolCallId) => `${runId}\u0000${toolCallId}`;
 
 function showOnly(section) {
-  for (const id of ['login', 'inbox', 'run-view', 'runs-view', 'always-view']) {
+  for (const id of ['login', 'inbox', 'run-view', 'runs-view', 'always-view', 'insights-view']) {
     if (id === section) $(id).removeAttribute('hidden');
     else $(id).setAttribute('hidden', '');
   }
@@ -317,6 +318,11 @@ function route() {
   runController = null;
   // Leaving the inbox closes its card for the others; coming back opens it again.
   setTimeout(() => void reportPresence(), 0);
+  if (location.hash === '#insights') {
+    showOnly('insights-view');
+    void showInsights({ container: $('insights-view') });
+    return;
+  }
   if (location.hash === '#always') {
     showOnly('always-view');
     void showAlways({ container: $('always-view') });
