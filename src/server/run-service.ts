@@ -143,6 +143,8 @@ export interface RunService {
    * `PendingView`). Optional: without it the route answers `pendingApprovals`.
    */
   pendingApprovalPages?(principal: Principal, pageSize: number): AsyncIterable<string[]>;
+  /** The caller's decisions in the last hour and the policy's attention budget (`GET /whoami`'s `attention`). */
+  attention?(principal: Principal): { asks_per_hour: number | null; decided_last_hour: number };
   /**
    * Where people's attention went (`GET /insights`, the inbox's attention
    * page): `toolgate insights`' figures over the audit trail since `since`

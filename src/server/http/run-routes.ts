@@ -68,7 +68,8 @@ export function registerRunRoutes(options: { app: Hono<ServerEnv>; service: RunS
 
   app.get('/whoami', (c) => {
     const principal = principalOf(c);
-    return c.json({ name: principal.name, role: principal.role });
+    // The attention budget and the caller's decisions in the last hour: past it, the inbox gathers asks of a kind on one card.
+    return c.json({ name: principal.name, role: principal.role, ...(service.attention === undefined ? {} : { attention: service.attention(principal) }) });
   });
 
   app.get('/approvals', async (c) => {

@@ -74,6 +74,8 @@ export async function approveRun(options: { runtime: ServerRuntime; run: StoredR
   const result = await runtime.store.decideApprovals(run.runId, calls, decision, resume);
   if (result.decided.length === 0) throw new ApiError(409, `${targets[0]!.toolCallId} was already decided`, { tool_call_id: targets[0]!.toolCallId });
   runtime.notify();
+  // A person's decision (inbox, API, link, Slack) counts against their attention budget; a timeout is nobody's.
+  if (options.timedOut !== true) runtime.attention.decided(options.principal.name);
   const { decided, waiting } = result;
   void runtime.onDecided?.(decided.map((toolCallId) => ({ runId: run.runId, toolCallId, approved: unsigned.approved, decidedBy: unsigned.decidedBy, via: viaOf(unsigned), reason: unsigned.reason })));
   const status = input.approved ? 'approved' : 'denied';

@@ -256,6 +256,10 @@ export function createRunService(options: RunServiceOptions): RunService {
       return { forgotten: id };
     },
 
+    attention(principal) {
+      return { asks_per_hour: runtime.policy.document.attention?.asks_per_hour ?? null, decided_last_hour: runtime.attention.lastHour(principal.name) };
+    },
+
     async insights(principal, query) {
       if (principal.role === 'submitter') throw new ApiError(403, 'the attention page shows everyone\'s decisions: it needs the approver or admin role; this token is a submitter');
       const source = runtime.readAudit;

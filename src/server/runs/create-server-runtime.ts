@@ -11,6 +11,7 @@ import { loadStoreApprovals } from '../../approvals/store-approvals.ts';
 import { createAuditLog } from '../../audit/audit-log.ts';
 import { createStoreAuditLog } from '../../audit/store-audit-log.ts';
 import { readAuditLog, readStoredAudit } from '../../audit/read-audit-log.ts';
+import { createAttentionMeter } from './attention-meter.ts';
 import { type LoadedPolicy, auditLogPath, approvalsFilePath } from '../../config/load-policy-file.ts';
 import { createGateMetrics } from '../../metrics/create-metrics.ts';
 import { resolveModelConnection } from '../../models/resolve-model.ts';
@@ -172,6 +173,7 @@ export async function createServerRuntime(options: {
     ...(audit === undefined
       ? {}
       : { readAudit: shared !== undefined ? { items: () => readStoredAudit(shared), where: 'the shared store' } : { items: () => readAuditLog({ path: auditLogPath(loaded) }), where: auditLogPath(loaded) } }),
+    attention: createAttentionMeter(),
     store,
     policy,
     tools,

@@ -6,6 +6,7 @@
 import type { NotificationChannel } from '../notify/notification-channel.ts';
 import type { StoredApproval } from '../../store/store.ts';
 import type { AuditLogItem } from '../../audit/read-audit-log.ts';
+import type { AttentionMeter } from './attention-meter.ts';
 import type { AuditSink } from '../../core/audit-entry.ts';
 import type { LanguageModel, ModelMessage } from 'ai';
 import type { RunState } from '../../adapters/ai-sdk/run-state.ts';
@@ -28,6 +29,8 @@ export interface ServerRuntime {
   hostJudge(): Promise<HostJudge>;
   /** The server's audit trail (none when the policy turns it off): agent hosts' hooks report what they decided on their own into it. */
   audit?: AuditSink;
+  /** Each person's decisions in the last hour, against the policy's attention budget (`attention.asks_per_hour`). */
+  attention: AttentionMeter;
   /** The audit trail read back, oldest first (the inbox's attention page), and where it is; absent when the policy turns it off. */
   readAudit?: { items(): AsyncIterable<AuditLogItem>; where: string };
   store: ToolgateStore;

@@ -17,6 +17,11 @@ const pending = new Map();
 /** Calls decided (by anyone) since the page loaded: a late list must not bring them back. */
 const decided = new Set();
 let selected = 0;
+/** The policy's attention budget and this person's decisions in the last hour (`GET /whoami`): past it, asks of a kind gather on one card. */
+let budget = { asks_per_hour: null, decided_last_hour: 0 };
+/** The kinds whose gathered asks this page has opened. */
+const openKinds = new Set();
+const kindCache = new Map();
 /** Cards and group boxes already on the page, kept across renders so that a reason being typed or an edit in progress survives new arrivals. */
 const cardCache = new Map();
 const groupCache = new Map();
@@ -175,6 +180,63 @@ async function loadApprovals() {
 function onDecided(result, runId) {
   for (const id of result?.decided ?? []) remove(runId, id);
   render();
+  // The decision counts against the hour's budget: the server says where this person stands now.
+  void rememberWhoIsSignedIn();
+}
+
+function overBudget() {
+  return typeof budget.asks_per_hour === 'number' && budget.decided_last_hour >= budget.asks_per_hour;
+}
+
+/** What makes two asks the same kind: the tool and the rule that asked. */
+function kindOf(item) {
+  const view = item.presentation !== null && typeof item.presentation === 'object' ? item.presentation : {};
+  return `${String(item.tool_name ?? '')}\u0000${JSON.stringify(view.asked_by ?? null)}`;
+}
+
+/**
+ * Past the attention budget, the asks of one kind on one card: the first
+ * shown, the others folded under it, where they wait until opened and
+ * decided one by one. Nothing is decided for anyone.
+ */
+function kindBox(kind, cards) {
+  let box = kindCache.get(kind);
+  if (box === undefined) {
+    const summary = document.createElement('summary');
+    const rest = document.createElement('details');
+    rest.className = 'kind-rest';
+    rest.append(summary);
+    rest.addEventListener('toggle', () => {
+      if (rest.open) openKinds.add(kind);
+      else openKinds.delete(kind);
+      markSelected(false);
+    });
+    const note = document.createElement('p');
+    note.className = 'kind-note';
+    box = document.createElement('section');
+    box.className = 'kind-group';
+    box.append(note, rest);
+    box.parts = { summary, rest, note };
+    kindCache.set(kind, box);
+  }
+  const { summary, rest, note } = box.parts;
+  note.textContent = `You decided ${budget.decided_last_hour} asks in the last hour, past your attention budget of ${budget.asks_per_hour}: asks of the same kind are gathered here and wait. Nothing is allowed without you.`;
+  summary.textContent = `${cards.length - 1} more ask${cards.length === 2 ? '' : 's'} like this wait — show ${cards.length === 2 ? 'it' : 'them'}`;
+  rest.open = openKinds.has(kind);
+  // The first of the kind stands above the fold; one that stood there before and is gone or folded now leaves it.
+  for (const child of [...box.children]) if (child !== note && child !== rest && child !== cards[0]) child.remove();
+  if (box.children[1] !== cards[0]) box.insertBefore(cards[0], rest);
+  reconcileAfter(rest, summary, cards.slice(1));
+  return box;
+}
+
+/** Puts `nodes` after `first` in `parent`, in order. */
+function reconcileAfter(parent, first, nodes) {
+  const wanted = new Set([first, ...nodes]);
+  for (const child of [...parent.children]) if (!wanted.has(child)) child.remove();
+  nodes.forEach((node, index) => {
+    if (parent.children[index + 1] !== node) parent.insertBefore(node, parent.children[index + 1] ?? null);
+  });
 }
 
 function openRun(runId) {
@@ -216,9 +278,34 @@ function render() {
         groupCache.set(signature, box);
       }
       nodes.push(box);
-    } else nodes.push(...cards);
+    } else nodes.push(...cards.map((card, index) => ({ card, item: items[index] })));
   }
-  reconcile(list, nodes);
+  // Past the budget, single asks of one kind gather on one card, at the place of the first.
+  const gathered = [];
+  if (overBudget()) {
+    const byKind = new Map();
+    for (const node of nodes) {
+      if (node.card === undefined) continue;
+      const kind = kindOf(node.item);
+      if (!byKind.has(kind)) byKind.set(kind, []);
+      byKind.get(kind).push(node.card);
+    }
+    const placed = new Set();
+    for (const node of nodes) {
+      if (node.card === undefined) gathered.push(node);
+      else {
+        const kind = kindOf(node.item);
+        const cards = byKind.get(kind);
+        if (cards.length === 1) gathered.push(node.card);
+        else if (!placed.has(kind)) {
+          placed.add(kind);
+          gathered.push(kindBox(kind, cards));
+        }
+      }
+    }
+  } else for (const node of nodes) gathered.push(node.card ?? node);
+  for (const kind of [...kindCache.keys()]) if (!gathered.includes(kindCache.get(kind))) kindCache.delete(kind);
+  reconcile(list, gathered);
   for (const key of [...cardCache.keys()]) if (!liveCards.has(key)) cardCache.delete(key);
   for (const key of [...groupCache.keys()]) if (!liveGroups.has(key)) groupCache.delete(key);
   $('empty').hidden = pending.size > 0;
@@ -244,8 +331,8 @@ function reconcile(list, nodes) {
 }
 
 function cardsInOrder() {
-  // A card whose decision waits out its undo is not there to decide.
-  return [...document.querySelectorAll('#items .approval')].filter((card) => card.closest('.held') === null);
+  // A card whose decision waits out its undo is not there to decide; one gathered with others of its kind waits until opened.
+  return [...document.querySelectorAll('#items .approval')].filter((card) => card.closest('.held') === null && card.closest('details.kind-rest:not([open])') === null);
 }
 
 function markSelected(scroll) {
@@ -374,6 +461,11 @@ async function rememberWhoIsSignedIn() {
   try {
     const me = await api('GET', '/whoami');
     if (typeof me?.name === 'string') localStorage.setItem(SIGNED_IN_KEY, me.name);
+    if (me?.attention !== undefined && me.attention !== null) {
+      const before = overBudget();
+      budget = me.attention;
+      if (overBudget() !== before) render();
+    }
   } catch {
     // An older server: links cannot tell, and say nothing.
   }

@@ -1,0 +1,106 @@
+/**
+ * The policy's attention budget in the web inbox (Chromium, a real
+ * `toolgate serve` and real hook processes waiting on it): under the
+ * budget every ask has its own card; once the signed-in person decided
+ * more asks in the last hour than `attention.asks_per_hour`, asks of one
+ * kind (the tool and the rule that asked) gather on one card, the rest
+ * folded under it, waiting — still pending, never decided for anyone —
+ * and open to be decided one by one.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './headless-chromium.ts';
+import { ADMIN_TOKEN, api, createServerProject, NODE, ROOT, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
+
+const POLICY = `version: 1
+fs:
+  zones:
+    - { name: workspace, root: ./ws, mode: rw, approval: { read: allow, write: ask, delete: ask } }
+shell:
+  default: ask
+  network: false
+  rules:
+    - { match: "git commit", decision: ask, description: "Create a commit" }
+attention: { asks_per_hour: 2 }
+`;
+
+let project: ServerProject;
+let server: ServerProcess;
+let browser: Browser;
+const hooks: ChildProcess[] = [];
+
+/** A hook process as Claude Code starts it, left waiting on the server. */
+function waitingHook(command: string, session: string): Promise<string> {
+  const input = { session_id: session, transcript_path: null, cwd: project.workspace, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'run it' }, tool_use_id: `toolu_${Math.random().toString(36).slice(2)}` };
+  const child = spawn(NODE, [path.join(ROOT, 'src/cli/main.ts'), 'hook', 'claude-code', '--approver', 'server', '--server', server.url, '--timeout', '120'], { env: { ...process.env, TOOLGATE_TOKEN: ADMIN_TOKEN, SHELL: '/bin/bash' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  hooks.push(child);
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stdin.end(JSON.stringify(input));
+  return new Promise((resolve) => child.once('exit', () => resolve(stdout)));
+}
+
+async function pendingCount(): Promise<number> {
+  return ((await api(server.url, 'GET', '/approvals')).body.approvals as unknown[]).length;
+}
+
+beforeAll(async () => {
+  project = createServerProject({ policy: 'crash-policy.yaml' });
+  writeFileSync(project.policyFile, POLICY);
+  server = await startServerProcess({ project, model: null, env: { TOOLGATE_MODEL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' } });
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  for (const child of hooks) child.kill('SIGKILL');
+  await browser?.close();
+  await server?.kill9();
+  if (project !== undefined) rmSync(project.directory, { recursive: true, force: true });
+});
+
+describe('the attention budget in the web inbox', () => {
+  it('under the budget each ask has its card; past it, asks of a kind gather on one card and wait, still pending, to be opened and decided one by one', { timeout: 120_000 }, async () => {
+    for (const session of ['a', 'b', 'c']) void waitingHook('ls -la', `s-${session}`);
+    void waitingHook('git commit -m wip', 's-d');
+    await waitFor(async () => ((await pendingCount()) === 4 ? true : undefined), { timeoutMs: 30_000, describe: () => server.stderr().slice(-500) });
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${server.url}/login#token=${encodeURIComponent(ADMIN_TOKEN)}`);
+    await expect.poll(() => page.locator('#items .approval:visible').count(), { timeout: 15_000 }).toBe(4);
+    expect(await page.locator('.kind-group').count()).toBe(0);
+
+    // Two asks decided (through the API, by the same person): the budget of 2 an hour is reached.
+    for (const session of ['x', 'y']) {
+      const answer = waitingHook('git status', `s-${session}`);
+      const pending = await waitFor(async () => ((await api(server.url, 'GET', '/approvals')).body.approvals as Array<{ run_id: string }>).find((each) => JSON.stringify(each).includes('git status')), { timeoutMs: 20_000, describe: () => server.stderr().slice(-500) });
+      expect((await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true })).status).toBe(200);
+      expect(await answer).toContain('"permissionDecision":"allow"');
+    }
+    expect((await api(server.url, 'GET', '/whoami')).body.attention).toEqual({ asks_per_hour: 2, decided_last_hour: 2 });
+    await page.reload();
+    await page.waitForSelector('.kind-group');
+    // The three ls asks on one card: one shown, two folded; the commit (another rule asked) on its own.
+    expect(await page.locator('.kind-group').count()).toBe(1);
+    expect(await page.locator('.kind-group .kind-note').textContent()).toBe('You decided 2 asks in the last hour, past your attention budget of 2: asks of the same kind are gathered here and wait. Nothing is allowed without you.');
+    expect(await page.locator('.kind-group details.kind-rest summary').textContent()).toBe('2 more asks like this wait — show them');
+    expect(await page.locator('#items .approval:visible').count()).toBe(2);
+    expect(await page.locator('.kind-group details.kind-rest .approval').count()).toBe(2);
+    // They wait: nothing was decided for anyone.
+    expect(await pendingCount()).toBe(4);
+    // The keys move between the cards one can see: j twice comes back to the first.
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    expect(await page.locator('#items .approval.selected').count()).toBe(1);
+    expect(await page.locator('#items .approval.selected:visible').count()).toBe(1);
+    // Opened, each can be decided on its own.
+    await page.click('.kind-group details.kind-rest summary');
+    await expect.poll(() => page.locator('#items .approval:visible').count()).toBe(4);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+});
