@@ -85,6 +85,26 @@ describe('the packed package on Node 24', () => {
   });
 });
 
+describe('learning from history, from the package (issue 54)', () => {
+  it("replay judges a real Claude Code transcript with the project's policy, insights reads an audit log, and the inbox's attention page ships", () => {
+    const transcript = path.join(parent, 'session.jsonl');
+    writeFileSync(transcript, readFileSync(path.join(import.meta.dirname, 'fixtures/replay/claude-code-2.1.332.jsonl'), 'utf8').replaceAll('__PROJECT__', packed.project));
+    writeFileSync(path.join(packed.project, 'replay-policy.yaml'), HOST_TEST_POLICY);
+    const replay = npxToolgate(NODE_24_DIRECTORY, ['replay', '--json', '--policy', 'replay-policy.yaml', transcript], undefined, { env: { SHELL: '/bin/bash' } });
+    expect(replay.code, replay.stderr).toBe(0);
+    const summary = JSON.parse(replay.stdout) as { sources: Record<string, number>; policies: Array<{ totals: Record<string, number> }> };
+    expect(summary.sources).toEqual({ 'Claude Code 2.1.332': 12 });
+    expect(Object.values(summary.policies[0]!.totals).reduce((sum, count) => sum + count, 0)).toBe(12);
+    const log = path.join(parent, 'audit.jsonl');
+    const entry = (kind: string, decision: string, source: string) => JSON.stringify({ v: 1, kind, time: '2026-12-07T10:00:00.000Z', session: 's', chat: null, run: null, caller: null, call_id: 'c1', tool: 'shell', args: { command: 'git status' }, verdict: 'ask', decision, source, rule: 'shell.default (ask)', reason: 'r', latency_ms: 900, ...(source === 'person' ? { approver: 'ann' } : {}) });
+    writeFileSync(log, `${entry('verdict', 'ask', 'policy')}\n${entry('decision', 'approved', 'person')}\n`);
+    const insights = npxToolgate(NODE_24_DIRECTORY, ['insights', '--json', '--log', log]);
+    expect(insights.code, insights.stderr).toBe(0);
+    expect(JSON.parse(insights.stdout)).toMatchObject({ calls: 1, asks: 1, approvers: [{ approver: 'ann', decided: 1 }] });
+    expect(existsSync(path.join(packed.project, 'node_modules/toolgate/dist/src/server/web/static/insights-view.js'))).toBe(true);
+  });
+});
+
 describe('the hook, as the package runs it', () => {
   it('is one bundled file: a hook loads toolgate from dist/hook/toolgate-hook.mjs, not the ~390 modules it is built from, and decides as the sources do; the next calls go to the decider it started, loading only the client', async () => {
     const project = path.join(packed.project, 'bundled');
