@@ -8,8 +8,9 @@
  * once the policy with the line added is shown to allow those calls and to
  * still ask about or block every destructive control and every call people
  * denied. A suggestion is withheld, saying why, for a delete or a change
- * that cannot be undone, for what reaches outside the zones, and for what
- * is not a shell command.
+ * that cannot be undone, for a command that runs the project's code (which
+ * the agent can change first), for what reaches outside the zones, and for
+ * what is not a shell command.
  */
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
@@ -21,6 +22,8 @@ import { callSummary } from '../audit/call-summary.ts';
 import type { AlwaysScope } from '../core/types.ts';
 import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
+import { analyzeCommandOnce } from '../tools/shell/analyze-command.ts';
+import { workspaceCode } from '../tools/shell/workspace-code-commands.ts';
 
 /** Approvals of one command (in one zone) before a rule for it is suggested. */
 export const MIN_APPROVALS = 3;
@@ -116,7 +119,10 @@ export async function suggestRules(options: {
     const scope = await judge.scopeOf(args);
     if (scope === 'not asked') continue;
     if (scope === undefined) {
-      if (entry.decision === 'approved') withhold(entry.rule, shown, 'no narrower rule than the call itself: its command runs other code, has a part the analysis cannot read, or acts outside the zones (a network, a cluster, a cloud)', shown);
+      if (entry.decision === 'approved') {
+        const projectCode = projectCodeIn(args.command);
+        withhold(entry.rule, shown, projectCode !== undefined ? `${projectCode}, which the agent can change first: keep asking` : 'no narrower rule than the call itself: its command runs other code, has a part the analysis cannot read, or acts outside the zones (a network, a cluster, a cloud)', shown);
+      }
       continue;
     }
     const key = `${entry.rule ?? ''}\u0000${scope.rule}`;
@@ -133,6 +139,12 @@ export async function suggestRules(options: {
     const { commands, zone } = group.scope.match;
     const what = `${commands.join(', ')} in zone ${zone}`;
     const examples = [...new Set(group.approved.map((args) => String(args.command)))].slice(0, 3);
+    // A command that runs the project's code (npm test, make, cargo build) runs what the agent may have changed a moment before.
+    const projectCode = group.approved.map((args) => projectCodeIn(String(args.command))).find((reason) => reason !== undefined);
+    if (projectCode !== undefined) {
+      withheld.set(`${what}\u0000project-code`, { forRule: group.forRule, what, why: `${projectCode}, which the agent can change first: keep asking`, count: group.approvals, examples });
+      continue;
+    }
     const irreversible = commands.find((words) => IRREVERSIBLE.has(words) || IRREVERSIBLE.has(words.split(' ')[0]!) || IRREVERSIBLE.has(words.split(' ').slice(0, 2).join(' ')));
     if (irreversible !== undefined) {
       withheld.set(`${what}\u0000irreversible`, { forRule: group.forRule, what, why: `${irreversible} deletes or changes what cannot be had back: keep asking`, count: group.approvals, examples });
@@ -166,6 +178,16 @@ export async function suggestRules(options: {
     // Without the patch's "Index:" and "====" lines: a diff to read, or to apply with patch -p1.
     diff: text === options.text ? '' : createTwoFilesPatch(`a/${name}`, `b/${name}`, options.text, text, undefined, undefined, { context: 3 }).replace(/^(Index:[^\n]*\n)?=+\n/, ''),
   };
+}
+
+/** Why a command line runs the project's code (scripts, build files, configuration it loads), if one of its commands does. */
+function projectCodeIn(command: string): string | undefined {
+  for (const analyzed of analyzeCommandOnce(command).commands) {
+    if (analyzed.name === undefined) continue;
+    const found = workspaceCode({ name: analyzed.name, words: analyzed.words });
+    if (found !== undefined) return found.reason;
+  }
+  return undefined;
 }
 
 /** A policy's gates (one per root its zones resolve at), for judging shell calls now and reading the scope "approve always" would offer each. */
