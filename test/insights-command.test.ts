@@ -7,11 +7,10 @@
  * with --write, allows the approved calls and still asks about or blocks
  * the destructive controls.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, api, createServerProject, NODE, ROOT, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
+import { ADMIN_TOKEN, api, claudeHookProcess, createServerProject, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
 import { runCli } from './cli-harness.ts';
 import { launchChromium } from './headless-chromium.ts';
 import type { AuditInsights } from '../src/insights/audit-insights.ts';
@@ -33,18 +32,8 @@ let server: ServerProcess;
 let log: string;
 
 /** One hook process, as Claude Code starts it, its call decided by the server. */
-async function hook(command: string, session: string): Promise<string> {
-  const input = { session_id: session, transcript_path: null, cwd: project.workspace, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'run it' }, tool_use_id: `toolu_${Math.random().toString(36).slice(2)}` };
-  const child = spawn(NODE, [path.join(ROOT, 'src/cli/main.ts'), 'hook', 'claude-code', '--approver', 'server', '--server', server.url, '--timeout', '60'], { env: { ...process.env, TOOLGATE_TOKEN: ADMIN_TOKEN, SHELL: '/bin/bash' }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.stdin.end(JSON.stringify(input));
-  const code = await new Promise((resolve) => child.once('exit', resolve));
-  // Claude Code reads exit 2 as a denial too, with the reason on stderr.
-  if (stdout === '') return `exit ${String(code)}: ${stderr}`;
-  return (JSON.parse(stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;
+function hook(command: string, session: string): Promise<string> {
+  return claudeHookProcess({ server: server.url, cwd: project.workspace, command, session });
 }
 
 /** The call waits in the inbox until the approver decides it there (or is answered at once, where a decision stands for it). */

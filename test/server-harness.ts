@@ -241,3 +241,30 @@ export function residentMegabytes(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS
   if (match === null) throw new Error(`no ${field} in /proc/${pid}/status`);
   return Number(match[1]) / 1024;
 }
+
+/**
+ * One `toolgate hook claude-code --approver server` process, as Claude Code
+ * starts it for a Bash call, waiting on `server` with the admin token:
+ * resolves with the decision it printed, or `exit N: stderr` where it
+ * printed none (Claude Code reads exit 2 as a denial). `started` gets the
+ * process, for a test to kill one it leaves waiting.
+ *
+ * @example
+ * expect(await claudeHookProcess({ server: server.url, cwd: project.workspace, command: 'ls', session: 's1' })).toBe('allow');
+ */
+export async function claudeHookProcess(options: { server: string; cwd: string; command: string; session: string; timeoutSeconds?: number; started?: (child: ChildProcess) => void }): Promise<string> {
+  const input = { session_id: options.session, transcript_path: null, cwd: options.cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: options.command, description: 'run it' }, tool_use_id: `toolu_${Math.random().toString(36).slice(2)}` };
+  const child = spawn(NODE, [path.join(ROOT, 'src/cli/main.ts'), 'hook', 'claude-code', '--approver', 'server', '--server', options.server, '--timeout', String(options.timeoutSeconds ?? 60)], {
+    env: { ...process.env, TOOLGATE_TOKEN: ADMIN_TOKEN, SHELL: '/bin/bash' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  options.started?.(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin!.end(JSON.stringify(input));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (stdout === '') return `exit ${String(code)}: ${stderr}`;
+  return (JSON.parse(stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;
+}

@@ -7,13 +7,13 @@
  * folded under it, waiting — still pending, never decided for anyone —
  * and open to be decided one by one.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './headless-chromium.ts';
-import { ADMIN_TOKEN, api, createServerProject, NODE, ROOT, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
+import { ADMIN_TOKEN, api, claudeHookProcess, createServerProject, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
 
 const POLICY = `version: 1
 fs:
@@ -34,13 +34,7 @@ const hooks: ChildProcess[] = [];
 
 /** A hook process as Claude Code starts it, left waiting on the server. */
 function waitingHook(command: string, session: string): Promise<string> {
-  const input = { session_id: session, transcript_path: null, cwd: project.workspace, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'run it' }, tool_use_id: `toolu_${Math.random().toString(36).slice(2)}` };
-  const child = spawn(NODE, [path.join(ROOT, 'src/cli/main.ts'), 'hook', 'claude-code', '--approver', 'server', '--server', server.url, '--timeout', '120'], { env: { ...process.env, TOOLGATE_TOKEN: ADMIN_TOKEN, SHELL: '/bin/bash' }, stdio: ['pipe', 'pipe', 'pipe'] });
-  hooks.push(child);
-  let stdout = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stdin.end(JSON.stringify(input));
-  return new Promise((resolve) => child.once('exit', () => resolve(stdout)));
+  return claudeHookProcess({ server: server.url, cwd: project.workspace, command, session, timeoutSeconds: 120, started: (child) => hooks.push(child) });
 }
 
 async function pendingCount(): Promise<number> {
@@ -78,7 +72,7 @@ describe('the attention budget in the web inbox', () => {
       const answer = waitingHook('git status', `s-${session}`);
       const pending = await waitFor(async () => ((await api(server.url, 'GET', '/approvals')).body.approvals as Array<{ run_id: string }>).find((each) => JSON.stringify(each).includes('git status')), { timeoutMs: 20_000, describe: () => server.stderr().slice(-500) });
       expect((await api(server.url, 'POST', `/runs/${pending.run_id}/approve`, { approved: true })).status).toBe(200);
-      expect(await answer).toContain('"permissionDecision":"allow"');
+      expect(await answer).toBe('allow');
     }
     expect((await api(server.url, 'GET', '/whoami')).body.attention).toEqual({ asks_per_hour: 2, decided_last_hour: 2 });
     await page.reload();
