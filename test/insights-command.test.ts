@@ -97,7 +97,10 @@ describe('toolgate insights', () => {
 
   it('suggests the narrowest rule for the rubber-stamped asks, withholds the delete, and writes it only with --write', async () => {
     const before = readFileSync(project.policyFile, 'utf8');
+    const logBefore = readFileSync(log, 'utf8');
     const shown = await runCli(['insights', '--log', log, '--suggest', '--policy', project.policyFile, '--json'], { cwd: project.directory });
+    // Judging suggestions records nothing: the log read is the log as it was.
+    expect(readFileSync(log, 'utf8')).toBe(logBefore);
     expect(shown.code).toBe(0);
     const { suggestions } = JSON.parse(shown.stdout) as { suggestions: { suggestions: Array<{ commands: string[]; zone: string; approvals: number; lines: string[] }>; withheld: Array<{ what: string; why: string }>; diff: string } };
     expect(suggestions.suggestions).toEqual([expect.objectContaining({ commands: ['git status'], zone: 'workspace', approvals: 10 })]);

@@ -5,7 +5,7 @@
  * lines: the exact decisions under two policies, the calls that would change,
  * and every kind of line it cannot read reported with its file and line.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -109,6 +109,8 @@ describe('toolgate replay over real transcripts', () => {
       }
     }
     expect(calls.filter((call) => recorded.has(call.call_id)).length).toBe(20);
+    // A replay is no call: nothing recorded (the policy keeps an audit log, and "approve always" beside it).
+    expect(existsSync(path.join(where.project, '.toolgate'))).toBe(false);
     expect(calls.map((call) => `${call.tool} ${call.decision}`)).toEqual([
       ...['shell allow', 'shell allow', 'shell ask', 'shell ask', 'shell ask', 'shell block', 'shell block', 'shell ask', 'write_file allow', 'write_file allow', 'read_file allow', 'write_file block'],
       ...['shell allow', 'shell allow', 'shell ask', 'shell ask', 'shell ask', 'shell block', 'shell block', 'shell ask', 'shell ask', 'apply_patch allow'],

@@ -126,6 +126,12 @@ export async function createHostJudge(options: {
   observer?: GateObserver;
   /** The program the hook was started as (a decider answers for hook processes other than itself); default this process's. */
   argv0?: string;
+  /**
+   * `toolgate replay`'s judge: nothing is recorded (no audit log, "approve
+   * always" read but never written), and a repository's settings are read
+   * once per directory, since nothing changes them while history is replayed.
+   */
+  replay?: boolean;
 }): Promise<HostJudge> {
   const { loaded } = options;
   const options_ = options;
@@ -158,7 +164,19 @@ export async function createHostJudge(options: {
     ...(options.audit === undefined ? {} : { audit: options.audit }),
     ...(options.always === undefined ? {} : { always: options.always }),
     ...(options.observer === undefined ? {} : { observer: options.observer }),
+    ...(options.replay === true ? { simulate: true } : {}),
   });
+  // Replay reads each directory's repository settings once (a month of history asks about the same few folders again and again).
+  const perDirectory = <Value>(read: (cwd: string) => Value): ((cwd: string) => Value) => {
+    if (options.replay !== true) return read;
+    const known = new Map<string, Value>();
+    return (cwd) => {
+      if (!known.has(cwd)) known.set(cwd, read(cwd));
+      return known.get(cwd)!;
+    };
+  };
+  const repositorySettingsIn = perDirectory((cwd) => claudeRepositorySettings({ cwd, env: options.env }));
+  const repositoryHooksOf = new Map<string, Array<{ file: string; hooks: string[] }>>();
   // An edit is judged as the write it makes, and the diff needs the file: read only where a read needs nobody's approval
   // (the diff is shown in the inbox, and to the token that sent the call: a file whose reads ask is not shown).
   const readTextFor = (cwd: string) => (file: string): string | undefined => {
@@ -246,7 +264,7 @@ export async function createHostJudge(options: {
       const callId = input.toolUseId ?? `${input.host}-call`;
       const options = asks.by === 'person' ? { approver: { ask: async () => asks.decision }, personDecides: true } : { approver: asks.by === 'host' ? null : createNonInteractiveApprover({ hint: asks.why }) };
       // The repository's own Claude Code settings, read once for this call.
-      const repository = input.host === 'claude-code' ? claudeRepositorySettings({ cwd: input.cwd, env: options_.env }) : [];
+      const repository = input.host === 'claude-code' ? repositorySettingsIn(input.cwd) : [];
       // A repository's own hook can answer with other arguments, which the host runs instead of the call judged here: nothing else is judged then.
       // sandbox.hosts: wrap with sandbox.fallback: fail_fast, and no OS sandbox here: as toolgate would refuse to start, every call is blocked.
       const unconfinable = wrapsHostCommands && loaded.policy.document.sandbox?.fallback === 'fail_fast' ? await missingSandbox() : undefined;
@@ -254,7 +272,12 @@ export async function createHostJudge(options: {
         const why = `sandbox.hosts is wrap with sandbox.fallback fail_fast, but there is no OS sandbox here (${unconfinable}): every call is blocked, as toolgate would refuse to start`;
         return { ...verdictOf(await gate.authorize({ tool: HOST_SANDBOX_TOOL, args: { why }, callId }, context, options)), call };
       }
-      const rewriters = repositoryHooks(input, options_.env, repository);
+      const hooksKey = `${input.host}\u0000${input.hostTool}\u0000${input.cwd}\u0000${options_.env.CLAUDE_PROJECT_DIR ?? ''}`;
+      let rewriters = options_.replay === true ? repositoryHooksOf.get(hooksKey) : undefined;
+      if (rewriters === undefined) {
+        rewriters = repositoryHooks(input, options_.env, repository);
+        if (options_.replay === true) repositoryHooksOf.set(hooksKey, rewriters);
+      }
       if (rewriters.length > 0) {
         const rewritten = await gate.authorize({ tool: HOST_REWRITTEN_TOOL, args: { tool: input.hostTool, found: rewriters, host: input.host }, callId }, context, options);
         return { ...verdictOf(rewritten), call };

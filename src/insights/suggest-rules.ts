@@ -198,7 +198,8 @@ function policyJudges(loaded: LoadedPolicy, env: Readonly<Record<string, string 
     let judge = byRoot.get(root);
     if (judge === undefined) {
       judge = createBuiltinTools({ loaded, cwd: root, judgeOnly: true, env }).then(({ tools }) => ({
-        gate: createRuntimeGate({ loaded, tools, openWorld: true, memory: createInMemoryApprovalMemory() }),
+        // The simulator's gate: judging a suggestion records nothing (it would land in the very log being read).
+        gate: createRuntimeGate({ loaded, tools, simulate: true, memory: createInMemoryApprovalMemory() }),
         shell: tools.find((tool) => tool.name === 'shell'),
       }));
       byRoot.set(root, judge);

@@ -92,7 +92,8 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
   // command asked again for its shell after it): its tool and arguments, and whether the gate knew that tool.
   let last: { tool: string; args: unknown; known: boolean } | undefined;
   const observer = { authorized: (event: { call: { tool: string; args?: unknown }; known: boolean }) => void (last = { tool: event.call.tool, args: event.call.args, known: event.known }) };
-  const judge: HostJudge = await createHostJudge({ loaded, env: options.env, observer });
+  // Recording nothing: no audit log, no approvals written (a replay is no call).
+  const judge: HostJudge = await createHostJudge({ loaded, env: options.env, observer, replay: true });
   const keys = loaded.policy.redact.keys;
   const memo = new Map<string, ReplayVerdict>();
   const ruleAt = (rule: string | null) => (rule === null ? undefined : loaded.policy.ruleAt?.(rule));
