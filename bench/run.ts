@@ -32,6 +32,7 @@ const SUITES: { name: string; load: () => Promise<BenchSuite> }[] = [
   { name: 'server', load: async () => (await import('./suites/server-bench.ts')).serverSuite },
   { name: 'server-postgres', load: async () => (await import('./suites/server-postgres-bench.ts')).serverPostgresSuite },
   { name: 'hook', load: async () => (await import('./suites/hook-bench.ts')).hookSuite },
+  { name: 'replay', load: async () => (await import('./suites/replay-bench.ts')).replaySuite },
 ];
 
 const { values } = parseArgs({

@@ -18,7 +18,7 @@ describe('npm run bench -- --quick', () => {
     const result = spawnSync(path.join(ROOT, 'node_modules/.bin/node'), ['bench/run.ts', '--quick', '--out', out], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
     expect(result.status, result.stderr).toBe(0);
     const report = JSON.parse(readFileSync(path.join(out, 'latest-quick.json'), 'utf8')) as { machine: { node: string }; rows: { suite: string }[] };
-    expect(new Set(report.rows.map((row) => row.suite))).toEqual(new Set(['decisions', 'fingerprint', 'audit', 'fs', 'mcp', 'shell', 'ai-sdk', 'server', 'server-postgres', 'hook']));
+    expect(new Set(report.rows.map((row) => row.suite))).toEqual(new Set(['decisions', 'fingerprint', 'audit', 'fs', 'mcp', 'shell', 'ai-sdk', 'server', 'server-postgres', 'hook', 'replay']));
     expect(report.machine.node).toBe(process.version);
     expect(readFileSync(path.join(out, 'latest-quick.md'), 'utf8')).toContain('| suite | case |');
     // Every row says whether it has a target and whether it met it, and each targeted row has its spread.

@@ -154,16 +154,25 @@ export function blockingExit(reason: string): HookAnswer {
   return { stdout: '', stderr: `${reason}\n`, exitCode: 2 };
 }
 
-/** The user's login shell, from the password database (what a host falls back to without $SHELL); undefined where there is none. */
+/**
+ * The user's login shell, from the password database (what a host falls
+ * back to without $SHELL); undefined where there is none. Read once per
+ * process (a replay asks for it for every Codex call of a month).
+ */
 export function loginShell(): string | undefined {
-  try {
-    // From the module object, not an ESM import: a hook process loads only what it uses.
-    const shell = process.getBuiltinModule('node:os').userInfo().shell;
-    return shell === null || shell === '' ? undefined : shell;
-  } catch {
-    return undefined;
+  if (knownLoginShell === null) {
+    try {
+      // From the module object, not an ESM import: a hook process loads only what it uses.
+      const shell = process.getBuiltinModule('node:os').userInfo().shell;
+      knownLoginShell = shell === null || shell === '' ? undefined : shell;
+    } catch {
+      knownLoginShell = undefined;
+    }
   }
+  return knownLoginShell;
 }
+
+let knownLoginShell: string | undefined | null = null;
 
 /** Where `name` is on PATH, as the host's spawn finds it; undefined where it is not (the command's shell is then not known). */
 export function onPath(name: string, searchPath: string | undefined): string | undefined {

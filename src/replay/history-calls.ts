@@ -58,15 +58,17 @@ export async function* historyCalls(options: { file: string; env: Readonly<Recor
       yield { kind: 'malformed', at, problem: `a line of ${item.tooLong} bytes, longer than the ${MAX_LINE_BYTES / 1024 / 1024} MiB replay reads: skipped` };
       continue;
     }
-    const text = item.text;
-    if (text.trim() === '') continue;
-    // Most of a transcript is not calls (prompts, tool results, token counts): a line that cannot hold one is only checked for
-    // being whole (a line cut short, a line of something else), not parsed.
-    const holdsCall = kind === 'claude-code' ? text.includes('"tool_use"') : kind === 'codex' ? text.includes('_call"') || text.includes('"session_meta"') || text.includes('"turn_context"') : true;
+    const { bytes } = item;
+    const ends = contentEnds(bytes);
+    if (ends === undefined) continue;
+    // Most of a transcript is not calls (prompts, tool results, token counts): a line that cannot hold one is only checked, in its
+    // bytes, for being whole (a line cut short, a line of something else), not decoded or parsed.
+    const holdsCall = kind === 'claude-code' ? bytes.includes('"tool_use"') : kind === 'codex' ? bytes.includes('_call"') || bytes.includes('"session_meta"') || bytes.includes('"turn_context"') : true;
     if (!holdsCall) {
-      if (!looksWhole(text)) yield { kind: 'malformed', at, problem: 'not a whole JSON object: a line cut short when its writer stopped, or a line of something else' };
+      if (bytes[ends.first] !== OPEN_BRACE || bytes[ends.last] !== CLOSE_BRACE) yield { kind: 'malformed', at, problem: 'not a whole JSON object: a line cut short when its writer stopped, or a line of something else' };
       continue;
     }
+    const text = bytes.toString('utf8');
     let record: Record<string, unknown>;
     try {
       const value = JSON.parse(text) as unknown;
@@ -111,13 +113,17 @@ export async function* historyCalls(options: { file: string; env: Readonly<Recor
   }
 }
 
-/** Whether a line begins with `{` and ends with `}` (white space aside): a JSON object not cut short. */
-function looksWhole(text: string): boolean {
-  let start = 0;
-  let end = text.length - 1;
-  while (start < end && /\s/.test(text[start]!)) start++;
-  while (end > start && /\s/.test(text[end]!)) end--;
-  return text[start] === '{' && text[end] === '}';
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/** The first and last bytes of a line that are not white space; undefined for a blank line. */
+function contentEnds(bytes: Buffer): { first: number; last: number } | undefined {
+  const blank = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0a;
+  let first = 0;
+  let last = bytes.length - 1;
+  while (first <= last && blank(bytes[first])) first++;
+  while (last >= first && blank(bytes[last])) last--;
+  return first > last ? undefined : { first, last };
 }
 
 function kindOf(record: Record<string, unknown>): HistoryKind | undefined {

@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 
 const EMPTY = Buffer.alloc(0);
 
-/** One line of a file: its text, or (past the bound) only its length, never held. `line` counts from 1. */
-export type BoundedLine = { line: number; text: string } | { line: number; tooLong: number };
+/** One line of a file: its bytes (not yet decoded: most lines of a transcript are looked into, not read), or (past the bound) only its length, never held. `line` counts from 1. */
+export type BoundedLine = { line: number; bytes: Buffer } | { line: number; tooLong: number };
 
 /**
  * The lines of a file, each at most `maxBytes` long; a longer one is
@@ -12,7 +12,7 @@ export type BoundedLine = { line: number; text: string } | { line: number; tooLo
  * `node:readline` keeps a line whole however long it is.
  *
  * @example
- * for await (const item of readBoundedLines({ file: 'a.jsonl', maxBytes: 1 << 24 })) if ('text' in item) handle(item.text);
+ * for await (const item of readBoundedLines({ file: 'a.jsonl', maxBytes: 1 << 24 })) if ('bytes' in item) handle(item.bytes.toString('utf8'));
  */
 export async function* readBoundedLines(options: { file: string; maxBytes: number }): AsyncGenerator<BoundedLine, void, undefined> {
   const { maxBytes } = options;
@@ -28,10 +28,11 @@ export async function* readBoundedLines(options: { file: string; maxBytes: numbe
       skipped = 0;
       return { line, tooLong: length };
     }
-    const text = (parts.length === 0 ? tail : Buffer.concat([...parts, tail])).toString('utf8');
+    // A copy: the stream may reuse its buffer once this generator goes on.
+    const bytes = parts.length === 0 ? Buffer.from(tail) : Buffer.concat([...parts, tail]);
     parts = [];
     held = 0;
-    return { line, text: text.endsWith('\r') ? text.slice(0, -1) : text };
+    return { line, bytes: bytes.at(-1) === 13 ? bytes.subarray(0, -1) : bytes };
   };
   for await (const chunk of createReadStream(options.file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     let start = 0;

@@ -6,6 +6,7 @@
  * Bounded in memory: tallies per rule and kind of change, a few examples
  * each, a few malformed lines listed.
  */
+import { createHash } from 'node:crypto';
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { Authorization } from '../core/types.ts';
 import { redact } from '../core/redact.ts';
@@ -71,8 +72,7 @@ export interface ReplaySummary {
 const EXAMPLES = 3;
 const MALFORMED_LISTED = 20;
 /** Judgements kept for calls seen again (the same command in the same directory): a month of one developer repeats most. */
-const MEMO_ENTRIES = 50_000;
-const MEMO_KEY_BYTES = 4096;
+const MEMO_ENTRIES = 100_000;
 
 /** One policy's judge for history: each distinct call judged once. */
 export interface HistoryJudge {
@@ -122,18 +122,32 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
   return {
     path: loaded.path,
     async judge(item) {
-      const key = item.kind === 'host' ? JSON.stringify([item.input.host, item.input.hostTool, item.input.toolInput, item.input.cwd, item.input.shell, item.input.options]) : JSON.stringify([item.tool, item.args, item.server, item.identity]);
+      const key = memoKey(item);
       const known = memo.get(key);
       if (known !== undefined) return known;
       const verdict = await judgeOnce(item);
-      if (key.length <= MEMO_KEY_BYTES) {
-        if (memo.size >= MEMO_ENTRIES) memo.clear();
-        memo.set(key, verdict);
-      }
+      if (memo.size >= MEMO_ENTRIES) memo.clear();
+      memo.set(key, verdict);
       return verdict;
     },
     close: () => judge.close(),
   };
+}
+
+/**
+ * What makes two calls of a history the same call to judge: the host, its
+ * tool, its input, where and how it runs — less what only describes it to
+ * the person (Claude Code's Bash `description`) — as a SHA-256, so a month
+ * of long file writes is not held in memory as keys.
+ */
+function memoKey(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): string {
+  let parts: unknown;
+  if (item.kind === 'host') {
+    const { input } = item;
+    const toolInput = input.host === 'claude-code' && input.hostTool === 'Bash' && 'description' in input.toolInput ? { ...input.toolInput, description: undefined } : input.toolInput;
+    parts = [input.host, input.hostTool, toolInput, input.cwd, input.shell, input.options];
+  } else parts = [item.tool, item.args, item.server, item.identity];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64');
 }
 
 /** Why a call was judged without its content being read: a tool nothing declares, a command the shell analysis could not follow. */

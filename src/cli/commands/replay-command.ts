@@ -9,7 +9,7 @@ import { createHistoryJudge, replayHistory, type ReplayChange, type ReplayExampl
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, PolicyError, UsageError } from '../cli-support.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
-import { parseAuditTime } from './audit-command.ts';
+import { parseAuditTime } from '../audit-time.ts';
 
 export const REPLAY_HELP = `Usage:
   toolgate replay [--policy FILE] [--against FILE] [--since TIME] [--json] [SOURCE...]
