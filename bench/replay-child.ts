@@ -80,7 +80,7 @@ if (mode === 'floor') {
   const started = performance.now();
   const policy = await createHistoryJudge({ loaded, env });
   const files = filesBelow(directory);
-  async function* items() {
+  function* items() {
     for (const file of files) yield* historyCalls({ file, env });
   }
   const summary = await replayHistory({ items: items(), policy });

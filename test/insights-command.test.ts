@@ -7,7 +7,7 @@
  * with --write, allows the approved calls and still asks about or blocks
  * the destructive controls.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, api, claudeHookProcess, createServerProject, startServerProcess, waitFor, type ServerProcess, type ServerProject } from './server-harness.ts';
@@ -164,6 +164,23 @@ describe('toolgate insights', () => {
     expect(refused.status).toBe(403);
     const bad = await api(server.url, 'GET', '/insights?days=lots');
     expect(bad.status).toBe(400);
+  });
+
+  it('--write keeps a policy that is a link a link, its mode and its CRLF line endings', async () => {
+    const base = path.join(project.directory, 'elsewhere');
+    mkdirSync(path.join(base, 'real'), { recursive: true });
+    mkdirSync(path.join(base, 'link'));
+    const real = path.join(base, 'real', 'toolgate.yaml');
+    const text = `version: 1\r\nfs:\r\n  zones:\r\n    - { name: workspace, root: ${project.workspace}, mode: rw }\r\nshell:\r\n  default: ask\r\n  rules:\r\n    - { match: echo, decision: allow }\r\n`;
+    writeFileSync(real, text, { mode: 0o600 });
+    chmodSync(real, 0o600);
+    symlinkSync(real, path.join(base, 'link', 'toolgate.yaml'));
+    const written = await runCli(['insights', '--log', log, '--suggest', '--policy', path.join(base, 'link', 'toolgate.yaml'), '--write'], { cwd: project.directory });
+    expect(written.stderr).toContain('wrote 1 rule into');
+    expect(lstatSync(path.join(base, 'link', 'toolgate.yaml')).isSymbolicLink()).toBe(true);
+    expect(statSync(real).mode & 0o777).toBe(0o600);
+    expect(readFileSync(real, 'utf8')).toBe(text.replace('    - { match: echo, decision: allow }\r\n', '    - { match: echo, decision: allow }\r\n    - { match: "git status", decision: allow, paths_in: [workspace], examples: { match: ["git status"] } }\r\n'));
+    expect(readdirSync(path.join(base, 'real'))).toEqual(['toolgate.yaml']);
   });
 
   it('refuses bad options, saying which', async () => {

@@ -218,6 +218,42 @@ describe('toolgate replay over what it cannot read', () => {
     expect(text.stdout).toContain('Judged without reading their content (2 calls):');
   });
 
+  it("judges as the hook does where the policy lives outside the project (the project's own toolgate.yaml is out of reach), records nothing under sandbox.hosts: wrap, and survives what no CLI writes", async () => {
+    const where = scratch();
+    const outside = path.join(where.base, 'policy');
+    mkdirSync(outside);
+    writeFileSync(path.join(outside, 'toolgate.yaml'), `version: 1\nfs:\n  zones:\n    - { name: project, root: ${where.project}, mode: rw, approval: { read: allow, write: allow } }\nshell:\n  default: ask\nsandbox: { hosts: wrap }\n`);
+    const line = (id: string, name: string, input: unknown) => JSON.stringify({ type: 'assistant', sessionId: 's1', cwd: where.project, timestamp: '2026-12-01T10:00:00Z', version: '2.1.332', message: { content: [{ type: 'tool_use', id, name, input }] } });
+    // An input nested 6,000 deep (too deep for JSON.stringify, which keys replay's memo), written as text.
+    const deep = line('t2', 'Bash', { command: 'echo hi', x: 'DEEP' }).replace('"DEEP"', `${'['.repeat(6000)}"x"${']'.repeat(6000)}`);
+    const file = path.join(where.base, 'odd.jsonl');
+    writeFileSync(file, [line('t1', 'Read', { file_path: path.join(where.project, 'toolgate.yaml') }), deep, line('t3', 'Bash', { command: 'ls' })].join('\n') + '\n');
+    const rollout = path.join(where.base, 'rollout.jsonl');
+    writeFileSync(rollout, ['{"timestamp":"t","type":"session_meta","payload":null}', `{"timestamp":"t","type":"session_meta","payload":{"id":"c1","cwd":"${where.project}","cli_version":"0.171.0"}}`, '{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\\"cmd\\":\\"rm -rf src\\"}","call_id":"k1"}}'].join('\n') + '\n');
+    const result = await runCli(['replay', '--calls', '--policy', path.join(outside, 'toolgate.yaml'), file, rollout], { cwd: where.base, env: ENV(where.home) });
+    expect(result.code).toBe(4);
+    const calls = result.stdout.trim().split('\n').map((text) => JSON.parse(text) as ReplayedCall);
+    expect(calls.map((call) => [call.call_id, call.decision])).toEqual([['t1', 'block'], ['t2', 'ask'], ['t3', 'ask'], ['k1', 'ask']]);
+    expect(result.stderr).toMatch(/rollout\.jsonl:1: a session_meta record without its payload object/);
+    // Nothing written, nothing run: no state beside either policy, wrap or not.
+    expect(existsSync(path.join(outside, '.toolgate'))).toBe(false);
+    expect(existsSync(path.join(where.project, '.toolgate'))).toBe(false);
+    // The hook answers this Read with a denial: toolgate.yaml in the call's directory is toolgate's own file.
+    const hook = await runCli(['hook', 'claude-code', '--policy', path.join(outside, 'toolgate.yaml')], { cwd: where.project, env: ENV(where.home), stdin: JSON.stringify({ session_id: 's1', cwd: where.project, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: path.join(where.project, 'toolgate.yaml') }, tool_use_id: 't1' }) });
+    expect(JSON.parse(hook.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+  });
+
+  it('an audit log of hosts that give no call id (Gemini CLI, Copilot CLI, Cursor) keeps every call', async () => {
+    const where = scratch();
+    const log = path.join(where.base, 'audit.jsonl');
+    const record = (command: string) => JSON.stringify({ v: 1, kind: 'verdict', time: '2026-12-07T10:00:00.000Z', session: 'gemini:s1', chat: null, run: null, caller: 'gemini', call_id: 'gemini-call', tool: 'shell', args: { command, cwd: where.project }, verdict: 'allow', decision: 'allow', source: 'policy', rule: null, reason: 'r', latency_ms: 1 });
+    writeFileSync(log, `${record('echo one')}\n${record('rm -rf src')}\n${record('echo one')}\n`);
+    const { summary } = await replayJson([log], where);
+    expect(summary.calls).toBe(3);
+    expect(summary.duplicates).toBe(0);
+    expect(summary.policies[0]!.totals).toEqual({ allow: 2, ask: 0, block: 1 });
+  });
+
   it('refuses a source that does not exist and a bad --against, saying which', async () => {
     const where = scratch();
     const missing = await runCli(['replay', path.join(where.base, 'nope.jsonl')], { cwd: where.project, env: ENV(where.home) });

@@ -56,6 +56,12 @@ afterAll(async () => {
 });
 
 describe('the attention budget in the web inbox', () => {
+  it('a server that has recorded nothing yet shows empty figures on its attention page, not an error', async () => {
+    const fresh = await api(server.url, 'GET', '/insights');
+    expect(fresh.status).toBe(200);
+    expect(fresh.body).toMatchObject({ calls: 0, asks: 0, rules: [], days: [] });
+  });
+
   it('under the budget each ask has its card; past it, asks of a kind gather on one card and wait, still pending, to be opened and decided one by one', { timeout: 120_000 }, async () => {
     for (const session of ['a', 'b', 'c']) void waitingHook('ls -la', `s-${session}`);
     void waitingHook('git commit -m wip', 's-d');

@@ -139,7 +139,7 @@ export async function createHostJudge(options: {
   const wrapsHostCommands = loaded.policy.document.sandbox?.hosts === 'wrap';
   // bwrap from the system's folders, never the host's PATH: a folder of a zone on it (an activated .venv/bin) let an allowed
   // command put a "bwrap" there that ran every later command unconfined (found on review).
-  const commandSandbox = wrapsHostCommands ? hostCommandSandbox({ loaded, env: options.env, bwrapPath: findExecutable({ name: 'bwrap', searchPath: SANDBOX_PATH }) ?? 'bwrap-not-found' }) : undefined;
+  const commandSandbox = wrapsHostCommands && options.replay !== true ? hostCommandSandbox({ loaded, env: options.env, bwrapPath: findExecutable({ name: 'bwrap', searchPath: SANDBOX_PATH }) ?? 'bwrap-not-found' }) : undefined;
   const { tools, zones } = await createBuiltinTools({
     loaded,
     cwd: options.cwd ?? loaded.directory,
@@ -202,6 +202,10 @@ export async function createHostJudge(options: {
     const dialect = HOST_DIALECTS[input.host];
     if (dialect === undefined || !takesChangedInputFor(dialect, input)) {
       return { why: `sandbox.hosts is wrap, but ${input.host}'s ${input.event === undefined ? 'hook' : `${input.event} hook`} cannot hand back a changed command, so it would run outside toolgate's OS sandbox (sandbox.fallback ${fallback})` };
+    }
+    // A replay runs nothing and writes nothing: the command is judged as one the sandbox would hold, without looking for bubblewrap or building it.
+    if (options_.replay === true) {
+      return shellTool === undefined ? { why: 'sandbox.hosts is wrap, but the policy has no shell section, whose zones the sandbox is made from' } : { updatedInput: input.toolInput, note: `${dialect.title} would run it inside toolgate's OS sandbox (sandbox.hosts: wrap; a replay builds none)` };
     }
     const missing = await missingSandbox();
     if (missing !== undefined) return { why: `sandbox.hosts is wrap, but there is no OS sandbox here (${missing}), so the command would run unconfined (sandbox.fallback ${fallback})` };
@@ -267,7 +271,7 @@ export async function createHostJudge(options: {
       const repository = input.host === 'claude-code' ? repositorySettingsIn(input.cwd) : [];
       // A repository's own hook can answer with other arguments, which the host runs instead of the call judged here: nothing else is judged then.
       // sandbox.hosts: wrap with sandbox.fallback: fail_fast, and no OS sandbox here: as toolgate would refuse to start, every call is blocked.
-      const unconfinable = wrapsHostCommands && loaded.policy.document.sandbox?.fallback === 'fail_fast' ? await missingSandbox() : undefined;
+      const unconfinable = wrapsHostCommands && loaded.policy.document.sandbox?.fallback === 'fail_fast' && options_.replay !== true ? await missingSandbox() : undefined;
       if (unconfinable !== undefined) {
         const why = `sandbox.hosts is wrap with sandbox.fallback fail_fast, but there is no OS sandbox here (${unconfinable}): every call is blocked, as toolgate would refuse to start`;
         return { ...verdictOf(await gate.authorize({ tool: HOST_SANDBOX_TOOL, args: { why }, callId }, context, options)), call };

@@ -91,7 +91,7 @@ const MAX_CALLS_TRACKED = 1_000_000;
  * @example
  * const insights = await auditInsights({ items: readAuditLog({ path }), since: Date.now() - 7 * 86_400_000, budgetPerHour: 30 });
  */
-export async function auditInsights(options: { items: AsyncIterable<AuditLogItem>; since?: number | undefined; until?: number | undefined; budgetPerHour?: number | undefined }): Promise<AuditInsights> {
+export async function auditInsights(options: { items: AsyncIterable<AuditLogItem> | Iterable<AuditLogItem>; since?: number | undefined; until?: number | undefined; budgetPerHour?: number | undefined }): Promise<AuditInsights> {
   const rules = new Map<string, RuleTally>();
   const approvers = new Map<string, { decided: number; approved: number; times: number[]; hours: Map<number, number> }>();
   const days = new Map<string, DayInsight>();
@@ -192,7 +192,7 @@ export async function auditInsights(options: { items: AsyncIterable<AuditLogItem
         decided: tally.decided,
         approved: tally.approved,
         medianMs: quantile(tally.times, 0.5),
-        busiestHour: Math.max(0, ...tally.hours.values()),
+        busiestHour: largest(tally.hours.values()),
         hoursOverBudget: budget === undefined ? 0 : [...tally.hours.values()].filter((count) => count > budget).length,
       }))
       .sort((a, b) => b.decided - a.decided),
@@ -227,6 +227,13 @@ function ruleInsight(tally: RuleTally): RuleInsight {
     p90Ms: quantile(tally.times, 0.9),
     rubberStamped: asks >= RUBBER_STAMP.minAsks && approvalRate >= RUBBER_STAMP.minApprovalRate && tally.times.length > 0 && medianMs < RUBBER_STAMP.maxMedianMs,
   };
+}
+
+/** The largest of `values` (0 for none), in a loop: a spread of a year of hours would overflow the stack. */
+function largest(values: Iterable<number>): number {
+  let most = 0;
+  for (const value of values) if (value > most) most = value;
+  return most;
 }
 
 /** The `q` quantile of `values` (nearest rank); 0 for none. */

@@ -97,5 +97,7 @@ describe('adding shell rules to a policy text', () => {
     expect(withShellRules('version: 1\nshell:\n  default: ask\n', ['{ match: b, decision: allow }'])).toBe('version: 1\nshell:\n  default: ask\n  rules:\n    - { match: b, decision: allow }\n');
     expect(withShellRules('version: 1\nshell:\n  rules: [{ match: a, decision: allow }]\n', ['{ match: b, decision: allow }'])).toBeUndefined();
     expect(withShellRules('version: 1\nfs: {}\n', ['{ match: b, decision: allow }'])).toBeUndefined();
+    // CRLF line endings are kept, the added line's too.
+    expect(withShellRules('version: 1\r\nshell:\r\n  rules:\r\n    - { match: a, decision: allow }\r\n', ['{ match: b, decision: allow }'])).toBe('version: 1\r\nshell:\r\n  rules:\r\n    - { match: a, decision: allow }\r\n    - { match: b, decision: allow }\r\n');
   });
 });

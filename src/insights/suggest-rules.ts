@@ -265,7 +265,8 @@ export function withShellRules(text: string, lines: readonly string[]): string |
     const indent = ' '.repeat(Math.max(0, dash - lineStart));
     const end = rules.range[1];
     const lineEnd = text.indexOf('\n', Math.max(end - 1, 0));
-    const at = lineEnd === -1 ? text.length : lineEnd;
+    // Before a line's CR too (a file with CRLF endings keeps them).
+    const at = lineEnd === -1 ? text.length : text[lineEnd - 1] === '\r' ? lineEnd - 1 : lineEnd;
     const added = lines.map((line) => `${newline}${indent}- ${line}`).join('');
     return `${text.slice(0, at).replace(/[ \t]*$/, '')}${added}${text.slice(at)}${lineEnd === -1 ? newline : ''}`;
   }
@@ -278,7 +279,7 @@ export function withShellRules(text: string, lines: readonly string[]): string |
   const indent = ' '.repeat(firstKey - (text.lastIndexOf('\n', firstKey - 1) + 1));
   const end = shell.range[1];
   const at = text.indexOf('\n', Math.max(end - 1, 0));
-  const position = at === -1 ? text.length : at;
+  const position = at === -1 ? text.length : text[at - 1] === '\r' ? at - 1 : at;
   const added = `${newline}${indent}rules:${lines.map((line) => `${newline}${indent}  - ${line}`).join('')}`;
   return `${text.slice(0, position).replace(/[ \t]*$/, '')}${added}${text.slice(position)}${at === -1 ? newline : ''}`;
 }

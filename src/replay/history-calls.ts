@@ -44,15 +44,15 @@ const CODEX_SHELL_TOOLS = new Set(['exec_command', 'shell', 'shell_command', 'lo
  * Every call in `file`, in order.
  *
  * @example
- * for await (const item of historyCalls({ file: 'rollout.jsonl', env: process.env })) if (item.kind === 'host') judge(item.input);
+ * for (const item of historyCalls({ file: 'rollout.jsonl', env: process.env })) if (item.kind === 'host') judge(item.input);
  */
-export async function* historyCalls(options: { file: string; env: Readonly<Record<string, string | undefined>> }): AsyncGenerator<HistoryItem, void, undefined> {
+export function* historyCalls(options: { file: string; env: Readonly<Record<string, string | undefined>> }): Generator<HistoryItem, void, undefined> {
   const { file } = options;
   let kind: HistoryKind | undefined;
   let version: string | undefined;
   // Codex writes the session's directory and id once (session_meta), and the turn's directory with each turn (turn_context).
   const codex = { sessionId: undefined as string | undefined, cwd: undefined as string | undefined };
-  for await (const item of readBoundedLines({ file, maxBytes: MAX_LINE_BYTES })) {
+  for (const item of readBoundedLines({ file, maxBytes: MAX_LINE_BYTES })) {
     const at = { file, line: item.line };
     if ('tooLong' in item) {
       yield { kind: 'malformed', at, problem: `a line of ${item.tooLong} bytes, longer than the ${MAX_LINE_BYTES / 1024 / 1024} MiB replay reads: skipped` };
@@ -88,27 +88,34 @@ export async function* historyCalls(options: { file: string; env: Readonly<Recor
         return;
       }
     }
-    if (kind === 'claude-code') {
-      if (typeof record.version === 'string') version = record.version;
-      yield* claudeCodeCalls(record, at, version, options.env);
-    } else if (kind === 'codex') {
-      const payload = record.payload as Record<string, unknown> | undefined;
-      if (record.type === 'session_meta' && payload !== undefined) {
-        if (typeof payload.cli_version === 'string') version = payload.cli_version;
-        const id = payload.id ?? payload.session_id;
-        if (typeof id === 'string') codex.sessionId = id;
-        if (typeof payload.cwd === 'string') codex.cwd = payload.cwd;
-      } else if (record.type === 'turn_context' && typeof payload?.cwd === 'string') {
-        codex.cwd = payload.cwd;
-      } else if (record.type === 'response_item' && payload !== undefined) {
-        const found = codexCall(payload, record, at, version, codex);
+    // A line of a shape nobody foresaw is reported, and the rest of the file still read.
+    try {
+      if (kind === 'claude-code') {
+        if (typeof record.version === 'string') version = record.version;
+        yield* claudeCodeCalls(record, at, version, options.env);
+      } else if (kind === 'codex') {
+        const payload = typeof record.payload === 'object' && record.payload !== null && !Array.isArray(record.payload) ? (record.payload as Record<string, unknown>) : undefined;
+        if ((record.type === 'session_meta' || record.type === 'response_item') && payload === undefined) {
+          yield otherShape(at, 'Codex', version, `a ${String(record.type)} record without its payload object`);
+        } else if (record.type === 'session_meta' && payload !== undefined) {
+          if (typeof payload.cli_version === 'string') version = payload.cli_version;
+          const id = payload.id ?? payload.session_id;
+          if (typeof id === 'string') codex.sessionId = id;
+          if (typeof payload.cwd === 'string') codex.cwd = payload.cwd;
+        } else if (record.type === 'turn_context' && typeof payload?.cwd === 'string') {
+          codex.cwd = payload.cwd;
+        } else if (record.type === 'response_item' && payload !== undefined) {
+          const found = codexCall(payload, record, at, version, codex);
+          if (found !== undefined) yield found;
+        }
+      } else if (kind === 'audit') {
+        const found = auditCall(record, at);
         if (found !== undefined) yield found;
+      } else {
+        yield batchCall(record, at);
       }
-    } else if (kind === 'audit') {
-      const found = auditCall(record, at);
-      if (found !== undefined) yield found;
-    } else {
-      yield batchCall(record, at);
+    } catch (error) {
+      yield { kind: 'malformed', at, problem: `a line replay could not read (${error instanceof Error ? error.message : String(error)})` };
     }
   }
 }
@@ -128,7 +135,7 @@ function contentEnds(bytes: Buffer): { first: number; last: number } | undefined
 
 function kindOf(record: Record<string, unknown>): HistoryKind | undefined {
   if (typeof record.v === 'number' && typeof record.kind === 'string') return 'audit';
-  if (typeof record.type === 'string' && typeof record.payload === 'object' && record.payload !== null && 'timestamp' in record) return 'codex';
+  if (typeof record.type === 'string' && 'payload' in record && 'timestamp' in record) return 'codex';
   if (typeof record.type === 'string' && ['sessionId', 'parentUuid', 'leafUuid', 'uuid'].some((key) => key in record)) return 'claude-code';
   if (typeof record.tool === 'string') return 'batch';
   return undefined;

@@ -7,6 +7,7 @@
  * each, a few malformed lines listed.
  */
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { Authorization } from '../core/types.ts';
 import { redact } from '../core/redact.ts';
@@ -73,11 +74,14 @@ const EXAMPLES = 3;
 const MALFORMED_LISTED = 20;
 /** Judgements kept for calls seen again (the same command in the same directory): a month of one developer repeats most. */
 const MEMO_ENTRIES = 100_000;
+/** Judges kept, one per working directory (a month of sessions works in a handful of folders). */
+const JUDGES_KEPT = 16;
 
 /** One policy's judge for history: each distinct call judged once. */
 export interface HistoryJudge {
   path: string;
-  judge(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): Promise<ReplayVerdict>;
+  /** The verdict, at once for a call judged before (most of a month's calls), else once judged. */
+  judge(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): ReplayVerdict | Promise<ReplayVerdict>;
   close(): Promise<void>;
 }
 
@@ -92,8 +96,26 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
   // command asked again for its shell after it): its tool and arguments, and whether the gate knew that tool.
   let last: { tool: string; args: unknown; known: boolean } | undefined;
   const observer = { authorized: (event: { call: { tool: string; args?: unknown }; known: boolean }) => void (last = { tool: event.call.tool, args: event.call.args, known: event.known }) };
-  // Recording nothing: no audit log, no approvals written (a replay is no call).
-  const judge: HostJudge = await createHostJudge({ loaded, env: options.env, observer, replay: true });
+  // One judge per working directory, as the hook makes one for the call's (toolgate's own files there are out of every tool's
+  // reach): the last few kept, the oldest closed. Recording nothing: no audit log, no approvals written (a replay is no call).
+  const judges = new Map<string, Promise<HostJudge>>();
+  const judgeIn = (cwd: string): Promise<HostJudge> => {
+    let judge = judges.get(cwd);
+    if (judge === undefined) {
+      if (judges.size >= JUDGES_KEPT) {
+        const [oldest, closing] = judges.entries().next().value!;
+        judges.delete(oldest);
+        void closing.then((stale) => stale.close());
+      }
+      judge = createHostJudge({ loaded, env: options.env, cwd, observer, replay: true });
+      judges.set(cwd, judge);
+    } else {
+      // Most recently used last.
+      judges.delete(cwd);
+      judges.set(cwd, judge);
+    }
+    return judge;
+  };
   const keys = loaded.policy.redact.keys;
   const memo = new Map<string, ReplayVerdict>();
   const ruleAt = (rule: string | null) => (rule === null ? undefined : loaded.policy.ruleAt?.(rule));
@@ -103,8 +125,8 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
     try {
       authorization =
         item.kind === 'host'
-          ? (await judge.decide(item.input, { by: 'host' })).authorization
-          : await judge.judgeToolgateCall({ tool: item.tool, args: item.args, server: item.server, identity: item.identity, sessionId: item.session, callId: item.callId });
+          ? (await (await judgeIn(item.input.cwd)).decide(item.input, { by: 'host' })).authorization
+          : await (await judgeIn(typeof item.args.cwd === 'string' && path.isAbsolute(item.args.cwd) ? item.args.cwd : loaded.directory)).judgeToolgateCall({ tool: item.tool, args: item.args, server: item.server, identity: item.identity, sessionId: item.session, callId: item.callId });
     } catch (error) {
       // As the hook would: toolgate's own failure blocks the call.
       const why = `toolgate could not judge it: ${error instanceof Error ? error.message : String(error)}`;
@@ -121,16 +143,21 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
   }
   return {
     path: loaded.path,
-    async judge(item) {
+    judge(item) {
       const key = memoKey(item);
+      // A call too deeply nested to be keyed is judged without the memo (and the judge says what it makes of it).
+      if (key === undefined) return judgeOnce(item);
       const known = memo.get(key);
       if (known !== undefined) return known;
-      const verdict = await judgeOnce(item);
-      if (memo.size >= MEMO_ENTRIES) memo.clear();
-      memo.set(key, verdict);
-      return verdict;
+      return judgeOnce(item).then((verdict) => {
+        if (memo.size >= MEMO_ENTRIES) memo.clear();
+        memo.set(key, verdict);
+        return verdict;
+      });
     },
-    close: () => judge.close(),
+    close: async () => {
+      for (const judge of judges.values()) await (await judge).close();
+    },
   };
 }
 
@@ -140,14 +167,18 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
  * the person (Claude Code's Bash `description`) — as a SHA-256, so a month
  * of long file writes is not held in memory as keys.
  */
-function memoKey(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): string {
+function memoKey(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): string | undefined {
   let parts: unknown;
   if (item.kind === 'host') {
     const { input } = item;
     const toolInput = input.host === 'claude-code' && input.hostTool === 'Bash' && 'description' in input.toolInput ? { ...input.toolInput, description: undefined } : input.toolInput;
     parts = [input.host, input.hostTool, toolInput, input.cwd, input.shell, input.options];
   } else parts = [item.tool, item.args, item.server, item.identity];
-  return createHash('sha256').update(JSON.stringify(parts)).digest('base64');
+  try {
+    return createHash('sha256').update(JSON.stringify(parts)).digest('base64');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Why a call was judged without its content being read: a tool nothing declares, a command the shell analysis could not follow. */
@@ -168,7 +199,8 @@ function unjudgedWhy(decided: { tool: string; args: unknown; known: boolean }): 
  * const summary = await replayHistory({ items, policy, against, since: Date.parse('2026-11-01') });
  */
 export async function replayHistory(options: {
-  items: AsyncIterable<HistoryItem>;
+  /** A history read synchronously (replay's files) or not. */
+  items: Iterable<HistoryItem> | AsyncIterable<HistoryItem>;
   policy: HistoryJudge;
   against?: HistoryJudge | undefined;
   since?: number | undefined;
@@ -184,7 +216,14 @@ export async function replayHistory(options: {
   const unseen = new Map<string, { source: string; tool: string; count: number }>();
   // The calls read so far, by host and call id (one entry each, some 60 bytes: 100,000 calls hold a few MB).
   const seen = new Set<string>();
-  for await (const item of options.items) {
+  // A synchronous history is read without a promise per line, and a call judged before is answered without one.
+  const items: Iterable<HistoryItem> | AsyncIterable<HistoryItem> = options.items;
+  const iterator = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : items[Symbol.iterator]();
+  for (;;) {
+    const next = iterator.next();
+    const step = next instanceof Promise ? await next : next;
+    if (step.done === true) break;
+    const item = step.value;
     if (item.kind === 'malformed') {
       summary.malformed.count++;
       if (summary.malformed.lines.length < MALFORMED_LISTED) summary.malformed.lines.push({ at: where(item.at), problem: item.problem });
@@ -201,7 +240,15 @@ export async function replayHistory(options: {
       unseen.set(key, entry);
       continue;
     }
-    const identity = item.kind === 'host' ? (item.input.toolUseId === undefined ? undefined : `${item.input.host}\u0000${item.input.toolUseId}`) : item.callId === '' ? undefined : `${item.caller ?? item.session}\u0000${item.callId}`;
+    // The same call read twice has the same id; hosts that give none (Gemini CLI, Copilot CLI, Cursor) are recorded under one placeholder, which is no identity.
+    const identity =
+      item.kind === 'host'
+        ? item.input.toolUseId === undefined
+          ? undefined
+          : `${item.input.host}\u0000${item.input.toolUseId}`
+        : item.callId === '' || (item.caller !== undefined && item.callId === `${item.caller}-call`)
+          ? undefined
+          : `${item.caller ?? item.session}\u0000${item.callId}`;
     if (identity !== undefined) {
       if (seen.has(identity)) {
         summary.duplicates++;
@@ -216,7 +263,10 @@ export async function replayHistory(options: {
     summary.calls++;
     summary.sources[item.source] = (summary.sources[item.source] ?? 0) + 1;
     const verdicts: ReplayVerdict[] = [];
-    for (const judge of judges) verdicts.push(await judge.judge(item));
+    for (const judge of judges) {
+      const verdict = judge.judge(item);
+      verdicts.push(verdict instanceof Promise ? await verdict : verdict);
+    }
     for (const [index, verdict] of verdicts.entries()) {
       totals[index]![verdict.decision]++;
       const key = `${verdict.decision}\u0000${verdict.rule ?? ''}`;

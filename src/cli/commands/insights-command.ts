@@ -1,4 +1,5 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readAuditLog, readStoredAudit, type AuditLogItem } from '../../audit/read-audit-log.ts';
 import { loadPolicyFile, type LoadedPolicy } from '../../config/load-policy-file.ts';
@@ -142,15 +143,38 @@ export async function runInsightsCommand(argv: string[], io: CliIo): Promise<num
         io.stderr.write(`toolgate insights: ${sanitizeTerminalText(suggestions.file)} changed while the log was read: nothing written; run again\n`);
         return EXIT.usage;
       }
-      const temporary = path.join(path.dirname(suggestions.file), `.${path.basename(suggestions.file)}.toolgate-${process.pid}`);
-      writeFileSync(temporary, suggestions.text, { mode: 0o644, flag: 'wx' });
-      renameSync(temporary, suggestions.file);
+      replaceFileText({ file: suggestions.file, text: suggestions.text });
       io.stderr.write(`toolgate insights: wrote ${suggestions.suggestions.length} rule${suggestions.suggestions.length === 1 ? '' : 's'} into ${sanitizeTerminalText(suggestions.file)}\n`);
     }
     if (insights.malformed > 0) io.stderr.write(`toolgate insights: ${insights.malformed} lines of the log could not be read (toolgate audit names them); the rest was read\n`);
     return insights.malformed > 0 ? EXIT.badInput : EXIT.ok;
   } finally {
     await source.close();
+  }
+}
+
+/**
+ * Writes `text` as the file's new content, whole or not at all: into a
+ * temporary file beside the file a link points to (the link stays a link),
+ * with the file's own mode (a policy kept private stays private), synced,
+ * then renamed over it; the temporary file is removed if anything fails.
+ */
+function replaceFileText(options: { file: string; text: string }): void {
+  const real = realpathSync(options.file);
+  const { mode } = statSync(real);
+  const temporary = path.join(path.dirname(real), `.${path.basename(real)}.toolgate-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    const descriptor = openSync(temporary, 'wx', mode & 0o777);
+    try {
+      writeFileSync(descriptor, options.text);
+      fsyncSync(descriptor);
+    } finally {
+      closeSync(descriptor);
+    }
+    renameSync(temporary, real);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
   }
 }
 

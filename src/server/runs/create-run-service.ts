@@ -3,7 +3,8 @@
  * paused durably on approvals, resumed by decisions, cancelled, recovered
  * after a restart, and timed out when nobody answers. Implements RunService.
  */
-import { auditInsights } from '../../insights/audit-insights.ts';
+import { auditInsights, type AuditInsights } from '../../insights/audit-insights.ts';
+import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import { answerHostCall, recordHostDecisions } from './host-approvals.ts';
 import { answerAsk } from './remote-asks.ts';
 import { createApprovalPresence } from './approval-presence.ts';
@@ -264,7 +265,16 @@ export function createRunService(options: RunServiceOptions): RunService {
       if (principal.role === 'submitter') throw new ApiError(403, 'the attention page shows everyone\'s decisions: it needs the approver or admin role; this token is a submitter');
       const source = runtime.readAudit;
       if (source === undefined) throw new ApiError(404, 'this server keeps no audit trail (audit.enabled: false in its policy)');
-      const figures = await auditInsights({ items: source.items(), since: query.since, budgetPerHour: runtime.policy.document.attention?.asks_per_hour });
+      // Up to now: a record dated in the future (a server with a wrong clock sharing the store) would stretch the page's chart to it.
+      const window = { since: query.since, until: Date.now(), budgetPerHour: runtime.policy.document.attention?.asks_per_hour };
+      let figures: AuditInsights;
+      try {
+        figures = await auditInsights({ items: source.items(), ...window });
+      } catch (error) {
+        // A server that has recorded nothing yet has no log yet: nothing to show, not an error.
+        if (!(error instanceof ToolgateError && error.code === 'AUDIT_LOG_INVALID' && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT')) throw error;
+        figures = await auditInsights({ items: [], ...window });
+      }
       return { ...figures, where: source.where };
     },
 

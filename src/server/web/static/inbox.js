@@ -40,6 +40,7 @@ let runController = null;
 /** How often the page says which card it has open, and hears which others have open ("claimed by NAME"). */
 const PRESENCE_MS = 5_000;
 let presenceTimer = null;
+let budgetTimer = null;
 let reportedKey;
 
 const $ = (id) => document.getElementById(id);
@@ -475,6 +476,9 @@ const SIGNED_IN_KEY = 'toolgate-signed-in-as';
 
 function startInbox() {
   void rememberWhoIsSignedIn();
+  // The hour of the attention budget moves on: where this person stands is read again each minute.
+  clearInterval(budgetTimer);
+  budgetTimer = setInterval(() => void rememberWhoIsSignedIn(), 60_000);
   streamController?.abort();
   streamController = new AbortController();
   clearInterval(presenceTimer);
@@ -486,6 +490,7 @@ function startInbox() {
 
 function showLogin(message) {
   clearInterval(presenceTimer);
+  clearInterval(budgetTimer);
   streamController?.abort();
   runController?.abort();
   showOnly('login');

@@ -14,6 +14,7 @@ import { clear, el } from './dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const PERIODS = [7, 30, 90];
+const MAX_COLUMNS = 366;
 
 /** An SVG element with attributes. */
 function svg(tag, attrs = {}, children = []) {
@@ -32,11 +33,14 @@ export function dayChart({ days, width, height, label }) {
   const first = days.length === 0 ? new Date() : new Date(`${days[0].day}T00:00:00Z`);
   const last = days.length === 0 ? new Date() : new Date(`${days.at(-1).day}T00:00:00Z`);
   const columns = [];
-  for (let time = first.getTime(); time <= last.getTime(); time += 86_400_000) {
+  for (let time = Math.max(first.getTime(), last.getTime() - MAX_COLUMNS * 86_400_000); time <= last.getTime(); time += 86_400_000) {
     const day = new Date(time).toISOString().slice(0, 10);
     columns.push(byDay.get(day) ?? { day, asks: 0, approved: 0 });
   }
-  const most = Math.max(1, ...columns.map((column) => column.asks));
+  // At most a year of columns, the latest: the server sends no later day than today, but a chart is never drawn wider than this.
+  if (columns.length > MAX_COLUMNS) columns.splice(0, columns.length - MAX_COLUMNS);
+  let most = 1;
+  for (const column of columns) most = Math.max(most, column.asks);
   const step = width / Math.max(1, columns.length);
   const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': label, class: 'day-chart' });
   const points = [];
