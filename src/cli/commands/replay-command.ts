@@ -146,7 +146,7 @@ function exists(file: string): boolean {
 }
 
 /** Every call of every source, file after file (a folder's .jsonl files in name order, so a replay reads the same way twice). */
-async function* itemsOf(sources: readonly string[], env: Readonly<Record<string, string | undefined>>): AsyncGenerator<HistoryItem, void, undefined> {
+function* itemsOf(sources: readonly string[], env: Readonly<Record<string, string | undefined>>): Generator<HistoryItem, void, undefined> {
   for (const source of sources) {
     for (const file of filesOf(source)) {
       if ('problem' in file) {
