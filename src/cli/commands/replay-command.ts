@@ -53,7 +53,10 @@ could not be read, with its file and line. Examples show the call as the
 audit log does: values of the policy's redact.keys are masked.
 
 The judgement is today's: files and folders the calls name are looked at as
-they are now (a zone's root that is gone, a file since deleted).
+they are now (a zone's root that is gone, a file since deleted). Each call is
+judged in its own working directory, as the hook judges it. Under
+sandbox.hosts: wrap, a shell command is judged as one the OS sandbox would
+hold: replay builds no sandbox and runs nothing.
 
 Exit codes:
   0  every line was read
