@@ -189,9 +189,14 @@ function overBudget() {
   return typeof budget.asks_per_hour === 'number' && budget.decided_last_hour >= budget.asks_per_hour;
 }
 
-/** What makes two asks the same kind: the tool and the rule that asked. */
+/**
+ * What makes two asks the same kind: the tool and the rule that asked. A
+ * call that cannot be undone is a kind of its own, each: it is never folded
+ * under a harmless one.
+ */
 function kindOf(item) {
   const view = item.presentation !== null && typeof item.presentation === 'object' ? item.presentation : {};
+  if (view.risk === 'dangerous') return `dangerous\u0000${String(item.run_id)}\u0000${String(item.tool_call_id)}`;
   return `${String(item.tool_name ?? '')}\u0000${JSON.stringify(view.asked_by ?? null)}`;
 }
 
