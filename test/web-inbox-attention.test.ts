@@ -64,14 +64,16 @@ describe('the attention budget in the web inbox', () => {
   it('under the budget each ask has its card; past it, asks of a kind gather on one card and wait, still pending, to be opened and decided one by one', { timeout: 120_000 }, async () => {
     for (const session of ['a', 'b', 'c']) void waitingHook('ls -la', `s-${session}`);
     void waitingHook('git commit -m wip', 's-d');
+    // Another command the same rule asks about: not like ls, so never folded under it (a flood of one command hides no other).
+    void waitingHook('wc -l notes.txt', 's-g');
     // Two history rewrites: the same tool and rule as ls, but what they do cannot be undone.
     for (const session of ['e', 'f']) void waitingHook(`git reset --hard HEAD~${session === 'e' ? 1 : 2}`, `s-${session}`);
-    await waitFor(async () => ((await pendingCount()) === 6 ? true : undefined), { timeoutMs: 30_000, describe: () => server.stderr().slice(-500) });
+    await waitFor(async () => ((await pendingCount()) === 7 ? true : undefined), { timeoutMs: 30_000, describe: () => server.stderr().slice(-500) });
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     await page.goto(`${server.url}/login#token=${encodeURIComponent(ADMIN_TOKEN)}`);
-    await expect.poll(() => page.locator('#items .approval:visible').count(), { timeout: 15_000 }).toBe(6);
+    await expect.poll(() => page.locator('#items .approval:visible').count(), { timeout: 15_000 }).toBe(7);
     expect(await page.locator('.kind-group').count()).toBe(0);
     expect(await page.locator('#items .approval[data-risk="dangerous"]').count()).toBe(2);
 
@@ -85,22 +87,23 @@ describe('the attention budget in the web inbox', () => {
     expect((await api(server.url, 'GET', '/whoami')).body.attention).toEqual({ asks_per_hour: 2, decided_last_hour: 2 });
     await page.reload();
     await page.waitForSelector('.kind-group');
-    // The three ls asks on one card: one shown, two folded; the commit (another rule asked) on its own; each delete on its own, never folded.
+    // The three ls asks on one card: one shown, two folded; wc and the commit on their own; each history rewrite on its own, never folded.
     expect(await page.locator('.kind-group').count()).toBe(1);
     expect(await page.locator('.kind-group .approval[data-risk="dangerous"]').count()).toBe(0);
     expect(await page.locator('.kind-group .kind-note').textContent()).toBe('You decided 2 asks in the last hour, past your attention budget of 2: asks of the same kind are gathered here and wait. Nothing is allowed without you.');
     expect(await page.locator('.kind-group details.kind-rest summary').textContent()).toBe('2 more asks like this wait — show them');
-    expect(await page.locator('#items .approval:visible').count()).toBe(4);
+    expect(await page.locator('#items .approval:visible').count()).toBe(5);
     expect(await page.locator('.kind-group details.kind-rest .approval').count()).toBe(2);
+    expect(await page.locator('.kind-group .approval').allTextContents()).toEqual([expect.stringContaining('ls -la'), expect.stringContaining('ls -la'), expect.stringContaining('ls -la')]);
     // They wait: nothing was decided for anyone.
-    expect(await pendingCount()).toBe(6);
+    expect(await pendingCount()).toBe(7);
     // The keys move only between the cards one can see.
-    for (let press = 0; press < 5; press++) await page.keyboard.press('j');
+    for (let press = 0; press < 6; press++) await page.keyboard.press('j');
     expect(await page.locator('#items .approval.selected').count()).toBe(1);
     expect(await page.locator('#items .approval.selected:visible').count()).toBe(1);
     // Opened, each can be decided on its own.
     await page.click('.kind-group details.kind-rest summary');
-    await expect.poll(() => page.locator('#items .approval:visible').count()).toBe(6);
+    await expect.poll(() => page.locator('#items .approval:visible').count()).toBe(7);
     expect(errors).toEqual([]);
     await page.close();
   });

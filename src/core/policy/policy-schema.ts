@@ -293,7 +293,7 @@ export const policySchema = z
           .int()
           .positive()
           .optional()
-          .describe('The asks one person should decide in an hour at most (an attention budget: a tired reviewer approves the harmful ask with the rest). Past it, the web inbox gathers asks of the same kind (tool and rule) on one card, the rest folded under it and waiting, never decided for anyone; `toolgate insights` flags the hours past it.'),
+          .describe('The asks one person should decide in an hour at most (an attention budget: a tired reviewer approves the harmful ask with the rest). Past it, the web inbox gathers asks of the same kind (tool, rule, and for the shell and file tools the same command or folder) on one card, the rest folded under it and waiting, never decided for anyone; `toolgate insights` flags the hours past it.'),
       })
       .optional()
       .describe('How much of people\'s attention the policy may ask for.'),

@@ -189,15 +189,28 @@ function overBudget() {
   return typeof budget.asks_per_hour === 'number' && budget.decided_last_hour >= budget.asks_per_hour;
 }
 
+/** toolgate's own tools that do many different things (any command, any file): their asks are alike only where "Always" would cover them alike. */
+const GENERAL_TOOLS = new Set(['shell', 'host_shell', 'host_sandbox', 'host_search', 'read_file', 'write_file', 'edit_file', 'delete_file', 'move_file', 'list_dir', 'apply_patch', 'skill']);
+
 /**
- * What makes two asks the same kind: the tool and the rule that asked. A
- * call that cannot be undone is a kind of its own, each: it is never folded
- * under a harmless one.
+ * What makes two asks the same kind: the tool, the rule that asked, and for
+ * toolgate's general tools the wider scope "Always" offers (the command's
+ * words and zone, the file's folder) — so a flood of `ls` never folds an
+ * `rm` under it. A call that cannot be undone, and a general tool's call
+ * with no such scope, are each a kind of their own: never folded.
  */
 function kindOf(item) {
   const view = item.presentation !== null && typeof item.presentation === 'object' ? item.presentation : {};
-  if (view.risk === 'dangerous') return `dangerous\u0000${String(item.run_id)}\u0000${String(item.tool_call_id)}`;
-  return `${String(item.tool_name ?? '')}\u0000${JSON.stringify(view.asked_by ?? null)}`;
+  const own = `own\u0000${String(item.run_id)}\u0000${String(item.tool_call_id)}`;
+  if (view.risk === 'dangerous') return own;
+  const tool = String(item.tool_name ?? '');
+  let scope = '';
+  if (GENERAL_TOOLS.has(tool)) {
+    const wider = Array.isArray(view.always_choices) ? view.always_choices.find((choice) => choice?.id === 'command' || choice?.id === 'folder') : undefined;
+    if (typeof wider?.rule !== 'string' || wider.rule === '') return own;
+    scope = wider.rule;
+  }
+  return `${tool}\u0000${JSON.stringify(view.asked_by ?? null)}\u0000${scope}`;
 }
 
 /**
