@@ -158,6 +158,12 @@ describe('toolgate replay over real transcripts', () => {
     const summary = JSON.parse(all.stdout) as ReplaySummary;
     expect(summary.sources).toEqual({ 'Claude Code 2.1.332': 12, 'Codex 0.171.0': 10 });
     expect(summary.duplicates).toBe(12);
+    // In the text, a transcript under the home is shown as ~/…, the policy here relative to the working directory.
+    const text = (await runCli(['replay', '--policy', 'new.yaml', '--against', 'toolgate.yaml'], { cwd: where.project, env })).stdout;
+    expect(text).toContain('(~/.claude/projects/-project/a.jsonl:37)');
+    expect(text).toContain('e.g. shell: ');
+    expect(text).toContain('toolgate.yaml');
+    expect(text).not.toContain(where.home);
     const later = JSON.parse((await runCli(['replay', '--json', '--since', '2026-12-07T19:49:00Z'], { cwd: where.project, env })).stdout) as ReplaySummary;
     // Codex's calls from 19:49:00 on: rm -rf build (19:49:00.093) and the four after it; Claude Code's session ended at 19:48:52.
     expect(later.sources).toEqual({ 'Codex 0.171.0': 5 });

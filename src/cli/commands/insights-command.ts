@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync,
 import path from 'node:path';
 import { readAuditLog, readStoredAudit, type AuditLogItem } from '../../audit/read-audit-log.ts';
 import { loadPolicyFile, type LoadedPolicy } from '../../config/load-policy-file.ts';
+import { displayPath } from '../../tools/fs/resolve-zone-path.ts';
 import { projectRootOf, userPolicyFile } from '../../config/find-host-policy.ts';
 import { toolgateConfigHome } from '../../config/user-toolgate-paths.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
@@ -213,12 +214,12 @@ async function* withinPeriod(items: AsyncIterable<AuditLogItem>, since: number |
 function humanInsights(insights: AuditInsights, log: string, cwd: string): string {
   const lines: string[] = [];
   const period = insights.from === null ? 'no entries' : `${insights.from.slice(0, 16).replace('T', ' ')} … ${insights.to!.slice(0, 16).replace('T', ' ')} UTC`;
-  lines.push(`${safe(shortPath(log, cwd))}: ${period}`);
+  lines.push(`${safe(displayPath({ cwd, absolute: log }))}: ${period}`);
   lines.push(`  ${insights.calls} calls judged; ${insights.asks} asks decided by a person or a timeout${insights.unanswered > 0 ? `; ${insights.unanswered} never answered` : ''}`);
   if (insights.rules.length > 0) {
     lines.push('', `  ${'asks'.padStart(6)} ${'approved'.padStart(8)} ${'median'.padStart(7)} ${'p90'.padStart(7)}  rule`);
     for (const rule of insights.rules) {
-      const where = rule.ruleAt === undefined ? '' : `, ${shortPath(rule.ruleAt, cwd)}`;
+      const where = rule.ruleAt === undefined ? '' : `, ${displayPath({ cwd, absolute: rule.ruleAt })}`;
       lines.push(`  ${String(rule.asks).padStart(6)} ${percent(rule.approvalRate).padStart(8)} ${seconds(rule.medianMs).padStart(7)} ${seconds(rule.p90Ms).padStart(7)}  ${safe(rule.rule ?? '(no rule)')}${safe(where)} (${safe(rule.tool)})${rule.rubberStamped ? '  ← rubber-stamped?' : ''}`);
     }
   }
@@ -257,12 +258,6 @@ function humanSuggestions(suggestions: Suggestions, writing: boolean): string {
     for (const entry of suggestions.withheld) lines.push(`  ${safe(entry.what)} (${entry.count} approved): ${safe(entry.why)}`);
   }
   return `${lines.join('\n')}\n`;
-}
-
-/** A file (or file:line) under the working directory, relative to it. */
-function shortPath(file: string, cwd: string): string {
-  const relative = path.relative(cwd, file);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
 }
 
 function percent(rate: number): string {

@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadPolicyFile } from '../../config/load-policy-file.ts';
+import { displayPath as relativePath } from '../../tools/fs/resolve-zone-path.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { historyCalls, type HistoryItem } from '../../replay/history-calls.ts';
@@ -266,12 +267,12 @@ function ruleText(side: { rule: string | null; ruleAt?: string }, shown: (file: 
   return `${safe(side.rule)}, ${colon === -1 ? safe(side.ruleAt) : `${shown(side.ruleAt.slice(0, colon))}${safe(side.ruleAt.slice(colon))}`}`;
 }
 
-/** A path under the working directory relative to it, one under the home with ~. */
+/** A path under the working directory relative to it (as messages show paths), else one under the home with ~. */
 function displayPath(file: string, places: { cwd: string; home: string }): string {
-  const relative = path.relative(places.cwd, file);
-  if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)) return relative;
-  const fromHome = path.relative(places.home, file);
-  return fromHome !== '' && !fromHome.startsWith('..') && !path.isAbsolute(fromHome) ? `~/${fromHome}` : file;
+  const shown = relativePath({ cwd: places.cwd, absolute: file });
+  if (shown !== file) return shown;
+  const fromHome = relativePath({ cwd: places.home, absolute: file });
+  return fromHome === file || fromHome === '.' ? file : `~/${fromHome}`;
 }
 
 function safe(text: unknown): string {
