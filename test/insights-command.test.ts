@@ -183,6 +183,23 @@ describe('toolgate insights', () => {
     expect(readdirSync(path.join(base, 'real'))).toEqual(['toolgate.yaml']);
   });
 
+  it("in a project with no policy of its own, reads the user-level policy's log (the one hooks judged it by), and --suggest says there is no policy here to change (it never writes the built-in one)", async () => {
+    const bare = path.join(project.directory, 'bare');
+    const config = path.join(project.directory, 'config-home');
+    mkdirSync(bare);
+    mkdirSync(path.join(config, '.toolgate'), { recursive: true });
+    writeFileSync(path.join(config, 'toolgate.yaml'), 'version: 1\nshell:\n  default: ask\n');
+    writeFileSync(path.join(config, '.toolgate', 'audit.jsonl'), readFileSync(log));
+    const env = { TOOLGATE_CONFIG_HOME: config };
+    const read = await runCli(['insights', '--json'], { cwd: bare, env });
+    expect(read.code).toBe(0);
+    expect(read.stderr).toContain(`the log of your user-level policy ${path.join(config, 'toolgate.yaml')}`);
+    expect(JSON.parse(read.stdout)).toMatchObject({ asks: 17 });
+    const suggest = await runCli(['insights', '--suggest'], { cwd: bare, env });
+    expect(suggest.code).toBe(2);
+    expect(suggest.stderr).toContain('no policy: pass --policy FILE, or run `toolgate init`');
+  });
+
   it('refuses bad options, saying which', async () => {
     expect((await runCli(['insights', '--log', log, '--budget', 'lots'], { cwd: project.directory })).stderr).toContain('--budget must be a whole number');
     expect((await runCli(['insights', '--log', log, '--write'], { cwd: project.directory })).stderr).toContain('--scope and --write go with --suggest');

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { auditEntryPredicate, readAuditLog, readStoredAudit, shownSession, type AuditEvent, type AuditFilter, type AuditLogItem } from '../../audit/read-audit-log.ts';
 import { loadPolicyFile, auditLogPath } from '../../config/load-policy-file.ts';
@@ -11,7 +12,9 @@ import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { policyForState, UsageError } from '../cli-support.ts';
+import { userPolicyFile } from '../../config/find-host-policy.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
+import { parseAuditTime } from '../audit-time.ts';
 import { openSharedStore } from '../shared-store-option.ts';
 import { isPostgresLocation } from '../../store/store-location.ts';
 
@@ -201,15 +204,15 @@ function oneOf<Value extends string>(options: { flag: string; value: string; all
   throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
 }
 
-import { parseAuditTime } from '../audit-time.ts';
-
 export { parseAuditTime };
 
 /**
  * The audit log a command reads: --log, else the log of --policy, else of the
- * policy the last run here used or the policy here, else ./.toolgate/audit.jsonl.
+ * policy the last run here used or the policy here, else of the user-level
+ * policy (the one agent hosts' hooks judge a project without its own by),
+ * else ./.toolgate/audit.jsonl.
  */
-export async function resolveLogPath(request: Pick<AuditRequest, 'log' | 'policy'>, io: CliIo): Promise<string> {
+export async function resolveLogPath(request: Pick<AuditRequest, 'log' | 'policy'>, io: CliIo, command = 'toolgate audit'): Promise<string> {
   if (request.log !== undefined) return path.resolve(io.cwd, request.log);
   if (request.policy !== undefined) return logOfPolicy(await loadPolicyFile(request.policy, { cwd: io.cwd }));
   const fallback = path.resolve(io.cwd, '.toolgate', 'audit.jsonl');
@@ -217,11 +220,15 @@ export async function resolveLogPath(request: Pick<AuditRequest, 'log' | 'policy
     // The log of the policy the last run here used, else of the policy here (see policyForState).
     const { loaded, note } = await policyForState({ policy: undefined, io });
     if (note !== undefined) io.stderr.write(`${escapeControlCharacters(note)}\n`);
-    return logOfPolicy(loaded);
+    // No policy file here (the built-in default policy's stands in): the user-level policy's log, where there is one.
+    const user = note === undefined && !existsSync(loaded.path) ? userPolicyFile(io.env) : undefined;
+    if (user === undefined) return logOfPolicy(loaded);
+    io.stderr.write(`toolgate: the log of your user-level policy ${escapeControlCharacters(user)} (no policy here; pass --policy or --log to choose another)\n`);
+    return logOfPolicy(await loadPolicyFile(user));
   } catch (error) {
     // Reading the log must not depend on the policy being valid today.
     const firstLine = errorMessage(error).split('\n')[0] ?? '';
-    io.stderr.write(`toolgate audit: warning: ignoring the policy (${escapeControlCharacters(firstLine)}); reading ${displayPath(fallback, io.cwd)}\n`);
+    io.stderr.write(`${command}: warning: ignoring the policy (${escapeControlCharacters(firstLine)}); reading ${displayPath(fallback, io.cwd)}\n`);
     return fallback;
   }
 }

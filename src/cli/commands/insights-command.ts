@@ -187,7 +187,6 @@ async function policyToChange(scope: 'project' | 'user', policy: string | undefi
     if (file === undefined) throw new UsageError(`--scope user: there is no user-level policy (toolgate.yaml in ${toolgateConfigHome(io.env)})`);
     loaded = await loadPolicyFile(file);
   } else loaded = await loadPolicyOrExplain({ policy, io });
-  if (loaded.path.startsWith('<')) throw new UsageError('--suggest needs a policy file to change: there is none here (toolgate init writes one), or give --policy');
   return { loaded, text: readFileSync(loaded.path, 'utf8'), scope };
 }
 
@@ -197,7 +196,7 @@ async function logSource(options: { log: string | undefined; policy: string | un
     const { store, shared, where } = await openSharedStore(options.store, 'toolgate insights');
     return { items: () => readStoredAudit(shared), shown: where, close: () => store.close() };
   }
-  const file = await resolveLogPath({ log: options.log, policy: options.policy }, io);
+  const file = await resolveLogPath({ log: options.log, policy: options.policy }, io, 'toolgate insights');
   return { items: () => readAuditLog({ path: file }), shown: file, close: async () => undefined };
 }
 
