@@ -166,17 +166,14 @@ export async function createHostJudge(options: {
     ...(options.observer === undefined ? {} : { observer: options.observer }),
     ...(options.replay === true ? { simulate: true } : {}),
   });
-  // Replay reads each directory's repository settings once (a month of history asks about the same few folders again and again).
-  const perDirectory = <Value>(read: (cwd: string) => Value): ((cwd: string) => Value) => {
-    if (options.replay !== true) return read;
-    const known = new Map<string, Value>();
-    return (cwd) => {
-      if (!known.has(cwd)) known.set(cwd, read(cwd));
-      return known.get(cwd)!;
-    };
+  // Replay reads a directory's repository settings and hooks once (a month of history asks about the same few folders again and
+  // again, and nothing changes them meanwhile); a hook or the server reads them for every call.
+  const readOnce = new Map<string, unknown>();
+  const once = <Value>(key: string, read: () => Value): Value => {
+    if (options.replay !== true) return read();
+    if (!readOnce.has(key)) readOnce.set(key, read());
+    return readOnce.get(key) as Value;
   };
-  const repositorySettingsIn = perDirectory((cwd) => claudeRepositorySettings({ cwd, env: options.env }));
-  const repositoryHooksOf = new Map<string, Array<{ file: string; hooks: string[] }>>();
   // An edit is judged as the write it makes, and the diff needs the file: read only where a read needs nobody's approval
   // (the diff is shown in the inbox, and to the token that sent the call: a file whose reads ask is not shown).
   const readTextFor = (cwd: string) => (file: string): string | undefined => {
@@ -268,7 +265,7 @@ export async function createHostJudge(options: {
       const callId = input.toolUseId ?? `${input.host}-call`;
       const options = asks.by === 'person' ? { approver: { ask: async () => asks.decision }, personDecides: true } : { approver: asks.by === 'host' ? null : createNonInteractiveApprover({ hint: asks.why }) };
       // The repository's own Claude Code settings, read once for this call.
-      const repository = input.host === 'claude-code' ? repositorySettingsIn(input.cwd) : [];
+      const repository = input.host === 'claude-code' ? once(`settings\u0000${input.cwd}`, () => claudeRepositorySettings({ cwd: input.cwd, env: options_.env })) : [];
       // A repository's own hook can answer with other arguments, which the host runs instead of the call judged here: nothing else is judged then.
       // sandbox.hosts: wrap with sandbox.fallback: fail_fast, and no OS sandbox here: as toolgate would refuse to start, every call is blocked.
       const unconfinable = wrapsHostCommands && loaded.policy.document.sandbox?.fallback === 'fail_fast' && options_.replay !== true ? await missingSandbox() : undefined;
@@ -276,12 +273,7 @@ export async function createHostJudge(options: {
         const why = `sandbox.hosts is wrap with sandbox.fallback fail_fast, but there is no OS sandbox here (${unconfinable}): every call is blocked, as toolgate would refuse to start`;
         return { ...verdictOf(await gate.authorize({ tool: HOST_SANDBOX_TOOL, args: { why }, callId }, context, options)), call };
       }
-      const hooksKey = `${input.host}\u0000${input.hostTool}\u0000${input.cwd}\u0000${options_.env.CLAUDE_PROJECT_DIR ?? ''}`;
-      let rewriters = options_.replay === true ? repositoryHooksOf.get(hooksKey) : undefined;
-      if (rewriters === undefined) {
-        rewriters = repositoryHooks(input, options_.env, repository);
-        if (options_.replay === true) repositoryHooksOf.set(hooksKey, rewriters);
-      }
+      const rewriters = once(`hooks\u0000${input.host}\u0000${input.hostTool}\u0000${input.cwd}`, () => repositoryHooks(input, options_.env, repository));
       if (rewriters.length > 0) {
         const rewritten = await gate.authorize({ tool: HOST_REWRITTEN_TOOL, args: { tool: input.hostTool, found: rewriters, host: input.host }, callId }, context, options);
         return { ...verdictOf(rewritten), call };
