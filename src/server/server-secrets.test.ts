@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -51,6 +51,31 @@ describe('loadServerSecrets', () => {
     expect(secrets.adminToken).toBe('a-hand-made-admin-token');
     expect(secrets.secret).toBe('s'.repeat(32));
   });
+
+  it('gives servers started at the same moment one and the same secret, never an empty file', async () => {
+    // Real processes racing on one fresh directory: a file made empty and
+    // filled afterwards was read empty by the loser (CI saw it).
+    const state = stateDirectory();
+    const program = `import { loadServerSecrets } from ${JSON.stringify(path.resolve('src/server/server-secrets.ts'))};
+const start = Number(process.argv[1]);
+while (Date.now() < start) {}
+const { adminToken, secret } = loadServerSecrets({ stateDirectory: ${JSON.stringify(state)}, env: {} });
+process.stdout.write(JSON.stringify({ adminToken, secret }));`;
+    const start = Date.now() + 1_500;
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', program, String(start)], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.once('exit', (code) => resolve({ code, stdout, stderr }));
+      })),
+    );
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    expect(new Set(results.map((result) => result.stdout)).size).toBe(1);
+    expect(readdirSync(state).sort(), 'no temporary file is left behind').toEqual(['server-secret', 'server-token']);
+  }, 60_000);
 });
 
 describe('loadServerSecrets refuses secret files it cannot trust', () => {
