@@ -1,7 +1,8 @@
 import { toolgateConfigHome, toolgateStateHome } from '../config/user-toolgate-paths.ts';
 import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
+import { createWholeFile } from '../filesystem/create-whole-file.ts';
 import path from 'node:path';
-import { closeSync, existsSync, lstatSync, openSync, realpathSync, writeSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { DEFAULT_POLICY_NAMES, ownPaths, stateDirectory, type LoadedPolicy, auditLogPath, approvalsFilePath } from '../config/load-policy-file.ts';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { APPROVALS_SCHEMA_VERSION } from '../approvals/approvals-file.ts';
@@ -186,16 +187,5 @@ function prepareOwnState(options: { loaded: LoadedPolicy }): void {
 function createIfMissing(file: string, content: string): void {
   if (existsSync(file)) return;
   makeDirectoriesSync(path.dirname(file), 0o700);
-  let descriptor: number;
-  try {
-    descriptor = openSync(file, 'wx', 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
-    throw error;
-  }
-  try {
-    if (content !== '') writeSync(descriptor, content);
-  } finally {
-    closeSync(descriptor);
-  }
+  createWholeFile(file, content, 0o600);
 }

@@ -5,9 +5,9 @@
  * approvals and seals stored runs (`TOOLGATE_SERVER_SECRET`,
  * `.toolgate/server-secret`; every process sharing a store needs the same).
  */
+import { createWholeFile } from '../filesystem/create-whole-file.ts';
 import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, linkSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { ToolgateError } from '../core/errors/toolgate-error.ts';
 import { readSecretFile } from './read-secret-file.ts';
@@ -70,39 +70,16 @@ interface SecretFile {
   tooShort: (value: string) => string | undefined;
 }
 
-/**
- * The file's content, checked, or a new value put in a new 0600 file (never
- * over an existing one). The file appears whole or not at all: the value is
- * written and synced to a private temporary file first, then linked into
- * place (link(2) refuses an existing name), so a second server starting at
- * the same moment reads either nothing or the whole secret, never an empty
- * file.
- */
+/** The file's content, checked, or a new value put in a new 0600 file that appears whole (never over an existing one). */
 function readOrCreate(secretFile: SecretFile): string {
   const existing = readChecked(secretFile);
   if (existing !== undefined) return existing;
   const { file } = secretFile;
   makeDirectoriesSync(path.dirname(file), 0o700);
   const value = secretFile.make();
-  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = openSync(temporary, 'wx', 0o600);
-  try {
-    try {
-      writeSync(fd, `${value}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    chmodSync(temporary, 0o600);
-    linkSync(temporary, file);
-  } catch (error) {
-    // Another process made it first: use theirs, checked like any other.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readChecked(secretFile) ?? readOrCreate(secretFile);
-    throw error;
-  } finally {
-    rmSync(temporary, { force: true });
-  }
-  return value;
+  if (createWholeFile(file, `${value}\n`, 0o600)) return value;
+  // Another process made it first: use theirs, checked like any other.
+  return readChecked(secretFile) ?? readOrCreate(secretFile);
 }
 
 /** The secret in `file` if there is one, refused when the file is unsafe, empty or too short. */
