@@ -1,6 +1,7 @@
 import { makeDirectoriesSync } from '../filesystem/make-directories.ts';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { statSync } from '../filesystem/file-lookups.ts';
 import { withFileLock } from './file-lock.ts';
 import path from 'node:path';
 import { z } from 'zod';

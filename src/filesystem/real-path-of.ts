@@ -2,7 +2,7 @@
  * The lowest layer of toolgate's own Node code: filesystem facts that every
  * layer above needs the same way (the sandbox, the tools, the config).
  */
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync } from './file-lookups.ts';
 import path from 'node:path';
 
 /** As many links as Linux follows in one path before it gives up (ELOOP). */

@@ -10,6 +10,7 @@
  */
 import path from 'node:path';
 import { quoteShellWord } from '../core/quote-shell-word.ts';
+import { realpathSync } from '../filesystem/file-lookups.ts';
 
 export type HostName = 'claude-code' | 'codex' | 'gemini' | 'copilot' | 'cursor' | 'opencode';
 
@@ -196,7 +197,7 @@ let systemShells: Set<string> | undefined;
  */
 export function isSystemShell(shell: string): boolean {
   if (!path.isAbsolute(shell)) return false;
-  const { readFileSync, realpathSync } = process.getBuiltinModule('node:fs');
+  const { readFileSync } = process.getBuiltinModule('node:fs');
   const real = (file: string): string | undefined => {
     try {
       return realpathSync(file);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { Authorization } from '../core/types.ts';
 import { redact } from '../core/redact.ts';
+import { holdingFilesStill, type HeldLookups } from '../filesystem/file-lookups.ts';
 import { createHostJudge, type HostJudge } from '../hooks/decide-host-call.ts';
 import { analyzeCommandOnce } from '../tools/shell/analyze-command.ts';
 import { callSummary } from '../audit/call-summary.ts';
@@ -118,6 +119,10 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
   };
   const keys = loaded.policy.redact.keys;
   const memo = new Map<string, ReplayVerdict>();
+  // The tree as it is now, looked at once per path: a replay runs nothing, so nothing in it changes while it judges (and the
+  // same folders, files and repository are looked into for most of a month's calls).
+  const lookups: HeldLookups = new Map();
+  const judgeHeld = (item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>) => holdingFilesStill(lookups, () => judgeOnce(item));
   const ruleAt = (rule: string | null) => (rule === null ? undefined : loaded.policy.ruleAt?.(rule));
   async function judgeOnce(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): Promise<ReplayVerdict> {
     last = undefined;
@@ -146,10 +151,10 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
     judge(item) {
       const key = memoKey(item);
       // A call too deeply nested to be keyed is judged without the memo (and the judge says what it makes of it).
-      if (key === undefined) return judgeOnce(item);
+      if (key === undefined) return judgeHeld(item);
       const known = memo.get(key);
       if (known !== undefined) return known;
-      return judgeOnce(item).then((verdict) => {
+      return judgeHeld(item).then((verdict) => {
         if (memo.size >= MEMO_ENTRIES) memo.clear();
         memo.set(key, verdict);
         return verdict;

@@ -9,7 +9,7 @@
  * so. Both are checked again on the descriptor at execution, where a path
  * can have changed since.
  */
-import { lstatSync } from 'node:fs';
+import { lstatSync } from '../../filesystem/file-lookups.ts';
 import type { Decision } from '../../core/types.ts';
 import type { ToolExecutionOptions } from '../builtin-tool.ts';
 import { FsPathRejectedError } from './errors/fs-path-rejected-error.ts';

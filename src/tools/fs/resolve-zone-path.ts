@@ -12,7 +12,7 @@
  * cost is that a slow network filesystem stalls the event loop for as long
  * as its lookups take.
  */
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync } from '../../filesystem/file-lookups.ts';
 import path from 'node:path';
 import type { Zone } from './zones.ts';
 import { hiddenBy } from './zone-hidden.ts';

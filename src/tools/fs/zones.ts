@@ -3,7 +3,7 @@
  * tool and the OS sandbox) may touch, loaded from the policy's `fs.zones`,
  * and the one function that decides which zone a path really lies in.
  */
-import { realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from '../../filesystem/file-lookups.ts';
 import path from 'node:path';
 import { PolicyError, type PolicyIssue } from '../../core/errors/policy-error.ts';
 import { normalizeDecision } from '../../core/policy/normalize-policy.ts';

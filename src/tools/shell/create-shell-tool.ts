@@ -3,7 +3,7 @@
  * the gate has decided it from the policy's `shell` rules.
  */
 import os from 'node:os';
-import { lstatSync, statSync } from 'node:fs';
+import { lstatSync, statSync } from '../../filesystem/file-lookups.ts';
 import path from 'node:path';
 import { z } from 'zod';
 import { realPathOf } from '../../filesystem/real-path-of.ts';

@@ -6,7 +6,7 @@
  * followed), judged against the zones and the sandbox profile derived from
  * the same policy. What cannot be known from the words asks.
  */
-import { lstatSync, statSync } from 'node:fs';
+import { lstatSync, statSync } from '../../filesystem/file-lookups.ts';
 import path from 'node:path';
 import type { Decision } from '../../core/types.ts';
 import type { SandboxNetwork, SandboxProfile } from '../../sandbox/sandbox-profile.ts';

@@ -7,7 +7,8 @@
  * a write in a rw zone whose approval is not block; neither may land on
  * something the sandbox hides (credentials, toolgate's own files).
  */
-import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from '../../filesystem/file-lookups.ts';
 import path from 'node:path';
 import type { Decision } from '../../core/types.ts';
 import type { SandboxProfile } from '../../sandbox/sandbox-profile.ts';

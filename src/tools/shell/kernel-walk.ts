@@ -8,7 +8,7 @@
  * `b`). Missing components are walked lexically: they are where a file
  * or directory would be created.
  */
-import { lstatSync, readlinkSync } from 'node:fs';
+import { lstatSync, readlinkSync } from '../../filesystem/file-lookups.ts';
 import path from 'node:path';
 
 /** The kernel's own limit on symlinks followed in one resolution (ELOOP beyond it). */
