@@ -131,7 +131,8 @@ export function openApprovalsFile(options: { path: string; redactKeys?: Readonly
         // A damaged file approves nothing: asking again is the safe direction.
         return false;
       }
-      return fingerprints.has(approvalFingerprint(entry));
+      // No approvals kept (the common case): the call's fingerprint is not worth working out.
+      return fingerprints.size > 0 && fingerprints.has(approvalFingerprint(entry));
     },
     scoped(entry) {
       try {

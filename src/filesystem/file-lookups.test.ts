@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { holdingFilesStill, lstatSync, readdirSync, readlinkSync, readTextFileSync, realpathSync, statSync, type HeldLookups } from './file-lookups.ts';
+import { HeldLookups, holdingFilesStill, lstatSync, readdirSync, readlinkSync, readTextFileSync, realpathSync, statSync } from './file-lookups.ts';
 
 let directory = '';
 afterEach(() => {
@@ -28,7 +28,7 @@ describe('file lookups', () => {
   it('in a held pass, look once: what changes after is not seen until a new pass', async () => {
     const root = scratch();
     const file = path.join(root, 'a');
-    const lookups: HeldLookups = new Map();
+    const lookups = new HeldLookups();
     await holdingFilesStill(lookups, async () => {
       expect(lstatSync(file, { throwIfNoEntry: false })).toBeUndefined();
       expect(readdirSync(root)).toEqual([]);
@@ -38,7 +38,7 @@ describe('file lookups', () => {
       expect(lstatSync(file, { throwIfNoEntry: false })).toBeUndefined();
       expect(readdirSync(root)).toEqual([]);
     });
-    await holdingFilesStill(new Map(), () => {
+    await holdingFilesStill(new HeldLookups(), () => {
       expect(lstatSync(file).isFile()).toBe(true);
       expect(readdirSync(root)).toEqual(['a']);
     });
@@ -46,7 +46,7 @@ describe('file lookups', () => {
 
   it('throws a remembered failure again, the same error, as often as it is asked', () => {
     const missing = path.join(scratch(), 'missing');
-    holdingFilesStill(new Map(), () => {
+    holdingFilesStill(new HeldLookups(), () => {
       let first: unknown;
       try {
         realpathSync.native(missing);
@@ -64,7 +64,7 @@ describe('file lookups', () => {
   it('gives each caller its own copy of a folder listing, so one that sorts it changes nothing for the next', () => {
     const root = scratch();
     for (const name of ['b', 'a', 'c']) writeFileSync(path.join(root, name), '');
-    holdingFilesStill(new Map(), () => {
+    holdingFilesStill(new HeldLookups(), () => {
       const listed = readdirSync(root);
       const order = [...listed];
       listed.reverse().push('z');
@@ -78,7 +78,7 @@ describe('file lookups', () => {
     const file = path.join(root, 'a');
     let release = () => {};
     const paused = new Promise<void>((resolve) => (release = resolve));
-    const held = holdingFilesStill(new Map(), async () => {
+    const held = holdingFilesStill(new HeldLookups(), async () => {
       expect(statSync(file, { throwIfNoEntry: false })).toBeUndefined();
       await paused;
       return statSync(file, { throwIfNoEntry: false });
@@ -94,7 +94,7 @@ describe('file lookups', () => {
     const root = scratch();
     mkdirSync(path.join(root, 'real'));
     symlinkSync(path.join(root, 'real'), path.join(root, 'link'));
-    holdingFilesStill(new Map(), () => {
+    holdingFilesStill(new HeldLookups(), () => {
       expect(realpathSync(path.join(root, 'link'))).toBe(realpathSync.native(path.join(root, 'real')));
       expect(readlinkSync(path.join(root, 'link'))).toBe(path.join(root, 'real'));
       expect(lstatSync(path.join(root, 'link')).isSymbolicLink()).toBe(true);

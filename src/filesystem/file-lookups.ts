@@ -17,14 +17,42 @@ const { AsyncLocalStorage } = process.getBuiltinModule('node:async_hooks');
 /** What one lookup gave: a value, or what it threw (thrown again, the same, each time it is asked). */
 type Outcome = { value: unknown } | { error: unknown };
 
-/** One pass's lookups; the pass's own, so nothing outside it ever sees them. */
-const held = new AsyncLocalStorage<Map<string, Outcome>>();
-
-/** Lookups a pass keeps at most; past it, they are made again (a month of history names some tens of thousands of paths). */
-const MAX_HELD = 200_000;
+/** The kinds of lookup, each remembered by path alone (a key built per lookup cost more than the map). */
+type LookupKind = 'stat' | 'statQuiet' | 'lstat' | 'lstatQuiet' | 'realpath' | 'realpathNative' | 'readdir' | 'readdirTypes' | 'readlink' | 'read';
 
 /** A store of lookups for `holdingFilesStill`, kept by its caller for as long as the tree is taken not to change. */
-export type HeldLookups = Map<string, Outcome>;
+export class HeldLookups {
+  readonly #kinds = new Map<LookupKind, Map<string, Outcome>>();
+  #size = 0;
+
+  /** What `look` gives for `file`, looked once. */
+  remember<T>(kind: LookupKind, file: string, look: () => T): T {
+    let byPath = this.#kinds.get(kind);
+    if (byPath === undefined) this.#kinds.set(kind, (byPath = new Map()));
+    let outcome = byPath.get(file);
+    if (outcome === undefined) {
+      try {
+        outcome = { value: look() };
+      } catch (error) {
+        outcome = { error };
+      }
+      // Past the bound, looked again: a month of history names some tens of thousands of paths.
+      if (++this.#size > MAX_HELD) {
+        this.#kinds.clear();
+        this.#size = 1;
+        this.#kinds.set(kind, (byPath = new Map()));
+      }
+      byPath.set(file, outcome);
+    }
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value as T;
+  }
+}
+
+/** One pass's lookups; the pass's own, so nothing outside it ever sees them. */
+const held = new AsyncLocalStorage<HeldLookups>();
+
+const MAX_HELD = 200_000;
 
 /**
  * Runs `work` (and everything it awaits) with the lookups of this module
@@ -34,48 +62,33 @@ export type HeldLookups = Map<string, Outcome>;
  * as they are.
  *
  * @example
- * const lookups: HeldLookups = new Map();
+ * const lookups = new HeldLookups();
  * const verdict = await holdingFilesStill(lookups, () => judge(call));
  */
 export function holdingFilesStill<T>(lookups: HeldLookups, work: () => T): T {
   return held.run(lookups, work);
 }
 
-function remembered<T>(key: string, look: () => T): T {
+function remembered<T>(kind: LookupKind, file: string, look: () => T): T {
   const lookups = held.getStore();
-  if (lookups === undefined) return look();
-  let outcome = lookups.get(key);
-  if (outcome === undefined) {
-    try {
-      outcome = { value: look() };
-    } catch (error) {
-      outcome = { error };
-    }
-    if (lookups.size >= MAX_HELD) lookups.clear();
-    lookups.set(key, outcome);
-  }
-  if ('error' in outcome) throw outcome.error;
-  return outcome.value as T;
+  return lookups === undefined ? look() : lookups.remember(kind, file, look);
 }
-
-/** Whether a lookup that finds nothing answers undefined (true) or throws ENOENT (false), as the option says. */
-const quiet = (options: { throwIfNoEntry?: boolean } | undefined) => (options?.throwIfNoEntry === false ? 'q' : 't');
 
 export function statSync(file: string): Stats;
 export function statSync(file: string, options: { throwIfNoEntry: false }): Stats | undefined;
 export function statSync(file: string, options?: { throwIfNoEntry?: boolean }): Stats | undefined {
-  return remembered(`stat\u0000${quiet(options)}\u0000${file}`, () => fs.statSync(file, options));
+  return remembered(options?.throwIfNoEntry === false ? 'statQuiet' : 'stat', file, () => fs.statSync(file, options));
 }
 
 export function lstatSync(file: string): Stats;
 export function lstatSync(file: string, options: { throwIfNoEntry: false }): Stats | undefined;
 export function lstatSync(file: string, options?: { throwIfNoEntry?: boolean }): Stats | undefined {
-  return remembered(`lstat\u0000${quiet(options)}\u0000${file}`, () => fs.lstatSync(file, options));
+  return remembered(options?.throwIfNoEntry === false ? 'lstatQuiet' : 'lstat', file, () => fs.lstatSync(file, options));
 }
 
 /** node:fs's realpathSync (resolved in JavaScript), with its `.native` (the system's realpath(3)). */
-export const realpathSync: ((file: string) => string) & { native: (file: string) => string } = Object.assign((file: string) => remembered(`realpath\u0000${file}`, () => fs.realpathSync(file)), {
-  native: (file: string) => remembered(`realpath.native\u0000${file}`, () => fs.realpathSync.native(file)),
+export const realpathSync: ((file: string) => string) & { native: (file: string) => string } = Object.assign((file: string) => remembered('realpath', file, () => fs.realpathSync(file)), {
+  native: (file: string) => remembered('realpathNative', file, () => fs.realpathSync.native(file)),
 });
 
 export function readdirSync(directory: string): string[];
@@ -83,15 +96,15 @@ export function readdirSync(directory: string, options: { withFileTypes: true })
 export function readdirSync(directory: string, options?: { withFileTypes: true }): string[] | Dirent[] {
   // A copy each time: a caller may sort what it is given.
   return options?.withFileTypes === true
-    ? [...remembered(`readdir.types\u0000${directory}`, () => fs.readdirSync(directory, { withFileTypes: true }))]
-    : [...remembered(`readdir\u0000${directory}`, () => fs.readdirSync(directory))];
+    ? [...remembered('readdirTypes', directory, () => fs.readdirSync(directory, { withFileTypes: true }))]
+    : [...remembered('readdir', directory, () => fs.readdirSync(directory))];
 }
 
 export function readlinkSync(file: string): string {
-  return remembered(`readlink\u0000${file}`, () => fs.readlinkSync(file));
+  return remembered('readlink', file, () => fs.readlinkSync(file));
 }
 
 /** A file's text (toolgate's own files, a repository's settings: small ones). */
 export function readTextFileSync(file: string): string {
-  return remembered(`read\u0000${file}`, () => fs.readFileSync(file, 'utf8'));
+  return remembered('read', file, () => fs.readFileSync(file, 'utf8'));
 }

@@ -45,6 +45,8 @@ import { readRegularFile } from './host-transcript.ts';
 
 /** The largest file read to show an edit as a diff (host-call.ts turns a larger one into an edit). */
 const MAX_READ_FOR_DIFF = 4 * 1024 * 1024;
+/** How much of the files' text a replay keeps for the edits that follow (the first read is the first let go). */
+const REPLAY_TEXT_CHARACTERS_KEPT = 8 * 1024 * 1024;
 
 
 /** What the host is told: run it, refuse it, or ask its own user (where it can). */
@@ -180,8 +182,25 @@ export async function createHostJudge(options: {
     const resolved = resolveInZones({ zones, path: file, cwd, operation: 'read' });
     if (!resolved.ok || !resolved.exists || resolved.zone.approval.read !== 'allow') return undefined;
     // A regular file only (a named pipe would block the read, and the hook with it, past the host's timeout), and not a huge one.
-    const text = readRegularFile(resolved.absolute, MAX_READ_FOR_DIFF);
+    const text = options.replay === true ? replayedText(resolved.absolute) : readRegularFile(resolved.absolute, MAX_READ_FOR_DIFF);
     return text === 'too large' ? undefined : text;
+  };
+  // Replay reads a file an edit changes once for the edits that follow it (a month's edits go to the same files), keeping the
+  // texts last read up to a budget.
+  const textsRead = new Map<string, string | 'too large' | undefined>();
+  let textsKept = 0;
+  const replayedText = (file: string) => {
+    if (textsRead.has(file)) return textsRead.get(file);
+    const text = readRegularFile(file, MAX_READ_FOR_DIFF);
+    const size = (value: string | undefined) => (value === undefined ? 0 : value.length);
+    textsRead.set(file, text);
+    textsKept += size(text);
+    for (const [kept, keptText] of textsRead) {
+      if (textsKept <= REPLAY_TEXT_CHARACTERS_KEPT) break;
+      textsRead.delete(kept);
+      textsKept -= size(keptText);
+    }
+    return text;
   };
   // The OS sandbox is looked for once per judge (a decider's judge answers many calls).
   const shellTool = tools.find((candidate): candidate is ShellTool => candidate.name === 'shell' && 'sandboxedCommand' in candidate);
@@ -328,7 +347,8 @@ export async function createHostJudge(options: {
         else wrapped = wrapping;
       }
       const request = authorization.decision === 'ask' ? authorization.request : undefined;
-      const alwaysScopes = request === undefined ? [] : await gate.alwaysChoices({ tool: request.tool, args: authorization.args, callId }, request);
+      // A replay shows nobody a card: what "always" could cover is not worked out for it.
+      const alwaysScopes = request === undefined || options_.replay === true ? [] : await gate.alwaysChoices({ tool: request.tool, args: authorization.args, callId }, request);
       const verdict = verdictOf(authorization);
       return {
         ...verdict,

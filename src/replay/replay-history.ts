@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { Authorization } from '../core/types.ts';
 import { redact } from '../core/redact.ts';
-import { holdingFilesStill, type HeldLookups } from '../filesystem/file-lookups.ts';
+import { HeldLookups, holdingFilesStill } from '../filesystem/file-lookups.ts';
 import { createHostJudge, type HostJudge } from '../hooks/decide-host-call.ts';
 import { analyzeCommandOnce } from '../tools/shell/analyze-command.ts';
 import { callSummary } from '../audit/call-summary.ts';
@@ -75,6 +75,8 @@ const EXAMPLES = 3;
 const MALFORMED_LISTED = 20;
 /** Judgements kept for calls seen again (the same command in the same directory): a month of one developer repeats most. */
 const MEMO_ENTRIES = 100_000;
+/** A memo key longer than this is hashed. */
+const MEMO_KEY_CHARACTERS = 256;
 /** Judges kept, one per working directory (a month of sessions works in a handful of folders). */
 const JUDGES_KEPT = 16;
 
@@ -121,7 +123,7 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
   const memo = new Map<string, ReplayVerdict>();
   // The tree as it is now, looked at once per path: a replay runs nothing, so nothing in it changes while it judges (and the
   // same folders, files and repository are looked into for most of a month's calls).
-  const lookups: HeldLookups = new Map();
+  const lookups = new HeldLookups();
   const judgeHeld = (item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>) => holdingFilesStill(lookups, () => judgeOnce(item));
   const ruleAt = (rule: string | null) => (rule === null ? undefined : loaded.policy.ruleAt?.(rule));
   async function judgeOnce(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): Promise<ReplayVerdict> {
@@ -169,8 +171,9 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
 /**
  * What makes two calls of a history the same call to judge: the host, its
  * tool, its input, where and how it runs — less what only describes it to
- * the person (Claude Code's Bash `description`) — as a SHA-256, so a month
- * of long file writes is not held in memory as keys.
+ * the person (Claude Code's Bash `description`) — as its JSON, or a long
+ * one as its SHA-256, so a month of long file writes is not held in memory
+ * as keys (a hash, base64, never starts with the JSON's `[`).
  */
 function memoKey(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): string | undefined {
   let parts: unknown;
@@ -179,11 +182,14 @@ function memoKey(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): str
     const toolInput = input.host === 'claude-code' && input.hostTool === 'Bash' && 'description' in input.toolInput ? { ...input.toolInput, description: undefined } : input.toolInput;
     parts = [input.host, input.hostTool, toolInput, input.cwd, input.shell, input.options];
   } else parts = [item.tool, item.args, item.server, item.identity];
+  let text: string;
   try {
-    return createHash('sha256').update(JSON.stringify(parts)).digest('base64');
+    text = JSON.stringify(parts);
   } catch {
     return undefined;
   }
+  // A short call is its own key (hashing it cost more than keeping it); a long one is kept as its hash.
+  return text.length <= MEMO_KEY_CHARACTERS ? text : createHash('sha256').update(text).digest('base64');
 }
 
 /** Why a call was judged without its content being read: a tool nothing declares, a command the shell analysis could not follow. */
@@ -281,18 +287,19 @@ export async function replayHistory(options: {
     }
     options.onCall?.({ at: where(item.at), source: item.source, time: item.time, id: item.kind === 'host' ? item.input.toolUseId : item.callId, verdicts });
     const [now, before] = verdicts as [ReplayVerdict, ReplayVerdict | undefined];
-    const example = { call: now.call, tool: now.tool, at: where(item.at), source: item.source };
+    // Made only where it is kept (a few per group): most calls are only counted.
+    const example = () => ({ call: now.call, tool: now.tool, at: where(item.at), source: item.source });
     if (now.unjudged !== undefined) {
       const entry = unjudged.get(now.unjudged) ?? { why: now.unjudged, count: 0, examples: [] };
       entry.count++;
-      if (entry.examples.length < EXAMPLES) entry.examples.push(example);
+      if (entry.examples.length < EXAMPLES) entry.examples.push(example());
       unjudged.set(now.unjudged, entry);
     }
     if (before !== undefined && before.decision !== now.decision) {
       const key = [before.decision, before.rule, now.decision, now.rule].join('\u0000');
       const change = changes.get(key) ?? { from: sideOf(before), to: sideOf(now), count: 0, examples: [] };
       change.count++;
-      if (change.examples.length < EXAMPLES) change.examples.push(example);
+      if (change.examples.length < EXAMPLES) change.examples.push(example());
       changes.set(key, change);
     }
   }

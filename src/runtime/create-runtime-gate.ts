@@ -74,7 +74,7 @@ export function createRuntimeGate(options: RuntimeGateOptions): RuntimeGate {
 function readOnly(kept: AlwaysApprovals): AlwaysApprovals {
   const added = new Set<string>();
   return {
-    has: (entry) => kept.has(entry) || added.has(toolKey(entry)),
+    has: (entry) => kept.has(entry) || (added.size > 0 && added.has(toolKey(entry))),
     add: async (entry) => void added.add(toolKey(entry)),
   };
 }

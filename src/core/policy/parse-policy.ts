@@ -66,13 +66,25 @@ export function parsePolicy(options: { text: string; source?: string }): Policy 
     source,
     locate: (issue) => locateIssue(issue, document, lineCounter),
   });
-  return { ...policy, ruleAt: (rule) => ruleLocation({ rule, source, document, lineCounter }) };
+  // Each rule's key path located once: a policy is asked where its rules are for every call judged (a replay, tens of thousands).
+  const located = new Map<string, string | undefined>();
+  const ruleAt = (rule: string) => {
+    const written = writtenKeyPath(rule);
+    if (written === undefined) return undefined;
+    if (!located.has(written)) located.set(written, ruleLocation({ written, source, document, lineCounter }));
+    return located.get(written);
+  };
+  return { ...policy, ruleAt };
+}
+
+/** The key path a rule's name starts with (`shell.rules[3]` of `shell.rules[3] (git push)`). */
+function writtenKeyPath(rule: string): string | undefined {
+  return /^[^\s(]+/.exec(rule)?.[0];
 }
 
 /** `shell.rules[2] (match: rm)` → the line of `shell.rules[2]` in the file, as `source:line`. */
-function ruleLocation(options: { rule: string; source: string; document: Document; lineCounter: LineCounter }): string | undefined {
-  const written = /^[^\s(]+/.exec(options.rule)?.[0];
-  if (written === undefined) return undefined;
+function ruleLocation(options: { written: string; source: string; document: Document; lineCounter: LineCounter }): string | undefined {
+  const { written } = options;
   const path: (string | number)[] = [];
   for (const [, key, index] of written.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) path.push(index === undefined ? key! : Number(index));
   // A key left to its default (a zone's approval.write) is located at what holds it (the zone).
