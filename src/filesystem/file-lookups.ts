@@ -34,7 +34,7 @@ export class HeldLookups {
       try {
         outcome = { value: look() };
       } catch (error) {
-        outcome = { error };
+        outcome = { error: untraced(error) };
       }
       // Past the bound, looked again: a month of history names some tens of thousands of paths.
       if (++this.#size > MAX_HELD) {
@@ -47,6 +47,26 @@ export class HeldLookups {
     if ('error' in outcome) throw outcome.error;
     return outcome.value as T;
   }
+}
+
+/**
+ * The error a lookup threw, as it is kept to be thrown again: its message
+ * and its system fields (code, errno, syscall, path, dest), without the
+ * stack trace, whose frames hold on to what the code that looked held (a
+ * month's replay kept thousands of ENOENTs, most of its lookups' memory).
+ */
+function untraced(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let bare: Error;
+  try {
+    bare = new Error(error.message);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  const { code, errno, syscall, path, dest } = error as NodeJS.ErrnoException & { dest?: string };
+  return Object.assign(bare, { name: error.name, ...(code === undefined ? {} : { code }), ...(errno === undefined ? {} : { errno }), ...(syscall === undefined ? {} : { syscall }), ...(path === undefined ? {} : { path }), ...(dest === undefined ? {} : { dest }) });
 }
 
 /** One pass's lookups; the pass's own, so nothing outside it ever sees them. */

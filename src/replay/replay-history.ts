@@ -6,7 +6,7 @@
  * Bounded in memory: tallies per rule and kind of change, a few examples
  * each, a few malformed lines listed.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import path from 'node:path';
 import type { LoadedPolicy } from '../config/load-policy-file.ts';
 import type { Authorization } from '../core/types.ts';
@@ -75,8 +75,6 @@ const EXAMPLES = 3;
 const MALFORMED_LISTED = 20;
 /** Judgements kept for calls seen again (the same command in the same directory): a month of one developer repeats most. */
 const MEMO_ENTRIES = 100_000;
-/** A memo key longer than this is hashed. */
-const MEMO_KEY_CHARACTERS = 256;
 /** Judges kept, one per working directory (a month of sessions works in a handful of folders). */
 const JUDGES_KEPT = 16;
 
@@ -171,9 +169,8 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
 /**
  * What makes two calls of a history the same call to judge: the host, its
  * tool, its input, where and how it runs — less what only describes it to
- * the person (Claude Code's Bash `description`) — as its JSON, or a long
- * one as its SHA-256, so a month of long file writes is not held in memory
- * as keys (a hash, base64, never starts with the JSON's `[`).
+ * the person (Claude Code's Bash `description`) — as the SHA-256 of its
+ * JSON, so a month of calls is held in memory as 44 characters each.
  */
 function memoKey(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): string | undefined {
   let parts: unknown;
@@ -188,8 +185,7 @@ function memoKey(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): str
   } catch {
     return undefined;
   }
-  // A short call is its own key (hashing it cost more than keeping it); a long one is kept as its hash.
-  return text.length <= MEMO_KEY_CHARACTERS ? text : createHash('sha256').update(text).digest('base64');
+  return hash('sha256', text, 'base64');
 }
 
 /** Why a call was judged without its content being read: a tool nothing declares, a command the shell analysis could not follow. */
