@@ -19,6 +19,22 @@ export interface PackedInstall {
   tarball: string;
 }
 
+const run = (command: string, args: string[], cwd: string): string => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+/**
+ * Builds the package's files into `stage` as `npm pack` takes them (dist,
+ * bin, schema, package.json...), about 10 s. Inside this checkout, what
+ * `stage/bin/toolgate.js` runs finds its dependencies in the checkout's
+ * node_modules.
+ */
+export function buildToolgate(stage: string): void {
+  mkdirSync(stage, { recursive: true });
+  run(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', path.join(stage, 'dist')], ROOT);
+  run(path.join(ROOT, 'node_modules/.bin/node'), [path.join(ROOT, 'scripts/copy-assets.ts'), path.join(stage, 'dist')], ROOT);
+  run(path.join(ROOT, 'node_modules/.bin/node'), [path.join(ROOT, 'scripts/bundle-hook.ts'), path.join(stage, 'dist')], ROOT);
+  for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'schema']) cpSync(path.join(ROOT, entry), path.join(stage, entry), { recursive: true });
+}
+
 /**
  * Builds, packs and installs toolgate under `parent` (about 15 s), with
  * `devPackages` of this checkout's (e.g. `@types/node`) beside it, at the
@@ -26,12 +42,7 @@ export interface PackedInstall {
  */
 export function installPackedToolgate(parent: string, options: { devPackages?: readonly string[] } = {}): PackedInstall {
   const stage = path.join(parent, 'stage');
-  mkdirSync(stage, { recursive: true });
-  const run = (command: string, args: string[], cwd: string): string => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  run(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', path.join(stage, 'dist')], ROOT);
-  run(path.join(ROOT, 'node_modules/.bin/node'), [path.join(ROOT, 'scripts/copy-assets.ts'), path.join(stage, 'dist')], ROOT);
-  run(path.join(ROOT, 'node_modules/.bin/node'), [path.join(ROOT, 'scripts/bundle-hook.ts'), path.join(stage, 'dist')], ROOT);
-  for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'schema']) cpSync(path.join(ROOT, entry), path.join(stage, entry), { recursive: true });
+  buildToolgate(stage);
   const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', parent], stage)) as Array<{ filename: string }>;
   const tarball = path.join(parent, packed[0]!.filename);
 

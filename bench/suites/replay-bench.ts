@@ -13,8 +13,9 @@
  * spawn to exit:
  * - the floor: reading every file line by line and JSON.parsing every line
  *   (bench/replay-child.ts floor), the least any reader of these files does;
- * - `toolgate replay --json --policy P DIR` as a user runs it
- *   (src/cli/main.ts), interleaved with the floor round by round, and its
+ * - `toolgate replay --json --policy P DIR` as a user runs it (the built
+ *   package's bin/toolgate.js, compiled JavaScript, built first into the
+ *   bench's scratch), interleaved with the floor round by round, and its
  *   peak RSS (process.resourceUsage().maxRSS at exit, from a module given to
  *   --import);
  * - once (not with --quick), replay's engine alone (bench/replay-child.ts engine:
@@ -29,12 +30,12 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { buildToolgate } from '../../test/packed-package.ts';
 import { median, round, spreadOf, type BenchRow, type BenchSuite } from '../harness.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const CHILD = path.join(ROOT, 'bench/replay-child.ts');
-const CLI = path.join(ROOT, 'src/cli/main.ts');
 
 const TARGET_RATIO = 3;
 const TARGET_RSS_MB = 200;
@@ -76,14 +77,18 @@ export const replaySuite: BenchSuite = {
     // finds this checkout's .git above a project without one, neither of which a user's project meets.
     const base = mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-replay-'));
     try {
-      return await runSuite(base, context.quick);
+      // toolgate as a user runs it: the built package's bin (built into this checkout's scratch, where its dependencies resolve).
+      const stage = path.join(context.scratch, 'replay-package');
+      buildToolgate(stage);
+      return await runSuite({ base, quick: context.quick, cli: path.join(stage, 'bin/toolgate.js') });
     } finally {
       rmSync(base, { recursive: true, force: true });
     }
   },
 };
 
-async function runSuite(base: string, quick: boolean): Promise<BenchRow[]> {
+async function runSuite(options: { base: string; quick: boolean; cli: string }): Promise<BenchRow[]> {
+  const { base, quick, cli: CLI } = options;
   const totalCalls = quick ? 5_000 : 100_000;
   const project = path.join(base, 'project');
   const history = path.join(base, 'history');
@@ -155,7 +160,7 @@ async function runSuite(base: string, quick: boolean): Promise<BenchRow[]> {
     },
     {
       suite: 'replay',
-      case: 'toolgate replay --json --policy P DIR (src/cli/main.ts), the whole history under one policy',
+      case: 'toolgate replay --json --policy P DIR (the built package: bin/toolgate.js), the whole history under one policy',
       p50_us: round(cliMs * 1000, 0),
       p99_us: null,
       ops_per_s: Math.round((calls / cliMs) * 1000),

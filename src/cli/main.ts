@@ -2,6 +2,7 @@ import { enableCompileCache } from 'node:module';
 import { sanitizeTerminalText } from '../core/sanitize-terminal-text.ts';
 import { EXIT, processIo, type CliIo } from './cli-io.ts';
 import { exitAsHook, runCliCommand, type CommandRun } from './run-cli-command.ts';
+import { holdYoungGeneration } from './young-generation-cap.ts';
 
 /**
  * Every command with its one-line summary for `toolgate --help`. A command's
@@ -83,6 +84,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
  * await runAsProcess(process.argv.slice(2));
  */
 export async function runAsProcess(argv: string[]): Promise<void> {
+  // Before its modules load: a replay keeps V8's young generation small (young-generation-cap.ts).
+  if (argv[0] === 'replay') holdYoungGeneration();
   const code = await main(argv);
   if (argv[0] === 'hook') await exitAsHook(code);
   process.exitCode = code;

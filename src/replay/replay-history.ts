@@ -221,8 +221,8 @@ export async function replayHistory(options: {
   const changes = new Map<string, ReplayChange>();
   const unjudged = new Map<string, { why: string; count: number; examples: ReplayExample[] }>();
   const unseen = new Map<string, { source: string; tool: string; count: number }>();
-  // The calls read so far, by host and call id (one entry each, some 60 bytes: 100,000 calls hold a few MB).
-  const seen = new Set<string>();
+  // The calls read so far: their ids, by host (or audit caller or session), the id strings as read (100,000 calls hold a few MB).
+  const seen = new Map<string, Set<string>>();
   // A synchronous history is read without a promise per line, and a call judged before is answered without one.
   const items: Iterable<HistoryItem> | AsyncIterable<HistoryItem> = options.items;
   const iterator = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : items[Symbol.iterator]();
@@ -248,20 +248,20 @@ export async function replayHistory(options: {
       continue;
     }
     // The same call read twice has the same id; hosts that give none (Gemini CLI, Copilot CLI, Cursor) are recorded under one placeholder, which is no identity.
-    const identity =
+    const [within, id] =
       item.kind === 'host'
-        ? item.input.toolUseId === undefined
-          ? undefined
-          : `${item.input.host}\u0000${item.input.toolUseId}`
+        ? [item.input.host, item.input.toolUseId]
         : item.callId === '' || (item.caller !== undefined && item.callId === `${item.caller}-call`)
-          ? undefined
-          : `${item.caller ?? item.session}\u0000${item.callId}`;
-    if (identity !== undefined) {
-      if (seen.has(identity)) {
+          ? [undefined, undefined]
+          : [item.caller ?? item.session, item.callId];
+    if (within !== undefined && id !== undefined) {
+      let ids = seen.get(within);
+      if (ids === undefined) seen.set(within, (ids = new Set()));
+      if (ids.has(id)) {
         summary.duplicates++;
         continue;
       }
-      seen.add(identity);
+      ids.add(id);
     }
     if (isBefore(item, options.since)) {
       summary.skipped++;

@@ -6,6 +6,7 @@ import { displayPath as relativePath } from '../../tools/fs/resolve-zone-path.ts
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
 import { historyCalls, type HistoryItem } from '../../replay/history-calls.ts';
+import { capYoungGeneration, type YoungGenerationCap } from '../young-generation-cap.ts';
 import { createHistoryJudge, replayHistory, type ReplayChange, type ReplayExample, type ReplaySummary, type ReplayVerdict } from '../../replay/replay-history.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { loadPolicyOrExplain, PolicyError, UsageError } from '../cli-support.ts';
@@ -111,6 +112,9 @@ export async function runReplayCommand(argv: string[], io: CliIo): Promise<numbe
   const policy = await createHistoryJudge({ loaded, env: io.env });
   const againstJudge = against === undefined ? undefined : await createHistoryJudge({ loaded: against, env: io.env });
   let summary: ReplaySummary;
+  // A month of history is judged once per distinct call and the verdicts kept: V8's young generation would grow for them to
+  // 128 MB of the process's memory.
+  const youngGeneration = capYoungGeneration();
   try {
     // --calls: each call's verdict as it is judged, one JSON line each, instead of the summary.
     const onCall = values.calls !== true ? undefined : (call: { at: string; source: string; time: string | undefined; id: string | undefined; verdicts: ReplayVerdict[] }) => {
@@ -118,8 +122,9 @@ export async function runReplayCommand(argv: string[], io: CliIo): Promise<numbe
       const side = (verdict: ReplayVerdict) => ({ decision: verdict.decision, rule: verdict.rule, ...(verdict.ruleAt === undefined ? {} : { rule_at: verdict.ruleAt }), reason: verdict.reason, ...(verdict.unjudged === undefined ? {} : { unjudged: verdict.unjudged }) });
       io.stdout.write(`${terminalSafeJson({ at: call.at, source: call.source, time: call.time ?? null, call_id: call.id ?? null, tool: now.tool, call: now.call, ...side(now), ...(before === undefined ? {} : { against: side(before) }) })}\n`);
     };
-    summary = await replayHistory({ items: itemsOf(sources, io.env), policy, against: againstJudge, since, onCall });
+    summary = await replayHistory({ items: itemsOf(sources, io.env, youngGeneration), policy, against: againstJudge, since, onCall });
   } finally {
+    youngGeneration.release();
     await policy.close();
     await againstJudge?.close();
   }
@@ -150,7 +155,7 @@ function exists(file: string): boolean {
 }
 
 /** Every call of every source, file after file (a folder's .jsonl files in name order, so a replay reads the same way twice). */
-function* itemsOf(sources: readonly string[], env: Readonly<Record<string, string | undefined>>): Generator<HistoryItem, void, undefined> {
+function* itemsOf(sources: readonly string[], env: Readonly<Record<string, string | undefined>>, youngGeneration: YoungGenerationCap): Generator<HistoryItem, void, undefined> {
   for (const source of sources) {
     for (const file of filesOf(source)) {
       if ('problem' in file) {
@@ -158,7 +163,10 @@ function* itemsOf(sources: readonly string[], env: Readonly<Record<string, strin
         continue;
       }
       try {
-        yield* historyCalls({ file: file.file, env });
+        for (const item of historyCalls({ file: file.file, env })) {
+          youngGeneration.check();
+          yield item;
+        }
       } catch (error) {
         yield { kind: 'malformed', at: { file: file.file, line: 0 }, problem: `cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
       }
