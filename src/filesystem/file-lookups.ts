@@ -22,13 +22,17 @@ type LookupKind = 'stat' | 'statQuiet' | 'lstat' | 'lstatQuiet' | 'realpath' | '
 
 /** A store of lookups for `holdingFilesStill`, kept by its caller for as long as the tree is taken not to change. */
 export class HeldLookups {
-  readonly #kinds = new Map<LookupKind, Map<string, Outcome>>();
+  /** A map per kind, each made when first needed (an object of fixed shape: a map of maps cost a hash per lookup more). */
+  #byKind: Record<LookupKind, Map<string, Outcome> | undefined> = HeldLookups.#none();
   #size = 0;
+
+  static #none(): Record<LookupKind, Map<string, Outcome> | undefined> {
+    return { stat: undefined, statQuiet: undefined, lstat: undefined, lstatQuiet: undefined, realpath: undefined, realpathNative: undefined, readdir: undefined, readdirTypes: undefined, readlink: undefined, read: undefined };
+  }
 
   /** What `look` gives for `file`, looked once. */
   remember<T>(kind: LookupKind, file: string, look: () => T): T {
-    let byPath = this.#kinds.get(kind);
-    if (byPath === undefined) this.#kinds.set(kind, (byPath = new Map()));
+    const byPath = (this.#byKind[kind] ??= new Map());
     let outcome = byPath.get(file);
     if (outcome === undefined) {
       try {
@@ -38,11 +42,10 @@ export class HeldLookups {
       }
       // Past the bound, looked again: a month of history names some tens of thousands of paths.
       if (++this.#size > MAX_HELD) {
-        this.#kinds.clear();
+        this.#byKind = HeldLookups.#none();
         this.#size = 1;
-        this.#kinds.set(kind, (byPath = new Map()));
       }
-      byPath.set(file, outcome);
+      (this.#byKind[kind] ??= new Map()).set(file, outcome);
     }
     if ('error' in outcome) throw outcome.error;
     return outcome.value as T;

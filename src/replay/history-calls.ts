@@ -53,23 +53,23 @@ export function* historyCalls(options: { file: string; env: Readonly<Record<stri
   // Codex writes the session's directory and id once (session_meta), and the turn's directory with each turn (turn_context).
   const codex = { sessionId: undefined as string | undefined, cwd: undefined as string | undefined };
   for (const item of readBoundedLines({ file, maxBytes: MAX_LINE_BYTES })) {
-    const at = { file, line: item.line };
     if ('tooLong' in item) {
-      yield { kind: 'malformed', at, problem: `a line of ${item.tooLong} bytes, longer than the ${MAX_LINE_BYTES / 1024 / 1024} MiB replay reads: skipped` };
+      yield { kind: 'malformed', at: { file, line: item.line }, problem: `a line of ${item.tooLong} bytes, longer than the ${MAX_LINE_BYTES / 1024 / 1024} MiB replay reads: skipped` };
       continue;
     }
     const { bytes } = item;
-    const ends = contentEnds(bytes);
-    if (ends === undefined) continue;
+    const first = firstContentByte(bytes);
+    if (first === -1) continue;
     // Most of a transcript is not calls (prompts, tool results, token counts): a line that cannot hold one is only checked, in its
     // bytes, for being whole (a line cut short, a line of something else), not decoded or parsed. The marks looked for are
     // the ends of the names a call's line holds ("tool_use", "function_call", "session_meta"...): a line that holds one holds
     // its mark, and a mark that starts with a rare byte is found three times faster than one that starts with a quote.
     const holdsCall = kind === 'claude-code' ? bytes.includes(CLAUDE_CALL_MARK) : kind === 'codex' ? CODEX_CALL_MARKS.some((mark) => bytes.includes(mark)) : true;
     if (!holdsCall) {
-      if (bytes[ends.first] !== OPEN_BRACE || bytes[ends.last] !== CLOSE_BRACE) yield { kind: 'malformed', at, problem: 'not a whole JSON object: a line cut short when its writer stopped, or a line of something else' };
+      if (bytes[first] !== OPEN_BRACE || bytes[lastContentByte(bytes)] !== CLOSE_BRACE) yield { kind: 'malformed', at: { file, line: item.line }, problem: 'not a whole JSON object: a line cut short when its writer stopped, or a line of something else' };
       continue;
     }
+    const at = { file, line: item.line };
     const text = bytes.toString('utf8');
     let record: Record<string, unknown>;
     try {
@@ -130,14 +130,19 @@ const CODEX_CALL_MARKS = ['_call"', '_meta"', '_context"'].map((mark) => Buffer.
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
-/** The first and last bytes of a line that are not white space; undefined for a blank line. */
-function contentEnds(bytes: Buffer): { first: number; last: number } | undefined {
-  const blank = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0a;
-  let first = 0;
+const isBlank = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0a;
+
+/** Where a line's first byte that is not white space is; -1 for a blank line. */
+function firstContentByte(bytes: Buffer): number {
+  for (let index = 0; index < bytes.length; index++) if (!isBlank(bytes[index])) return index;
+  return -1;
+}
+
+/** Where a line's last byte that is not white space is (the line is not blank). */
+function lastContentByte(bytes: Buffer): number {
   let last = bytes.length - 1;
-  while (first <= last && blank(bytes[first])) first++;
-  while (last >= first && blank(bytes[last])) last--;
-  return first > last ? undefined : { first, last };
+  while (last > 0 && isBlank(bytes[last])) last--;
+  return last;
 }
 
 function kindOf(record: Record<string, unknown>): HistoryKind | undefined {

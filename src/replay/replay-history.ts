@@ -75,6 +75,8 @@ const EXAMPLES = 3;
 const MALFORMED_LISTED = 20;
 /** Judgements kept for calls seen again (the same command in the same directory): a month of one developer repeats most. */
 const MEMO_ENTRIES = 100_000;
+/** A memo key longer than this is hashed. */
+const MEMO_KEY_CHARACTERS = 200;
 /** Judges kept, one per working directory (a month of sessions works in a handful of folders). */
 const JUDGES_KEPT = 16;
 
@@ -169,8 +171,9 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
 /**
  * What makes two calls of a history the same call to judge: the host, its
  * tool, its input, where and how it runs — less what only describes it to
- * the person (Claude Code's Bash `description`) — as the SHA-256 of its
- * JSON, so a month of calls is held in memory as 44 characters each.
+ * the person (Claude Code's Bash `description`) — as its JSON, or the
+ * SHA-256 of a long one (base64, which never starts with the JSON's `[`),
+ * so a month of long file writes is not held in memory as keys.
  */
 function memoKey(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): string | undefined {
   let parts: unknown;
@@ -185,7 +188,8 @@ function memoKey(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): str
   } catch {
     return undefined;
   }
-  return hash('sha256', text, 'base64');
+  // A short call is its own key (most of a month's: hashing them cost more than keeping them); a long one, its SHA-256.
+  return text.length <= MEMO_KEY_CHARACTERS ? text : hash('sha256', text, 'base64');
 }
 
 /** Why a call was judged without its content being read: a tool nothing declares, a command the shell analysis could not follow. */
