@@ -153,13 +153,20 @@ function kindOf(record: Record<string, unknown>): HistoryKind | undefined {
   return undefined;
 }
 
-/** The CLI and its version, as the calls' source says it. */
-function sourceOf(title: string, version: string | undefined): string {
-  return version === undefined ? title : `${title} ${version}`;
+/** The CLI and its version, as the calls' source says it: one string for each (a month's 100,000 calls share a handful). */
+function sourceOf(title: 'Claude Code' | 'Codex', version: string | undefined): string {
+  const byVersion = sources[title];
+  let source = byVersion.get(version);
+  if (source === undefined) {
+    if (byVersion.size >= 256) byVersion.clear();
+    byVersion.set(version, (source = version === undefined ? title : `${title} ${version}`));
+  }
+  return source;
 }
+const sources = { 'Claude Code': new Map<string | undefined, string>(), Codex: new Map<string | undefined, string>() };
 
 /** A call line of another shape than the version replay was made with: said with the file's version. */
-function otherShape(at: Where, title: string, version: string | undefined, problem: string): HistoryItem {
+function otherShape(at: Where, title: 'Claude Code' | 'Codex', version: string | undefined, problem: string): HistoryItem {
   return { kind: 'malformed', at, problem: `${problem} (${sourceOf(title, version)}; replay reads the transcripts of ${title === 'Claude Code' ? 'Claude Code 2.1' : 'Codex 0.171'}, and this line is of another shape)` };
 }
 

@@ -222,6 +222,7 @@ export async function replayHistory(options: {
   const summary: ReplaySummary = { calls: 0, sources: {}, duplicates: 0, skipped: 0, policies: [], changes: [], unjudged: [], unseen: [], malformed: { count: 0, lines: [] } };
   const totals = judges.map(() => ({ allow: 0, ask: 0, block: 0 }));
   const rules = judges.map(() => new Map<string, RuleTally>());
+  const tallyOf = judges.map(() => new WeakMap<ReplayVerdict, RuleTally>());
   const changes = new Map<string, ReplayChange>();
   const unjudged = new Map<string, { why: string; count: number; examples: ReplayExample[] }>();
   const unseen = new Map<string, { source: string; tool: string; count: number }>();
@@ -280,10 +281,15 @@ export async function replayHistory(options: {
     }
     for (const [index, verdict] of verdicts.entries()) {
       totals[index]![verdict.decision]++;
-      const key = `${verdict.decision}\u0000${verdict.rule ?? ''}`;
-      const tally = rules[index]!.get(key) ?? { decision: verdict.decision, rule: verdict.rule, ...(verdict.ruleAt === undefined ? {} : { ruleAt: verdict.ruleAt }), count: 0 };
+      // A verdict given again (the memo's) finds its tally by itself; a new one, by its decision and rule.
+      let tally = tallyOf[index]!.get(verdict);
+      if (tally === undefined) {
+        const key = `${verdict.decision}\u0000${verdict.rule ?? ''}`;
+        tally = rules[index]!.get(key) ?? { decision: verdict.decision, rule: verdict.rule, ...(verdict.ruleAt === undefined ? {} : { ruleAt: verdict.ruleAt }), count: 0 };
+        rules[index]!.set(key, tally);
+        tallyOf[index]!.set(verdict, tally);
+      }
       tally.count++;
-      rules[index]!.set(key, tally);
     }
     options.onCall?.({ at: where(item.at), source: item.source, time: item.time, id: item.kind === 'host' ? item.input.toolUseId : item.callId, verdicts });
     const [now, before] = verdicts as [ReplayVerdict, ReplayVerdict | undefined];
