@@ -12,7 +12,6 @@
 import type { Dirent, Stats } from 'node:fs';
 
 const fs = process.getBuiltinModule('node:fs');
-const { AsyncLocalStorage } = process.getBuiltinModule('node:async_hooks');
 
 /** What one lookup gave: a value, or what it threw (thrown again, the same, each time it is asked). */
 type Outcome = { value: unknown } | { error: unknown };
@@ -72,8 +71,11 @@ function untraced(error: unknown): unknown {
   return Object.assign(bare, { name: error.name, ...(code === undefined ? {} : { code }), ...(errno === undefined ? {} : { errno }), ...(syscall === undefined ? {} : { syscall }), ...(path === undefined ? {} : { path }), ...(dest === undefined ? {} : { dest }) });
 }
 
-/** One pass's lookups; the pass's own, so nothing outside it ever sees them. */
-const held = new AsyncLocalStorage<HeldLookups>();
+/**
+ * One pass's lookups; the pass's own, so nothing outside it ever sees them.
+ * Made by the first pass: a hook, which holds none, never loads it.
+ */
+let held: import('node:async_hooks').AsyncLocalStorage<HeldLookups> | undefined;
 
 const MAX_HELD = 200_000;
 
@@ -89,11 +91,12 @@ const MAX_HELD = 200_000;
  * const verdict = await holdingFilesStill(lookups, () => judge(call));
  */
 export function holdingFilesStill<T>(lookups: HeldLookups, work: () => T): T {
+  held ??= new (process.getBuiltinModule('node:async_hooks').AsyncLocalStorage)<HeldLookups>();
   return held.run(lookups, work);
 }
 
 function remembered<T>(kind: LookupKind, file: string, look: () => T): T {
-  const lookups = held.getStore();
+  const lookups = held?.getStore();
   return lookups === undefined ? look() : lookups.remember(kind, file, look);
 }
 
