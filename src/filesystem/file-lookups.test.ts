@@ -111,4 +111,24 @@ describe('file lookups', () => {
       expect(statSync(path.join(root, 'link')).isDirectory()).toBe(true);
     });
   });
+
+  it('keeps no answer for a very long path, nor a large file\'s text: a hostile transcript could name thousands', async () => {
+    const root = scratch();
+    const long = path.join(root, 'a/'.repeat(600), 'missing');
+    const big = path.join(root, 'big');
+    writeFileSync(big, 'x'.repeat(300 * 1024));
+    const lookups = new HeldLookups();
+    await holdingFilesStill(lookups, () => {
+      expect(statSync(long, { throwIfNoEntry: false })).toBeUndefined();
+      expect(readTextFileSync(big).length).toBe(300 * 1024);
+    });
+    mkdirSync(path.dirname(long), { recursive: true });
+    writeFileSync(long, '');
+    writeFileSync(big, 'small now');
+    await holdingFilesStill(lookups, () => {
+      // Looked at again, as they are now.
+      expect(statSync(long, { throwIfNoEntry: false })?.isFile()).toBe(true);
+      expect(readTextFileSync(big)).toBe('small now');
+    });
+  });
 });

@@ -39,6 +39,8 @@ export class HeldLookups {
       } catch (error) {
         outcome = { error: untraced(error) };
       }
+      // A large text (a repository's file a hostile one made huge) is not kept: callers read a few KB of it.
+      if ('value' in outcome && typeof outcome.value === 'string' && outcome.value.length > MAX_HELD_TEXT) return outcome.value as T;
       // Past the bound, looked again: a month of history names some tens of thousands of paths.
       if (++this.#size > MAX_HELD) {
         this.#byKind = HeldLookups.#none();
@@ -78,13 +80,23 @@ function untraced(error: unknown): unknown {
 let held: import('node:async_hooks').AsyncLocalStorage<HeldLookups> | undefined;
 
 const MAX_HELD = 200_000;
+/**
+ * A path longer than this is looked up each time, not kept: a path of
+ * thousands of components is walked prefix by prefix, and a few hundred of
+ * them in a hostile transcript would otherwise keep gigabytes of keys.
+ */
+const MAX_HELD_PATH = 1024;
+/** A file's text longer than this is read each time, not kept. */
+const MAX_HELD_TEXT = 256 * 1024;
 
 /**
  * Runs `work` (and everything it awaits) with the lookups of this module
  * made once each into `lookups`: the tree is taken not to change while
  * `lookups` is kept. For judging what is not going to run (a replay of
  * history); never for a call about to run, whose paths must be looked at
- * as they are.
+ * as they are, and only in a process that judges nothing else: the judge's
+ * own caches (a repository's git config and hooks, keyed by what these
+ * lookups said) keep what they learned in a pass.
  *
  * @example
  * const lookups = new HeldLookups();
@@ -97,7 +109,7 @@ export function holdingFilesStill<T>(lookups: HeldLookups, work: () => T): T {
 
 function remembered<T>(kind: LookupKind, file: string, look: () => T): T {
   const lookups = held?.getStore();
-  return lookups === undefined ? look() : lookups.remember(kind, file, look);
+  return lookups === undefined || file.length > MAX_HELD_PATH ? look() : lookups.remember(kind, file, look);
 }
 
 export function statSync(file: string): Stats;

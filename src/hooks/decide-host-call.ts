@@ -45,8 +45,8 @@ import { readRegularFile } from './host-transcript.ts';
 
 /** The largest file read to show an edit as a diff (host-call.ts turns a larger one into an edit). */
 const MAX_READ_FOR_DIFF = 4 * 1024 * 1024;
-/** How much of the files' text a replay keeps for the edits that follow (the first read is the first let go). */
-const REPLAY_TEXT_CHARACTERS_KEPT = 8 * 1024 * 1024;
+/** How much of the files' text a replay's judge keeps for the edits that follow (the first read is the first let go); a replay has a judge per directory. */
+const REPLAY_TEXT_CHARACTERS_KEPT = 1024 * 1024;
 
 
 /** What the host is told: run it, refuse it, or ask its own user (where it can). */
@@ -192,7 +192,8 @@ export async function createHostJudge(options: {
   const replayedText = (file: string) => {
     if (textsRead.has(file)) return textsRead.get(file);
     const text = readRegularFile(file, MAX_READ_FOR_DIFF);
-    const size = (value: string | undefined) => (value === undefined ? 0 : value.length);
+    // What no text was read for counts too: a history naming many missing or huge files is not kept for nothing.
+    const size = (value: string | undefined) => Math.max(64, value === undefined || value === 'too large' ? 0 : value.length);
     textsRead.set(file, text);
     textsKept += size(text);
     for (const [kept, keptText] of textsRead) {

@@ -93,7 +93,12 @@ export interface HistoryJudge {
  * const judge = await createHistoryJudge({ loaded, env: process.env });
  * const verdict = await judge.judge(item);
  */
-export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: Readonly<Record<string, string | undefined>> }): Promise<HistoryJudge> {
+export async function createHistoryJudge(options: {
+  loaded: LoadedPolicy;
+  env: Readonly<Record<string, string | undefined>>;
+  /** The file system as the replay found it, shared by the judges of one replay (a policy and the one it is compared with see one tree). */
+  lookups?: HeldLookups;
+}): Promise<HistoryJudge> {
   const { loaded } = options;
   // The gate's last judgement of a call is the one that decided it (a patch's files, a skill's inline commands come before it; a
   // command asked again for its shell after it): its tool and arguments, and whether the gate knew that tool.
@@ -123,7 +128,7 @@ export async function createHistoryJudge(options: { loaded: LoadedPolicy; env: R
   const memo = new Map<string, ReplayVerdict>();
   // The tree as it is now, looked at once per path: a replay runs nothing, so nothing in it changes while it judges (and the
   // same folders, files and repository are looked into for most of a month's calls).
-  const lookups = new HeldLookups();
+  const lookups = options.lookups ?? new HeldLookups();
   const judgeHeld = (item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>) => holdingFilesStill(lookups, () => judgeOnce(item));
   const ruleAt = (rule: string | null) => (rule === null ? undefined : loaded.policy.ruleAt?.(rule));
   async function judgeOnce(item: Extract<HistoryItem, { kind: 'host' | 'toolgate' }>): Promise<ReplayVerdict> {

@@ -5,6 +5,7 @@ import { loadPolicyFile } from '../../config/load-policy-file.ts';
 import { displayPath as relativePath } from '../../tools/fs/resolve-zone-path.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
+import { HeldLookups } from '../../filesystem/file-lookups.ts';
 import { historyCalls, type HistoryItem } from '../../replay/history-calls.ts';
 import { capYoungGeneration, type YoungGenerationCap } from '../young-generation-cap.ts';
 import { createHistoryJudge, replayHistory, type ReplayChange, type ReplayExample, type ReplaySummary, type ReplayVerdict } from '../../replay/replay-history.ts';
@@ -109,8 +110,10 @@ export async function runReplayCommand(argv: string[], io: CliIo): Promise<numbe
       throw error;
     }
   }
-  const policy = await createHistoryJudge({ loaded, env: io.env });
-  const againstJudge = against === undefined ? undefined : await createHistoryJudge({ loaded: against, env: io.env });
+  // Both policies judge against one look at the file system.
+  const lookups = new HeldLookups();
+  const policy = await createHistoryJudge({ loaded, env: io.env, lookups });
+  const againstJudge = against === undefined ? undefined : await createHistoryJudge({ loaded: against, env: io.env, lookups });
   let summary: ReplaySummary;
   // A month of history is judged once per distinct call and the verdicts kept: V8's young generation would grow for them to
   // 128 MB of the process's memory.
