@@ -8,7 +8,7 @@ import { awkProgramHazard } from './awk-program-hazard.ts';
 import { gitHazards } from './git-hazards.ts';
 import { hazardAt, type Hazard } from './hazard.ts';
 import { scanOptions, type OptionHazardRule } from './option-scan.ts';
-import { JQ_OPTIONS } from './path-arguments.ts';
+import { JQ_OPTIONS } from './jq-options.ts';
 import { processEnvironmentHazards } from './process-environment-hazard.ts';
 import { sedScriptHazard, type ScriptHazard } from './sed-script-hazard.ts';
 import type { ShellWord } from './shell-word.ts';

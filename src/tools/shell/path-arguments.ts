@@ -13,6 +13,7 @@ import { derivedWords, genericReads, none, reads, unknownOptionReads, type Comma
 import type { ShellWord } from './shell-word.ts';
 import { isWrapper, unwrap } from './wrapper-commands.ts';
 import { indirectFileLists, unknownCommandPaths } from './unknown-command-paths.ts';
+import { JQ_OPTIONS } from './jq-options.ts';
 import { writeArguments } from './write-arguments.ts';
 
 /** Commands whose arguments are never files: strings, numbers, names. */
@@ -199,17 +200,6 @@ function awk(words: readonly ShellWord[]): CommandPaths {
   }
   return found;
 }
-
-/** jq's (and gojq's) options by what follows them: the one grammar the path and program checks read. */
-export const JQ_OPTIONS = {
-  /** Two words follow (`--arg name value`); the second is a file for `--slurpfile` and `--rawfile`. */
-  twoWords: new Set(['--arg', '--argjson', '--slurpfile', '--rawfile']),
-  /** The program comes from the file that follows. */
-  programFile: new Set(['-f', '--from-file']),
-  /** One word follows (`-L` a directory modules are loaded from). */
-  oneWord: new Set(['--indent', '-L', '--library-path']),
-  flags: /^(-[nrjascCMSeh0V]+|--(seq|stream|stream-errors|raw-input|slurp|compact-output|null-input|raw-output|raw-output0|join-output|ascii-output|sort-keys|color-output|monochrome-output|tab|exit-status|unbuffered|args|jsonargs|help|version|yaml-input|yaml-output))$/,
-};
 
 /** jq FILTER [FILES]: `--arg name value` takes two words, `--slurpfile name file` reads the second. */
 function jq(words: readonly ShellWord[]): CommandPaths {
