@@ -153,17 +153,10 @@ function kindOf(record: Record<string, unknown>): HistoryKind | undefined {
   return undefined;
 }
 
-/** The CLI and its version, as the calls' source says it: one string for each (a month's 100,000 calls share a handful). */
+/** The CLI and its version, as the calls' source says it. */
 function sourceOf(title: 'Claude Code' | 'Codex', version: string | undefined): string {
-  const byVersion = sources[title];
-  let source = byVersion.get(version);
-  if (source === undefined) {
-    if (byVersion.size >= 256) byVersion.clear();
-    byVersion.set(version, (source = version === undefined ? title : `${title} ${version}`));
-  }
-  return source;
+  return version === undefined ? title : `${title} ${version}`;
 }
-const sources = { 'Claude Code': new Map<string | undefined, string>(), Codex: new Map<string | undefined, string>() };
 
 /** A call line of another shape than the version replay was made with: said with the file's version. */
 function otherShape(at: Where, title: 'Claude Code' | 'Codex', version: string | undefined, problem: string): HistoryItem {
