@@ -39,6 +39,34 @@ describe('createWholeFile', () => {
     expect(readdirSync(root).sort()).toEqual(['link', 'secret']);
   });
 
+  it('on a file system without hard links (link answers EPERM, ENOTSUP...), makes the file with O_EXCL instead, still never over one', () => {
+    const root = scratch();
+    for (const code of ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']) {
+      const noLinks = () => {
+        throw Object.assign(new Error(`${code}: operation not permitted, link`), { code });
+      };
+      const file = path.join(root, `secret-${code}`);
+      expect(createWholeFile(file, 'mine\n', 0o600, noLinks)).toBe(true);
+      expect(readFileSync(file, 'utf8')).toBe('mine\n');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(createWholeFile(file, 'again\n', 0o600, noLinks)).toBe(false);
+      expect(readFileSync(file, 'utf8')).toBe('mine\n');
+    }
+    const link = path.join(root, 'link');
+    symlinkSync(path.join(root, 'nowhere'), link);
+    const noLinks = () => {
+      throw Object.assign(new Error('EPERM'), { code: 'EPERM' });
+    };
+    expect(createWholeFile(link, 'mine\n', 0o600, noLinks), 'not through a link in its place either').toBe(false);
+    expect(() => statSync(path.join(root, 'nowhere'))).toThrow();
+    // Any other failure of link is the caller's to see, and leaves no temporary file.
+    const broken = () => {
+      throw Object.assign(new Error('EIO: i/o error, link'), { code: 'EIO' });
+    };
+    expect(() => createWholeFile(path.join(root, 'other'), 'x', 0o600, broken)).toThrow(/EIO/);
+    expect(readdirSync(root).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('throws what the file system says when the folder is missing', () => {
     expect(() => createWholeFile(path.join(scratch(), 'no', 'such'), 'x', 0o600)).toThrow(/ENOENT/);
   });

@@ -18,11 +18,17 @@ const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
  * @example
  * if (!createWholeFile('/p/.toolgate/server-secret', `${secret}\n`, 0o600)) secret = readItAgain();
  */
-export function createWholeFile(file: string, content: string, mode: number): boolean {
+export function createWholeFile(
+  file: string,
+  content: string,
+  mode: number,
+  /** link(2); the tests give one that fails as a file system without hard links does. */
+  link: (existing: string, created: string) => void = linkSync,
+): boolean {
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   writeSynced(temporary, content, mode);
   try {
-    linkSync(temporary, file);
+    link(temporary, file);
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
