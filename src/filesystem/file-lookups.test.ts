@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,9 +21,9 @@ describe('file lookups', () => {
     expect(statSync(file, { throwIfNoEntry: false })).toBeUndefined();
     writeFileSync(file, 'one');
     expect(statSync(file).size).toBe(3);
-    expect(readTextFileSync(file)).toBe('one');
+    expect(readTextFileSync(file, { maxBytes: 1024 })).toBe('one');
     writeFileSync(file, 'three');
-    expect(readTextFileSync(file)).toBe('three');
+    expect(readTextFileSync(file, { maxBytes: 1024 })).toBe('three');
   });
 
   it('in a held pass, look once: what changes after is not seen until a new pass', async () => {
@@ -120,7 +121,7 @@ describe('file lookups', () => {
     const lookups = new HeldLookups();
     await holdingFilesStill(lookups, () => {
       expect(statSync(long, { throwIfNoEntry: false })).toBeUndefined();
-      expect(readTextFileSync(big).length).toBe(300 * 1024);
+      expect(readTextFileSync(big, { maxBytes: 1 << 20 }).length).toBe(300 * 1024);
     });
     mkdirSync(path.dirname(long), { recursive: true });
     writeFileSync(long, '');
@@ -128,7 +129,18 @@ describe('file lookups', () => {
     await holdingFilesStill(lookups, () => {
       // Looked at again, as they are now.
       expect(statSync(long, { throwIfNoEntry: false })?.isFile()).toBe(true);
-      expect(readTextFileSync(big)).toBe('small now');
+      expect(readTextFileSync(big, { maxBytes: 1 << 20 })).toBe('small now');
     });
+  });
+
+  it('reads no more of a file than it is asked for, and refuses a named pipe without blocking on it', () => {
+    const root = scratch();
+    const huge = path.join(root, '.git');
+    writeFileSync(huge, `gitdir: ../elsewhere\n${'x'.repeat(1 << 20)}`);
+    expect(readTextFileSync(huge, { maxBytes: 4096 })).toBe(`gitdir: ../elsewhere\n${'x'.repeat(4096 - 21)}`);
+    const fifo = path.join(root, 'commondir');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => readTextFileSync(fifo, { maxBytes: 4096 })).toThrow(/not a regular file/);
+    expect(() => holdingFilesStill(new HeldLookups(), () => readTextFileSync(fifo, { maxBytes: 4096 }))).toThrow(/not a regular file/);
   });
 });

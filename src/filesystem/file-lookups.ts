@@ -142,7 +142,29 @@ export function readlinkSync(file: string): string {
   return remembered('readlink', file, () => fs.readlinkSync(file));
 }
 
-/** A file's text (toolgate's own files, a repository's settings: small ones). */
-export function readTextFileSync(file: string): string {
-  return remembered('read', file, () => fs.readFileSync(file, 'utf8'));
+/**
+ * The text of at most the first `maxBytes` of a regular file (a
+ * repository's settings, where a hostile one may make a file huge): opened
+ * without blocking and refused unless it is a regular file (a named pipe
+ * would never end), only that much read.
+ */
+export function readTextFileSync(file: string, options: { maxBytes: number }): string {
+  return remembered('read', `${options.maxBytes}:${file}`, () => readHead(file, options.maxBytes));
+}
+
+function readHead(file: string, maxBytes: number): string {
+  const descriptor = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    if (!fs.fstatSync(descriptor).isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: 'ENOTREG' });
+    const buffer = Buffer.alloc(maxBytes);
+    let filled = 0;
+    while (filled < maxBytes) {
+      const read = fs.readSync(descriptor, buffer, filled, maxBytes - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    return buffer.toString('utf8', 0, filled);
+  } finally {
+    fs.closeSync(descriptor);
+  }
 }

@@ -179,7 +179,7 @@ function looksLikeGitDirectory(directory: string): boolean {
 
 /** `.git` as a file: `gitdir: PATH`, relative to the file's directory. */
 function followGitFile(file: string, top: string): Found {
-  const text = readTextFileSync(file).slice(0, 4096);
+  const text = readTextFileSync(file, { maxBytes: 4096 });
   const match = /^gitdir: (.+)$/m.exec(text);
   if (match === null) return { reason: `${file} is a file that does not say where its repository is, so what git would run there cannot be checked` };
   const target = path.resolve(top, match[1]!.trim());
@@ -193,7 +193,7 @@ function openGitDirectory(gitDirectory: string, top: string | undefined): GitRep
   const redirected: string[] = [];
   const common = statSync(path.join(gitDirectory, 'commondir'), { throwIfNoEntry: false });
   if (common?.isFile() === true) {
-    const written = readTextFileSync(path.join(gitDirectory, 'commondir')).trim();
+    const written = readTextFileSync(path.join(gitDirectory, 'commondir'), { maxBytes: 4096 }).trim();
     commonDirectory = path.resolve(gitDirectory, written);
     redirected.push(commonDirectory);
   }
@@ -213,7 +213,7 @@ function alternateObjectDirectories(objects: string, depth = 0): string[] {
   const file = path.join(objects, 'info', 'alternates');
   if (depth >= MAX_ALTERNATE_DEPTH || statSync(file, { throwIfNoEntry: false })?.isFile() !== true) return [];
   const found: string[] = [];
-  for (const line of readTextFileSync(file).slice(0, 64 * 1024).split('\n')) {
+  for (const line of readTextFileSync(file, { maxBytes: 64 * 1024 }).split('\n')) {
     const entry = line.trim();
     if (entry === '' || entry.startsWith('#')) continue;
     // A quoted entry ("...") is taken as written: the quotes make a path no zone holds, so it is judged outside them.
@@ -233,7 +233,7 @@ function configHazards(file: string): CachedConfig {
   const result: CachedConfig = { key, reasons: [], aliases: [], sha256: false };
   if (!status.isFile()) result.reasons.push(`${file} is not a regular file, so what git would run cannot be checked`);
   else if (status.size > MAX_CONFIG_BYTES) result.reasons.push(`${file} is larger than ${MAX_CONFIG_BYTES} bytes and is not read, so what git would run cannot be checked`);
-  else scanConfig(file, readTextFileSync(file), result);
+  else scanConfig(file, readTextFileSync(file, { maxBytes: MAX_CONFIG_BYTES }), result);
   if (configCache.size >= MAX_CACHED) configCache.clear();
   configCache.set(file, result);
   return result;
