@@ -8,6 +8,7 @@
  * cargo, kubectl...). Pure data and lookups; reading commands with it is
  * rule-matching.ts's job.
  */
+import { NPM_ALIASES, NPM_COMMANDS, npmCommands } from './npm-commands.ts';
 
 export interface OptionTable {
   /** Options that take no value. */
@@ -50,6 +51,12 @@ export interface CommandLevel {
   plusMeans: string | undefined;
   /** Built-in aliases a user may redefine (cargo's `b`, `t`...): each may also be any subcommand. */
   overridable: ReadonlySet<string> | undefined;
+  /**
+   * The subcommands an unknown word may stand for, where the program takes
+   * abbreviations of them (`npm publis` is `npm publish`): a block or ask
+   * rule on one of them applies to the word as to the full name.
+   */
+  abbreviations: ((word: string) => readonly string[]) | undefined;
 }
 
 export interface CommandSpec {
@@ -97,6 +104,7 @@ function level(spec: {
   optionMeanings?: ReadonlyMap<string, string>;
   plusMeans?: string;
   overridable?: string;
+  abbreviations?: (word: string) => readonly string[];
 }): CommandLevel {
   const subcommands = new Map<string, Subcommand>();
   const prefix = spec.prefix ?? [];
@@ -107,7 +115,7 @@ function level(spec: {
     const path = target.includes('/') ? target.split('/') : [...prefix, target];
     subcommands.set(name, { path, level: spec.children?.[path.join(' ')] });
   }
-  return { options: spec.options ?? NO_OPTIONS, subcommands, open: spec.open ?? false, reenter: spec.reenter, argumentAliases: spec.argumentAliases, optionPaths: spec.optionPaths, alternatives: spec.alternatives, optionMeanings: spec.optionMeanings, plusMeans: spec.plusMeans, overridable: spec.overridable === undefined ? undefined : new Set(words(spec.overridable)) };
+  return { options: spec.options ?? NO_OPTIONS, subcommands, open: spec.open ?? false, reenter: spec.reenter, argumentAliases: spec.argumentAliases, optionPaths: spec.optionPaths, alternatives: spec.alternatives, optionMeanings: spec.optionMeanings, plusMeans: spec.plusMeans, overridable: spec.overridable === undefined ? undefined : new Set(words(spec.overridable)), abbreviations: spec.abbreviations };
 }
 
 function program(root: CommandLevel, extra: { optionsAnywhere?: boolean; plusOptions?: boolean; defaultPath?: readonly string[] } = {}): CommandSpec {
@@ -137,7 +145,7 @@ const GIT = program(
   }),
 );
 
-// npm: its config options go anywhere; every unknown word may be an abbreviation (`npm inst`) or a camelCase spelling.
+// npm: its config options go anywhere; an unknown word may be an abbreviation (`npm publis`) or a camelCase spelling (`npm installTest`).
 const NPM_OPTIONS = options({
   flags: '-g --global -s --silent -q --quiet -d -dd -ddd --verbose -y --yes --no --no-audit --no-fund --dry-run -f --force --json --offline --prefer-offline --prefer-online -ws --workspaces --include-workspace-root -D --save-dev -P --save-prod -O --save-optional -E --save-exact -S --save -B --save-bundle --no-save --ignore-scripts --foreground-scripts --legacy-peer-deps --no-color --color -l --long -p --parseable -a --all -h --help -v --version --install-links',
   valued: '-C --prefix -w --workspace --loglevel --registry --userconfig --globalconfig --cache --tag --omit --include --before --script-shell --node-options -c --call --package',
@@ -147,8 +155,8 @@ const NPM_OPTIONS = options({
 const NPM = program(
   level({
     options: NPM_OPTIONS,
-    commands:
-      'access adduser add-user:adduser audit bugs issues:bugs cache ci clean-install:ci ic:ci install-clean:ci isntall-clean:ci completion config c:config dedupe ddp:dedupe deprecate diff dist-tag dist-tags:dist-tag docs home:docs doctor edit exec x:exec explain why:explain explore find-dupes fund get help hlep:help help-search hook init create:init innit:init install add:install i:install in:install ins:install inst:install insta:install instal:install isnt:install isnta:install isntal:install isntall:install install-ci-test cit:install-ci-test clean-install-test:install-ci-test sit:install-ci-test install-test it:install-test link ln:link ll la:ll login logout ls list:ls org ogr:org outdated owner author:owner pack ping pkg prefix profile prune publish query rebuild rb:rebuild repo restart root run-script run:run-script rum:run-script urn:run-script sbom search find:search s:search se:search set shrinkwrap star stars start stop team test t:test tst:test token uninstall unlink:uninstall remove:uninstall rm:uninstall r:uninstall un:uninstall unpublish unstar update up:update upgrade:update udpate:update version verison:version view info:view show:view v:view whoami',
+    commands: [...NPM_COMMANDS, ...[...NPM_ALIASES].map(([alias, command]) => `${alias}:${command}`)].join(' '),
+    abbreviations: npmCommands,
     open: true,
   }),
   { optionsAnywhere: true },

@@ -4,7 +4,9 @@
  * reading (it may take the next word as its value), subcommands resolve
  * through aliases and long forms to a canonical path, and a word where a
  * subcommand goes that the grammar does not know leaves the reading open
- * (it may be a user alias, a plugin, an abbreviation).
+ * (it may be a user alias, a plugin, an abbreviation). Where the program
+ * takes abbreviations (npm), the word is also read as each subcommand it
+ * may abbreviate, for block and ask rules.
  */
 import type { CommandLevel, CommandSpec, OptionTable } from './command-forms.ts';
 import type { ShellWord } from './shell-word.ts';
@@ -27,6 +29,10 @@ export interface CommandReading {
   level: CommandLevel | undefined;
   /** Another thing the command also does (`terraform apply -destroy`, `git send-pack`): it may match restrictive rules, never decides alone. */
   alternative?: boolean;
+  /** An open reading whose unknown word abbreviates subcommands: block and ask rules read those readings (`abbreviation`) instead. */
+  abbreviated?: boolean;
+  /** Read with the unknown word as a subcommand it abbreviates (`npm publis` as `npm publish`): for block and ask rules only, since which subcommands there are depends on the program's version. */
+  abbreviation?: boolean;
 }
 
 /** Beyond this many readings (unknown options forking), the command is read as open. */
@@ -44,7 +50,7 @@ const MAX_READINGS = 16;
 export function readCommand(options: { spec: CommandSpec; words: readonly ShellWord[]; appendsArguments: boolean }): CommandReading[] {
   const { spec, words } = options;
   const readings: CommandReading[] = [];
-  const walk = (start: { level: CommandLevel; index: number; path: string[]; positions: number[]; skipped: { index: number; harmless: boolean }[] }): void => {
+  const walk = (start: { level: CommandLevel; index: number; path: string[]; positions: number[]; skipped: { index: number; harmless: boolean }[]; expanded?: { index: number; value: string } }): void => {
     let { level, index, path, positions } = start;
     const skipped = [...start.skipped];
     let pending = level.reenter;
@@ -61,7 +67,7 @@ export function readCommand(options: { spec: CommandSpec; words: readonly ShellW
       const leaf = level.subcommands.size === 0 && pending === undefined && !level.open;
       if (leaf) break;
       if (word.kind !== 'static') return finish(true, index, level);
-      const value = word.value;
+      const value = start.expanded?.index === index ? start.expanded.value : word.value;
       if (value === '--') break;
       const plus = spec.plusOptions && path.length === 0 && value.startsWith('+');
       if (plus || isOptionLike(value)) {
@@ -91,8 +97,17 @@ export function readCommand(options: { spec: CommandSpec; words: readonly ShellW
       }
       const subcommand = level.subcommands.get(value);
       if (subcommand === undefined) {
-        if (level.open) return finish(true, index, level);
-        break;
+        if (!level.open) break;
+        const expansions = level.abbreviations?.(value).filter((name) => level.subcommands.has(name)) ?? [];
+        finish(true, index, level);
+        if (expansions.length === 0) return;
+        readings[readings.length - 1]!.abbreviated = true;
+        for (const name of expansions) {
+          const first = readings.length;
+          walk({ level, index, path, positions, skipped, expanded: { index, value: name } });
+          for (const reading of readings.slice(first)) reading.abbreviation = true;
+        }
+        return;
       }
       // A built-in alias the user's configuration may redefine: it may be any subcommand too.
       if (level.overridable?.has(value) === true) readings.push({ path, positions, skipped: [...skipped], rest: path.length === 0 ? 1 : positions[positions.length - 1]! + 1, open: true, stop: index, level });

@@ -3,10 +3,12 @@
  * (`i`, `home`, `issues`), a camelCase spelling (`installTest`) or any
  * unique abbreviation of either (`whoa` is `whoami`), so a table of names
  * alone misses what `npm who` does. Taken from npm 11's
- * `lib/utils/cmd-list.js`.
+ * `lib/utils/cmd-list.js`; npm's grammar (command-forms.ts) reads its
+ * subcommands from these tables too.
  */
 
-const COMMANDS: ReadonlySet<string> = new Set([
+/** npm's commands by their own names. */
+export const NPM_COMMANDS: ReadonlySet<string> = new Set([
   'access', 'adduser', 'approve-scripts', 'audit', 'bugs', 'cache', 'ci', 'completion', 'config', 'dedupe', 'deny-scripts', 'deprecate', 'diff', 'dist-tag', 'docs',
   'doctor', 'edit', 'exec', 'explain', 'explore', 'find-dupes', 'fund', 'get', 'help', 'help-search', 'init', 'install', 'install-ci-test', 'install-scripts',
   'install-test', 'link', 'll', 'login', 'logout', 'ls', 'org', 'outdated', 'owner', 'pack', 'ping', 'pkg', 'prefix', 'profile', 'prune', 'publish', 'query',
@@ -14,7 +16,8 @@ const COMMANDS: ReadonlySet<string> = new Set([
   'undeprecate', 'uninstall', 'unpublish', 'unstar', 'update', 'version', 'view', 'whoami',
 ]);
 
-const ALIASES: ReadonlyMap<string, string> = new Map([
+/** npm's aliases (and the misspellings it accepts) and the command each runs. */
+export const NPM_ALIASES: ReadonlyMap<string, string> = new Map([
   ['author', 'owner'], ['home', 'docs'], ['issues', 'bugs'], ['info', 'view'], ['show', 'view'], ['find', 'search'], ['add', 'install'], ['unlink', 'uninstall'],
   ['remove', 'uninstall'], ['rm', 'uninstall'], ['r', 'uninstall'], ['un', 'uninstall'], ['rb', 'rebuild'], ['list', 'ls'], ['ln', 'link'], ['create', 'init'],
   ['i', 'install'], ['it', 'install-test'], ['cit', 'install-ci-test'], ['u', 'update'], ['up', 'update'], ['c', 'config'], ['s', 'search'], ['se', 'search'],
@@ -38,11 +41,11 @@ const ALIASES: ReadonlyMap<string, string> = new Map([
 export function npmCommands(word: string): string[] {
   const name = /[A-Z]/.test(word) ? word.replace(/([A-Z])/g, (letter) => `-${letter.toLowerCase()}`) : word;
   if (name === '') return [];
-  if (COMMANDS.has(name)) return [name];
-  const alias = ALIASES.get(name);
+  if (NPM_COMMANDS.has(name)) return [name];
+  const alias = NPM_ALIASES.get(name);
   if (alias !== undefined) return [alias];
   const matches = new Set<string>();
-  for (const command of COMMANDS) if (command.startsWith(name)) matches.add(command);
-  for (const [short, command] of ALIASES) if (short.startsWith(name)) matches.add(command);
+  for (const command of NPM_COMMANDS) if (command.startsWith(name)) matches.add(command);
+  for (const [short, command] of NPM_ALIASES) if (short.startsWith(name)) matches.add(command);
   return [...matches].sort();
 }

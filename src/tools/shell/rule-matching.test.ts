@@ -107,6 +107,36 @@ describe('matchRule, two-sided', () => {
     expect(matchRule(rule('git push -v', 'block'), first('git -v push'))).toBe('no');
   });
 
+  it('reads an abbreviation npm takes as the command it stands for, for block and ask rules only', () => {
+    const publish = rule('npm publish', 'block');
+    for (const command of ['npm publis', 'npm pub', 'npm pu', 'npm -g publi --access public', 'npm --registry http://r publ']) {
+      expect(matchRuleDetail(publish, first(command)), command).toMatchObject({ match: 'yes', why: undefined });
+    }
+    expect(matchRule(rule('npm publish --tag', 'block'), first('npm publ --tag beta'))).toBe('yes');
+    expect(matchRule(rule('npm publish --tag', 'block'), first('npm publ'))).toBe('no');
+    expect(matchRule(rule('npm whoami', 'ask'), first('npm whoa'))).toBe('yes');
+    expect(matchRule(rule('npm install-test', 'block'), first('npm installTest'))).toBe('yes');
+    // A package runner reached by abbreviation still runs what the rule names.
+    expect(matchRule(rule('git push', 'block'), first('npm exe git push'))).toBe('yes');
+    // Not an abbreviation of it: another command, or nothing npm has.
+    expect(matchRule(publish, first('npm pack'))).toBe('no');
+    expect(matchRule(publish, first('npm pa'))).toBe('no');
+    expect(matchRule(publish, first('npm publisher'))).toBe('maybe');
+    // More than one command begins so: npm refuses the word today, another version may not.
+    expect(matchRuleDetail(rule('npm test', 'block'), first('npm te'))).toMatchObject({ match: 'maybe', why: 'it may abbreviate any of "npm team", "npm test", depending on npm\'s version' });
+    expect(matchRule(publish, first('npm p'))).toBe('maybe');
+    // An allow rule never reaches a command through an abbreviation: which commands npm has depends on its version.
+    expect(matchRule(rule('npm publish', 'allow'), first('npm publis'))).toBe('maybe');
+    expect(matchRule(rule('npm', 'allow'), first('npm publis'))).toBe('yes');
+    // A rule is read as written: an abbreviation in a rule is a word npm may not know.
+    expect(ruleForm(['npm', 'publis'], 'npm').path).toEqual([]);
+    const words = first('npm publis').words;
+    expect(readCommand({ spec: commandSpec('npm')!, words, appendsArguments: false }).map((reading) => ({ path: reading.path, open: reading.open, abbreviated: reading.abbreviated, abbreviation: reading.abbreviation }))).toEqual([
+      { path: [], open: true, abbreviated: true, abbreviation: undefined },
+      { path: ['publish'], open: false, abbreviated: undefined, abbreviation: true },
+    ]);
+  });
+
   it('treats a name differing only in case as maybe the program (case-insensitive filesystems)', () => {
     expect(matchRuleDetail(rule('git push', 'block'), first('GIT push'))).toMatchObject({ match: 'maybe', why: 'on a case-insensitive filesystem GIT runs git' });
     expect(matchRule(rule('git', 'allow'), first('GIT status'))).toBe('no');

@@ -45,7 +45,7 @@ export function ruleForm(ruleWords: readonly string[], name: string): RuleForm {
   const words = ruleWords.map((value): ShellWord => ({ text: value, value, kind: 'static', tilde: false }));
   // An option the grammar does not know is read as a flag in a rule: its author wrote no value after it.
   // Every walk ends in a reading of its own (never only alternatives), so there is always one.
-  const reading = readCommand({ spec, words, appendsArguments: false }).filter((candidate) => candidate.alternative !== true).reduce((best, candidate) => (candidate.path.length > best.path.length ? candidate : best));
+  const reading = readCommand({ spec, words, appendsArguments: false }).filter((candidate) => candidate.alternative !== true && candidate.abbreviation !== true).reduce((best, candidate) => (candidate.path.length > best.path.length ? candidate : best));
   const end = reading.path.length === 0 ? 1 : reading.rest;
   const pathWords = new Set(reading.positions);
   const before: string[] = [];

@@ -141,6 +141,8 @@ function matchRuleWords(options: { rule: ShellRule; command: AnalyzedCommand; de
   let open = false;
   let alternative = false;
   for (const reading of readings ?? [undefined]) {
+    // `npm publis` is `npm publish` for a block or ask rule; an allow rule reads it as a word npm may not know.
+    if (reading !== undefined && (restrictive ? reading.abbreviated : reading.abbreviation) === true) continue;
     const result = matchReading({ form, reading, words: command.words, appendsArguments: command.appendsArguments, restrictive });
     if (reading?.alternative === true) {
       // What the command also does (`git send-pack` pushes) can only make a restrictive rule apply, as maybe.
@@ -165,18 +167,24 @@ function matchRuleWords(options: { rule: ShellRule; command: AnalyzedCommand; de
   // `GIT` is git only on a case-insensitive filesystem.
   const caseOnly = command.name !== form.name && command.name.toLowerCase() === form.name.toLowerCase();
   const sure = all && (restrictive || harmless) && !caseOnly;
-  const why = sure ? undefined : caseOnly ? `on a case-insensitive filesystem ${command.name} runs ${form.name}` : whyMaybe({ rule, command, open, all, alternative, readings: (readings ?? []).filter((reading) => reading.alternative !== true).length });
+  const considered = (readings ?? []).filter((reading) => reading.alternative !== true && (restrictive ? reading.abbreviated : reading.abbreviation) !== true);
+  const why = sure ? undefined : caseOnly ? `on a case-insensitive filesystem ${command.name} runs ${form.name}` : whyMaybe({ rule, command, open, all, alternative, readings: considered });
   const detail: RuleMatchDetail = { match: sure ? 'yes' : 'maybe', positions: positions ?? [0], why };
   return restrictive && !sure ? throughRunner(options, detail) : detail;
 }
 
-function whyMaybe(options: { rule: ShellRule; command: AnalyzedCommand; open: boolean; all: boolean; alternative: boolean; readings: number }): string {
-  const { command } = options;
+function whyMaybe(options: { rule: ShellRule; command: AnalyzedCommand; open: boolean; all: boolean; alternative: boolean; readings: readonly CommandReading[] }): string {
+  const { command, readings } = options;
   if (options.alternative) return `it also does what ${JSON.stringify(options.rule.match)} does`;
   if (command.appendsArguments) return `${command.name} receives more arguments at run time`;
   if (command.words.some((word) => word.kind !== 'static')) return 'a word of it is only known at run time';
   if (options.open) return `it names a subcommand ${command.name} does not have built in, which may be a user-defined alias, a plugin or an abbreviation`;
-  if (options.readings > 1) return 'it can be read more than one way (an option toolgate does not know may take the next word as its value, or an option makes it another subcommand)';
+  const abbreviated = readings.find((reading) => reading.abbreviation === true);
+  if (abbreviated !== undefined) {
+    const meanings = [...new Set(readings.filter((reading) => reading.abbreviation === true).map((reading) => `${command.name} ${reading.path.join(' ')}`))];
+    if (meanings.length > 1) return `it may abbreviate any of ${meanings.map((meaning) => JSON.stringify(meaning)).join(', ')}, depending on ${command.name}'s version`;
+  }
+  if (readings.length > 1) return 'it can be read more than one way (an option toolgate does not know may take the next word as its value, or an option makes it another subcommand)';
   if (options.all) return 'an option between its words is not known to be harmless';
   return 'the rule\'s words may be among its arguments in another place or spelling';
 }
