@@ -19,6 +19,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { AnalyzedCommand, CommandAnalysis } from './analyze-command.ts';
+import { commandModel } from './commands/command-models.ts';
 import type { ShellFinding } from './shell-finding.ts';
 import { gitSubcommand } from './git-subcommands.ts';
 import { isAtOrBelow, walkKernelPath } from './kernel-walk.ts';
@@ -62,7 +63,7 @@ const KEEPS_LAYOUT = new Set([
 ]);
 
 /** Commands whose written or deleted paths are where the layout changes: links, renames, removals, copies of trees, extractions. */
-const MOVES_ENTRIES = new Set(['ln', 'mv', 'rm', 'rmdir', 'unlink', 'cp', 'rsync', 'scp', 'tar', 'unzip', 'find', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
+const MOVES_ENTRIES = new Set(['ln', 'mv', 'rm', 'rmdir', 'unlink', 'cp', 'rsync', 'scp', 'unzip', 'find', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
 
 /** Writers whose every written path may become a link or a tree rather than a regular file. */
 const WRITES_ENTRIES = new Set(['ln', 'mv', 'cp', 'rsync', 'scp']);
@@ -157,14 +158,15 @@ function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: 
   const { command, home } = options;
   const name = command.name;
   if (name === undefined) return { kind: 'anything', reason: 'its name is only known at run time' };
+  const entriesOf = commandModel(name)?.entries ?? (WRITES_ENTRIES.has(name) ? 'replaces' : MOVES_ENTRIES.has(name) ? 'moves' : KEEPS_LAYOUT.has(name) ? 'keeps' : undefined);
   if (command.role === 'code') return { kind: 'anything', reason: 'it runs other code' };
   // Builtins and commands that take no paths (`read`, `shift`, `kill`); eval, trap, watch and literal shell scripts are analysed as commands of their own.
-  if (command.role === 'wrapper' || command.role === 'script' || KEEPS_LAYOUT.has(name) || takesNoPaths(name)) return { kind: 'none' };
+  if (command.role === 'wrapper' || command.role === 'script' || entriesOf === 'keeps' || takesNoPaths(name)) return { kind: 'none' };
   if (name === 'git') {
     // The table's `keepsLayout` is by name: `git --help` or a subcommand known only at run time changes anything.
     return gitSubcommand(command.words).traits?.keepsLayout === true ? { kind: 'none' } : { kind: 'anything', reason: 'it can check out, apply, move or remove files anywhere in the work tree' };
   }
-  if (!MOVES_ENTRIES.has(name)) return { kind: 'anything', reason: 'what it does to files is not modelled' };
+  if (entriesOf === undefined) return { kind: 'anything', reason: 'what it does to files is not modelled' };
   if (name === 'cp' && copiesContentOnly(command.words)) return { kind: 'none' };
   const cwd = effectiveCwd({ state: command.cwd, cwd: options.cwd });
   if (cwd === undefined || command.appendsArguments) return { kind: 'anything', reason: 'it works on paths only known at run time' };
@@ -175,7 +177,7 @@ function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: 
   const plainMove = name === 'mv' && paths.filter((entry) => entry.use === 'delete' && entry.sources === undefined).every((entry) => isPlainFile({ entry, cwd, home }));
   const entries: ChangedEntry[] = [];
   for (const entry of paths) {
-    const moves = entry.use === 'delete' || entry.into === true || (entry.use === 'write' && WRITES_ENTRIES.has(name));
+    const moves = entry.use === 'delete' || entry.into === true || (entry.use === 'write' && entriesOf === 'replaces');
     if (!moves) continue;
     const locations = entryLocations({ entry, cwd, home });
     if (locations === undefined) return { kind: 'anything', reason: `where ${entry.word.text} leads cannot be known now` };

@@ -7,23 +7,15 @@
 import { awkProgramHazard } from './awk-program-hazard.ts';
 import { gitHazards } from './git-hazards.ts';
 import { hazardAt, type Hazard } from './hazard.ts';
-import { scanOptions, type OptionHazardRule } from './option-scan.ts';
+import { scanOptions } from './option-scan.ts';
+import { exec, write, type OptionHazards } from './commands/command-model.ts';
+import { commandModel } from './commands/command-models.ts';
 import { JQ_OPTIONS } from './jq-options.ts';
 import { processEnvironmentHazards } from './process-environment-hazard.ts';
 import { sedScriptHazard, type ScriptHazard } from './sed-script-hazard.ts';
 import type { ShellWord } from './shell-word.ts';
 
-type CustomCheck = (words: readonly ShellWord[]) => Hazard[];
-
-interface CommandOptions {
-  rules: readonly OptionHazardRule[];
-  custom?: CustomCheck;
-  /** Only `custom` speaks: a reader whose arguments (globs, expansions) are judged as paths, not as possible options. */
-  customOnly?: true;
-}
-
-const exec = (what: string, names: Omit<OptionHazardRule, 'kind' | 'what'>): OptionHazardRule => ({ ...names, kind: 'exec', what });
-const write = (what: string, names: Omit<OptionHazardRule, 'kind' | 'what'>): OptionHazardRule => ({ ...names, kind: 'write', what });
+type CommandOptions = OptionHazards;
 
 const LESS: CommandOptions = {
   rules: [
@@ -72,18 +64,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['split', { rules: [exec('runs a shell command for every piece', { long: ['filter'] })] }],
   ['sdiff', { rules: [exec('runs another diff program', { long: ['diff-program'] })] }],
   ['uniq', { rules: [], custom: (words) => secondOperandWrites(words, 'uniq') }],
-  [
-    'tar',
-    {
-      rules: [
-        exec('runs a program (compressor, command, script or remote shell)', {
-          short: 'IF',
-          long: ['to-command', 'use-compress-program', 'checkpoint-action', 'info-script', 'new-volume-script', 'rsh-command', 'rmt-command'],
-        }),
-      ],
-      custom: tarHazards,
-    },
-  ],
   ['zip', { rules: [exec('runs a program to test the archive', { single: ['TT'], long: ['unzip-command'] })] }],
   ['less', LESS],
   ['more', LESS],
@@ -262,7 +242,12 @@ const READERS_WITHOUT_HAZARDS: ReadonlyMap<string, string> = new Map([
  * readerOptionsReviewed('tree') // true: tree -o is a hazard
  */
 export function readerOptionsReviewed(name: string): boolean {
-  return READERS_WITHOUT_HAZARDS.has(name) || TABLE.has(name);
+  return READERS_WITHOUT_HAZARDS.has(name) || optionsOf(name) !== undefined;
+}
+
+/** A command's hazardous options: from its model (commands/), or the table of the commands not yet moved there. */
+function optionsOf(name: string): OptionHazards | undefined {
+  return commandModel(name)?.options ?? TABLE.get(name);
 }
 
 /** ldd may run the program it is given (the dynamic loader does); only a system path is left to read. */
@@ -334,7 +319,8 @@ function urlOperands(words: readonly ShellWord[]): Hazard[] {
  * hasOptionHazards('ls')  // false
  */
 export function hasOptionHazards(name: string): boolean {
-  return TABLE.has(name) && TABLE.get(name)!.customOnly !== true;
+  const entry = optionsOf(name);
+  return entry !== undefined && entry.customOnly !== true;
 }
 
 /**
@@ -345,7 +331,7 @@ export function hasOptionHazards(name: string): boolean {
  * optionHazards({ name: 'rg', words: [rg, --pre, sh, x] }) // [{ index: 1, kind: 'exec', ... }]
  */
 export function optionHazards(options: { name: string; words: readonly ShellWord[]; end?: number }): Hazard[] {
-  const entry = TABLE.get(options.name);
+  const entry = optionsOf(options.name);
   if (entry === undefined) return [];
   const words = options.end === undefined ? options.words : options.words.slice(0, options.end);
   const hazards = entry.customOnly === true ? [] : scanOptions({ command: options.name, words, rules: entry.rules });
@@ -388,24 +374,6 @@ function sshOptionHazards(words: readonly ShellWord[]): Hazard[] {
     const option = attached !== '' ? attached : words[index + 1]?.value ?? '';
     if (/command|provider|match|include|proxyuse/i.test(option) || words[index + 1]?.kind === 'dynamic') {
       hazards.push(hazardAt({ index, kind: 'exec', reason: `${words[0]!.value} -o ${option}: this ssh option runs a program` }));
-    }
-  }
-  return hazards;
-}
-
-function tarHazards(words: readonly ShellWord[]): Hazard[] {
-  const hazards: Hazard[] = [];
-  const first = words[1];
-  // Old-style first argument without a dash: `tar xIf sh archive`.
-  if (first !== undefined && first.kind === 'static' && !first.value.startsWith('-') && /[IF]/.test(first.value)) {
-    hazards.push(hazardAt({ index: 1, kind: 'exec', reason: `tar ${first.value}: runs a program (compressor or volume script)` }));
-  }
-  const local = words.some((word) => word.value === '--force-local');
-  if (!local) {
-    for (let index = 1; index < words.length; index++) {
-      if (words[index]!.value.includes(':')) {
-        hazards.push(hazardAt({ index, kind: 'exec', reason: `tar ${words[index]!.value}: an archive name with ":" is opened through a remote shell` }));
-      }
     }
   }
   return hazards;

@@ -56,6 +56,12 @@ export interface CommandPaths {
 
 export type PathHandler = (words: readonly ShellWord[]) => CommandPaths;
 
+/** Why a command that walks directories following symlinks is unsure: completes "`tar -h` ...". */
+export const FOLLOWS_SYMLINKS = 'follows symlinks while walking directories, and any of them can lead out of the zones';
+
+/** The working directory, as a word: where a command writes when the line names no directory. */
+export const CURRENT_DIRECTORY: ShellWord = { text: '.', value: '.', kind: 'static', tilde: false };
+
 /**
  * Every word from `from` to `to` read as a path: operands, the values of
  * options (`--file=/x`, `-I/usr/include`), and the path inside `@file` and

@@ -9,7 +9,7 @@
  * Pure: words in, path uses out; the filesystem is judged elsewhere.
  */
 import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
-import { derivedWords, genericReads, none, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
+import { derivedWords, FOLLOWS_SYMLINKS, genericReads, none, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 import { isWrapper, unwrap } from './wrapper-commands.ts';
 import { indirectFileLists, unknownCommandPaths } from './unknown-command-paths.ts';
@@ -95,7 +95,6 @@ function patternFirst(options: { words: readonly ShellWord[]; grammar: ArgumentG
   return { paths, unsure };
 }
 
-const FOLLOWS = 'follows symlinks while walking directories, and any of them can lead out of the zones';
 
 const GREP: ArgumentGrammar = {
   shortValued: 'efmABCdD',
@@ -145,7 +144,7 @@ const AWK: ArgumentGrammar = {
 };
 
 function grep(words: readonly ShellWord[]): CommandPaths {
-  const follows = { names: ['-R', '--dereference-recursive'], reason: `grep -R ${FOLLOWS}` };
+  const follows = { names: ['-R', '--dereference-recursive'], reason: `grep -R ${FOLLOWS_SYMLINKS}` };
   const found = patternFirst({ words, grammar: GREP, given: ['-e', '--regexp', '-f', '--file'], files: ['-f', '--file', '--exclude-from'], follows });
   const scanned = scanArguments({ words, grammar: GREP });
   const recursive =
@@ -157,7 +156,7 @@ function grep(words: readonly ShellWord[]): CommandPaths {
 }
 
 function ripgrep(words: readonly ShellWord[]): CommandPaths {
-  const follows = { names: ['-L', '--follow'], reason: `rg -L ${FOLLOWS}` };
+  const follows = { names: ['-L', '--follow'], reason: `rg -L ${FOLLOWS_SYMLINKS}` };
   const found = patternFirst({ words, grammar: RIPGREP, given: ['-e', '--regexp', '-f', '--file', '--files', '--type-list'], files: ['-f', '--file', '--ignore-file'], follows });
   const scanned = scanArguments({ words, grammar: RIPGREP });
   // rg --files lists names, reading no file; without a path rg searches `.`, or what is piped into it.
@@ -264,7 +263,7 @@ function find(words: readonly ShellWord[]): CommandPaths {
   const paths: PathArgument[] = [];
   const unsure: string[] = [];
   const { starts, expression, follows } = findStartPoints(words);
-  if (follows) unsure.push(`find -L ${FOLLOWS}`);
+  if (follows) unsure.push(`find -L ${FOLLOWS_SYMLINKS}`);
   let index = expression;
   const deletes = words.slice(index).some((word) => word.value === '-delete');
   paths.push(...starts.map((word): PathArgument => ({ word, use: deletes ? 'delete' : 'read', into: deletes })));
@@ -273,7 +272,7 @@ function find(words: readonly ShellWord[]): CommandPaths {
     if (['-exec', '-execdir', '-ok', '-okdir'].includes(value)) {
       while (index + 1 < words.length && !(words[index + 1]!.kind === 'static' && (words[index + 1]!.value === ';' || words[index + 1]!.value === '+'))) index++;
       index++;
-    } else if (value === '-follow') unsure.push(`find -follow ${FOLLOWS}`);
+    } else if (value === '-follow') unsure.push(`find -follow ${FOLLOWS_SYMLINKS}`);
     else if (FIND_PATTERNS.has(value) || FIND_VALUES.has(value)) index++;
     else if (FIND_FILES.has(value) && words[index + 1] !== undefined) paths.push({ word: words[++index]!, use: 'read' });
     else if (FIND_WRITES.has(value) && words[index + 1] !== undefined) {

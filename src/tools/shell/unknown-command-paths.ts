@@ -9,6 +9,7 @@
  * this check never sees: unsure.
  * Pure: words in, path uses out.
  */
+import { commandModel } from './commands/command-models.ts';
 import { runsCode } from './command-semantics.ts';
 import { genericReads, type CommandPaths, type PathArgument } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
@@ -81,7 +82,7 @@ export function knownReaders(): readonly string[] {
 /** Options that name a file holding the list of files to work on, by command (`*` for any command). */
 const LIST_OPTIONS: readonly { names: readonly string[]; commands?: ReadonlySet<string> }[] = [
   { names: ['--files0-from', '-files0-from'] },
-  { names: ['--files-from', '-T'], commands: new Set(['tar', 'bsdtar', 'gtar', 'rsync', 'cpio', 'zip']) },
+  { names: ['--files-from', '-T'], commands: new Set(['rsync', 'cpio', 'zip']) },
   { names: ['--files-from'] },
   { names: ['--pathspec-from-file'] },
   { names: ['--include-from'], commands: new Set(['rsync']) },
@@ -98,7 +99,6 @@ const LIST_OPTIONS: readonly { names: readonly string[]; commands?: ReadonlySet<
 
 /** Commands whose short option (as a letter in a cluster: `tar -cT list`, `md5sum -wc sums`) names a file list. */
 const CLUSTERED_LIST_OPTION: ReadonlyMap<string, RegExp> = new Map([
-  ['tar', /^-[A-Za-z0-9]*T/],
   ['file', /^-[A-Za-z0-9]*f/],
   ...['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum'].map((name): [string, RegExp] => [name, /^-[A-Za-z0-9]*c/]),
 ]);
@@ -119,6 +119,7 @@ const AT_LISTS = new Set(['7z', '7za', '7zr', '7zz', 'rar', 'unrar']);
  */
 export function indirectFileLists(options: { name: string; words: readonly ShellWord[] }): string[] {
   const { name, words } = options;
+  const model = commandModel(name)?.fileLists;
   const reasons: string[] = [];
   for (let index = 1; index < words.length; index++) {
     const word = words[index]!;
@@ -128,8 +129,8 @@ export function indirectFileLists(options: { name: string; words: readonly Shell
     const option = value.startsWith('--') && value.includes('=') ? value.slice(0, value.indexOf('=')) : value;
     // GNU getopt takes an unambiguous abbreviation (`--files0=list`); `--files` alone is another option (rg).
     const abbreviates = (candidate: string) => candidate === option || (/^--(files0|files-f|pathspec-f|include-f)/.test(option) && candidate.startsWith(option));
-    const listed = LIST_OPTIONS.some((entry) => (entry.commands === undefined || entry.commands.has(name)) && entry.names.some(abbreviates));
-    const clustered = !value.startsWith('--') && CLUSTERED_LIST_OPTION.get(name)?.test(value) === true;
+    const listed = LIST_OPTIONS.some((entry) => (entry.commands === undefined || entry.commands.has(name)) && entry.names.some(abbreviates)) || model?.options?.some(abbreviates) === true;
+    const clustered = !value.startsWith('--') && (model?.cluster ?? CLUSTERED_LIST_OPTION.get(name))?.test(value) === true;
     const atList = AT_LISTS.has(name) && value.startsWith('@');
     if (listed || clustered || atList || (name === 'parallel' && /^::::\+?$/.test(value))) {
       reasons.push(`${name} ${value}: works on the files listed in another file, which this check cannot see`);

@@ -3,16 +3,16 @@
  * `cp`/`mv`/`install`/`ln` destinations, `rm`/`touch`/`mkdir`/`chmod`...
  * targets, `tee` files, `dd of=`, `sort -o`, `patch`, `rsync`, `tar -x -C`,
  * `unzip -d`, `git clone DIR`, `curl -o`, `wget -O`, compressors. Each
- * returns what it reads and writes; undefined for any other command.
+ * returns what it reads and writes; undefined for any other command. A
+ * command with a model of its own (commands/) declares its paths there.
  */
 import { attachedWord, hasOption, optionValues, scanArguments, type ArgumentGrammar, type ScannedArguments } from './argument-scan.ts';
 import { GIT_GLOBAL_VALUED, gitSubcommand } from './git-subcommands.ts';
-import { derivedWords, genericReads, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
+import { CURRENT_DIRECTORY, derivedWords, FOLLOWS_SYMLINKS, genericReads, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
+import { commandModel } from './commands/command-models.ts';
 import { isRemotePath } from './network-commands.ts';
 import type { ShellWord } from './shell-word.ts';
 
-const FOLLOWS = 'follows symlinks while walking directories, and any of them can lead out of the zones';
-const CURRENT_DIRECTORY: ShellWord = { text: '.', value: '.', kind: 'static', tilde: false };
 
 /**
  * The paths a writing command touches, or undefined when `name` is not one.
@@ -22,7 +22,7 @@ const CURRENT_DIRECTORY: ShellWord = { text: '.', value: '.', kind: 'static', ti
  */
 export function writeArguments(options: { name: string; words: readonly ShellWord[] }): CommandPaths | undefined {
   const { words } = options;
-  const handler = WRITERS.get(options.name);
+  const handler = commandModel(options.name)?.paths ?? WRITERS.get(options.name);
   // `split --help` prints and stops.
   if (handler !== undefined && words.length === 2 && words[1]!.kind === 'static' && /^--(help|version)$/.test(words[1]!.value)) return { paths: [], unsure: [] };
   return handler?.(words);
@@ -58,7 +58,7 @@ function copyLike(name: 'cp' | 'mv' | 'install' | 'ln'): PathHandler {
     const scanned = scanArguments({ words, grammar: name === 'install' ? INSTALL : COPY });
     const unsure: string[] = [];
     if (name === 'install' && hasOption(scanned, ['-d', '--directory'])) return { paths: uses(scanned.operands, 'write'), unsure };
-    if (name === 'cp' && hasOption(scanned, ['-L', '--dereference']) && hasOption(scanned, ['-r', '-R', '--recursive', '-a', '--archive'])) unsure.push(`cp -L ${FOLLOWS}`);
+    if (name === 'cp' && hasOption(scanned, ['-L', '--dereference']) && hasOption(scanned, ['-r', '-R', '--recursive', '-a', '--archive'])) unsure.push(`cp -L ${FOLLOWS_SYMLINKS}`);
     const directory = optionValues(scanned, ['-t', '--target-directory'])[0];
     const operands = scanned.operands;
     let sources = operands;
@@ -111,7 +111,7 @@ function ownership(name: string): PathHandler {
     const scanned = scanArguments({ words, grammar: { longValued: ['reference', 'from'] } });
     const modeGiven = hasOption(scanned, ['--reference']) || (name === 'chmod' && words.some((word) => MODE_AS_OPTION.test(word.value)));
     const files = modeGiven ? scanned.operands : scanned.operands.slice(1);
-    const unsure = hasOption(scanned, ['-L']) && hasOption(scanned, ['-R', '--recursive']) ? [`${name} -RL ${FOLLOWS}`] : [];
+    const unsure = hasOption(scanned, ['-L']) && hasOption(scanned, ['-R', '--recursive']) ? [`${name} -RL ${FOLLOWS_SYMLINKS}`] : [];
     return { paths: [...uses(files, 'write'), ...reads(optionValues(scanned, ['--reference']))], unsure };
   };
 }
@@ -227,62 +227,8 @@ function remoteCopy(name: 'rsync' | 'scp'): PathHandler {
       ...unknownOptionReads(words, scanned),
     );
     const follows = ['-L', '--copy-links', '--copy-unsafe-links', '-k', '--copy-dirlinks'];
-    return { paths, unsure: name === 'rsync' && hasOption(scanned, follows) ? [`rsync -L ${FOLLOWS}`] : [] };
+    return { paths, unsure: name === 'rsync' && hasOption(scanned, follows) ? [`rsync -L ${FOLLOWS_SYMLINKS}`] : [] };
   };
-}
-
-const TAR_VALUED = 'fCTXbgHKLNVI';
-const TAR_LONG: ArgumentGrammar['longValued'] = ['file', 'directory', 'files-from', 'exclude-from', 'blocking-factor', 'listed-incremental', 'format', 'starting-file', 'newer', 'after-date', 'label', 'use-compress-program', 'to-command', 'exclude', 'transform', 'xform', 'owner', 'group', 'mode', 'mtime', 'checkpoint-action', 'info-script', 'new-volume-script', 'rsh-command', 'rmt-command', 'tape-length', 'record-size', 'volno-file', 'index-file', 'level', 'strip-components', 'suffix', 'backup', 'occurrence', 'quoting-style'];
-
-/**
- * tar: creating writes the archive (`-f`), extracting writes under `-C DIR`
- * (or the working directory), listing only reads. Old-style `tar xzf a.tar`
- * is read like `tar -xzf a.tar`. Members to archive are read relative to the
- * `-C` in force; members to extract are names inside the archive.
- */
-function tar(words: readonly ShellWord[]): CommandPaths {
-  const normalised = oldStyleTar(words);
-  const scanned = scanArguments({ words: normalised, grammar: { shortValued: TAR_VALUED, longValued: TAR_LONG } });
-  const has = (short: string, long: string) => scanned.options.some((option) => option.name === `-${short}` || option.name === `--${long}`);
-  const extract = has('x', 'extract') || has('x', 'get');
-  const create = has('c', 'create') || has('r', 'append') || has('u', 'update') || has('A', 'catenate') || has('A', 'concatenate');
-  const paths: PathArgument[] = [];
-  const unsure: string[] = [];
-  for (const archive of optionValues(scanned, ['-f', '--file'])) {
-    if (archive.value === '-') continue;
-    // The archive is written like any file: a zone that asks before writes asks, a hard link or FIFO asks, a policy-like name asks.
-    paths.push(create || hasOption(scanned, ['--delete']) ? { word: archive, use: 'write' } : { word: archive, use: 'read' });
-  }
-  paths.push(...reads(optionValues(scanned, ['-T', '--files-from', '-X', '--exclude-from'])), ...unknownOptionReads(normalised, scanned));
-  const directories = optionValues(scanned, ['-C', '--directory']);
-  if (extract) {
-    for (const directory of directories.length === 0 ? [CURRENT_DIRECTORY] : directories) paths.push({ word: directory, use: 'write', into: true });
-    if (has('P', 'absolute-names')) unsure.push('tar -P extracts members with absolute names and "..", which can land anywhere');
-  } else if (create) {
-    const base = directories.at(-1);
-    // `--remove-files` deletes each member once it is archived (abbreviations included: `--remove`).
-    const removes = scanned.options.some((option) => option.name.length > 4 && option.name.startsWith('--rem') && '--remove-files'.startsWith(option.name));
-    // A member that is a directory goes in whole (unless --no-recursion): every file below it is read, the hidden ones too.
-    const tree = scanned.options.some((option) => option.name === '--no-recursion') ? {} : { tree: 'always' as const };
-    for (const member of scanned.operands) paths.push({ word: member, use: removes ? 'delete' : 'read', ...tree, ...(base === undefined ? {} : { base }) });
-    if (removes) paths.push(...optionValues(scanned, ['-T', '--files-from']).map((): PathArgument => ({ word: base ?? CURRENT_DIRECTORY, use: 'delete', into: true })));
-    paths.push(...reads(directories));
-    if (has('h', 'dereference')) unsure.push(`tar -h ${FOLLOWS}`);
-  } else paths.push(...reads(directories));
-  return { paths, unsure };
-}
-
-/** `tar czfC out.tgz dir src` is `tar -c -z -f out.tgz -C dir src`: each letter that takes a value takes the next word. */
-function oldStyleTar(words: readonly ShellWord[]): readonly ShellWord[] {
-  const first = words[1];
-  if (first === undefined || first.kind !== 'static' || !/^[A-Za-z]+$/.test(first.value)) return words;
-  const expanded: ShellWord[] = [words[0]!];
-  let next = 2;
-  for (const letter of first.value) {
-    expanded.push({ ...first, text: `-${letter}`, value: `-${letter}` });
-    if (TAR_VALUED.includes(letter) && next < words.length) expanded.push(words[next++]!);
-  }
-  return [...expanded, ...words.slice(next)];
 }
 
 /** unzip ARCHIVE [MEMBERS] [-x MEMBERS] [-d DIR]: options may follow the archive. */
@@ -324,7 +270,7 @@ function zip(words: readonly ShellWord[]): CommandPaths {
   const read = uses(files, moves ? 'delete' : 'read').map((entry) => (recursive ? { ...entry, tree: 'always' as const } : entry));
   const paths: PathArgument[] = [...read, ...uses(optionValues(scanned, ['-O', '--output-file']), 'write'), ...unknownOptionReads(words, scanned)];
   if (archive !== undefined) paths.push({ word: archive, use: 'write' });
-  return { paths, unsure: recursive && !hasOption(scanned, ['-y', '--symlinks']) ? [`zip -r ${FOLLOWS} (without -y)`] : [] };
+  return { paths, unsure: recursive && !hasOption(scanned, ['-y', '--symlinks']) ? [`zip -r ${FOLLOWS_SYMLINKS} (without -y)`] : [] };
 }
 
 const COMPRESSOR: ArgumentGrammar = {
@@ -629,7 +575,6 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['patch', patch],
   ['rsync', remoteCopy('rsync')],
   ['scp', remoteCopy('scp')],
-  ['tar', tar],
   ['unzip', unzip],
   ['zip', zip],
   ['git', git],

@@ -1,0 +1,70 @@
+/**
+ * What toolgate knows about one command (family), declared in one place:
+ * its options that run programs, write or read beyond its operands; what
+ * its operands and option values read, write and delete; the options that
+ * name a file listing the files it works on; and what it does to directory
+ * entries. Each command's module (`commands/tar.ts`) fills one in, as data
+ * where it can be and with the few checks that cannot be data beside it;
+ * the aspect engines (option-hazards.ts, write-arguments.ts,
+ * unknown-command-paths.ts, line-layout-changes.ts) read them and name no
+ * command they describe.
+ */
+import type { Hazard } from '../hazard.ts';
+import type { OptionHazardRule } from '../option-scan.ts';
+import type { PathHandler } from '../path-argument.ts';
+import type { ShellWord } from '../shell-word.ts';
+
+/** Options that make the command run programs or write files, and checks that cannot be data. */
+export interface OptionHazards {
+  rules: readonly OptionHazardRule[];
+  custom?: (words: readonly ShellWord[]) => Hazard[];
+  /** Only `custom` speaks: a reader whose arguments (globs, expansions) are judged as paths, not as possible options. */
+  customOnly?: true;
+}
+
+/** Options naming a file that lists the files the command works on (`tar -T list`), which no check of the line can see. */
+export interface FileLists {
+  /** Option names, long ones also abbreviated where GNU getopt takes a prefix (`--files-from`, `-T`). */
+  options?: readonly string[];
+  /** The short option as a letter inside a cluster (`tar -cT list`). */
+  cluster?: RegExp;
+}
+
+export interface CommandModel {
+  /** The names it runs under: `tar`, and `gtar` and `bsdtar` that take the same options. */
+  names: readonly string[];
+  /** Options that run a program, write or read what the operands do not name (option-hazards.ts). */
+  options?: OptionHazards;
+  /** The paths its operands and option values read, write and delete (write-arguments.ts). */
+  paths?: PathHandler;
+  /** Options naming a file that lists the files it works on (unknown-command-paths.ts). */
+  fileLists?: FileLists;
+  /**
+   * What it does to directory entries, for a later command of the line
+   * (line-layout-changes.ts): `moves` renames, links, removes or extracts
+   * at the paths it writes into or deletes; `replaces` may also make any
+   * path it writes a link or a tree; `keeps` writes only the contents of
+   * regular files, if anything.
+   */
+  entries?: 'keeps' | 'moves' | 'replaces';
+}
+
+/**
+ * An option that runs a program.
+ *
+ * @example
+ * exec('runs a pager', { long: ['pager'] }) // { kind: 'exec', what: 'runs a pager', long: ['pager'] }
+ */
+export function exec(what: string, names: Omit<OptionHazardRule, 'kind' | 'what'>): OptionHazardRule {
+  return { ...names, kind: 'exec', what };
+}
+
+/**
+ * An option that writes a file (or changes the system).
+ *
+ * @example
+ * write('writes the result to a file', { short: 'o', long: ['output'] })
+ */
+export function write(what: string, names: Omit<OptionHazardRule, 'kind' | 'what'>): OptionHazardRule {
+  return { ...names, kind: 'write', what };
+}

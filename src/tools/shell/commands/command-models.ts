@@ -1,0 +1,33 @@
+/**
+ * Every command toolgate models in a module of its own, by each name it
+ * runs under. Adding a command is one module (`commands/NAME.ts`) and one
+ * line here.
+ */
+import type { CommandModel } from './command-model.ts';
+import { tar } from './tar.ts';
+
+const MODELS: readonly CommandModel[] = [tar];
+
+const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
+
+/** The models by each name they run under; a name claimed twice is a mistake in the models, found at load. */
+export function byName(models: readonly CommandModel[]): ReadonlyMap<string, CommandModel> {
+  const map = new Map<string, CommandModel>();
+  for (const model of models) {
+    for (const name of model.names) {
+      if (map.has(name)) throw new Error(`two command models claim the name ${JSON.stringify(name)}: ${map.get(name)!.names[0]} and ${model.names[0]}`);
+      map.set(name, model);
+    }
+  }
+  return map;
+}
+
+/**
+ * The model of the command a program name runs, if toolgate has one.
+ *
+ * @example
+ * commandModel('gtar')?.names[0] // 'tar'
+ */
+export function commandModel(name: string): CommandModel | undefined {
+  return BY_NAME.get(name);
+}
