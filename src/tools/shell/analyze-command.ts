@@ -10,11 +10,13 @@
 import path from 'node:path';
 import { forEachChild, parse, type Assignment, type Command, type ParsedScript, type Redirection, type SyntaxNode } from 'unbash';
 import { commandSemantics, type CommandRole } from './command-semantics.ts';
+import type { AppendedNames } from './commands/command-model.ts';
+import { commandModel } from './commands/command-models.ts';
 import { hazardAt, type Hazard } from './hazard.ts';
 import { hasOptionHazards } from './option-hazards.ts';
 import { isSensitiveVariable } from './sensitive-variables.ts';
 import { shellWord, type ShellWord } from './shell-word.ts';
-import { isWrapper, type AppendedNames } from './wrapper-commands.ts';
+import { isWrapper } from './wrapper-commands.ts';
 
 /** The working directory a command runs in, relative to where the command line starts. */
 export type CwdState = { kind: 'initial' } | { kind: 'changed'; path: string } | { kind: 'unknown' };
@@ -436,7 +438,7 @@ class Analyzer {
     const own = semantics.inner.length === 0 ? words : words.slice(0, words.length - semantics.inner[0]!.words.length);
     const readsFile = options.inputs.length > 0 || own.some((word) => /^-[^-]*a/.test(word.value) || word.value.startsWith('--a'));
     const stdin = frame.stdinFrom ?? 'empty-input';
-    const source = name === 'find' || name === 'fd' || name === 'fdfind' ? analyzed : name === 'xargs' && !readsFile && stdin !== 'unknown' ? stdin : undefined;
+    const source = commandModel(name)?.lists !== undefined || name === 'fd' || name === 'fdfind' ? analyzed : name === 'xargs' && !readsFile && stdin !== 'unknown' ? stdin : undefined;
     for (const defined of semantics.defines) this.defined.add(defined);
     if (semantics.cwd !== undefined && frame.cwdOverride === undefined) this.cwd = nextCwd(this.cwd, semantics.cwd);
     for (const inner of semantics.inner) {

@@ -6,11 +6,13 @@
  * Pure: the analysis calls it for every simple command it finds, and again
  * for every command a wrapper runs.
  */
+import type { InnerCommand } from './commands/command-model.ts';
+import { commandModel } from './commands/command-models.ts';
 import { hazardAt, type Hazard } from './hazard.ts';
 import { optionHazards } from './option-hazards.ts';
 import type { ShellWord } from './shell-word.ts';
 import { workspaceCode } from './workspace-code-commands.ts';
-import { isWrapper, unwrap, type AppendedNames } from './wrapper-commands.ts';
+import { isWrapper, unwrap } from './wrapper-commands.ts';
 
 /**
  * `script`: a shell given a literal script and nothing else (`bash -lc 'ls &&
@@ -19,17 +21,6 @@ import { isWrapper, unwrap, type AppendedNames } from './wrapper-commands.ts';
  * names them.
  */
 export type CommandRole = 'plain' | 'wrapper' | 'code' | 'script';
-
-export interface InnerCommand {
-  words: ShellWord[];
-  via: string;
-  /** It receives arguments that are not written in the command line (xargs, find -exec's `{}`). */
-  appendsArguments: boolean;
-  /** How they arrive, when it receives any. */
-  appendedNames?: AppendedNames;
-  /** It runs in another directory than the wrapper (env -C, sudo -D). */
-  changesDirectory: boolean;
-}
 
 export interface CommandSemantics {
   /** `wrapper` and `code` commands need a rule that names them: the default never allows them. */
@@ -141,6 +132,18 @@ export function commandSemantics(options: { name: string; words: readonly ShellW
     code(changing);
     return semantics;
   }
+  const runs = commandModel(name)?.runs;
+  if (runs !== undefined) {
+    const ran = runs(words);
+    semantics.hazards.push(...ran.hazards);
+    semantics.inner.push(...ran.inner);
+    if (ran.wrapper !== undefined) {
+      semantics.role = 'wrapper';
+      semantics.roleReason = ran.wrapper;
+    }
+    semantics.hazards.push(...optionHazards({ name, words }));
+    return semantics;
+  }
   switch (name) {
     case 'eval':
       code('eval runs its arguments as shell code');
@@ -186,10 +189,6 @@ export function commandSemantics(options: { name: string; words: readonly ShellW
     case 'pushd':
     case 'popd':
       semantics.cwd = { kind: 'unknown' };
-      return semantics;
-    case 'find':
-      findExec(words, semantics);
-      semantics.hazards.push(...optionHazards({ name, words }));
       return semantics;
     case 'fd':
     case 'fdfind': {
@@ -317,24 +316,6 @@ function cdTarget(words: readonly ShellWord[]): CommandSemantics['cwd'] {
   const target = words.slice(1).find((word) => !/^-[LPe@]+$/.test(word.value));
   if (target === undefined || target.kind !== 'static' || target.tilde || target.value === '-' || target.value === '') return { kind: 'unknown' };
   return { kind: 'changed', path: target.value };
-}
-
-/** `find ... -exec cmd args {} \;` (and -execdir, -ok, -okdir): each is a command find runs. */
-function findExec(words: readonly ShellWord[], semantics: CommandSemantics): void {
-  for (let index = 1; index < words.length; index++) {
-    const value = words[index]!.value;
-    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(value)) continue;
-    let end = index + 1;
-    while (end < words.length && !(words[end]!.kind === 'static' && (words[end]!.value === ';' || words[end]!.value === '+'))) end++;
-    if (end >= words.length) {
-      semantics.hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: `find ${value}: the command has no terminating ";" or "+"` }));
-    }
-    const inner = words.slice(index + 1, end);
-    if (inner.length > 0) semantics.inner.push({ words: inner, via: `run by find ${value}`, appendsArguments: true, appendedNames: { cut: 'whole', atEnd: false }, changesDirectory: value.endsWith('dir') });
-    semantics.role = 'wrapper';
-    semantics.roleReason = `find ${value} runs another command`;
-    index = end;
-  }
 }
 
 /** fd's options that run a command on what it finds: `-x`, `-X`, their long forms, and clusters ending in one (`-Hx`). */

@@ -13,6 +13,8 @@ import type { SandboxNetwork, SandboxProfile } from '../../sandbox/sandbox-profi
 import type { Zone } from '../fs/zones.ts';
 import { searchConcern } from '../fs/zone-hidden.ts';
 import type { AnalyzedCommand } from './analyze-command.ts';
+import type { AppendedNames } from './commands/command-model.ts';
+import { commandModel } from './commands/command-models.ts';
 import type { ShellFinding } from './shell-finding.ts';
 import { codeLoadingFile } from '../fs/code-loading-files.ts';
 import { expandGlob } from './expand-glob.ts';
@@ -21,11 +23,10 @@ import { gitCommandConcerns, runsGit } from './git-command-concerns.ts';
 import { judgePath, type PathOperation } from './judge-path.ts';
 import { networkUse } from './network-commands.ts';
 import type { PathArgument } from './path-argument.ts';
-import { commandPaths, findStartPoints, takesNoPaths } from './path-arguments.ts';
+import { commandPaths, takesNoPaths } from './path-arguments.ts';
 import { unnamedWritesConcern } from './unnamed-writes.ts';
 import { effectiveCwd, wordPath } from './shell-paths.ts';
 import type { ShellWord } from './shell-word.ts';
-import type { AppendedNames } from './wrapper-commands.ts';
 
 export interface CommandPathContext {
   /** Where the command line starts. */
@@ -258,7 +259,8 @@ async function appended(options: { command: AnalyzedCommand; ask: string[]; judg
   const listed = listing(lister);
   const whole = names?.cut === 'whole' || (names?.cut === 'nul' && listed === 'nul');
   if (use !== 'read') {
-    if (lister?.name !== 'find') {
+    const under = lister === undefined ? undefined : commandModel(lister.name)?.lists?.under;
+    if (lister === undefined || under === undefined) {
       ask.push(`${name} ${use === 'write' ? 'writes' : 'deletes'} files named by its input (xargs or find -exec), which this check cannot see`);
       return;
     }
@@ -266,9 +268,9 @@ async function appended(options: { command: AnalyzedCommand; ask: string[]; judg
     if (!whole) ask.push(cutNames(name, lister, names));
     // `find . -exec chmod 777 {} +` changes where a symlink it is given leads (rm removes the link itself).
     if (use === 'write' && maySymlink(lister)) ask.push(followedLinks(name, lister));
-    for (const start of findStartPoints(lister.words).starts) {
+    for (const start of under(lister.words)) {
       const directory = start.kind === 'static' ? wordPath(start, options.home) : undefined;
-      if (directory === undefined) ask.push(`${name} ${use === 'write' ? 'writes' : 'deletes'} files find finds under ${start.text}, which is only known at run time`);
+      if (directory === undefined) ask.push(`${name} ${use === 'write' ? 'writes' : 'deletes'} files ${lister.name} finds under ${start.text}, which is only known at run time`);
       else await options.judge({ path: directory, operation: use, into: true });
     }
     return;
@@ -294,9 +296,6 @@ function followedLinks(name: string, lister: AnalyzedCommand): string {
   return `${lister.name} lists symlinks too, and ${name} follows one it is given wherever it leads (a link in the zone to /etc/shadow); list regular files only (find -type f, fd -t f)`;
 }
 
-/** find's operators that widen what `-type f` limits it to. */
-const FIND_ALTERNATIVES = new Set(['-o', '-or', ',', '!', '-not']);
-
 /**
  * Whether a lister can print a symlink's name. rg and grep -r skip the
  * symlinks they meet (their -L and -R ask of their own); find and fd list
@@ -304,16 +303,13 @@ const FIND_ALTERNATIVES = new Set(['-o', '-or', ',', '!', '-not']);
  * ls and git ls-files list them.
  */
 function maySymlink(lister: AnalyzedCommand): boolean {
+  const model = commandModel(lister.name)?.lists;
+  if (model !== undefined) return model.maySymlink(lister.words);
   const values = lister.words.slice(1).map((word) => word.value);
   switch (lister.name) {
     case 'rg':
     case 'grep':
       return false;
-    case 'find': {
-      const expression = lister.words.slice(findStartPoints(lister.words).expression).map((word) => word.value);
-      if (expression.some((value) => FIND_ALTERNATIVES.has(value))) return true;
-      return !expression.some((value, index) => value === '-type' && (expression[index + 1] === 'f' || expression[index + 1] === 'd'));
-    }
     case 'fd':
     case 'fdfind': {
       const types = fdTypes(values);
@@ -355,13 +351,11 @@ function cutNames(name: string, producer: AnalyzedCommand, names: AppendedNames 
  * not to. ls, git ls-files, rg and grep print names as they are.
  */
 function mayPrintOptions(lister: AnalyzedCommand): boolean {
-  if (lister.name === 'find') return false;
+  const model = commandModel(lister.name)?.lists;
+  if (model !== undefined) return model.mayPrintOptions(lister.words);
   if (lister.name === 'fd' || lister.name === 'fdfind') return lister.words.some((word) => word.value.startsWith('--strip-cwd-prefix') && word.value !== '--strip-cwd-prefix=never');
   return true;
 }
-
-/** find's actions that print besides `-print0` (to its output, or to a file that may be /dev/stdout): with one of them the output is not NUL-separated names alone. */
-const FIND_OTHER_OUTPUT = new Set(['-print', '-printf', '-ls', '-fprint', '-fprint0', '-fprintf', '-fls', '-exec', '-execdir', '-ok', '-okdir']);
 
 /**
  * What a producer prints for xargs: `nul` when each name ends with a NUL
@@ -371,13 +365,11 @@ const FIND_OTHER_OUTPUT = new Set(['-print', '-printf', '-ls', '-fprint', '-fpri
  */
 function listing(producer: AnalyzedCommand | undefined): 'nul' | 'lines' | undefined {
   if (producer === undefined || producer.name === undefined) return undefined;
+  const model = commandModel(producer.name)?.lists;
+  if (model !== undefined) return model.output(producer.words);
   const values = producer.words.slice(1).map((word) => word.value);
   const nul = (test: (value: string) => boolean) => (values.some(test) ? 'nul' : 'lines');
   switch (producer.name) {
-    case 'find': {
-      const expression = producer.words.slice(findStartPoints(producer.words).expression).map((word) => word.value);
-      return expression.includes('-print0') && !expression.some((value) => FIND_OTHER_OUTPUT.has(value)) ? 'nul' : 'lines';
-    }
     case 'fd':
     case 'fdfind':
       return nul((value) => value === '-0' || value === '--print0');

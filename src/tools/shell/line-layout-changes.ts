@@ -63,7 +63,7 @@ const KEEPS_LAYOUT = new Set([
 ]);
 
 /** Commands whose written or deleted paths are where the layout changes: links, renames, removals, copies of trees, extractions. */
-const MOVES_ENTRIES = new Set(['ln', 'mv', 'rm', 'rmdir', 'unlink', 'cp', 'rsync', 'scp', 'unzip', 'find', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
+const MOVES_ENTRIES = new Set(['ln', 'mv', 'rm', 'rmdir', 'unlink', 'cp', 'rsync', 'scp', 'unzip', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
 
 /** Writers whose every written path may become a link or a tree rather than a regular file. */
 const WRITES_ENTRIES = new Set(['ln', 'mv', 'cp', 'rsync', 'scp']);

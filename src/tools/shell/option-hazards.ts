@@ -85,15 +85,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['nawk', AWK],
   ['sed', SED],
   ['gsed', SED],
-  [
-    'find',
-    {
-      rules: [
-        write('deletes files', { single: ['delete'] }),
-        write('writes a file', { single: ['fprint', 'fprint0', 'fprintf', 'fls'] }),
-      ],
-    },
-  ],
   ['ssh', SSH],
   ['slogin', SSH],
   ['scp', SCP],

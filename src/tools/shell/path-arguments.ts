@@ -12,6 +12,7 @@ import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from './
 import { derivedWords, FOLLOWS_SYMLINKS, genericReads, none, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 import { isWrapper, unwrap } from './wrapper-commands.ts';
+import { commandModel } from './commands/command-models.ts';
 import { indirectFileLists, unknownCommandPaths } from './unknown-command-paths.ts';
 import { JQ_OPTIONS } from './jq-options.ts';
 import { writeArguments } from './write-arguments.ts';
@@ -51,6 +52,8 @@ export function commandPaths(options: { name: string; words: readonly ShellWord[
 function grammarPaths(options: { name: string; words: readonly ShellWord[] }): CommandPaths {
   const { name, words } = options;
   if (NO_PATHS.has(name)) return none();
+  const modelled = commandModel(name)?.paths;
+  if (modelled !== undefined) return modelled(words);
   const writer = writeArguments({ name, words });
   if (writer !== undefined) return writer;
   const reader = READERS.get(name);
@@ -234,55 +237,6 @@ function jq(words: readonly ShellWord[]): CommandPaths {
   return { paths: [...paths, ...files.flatMap((word) => reads(derivedWords(word, false)))], unsure: [] };
 }
 
-const FIND_PATTERNS = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-lname', '-ilname']);
-const FIND_VALUES = new Set(['-type', '-xtype', '-perm', '-user', '-group', '-uid', '-gid', '-size', '-mtime', '-atime', '-ctime', '-mmin', '-amin', '-cmin', '-links', '-inum', '-maxdepth', '-mindepth', '-used', '-printf', '-fstype', '-context', '-regextype', '-newermt', '-newerat', '-newerct', '-newerBt']);
-const FIND_FILES = new Set(['-newer', '-anewer', '-cnewer', '-samefile', '-files0-from', '-newerma', '-newermm', '-newermc', '-neweram', '-newerac', '-newercm', '-newerca', '-newercc', '-newermB', '-neweraB', '-newercB', '-newerBm', '-newerBa', '-newerBc', '-newerBB']);
-const FIND_WRITES = new Set(['-fprint', '-fprint0', '-fls', '-fprintf']);
-
-/**
- * The start points of a `find` command (`.` when it names none), and where
- * its expression begins. Everything find reports lies under them.
- *
- * @example
- * findStartPoints([find, -L, src, docs, -name, x]).starts // [src, docs]
- */
-export function findStartPoints(words: readonly ShellWord[]): { starts: ShellWord[]; expression: number; follows: boolean } {
-  let index = 1;
-  let follows = false;
-  for (; index < words.length && /^-[HLP]+$|^-D$|^-O[0-9]*$/.test(words[index]!.value); index++) {
-    if (words[index]!.value.includes('L')) follows = true;
-    if (words[index]!.value === '-D') index++;
-  }
-  const starts: ShellWord[] = [];
-  for (; index < words.length && (words[index]!.kind === 'dynamic' || !/^[-(!),]/.test(words[index]!.value)); index++) starts.push(words[index]!);
-  return { starts: starts.length === 0 ? [{ text: '.', value: '.', kind: 'static', tilde: false }] : starts, expression: index, follows };
-}
-
-/** find: start points are read (deleted under with -delete); -exec commands are judged on their own. */
-function find(words: readonly ShellWord[]): CommandPaths {
-  const paths: PathArgument[] = [];
-  const unsure: string[] = [];
-  const { starts, expression, follows } = findStartPoints(words);
-  if (follows) unsure.push(`find -L ${FOLLOWS_SYMLINKS}`);
-  let index = expression;
-  const deletes = words.slice(index).some((word) => word.value === '-delete');
-  paths.push(...starts.map((word): PathArgument => ({ word, use: deletes ? 'delete' : 'read', into: deletes })));
-  for (; index < words.length; index++) {
-    const value = words[index]!.value;
-    if (['-exec', '-execdir', '-ok', '-okdir'].includes(value)) {
-      while (index + 1 < words.length && !(words[index + 1]!.kind === 'static' && (words[index + 1]!.value === ';' || words[index + 1]!.value === '+'))) index++;
-      index++;
-    } else if (value === '-follow') unsure.push(`find -follow ${FOLLOWS_SYMLINKS}`);
-    else if (FIND_PATTERNS.has(value) || FIND_VALUES.has(value)) index++;
-    else if (FIND_FILES.has(value) && words[index + 1] !== undefined) paths.push({ word: words[++index]!, use: 'read' });
-    else if (FIND_WRITES.has(value) && words[index + 1] !== undefined) {
-      paths.push({ word: words[++index]!, use: 'write' });
-      if (value === '-fprintf') index++;
-    } else if (words[index]!.kind === 'dynamic' || !/^[-(!),]/.test(value)) paths.push(...reads(derivedWords(words[index]!, false)));
-  }
-  return { paths, unsure };
-}
-
 const TEST_FILE_OPERATORS = new Set(['-a', '-b', '-c', '-d', '-e', '-f', '-g', '-h', '-k', '-p', '-r', '-s', '-u', '-w', '-x', '-G', '-L', '-N', '-O', '-S']);
 
 /** test / [: only the operands of file tests are paths; the rest are strings. */
@@ -366,7 +320,6 @@ const READERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['mawk', awk],
   ['nawk', awk],
   ['jq', jq],
-  ['find', find],
   ['test', test],
   ['[', test],
   ['parallel', parallel],

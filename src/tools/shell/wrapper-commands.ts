@@ -5,6 +5,7 @@
  * An option the grammar does not know, or a word computed at run time,
  * makes the wrapped command uncertain: a hazard, never a guess that allows.
  */
+import type { AppendedNames } from './commands/command-model.ts';
 import { hazardAt, type Hazard } from './hazard.ts';
 import { isSensitiveVariable } from './sensitive-variables.ts';
 import type { ShellWord } from './shell-word.ts';
@@ -52,20 +53,6 @@ export interface Unwrapped {
   appendedNames: AppendedNames | undefined;
 }
 
-/** How appended arguments arrive. */
-export interface AppendedNames {
-  /**
-   * `whole`: each name is one argument (find -exec, fd -x). `nul`: cut from
-   * the input at NUL bytes only (xargs -0): whole names when the input is a
-   * NUL-separated listing. `split`: cut at spaces, tabs and newlines with
-   * quotes and backslashes read (xargs), or at a chosen character (xargs
-   * -d): a name holding one becomes several arguments, so `x /etc/passwd`
-   * under the workspace reads /etc/passwd.
-   */
-  cut: 'whole' | 'nul' | 'split';
-  /** They follow the written words (not put in place of a `{}`), so a final `--` keeps them from being read as options. */
-  atEnd: boolean;
-}
 
 const SUDO_FLAGS = ['-A', '-b', '-E', '-e', '-H', '-i', '-K', '-k', '-l', '-n', '-P', '-S', '-s', '-V', '-v', '-B', '-N', '--askpass', '--background', '--bell', '--preserve-env', '--edit', '--set-home', '--login', '--remove-timestamp', '--reset-timestamp', '--list', '--non-interactive', '--preserve-groups', '--stdin', '--shell', '--version', '--validate', '--no-update', '--help'];
 const SUDO_VALUED = ['-C', '--close-from', '-D', '--chdir', '-g', '--group', '--host', '-p', '--prompt', '-R', '--chroot', '-r', '--role', '-t', '--type', '-T', '--command-timeout', '-U', '--other-user', '-u', '--user'];

@@ -3,13 +3,11 @@
  * `cp`/`mv`/`install`/`ln` destinations, `rm`/`touch`/`mkdir`/`chmod`...
  * targets, `tee` files, `dd of=`, `sort -o`, `patch`, `rsync`, `tar -x -C`,
  * `unzip -d`, `git clone DIR`, `curl -o`, `wget -O`, compressors. Each
- * returns what it reads and writes; undefined for any other command. A
- * command with a model of its own (commands/) declares its paths there.
+ * returns what it reads and writes; undefined for any other command.
  */
 import { attachedWord, hasOption, optionValues, scanArguments, type ArgumentGrammar, type ScannedArguments } from './argument-scan.ts';
 import { GIT_GLOBAL_VALUED, gitSubcommand } from './git-subcommands.ts';
 import { CURRENT_DIRECTORY, derivedWords, FOLLOWS_SYMLINKS, genericReads, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
-import { commandModel } from './commands/command-models.ts';
 import { isRemotePath } from './network-commands.ts';
 import type { ShellWord } from './shell-word.ts';
 
@@ -22,7 +20,7 @@ import type { ShellWord } from './shell-word.ts';
  */
 export function writeArguments(options: { name: string; words: readonly ShellWord[] }): CommandPaths | undefined {
   const { words } = options;
-  const handler = commandModel(options.name)?.paths ?? WRITERS.get(options.name);
+  const handler = WRITERS.get(options.name);
   // `split --help` prints and stops.
   if (handler !== undefined && words.length === 2 && words[1]!.kind === 'static' && /^--(help|version)$/.test(words[1]!.value)) return { paths: [], unsure: [] };
   return handler?.(words);

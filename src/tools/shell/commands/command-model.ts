@@ -6,13 +6,61 @@
  * entries. Each command's module (`commands/tar.ts`) fills one in, as data
  * where it can be and with the few checks that cannot be data beside it;
  * the aspect engines (option-hazards.ts, write-arguments.ts,
- * unknown-command-paths.ts, line-layout-changes.ts) read them and name no
- * command they describe.
+ * unknown-command-paths.ts, line-layout-changes.ts, command-semantics.ts,
+ * decide-command-paths.ts) read them and name no command they describe.
  */
 import type { Hazard } from '../hazard.ts';
 import type { OptionHazardRule } from '../option-scan.ts';
 import type { PathHandler } from '../path-argument.ts';
 import type { ShellWord } from '../shell-word.ts';
+
+/** How appended arguments arrive. */
+export interface AppendedNames {
+  /**
+   * `whole`: each name is one argument (find -exec, fd -x). `nul`: cut from
+   * the input at NUL bytes only (xargs -0): whole names when the input is a
+   * NUL-separated listing. `split`: cut at spaces, tabs and newlines with
+   * quotes and backslashes read (xargs), or at a chosen character (xargs
+   * -d): a name holding one becomes several arguments, so `x /etc/passwd`
+   * under the workspace reads /etc/passwd.
+   */
+  cut: 'whole' | 'nul' | 'split';
+  /** They follow the written words (not put in place of a `{}`), so a final `--` keeps them from being read as options. */
+  atEnd: boolean;
+}
+
+/** A command another runs from its own words (`find -exec cmd {} +`, `sudo cmd`). */
+export interface InnerCommand {
+  words: ShellWord[];
+  via: string;
+  /** It receives arguments that are not written in the command line (xargs, find -exec's `{}`). */
+  appendsArguments: boolean;
+  /** How they arrive, when it receives any. */
+  appendedNames?: AppendedNames;
+  /** It runs in another directory than the wrapper (env -C, sudo -D). */
+  changesDirectory: boolean;
+}
+
+
+/** The commands one runs from its own words, found by its model. */
+export interface RunCommands {
+  inner: InnerCommand[];
+  hazards: Hazard[];
+  /** Why it is a wrapper (`find -exec runs another command`), when it runs any. */
+  wrapper: string | undefined;
+}
+
+/** A command that prints the names of files, whose output another command may take as its arguments (`find . -print0 | xargs -0 cat`). */
+export interface Lister {
+  /** How it prints the names: one per line, each ended by a NUL byte, or (undefined) not names at all in this form. */
+  output: (words: readonly ShellWord[]) => 'nul' | 'lines' | undefined;
+  /** Whether a name it prints may be a symlink's (so a command given it follows the link). */
+  maySymlink: (words: readonly ShellWord[]) => boolean;
+  /** Whether a name it prints may start with `-` (and so be read as an option). */
+  mayPrintOptions: (words: readonly ShellWord[]) => boolean;
+  /** The directories every name it prints lies under, when it says (find's start points). */
+  under?: (words: readonly ShellWord[]) => ShellWord[];
+}
 
 /** Options that make the command run programs or write files, and checks that cannot be data. */
 export interface OptionHazards {
@@ -39,6 +87,10 @@ export interface CommandModel {
   paths?: PathHandler;
   /** Options naming a file that lists the files it works on (unknown-command-paths.ts). */
   fileLists?: FileLists;
+  /** The commands it runs from its own words (command-semantics.ts). */
+  runs?: (words: readonly ShellWord[]) => RunCommands;
+  /** How it prints the names of files, for a command that takes them as arguments (decide-command-paths.ts). */
+  lists?: Lister;
   /**
    * What it does to directory entries, for a later command of the line
    * (line-layout-changes.ts): `moves` renames, links, removes or extracts

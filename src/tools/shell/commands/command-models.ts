@@ -4,9 +4,10 @@
  * line here.
  */
 import type { CommandModel } from './command-model.ts';
+import { find } from './find.ts';
 import { tar } from './tar.ts';
 
-const MODELS: readonly CommandModel[] = [tar];
+const MODELS: readonly CommandModel[] = [find, tar];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
@@ -23,11 +24,12 @@ export function byName(models: readonly CommandModel[]): ReadonlyMap<string, Com
 }
 
 /**
- * The model of the command a program name runs, if toolgate has one.
+ * The model of the command a program name runs, if toolgate has one (none
+ * for a name only known at run time).
  *
  * @example
  * commandModel('gtar')?.names[0] // 'tar'
  */
-export function commandModel(name: string): CommandModel | undefined {
-  return BY_NAME.get(name);
+export function commandModel(name: string | undefined): CommandModel | undefined {
+  return name === undefined ? undefined : BY_NAME.get(name);
 }

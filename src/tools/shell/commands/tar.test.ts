@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { analyzeCommand } from '../analyze-command.ts';
 import { indirectFileLists } from '../unknown-command-paths.ts';
 import { optionHazards } from '../option-hazards.ts';
-import { writeArguments } from '../write-arguments.ts';
+import { commandPaths } from '../path-arguments.ts';
 import { byName, commandModel } from './command-models.ts';
 
 const words = (line: string) => analyzeCommand(line).commands[0]!.words;
-const uses = (line: string) => writeArguments({ name: words(line)[0]!.value, words: words(line) })?.paths.map((entry) => `${entry.use}${entry.into === true ? ' into' : ''} ${entry.word.value}`);
+const uses = (line: string) => commandPaths({ name: words(line)[0]!.value, words: words(line) }).paths.map((entry) => `${entry.use}${entry.into === true ? ' into' : ''} ${entry.word.value}`);
 
 describe('the tar model, under each of its names', () => {
   it.each(['tar', 'gtar', 'bsdtar'])('%s: extracting writes into the directory, creating writes the archive and reads the members', (name) => {
