@@ -9,7 +9,8 @@
  */
 import type { AlwaysScope } from '../../core/types.ts';
 import type { AnalyzedCommand, CommandAnalysis } from './analyze-command.ts';
-import { commandSpec, type CommandLevel, type Subcommand } from './command-forms.ts';
+import { commandSpec } from './command-forms.ts';
+import type { CommandLevel, Subcommand } from './commands/grammar.ts';
 
 export const COMMAND_SCOPE_ID = 'command';
 

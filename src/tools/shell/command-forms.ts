@@ -8,119 +8,8 @@
  * cargo, kubectl...). Pure data and lookups; reading commands with it is
  * rule-matching.ts's job.
  */
-import { NPM_ALIASES, NPM_COMMANDS, npmCommands } from './npm-commands.ts';
-
-export interface OptionTable {
-  /** Options that take no value. */
-  flags: ReadonlySet<string>;
-  /** Options whose value is the next word unless attached (`--name=value`, `-nvalue`). */
-  valued: ReadonlySet<string>;
-  /** Options (of either kind) that cannot change which program runs, what it reads its setup from, or where it acts. */
-  harmless: ReadonlySet<string>;
-  /** The same option spelled short and long (`-f` and `--force`), in both directions. */
-  synonyms: ReadonlyMap<string, string>;
-}
-
-export interface Subcommand {
-  /** The canonical path from the program's name: `docker rmi` → `image rm`. */
-  path: readonly string[];
-  /** The grammar after it; undefined when only arguments follow. */
-  level: CommandLevel | undefined;
-}
-
-export interface CommandLevel {
-  options: OptionTable;
-  subcommands: ReadonlyMap<string, Subcommand>;
-  /**
-   * An unknown word where a subcommand goes may still be any subcommand: a
-   * user-defined alias (git, cargo, gh, aws), a plugin on PATH (kubectl,
-   * helm, docker), an abbreviation (npm) or a package script (yarn, pnpm).
-   */
-  open: boolean;
-  /** After the subcommand, this many arguments, then the program's own grammar again (`yarn workspace NAME add x`). */
-  reenter: number | undefined;
-  /** Arguments that mean the same here (`kubectl delete po` is `pods`). */
-  argumentAliases: ReadonlyMap<string, string> | undefined;
-  /** Options that make it another subcommand too (`terraform apply -destroy` also does `terraform destroy`). */
-  optionPaths: ReadonlyMap<string, readonly string[]> | undefined;
-  /** Subcommands that also do what another does (`git send-pack` pushes): rules on that one may apply. */
-  alternatives: ReadonlyMap<string, readonly string[]> | undefined;
-  /** Options that may mean another the rule names (`--force-with-lease` forces a push). */
-  optionMeanings: ReadonlyMap<string, string> | undefined;
-  /** An argument starting with `+` means this option (`git push origin +main` forces). */
-  plusMeans: string | undefined;
-  /** Built-in aliases a user may redefine (cargo's `b`, `t`...): each may also be any subcommand. */
-  overridable: ReadonlySet<string> | undefined;
-  /**
-   * The subcommands an unknown word may stand for, where the program takes
-   * abbreviations of them (`npm publis` is `npm publish`): a block or ask
-   * rule on one of them applies to the word as to the full name.
-   */
-  abbreviations: ((word: string) => readonly string[]) | undefined;
-}
-
-export interface CommandSpec {
-  root: CommandLevel;
-  /** The program's options may also follow its subcommands (cobra's persistent flags, npm's config). */
-  optionsAnywhere: boolean;
-  /** Words starting with `+` before the subcommand are options (`cargo +nightly build`). */
-  plusOptions: boolean;
-  /** What runs when no subcommand is given (a bare `yarn` installs). */
-  defaultPath: readonly string[] | undefined;
-}
-
-const NO_OPTIONS: OptionTable = { flags: new Set(), valued: new Set(), harmless: new Set(), synonyms: new Map() };
-
-function words(list: string | undefined): string[] {
-  return list === undefined ? [] : list.split(/\s+/).filter((word) => word !== '');
-}
-
-/** `options({ flags: '-v --verbose', valued: '-C', harmless: '-v --verbose', synonyms: '-v=--verbose' })` */
-function options(table: { flags?: string; valued?: string; harmless?: string; synonyms?: string }): OptionTable {
-  const synonyms = new Map<string, string>();
-  for (const pair of words(table.synonyms)) {
-    const [short, long] = pair.split('=') as [string, string];
-    synonyms.set(short, long);
-    synonyms.set(long, short);
-  }
-  return { flags: new Set(words(table.flags)), valued: new Set(words(table.valued)), harmless: new Set(words(table.harmless)), synonyms };
-}
-
-/**
- * A level of subcommands from a compact list: `rm` is itself, `remove:rm`
- * an alias, `rmi:image/rm` a path. `prefix` is the path of the level's
- * parent; `children` gives the grammar after a canonical path (`image`).
- */
-function level(spec: {
-  options?: OptionTable;
-  commands?: string;
-  prefix?: readonly string[];
-  children?: Record<string, CommandLevel>;
-  open?: boolean;
-  reenter?: number;
-  argumentAliases?: ReadonlyMap<string, string>;
-  optionPaths?: ReadonlyMap<string, readonly string[]>;
-  alternatives?: ReadonlyMap<string, readonly string[]>;
-  optionMeanings?: ReadonlyMap<string, string>;
-  plusMeans?: string;
-  overridable?: string;
-  abbreviations?: (word: string) => readonly string[];
-}): CommandLevel {
-  const subcommands = new Map<string, Subcommand>();
-  const prefix = spec.prefix ?? [];
-  for (const token of words(spec.commands)) {
-    const colon = token.indexOf(':');
-    const name = colon === -1 ? token : token.slice(0, colon);
-    const target = colon === -1 ? name : token.slice(colon + 1);
-    const path = target.includes('/') ? target.split('/') : [...prefix, target];
-    subcommands.set(name, { path, level: spec.children?.[path.join(' ')] });
-  }
-  return { options: spec.options ?? NO_OPTIONS, subcommands, open: spec.open ?? false, reenter: spec.reenter, argumentAliases: spec.argumentAliases, optionPaths: spec.optionPaths, alternatives: spec.alternatives, optionMeanings: spec.optionMeanings, plusMeans: spec.plusMeans, overridable: spec.overridable === undefined ? undefined : new Set(words(spec.overridable)), abbreviations: spec.abbreviations };
-}
-
-function program(root: CommandLevel, extra: { optionsAnywhere?: boolean; plusOptions?: boolean; defaultPath?: readonly string[] } = {}): CommandSpec {
-  return { root, optionsAnywhere: extra.optionsAnywhere ?? false, plusOptions: extra.plusOptions ?? false, defaultPath: extra.defaultPath };
-}
+import { commandModel } from './commands/command-models.ts';
+import { level, listWords, options, program, type CommandSpec, type OptionTable } from './commands/grammar.ts';
 
 // git: built-in subcommands cannot be redefined by aliases; any other word may be an alias (also `-c alias.x=...`), a git-x program on PATH, or autocorrected.
 const GIT_PUSH = level({ options: options({ flags: '-f --force --force-with-lease --force-if-includes -u --set-upstream -d --delete -n --dry-run -q --quiet -v --verbose --tags --all --mirror --atomic --prune --no-verify --follow-tags --porcelain --progress -4 -6', valued: '-o --push-option --repo', harmless: '-q --quiet -v --verbose -n --dry-run --porcelain --progress', synonyms: '-f=--force -u=--set-upstream -d=--delete -n=--dry-run -q=--quiet -v=--verbose -o=--push-option' }),
@@ -143,23 +32,6 @@ const GIT = program(
     alternatives: new Map([['send-pack', ['push']], ['http-push', ['push']]]),
     open: true,
   }),
-);
-
-// npm: its config options go anywhere; an unknown word may be an abbreviation (`npm publis`) or a camelCase spelling (`npm installTest`).
-const NPM_OPTIONS = options({
-  flags: '-g --global -s --silent -q --quiet -d -dd -ddd --verbose -y --yes --no --no-audit --no-fund --dry-run -f --force --json --offline --prefer-offline --prefer-online -ws --workspaces --include-workspace-root -D --save-dev -P --save-prod -O --save-optional -E --save-exact -S --save -B --save-bundle --no-save --ignore-scripts --foreground-scripts --legacy-peer-deps --no-color --color -l --long -p --parseable -a --all -h --help -v --version --install-links',
-  valued: '-C --prefix -w --workspace --loglevel --registry --userconfig --globalconfig --cache --tag --omit --include --before --script-shell --node-options -c --call --package',
-  harmless: '-s --silent -q --quiet -d -dd -ddd --verbose --loglevel --no-audit --no-fund --json --no-color --color -l --long -p --parseable',
-  synonyms: '-g=--global -s=--silent -q=--quiet -y=--yes -f=--force -D=--save-dev -P=--save-prod -O=--save-optional -E=--save-exact -S=--save -C=--prefix -w=--workspace -h=--help -v=--version -l=--long',
-});
-const NPM = program(
-  level({
-    options: NPM_OPTIONS,
-    commands: [...NPM_COMMANDS, ...[...NPM_ALIASES].map(([alias, command]) => `${alias}:${command}`)].join(' '),
-    abbreviations: npmCommands,
-    open: true,
-  }),
-  { optionsAnywhere: true },
 );
 
 const PNPM = program(
@@ -278,7 +150,7 @@ const KUBECTL = program(
     }),
     commands: `${KUBECTL_VERBS} run certificate cluster-info top cordon uncordon drain taint attach exec port-forward proxy cp auth debug events diff kustomize completion alpha api-resources api-versions config plugin version options`,
     // `kubectl replace --force` deletes and recreates; `kubectl apply --prune` deletes what the manifests no longer list.
-    children: Object.fromEntries(words(KUBECTL_VERBS).map((verb) => [verb, level({ argumentAliases: KUBE_RESOURCES, optionPaths: KUBECTL_DELETING_OPTIONS.get(verb) })])),
+    children: Object.fromEntries(listWords(KUBECTL_VERBS).map((verb) => [verb, level({ argumentAliases: KUBE_RESOURCES, optionPaths: KUBECTL_DELETING_OPTIONS.get(verb) })])),
     open: true,
   }),
   { optionsAnywhere: true },
@@ -373,7 +245,6 @@ const RM = program(
 
 const SPECS: ReadonlyMap<string, CommandSpec> = new Map([
   ['git', GIT],
-  ['npm', NPM],
   ['pnpm', PNPM],
   ['yarn', YARN],
   ['bun', BUN],
@@ -401,7 +272,8 @@ const SPECS: ReadonlyMap<string, CommandSpec> = new Map([
  * commandSpec('docker')?.root.subcommands.get('rmi')?.path // ['image', 'rm']
  */
 export function commandSpec(name: string): CommandSpec | undefined {
-  return SPECS.get(programFamily(name));
+  const family = programFamily(name);
+  return commandModel(family)?.grammar ?? SPECS.get(family);
 }
 
 /**

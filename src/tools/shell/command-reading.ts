@@ -8,7 +8,7 @@
  * takes abbreviations (npm), the word is also read as each subcommand it
  * may abbreviate, for block and ask rules.
  */
-import type { CommandLevel, CommandSpec, OptionTable } from './command-forms.ts';
+import type { CommandLevel, CommandSpec, OptionTable } from './commands/grammar.ts';
 import type { ShellWord } from './shell-word.ts';
 
 /** One way the command's words can be read. */

@@ -52,7 +52,6 @@ const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash
 const INTERPRETER = /^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|perl[0-9.]*|ruby[0-9.]*|irb|php[0-9.]*|lua[0-9.]*|luajit|Rscript|R|osascript|tclsh[0-9.]*|wish|expect|jshell|groovy|scala|julia|ghci|runghc|elixir|erl|escript|swift|dotnet|java|jrunscript|guile|racket|sbcl|clisp|gdb|lldb)$/;
 const PACKAGE_RUNNERS = new Set(['npx', 'bunx', 'pnpx', 'uvx', 'tsx', 'ts-node']);
 const PACKAGE_RUN_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ['npm', new Set(['exec', 'x'])],
   ['pnpm', new Set(['dlx', 'exec'])],
   ['yarn', new Set(['dlx', 'exec'])],
   ['pipx', new Set(['run'])],

@@ -7,8 +7,8 @@
  */
 import { gitSubcommand } from './git-subcommands.ts';
 import type { ShellWord } from './shell-word.ts';
-import { npmCommands } from './npm-commands.ts';
-import { subcommandCandidates } from './subcommand-candidates.ts';
+import { commandModel } from './commands/command-models.ts';
+import { knownFlags, subcommandCandidates } from './subcommand-candidates.ts';
 
 /** Programs whose whole purpose is talking to other machines (or that fetch what they run). */
 const CLIENTS = new Set([
@@ -18,12 +18,6 @@ const CLIENTS = new Set([
 
 /** Subcommands (the first word after the program's options) that use the network. */
 const SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  // npm's commands by their own names (npm-commands.ts resolves aliases and abbreviations); `init`, `fund`, `pack` and `cache` only in some forms (npmNetwork).
-  ['npm', new Set([
-    'install', 'ci', 'install-test', 'install-ci-test', 'update', 'dedupe', 'find-dupes', 'link', 'exec', 'audit', 'outdated', 'view', 'search', 'diff', 'doctor', 'ping',
-    'publish', 'unpublish', 'deprecate', 'undeprecate', 'dist-tag', 'owner', 'access', 'team', 'org', 'star', 'stars', 'unstar', 'trust',
-    'login', 'logout', 'adduser', 'whoami', 'token', 'profile', 'docs', 'bugs', 'repo',
-  ])],
   ['pnpm', new Set(['install', 'i', 'add', 'update', 'up', 'upgrade', 'publish', 'fetch', 'dlx', 'create', 'outdated', 'audit', 'install-test', 'it', 'login', 'view', 'info'])],
   ['yarn', new Set(['install', 'add', 'up', 'upgrade', 'upgrade-interactive', 'publish', 'npm', 'dlx', 'create', 'info', 'outdated', 'audit', 'login', 'import'])],
   ['bun', new Set(['install', 'i', 'add', 'a', 'update', 'upgrade', 'publish', 'create', 'x', 'outdated'])],
@@ -76,7 +70,7 @@ export function networkUse(options: { name: string; words: readonly ShellWord[] 
   }
   if (name === 'yarn' && words.slice(1).every((word) => word.value.startsWith('-'))) return 'yarn (install) uses the network';
   if (name === 'pacman' && words.slice(1).some((word) => /^-[a-zA-Z]*[SU]/.test(word.value) || /^--(sync|upgrade)/.test(word.value))) return 'pacman -S/-U uses the network';
-  return SUBCOMMANDS.has(name) ? subcommandNetwork(name, words) : undefined;
+  return SUBCOMMANDS.has(name) || commandModel(name)?.network !== undefined ? subcommandNetwork(name, words) : undefined;
 }
 
 /**
@@ -92,7 +86,7 @@ export function isRemotePath(value: string): boolean {
 
 /** Whether the subcommand uses the network; an option before it may have taken a word as its value (`npm --editor ls install`), so each word that may be the subcommand counts. */
 function subcommandNetwork(name: string, words: readonly ShellWord[]): string | undefined {
-  for (const index of subcommandCandidates({ name, words, start: 1 })) {
+  for (const index of subcommandCandidates({ words, start: 1, flags: commandModel(name)?.flags ?? knownFlags(name) })) {
     const found = candidateNetwork(name, words, words[index]!);
     if (found !== undefined) return found;
   }
@@ -101,27 +95,10 @@ function subcommandNetwork(name: string, words: readonly ShellWord[]): string | 
 
 function candidateNetwork(name: string, words: readonly ShellWord[], subcommand: ShellWord): string | undefined {
   if (subcommand.kind === 'dynamic') return `${name} ${subcommand.text}: the subcommand is only known at run time, and ${name} has subcommands that use the network`;
-  if (name === 'npm') return npmNetwork(words, words.indexOf(subcommand));
+  const modelled = commandModel(name)?.network;
+  if (modelled !== undefined) return modelled(words, words.indexOf(subcommand));
   if (name === 'go' && subcommand.value === 'mod') return ['download', 'tidy', 'graph', 'why', 'verify'].includes(words[words.indexOf(subcommand) + 1]?.value ?? '') ? 'go mod downloads modules over the network' : undefined;
   return SUBCOMMANDS.get(name)!.has(subcommand.value) ? `${name} ${subcommand.value} uses the network` : undefined;
-}
-
-/**
- * npm talks to the registry for what it installs, looks up or changes
- * there (`whoami`, `token`, `profile`...), and `docs`/`bugs`/`repo` open a
- * web page. `init PKG` runs a downloaded initializer, `fund PKG` and `pack
- * PKG` fetch the package, `cache add` fetches into the cache; without an
- * argument they stay local. An abbreviation counts when any command it may
- * stand for does.
- */
-function npmNetwork(words: readonly ShellWord[], at: number): string | undefined {
-  const written = words[at]!.value;
-  const argument = subcommandCandidates({ name: 'npm', words, start: at + 1 })[0];
-  for (const command of npmCommands(written)) {
-    const network = SUBCOMMANDS.get('npm')!.has(command) || (['init', 'fund', 'pack'].includes(command) && argument !== undefined) || (command === 'cache' && argument !== undefined && (words[argument]!.kind !== 'static' || words[argument]!.value === 'add'));
-    if (network) return `npm ${written}${written === command ? '' : ` (${command})`} uses the network`;
-  }
-  return undefined;
 }
 
 function gitNetwork(words: readonly ShellWord[]): string | undefined {

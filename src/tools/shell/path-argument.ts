@@ -63,6 +63,23 @@ export const FOLLOWS_SYMLINKS = 'follows symlinks while walking directories, and
 export const CURRENT_DIRECTORY: ShellWord = { text: '.', value: '.', kind: 'static', tilde: false };
 
 /**
+ * A tool's words after its subcommand (`npm run build -- --out=/x`), read
+ * the generic way: the subcommand (and the script a `run` word names, for
+ * `scripts`) is not a path, but only when it comes first and is a bare
+ * name: after an option it could be that option's value (`npm --prefix /x
+ * install`), and then every word is read.
+ *
+ * @example
+ * subcommandReads([npm, run, build, --, --out=/x], new Set(['run'])) // reads /x
+ */
+export function subcommandReads(words: readonly ShellWord[], scripts: ReadonlySet<string> | undefined): PathArgument[] {
+  const bare = (word: ShellWord | undefined) => word?.kind === 'static' && /^[A-Za-z][\w:.-]*$/.test(word.value) && !word.value.includes('..');
+  if (!bare(words[1])) return genericReads(words);
+  const script = scripts?.has(words[1]!.value) === true && bare(words[2]) ? 1 : 0;
+  return genericReads(words, 2 + script);
+}
+
+/**
  * Every word from `from` to `to` read as a path: operands, the values of
  * options (`--file=/x`, `-I/usr/include`), and the path inside `@file` and
  * `name=/path` words.

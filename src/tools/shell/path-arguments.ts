@@ -9,7 +9,7 @@
  * Pure: words in, path uses out; the filesystem is judged elsewhere.
  */
 import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
-import { derivedWords, FOLLOWS_SYMLINKS, genericReads, none, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
+import { derivedWords, FOLLOWS_SYMLINKS, genericReads, none, reads, subcommandReads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 import { isWrapper, unwrap } from './wrapper-commands.ts';
 import { commandModel } from './commands/command-models.ts';
@@ -29,8 +29,10 @@ const NO_PATHS = new Set([
  * Tools whose first operand is a subcommand from a fixed vocabulary (and
  * npm's `run SCRIPT`, a script name): those words are not paths; the rest are.
  */
-const SUBCOMMAND_TOOLS = new Set(['npm', 'pnpm', 'yarn', 'bun', 'cargo', 'go', 'docker', 'podman', 'kubectl', 'pip', 'pip3', 'uv', 'poetry', 'apt', 'apt-get', 'brew', 'gem', 'bundle', 'composer', 'dotnet', 'helm', 'terraform', 'systemctl', 'rustup', 'deno']);
-const RUN_SCRIPT = new Set(['run', 'run-script', 'rum', 'urn']);
+const SUBCOMMAND_TOOLS = new Set(['pnpm', 'yarn', 'bun', 'cargo', 'go', 'docker', 'podman', 'kubectl', 'pip', 'pip3', 'uv', 'poetry', 'apt', 'apt-get', 'brew', 'gem', 'bundle', 'composer', 'dotnet', 'helm', 'terraform', 'systemctl', 'rustup', 'deno']);
+const RUN_SCRIPT: ReadonlySet<string> = new Set(['run', 'run-script', 'rum', 'urn']);
+/** The tools whose `run SCRIPT` names a script, not a path. */
+const SCRIPT_RUNNERS = new Set(['pnpm', 'yarn', 'bun']);
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash', 'rbash', 'fish', 'csh', 'tcsh', 'oksh', 'loksh']);
 
@@ -60,23 +62,11 @@ function grammarPaths(options: { name: string; words: readonly ShellWord[] }): C
   if (reader !== undefined) return reader(words);
   if (SHELLS.has(name)) return shellScript(words);
   if (isWrapper(name)) return wrapperOptions(name, words);
-  if (SUBCOMMAND_TOOLS.has(name)) return { paths: subcommandTool(name, words), unsure: [] };
+  if (SUBCOMMAND_TOOLS.has(name)) return { paths: subcommandReads(words, SCRIPT_RUNNERS.has(name) ? RUN_SCRIPT : undefined), unsure: [] };
   // Unknown means writer: its operands are written and deleted, unless it is a known reader (unknown-command-paths.ts).
   return unknownCommandPaths({ name, words });
 }
 
-/**
- * `npm run build -- --out=/x`: every word read the generic way except the
- * subcommand (and the script `run` names), and only when it comes first
- * and is a bare name: after an option it could be that option's value
- * (`npm --prefix /x install`).
- */
-function subcommandTool(name: string, words: readonly ShellWord[]): PathArgument[] {
-  const bare = (word: ShellWord | undefined) => word?.kind === 'static' && /^[A-Za-z][\w:.-]*$/.test(word.value) && !word.value.includes('..');
-  if (!bare(words[1])) return genericReads(words);
-  const script = ['npm', 'pnpm', 'yarn', 'bun'].includes(name) && RUN_SCRIPT.has(words[1]!.value) && bare(words[2]) ? 1 : 0;
-  return genericReads(words, 2 + script);
-}
 
 /**
  * Whether `name` never takes files as arguments (its words need no checks).

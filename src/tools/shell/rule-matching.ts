@@ -7,7 +7,8 @@
  * command's: right after each other for `yes`, anywhere and in any spelling
  * the program accepts for `maybe`.
  */
-import { commandSpec, type CommandLevel, type CommandSpec, type OptionTable } from './command-forms.ts';
+import { commandSpec } from './command-forms.ts';
+import type { CommandLevel, CommandSpec, OptionTable } from './commands/grammar.ts';
 import { isOptionLike, optionKind, readCommand, type CommandReading } from './command-reading.ts';
 import type { ShellWord } from './shell-word.ts';
 

@@ -6,39 +6,17 @@
  * one runs from its arguments, so that a block or ask rule reaches it.
  */
 import { isOptionLike, type CommandReading } from './command-reading.ts';
+import { runner, type RunnerForm } from './commands/command-model.ts';
+import { commandModel } from './commands/command-models.ts';
+import { NPX_VALUED } from './commands/npm.ts';
 import type { ShellWord } from './shell-word.ts';
 
-/** How a runner finds the command it runs: after its subcommand (`npm exec`), skipping its own options. */
-export interface RunnerForm {
-  /** The subcommand path that runs a command; empty for dedicated runners (`npx`). `*` is a word the grammar does not know (`pnpm eslint .` runs a package's bin). */
-  path: readonly string[];
-  /** Its options that take a value. */
-  valued: ReadonlySet<string>;
-  /** Its options whose value is shell code (`npx -c 'git push'`): what runs is not known. */
-  code: ReadonlySet<string>;
-  /** Its first argument is shell code, not a command name (`bun exec 'git push'`, `concurrently 'git push'`). */
-  codeArgument: boolean;
-  /** Arguments of its own before the command (`aws-vault exec PROFILE -- cmd`). */
-  operands: number;
-  /** It takes `NAME=value` words before the command (`cross-env A=1 cmd`). */
-  assignments: boolean;
-  /** The option whose value names a module run as a program (`python -m pip install`). */
-  module: string | undefined;
-}
-
-function runner(path: string, valued: string, extra: { code?: string; codeArgument?: boolean; operands?: number; assignments?: boolean; module?: string } = {}): RunnerForm {
-  const words = (list: string) => list.split(' ').filter((word) => word !== '');
-  return { path: words(path), valued: new Set(words(valued)), code: new Set(words(extra.code ?? '')), codeArgument: extra.codeArgument ?? false, operands: extra.operands ?? 0, assignments: extra.assignments ?? false, module: extra.module };
-}
-
-const NPX_VALUED = '-p --package --node-options --registry --cache --prefix -C -w --workspace --userconfig --loglevel';
 const RUNNERS: ReadonlyMap<string, readonly RunnerForm[]> = new Map([
   // Package runners.
   ['npx', [runner('', NPX_VALUED, { code: '-c --call' })]],
   ['pnpx', [runner('', NPX_VALUED, { code: '-c --call' })]],
   ['bunx', [runner('', '-p --package --cwd')]],
   ['uvx', [runner('', '--from --with --with-requirements --python -p --index-url --extra-index-url --index --default-index')]],
-  ['npm', [runner('exec', NPX_VALUED, { code: '-c --call' })]],
   ['pnpm', [runner('exec', '-C --dir -F --filter'), runner('dlx', '--package -p'), runner('*', '-C --dir -F --filter')]],
   ['yarn', [runner('exec', '--cwd'), runner('dlx', '-p --package'), runner('run', '--cwd'), runner('*', '--cwd')]],
   ['bun', [runner('x', '-p --package --cwd'), runner('run', '--cwd -F --filter --env-file -r --preload'), runner('*', '--cwd --env-file -r --preload'), runner('exec', '', { codeArgument: true })]],
@@ -78,7 +56,7 @@ const RUNNERS: ReadonlyMap<string, readonly RunnerForm[]> = new Map([
  * runnerForms('npm')[0]?.path // ['exec']
  */
 export function runnerForms(name: string): readonly RunnerForm[] {
-  return RUNNERS.get(/^python[0-9.]*$/.test(name) ? 'python' : name) ?? [];
+  return commandModel(name)?.runners ?? RUNNERS.get(/^python[0-9.]*$/.test(name) ? 'python' : name) ?? [];
 }
 
 /** A command a package runner runs: where its words start, or unknown (code in a string, a word computed at run time). */

@@ -8,9 +8,8 @@
  */
 import type { ShellWord } from './shell-word.ts';
 
-/** Options known to take no value, per tool: a word after one of them is not its value. */
+/** Options known to take no value, per tool without a model of its own (commands/): a word after one of them is not its value. */
 const FLAGS: ReadonlyMap<string, RegExp> = new Map([
-  ['npm', /^(-[gsqdlpfyaDEOPSB]+|--(global|silent|quiet|verbose|json|long|parseable|dry-run|force|yes|all|offline|prefer-offline|prefer-online|ignore-scripts|no-[a-z-]+))$/],
   ['pnpm', /^(-[gsr]+|--(global|silent|recursive|json|long|parseable|offline|prefer-offline|ignore-scripts))$/],
   ['pip', /^(-[qv]+|--(quiet|verbose|isolated|no-input|no-color|disable-pip-version-check|require-virtualenv))$/],
   ['pip3', /^(-[qv]+|--(quiet|verbose|isolated|no-input|no-color|disable-pip-version-check|require-virtualenv))$/],
@@ -21,14 +20,14 @@ const FLAGS: ReadonlyMap<string, RegExp> = new Map([
  * first word that is not an option and, while the option right before a
  * candidate could have taken it as its value, the next such word too. A
  * word only known at run time is a candidate (and may be anything).
+ * `flags` matches the options known to take no value.
  *
  * @example
- * subcommandCandidates({ name: 'npm', words: [npm, --editor, ls, install], start: 1 }) // [2, 3]
- * subcommandCandidates({ name: 'npm', words: [npm, -g, ls], start: 1 })                // [2]
+ * subcommandCandidates({ words: [npm, --editor, ls, install], start: 1, flags: /^-g$/ }) // [2, 3]
+ * subcommandCandidates({ words: [npm, -g, ls], start: 1, flags: /^-g$/ })                // [2]
  */
-export function subcommandCandidates(options: { name: string; words: readonly ShellWord[]; start: number }): number[] {
-  const { words } = options;
-  const flags = FLAGS.get(options.name);
+export function subcommandCandidates(options: { words: readonly ShellWord[]; start: number; flags: RegExp | undefined }): number[] {
+  const { words, flags } = options;
   const candidates: number[] = [];
   for (let index = options.start; index < words.length; index++) {
     const word = words[index]!;
@@ -39,4 +38,14 @@ export function subcommandCandidates(options: { name: string; words: readonly Sh
     if (!mayBeValue) break;
   }
   return candidates;
+}
+
+/**
+ * The options known to take no value of a tool without a model of its own.
+ *
+ * @example
+ * knownFlags('pip')?.test('-q') // true
+ */
+export function knownFlags(name: string): RegExp | undefined {
+  return FLAGS.get(name);
 }

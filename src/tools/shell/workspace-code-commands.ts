@@ -10,14 +10,10 @@
  * `pip list`) stays plain. A subcommand not listed as plain counts as
  * code: `pnpm NAME` runs the script NAME.
  */
+import type { Workspace, WorkspaceCode } from './commands/command-model.ts';
+import { commandModel } from './commands/command-models.ts';
 import type { ShellWord } from './shell-word.ts';
-import { subcommandCandidates } from './subcommand-candidates.ts';
-
-export interface WorkspaceCode {
-  /** The word a rule must reach to allow it: the subcommand, or 0 for tools that are code whatever they are asked. */
-  index: number;
-  reason: string;
-}
+import { knownFlags, subcommandCandidates } from './subcommand-candidates.ts';
 
 /** Tools whose every run executes project code or configuration that is code. */
 const ALWAYS: ReadonlyMap<string, string> = new Map([
@@ -42,8 +38,6 @@ const ALWAYS: ReadonlyMap<string, string> = new Map([
 
 /** Subcommands that do not run project code, per tool; any other subcommand does. */
 const PLAIN_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  // `config`, `help` and `fund` only in some forms (npmConfiguredProgram); docs, bugs, repo run the browser program the npmrc names.
-  ['npm', new Set(['ls', 'list', 'la', 'll', 'view', 'v', 'info', 'show', 'outdated', 'audit', 'help', 'search', 'find', 's', 'se', 'whoami', 'ping', 'config', 'c', 'get', 'explain', 'why', 'fund', 'prefix', 'root', 'doctor', 'query', 'sbom', 'cache', 'owner', 'access', 'dist-tag', 'login', 'logout', 'adduser', 'token', 'profile', 'star', 'stars', 'unstar', 'help-search', 'trust'])],
   ['pnpm', new Set(['ls', 'list', 'll', 'la', 'why', 'outdated', 'audit', 'licenses', 'view', 'info', 'show', 'root', 'bin', 'help', 'config', 'c', 'get', 'store', 'search', 'whoami', 'ping', 'doctor'])],
   ['pip', new Set(['list', 'show', 'freeze', 'check', 'help', 'config', 'debug', 'cache', 'hash', 'inspect', 'index', 'search', 'uninstall'])],
   ['pip3', new Set(['list', 'show', 'freeze', 'check', 'help', 'config', 'debug', 'cache', 'hash', 'inspect', 'index', 'search', 'uninstall'])],
@@ -56,15 +50,6 @@ const PLAIN_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['dotnet', new Set(['--info', '--version', '--list-sdks', '--list-runtimes', 'help', 'nuget', 'sln', 'new'])],
   ['deno', new Set(['info', 'doc', 'lint', 'fmt', 'check', 'types', 'completions', 'help', 'upgrade'])],
 ]);
-
-/** npm subcommands that change the registry or the account there, and their forms that only list (`npm owner ls`). */
-const NPM_REGISTRY_CHANGES: ReadonlyMap<string, { listings: ReadonlySet<string> }> = new Map(
-  [
-    ['owner', ['ls', 'list']], ['author', ['ls', 'list']], ['access', ['list', 'get', 'ls']], ['dist-tag', ['ls', 'list']], ['dist-tags', ['ls', 'list']], ['token', ['list', 'ls']],
-    ['profile', ['get']], ['team', ['ls', 'list']], ['org', ['ls', 'list']], ['publish', []], ['unpublish', []], ['deprecate', []], ['undeprecate', []], ['star', []], ['unstar', []],
-    ['login', []], ['logout', []], ['adduser', []], ['add-user', []], ['trust', ['list']],
-  ].map(([subcommand, listings]) => [subcommand as string, { listings: new Set(listings as string[]) }]),
-);
 
 /** Options that only print and stop: `npm --version`, `make --help`... */
 const PRINT_ONLY = /^(--version|-v|-V|--help|-h|version|help)$/;
@@ -85,7 +70,8 @@ export function workspaceCode(options: { name: string; words: readonly ShellWord
     if (name === 'terraform' && isPlain(words, ['fmt', 'validate', 'version', 'providers', 'output', 'show', 'state', 'workspace', 'graph'])) return undefined;
     return { index: 0, reason: `${name} ${always}` };
   }
-  const plain = PLAIN_SUBCOMMANDS.get(name);
+  const model = commandModel(name);
+  const plain = model?.workspace?.plain ?? PLAIN_SUBCOMMANDS.get(name);
   if (plain === undefined) {
     // `tsc --noEmit` only type-checks; `--build` still writes .tsbuildinfo files, `--generateTrace` a trace directory.
     const values = words.map((word) => word.value);
@@ -96,64 +82,27 @@ export function workspaceCode(options: { name: string; words: readonly ShellWord
     return undefined;
   }
   // `npm` alone prints help. An option before the subcommand may have taken a word as its value: each word that may be the subcommand is judged.
-  for (const at of subcommandCandidates({ name, words, start: 1 })) {
-    const found = subcommandCode({ name, words, at, plain });
+  for (const at of subcommandCandidates({ words, start: 1, flags: model?.flags ?? knownFlags(name) })) {
+    const found = subcommandCode({ name, words, at, plain, check: model?.workspace?.check });
     if (found !== undefined) return found;
   }
   return undefined;
 }
 
-function subcommandCode(options: { name: string; words: readonly ShellWord[]; at: number; plain: ReadonlySet<string> }): WorkspaceCode | undefined {
+function subcommandCode(options: { name: string; words: readonly ShellWord[]; at: number; plain: ReadonlySet<string>; check: Workspace['check'] }): WorkspaceCode | undefined {
   const { name, words, at, plain } = options;
   const word = words[at]!;
   if (word.kind !== 'static') return { index: at, reason: `${name} ${word.value}: the subcommand is only known at run time, and ${name} has subcommands that run the project's code` };
   const subcommand = word.value;
   const next = words[at + 1]?.value;
-  // What the registry holds, or the account there: `npm publish`, `npm owner add`, `npm dist-tag add`, `npm token create`...
-  const registry = name === 'npm' ? NPM_REGISTRY_CHANGES.get(subcommand) : undefined;
-  if (registry !== undefined && !(registry.listings.has(next ?? '') || (registry.listings.size > 0 && next === undefined))) {
-    return { index: at, reason: `npm ${subcommand} changes what the package registry (or your account there) holds` };
-  }
-  if (name === 'npm') {
-    const configured = npmConfiguredProgram({ words, at });
-    if (configured !== undefined) return configured;
-  }
+  const checked = options.check?.(words, at);
+  if (checked !== undefined) return checked;
   // `npm audit fix` installs.
   if (plain.has(subcommand) && !(subcommand === 'audit' && next === 'fix')) return undefined;
   if ((name === 'uv' && subcommand === 'pip') || (name === 'pip' && subcommand === 'cache')) {
     if (['list', 'show', 'freeze', 'check', 'tree', 'dir', 'info'].includes(next ?? '')) return undefined;
   }
   return { index: at, reason: `${name} ${subcommand} runs the project's code (scripts, build files or configuration it loads)` };
-}
-
-const NPMRC_PROGRAMS = 'a project\'s .npmrc can name any program';
-
-/**
- * npm subcommands that run a program an npmrc names, or change an npmrc:
- * `config edit` and `edit` run `editor`; `docs`, `bugs`, `repo`,
- * `fund PKG` and `help TOPIC` run `browser` (or `viewer`); `config
- * set|delete|fix` write an npmrc, which names what later npm commands run.
- * `config get|list` only print. The hazard is on the word a rule must name.
- */
-function npmConfiguredProgram(options: { words: readonly ShellWord[]; at: number }): WorkspaceCode | undefined {
-  const { words, at } = options;
-  const subcommand = words[at]!.value;
-  const operands = subcommandCandidates({ name: 'npm', words, start: at + 1 });
-  if (subcommand === 'config' || subcommand === 'c') {
-    for (const index of operands) {
-      const action = words[index]!;
-      if (action.kind === 'static' && ['get', 'list', 'ls'].includes(action.value)) continue;
-      if (action.kind === 'static' && action.value === 'edit') return { index, reason: `npm ${subcommand} edit runs the editor the npmrc files name (${NPMRC_PROGRAMS})` };
-      return { index, reason: `npm ${subcommand} ${action.text} changes an npmrc file, which names the programs later npm commands run (editor, browser, git, script-shell)` };
-    }
-    return undefined;
-  }
-  if (subcommand === 'edit') return { index: at, reason: `npm edit runs the editor the npmrc files name (${NPMRC_PROGRAMS})` };
-  if (['docs', 'home', 'bugs', 'issues', 'repo'].includes(subcommand)) return { index: at, reason: `npm ${subcommand} opens a web page with the browser program the npmrc files name (${NPMRC_PROGRAMS})` };
-  if ((subcommand === 'fund' || subcommand === 'help') && operands.length > 0) {
-    return { index: at, reason: `npm ${subcommand} with an argument opens a page with the browser (or viewer) program the npmrc files name (${NPMRC_PROGRAMS})` };
-  }
-  return undefined;
 }
 
 function isPlain(words: readonly ShellWord[], subcommands: readonly string[]): boolean {

@@ -13,6 +13,7 @@ import type { Hazard } from '../hazard.ts';
 import type { OptionHazardRule } from '../option-scan.ts';
 import type { PathHandler } from '../path-argument.ts';
 import type { ShellWord } from '../shell-word.ts';
+import type { CommandSpec } from './grammar.ts';
 
 /** How appended arguments arrive. */
 export interface AppendedNames {
@@ -62,6 +63,50 @@ export interface Lister {
   under?: (words: readonly ShellWord[]) => ShellWord[];
 }
 
+/** How a runner finds the command it runs: after its subcommand (`npm exec`), skipping its own options. */
+export interface RunnerForm {
+  /** The subcommand path that runs a command; empty for dedicated runners (`npx`). `*` is a word the grammar does not know (`pnpm eslint .` runs a package's bin). */
+  path: readonly string[];
+  /** Its options that take a value. */
+  valued: ReadonlySet<string>;
+  /** Its options whose value is shell code (`npx -c 'git push'`): what runs is not known. */
+  code: ReadonlySet<string>;
+  /** Its first argument is shell code, not a command name (`bun exec 'git push'`, `concurrently 'git push'`). */
+  codeArgument: boolean;
+  /** Arguments of its own before the command (`aws-vault exec PROFILE -- cmd`). */
+  operands: number;
+  /** It takes `NAME=value` words before the command (`cross-env A=1 cmd`). */
+  assignments: boolean;
+  /** The option whose value names a module run as a program (`python -m pip install`). */
+  module: string | undefined;
+}
+
+/**
+ * A runner form from space-separated lists.
+ *
+ * @example
+ * runner('exec', '-p --package', { code: '-c --call' }) // `npm exec -p x cmd`
+ */
+export function runner(path: string, valued: string, extra: { code?: string; codeArgument?: boolean; operands?: number; assignments?: boolean; module?: string } = {}): RunnerForm {
+  const words = (list: string) => list.split(' ').filter((word) => word !== '');
+  return { path: words(path), valued: new Set(words(valued)), code: new Set(words(extra.code ?? '')), codeArgument: extra.codeArgument ?? false, operands: extra.operands ?? 0, assignments: extra.assignments ?? false, module: extra.module };
+}
+
+/** Where a command runs the project's code (lifecycle scripts, build files, configuration that is code). */
+export interface WorkspaceCode {
+  /** The word a rule must reach to allow it: the subcommand, or 0 for tools that are code whatever they are asked. */
+  index: number;
+  reason: string;
+}
+
+/** A tool with subcommands, some of which run the project's code. */
+export interface Workspace {
+  /** Subcommands that do not run the project's code; any other does. */
+  plain: ReadonlySet<string>;
+  /** What else makes the subcommand at `at` run code or change what later runs, asked before `plain` (`npm publish`, `npm config edit`). */
+  check?: (words: readonly ShellWord[], at: number) => WorkspaceCode | undefined;
+}
+
 /** Options that make the command run programs or write files, and checks that cannot be data. */
 export interface OptionHazards {
   rules: readonly OptionHazardRule[];
@@ -81,6 +126,16 @@ export interface FileLists {
 export interface CommandModel {
   /** The names it runs under: `tar`, and `gtar` and `bsdtar` that take the same options. */
   names: readonly string[];
+  /** Its subcommands and options, so that a rule matches what a command does (command-forms.ts, rule-matching.ts). */
+  grammar?: CommandSpec;
+  /** Options known to take no value, before a subcommand: a word after one is not its value (subcommand-candidates.ts). */
+  flags?: RegExp;
+  /** How it runs a command named in its arguments (`npm exec cmd`), so a block or ask rule reaches that command (runner-commands.ts). */
+  runners?: readonly RunnerForm[];
+  /** Why the subcommand at `at` uses the network, if it does (network-commands.ts). */
+  network?: (words: readonly ShellWord[], at: number) => string | undefined;
+  /** Which subcommands run the project's code (workspace-code-commands.ts). */
+  workspace?: Workspace;
   /** Options that run a program, write or read what the operands do not name (option-hazards.ts). */
   options?: OptionHazards;
   /** The paths its operands and option values read, write and delete (write-arguments.ts). */

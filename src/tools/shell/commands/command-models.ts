@@ -5,9 +5,10 @@
  */
 import type { CommandModel } from './command-model.ts';
 import { find } from './find.ts';
+import { npm } from './npm.ts';
 import { tar } from './tar.ts';
 
-const MODELS: readonly CommandModel[] = [find, tar];
+const MODELS: readonly CommandModel[] = [find, npm, tar];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
