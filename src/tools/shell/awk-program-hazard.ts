@@ -9,7 +9,7 @@
  * and any disagreement would hide a redirection. Raw search cannot be
  * fooled that way; its false alarms ask, they never allow.
  */
-import type { ScriptHazard } from './sed-script-hazard.ts';
+import type { ScriptHazard } from './hazard.ts';
 
 /** Output to the terminal's own streams, ending its statement: harmless. */
 const TERMINAL_OUTPUT = />>?\s*"\/dev\/std(?:err|out)"(?=\s*(?:[;}\n]|$))/g;

@@ -6,13 +6,12 @@
  */
 import { awkProgramHazard } from './awk-program-hazard.ts';
 import { gitHazards } from './git-hazards.ts';
-import { hazardAt, type Hazard } from './hazard.ts';
+import { hazardAt, programTextHazards, type Hazard } from './hazard.ts';
 import { scanOptions } from './option-scan.ts';
 import { exec, write, type OptionHazards } from './commands/command-model.ts';
 import { commandModel } from './commands/command-models.ts';
 import { JQ_OPTIONS } from './jq-options.ts';
 import { processEnvironmentHazards } from './process-environment-hazard.ts';
-import { sedScriptHazard, type ScriptHazard } from './sed-script-hazard.ts';
 import type { ShellWord } from './shell-word.ts';
 
 type CommandOptions = OptionHazards;
@@ -25,7 +24,6 @@ const LESS: CommandOptions = {
   custom: (words) => [...initialCommands(words), ...bangs(words)],
 };
 const AWK: CommandOptions = { rules: [], custom: (words) => awkHazards(words) };
-const SED: CommandOptions = { rules: [], custom: (words) => sedHazards(words) };
 const SSH_CONFIG = exec('reads a configuration or provider that can run programs', { short: 'FI' });
 const SSH: CommandOptions = { rules: [SSH_CONFIG], custom: (words) => sshOptionHazards(words) };
 const SCP: CommandOptions = { rules: [SSH_CONFIG, exec('runs a program as the transport', { short: 'SD' })], custom: (words) => sshOptionHazards(words) };
@@ -83,8 +81,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['gawk', AWK],
   ['mawk', AWK],
   ['nawk', AWK],
-  ['sed', SED],
-  ['gsed', SED],
   ['ssh', SSH],
   ['slogin', SSH],
   ['scp', SCP],
@@ -233,7 +229,8 @@ const READERS_WITHOUT_HAZARDS: ReadonlyMap<string, string> = new Map([
  * readerOptionsReviewed('tree') // true: tree -o is a hazard
  */
 export function readerOptionsReviewed(name: string): boolean {
-  return READERS_WITHOUT_HAZARDS.has(name) || optionsOf(name) !== undefined;
+  // A model that says it is a reader declares its options beside it (none, when it has none).
+  return READERS_WITHOUT_HAZARDS.has(name) || optionsOf(name) !== undefined || commandModel(name)?.reader === true;
 }
 
 /** A command's hazardous options: from its model (commands/), or the table of the commands not yet moved there. */
@@ -504,7 +501,7 @@ function awkHazards(words: readonly ShellWord[]): Hazard[] {
     if (program === undefined) return [...hazards, hazardAt({ index: undefined, kind: 'unknown', reason: `${name} has no program text to check` })];
     programs.push({ index, text: program.value });
   }
-  return [...hazards, ...programs.flatMap((program) => fromScript(program.index, awkProgramHazard(program.text), name, words))];
+  return [...hazards, ...programs.flatMap((program) => programTextHazards({ index: program.index, found: awkProgramHazard(program.text), name, words }))];
 }
 
 /** Module directives of the jq language: `import "path" as $data;` and `include "path";` read files named in the program. */
@@ -529,12 +526,12 @@ function jqHazards(words: readonly ShellWord[]): Hazard[] {
   for (let index = 1; index < words.length; index++) {
     const word = words[index]!;
     const value = word.value;
-    if (word.kind === 'dynamic') return fromScript(index, undefined, name, words);
+    if (word.kind === 'dynamic') return programTextHazards({ index, found: undefined, name, words });
     if (value === '--' || !value.startsWith('-') || value === '-') {
       const program = value === '--' ? index + 1 : index;
       if (words[program] === undefined) return [];
       const found = JQ_MODULE_DIRECTIVE.exec(words[program]!.value);
-      return fromScript(program, found === null ? undefined : { kind: 'read', reason: `the program's ${found[0]} directive reads a file it names, wherever it is` }, name, words);
+      return programTextHazards({ index: program, found: found === null ? undefined : { kind: 'read', reason: `the program's ${found[0]} directive reads a file it names, wherever it is` }, name, words });
     }
     if (namesProgramFile(value)) {
       return [hazardAt({ index, kind: 'read', reason: `${name} ${value}: the program comes from a file, and its import and include directives can read any file` })];
@@ -562,7 +559,7 @@ function yqHazards(words: readonly ShellWord[]): Hazard[] {
   const hazards: Hazard[] = [];
   for (let index = 1; index < words.length; index++) {
     const word = words[index]!;
-    if (word.kind === 'dynamic') return fromScript(index, undefined, name, words);
+    if (word.kind === 'dynamic') return programTextHazards({ index, found: undefined, name, words });
     const value = word.value;
     if (namesProgramFile(value)) {
       hazards.push(hazardAt({ index, kind: 'read', reason: `${name} ${value}: the expression comes from a file, and can read any file` }));
@@ -574,75 +571,4 @@ function yqHazards(words: readonly ShellWord[]): Hazard[] {
   return hazards;
 }
 
-/**
- * The scripts (`-e`, `--expression`, or the first operand) are read for
- * e/w/r commands; `-f` (a script from a file) is a hazard, `-i` writes, and
- * `--sandbox` makes sed itself refuse e/w/r. GNU sed permutes options, so
- * options after operands count too.
- */
-function sedHazards(words: readonly ShellWord[]): Hazard[] {
-  const name = words[0]!.value;
-  const hazards: Hazard[] = [];
-  const scripts: { index: number; text: string }[] = [];
-  const operands: number[] = [];
-  let sandboxed = false;
-  for (let index = 1; index < words.length; index++) {
-    const value = words[index]!.value;
-    if (value === '--') {
-      for (let operand = index + 1; operand < words.length; operand++) operands.push(operand);
-      break;
-    }
-    if (!value.startsWith('-') || value === '-') {
-      operands.push(index);
-      continue;
-    }
-    if (value.startsWith('--')) {
-      const option = value.slice(2).split('=')[0]!;
-      const attached = value.includes('=') ? value.slice(value.indexOf('=') + 1) : undefined;
-      if (option === '') continue;
-      if ('sandbox'.startsWith(option) && option.length >= 2) sandboxed = true;
-      if ('in-place'.startsWith(option)) hazards.push(hazardAt({ index, kind: 'write', reason: `${name} ${value}: edits files in place` }));
-      else if ('file'.startsWith(option)) hazards.push(hazardAt({ index, kind: 'exec', reason: `${name} ${value}: reads its script from a file` }));
-      else if ('expression'.startsWith(option)) {
-        if (attached !== undefined) scripts.push({ index, text: attached });
-        else if (index + 1 < words.length) scripts.push({ index: ++index, text: words[index]!.value });
-      } else if ('line-length'.startsWith(option) && attached === undefined) index++;
-      continue;
-    }
-    for (let position = 1; position < value.length; position++) {
-      const letter = value[position];
-      const rest = value.slice(position + 1);
-      if (letter === 'i') {
-        hazards.push(hazardAt({ index, kind: 'write', reason: `${name} ${value}: edits files in place` }));
-        break;
-      }
-      if (letter === 'f') {
-        hazards.push(hazardAt({ index, kind: 'exec', reason: `${name} ${value}: reads its script from a file` }));
-        break;
-      }
-      if (letter === 'e') {
-        if (rest !== '') scripts.push({ index, text: rest });
-        else if (index + 1 < words.length) scripts.push({ index: ++index, text: words[index]!.value });
-        break;
-      }
-      if (letter === 'l') {
-        if (rest === '') index++;
-        break;
-      }
-    }
-  }
-  if (scripts.length === 0) {
-    const first = operands[0];
-    if (first === undefined) return [...hazards, hazardAt({ index: undefined, kind: 'unknown', reason: `${name} has no script to check` })];
-    scripts.push({ index: first, text: words[first]!.value });
-  }
-  if (sandboxed) return hazards;
-  for (const script of scripts) hazards.push(...fromScript(script.index, sedScriptHazard(script.text), name, words));
-  return hazards;
-}
 
-function fromScript(index: number, hazard: ScriptHazard | undefined, name: string, words: readonly ShellWord[]): Hazard[] {
-  if (words[index]?.kind === 'dynamic') return [hazardAt({ index: undefined, kind: 'unknown', reason: `${name}: the program ${words[index]!.text} is only known at run time` })];
-  if (hazard === undefined) return [];
-  return [hazardAt({ index, kind: hazard.kind, reason: `${name}: ${hazard.reason}` })];
-}

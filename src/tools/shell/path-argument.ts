@@ -4,7 +4,7 @@
  * the conservative way (every operand, every option value with a `/` in it,
  * `@file`, `name=/path`).
  */
-import type { ScannedArguments } from './argument-scan.ts';
+import { hasOption, optionValues, scanArguments, type ArgumentGrammar, type ScannedArguments } from './argument-scan.ts';
 import type { ShellWord } from './shell-word.ts';
 
 export type PathUse = 'read' | 'write' | 'delete';
@@ -77,6 +77,25 @@ export function subcommandReads(words: readonly ShellWord[], scripts: ReadonlySe
   if (!bare(words[1])) return genericReads(words);
   const script = scripts?.has(words[1]!.value) === true && bare(words[2]) ? 1 : 0;
   return genericReads(words, 2 + script);
+}
+
+/**
+ * The paths of a command whose first operand is a pattern, a script or a
+ * program (`grep PATTERN`, `sed SCRIPT`, `awk PROGRAM`) unless an option
+ * gave it (`-e`, `-f`), and only when every option is understood: its other
+ * operands and the files its options name (`files`) are read. `follows`
+ * makes the walk unsure when one of its options is given (`grep -R`).
+ *
+ * @example
+ * patternFirst({ words: [grep, -e, x, a.txt], grammar, given: ['-e'], files: ['-f'] }).paths // reads a.txt
+ */
+export function patternFirst(options: { words: readonly ShellWord[]; grammar: ArgumentGrammar; given: readonly string[]; files: readonly string[]; follows?: { names: readonly string[]; reason: string } }): CommandPaths {
+  const { words } = options;
+  const scanned = scanArguments({ words, grammar: options.grammar });
+  const operands = hasOption(scanned, options.given) || scanned.unknownOption || scanned.dynamic ? scanned.operands : scanned.operands.slice(1);
+  const paths = [...operands.flatMap((word) => reads(derivedWords(word, false))), ...reads(optionValues(scanned, options.files)), ...unknownOptionReads(words, scanned)];
+  const unsure = options.follows !== undefined && hasOption(scanned, options.follows.names) ? [options.follows.reason] : [];
+  return { paths, unsure };
 }
 
 /**

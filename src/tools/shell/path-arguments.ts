@@ -9,7 +9,7 @@
  * Pure: words in, path uses out; the filesystem is judged elsewhere.
  */
 import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
-import { derivedWords, FOLLOWS_SYMLINKS, genericReads, none, reads, subcommandReads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
+import { derivedWords, FOLLOWS_SYMLINKS, genericReads, none, patternFirst, reads, subcommandReads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 import { isWrapper, unwrap } from './wrapper-commands.ts';
 import { commandModel } from './commands/command-models.ts';
@@ -78,15 +78,6 @@ export function takesNoPaths(name: string): boolean {
   return NO_PATHS.has(name);
 }
 
-/** The pattern (or script, or program) is the first operand unless an option gave it, and only when every option is understood. */
-function patternFirst(options: { words: readonly ShellWord[]; grammar: ArgumentGrammar; given: readonly string[]; files: readonly string[]; follows?: { names: readonly string[]; reason: string } }): CommandPaths {
-  const { words } = options;
-  const scanned = scanArguments({ words, grammar: options.grammar });
-  const operands = hasOption(scanned, options.given) || scanned.unknownOption || scanned.dynamic ? scanned.operands : scanned.operands.slice(1);
-  const paths = [...operands.flatMap((word) => reads(derivedWords(word, false))), ...reads(optionValues(scanned, options.files)), ...unknownOptionReads(words, scanned)];
-  const unsure = options.follows !== undefined && hasOption(scanned, options.follows.names) ? [options.follows.reason] : [];
-  return { paths, unsure };
-}
 
 
 const GREP: ArgumentGrammar = {
@@ -118,14 +109,6 @@ const RIPGREP: ArgumentGrammar = {
   ],
 };
 
-const SED: ArgumentGrammar = {
-  shortValued: 'efl',
-  shortOptional: 'i',
-  shortFlags: 'nrEsuzb',
-  longValued: ['expression', 'file', 'line-length'],
-  longOptional: ['in-place'],
-  longFlags: ['quiet', 'silent', 'regexp-extended', 'separate', 'unbuffered', 'null-data', 'zero-terminated', 'posix', 'debug', 'sandbox', 'follow-symlinks', 'binary', 'help', 'version'],
-};
 
 const AWK: ArgumentGrammar = {
   shortValued: 'fvFeilE',
@@ -170,14 +153,6 @@ function searchedTrees(options: { found: CommandPaths; implicit: 'always' | 'unl
   return { paths, unsure: found.unsure };
 }
 
-/** sed: the script is not a file; with -i the files are rewritten. */
-function sed(words: readonly ShellWord[]): CommandPaths {
-  const found = patternFirst({ words, grammar: SED, given: ['-e', '--expression', '-f', '--file'], files: ['-f', '--file'] });
-  const scanned = scanArguments({ words, grammar: SED });
-  if (!hasOption(scanned, ['-i', '--in-place'])) return found;
-  const scripts = new Set(optionValues(scanned, ['-f', '--file']));
-  return { paths: found.paths.map((entry) => (scripts.has(entry.word) ? entry : { ...entry, use: 'write' })), unsure: found.unsure };
-}
 
 /** awk: the program is not a file; gawk's -o/-d/-p write a file (a default name in the working directory without a value). */
 function awk(words: readonly ShellWord[]): CommandPaths {
@@ -303,8 +278,6 @@ const READERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['fgrep', grep],
   ['zgrep', grep],
   ['rg', ripgrep],
-  ['sed', sed],
-  ['gsed', sed],
   ['awk', awk],
   ['gawk', awk],
   ['mawk', awk],

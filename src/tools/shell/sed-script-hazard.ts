@@ -4,12 +4,7 @@
  * and `s///w` write files, `r` and `R` read them. A script this reader cannot
  * follow is itself a hazard: what is not understood is never allowed.
  */
-import type { HazardKind } from './hazard.ts';
-
-export interface ScriptHazard {
-  kind: HazardKind;
-  reason: string;
-}
+import type { ScriptHazard } from './hazard.ts';
 
 const SIMPLE_COMMANDS = new Set(['=', 'd', 'D', 'F', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z']);
 

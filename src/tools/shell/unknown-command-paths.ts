@@ -9,18 +9,18 @@
  * this check never sees: unsure.
  * Pure: words in, path uses out.
  */
-import { commandModel } from './commands/command-models.ts';
+import { commandModel, commandModels } from './commands/command-models.ts';
 import { runsCode } from './command-semantics.ts';
 import { genericReads, type CommandPaths, type PathArgument } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 
-/** Programs that only read the files their words name (options that write are hazards of their own, in option-hazards.ts). */
+/** Programs that only read the files their words name (options that write are hazards of their own, in option-hazards.ts), besides the models that say so (`reader`). */
 const KNOWN_READERS = new Set([
   'cat', 'tac', 'nl', 'head', 'tail', 'less', 'more', 'most', 'wc', 'ls', 'dir', 'vdir', 'tree', 'stat', 'file', 'du', 'df', 'diff', 'diff3', 'cmp', 'comm', 'md5sum',
   'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr',
   'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate',
   'whereis', 'which', 'type', 'bat', 'batcat', 'glow', 'jq', 'yq', 'xq', 'gojq', 'tomlq', 'grep', 'egrep', 'fgrep', 'zgrep', 'rg', 'ag', 'ack', 'fd', 'fdfind',
-  'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'zdiff', 'sed', 'gsed', 'awk', 'gawk', 'mawk', 'nawk', 'test', '[', 'date', 'cal', 'env', 'printenv',
+  'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'zdiff', 'awk', 'gawk', 'mawk', 'nawk', 'test', '[', 'date', 'cal', 'env', 'printenv',
   'id', 'groups', 'lsof', 'ps', 'pgrep', 'top', 'free', 'uptime', 'w', 'who', 'last', 'dmesg', 'lsblk', 'findmnt', 'ldd', 'nm', 'objdump', 'readelf', 'size',
   'identify', 'mediainfo', 'ffprobe', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'jsonlint', 'markdownlint', 'cloc', 'tokei', 'scc',
   'colordiff', 'delta', 'difft', 'icdiff', 'man', 'info', 'apropos', 'whatis', 'help', 'tldr', 'nproc', 'lscpu', 'lspci', 'lsusb',
@@ -43,7 +43,7 @@ export function unknownCommandPaths(options: { name: string; words: readonly She
   const { name, words } = options;
   const paths = genericReads(words);
   // Interpreters and build tools run code: only a rule naming them allows them, and what they write is not in their words.
-  if (KNOWN_READERS.has(name) || runsCode({ name, words })) return { paths, unsure: [] };
+  if (isKnownReader(name) || runsCode({ name, words })) return { paths, unsure: [] };
   const written: PathArgument[] = [];
   for (const entry of paths) {
     // The word itself, not what genericReads found inside it (`name=/path`): those stay reads.
@@ -66,7 +66,7 @@ export function unknownCommandPaths(options: { name: string; words: readonly She
  * isKnownReader('convert') // false: it could write any file it names
  */
 export function isKnownReader(name: string): boolean {
-  return KNOWN_READERS.has(name);
+  return KNOWN_READERS.has(name) || commandModel(name)?.reader === true;
 }
 
 /**
@@ -76,7 +76,7 @@ export function isKnownReader(name: string): boolean {
  * knownReaders().includes('cat') // true
  */
 export function knownReaders(): readonly string[] {
-  return [...KNOWN_READERS];
+  return [...KNOWN_READERS, ...commandModels().filter((model) => model.reader === true).flatMap((model) => model.names)];
 }
 
 /** Options that name a file holding the list of files to work on, by command (`*` for any command). */

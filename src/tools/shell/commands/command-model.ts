@@ -136,6 +136,12 @@ export interface CommandModel {
   network?: (words: readonly ShellWord[], at: number) => string | undefined;
   /** Which subcommands run the project's code (workspace-code-commands.ts). */
   workspace?: Workspace;
+  /**
+   * It only reads the files its words name (unknown-command-paths.ts's
+   * known readers): what it writes or runs is all in `options`, looked at
+   * when the model was written.
+   */
+  reader?: true;
   /** Options that run a program, write or read what the operands do not name (option-hazards.ts). */
   options?: OptionHazards;
   /** The paths its operands and option values read, write and delete (write-arguments.ts). */

@@ -6,9 +6,10 @@
 import type { CommandModel } from './command-model.ts';
 import { find } from './find.ts';
 import { npm } from './npm.ts';
+import { sed } from './sed.ts';
 import { tar } from './tar.ts';
 
-const MODELS: readonly CommandModel[] = [find, npm, tar];
+const MODELS: readonly CommandModel[] = [find, npm, sed, tar];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
@@ -22,6 +23,16 @@ export function byName(models: readonly CommandModel[]): ReadonlyMap<string, Com
     }
   }
   return map;
+}
+
+/**
+ * Every model, for the engines that list what the models declare (the known readers).
+ *
+ * @example
+ * commandModels().some((model) => model.names.includes('tar')) // true
+ */
+export function commandModels(): readonly CommandModel[] {
+  return MODELS;
 }
 
 /**
