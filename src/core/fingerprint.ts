@@ -21,6 +21,31 @@ export function fingerprint(value: unknown): string {
   return write(value, []);
 }
 
+/**
+ * The fingerprint, or undefined for a value that has none (a function, a cycle).
+ *
+ * @example
+ * safeFingerprint(() => 1) // undefined
+ */
+export function safeFingerprint(value: unknown): string | undefined {
+  try {
+    return fingerprint(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether two values have one fingerprint (false when either has none).
+ *
+ * @example
+ * sameFingerprint({ a: 1, b: 2 }, { b: 2, a: 1 }) // true
+ */
+export function sameFingerprint(left: unknown, right: unknown): boolean {
+  const print = safeFingerprint(left);
+  return print !== undefined && print === safeFingerprint(right);
+}
+
 /** Thrown for values that have no stable meaning as data: functions, symbols, cycles. */
 export class FingerprintError extends TypeError {
   constructor(message: string) {

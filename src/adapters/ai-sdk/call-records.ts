@@ -4,7 +4,7 @@
  * arguments the gate judged, the arguments that may run (the person's edit),
  * and the presentation the person approved.
  */
-import { fingerprint } from '../../core/fingerprint.ts';
+import { sameFingerprint } from '../../core/fingerprint.ts';
 import type { AlwaysScope, Authorization, Presentation } from '../../core/types.ts';
 
 /** The gate's decision for one tool call. */
@@ -139,15 +139,5 @@ export function permitsRun(authorization: Authorization): boolean {
  * if (!sameArguments(record.modelArgs, input)) refuse('the arguments differ from the ones the gate judged');
  */
 export function sameArguments(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  const leftPrint = safeFingerprint(left);
-  return leftPrint !== undefined && leftPrint === safeFingerprint(right);
-}
-
-function safeFingerprint(value: unknown): string | undefined {
-  try {
-    return fingerprint(value);
-  } catch {
-    return undefined;
-  }
+  return left === right || sameFingerprint(left, right);
 }
