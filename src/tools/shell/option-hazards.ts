@@ -4,7 +4,6 @@
  * `awk 'BEGIN{system(...)}'`, `less +!cmd`... A rule that allows `git` does
  * not allow these; a rule must name the option itself (`git -c`).
  */
-import { awkProgramHazard } from './awk-program-hazard.ts';
 import { gitHazards } from './git-hazards.ts';
 import { hazardAt, programTextHazards, type Hazard } from './hazard.ts';
 import { scanOptions } from './option-scan.ts';
@@ -23,7 +22,6 @@ const LESS: CommandOptions = {
   ],
   custom: (words) => [...initialCommands(words), ...bangs(words)],
 };
-const AWK: CommandOptions = { rules: [], custom: (words) => awkHazards(words) };
 const SSH_CONFIG = exec('reads a configuration or provider that can run programs', { short: 'FI' });
 const SSH: CommandOptions = { rules: [SSH_CONFIG], custom: (words) => sshOptionHazards(words) };
 const SCP: CommandOptions = { rules: [SSH_CONFIG, exec('runs a program as the transport', { short: 'SD' })], custom: (words) => sshOptionHazards(words) };
@@ -77,10 +75,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
       custom: (words) => [...bangs(words), ...manPageFiles(words)],
     },
   ],
-  ['awk', AWK],
-  ['gawk', AWK],
-  ['mawk', AWK],
-  ['nawk', AWK],
   ['ssh', SSH],
   ['slogin', SSH],
   ['scp', SCP],
@@ -446,63 +440,6 @@ function sqliteHazards(words: readonly ShellWord[]): Hazard[] {
   return hazards;
 }
 
-const AWK_SAFE_LONG = ['posix', 'traditional', 'lint', 'sandbox', 'characters-as-bytes', 're-interval', 'non-decimal-data', 'optimize', 'no-optimize', 'bignum', 'use-lc-numeric', 'version', 'help', 'copyright'];
-
-/**
- * The program texts (`-e`/`--source`, or the first operand) are read;
- * options that run code from files or load extensions are hazards, gawk's
- * options that write files (`-d`, `-o`, `-p`) too. An option this reader
- * does not know is a hazard.
- */
-function awkHazards(words: readonly ShellWord[]): Hazard[] {
-  const name = words[0]!.value;
-  const hazards: Hazard[] = [];
-  const programs: { index: number; text: string }[] = [];
-  const fromFile = (index: number) => [hazardAt({ index, kind: 'exec', reason: `${name} ${words[index]!.value}: runs awk code from a file or loads an extension` })];
-  let index = 1;
-  options: for (; index < words.length; index++) {
-    const value = words[index]!.value;
-    if (value === '--') {
-      index++;
-      break;
-    }
-    if (!value.startsWith('-') || value === '-') break;
-    if (value.startsWith('--')) {
-      const option = value.slice(2).split('=')[0]!;
-      const attached = value.includes('=') ? value.slice(value.indexOf('=') + 1) : undefined;
-      const is = (...names: string[]) => option !== '' && names.some((candidate) => candidate.startsWith(option));
-      if (is('file', 'exec', 'include', 'load', 'debug')) return fromFile(index);
-      if (is('source')) {
-        if (attached !== undefined) programs.push({ index, text: attached });
-        else if (index + 1 < words.length) programs.push({ index: ++index, text: words[index]!.value });
-      } else if (is('field-separator', 'assign')) {
-        if (attached === undefined) index++;
-      } else if (!is(...AWK_SAFE_LONG)) {
-        return [...hazards, hazardAt({ index, kind: 'unknown', reason: `${name} ${value}: an option this check does not know (it may write files or run code)` })];
-      }
-      continue;
-    }
-    for (let position = 1; position < value.length; position++) {
-      const letter = value[position]!;
-      const rest = value.slice(position + 1);
-      // -D[file]: gawk's debugger, whose commands (from the file, or standard input) can eval awk code.
-      if ('fEilD'.includes(letter)) return fromFile(index);
-      if (letter === 'W') return [...hazards, hazardAt({ index, kind: 'unknown', reason: `${name} ${value}: -W options are not checked (they may run code)` })];
-      if ('dop'.includes(letter)) hazards.push(hazardAt({ index, kind: 'write', reason: `${name} ${value}: writes a file (dump, pretty-print or profile)` }));
-      if ('Fve'.includes(letter)) {
-        if (rest === '') index++;
-        if (letter === 'e') programs.push(rest === '' ? { index, text: words[index]?.value ?? '' } : { index, text: rest });
-        continue options;
-      }
-    }
-  }
-  if (programs.length === 0) {
-    const program = words[index];
-    if (program === undefined) return [...hazards, hazardAt({ index: undefined, kind: 'unknown', reason: `${name} has no program text to check` })];
-    programs.push({ index, text: program.value });
-  }
-  return [...hazards, ...programs.flatMap((program) => programTextHazards({ index: program.index, found: awkProgramHazard(program.text), name, words }))];
-}
 
 /** Module directives of the jq language: `import "path" as $data;` and `include "path";` read files named in the program. */
 const JQ_MODULE_DIRECTIVE = /\b(?:import|include)\b/;

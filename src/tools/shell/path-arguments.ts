@@ -79,7 +79,6 @@ export function takesNoPaths(name: string): boolean {
 }
 
 
-
 const GREP: ArgumentGrammar = {
   shortValued: 'efmABCdD',
   shortFlags: 'EFGPiyvwxcLloqsbHhnTZzaIrRUV',
@@ -109,15 +108,6 @@ const RIPGREP: ArgumentGrammar = {
   ],
 };
 
-
-const AWK: ArgumentGrammar = {
-  shortValued: 'fvFeilE',
-  shortOptional: 'odpL',
-  shortFlags: 'bcCghMNnOPrsStV',
-  longValued: ['file', 'assign', 'field-separator', 'source', 'include', 'load', 'exec'],
-  longOptional: ['dump-variables', 'pretty-print', 'profile', 'lint'],
-  longFlags: ['characters-as-bytes', 'traditional', 'copyright', 'gen-pot', 'help', 'bignum', 'non-decimal-data', 'use-lc-numeric', 'optimize', 'no-optimize', 'posix', 're-interval', 'sandbox', 'version', 'debug'],
-};
 
 function grep(words: readonly ShellWord[]): CommandPaths {
   const follows = { names: ['-R', '--dereference-recursive'], reason: `grep -R ${FOLLOWS_SYMLINKS}` };
@@ -153,20 +143,6 @@ function searchedTrees(options: { found: CommandPaths; implicit: 'always' | 'unl
   return { paths, unsure: found.unsure };
 }
 
-
-/** awk: the program is not a file; gawk's -o/-d/-p write a file (a default name in the working directory without a value). */
-function awk(words: readonly ShellWord[]): CommandPaths {
-  const found = patternFirst({ words, grammar: AWK, given: ['-f', '--file', '-e', '--source', '-E', '--exec'], files: ['-f', '--file', '-E', '--exec', '-i', '--include', '-l', '--load'] });
-  const scanned = scanArguments({ words, grammar: AWK });
-  const defaults: Record<string, string> = { '-o': 'awkprof.out', '--pretty-print': 'awkprof.out', '-p': 'awkprof.out', '--profile': 'awkprof.out', '-d': 'awkvars.out', '--dump-variables': 'awkvars.out' };
-  for (const option of scanned.options) {
-    const fallback = defaults[option.name];
-    if (fallback === undefined) continue;
-    const word = option.value ?? { text: fallback, value: fallback, kind: 'static', tilde: false };
-    found.paths.push({ word, use: 'write' });
-  }
-  return found;
-}
 
 /** jq FILTER [FILES]: `--arg name value` takes two words, `--slurpfile name file` reads the second. */
 function jq(words: readonly ShellWord[]): CommandPaths {
@@ -278,10 +254,6 @@ const READERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['fgrep', grep],
   ['zgrep', grep],
   ['rg', ripgrep],
-  ['awk', awk],
-  ['gawk', awk],
-  ['mawk', awk],
-  ['nawk', awk],
   ['jq', jq],
   ['test', test],
   ['[', test],

@@ -20,7 +20,7 @@ const KNOWN_READERS = new Set([
   'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr',
   'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate',
   'whereis', 'which', 'type', 'bat', 'batcat', 'glow', 'jq', 'yq', 'xq', 'gojq', 'tomlq', 'grep', 'egrep', 'fgrep', 'zgrep', 'rg', 'ag', 'ack', 'fd', 'fdfind',
-  'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'zdiff', 'awk', 'gawk', 'mawk', 'nawk', 'test', '[', 'date', 'cal', 'env', 'printenv',
+  'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'zdiff', 'test', '[', 'date', 'cal', 'env', 'printenv',
   'id', 'groups', 'lsof', 'ps', 'pgrep', 'top', 'free', 'uptime', 'w', 'who', 'last', 'dmesg', 'lsblk', 'findmnt', 'ldd', 'nm', 'objdump', 'readelf', 'size',
   'identify', 'mediainfo', 'ffprobe', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'jsonlint', 'markdownlint', 'cloc', 'tokei', 'scc',
   'colordiff', 'delta', 'difft', 'icdiff', 'man', 'info', 'apropos', 'whatis', 'help', 'tldr', 'nproc', 'lscpu', 'lspci', 'lsusb',

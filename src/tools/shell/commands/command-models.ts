@@ -3,13 +3,14 @@
  * runs under. Adding a command is one module (`commands/NAME.ts`) and one
  * line here.
  */
+import { awk } from './awk.ts';
 import type { CommandModel } from './command-model.ts';
 import { find } from './find.ts';
 import { npm } from './npm.ts';
 import { sed } from './sed.ts';
 import { tar } from './tar.ts';
 
-const MODELS: readonly CommandModel[] = [find, npm, sed, tar];
+const MODELS: readonly CommandModel[] = [awk, find, npm, sed, tar];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
