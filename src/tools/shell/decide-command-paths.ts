@@ -308,7 +308,6 @@ function maySymlink(lister: AnalyzedCommand): boolean {
   const values = lister.words.slice(1).map((word) => word.value);
   switch (lister.name) {
     case 'rg':
-    case 'grep':
       return false;
     case 'fd':
     case 'fdfind': {
@@ -380,9 +379,6 @@ function listing(producer: AnalyzedCommand | undefined): 'nul' | 'lines' | undef
     case 'rg':
       if (!values.some((value) => value === '--files' || value === '--files-with-matches' || /^-[a-zA-Z]*l/.test(value))) return undefined;
       return nul((value) => value === '--null' || /^-[a-zA-Z]*0$/.test(value));
-    case 'grep':
-      if (!values.some((value) => /^--files-with/.test(value) || /^-[a-zA-Z]*[lL]/.test(value))) return undefined;
-      return nul((value) => value === '--null' || /^-[a-zA-Z]*Z/.test(value));
     default:
       return undefined;
   }

@@ -99,6 +99,23 @@ export function patternFirst(options: { words: readonly ShellWord[]; grammar: Ar
 }
 
 /**
+ * A recursive search's paths (`grep -r`, `rg`): each operand read as a tree
+ * (every file below it), or the working directory when it names none, read
+ * `implicit`ly. The files its options name (`exclude`: `-f patterns.txt`)
+ * are read as files.
+ *
+ * @example
+ * searchedTrees({ found: patternFirst(...), implicit: 'always', exclude: [] }).paths // [{ word: src, use: 'read', tree: 'always' }]
+ */
+export function searchedTrees(options: { found: CommandPaths; implicit: 'always' | 'unless-piped'; exclude: readonly ShellWord[] }): CommandPaths {
+  const { found } = options;
+  const named = new Set(options.exclude.map((word) => word.text));
+  const paths = found.paths.map((entry) => (named.has(entry.word.text) || entry.use !== 'read' ? entry : { ...entry, tree: 'always' as const }));
+  if (!paths.some((entry) => entry.tree !== undefined)) paths.push({ word: { ...CURRENT_DIRECTORY }, use: 'read', tree: options.implicit });
+  return { paths, unsure: found.unsure };
+}
+
+/**
  * Every word from `from` to `to` read as a path: operands, the values of
  * options (`--file=/x`, `-I/usr/include`), and the path inside `@file` and
  * `name=/path` words.

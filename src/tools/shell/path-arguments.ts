@@ -9,7 +9,7 @@
  * Pure: words in, path uses out; the filesystem is judged elsewhere.
  */
 import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
-import { derivedWords, FOLLOWS_SYMLINKS, genericReads, none, patternFirst, reads, subcommandReads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
+import { derivedWords, FOLLOWS_SYMLINKS, genericReads, none, patternFirst, reads, searchedTrees, subcommandReads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 import { isWrapper, unwrap } from './wrapper-commands.ts';
 import { commandModel } from './commands/command-models.ts';
@@ -79,18 +79,6 @@ export function takesNoPaths(name: string): boolean {
 }
 
 
-const GREP: ArgumentGrammar = {
-  shortValued: 'efmABCdD',
-  shortFlags: 'EFGPiyvwxcLloqsbHhnTZzaIrRUV',
-  longValued: ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'directories', 'devices', 'exclude', 'exclude-from', 'exclude-dir', 'include', 'label', 'binary-files', 'group-separator'],
-  longOptional: ['color', 'colour'],
-  longFlags: [
-    'extended-regexp', 'fixed-strings', 'basic-regexp', 'perl-regexp', 'ignore-case', 'no-ignore-case', 'invert-match', 'word-regexp', 'line-regexp', 'count',
-    'files-without-match', 'files-with-matches', 'only-matching', 'quiet', 'silent', 'no-messages', 'byte-offset', 'with-filename', 'no-filename', 'line-number',
-    'initial-tab', 'null', 'null-data', 'text', 'recursive', 'dereference-recursive', 'binary', 'line-buffered', 'help', 'version', 'no-group-separator',
-  ],
-};
-
 const RIPGREP: ArgumentGrammar = {
   shortValued: 'efgtTmABCMjdErV',
   shortFlags: 'iISsFwxvcClLnNoqHhpPuUzab0.',
@@ -109,18 +97,6 @@ const RIPGREP: ArgumentGrammar = {
 };
 
 
-function grep(words: readonly ShellWord[]): CommandPaths {
-  const follows = { names: ['-R', '--dereference-recursive'], reason: `grep -R ${FOLLOWS_SYMLINKS}` };
-  const found = patternFirst({ words, grammar: GREP, given: ['-e', '--regexp', '-f', '--file'], files: ['-f', '--file', '--exclude-from'], follows });
-  const scanned = scanArguments({ words, grammar: GREP });
-  const recursive =
-    hasOption(scanned, ['-r', '-R', '--recursive', '--dereference-recursive']) ||
-    // GNU grep takes any unambiguous prefix of an action (-d rec is -d recurse): anything but read or skip may recurse.
-    optionValues(scanned, ['-d', '--directories']).some((value) => value.kind !== 'static' || (value.value !== 'read' && value.value !== 'skip'));
-  // grep -r with no file searches the working directory, whatever its input is.
-  return recursive ? searchedTrees({ found, implicit: 'always', exclude: optionValues(scanned, ['-f', '--file', '--exclude-from']) }) : found;
-}
-
 function ripgrep(words: readonly ShellWord[]): CommandPaths {
   const follows = { names: ['-L', '--follow'], reason: `rg -L ${FOLLOWS_SYMLINKS}` };
   const found = patternFirst({ words, grammar: RIPGREP, given: ['-e', '--regexp', '-f', '--file', '--files', '--type-list'], files: ['-f', '--file', '--ignore-file'], follows });
@@ -128,19 +104,6 @@ function ripgrep(words: readonly ShellWord[]): CommandPaths {
   // rg --files lists names, reading no file; without a path rg searches `.`, or what is piped into it.
   if (hasOption(scanned, ['--files', '--type-list', '-h', '--help', '-V', '--version'])) return found;
   return searchedTrees({ found, implicit: 'unless-piped', exclude: optionValues(scanned, ['-f', '--file', '--ignore-file']) });
-}
-
-/**
- * A recursive search's paths: each operand read as a tree (every file below
- * it), or the working directory when it names none. The files its options
- * name (`-f patterns.txt`) are read as files.
- */
-function searchedTrees(options: { found: CommandPaths; implicit: 'always' | 'unless-piped'; exclude: readonly ShellWord[] }): CommandPaths {
-  const { found } = options;
-  const named = new Set(options.exclude.map((word) => word.text));
-  const paths = found.paths.map((entry) => (named.has(entry.word.text) || entry.use !== 'read' ? entry : { ...entry, tree: 'always' as const }));
-  if (!paths.some((entry) => entry.tree !== undefined)) paths.push({ word: { text: '.', value: '.', kind: 'static', tilde: false }, use: 'read', tree: options.implicit });
-  return { paths, unsure: found.unsure };
 }
 
 
@@ -249,10 +212,6 @@ function parallel(words: readonly ShellWord[]): CommandPaths {
 }
 
 const READERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
-  ['grep', grep],
-  ['egrep', grep],
-  ['fgrep', grep],
-  ['zgrep', grep],
   ['rg', ripgrep],
   ['jq', jq],
   ['test', test],
