@@ -307,8 +307,6 @@ function maySymlink(lister: AnalyzedCommand): boolean {
   if (model !== undefined) return model.maySymlink(lister.words);
   const values = lister.words.slice(1).map((word) => word.value);
   switch (lister.name) {
-    case 'rg':
-      return false;
     case 'fd':
     case 'fdfind': {
       const types = fdTypes(values);
@@ -376,9 +374,6 @@ function listing(producer: AnalyzedCommand | undefined): 'nul' | 'lines' | undef
       return nul((value) => value === '--zero');
     case 'git':
       return values.includes('ls-files') ? nul((value) => value === '-z') : undefined;
-    case 'rg':
-      if (!values.some((value) => value === '--files' || value === '--files-with-matches' || /^-[a-zA-Z]*l/.test(value))) return undefined;
-      return nul((value) => value === '--null' || /^-[a-zA-Z]*0$/.test(value));
     default:
       return undefined;
   }

@@ -34,16 +34,6 @@ const IMAGEMAGICK = ['identify', 'convert', 'magick', 'montage', 'composite', 'm
 const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOptions>([
   ['git', { rules: [], custom: gitHazards }],
   ['ps', { rules: [], custom: processEnvironmentHazards }],
-  [
-    'rg',
-    {
-      rules: [
-        exec('runs a program on every file searched', { long: ['pre'] }),
-        // ripgrep runs it on every search, hyperlinks or not, to learn the host name.
-        exec('runs a program (to learn the host name)', { long: ['hostname-bin'] }),
-      ],
-    },
-  ],
   // Its file operands are paths (globs expanded and judged as such); only the program is read here.
   ['jq', { rules: [], customOnly: true, custom: (words) => jqHazards(words) }],
   ['gojq', { rules: [], customOnly: true, custom: (words) => jqHazards(words) }],

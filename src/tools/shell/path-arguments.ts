@@ -79,34 +79,6 @@ export function takesNoPaths(name: string): boolean {
 }
 
 
-const RIPGREP: ArgumentGrammar = {
-  shortValued: 'efgtTmABCMjdErV',
-  shortFlags: 'iISsFwxvcClLnNoqHhpPuUzab0.',
-  longValued: [
-    'regexp', 'file', 'glob', 'iglob', 'type', 'type-not', 'type-add', 'type-clear', 'max-count', 'after-context', 'before-context', 'context', 'max-columns',
-    'threads', 'max-depth', 'max-filesize', 'color', 'colors', 'sort', 'sortr', 'replace', 'encoding', 'engine', 'ignore-file', 'pre', 'pre-glob', 'path-separator',
-    'context-separator', 'field-context-separator', 'field-match-separator', 'dfa-size-limit', 'regex-size-limit', 'hostname-bin', 'hyperlink-format', 'generate',
-  ],
-  longFlags: [
-    'ignore-case', 'smart-case', 'case-sensitive', 'fixed-strings', 'word-regexp', 'line-regexp', 'invert-match', 'count', 'count-matches', 'files', 'files-with-matches',
-    'files-without-match', 'line-number', 'no-line-number', 'only-matching', 'quiet', 'hidden', 'no-hidden', 'no-ignore', 'no-ignore-vcs', 'no-ignore-parent', 'no-ignore-dot',
-    'no-ignore-global', 'no-ignore-exclude', 'no-ignore-files', 'follow', 'no-follow', 'heading', 'no-heading', 'with-filename', 'no-filename', 'pretty', 'json', 'vimgrep',
-    'column', 'no-column', 'byte-offset', 'trim', 'multiline', 'multiline-dotall', 'pcre2', 'text', 'binary', 'search-zip', 'null', 'null-data', 'unrestricted', 'stats',
-    'debug', 'trace', 'crlf', 'passthru', 'one-file-system', 'no-messages', 'no-config', 'help', 'version', 'type-list', 'max-columns-preview', 'sort-files', 'auto-hybrid-regex',
-  ],
-};
-
-
-function ripgrep(words: readonly ShellWord[]): CommandPaths {
-  const follows = { names: ['-L', '--follow'], reason: `rg -L ${FOLLOWS_SYMLINKS}` };
-  const found = patternFirst({ words, grammar: RIPGREP, given: ['-e', '--regexp', '-f', '--file', '--files', '--type-list'], files: ['-f', '--file', '--ignore-file'], follows });
-  const scanned = scanArguments({ words, grammar: RIPGREP });
-  // rg --files lists names, reading no file; without a path rg searches `.`, or what is piped into it.
-  if (hasOption(scanned, ['--files', '--type-list', '-h', '--help', '-V', '--version'])) return found;
-  return searchedTrees({ found, implicit: 'unless-piped', exclude: optionValues(scanned, ['-f', '--file', '--ignore-file']) });
-}
-
-
 /** jq FILTER [FILES]: `--arg name value` takes two words, `--slurpfile name file` reads the second. */
 function jq(words: readonly ShellWord[]): CommandPaths {
   const paths: PathArgument[] = [];
@@ -212,7 +184,6 @@ function parallel(words: readonly ShellWord[]): CommandPaths {
 }
 
 const READERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
-  ['rg', ripgrep],
   ['jq', jq],
   ['test', test],
   ['[', test],
