@@ -55,7 +55,7 @@ interface Changer {
  */
 const KEEPS_LAYOUT = new Set([
   'echo', 'printf', 'true', 'false', ':', 'test', '[', 'pwd', 'ls', 'cat', 'head', 'tail', 'wc',
-  'jq', 'sort', 'uniq', 'cut', 'paste', 'join', 'column', 'tr', 'diff', 'cmp', 'comm', 'stat', 'file', 'du', 'df', 'tree',
+  'sort', 'uniq', 'cut', 'paste', 'join', 'column', 'tr', 'diff', 'cmp', 'comm', 'stat', 'file', 'du', 'df', 'tree',
   'realpath', 'readlink', 'basename', 'dirname', 'date', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'b2sum', 'cksum', 'base64', 'xxd', 'od', 'hexdump',
   'strings', 'nl', 'fold', 'fmt', 'rev', 'tac', 'expand', 'unexpand', 'seq', 'yes', 'sleep', 'printenv', 'whoami', 'id', 'uname', 'hostname', 'which',
   'type', 'nproc', 'less', 'more', 'numfmt', 'tee', 'touch', 'mkdir', 'chmod', 'truncate', 'shuf', 'split', 'csplit', 'env', 'nice', 'nohup', 'time',

@@ -9,7 +9,7 @@ import { hazardAt, programTextHazards, type Hazard } from './hazard.ts';
 import { scanOptions } from './option-scan.ts';
 import { exec, write, type OptionHazards } from './commands/command-model.ts';
 import { commandModel } from './commands/command-models.ts';
-import { JQ_OPTIONS } from './jq-options.ts';
+import { namesProgramFile } from './commands/jq.ts';
 import { processEnvironmentHazards } from './process-environment-hazard.ts';
 import type { ShellWord } from './shell-word.ts';
 
@@ -34,9 +34,6 @@ const IMAGEMAGICK = ['identify', 'convert', 'magick', 'montage', 'composite', 'm
 const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOptions>([
   ['git', { rules: [], custom: gitHazards }],
   ['ps', { rules: [], custom: processEnvironmentHazards }],
-  // Its file operands are paths (globs expanded and judged as such); only the program is read here.
-  ['jq', { rules: [], customOnly: true, custom: (words) => jqHazards(words) }],
-  ['gojq', { rules: [], customOnly: true, custom: (words) => jqHazards(words) }],
   [
     'sort',
     {
@@ -430,47 +427,6 @@ function sqliteHazards(words: readonly ShellWord[]): Hazard[] {
   return hazards;
 }
 
-
-/** Module directives of the jq language: `import "path" as $data;` and `include "path";` read files named in the program. */
-const JQ_MODULE_DIRECTIVE = /\b(?:import|include)\b/;
-
-/** `-f FILE`, `-rf FILE`, `--from-file[=FILE]`: the program (jq's, yq's expression) is read from a file. */
-function namesProgramFile(value: string): boolean {
-  return JQ_OPTIONS.programFile.has(value) || value.startsWith('--from-file=') || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(value);
-}
-
-/**
- * A jq program (jq, gojq) can read any file through its module directives:
- * `import "../../etc/data" as $d;` loads a JSON file, `include "x";` jq code
- * that can do the same, from paths the zones never see. The program (the
- * first operand, after options) is searched for the two words anywhere,
- * strings and comments included, as awk programs are: a false alarm asks,
- * a missed directive would read. A program from a file (`-f`) or one known
- * only at run time cannot be searched, so it is a hazard itself.
- */
-function jqHazards(words: readonly ShellWord[]): Hazard[] {
-  const name = words[0]!.value;
-  for (let index = 1; index < words.length; index++) {
-    const word = words[index]!;
-    const value = word.value;
-    if (word.kind === 'dynamic') return programTextHazards({ index, found: undefined, name, words });
-    if (value === '--' || !value.startsWith('-') || value === '-') {
-      const program = value === '--' ? index + 1 : index;
-      if (words[program] === undefined) return [];
-      const found = JQ_MODULE_DIRECTIVE.exec(words[program]!.value);
-      return programTextHazards({ index: program, found: found === null ? undefined : { kind: 'read', reason: `the program's ${found[0]} directive reads a file it names, wherever it is` }, name, words });
-    }
-    if (namesProgramFile(value)) {
-      return [hazardAt({ index, kind: 'read', reason: `${name} ${value}: the program comes from a file, and its import and include directives can read any file` })];
-    }
-    if (JQ_OPTIONS.twoWords.has(value)) index += 2;
-    else if (JQ_OPTIONS.oneWord.has(value)) index++;
-    else if (value.startsWith('--') && !JQ_OPTIONS.flags.test(value.split('=')[0]!)) {
-      return [hazardAt({ index, kind: 'unknown', reason: `${name} ${value}: an option this check does not know (the program after it cannot be found)` })];
-    }
-  }
-  return [];
-}
 
 /** yq's own functions that read files (`load`, `load_str`...) or evaluate a string as an expression (`eval`), besides jq's directives (the Python yq runs jq). */
 const YQ_FILE_ACCESS = /\b(?:import|include)\b|\b(?:load\w*|eval)\s*\(/;

@@ -14,7 +14,6 @@ import type { ShellWord } from './shell-word.ts';
 import { isWrapper, unwrap } from './wrapper-commands.ts';
 import { commandModel } from './commands/command-models.ts';
 import { indirectFileLists, unknownCommandPaths } from './unknown-command-paths.ts';
-import { JQ_OPTIONS } from './jq-options.ts';
 import { writeArguments } from './write-arguments.ts';
 
 /** Commands whose arguments are never files: strings, numbers, names. */
@@ -78,40 +77,6 @@ export function takesNoPaths(name: string): boolean {
   return NO_PATHS.has(name);
 }
 
-
-/** jq FILTER [FILES]: `--arg name value` takes two words, `--slurpfile name file` reads the second. */
-function jq(words: readonly ShellWord[]): CommandPaths {
-  const paths: PathArgument[] = [];
-  const operands: ShellWord[] = [];
-  let filterGiven = false;
-  let unknown = false;
-  let dynamic = false;
-  for (let index = 1; index < words.length; index++) {
-    const word = words[index]!;
-    const value = word.value;
-    if (word.kind === 'dynamic') dynamic = true;
-    if (value === '--') {
-      operands.push(...words.slice(index + 1));
-      break;
-    }
-    if (word.kind === 'dynamic' || !value.startsWith('-') || value === '-') operands.push(word);
-    else if (JQ_OPTIONS.twoWords.has(value)) {
-      if ((value === '--slurpfile' || value === '--rawfile') && words[index + 2] !== undefined) paths.push({ word: words[index + 2]!, use: 'read' });
-      index += 2;
-    } else if (JQ_OPTIONS.programFile.has(value) || value === '-L' || value === '--library-path') {
-      filterGiven ||= JQ_OPTIONS.programFile.has(value);
-      if (words[index + 1] !== undefined) paths.push({ word: words[index + 1]!, use: 'read' });
-      index++;
-    } else if (JQ_OPTIONS.oneWord.has(value)) index++;
-    else if (value.startsWith('-L')) paths.push(...genericReads(words, index, index + 1));
-    else if (!JQ_OPTIONS.flags.test(value)) {
-      unknown = true;
-      paths.push(...genericReads(words, index, index + 1));
-    }
-  }
-  const files = filterGiven || unknown || dynamic ? operands : operands.slice(1);
-  return { paths: [...paths, ...files.flatMap((word) => reads(derivedWords(word, false)))], unsure: [] };
-}
 
 const TEST_FILE_OPERATORS = new Set(['-a', '-b', '-c', '-d', '-e', '-f', '-g', '-h', '-k', '-p', '-r', '-s', '-u', '-w', '-x', '-G', '-L', '-N', '-O', '-S']);
 
@@ -184,7 +149,6 @@ function parallel(words: readonly ShellWord[]): CommandPaths {
 }
 
 const READERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
-  ['jq', jq],
   ['test', test],
   ['[', test],
   ['parallel', parallel],
