@@ -4,10 +4,23 @@
  * drives the run) and the model calls they record.
  */
 import type { PostgresConnection } from './postgres-connection.ts';
-import { eventTexts, stagedEvents, storedEvents } from './postgres-event-commit.ts';
+import { stagedEvents } from './postgres-event-commit.ts';
 import { drivesRun, fencedError } from './postgres-fence.ts';
 import type { PostgresGroupCommit } from './postgres-group-commit.ts';
-import { type CallRow, type EventRow, type StepRow, callFromRow, checkLimit, checkStep, eventFromRow, stepFromRow } from './sqlite-rows.ts';
+import {
+  callFromRow,
+  type CallRow,
+  checkAfterId,
+  checkCallEnd,
+  checkLimit,
+  checkStep,
+  eventFromRow,
+  type EventRow,
+  eventTexts,
+  stepFromRow,
+  type StepRow,
+  storedEvents,
+} from './sqlite-rows.ts';
 import { StoreError } from './sqlite-store-error.ts';
 import { sqlFilter } from './sql-filter.ts';
 import { STORE_SCHEMA_VERSION } from './store.ts';
@@ -35,9 +48,7 @@ export function postgresCallRecords(db: PostgresConnection, commits: PostgresGro
 
     async readEvents(request) {
       const limit = checkLimit(request.limit, 'readEvents limit');
-      if (!Number.isSafeInteger(request.afterId) || request.afterId < 0) {
-        throw new StoreError({ code: 'STORE_INVALID_QUERY', message: `readEvents afterId must be an integer >= 0, got ${JSON.stringify(request.afterId)}` });
-      }
+      checkAfterId(request.afterId);
       const filter = sqlFilter('postgres');
       filter.add('id > ?', request.afterId);
       if (request.runId !== undefined) filter.add('run_id = ?', request.runId);
@@ -85,9 +96,7 @@ export function postgresCallRecords(db: PostgresConnection, commits: PostgresGro
     },
 
     async finishCall(runId, toolCallId, status, output, events = []) {
-      if (status !== 'completed' && status !== 'failed' && status !== 'interrupted') {
-        throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: status must be completed, failed or interrupted, got ${JSON.stringify(status)}` });
-      }
+      checkCallEnd(status);
       const texts = eventTexts(events);
       const at = now();
       return commits.write(runId, async (client) => {

@@ -5,10 +5,10 @@
  * transaction.
  */
 import type { PostgresConnection } from './postgres-connection.ts';
-import { eventTexts, stagedEvents, storedEvents } from './postgres-event-commit.ts';
+import { stagedEvents } from './postgres-event-commit.ts';
 import type { PostgresGroupCommit } from './postgres-group-commit.ts';
 import { moveRun } from './postgres-runs.ts';
-import { decidedCalls, jsonObjectText, runFromRow } from './sqlite-rows.ts';
+import { decidedCalls, eventTexts, jsonObjectText, runFromRow, storedEvents } from './sqlite-rows.ts';
 import type { DecideResult, ToolgateStore } from './store.ts';
 
 /**

@@ -6,11 +6,9 @@
  */
 import type pg from 'pg';
 import type { StagedEvent } from './postgres-group-commit.ts';
-import { jsonObjectText } from './sqlite-rows.ts';
 import type { EventText } from './sqlite-writes.ts';
 import { EVENT_ORDER_LOCK, EVENTS_CHANNEL } from './postgres-schema.ts';
 import { STORE_SCHEMA_VERSION } from './store.ts';
-import type { NewEvent, StoredEvent } from './store.ts';
 
 /**
  * Batches one server commits at once: four (more measured no faster on two
@@ -73,16 +71,6 @@ export async function commitStagedEvents(client: pg.ClientBase, events: readonly
 }
 
 /**
- * New events as a write stages them: their data as JSON text (checked to be an object).
- *
- * @example
- * eventTexts([{ runId, owner, type: 'run_started', data: {} }])[0].data // '{}'
- */
-export function eventTexts(events: readonly NewEvent[]): EventText[] {
-  return events.map((event) => ({ runId: event.runId, owner: event.owner, type: event.type, data: jsonObjectText(event.data, `event ${event.type} data`) }));
-}
-
-/**
  * The events of one write as the batch inserts them.
  *
  * @example
@@ -90,14 +78,4 @@ export function eventTexts(events: readonly NewEvent[]): EventText[] {
  */
 export function stagedEvents(texts: readonly EventText[], at: string): StagedEvent[] {
   return texts.map((text) => ({ ...text, at }));
-}
-
-/**
- * Staged events as stored, with the ids the batch gave them.
- *
- * @example
- * storedEvents(texts, [41, 42], at)[0].id // 41
- */
-export function storedEvents(events: readonly EventText[], ids: readonly number[], at: string): StoredEvent[] {
-  return events.map((event, index) => ({ id: ids[index]!, runId: event.runId, owner: event.owner, type: event.type, data: JSON.parse(event.data) as Record<string, unknown>, at }));
 }

@@ -7,23 +7,25 @@
  */
 import type pg from 'pg';
 import type { PostgresConnection } from './postgres-connection.ts';
-import { eventTexts, stagedEvents, storedEvents } from './postgres-event-commit.ts';
+import { stagedEvents } from './postgres-event-commit.ts';
 import { leaseAlive } from './postgres-fence.ts';
 import type { PostgresGroupCommit } from './postgres-group-commit.ts';
 import {
-  type ApprovalRow,
-  type RunRow,
+  APPROVAL_DECISION_COLUMNS,
   approvalDecisionFromRow,
   approvalFromRow,
-  APPROVAL_DECISION_COLUMNS,
+  type ApprovalRow,
   approvalTextFromRow,
   checkLimit,
+  checkNewRun,
   decodeRunCursor,
+  eventTexts,
   jsonObjectText,
   pageOf,
   runFromRow,
+  type RunRow,
+  storedEvents,
 } from './sqlite-rows.ts';
-import { StoreError } from './sqlite-store-error.ts';
 import { sqlFilter } from './sql-filter.ts';
 import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
 import type { PendingApprovalsQuery, RunChange, RunStatus, ToolgateStore } from './store.ts';
@@ -65,9 +67,7 @@ export function postgresRunRecords(db: PostgresConnection, commits: PostgresGrou
 
   return {
     async createRun(run, events) {
-      if (run.status !== 'running') {
-        throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `createRun: a new run's status must be "running", got ${JSON.stringify(run.status)}` });
-      }
+      checkNewRun(run);
       const texts = eventTexts(events);
       const at = now();
       return commits.write(run.runId, async (client) => {

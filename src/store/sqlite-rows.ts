@@ -5,8 +5,10 @@
  */
 import type { RememberedShown } from '../core/approval-memory.ts';
 import { StoreError } from './sqlite-store-error.ts';
+import type { EventText } from './sqlite-writes.ts';
 import type {
   CallStatus,
+  NewEvent,
   RememberedRecord,
   RunStatus,
   ServerRunMode,
@@ -390,4 +392,60 @@ export function pageOf<Row extends { seq: number }, Item>(options: { rows: Row[]
 export function decidedCalls<Call extends { toolCallId: string }>(calls: readonly Call[], decided: Iterable<string>): Call[] {
   const remaining = new Set(decided);
   return calls.filter((call) => remaining.delete(call.toolCallId));
+}
+
+/**
+ * New events as a write takes them: their data checked and made JSON text.
+ *
+ * @example
+ * eventTexts([{ runId, owner, type: 'run_started', data: {} }])[0].data // '{}'
+ */
+export function eventTexts(events: readonly NewEvent[]): EventText[] {
+  return events.map((event) => ({ runId: event.runId, owner: event.owner, type: event.type, data: jsonObjectText(event.data, `event ${event.type} data`) }));
+}
+
+/**
+ * Written events as stored: the ids the write gave them, in order.
+ *
+ * @example
+ * storedEvents(texts, [41, 42], at)[0].id // 41
+ */
+export function storedEvents(events: readonly EventText[], ids: readonly number[], at: string): StoredEvent[] {
+  return events.map((event, index) => ({ id: ids[index]!, runId: event.runId, owner: event.owner, type: event.type, data: JSON.parse(event.data) as Record<string, unknown>, at }));
+}
+
+/**
+ * Refuses a new run that is not running (a run starts running).
+ *
+ * @example
+ * checkNewRun({ status: 'completed' }) // throws STORE_INVALID_RECORD
+ */
+export function checkNewRun(run: { status: string }): void {
+  if (run.status !== 'running') {
+    throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `createRun: a new run's status must be "running", got ${JSON.stringify(run.status)}` });
+  }
+}
+
+/**
+ * Refuses a call's end that is not one (completed, failed or interrupted).
+ *
+ * @example
+ * checkCallEnd('executing') // throws STORE_INVALID_RECORD
+ */
+export function checkCallEnd(status: string): void {
+  if (status !== 'completed' && status !== 'failed' && status !== 'interrupted') {
+    throw new StoreError({ code: 'STORE_INVALID_RECORD', message: `finishCall: status must be completed, failed or interrupted, got ${JSON.stringify(status)}` });
+  }
+}
+
+/**
+ * Refuses an event position that is not an integer >= 0.
+ *
+ * @example
+ * checkAfterId(-1) // throws STORE_INVALID_QUERY
+ */
+export function checkAfterId(afterId: number): void {
+  if (!Number.isSafeInteger(afterId) || afterId < 0) {
+    throw new StoreError({ code: 'STORE_INVALID_QUERY', message: `readEvents afterId must be an integer >= 0, got ${JSON.stringify(afterId)}` });
+  }
 }
