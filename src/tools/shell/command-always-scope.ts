@@ -10,6 +10,7 @@
 import type { AlwaysScope } from '../../core/types.ts';
 import type { AnalyzedCommand, CommandAnalysis } from './analyze-command.ts';
 import { commandSpec } from './command-forms.ts';
+import { commandModel } from './commands/command-models.ts';
 import type { CommandLevel, Subcommand } from './commands/grammar.ts';
 
 export const COMMAND_SCOPE_ID = 'command';
@@ -25,9 +26,10 @@ const MAX_SCOPE_WORDS = 3;
 /**
  * Programs whose state lives outside every zone (a cluster, a cloud
  * account, a container daemon, a code host): "with every path inside the
- * zone" says nothing about what they change, so they get no wider scope.
+ * zone" says nothing about what they change, so they get no wider scope
+ * (and the models that say so: `remoteState`).
  */
-const OUTSIDE_STATE = new Set(['kubectl', 'helm', 'terraform', 'tofu', 'aws', 'gcloud', 'az', 'docker', 'podman', 'gh', 'glab', 'heroku', 'fly', 'flyctl', 'vercel', 'netlify', 'ssh', 'scp', 'rsync', 'curl', 'wget']);
+const OUTSIDE_STATE = new Set(['kubectl', 'helm', 'terraform', 'tofu', 'aws', 'gcloud', 'az', 'docker', 'podman', 'gh', 'glab', 'heroku', 'fly', 'flyctl', 'vercel', 'netlify', 'ssh', 'scp', 'rsync', 'wget']);
 const ZONE_NAME = /^[^\u0000-\u001f\u007f]{1,128}$/;
 
 /** What a command scope keeps. */
@@ -120,7 +122,7 @@ function readCommandScope(match: unknown): CommandScopeMatch | undefined {
 function scopeWords(command: AnalyzedCommand): string | undefined {
   if (command.name === undefined || command.role !== 'plain' || command.hazards.length > 0 || command.appendsArguments || command.explicitOnly || command.via !== undefined) return undefined;
   // A path-qualified program (./deploy.sh) is a file the agent may have written: no "any arguments" for it.
-  if (command.written !== command.name || !SCOPE_WORD.test(command.name) || OUTSIDE_STATE.has(command.name)) return undefined;
+  if (command.written !== command.name || !SCOPE_WORD.test(command.name) || OUTSIDE_STATE.has(command.name) || commandModel(command.name)?.remoteState === true) return undefined;
   const words = [command.name];
   const spec = commandSpec(command.name);
   let level: CommandLevel | undefined = spec?.root;

@@ -8,12 +8,13 @@
  * here changes a decision.
  */
 import type { AnalyzedCommand } from './analyze-command.ts';
+import { commandModel } from './commands/command-models.ts';
 import { gitSubcommand } from './git-subcommands.ts';
 
 /** Programs that run the code they read from their input. */
 const INTERPRETERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'fish', 'python', 'python3', 'node', 'perl', 'ruby', 'php', 'pwsh']);
-/** Programs that print what they download. */
-const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'http', 'https', 'aria2c']);
+/** Programs that print what they download, besides the models that say so (`downloads`). */
+const DOWNLOADERS = new Set(['wget', 'fetch', 'http', 'https', 'aria2c']);
 
 /**
  * The consequence of one analysed command, or undefined.
@@ -24,7 +25,7 @@ const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'http', 'https', 'aria2c']
  */
 export function commandConsequence(command: AnalyzedCommand): string | undefined {
   const asRoot = command.via === 'run by sudo' ? ' as root (sudo)' : '';
-  if (command.name !== undefined && INTERPRETERS.has(command.name) && command.pipedFrom !== undefined && DOWNLOADERS.has(command.pipedFrom)) {
+  if (command.name !== undefined && INTERPRETERS.has(command.name) && command.pipedFrom !== undefined && (DOWNLOADERS.has(command.pipedFrom) || commandModel(command.pipedFrom)?.downloads === true)) {
     return `the script ${command.pipedFrom} downloads runs in ${command.name}${asRoot}: whatever the server sends runs on this machine`;
   }
   if (asRoot !== '') return `${command.text} runs${asRoot}`;

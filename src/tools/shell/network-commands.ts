@@ -12,7 +12,7 @@ import { knownFlags, subcommandCandidates } from './subcommand-candidates.ts';
 
 /** Programs whose whole purpose is talking to other machines (or that fetch what they run). */
 const CLIENTS = new Set([
-  'curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ssh', 'slogin', 'scp', 'sftp', 'ftp', 'lftp', 'tftp', 'ping', 'ping6', 'dig', 'nslookup', 'host',
+  'wget', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ssh', 'slogin', 'scp', 'sftp', 'ftp', 'lftp', 'tftp', 'ping', 'ping6', 'dig', 'nslookup', 'host',
   'whois', 'traceroute', 'tracepath', 'mtr', 'nmap', 'http', 'https', 'xh', 'aria2c', 'mosh', 'smbclient', 'rsh', 'rlogin', 'npx', 'bunx', 'pnpx', 'uvx',
 ]);
 
@@ -53,6 +53,8 @@ const SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
  */
 export function networkUse(options: { name: string; words: readonly ShellWord[] }): string | undefined {
   const { name, words } = options;
+  const connects = commandModel(name)?.connects;
+  if (connects !== undefined) return connects(words);
   if (CLIENTS.has(name)) return `${name} uses the network`;
   if (name === 'rsync') {
     const remote = words.slice(1).find((word) => !word.value.startsWith('-') && isRemotePath(word.value));

@@ -68,17 +68,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['sftp', SCP],
   ['rsync', { rules: [exec('runs a program as the remote shell', { short: 'e', long: ['rsh', 'rsync-path'] })] }],
   [
-    'curl',
-    {
-      rules: [
-        write('writes a file', {
-          short: 'oODcK',
-          long: ['output', 'remote-name', 'remote-name-all', 'output-dir', 'dump-header', 'cookie-jar', 'config', 'trace', 'trace-ascii', 'stderr', 'libcurl', 'etag-save', 'hsts', 'alt-svc'],
-        }),
-      ],
-    },
-  ],
-  [
     'wget',
     {
       rules: [

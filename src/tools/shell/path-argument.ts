@@ -63,6 +63,27 @@ export const FOLLOWS_SYMLINKS = 'follows symlinks while walking directories, and
 export const CURRENT_DIRECTORY: ShellWord = { text: '.', value: '.', kind: 'static', tilde: false };
 
 /**
+ * The same use of each word.
+ *
+ * @example
+ * pathUses([a, b], 'write') // [{ word: a, use: 'write' }, { word: b, use: 'write' }]
+ */
+export function pathUses(words: readonly ShellWord[], use: PathUse): PathArgument[] {
+  return words.map((word) => ({ word, use }));
+}
+
+/**
+ * A writer's handler that finds no paths in `NAME --help` or `NAME
+ * --version` alone, which print and stop (`split --help`).
+ *
+ * @example
+ * unlessHelp(curlPaths)([curl, --help]) // { paths: [], unsure: [] }
+ */
+export function unlessHelp(handler: PathHandler): PathHandler {
+  return (words) => (words.length === 2 && words[1]!.kind === 'static' && /^--(help|version)$/.test(words[1]!.value) ? { paths: [], unsure: [] } : handler(words));
+}
+
+/**
  * A tool's words after its subcommand (`npm run build -- --out=/x`), read
  * the generic way: the subcommand (and the script a `run` word names, for
  * `scripts`) is not a path, but only when it comes first and is a bare

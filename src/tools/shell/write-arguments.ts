@@ -7,7 +7,7 @@
  */
 import { attachedWord, hasOption, optionValues, scanArguments, type ArgumentGrammar, type ScannedArguments } from './argument-scan.ts';
 import { GIT_GLOBAL_VALUED, gitSubcommand } from './git-subcommands.ts';
-import { CURRENT_DIRECTORY, derivedWords, FOLLOWS_SYMLINKS, genericReads, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
+import { CURRENT_DIRECTORY, derivedWords, FOLLOWS_SYMLINKS, genericReads, pathUses, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
 import { isRemotePath } from './network-commands.ts';
 import type { ShellWord } from './shell-word.ts';
 
@@ -26,10 +26,6 @@ export function writeArguments(options: { name: string; words: readonly ShellWor
   return handler?.(words);
 }
 
-function uses(words: readonly ShellWord[], use: PathUse): PathArgument[] {
-  return words.map((word) => ({ word, use }));
-}
-
 /** Each word written, and deleted too when the command removes it afterwards (`shred -u`, `gzip`). */
 function writes(words: readonly ShellWord[], options: { deletes: boolean }): PathArgument[] {
   return words.flatMap((word): PathArgument[] => (options.deletes ? [{ word, use: 'write' }, { word, use: 'delete' }] : [{ word, use: 'write' }]));
@@ -39,7 +35,7 @@ function writes(words: readonly ShellWord[], options: { deletes: boolean }): Pat
 function targets(grammar: ArgumentGrammar, use: PathUse, readOptions: readonly string[] = []): PathHandler {
   return (words) => {
     const scanned = scanArguments({ words, grammar });
-    return { paths: [...uses(scanned.operands, use), ...reads(optionValues(scanned, readOptions)), ...unknownOptionReads(words, scanned)], unsure: [] };
+    return { paths: [...pathUses(scanned.operands, use), ...reads(optionValues(scanned, readOptions)), ...unknownOptionReads(words, scanned)], unsure: [] };
   };
 }
 
@@ -55,7 +51,7 @@ function copyLike(name: 'cp' | 'mv' | 'install' | 'ln'): PathHandler {
   return (words) => {
     const scanned = scanArguments({ words, grammar: name === 'install' ? INSTALL : COPY });
     const unsure: string[] = [];
-    if (name === 'install' && hasOption(scanned, ['-d', '--directory'])) return { paths: uses(scanned.operands, 'write'), unsure };
+    if (name === 'install' && hasOption(scanned, ['-d', '--directory'])) return { paths: pathUses(scanned.operands, 'write'), unsure };
     if (name === 'cp' && hasOption(scanned, ['-L', '--dereference']) && hasOption(scanned, ['-r', '-R', '--recursive', '-a', '--archive'])) unsure.push(`cp -L ${FOLLOWS_SYMLINKS}`);
     const directory = optionValues(scanned, ['-t', '--target-directory'])[0];
     const operands = scanned.operands;
@@ -110,7 +106,7 @@ function ownership(name: string): PathHandler {
     const modeGiven = hasOption(scanned, ['--reference']) || (name === 'chmod' && words.some((word) => MODE_AS_OPTION.test(word.value)));
     const files = modeGiven ? scanned.operands : scanned.operands.slice(1);
     const unsure = hasOption(scanned, ['-L']) && hasOption(scanned, ['-R', '--recursive']) ? [`${name} -RL ${FOLLOWS_SYMLINKS}`] : [];
-    return { paths: [...uses(files, 'write'), ...reads(optionValues(scanned, ['--reference']))], unsure };
+    return { paths: [...pathUses(files, 'write'), ...reads(optionValues(scanned, ['--reference']))], unsure };
   };
 }
 
@@ -141,7 +137,7 @@ function withOutput(grammar: ArgumentGrammar, writeOptions: readonly string[], r
     const scanned = scanArguments({ words, grammar });
     const paths: PathArgument[] = [
       ...scanned.operands.flatMap((word) => reads(derivedWords(word, false))),
-      ...uses(optionValues(scanned, writeOptions), 'write'),
+      ...pathUses(optionValues(scanned, writeOptions), 'write'),
       ...optionValues(scanned, intoOptions).map((word): PathArgument => ({ word, use: 'write', into: true })),
       ...reads(optionValues(scanned, readOptions)),
       ...unknownOptionReads(words, scanned),
@@ -154,7 +150,7 @@ function withOutput(grammar: ArgumentGrammar, writeOptions: readonly string[], r
 function uniq(words: readonly ShellWord[]): CommandPaths {
   const scanned = scanArguments({ words, grammar: { shortValued: 'fsw', longValued: ['skip-fields', 'skip-chars', 'check-chars'], longOptional: ['all-repeated', 'group'] } });
   const [input, output] = scanned.operands;
-  return { paths: [...reads(input === undefined ? [] : [input]), ...uses(output === undefined ? [] : [output], 'write'), ...unknownOptionReads(words, scanned)], unsure: [] };
+  return { paths: [...reads(input === undefined ? [] : [input]), ...pathUses(output === undefined ? [] : [output], 'write'), ...unknownOptionReads(words, scanned)], unsure: [] };
 }
 
 const PATCH: ArgumentGrammar = {
@@ -175,7 +171,7 @@ function patch(words: readonly ShellWord[]): CommandPaths {
   const [original, patchFile] = scanned.operands;
   const output = optionValues(scanned, ['-o', '--output']);
   const directory = optionValues(scanned, ['-d', '--directory'])[0];
-  const paths: PathArgument[] = [...reads(optionValues(scanned, ['-i', '--input'])), ...uses(optionValues(scanned, ['-r', '--reject-file']), 'write'), ...uses(output, 'write'), ...unknownOptionReads(words, scanned)];
+  const paths: PathArgument[] = [...reads(optionValues(scanned, ['-i', '--input'])), ...pathUses(optionValues(scanned, ['-r', '--reject-file']), 'write'), ...pathUses(output, 'write'), ...unknownOptionReads(words, scanned)];
   const base = directory === undefined ? {} : { base: directory };
   const removesEmpty = scanned.options.some((option) => option.name === '-E' || (option.name.startsWith('--rem') && '--remove-empty-files'.startsWith(option.name)));
   const dryRun = scanned.options.some((option) => option.name.startsWith('--dr') && '--dry-run'.startsWith(option.name));
@@ -220,7 +216,7 @@ function remoteCopy(name: 'rsync' | 'scp'): PathHandler {
       // Relative to the destination, as rsync reads them; --link-dest hard-links its files into the copy, so they must be writable too.
       ...optionValues(scanned, ['--compare-dest', '--copy-dest']).map((word): PathArgument => ({ word, use: 'read', ...(destination === undefined ? {} : { base: destination }) })),
       ...optionValues(scanned, ['--link-dest']).map((word): PathArgument => ({ word, use: 'write', into: true, ...(destination === undefined ? {} : { base: destination }) })),
-      ...uses(optionValues(scanned, ['--log-file', '--write-batch', '--only-write-batch']), 'write'),
+      ...pathUses(optionValues(scanned, ['--log-file', '--write-batch', '--only-write-batch']), 'write'),
       ...optionValues(scanned, ['--backup-dir', '-T', '--temp-dir']).map((word): PathArgument => ({ word, use: 'write', into: true })),
       ...unknownOptionReads(words, scanned),
     );
@@ -265,8 +261,8 @@ function zip(words: readonly ShellWord[]): CommandPaths {
   const moves = scanned.options.some((option) => option.name === '-m' || (option.name.length > 3 && '--move'.startsWith(option.name)));
   const recursive = hasOption(scanned, ['-r', '-R', '--recurse-paths', '--recurse-patterns']);
   // -r puts every file below a directory in the archive, the hidden ones too.
-  const read = uses(files, moves ? 'delete' : 'read').map((entry) => (recursive ? { ...entry, tree: 'always' as const } : entry));
-  const paths: PathArgument[] = [...read, ...uses(optionValues(scanned, ['-O', '--output-file']), 'write'), ...unknownOptionReads(words, scanned)];
+  const read = pathUses(files, moves ? 'delete' : 'read').map((entry) => (recursive ? { ...entry, tree: 'always' as const } : entry));
+  const paths: PathArgument[] = [...read, ...pathUses(optionValues(scanned, ['-O', '--output-file']), 'write'), ...unknownOptionReads(words, scanned)];
   if (archive !== undefined) paths.push({ word: archive, use: 'write' });
   return { paths, unsure: recursive && !hasOption(scanned, ['-y', '--symlinks']) ? [`zip -r ${FOLLOWS_SYMLINKS} (without -y)`] : [] };
 }
@@ -295,9 +291,9 @@ function compressor(name: string): PathHandler {
     const keeps = hasOption(scanned, name === 'compress' || name === 'uncompress' ? ['-c'] : ['-k', '--keep']);
     const deletes = REMOVES_BY_DEFAULT.has(name) ? !readOnly && !keeps : hasOption(scanned, ['--rm']) && (name === 'lz4' || name === 'unlz4' || !readOnly);
     const into = hasOption(scanned, ['-r', '--recursive']);
-    const paths: PathArgument[] = [...uses(scanned.operands, readOnly ? 'read' : 'write')];
+    const paths: PathArgument[] = [...pathUses(scanned.operands, readOnly ? 'read' : 'write')];
     if (deletes) paths.push(...scanned.operands.map((word): PathArgument => ({ word, use: 'delete', ...(into ? { into: true } : {}) })));
-    return { paths: [...paths, ...uses(optionValues(scanned, ['-o', '--output']), 'write'), ...unknownOptionReads(words, scanned)], unsure: [] };
+    return { paths: [...paths, ...pathUses(optionValues(scanned, ['-o', '--output']), 'write'), ...unknownOptionReads(words, scanned)], unsure: [] };
   };
 }
 
@@ -386,42 +382,6 @@ function git(words: readonly ShellWord[]): CommandPaths {
   return { paths, unsure };
 }
 
-const CURL: ArgumentGrammar = {
-  shortValued: 'AbcCdDeEFHKmoPQrtTuUwxXyYz',
-  longValued: [
-    'output', 'output-dir', 'dump-header', 'cookie-jar', 'trace', 'trace-ascii', 'stderr', 'libcurl', 'etag-save', 'etag-compare', 'hsts', 'alt-svc', 'config', 'upload-file',
-    'cert', 'key', 'cacert', 'capath', 'crlfile', 'netrc-file', 'time-cond', 'cookie', 'data', 'data-binary', 'data-raw', 'data-urlencode', 'data-ascii', 'json', 'form',
-    'form-string', 'header', 'proxy-header', 'user-agent', 'referer', 'request', 'user', 'proxy', 'proxy-user', 'max-time', 'connect-timeout', 'range', 'write-out', 'url',
-    'retry', 'limit-rate', 'resolve', 'connect-to', 'interface', 'variable', 'expand-url', 'url-query', 'oauth2-bearer', 'aws-sigv4', 'proxy-cacert', 'proxy-cert', 'proxy-key',
-    'unix-socket', 'abstract-unix-socket',
-  ],
-};
-
-/**
- * curl: `-o` and friends write, `-O` writes in the working directory (or `--output-dir`), `-T`/`-K`/`@file` read, `file://` URLs
- * read. `--unix-socket PATH` talks to whatever listens there, which can act on what it is sent (toolgate's own hook decider, a
- * Docker daemon): judged as a write of that path. An abstract socket has no path to judge.
- */
-function curl(words: readonly ShellWord[]): CommandPaths {
-  const scanned = scanArguments({ words, grammar: CURL });
-  const paths: PathArgument[] = [];
-  const writes = ['-o', '--output', '-D', '--dump-header', '-c', '--cookie-jar', '--trace', '--trace-ascii', '--stderr', '--libcurl', '--etag-save', '--hsts', '--alt-svc', '--unix-socket'];
-  paths.push(...uses(optionValues(scanned, writes).filter((word) => word.value !== '-'), 'write'));
-  paths.push(...reads(optionValues(scanned, ['-K', '--config', '-T', '--upload-file', '-E', '--cert', '--key', '--cacert', '--capath', '--crlfile', '--netrc-file', '--etag-compare'])));
-  for (const option of scanned.options) if (option.value !== undefined && !writes.includes(option.name)) paths.push(...reads(derivedWords(option.value, true)));
-  const cookies = optionValues(scanned, ['-b', '--cookie']).filter((word) => !word.value.includes('='));
-  paths.push(...reads(cookies), ...unknownOptionReads(words, scanned));
-  if (hasOption(scanned, ['-O', '--remote-name', '--remote-name-all', '-J', '--remote-header-name'])) {
-    paths.push({ word: optionValues(scanned, ['--output-dir'])[0] ?? CURRENT_DIRECTORY, use: 'write', into: true });
-  }
-  for (const url of [...scanned.operands, ...optionValues(scanned, ['--url'])]) {
-    const local = /^file:\/\/[^/]*(\/.*)$/i.exec(url.value);
-    if (local !== null) paths.push({ word: { ...url, text: local[1]!, value: local[1]!, tilde: false }, use: 'read' });
-    else if (url.kind === 'dynamic') paths.push({ word: url, use: 'read' });
-  }
-  const unsure = optionValues(scanned, ['--abstract-unix-socket']).length > 0 ? ['curl --abstract-unix-socket talks to a service by a name no path rule can judge'] : [];
-  return { paths, unsure };
-}
 
 /** socat's own options that take the next word as their value (socat reads `-lf FILE` as one option, not -l -f). */
 const SOCAT_VALUED = new Set(['-t', '-T', '-b', '-L', '-W', '-lf', '-lp', '-R', '-r']);
@@ -495,8 +455,8 @@ function wget(words: readonly ShellWord[]): CommandPaths {
   const scanned = scanArguments({ words, grammar: WGET });
   const documents = optionValues(scanned, ['-O', '--output-document']);
   const paths: PathArgument[] = [
-    ...uses(documents.filter((word) => word.value !== '-'), 'write'),
-    ...uses(optionValues(scanned, ['-o', '--output-file', '-a', '--append-output', '--save-cookies']), 'write'),
+    ...pathUses(documents.filter((word) => word.value !== '-'), 'write'),
+    ...pathUses(optionValues(scanned, ['-o', '--output-file', '-a', '--append-output', '--save-cookies']), 'write'),
     ...reads(optionValues(scanned, ['-i', '--input-file', '--load-cookies', '--post-file', '--body-file', '--config', '--ca-certificate', '--ca-directory', '--certificate', '--private-key'])),
     ...unknownOptionReads(words, scanned),
   ];
@@ -547,7 +507,7 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['sdiff', withOutput({ shortValued: 'oIw', longValued: ['output', 'ignore-matching-lines', 'width', 'diff-program', 'tabsize'] }, ['-o', '--output'])],
   ['mknod', (words) => {
     const scanned = scanArguments({ words, grammar: { shortValued: 'm', longValued: ['mode'], longOptional: ['context'] } });
-    return { paths: uses(scanned.operands.slice(0, 1), 'write'), unsure: [] };
+    return { paths: pathUses(scanned.operands.slice(0, 1), 'write'), unsure: [] };
   }],
   ['cp', copyLike('cp')],
   ['mv', copyLike('mv')],
@@ -576,7 +536,6 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['unzip', unzip],
   ['zip', zip],
   ['git', git],
-  ['curl', curl],
   ['wget', wget],
   ['socat', socat],
   ...['gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'unlz4', 'compress', 'uncompress', 'pigz', 'unpigz'].map((name): [string, PathHandler] => [name, compressor(name)]),

@@ -134,6 +134,20 @@ export interface CommandModel {
   runners?: readonly RunnerForm[];
   /** Why the subcommand at `at` uses the network, if it does (network-commands.ts). */
   network?: (words: readonly ShellWord[], at: number) => string | undefined;
+  /**
+   * Why it uses the network whatever its subcommand, if it does: a client
+   * always (`curl`), a copy to or from another machine when its words say
+   * so (network-commands.ts).
+   */
+  connects?: (words: readonly ShellWord[]) => string | undefined;
+  /**
+   * What it changes lives outside every zone (a server, a remote host): a
+   * scope "with every path inside the zone" says nothing about it, so none
+   * is offered (command-always-scope.ts).
+   */
+  remoteState?: true;
+  /** It prints what it downloads: piped into an interpreter, whatever the server sends runs (command-consequences.ts). */
+  downloads?: true;
   /** Which subcommands run the project's code (workspace-code-commands.ts). */
   workspace?: Workspace;
   /**

@@ -5,6 +5,7 @@
  */
 import { awk } from './awk.ts';
 import type { CommandModel } from './command-model.ts';
+import { curl } from './curl.ts';
 import { find } from './find.ts';
 import { grep } from './grep.ts';
 import { jq } from './jq.ts';
@@ -13,7 +14,7 @@ import { rg } from './rg.ts';
 import { sed } from './sed.ts';
 import { tar } from './tar.ts';
 
-const MODELS: readonly CommandModel[] = [awk, find, grep, jq, npm, rg, sed, tar];
+const MODELS: readonly CommandModel[] = [awk, curl, find, grep, jq, npm, rg, sed, tar];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
