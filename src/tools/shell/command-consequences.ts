@@ -14,7 +14,7 @@ import { gitSubcommand } from './git-subcommands.ts';
 /** Programs that run the code they read from their input. */
 const INTERPRETERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'fish', 'python', 'python3', 'node', 'perl', 'ruby', 'php', 'pwsh']);
 /** Programs that print what they download, besides the models that say so (`downloads`). */
-const DOWNLOADERS = new Set(['wget', 'fetch', 'http', 'https', 'aria2c']);
+const DOWNLOADERS = new Set(['fetch', 'http', 'https', 'aria2c']);
 
 /**
  * The consequence of one analysed command, or undefined.

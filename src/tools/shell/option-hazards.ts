@@ -67,15 +67,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['scp', SCP],
   ['sftp', SCP],
   ['rsync', { rules: [exec('runs a program as the remote shell', { short: 'e', long: ['rsh', 'rsync-path'] })] }],
-  [
-    'wget',
-    {
-      rules: [
-        exec('runs commands or programs', { short: 'e', long: ['execute', 'use-askpass'] }),
-        write('writes a file', { short: 'oOaP', long: ['output-document', 'output-file', 'append-output', 'directory-prefix'] }),
-      ],
-    },
-  ],
   ['time', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],
   ['strace', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],
   ['ltrace', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],

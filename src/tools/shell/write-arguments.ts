@@ -445,24 +445,6 @@ function socat(words: readonly ShellWord[]): CommandPaths {
   return { paths, unsure };
 }
 
-const WGET: ArgumentGrammar = {
-  shortValued: 'oaiBtOTwQPUelARDXI',
-  longValued: ['output-document', 'output-file', 'append-output', 'input-file', 'base', 'tries', 'timeout', 'wait', 'quota', 'directory-prefix', 'user-agent', 'execute', 'level', 'accept', 'reject', 'domains', 'exclude-directories', 'include-directories', 'load-cookies', 'save-cookies', 'post-file', 'body-file', 'config', 'ca-certificate', 'ca-directory', 'certificate', 'private-key', 'header', 'post-data', 'user', 'password', 'use-askpass', 'method', 'body-data', 'referer'],
-};
-
-/** wget: writes `-O FILE`, or a file named after the URL under `-P DIR` (or the working directory). */
-function wget(words: readonly ShellWord[]): CommandPaths {
-  const scanned = scanArguments({ words, grammar: WGET });
-  const documents = optionValues(scanned, ['-O', '--output-document']);
-  const paths: PathArgument[] = [
-    ...pathUses(documents.filter((word) => word.value !== '-'), 'write'),
-    ...pathUses(optionValues(scanned, ['-o', '--output-file', '-a', '--append-output', '--save-cookies']), 'write'),
-    ...reads(optionValues(scanned, ['-i', '--input-file', '--load-cookies', '--post-file', '--body-file', '--config', '--ca-certificate', '--ca-directory', '--certificate', '--private-key'])),
-    ...unknownOptionReads(words, scanned),
-  ];
-  if (documents.length === 0) paths.push({ word: optionValues(scanned, ['-P', '--directory-prefix'])[0] ?? CURRENT_DIRECTORY, use: 'write', into: true });
-  return { paths, unsure: [] };
-}
 
 const SORT: ArgumentGrammar = { shortValued: 'kotST', longValued: ['key', 'output', 'field-separator', 'buffer-size', 'temporary-directory', 'parallel', 'batch-size', 'compress-program', 'random-source', 'sort', 'files0-from'] };
 
@@ -536,7 +518,6 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['unzip', unzip],
   ['zip', zip],
   ['git', git],
-  ['wget', wget],
   ['socat', socat],
   ...['gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'unlz4', 'compress', 'uncompress', 'pigz', 'unpigz'].map((name): [string, PathHandler] => [name, compressor(name)]),
 ]);

@@ -13,8 +13,9 @@ import { npm } from './npm.ts';
 import { rg } from './rg.ts';
 import { sed } from './sed.ts';
 import { tar } from './tar.ts';
+import { wget } from './wget.ts';
 
-const MODELS: readonly CommandModel[] = [awk, curl, find, grep, jq, npm, rg, sed, tar];
+const MODELS: readonly CommandModel[] = [awk, curl, find, grep, jq, npm, rg, sed, tar, wget];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
