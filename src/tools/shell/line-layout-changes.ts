@@ -19,6 +19,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { AnalyzedCommand, CommandAnalysis } from './analyze-command.ts';
+import type { EntryEffect } from './commands/command-model.ts';
 import { commandModel } from './commands/command-models.ts';
 import type { ShellFinding } from './shell-finding.ts';
 import { gitSubcommand } from './git-subcommands.ts';
@@ -59,14 +60,14 @@ const KEEPS_LAYOUT = new Set([
   'realpath', 'readlink', 'basename', 'dirname', 'date', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'b2sum', 'cksum', 'base64', 'xxd', 'od', 'hexdump',
   'strings', 'nl', 'fold', 'fmt', 'rev', 'tac', 'expand', 'unexpand', 'seq', 'yes', 'sleep', 'printenv', 'whoami', 'id', 'uname', 'hostname', 'which',
   'type', 'nproc', 'less', 'more', 'numfmt', 'tee', 'touch', 'mkdir', 'chmod', 'truncate', 'shuf', 'split', 'csplit', 'env', 'nice', 'nohup', 'time',
-  'timeout', 'command', 'xargs', 'stdbuf', 'cd', 'pushd', 'popd', 'exit', 'wait', 'fd', 'fdfind', 'zip', 'dd', 'install',
+  'timeout', 'command', 'xargs', 'stdbuf', 'cd', 'pushd', 'popd', 'exit', 'wait', 'fd', 'fdfind', 'zip', 'dd',
 ]);
 
 /** Commands whose written or deleted paths are where the layout changes: links, renames, removals, copies of trees, extractions. */
-const MOVES_ENTRIES = new Set(['ln', 'mv', 'rm', 'rmdir', 'unlink', 'cp', 'rsync', 'scp', 'unzip', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
+const MOVES_ENTRIES = new Set(['rm', 'rmdir', 'unlink', 'rsync', 'scp', 'unzip', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
 
 /** Writers whose every written path may become a link or a tree rather than a regular file. */
-const WRITES_ENTRIES = new Set(['ln', 'mv', 'cp', 'rsync', 'scp']);
+const WRITES_ENTRIES = new Set(['rsync', 'scp']);
 
 /**
  * Asks for every path of one command (or redirection) that goes through
@@ -158,7 +159,8 @@ function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: 
   const { command, home } = options;
   const name = command.name;
   if (name === undefined) return { kind: 'anything', reason: 'its name is only known at run time' };
-  const entriesOf = commandModel(name)?.entries ?? (WRITES_ENTRIES.has(name) ? 'replaces' : MOVES_ENTRIES.has(name) ? 'moves' : KEEPS_LAYOUT.has(name) ? 'keeps' : undefined);
+  const declared = commandModel(name)?.entries;
+  const entriesOf: EntryEffect | undefined = typeof declared === 'function' ? declared(command.words) : declared ?? (WRITES_ENTRIES.has(name) ? 'replaces' : MOVES_ENTRIES.has(name) ? 'moves' : KEEPS_LAYOUT.has(name) ? 'keeps' : undefined);
   if (command.role === 'code') return { kind: 'anything', reason: 'it runs other code' };
   // Builtins and commands that take no paths (`read`, `shift`, `kill`); eval, trap, watch and literal shell scripts are analysed as commands of their own.
   if (command.role === 'wrapper' || command.role === 'script' || entriesOf === 'keeps' || takesNoPaths(name)) return { kind: 'none' };
@@ -167,17 +169,16 @@ function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: 
     return gitSubcommand(command.words).traits?.keepsLayout === true ? { kind: 'none' } : { kind: 'anything', reason: 'it can check out, apply, move or remove files anywhere in the work tree' };
   }
   if (entriesOf === undefined) return { kind: 'anything', reason: 'what it does to files is not modelled' };
-  if (name === 'cp' && copiesContentOnly(command.words)) return { kind: 'none' };
   const cwd = effectiveCwd({ state: command.cwd, cwd: options.cwd });
   if (cwd === undefined || command.appendsArguments) return { kind: 'anything', reason: 'it works on paths only known at run time' };
   const { paths, unsure } = commandPaths({ name, words: command.words });
   if (unsure.length > 0) return { kind: 'anything', reason: unsure.join('; ') };
-  // mv of plain files (one name each, no links, no directories) puts a plain file where it lands: like a removal there.
+  // A rename of plain files (`mv`: one name each, no links, no directories) puts a plain file where it lands: like a removal there.
   // (The destination's own delete, of whatever the move replaces, is not a source.)
-  const plainMove = name === 'mv' && paths.filter((entry) => entry.use === 'delete' && entry.sources === undefined).every((entry) => isPlainFile({ entry, cwd, home }));
+  const plainMove = entriesOf === 'renames' && paths.filter((entry) => entry.use === 'delete' && entry.sources === undefined).every((entry) => isPlainFile({ entry, cwd, home }));
   const entries: ChangedEntry[] = [];
   for (const entry of paths) {
-    const moves = entry.use === 'delete' || entry.into === true || (entry.use === 'write' && entriesOf === 'replaces');
+    const moves = entry.use === 'delete' || entry.into === true || (entry.use === 'write' && (entriesOf === 'replaces' || entriesOf === 'renames'));
     if (!moves) continue;
     const locations = entryLocations({ entry, cwd, home });
     if (locations === undefined) return { kind: 'anything', reason: `where ${entry.word.text} leads cannot be known now` };
@@ -258,38 +259,6 @@ function targetsOf(options: { command: AnalyzedCommand; cwd: string; home: strin
   return targets;
 }
 
-/** Short options of cp that only copy file contents (`t` and `S` take the rest of the word, or the next one, as their value). */
-const PLAIN_COPY_SHORT = 'finuvbpTLxZ';
-const PLAIN_COPY_LONG = /^--(force|interactive|no-clobber|verbose|update(=.*)?|backup(=.*)?|suffix(=.*)?|target-directory(=.*)?|no-target-directory|dereference|remove-destination|strip-trailing-slashes|one-file-system|debug|parents|reflink(=.*)?|sparse=(auto|always|never)|help|version)$/;
-
-/**
- * Whether a cp command makes regular files only: no tree copied (its
- * symlinks would come along), no link made (`-l`, `-s`), no hard links
- * kept (`--preserve=links`). Any other option counts as one of those.
- */
-function copiesContentOnly(words: readonly ShellWord[]): boolean {
-  for (let index = 1; index < words.length; index++) {
-    const word = words[index]!;
-    if (word.kind === 'dynamic') return false;
-    const value = word.value;
-    if (value === '--') return true;
-    if (!value.startsWith('-') || value === '-') continue;
-    if (value.startsWith('--')) {
-      if (!PLAIN_COPY_LONG.test(value)) return false;
-      if (value === '--target-directory' || value === '--suffix') index++;
-      continue;
-    }
-    for (let at = 1; at < value.length; at++) {
-      const letter = value[at]!;
-      if (letter === 't' || letter === 'S') {
-        if (at === value.length - 1) index++;
-        break;
-      }
-      if (!PLAIN_COPY_SHORT.includes(letter)) return false;
-    }
-  }
-  return true;
-}
 
 /** `src/*.ts` → `src`, `*` → `.`, `a/b*c/d` → `a`: the directory a glob starts listing in. */
 function literalDirectory(value: string): string | undefined {

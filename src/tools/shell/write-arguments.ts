@@ -39,62 +39,6 @@ function targets(grammar: ArgumentGrammar, use: PathUse, readOptions: readonly s
   };
 }
 
-const COPY: ArgumentGrammar = { shortValued: 'St', longValued: ['suffix', 'target-directory', 'sparse', 'no-preserve'], longOptional: ['backup', 'preserve', 'reflink', 'context', 'update'] };
-const INSTALL: ArgumentGrammar = { shortValued: 'Stmog', longValued: ['suffix', 'target-directory', 'mode', 'owner', 'group', 'strip-program'], longOptional: ['backup', 'preserve-context', 'context'] };
-
-/**
- * cp, mv, install, ln: the last operand (or `-t DIR`) is written, and when
- * it is a directory the files written are in it; the sources are read (mv:
- * removed; a hard link: written through, so they must be writable too).
- */
-function copyLike(name: 'cp' | 'mv' | 'install' | 'ln'): PathHandler {
-  return (words) => {
-    const scanned = scanArguments({ words, grammar: name === 'install' ? INSTALL : COPY });
-    const unsure: string[] = [];
-    if (name === 'install' && hasOption(scanned, ['-d', '--directory'])) return { paths: pathUses(scanned.operands, 'write'), unsure };
-    if (name === 'cp' && hasOption(scanned, ['-L', '--dereference']) && hasOption(scanned, ['-r', '-R', '--recursive', '-a', '--archive'])) unsure.push(`cp -L ${FOLLOWS_SYMLINKS}`);
-    const directory = optionValues(scanned, ['-t', '--target-directory'])[0];
-    const operands = scanned.operands;
-    let sources = operands;
-    let destination = directory;
-    if (destination === undefined) {
-      // `ln -s TARGET` alone makes the link in the working directory.
-      if (operands.length >= 2 || name !== 'ln') {
-        sources = operands.slice(0, -1);
-        destination = operands.at(-1);
-      } else destination = CURRENT_DIRECTORY;
-    }
-    const symbolic = name === 'ln' && hasOption(scanned, ['-s', '--symbolic']);
-    // `cp -l` (`--link`, or any abbreviation of it) makes hard links like ln: each a write-capable alias of its source.
-    const hardLink = (name === 'ln' && !symbolic) || (name === 'cp' && scanned.options.some((option) => option.name === '-l' || (option.name.startsWith('--l') && '--link'.startsWith(option.name))));
-    const sourceUse: PathUse = name === 'mv' ? 'delete' : hardLink ? 'write' : 'read';
-    const paths: PathArgument[] = sources.map((word) => ({ word, use: sourceUse, ...(symbolic && destination !== undefined ? { linkedFrom: destination } : {}) }));
-    // `-T` (`--no-target-directory`): the destination is the copy itself, even when it is a directory.
-    const noTargetDirectory = directory === undefined && scanned.options.some((option) => option.name === '-T' || (option.name.length > 5 && '--no-target-directory'.startsWith(option.name)));
-    if (destination !== undefined) {
-      const landing = { word: destination, sources, layout: noTargetDirectory ? 'target' : 'directory', ...(name === 'ln' ? { links: true } : {}) } as const;
-      paths.push({ ...landing, use: 'write' });
-      // What it replaces there is removed first (or renamed over): a delete of each file that already exists where a source lands.
-      if (replacesDestination(name, scanned)) paths.push({ ...landing, use: 'delete', onlyIfExists: true });
-    }
-    paths.push(...reads(optionValues(scanned, ['--reference'])), ...unknownOptionReads(words, scanned));
-    return { paths, unsure };
-  };
-}
-
-/**
- * Whether the command removes a file already at the destination rather than
- * writing into it: `ln -f`, `cp --remove-destination`, `cp -f` (when it
- * cannot open the file: a read-only one), `install` (always unlinks first),
- * `mv` (renames over it) unless `-n`. Plain `cp` writes into the file.
- */
-function replacesDestination(name: 'cp' | 'mv' | 'install' | 'ln', scanned: ScannedArguments): boolean {
-  const given = (short: string, long: string, shortest: number) => scanned.options.some((option) => option.name === short || (option.name.length >= shortest && long.startsWith(option.name)));
-  if (name === 'install') return true;
-  if (name === 'mv') return !given('-n', '--no-clobber', '--no-cl'.length);
-  if (name === 'ln') return given('-f', '--force', '--f'.length);
-  return given('-f', '--force', '--f'.length) || given('--remove-destination', '--remove-destination', '--rem'.length);
-}
 
 /** A symbolic mode written like an option (`chmod -x file`) takes the mode's place. */
 const MODE_AS_OPTION = /^-[rwxXstugoa,+=0-7-]+$/;
@@ -491,10 +435,6 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
     const scanned = scanArguments({ words, grammar: { shortValued: 'm', longValued: ['mode'], longOptional: ['context'] } });
     return { paths: pathUses(scanned.operands.slice(0, 1), 'write'), unsure: [] };
   }],
-  ['cp', copyLike('cp')],
-  ['mv', copyLike('mv')],
-  ['install', copyLike('install')],
-  ['ln', copyLike('ln')],
   ['rm', targets({ longOptional: ['interactive', 'preserve-root'] }, 'delete')],
   ['rmdir', targets({}, 'delete')],
   ['unlink', targets({}, 'delete')],

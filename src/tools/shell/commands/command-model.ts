@@ -123,6 +123,16 @@ export interface FileLists {
   cluster?: RegExp;
 }
 
+/**
+ * What a command does to directory entries: `moves` renames, links,
+ * removes or extracts at the paths it writes into or deletes; `replaces`
+ * may also make any path it writes a link or a tree; `renames` is
+ * `replaces`, except that when every path it deletes is a plain file (one
+ * name, no link, no directory) what lands is a plain file too (`mv a b`);
+ * `keeps` writes only the contents of regular files, if anything.
+ */
+export type EntryEffect = 'keeps' | 'moves' | 'replaces' | 'renames';
+
 export interface CommandModel {
   /** The names it runs under: `tar`, and `gtar` and `bsdtar` that take the same options. */
   names: readonly string[];
@@ -166,14 +176,8 @@ export interface CommandModel {
   runs?: (words: readonly ShellWord[]) => RunCommands;
   /** How it prints the names of files, for a command that takes them as arguments (decide-command-paths.ts). */
   lists?: Lister;
-  /**
-   * What it does to directory entries, for a later command of the line
-   * (line-layout-changes.ts): `moves` renames, links, removes or extracts
-   * at the paths it writes into or deletes; `replaces` may also make any
-   * path it writes a link or a tree; `keeps` writes only the contents of
-   * regular files, if anything.
-   */
-  entries?: 'keeps' | 'moves' | 'replaces';
+  /** What it does to directory entries, for a later command of the line (line-layout-changes.ts); a function when its words say (`cp` copying only contents keeps them). */
+  entries?: EntryEffect | ((words: readonly ShellWord[]) => EntryEffect);
 }
 
 /**

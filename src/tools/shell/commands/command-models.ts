@@ -5,6 +5,7 @@
  */
 import { awk } from './awk.ts';
 import type { CommandModel } from './command-model.ts';
+import { cp, install, ln, mv } from './copy.ts';
 import { curl } from './curl.ts';
 import { find } from './find.ts';
 import { grep } from './grep.ts';
@@ -15,7 +16,7 @@ import { sed } from './sed.ts';
 import { tar } from './tar.ts';
 import { wget } from './wget.ts';
 
-const MODELS: readonly CommandModel[] = [awk, curl, find, grep, jq, npm, rg, sed, tar, wget];
+const MODELS: readonly CommandModel[] = [awk, cp, curl, find, grep, install, jq, ln, mv, npm, rg, sed, tar, wget];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
