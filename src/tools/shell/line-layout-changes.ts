@@ -64,10 +64,7 @@ const KEEPS_LAYOUT = new Set([
 ]);
 
 /** Commands whose written or deleted paths are where the layout changes: links, renames, removals, copies of trees, extractions. */
-const MOVES_ENTRIES = new Set(['rm', 'rmdir', 'unlink', 'rsync', 'scp', 'unzip', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
-
-/** Writers whose every written path may become a link or a tree rather than a regular file. */
-const WRITES_ENTRIES = new Set(['rsync', 'scp']);
+const MOVES_ENTRIES = new Set(['rm', 'rmdir', 'unlink', 'unzip', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
 
 /**
  * Asks for every path of one command (or redirection) that goes through
@@ -160,7 +157,7 @@ function layoutChangeOf(options: { command: AnalyzedCommand; cwd: string; home: 
   const name = command.name;
   if (name === undefined) return { kind: 'anything', reason: 'its name is only known at run time' };
   const declared = commandModel(name)?.entries;
-  const entriesOf: EntryEffect | undefined = typeof declared === 'function' ? declared(command.words) : declared ?? (WRITES_ENTRIES.has(name) ? 'replaces' : MOVES_ENTRIES.has(name) ? 'moves' : KEEPS_LAYOUT.has(name) ? 'keeps' : undefined);
+  const entriesOf: EntryEffect | undefined = typeof declared === 'function' ? declared(command.words) : declared ?? (MOVES_ENTRIES.has(name) ? 'moves' : KEEPS_LAYOUT.has(name) ? 'keeps' : undefined);
   if (command.role === 'code') return { kind: 'anything', reason: 'it runs other code' };
   // Builtins and commands that take no paths (`read`, `shift`, `kill`); eval, trap, watch and literal shell scripts are analysed as commands of their own.
   if (command.role === 'wrapper' || command.role === 'script' || entriesOf === 'keeps' || takesNoPaths(name)) return { kind: 'none' };

@@ -6,13 +6,14 @@
  * the shell tool blocks these commands so the policy layer is not weaker.
  */
 import { gitSubcommand } from './git-subcommands.ts';
+import { isRemotePath } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 import { commandModel } from './commands/command-models.ts';
 import { knownFlags, subcommandCandidates } from './subcommand-candidates.ts';
 
 /** Programs whose whole purpose is talking to other machines (or that fetch what they run). */
 const CLIENTS = new Set([
-  'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ssh', 'slogin', 'scp', 'sftp', 'ftp', 'lftp', 'tftp', 'ping', 'ping6', 'dig', 'nslookup', 'host',
+  'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ssh', 'slogin', 'sftp', 'ftp', 'lftp', 'tftp', 'ping', 'ping6', 'dig', 'nslookup', 'host',
   'whois', 'traceroute', 'tracepath', 'mtr', 'nmap', 'http', 'https', 'xh', 'aria2c', 'mosh', 'smbclient', 'rsh', 'rlogin', 'npx', 'bunx', 'pnpx', 'uvx',
 ]);
 
@@ -56,12 +57,6 @@ export function networkUse(options: { name: string; words: readonly ShellWord[] 
   const connects = commandModel(name)?.connects;
   if (connects !== undefined) return connects(words);
   if (CLIENTS.has(name)) return `${name} uses the network`;
-  if (name === 'rsync') {
-    const remote = words.slice(1).find((word) => !word.value.startsWith('-') && isRemotePath(word.value));
-    if (remote !== undefined) return `rsync to or from ${remote.value} uses the network`;
-    if (words.some((word) => /^(-[a-zA-Z]*e|--rsh)/.test(word.value))) return 'rsync with a remote shell uses the network';
-    return undefined;
-  }
   if (name === 'git') return gitNetwork(words);
   if (/^python[0-9.]*$/.test(name) && words[1]?.value === '-m' && /^pip[0-9]*$/.test(words[2]?.value ?? '')) return subcommandNetwork('pip', words.slice(2));
   if (name === 'pytest' || name === 'py.test' || (/^python[0-9.]*$/.test(name) && words[1]?.value === '-m' && words[2]?.value === 'pytest')) {
@@ -75,16 +70,6 @@ export function networkUse(options: { name: string; words: readonly ShellWord[] 
   return SUBCOMMANDS.has(name) || commandModel(name)?.network !== undefined ? subcommandNetwork(name, words) : undefined;
 }
 
-/**
- * `host:path`, `user@host:path`, `rsync://...`: another machine's path, not a local one.
- *
- * @example
- * isRemotePath('me@host:/srv') // true
- * isRemotePath('./a:b')        // false
- */
-export function isRemotePath(value: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^[^/]*:/.test(value);
-}
 
 /** Whether the subcommand uses the network; an option before it may have taken a word as its value (`npm --editor ls install`), so each word that may be the subcommand counts. */
 function subcommandNetwork(name: string, words: readonly ShellWord[]): string | undefined {

@@ -10,6 +10,7 @@ import { scanOptions } from './option-scan.ts';
 import { exec, write, type OptionHazards } from './commands/command-model.ts';
 import { commandModel } from './commands/command-models.ts';
 import { namesProgramFile } from './commands/jq.ts';
+import { SCP_OPTIONS, SSH_CONFIG, sshOptionHazards } from './commands/ssh-options.ts';
 import { processEnvironmentHazards } from './process-environment-hazard.ts';
 import type { ShellWord } from './shell-word.ts';
 
@@ -22,9 +23,7 @@ const LESS: CommandOptions = {
   ],
   custom: (words) => [...initialCommands(words), ...bangs(words)],
 };
-const SSH_CONFIG = exec('reads a configuration or provider that can run programs', { short: 'FI' });
-const SSH: CommandOptions = { rules: [SSH_CONFIG], custom: (words) => sshOptionHazards(words) };
-const SCP: CommandOptions = { rules: [SSH_CONFIG, exec('runs a program as the transport', { short: 'SD' })], custom: (words) => sshOptionHazards(words) };
+const SSH: CommandOptions = { rules: [SSH_CONFIG], custom: sshOptionHazards };
 const VIM: CommandOptions = { rules: [exec('runs editor commands (which can run programs)', { short: 'cSs', long: ['cmd'] })], custom: (words) => initialCommands(words) };
 const COMPILER: CommandOptions = { rules: [exec('runs or loads another program', { single: ['wrapper', 'fplugin', 'specs'] })] };
 
@@ -64,9 +63,7 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ],
   ['ssh', SSH],
   ['slogin', SSH],
-  ['scp', SCP],
-  ['sftp', SCP],
-  ['rsync', { rules: [exec('runs a program as the remote shell', { short: 'e', long: ['rsh', 'rsync-path'] })] }],
+  ['sftp', SCP_OPTIONS],
   ['time', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],
   ['strace', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],
   ['ltrace', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],
@@ -312,21 +309,6 @@ function indexesOf(words: readonly ShellWord[], test: (value: string) => boolean
   return indexes;
 }
 
-/** `-o` values naming ssh options that run programs (ProxyCommand, LocalCommand, providers, Match exec). */
-function sshOptionHazards(words: readonly ShellWord[]): Hazard[] {
-  const hazards: Hazard[] = [];
-  for (let index = 1; index < words.length; index++) {
-    const value = words[index]!.value;
-    if (value === '--') break;
-    if (!value.startsWith('-') || value.startsWith('--') || !value.slice(1).includes('o')) continue;
-    const attached = value.slice(value.indexOf('o') + 1);
-    const option = attached !== '' ? attached : words[index + 1]?.value ?? '';
-    if (/command|provider|match|include|proxyuse/i.test(option) || words[index + 1]?.kind === 'dynamic') {
-      hazards.push(hazardAt({ index, kind: 'exec', reason: `${words[0]!.value} -o ${option}: this ssh option runs a program` }));
-    }
-  }
-  return hazards;
-}
 
 /** `uniq input output` writes its second operand. */
 function secondOperandWrites(words: readonly ShellWord[], name: string): Hazard[] {

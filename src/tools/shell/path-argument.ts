@@ -63,6 +63,17 @@ export const FOLLOWS_SYMLINKS = 'follows symlinks while walking directories, and
 export const CURRENT_DIRECTORY: ShellWord = { text: '.', value: '.', kind: 'static', tilde: false };
 
 /**
+ * `host:path`, `user@host:path`, `rsync://...`: another machine's path, not a local one.
+ *
+ * @example
+ * isRemotePath('me@host:/srv') // true
+ * isRemotePath('./a:b')        // false
+ */
+export function isRemotePath(value: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^[^/]*:/.test(value);
+}
+
+/**
  * The same use of each word.
  *
  * @example

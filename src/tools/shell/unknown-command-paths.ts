@@ -82,10 +82,9 @@ export function knownReaders(): readonly string[] {
 /** Options that name a file holding the list of files to work on, by command (`*` for any command). */
 const LIST_OPTIONS: readonly { names: readonly string[]; commands?: ReadonlySet<string> }[] = [
   { names: ['--files0-from', '-files0-from'] },
-  { names: ['--files-from', '-T'], commands: new Set(['rsync', 'cpio', 'zip']) },
+  { names: ['--files-from', '-T'], commands: new Set(['cpio', 'zip']) },
   { names: ['--files-from'] },
   { names: ['--pathspec-from-file'] },
-  { names: ['--include-from'], commands: new Set(['rsync']) },
   { names: ['--arg-file', '-a'], commands: new Set(['parallel']) },
   { names: ['-@'], commands: new Set(['zip']) },
   // xz --files=list compresses (and by default deletes) the files the list names.

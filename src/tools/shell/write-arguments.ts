@@ -7,8 +7,7 @@
  */
 import { attachedWord, hasOption, optionValues, scanArguments, type ArgumentGrammar, type ScannedArguments } from './argument-scan.ts';
 import { GIT_GLOBAL_VALUED, gitSubcommand } from './git-subcommands.ts';
-import { CURRENT_DIRECTORY, derivedWords, FOLLOWS_SYMLINKS, genericReads, pathUses, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
-import { isRemotePath } from './network-commands.ts';
+import { CURRENT_DIRECTORY, derivedWords, FOLLOWS_SYMLINKS, genericReads, isRemotePath, pathUses, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 
 
@@ -131,43 +130,6 @@ function patch(words: readonly ShellWord[]): CommandPaths {
   return { paths, unsure: [] };
 }
 
-const RSYNC: ArgumentGrammar = {
-  shortValued: 'efBMT',
-  longValued: [
-    'rsh', 'rsync-path', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'temp-dir', 'partial-dir', 'backup-dir', 'log-file', 'log-file-format',
-    'password-file', 'compare-dest', 'copy-dest', 'link-dest', 'chmod', 'chown', 'usermap', 'groupmap', 'block-size', 'max-size', 'min-size', 'timeout', 'contimeout', 'port',
-    'bwlimit', 'suffix', 'out-format', 'info', 'debug', 'remote-option', 'address', 'sockopts', 'iconv', 'protocol', 'checksum-choice', 'compress-choice', 'compress-level',
-    'skip-compress', 'modify-window', 'max-delete', 'outbuf', 'stop-after', 'stop-at', 'write-batch', 'only-write-batch', 'read-batch', 'max-alloc', 'checksum-seed', 'mkpath',
-  ],
-};
-
-/** rsync / scp SOURCE... DEST: local sources read, a local destination written; remote ones are the network's business. */
-function remoteCopy(name: 'rsync' | 'scp'): PathHandler {
-  return (words) => {
-    const scanned = scanArguments({ words, grammar: name === 'rsync' ? RSYNC : { shortValued: 'cFiJlosPSDX' } });
-    const local = (word: ShellWord) => word.kind === 'dynamic' || !isRemotePath(word.value);
-    const sources = scanned.operands.slice(0, -1).filter(local);
-    const destination = scanned.operands.at(-1);
-    // `--remove-source-files` deletes each source file once it is copied.
-    const removes = name === 'rsync' && scanned.options.some((option) => option.name.length > 8 && '--remove-source-files'.startsWith(option.name));
-    const paths: PathArgument[] = sources.map((word) => ({ word, use: removes ? 'delete' : 'read' }));
-    if (destination !== undefined && local(destination)) {
-      paths.push({ word: destination, use: 'write', sources, layout: name === 'rsync' ? 'rsync' : 'directory' });
-      if (scanned.options.some((option) => option.name.startsWith('--del'))) paths.push({ word: destination, use: 'delete', into: true });
-    }
-    paths.push(
-      ...reads(optionValues(scanned, ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch', '-F', '-i'])),
-      // Relative to the destination, as rsync reads them; --link-dest hard-links its files into the copy, so they must be writable too.
-      ...optionValues(scanned, ['--compare-dest', '--copy-dest']).map((word): PathArgument => ({ word, use: 'read', ...(destination === undefined ? {} : { base: destination }) })),
-      ...optionValues(scanned, ['--link-dest']).map((word): PathArgument => ({ word, use: 'write', into: true, ...(destination === undefined ? {} : { base: destination }) })),
-      ...pathUses(optionValues(scanned, ['--log-file', '--write-batch', '--only-write-batch']), 'write'),
-      ...optionValues(scanned, ['--backup-dir', '-T', '--temp-dir']).map((word): PathArgument => ({ word, use: 'write', into: true })),
-      ...unknownOptionReads(words, scanned),
-    );
-    const follows = ['-L', '--copy-links', '--copy-unsafe-links', '-k', '--copy-dirlinks'];
-    return { paths, unsure: name === 'rsync' && hasOption(scanned, follows) ? [`rsync -L ${FOLLOWS_SYMLINKS}`] : [] };
-  };
-}
 
 /** unzip ARCHIVE [MEMBERS] [-x MEMBERS] [-d DIR]: options may follow the archive. */
 function unzip(words: readonly ShellWord[]): CommandPaths {
@@ -453,8 +415,6 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['shuf', withOutput({ shortValued: 'noi', longValued: ['output', 'head-count', 'input-range', 'random-source'] }, ['-o', '--output'], ['--random-source'])],
   ['uniq', uniq],
   ['patch', patch],
-  ['rsync', remoteCopy('rsync')],
-  ['scp', remoteCopy('scp')],
   ['unzip', unzip],
   ['zip', zip],
   ['git', git],

@@ -11,12 +11,13 @@ import { find } from './find.ts';
 import { grep } from './grep.ts';
 import { jq } from './jq.ts';
 import { npm } from './npm.ts';
+import { rsync, scp } from './remote-copy.ts';
 import { rg } from './rg.ts';
 import { sed } from './sed.ts';
 import { tar } from './tar.ts';
 import { wget } from './wget.ts';
 
-const MODELS: readonly CommandModel[] = [awk, cp, curl, find, grep, install, jq, ln, mv, npm, rg, sed, tar, wget];
+const MODELS: readonly CommandModel[] = [awk, cp, curl, find, grep, install, jq, ln, mv, npm, rg, rsync, scp, sed, tar, wget];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
