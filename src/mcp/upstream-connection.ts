@@ -2,16 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
   ErrorCode,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
   McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
   type CallToolResult,
   type CreateMessageRequest,
   type CreateMessageResult,
@@ -29,7 +21,9 @@ import {
 import { z } from 'zod';
 import { errorMessage } from '../core/run-tool-check.ts';
 import { attachSideChannel, type SideChannel } from './json-rpc-side-channel.ts';
+import { upstreamClient } from './upstream-client.ts';
 import { ProcessGroupStdioTransport } from './process-group-stdio-transport.ts';
+import { readPromptList, readResourceLists, readToolList } from './upstream-lists.ts';
 import { UpstreamError } from './upstream-error.ts';
 import { describeStop, upstreamFailure } from './upstream-failure.ts';
 import { createUpstreamRelayLog } from './upstream-relay-log.ts';
@@ -102,7 +96,6 @@ export interface UpstreamSnapshot {
 /** Requests the gateway forwards besides tools/call. */
 type ForwardedMethod = 'resources/read' | 'resources/subscribe' | 'resources/unsubscribe' | 'prompts/get' | 'completion/complete' | 'logging/setLevel';
 
-const MAX_PAGES = 100;
 const PING_TIMEOUT_MS = 5000;
 
 /**
@@ -158,29 +151,17 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
 
   async function connect(): Promise<boolean> {
     const attemptTransport = createTransport(config);
-    // Roots, sampling and elicitation are the clients' to give: the gateway relays them, under the policy.
-    const attemptClient = new Client(options.clientInfo, { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } } });
-    attemptClient.setRequestHandler(ListRootsRequestSchema, () => events.listRoots(name));
-    attemptClient.setRequestHandler(CreateMessageRequestSchema, (request, extra) => events.createMessage(name, request.params, extra.signal));
-    attemptClient.setRequestHandler(ElicitRequestSchema, (request, extra) => events.elicit(name, request.params, extra.signal));
+    const attemptClient = upstreamClient({
+      name,
+      clientInfo: options.clientInfo,
+      events,
+      current: (candidate) => client === candidate && state !== 'closed',
+      onToolsChanged: () => void refreshTools().catch(() => undefined),
+      onPromptsChanged: (from) => void refresh(() => readPrompts(from)).then(() => events.promptsChanged(name), () => undefined),
+      onResourcesChanged: (from) => void refresh(() => readResources(from)).then(() => events.resourcesChanged(name), () => undefined),
+    });
     attemptClient.onerror = (error) => relayLog.relay(errorMessage(error), 'client');
     attemptClient.onclose = () => onClosed(attemptClient, attemptTransport);
-    const current = () => client === attemptClient && state !== 'closed';
-    attemptClient.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      if (current()) void refreshTools().catch(() => undefined);
-    });
-    attemptClient.setNotificationHandler(PromptListChangedNotificationSchema, () => {
-      if (current()) void refresh(() => readPrompts(attemptClient)).then(() => events.promptsChanged(name), () => undefined);
-    });
-    attemptClient.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
-      if (current()) void refresh(() => readResources(attemptClient)).then(() => events.resourcesChanged(name), () => undefined);
-    });
-    attemptClient.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      if (current()) events.resourceUpdated(name, notification.params.uri);
-    });
-    attemptClient.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-      if (current()) events.logMessage(name, notification.params);
-    });
     attempting = attemptTransport;
     try {
       await attemptClient.connect(attemptTransport, { timeout: connectTimeoutMs });
@@ -267,35 +248,21 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
 
   /** `then` runs in the same tick as the new list is stored: no call is forwarded against a list the gateway has not compared yet. */
   async function readTools(from: Client, then?: () => void): Promise<void> {
-    const tools = await readAllPages(async (cursor) => {
-      const page = await from.listTools(cursor === undefined ? {} : { cursor }, { timeout: connectTimeoutMs });
-      return { items: page.tools, nextCursor: page.nextCursor };
-    });
+    const tools = await readToolList(from, connectTimeoutMs);
     snapshot.tools = tools;
     results.update(tools);
     then?.();
   }
 
   async function readPrompts(from: Client): Promise<void> {
-    if (from.getServerCapabilities()?.prompts === undefined) return;
-    snapshot.prompts = await readAllPages(async (cursor) => {
-      const page = await from.listPrompts(cursor === undefined ? {} : { cursor }, { timeout: connectTimeoutMs });
-      return { items: page.prompts, nextCursor: page.nextCursor };
-    });
+    snapshot.prompts = (await readPromptList(from, connectTimeoutMs)) ?? snapshot.prompts;
   }
 
   async function readResources(from: Client): Promise<void> {
-    if (from.getServerCapabilities()?.resources === undefined) return;
-    const resources = await readAllPages(async (cursor) => {
-      const page = await from.listResources(cursor === undefined ? {} : { cursor }, { timeout: connectTimeoutMs });
-      return { items: page.resources, nextCursor: page.nextCursor };
-    });
-    const templates = await readAllPages(async (cursor) => {
-      const page = await from.listResourceTemplates(cursor === undefined ? {} : { cursor }, { timeout: connectTimeoutMs });
-      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
-    });
-    snapshot.resources = resources;
-    snapshot.resourceTemplates = templates;
+    const lists = await readResourceLists(from, connectTimeoutMs);
+    if (lists === undefined) return;
+    snapshot.resources = lists.resources;
+    snapshot.resourceTemplates = lists.templates;
   }
 
   /** Re-reads the tool list (on `list_changed`, and whenever the client lists tools). */
@@ -409,16 +376,3 @@ export type UpstreamConnection = ReturnType<typeof createUpstreamConnection>;
 
 /** Results forwarded as they came: the downstream server validates what it sends. */
 const PassThroughResultSchema = z.looseObject({});
-
-/** Every item of a paginated list (at most MAX_PAGES pages: a server cannot keep the gateway listing forever). */
-async function readAllPages<Item>(read: (cursor: string | undefined) => Promise<{ items: Item[]; nextCursor?: string | undefined }>): Promise<Item[]> {
-  const items: Item[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await read(cursor);
-    items.push(...result.items);
-    cursor = result.nextCursor;
-    if (cursor === undefined) break;
-  }
-  return items;
-}
