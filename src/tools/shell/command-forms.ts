@@ -234,14 +234,6 @@ const GCLOUD = program(
   { optionsAnywhere: true },
 );
 
-const RM = program(
-  level({
-    options: options({
-      flags: '-f --force -i -I --interactive -r -R --recursive -d --dir -v --verbose --one-file-system --no-preserve-root --preserve-root --help --version',
-      synonyms: '-f=--force -r=--recursive -d=--dir -v=--verbose',
-    }),
-  }),
-);
 
 const SPECS: ReadonlyMap<string, CommandSpec> = new Map([
   ['git', GIT],
@@ -261,7 +253,6 @@ const SPECS: ReadonlyMap<string, CommandSpec> = new Map([
   ['gmake', MAKE],
   ['aws', AWS],
   ['gcloud', GCLOUD],
-  ['rm', RM],
 ]);
 
 /**

@@ -84,6 +84,21 @@ export function pathUses(words: readonly ShellWord[], use: PathUse): PathArgumen
 }
 
 /**
+ * A handler whose operands are all written (or deleted, as `use` says):
+ * the values of `readOptions` are read, unknown options read the generic
+ * way (`rm`, `touch`, `tee`).
+ *
+ * @example
+ * operandTargets({ grammar: {}, use: 'delete' })([rm, a, b]).paths // [{ word: a, use: 'delete' }, { word: b, use: 'delete' }]
+ */
+export function operandTargets(options: { grammar: ArgumentGrammar; use: PathUse; readOptions?: readonly string[] }): PathHandler {
+  return (words) => {
+    const scanned = scanArguments({ words, grammar: options.grammar });
+    return { paths: [...pathUses(scanned.operands, options.use), ...reads(optionValues(scanned, options.readOptions ?? [])), ...unknownOptionReads(words, scanned)], unsure: [] };
+  };
+}
+
+/**
  * A writer's handler that finds no paths in `NAME --help` or `NAME
  * --version` alone, which print and stop (`split --help`).
  *

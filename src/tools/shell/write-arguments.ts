@@ -7,7 +7,7 @@
  */
 import { attachedWord, hasOption, optionValues, scanArguments, type ArgumentGrammar, type ScannedArguments } from './argument-scan.ts';
 import { GIT_GLOBAL_VALUED, gitSubcommand } from './git-subcommands.ts';
-import { CURRENT_DIRECTORY, derivedWords, FOLLOWS_SYMLINKS, genericReads, isRemotePath, pathUses, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
+import { CURRENT_DIRECTORY, derivedWords, FOLLOWS_SYMLINKS, genericReads, isRemotePath, operandTargets, pathUses, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 
 
@@ -28,14 +28,6 @@ export function writeArguments(options: { name: string; words: readonly ShellWor
 /** Each word written, and deleted too when the command removes it afterwards (`shred -u`, `gzip`). */
 function writes(words: readonly ShellWord[], options: { deletes: boolean }): PathArgument[] {
   return words.flatMap((word): PathArgument[] => (options.deletes ? [{ word, use: 'write' }, { word, use: 'delete' }] : [{ word, use: 'write' }]));
-}
-
-/** Operands all written (or deleted); the values of `readOptions` read; unknown options read the generic way. */
-function targets(grammar: ArgumentGrammar, use: PathUse, readOptions: readonly string[] = []): PathHandler {
-  return (words) => {
-    const scanned = scanArguments({ words, grammar });
-    return { paths: [...pathUses(scanned.operands, use), ...reads(optionValues(scanned, readOptions)), ...unknownOptionReads(words, scanned)], unsure: [] };
-  };
 }
 
 
@@ -397,19 +389,16 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
     const scanned = scanArguments({ words, grammar: { shortValued: 'm', longValued: ['mode'], longOptional: ['context'] } });
     return { paths: pathUses(scanned.operands.slice(0, 1), 'write'), unsure: [] };
   }],
-  ['rm', targets({ longOptional: ['interactive', 'preserve-root'] }, 'delete')],
-  ['rmdir', targets({}, 'delete')],
-  ['unlink', targets({}, 'delete')],
   ['shred', shred],
-  ['truncate', targets({ shortValued: 'sr', longValued: ['size', 'reference'] }, 'write', ['-r', '--reference'])],
-  ['touch', targets({ shortValued: 'drt', longValued: ['date', 'reference', 'time'] }, 'write', ['-r', '--reference'])],
-  ['mkdir', targets({ shortValued: 'm', longValued: ['mode'], longOptional: ['context'] }, 'write')],
-  ['mkfifo', targets({ shortValued: 'm', longValued: ['mode'], longOptional: ['context'] }, 'write')],
+  ['truncate', operandTargets({ grammar: { shortValued: 'sr', longValued: ['size', 'reference'] }, use: 'write', readOptions: ['-r', '--reference'] })],
+  ['touch', operandTargets({ grammar: { shortValued: 'drt', longValued: ['date', 'reference', 'time'] }, use: 'write', readOptions: ['-r', '--reference'] })],
+  ['mkdir', operandTargets({ grammar: { shortValued: 'm', longValued: ['mode'], longOptional: ['context'] }, use: 'write' })],
+  ['mkfifo', operandTargets({ grammar: { shortValued: 'm', longValued: ['mode'], longOptional: ['context'] }, use: 'write' })],
   ['chmod', ownership('chmod')],
   ['chown', ownership('chown')],
   ['chgrp', ownership('chgrp')],
-  ['setfacl', targets({ shortValued: 'mxMX', longValued: ['modify', 'remove', 'set', 'modify-file', 'remove-file', 'set-file', 'restore'] }, 'write', ['-M', '-X', '--modify-file', '--remove-file', '--set-file', '--restore'])],
-  ['tee', targets({ longOptional: ['output-error'] }, 'write')],
+  ['setfacl', operandTargets({ grammar: { shortValued: 'mxMX', longValued: ['modify', 'remove', 'set', 'modify-file', 'remove-file', 'set-file', 'restore'] }, use: 'write', readOptions: ['-M', '-X', '--modify-file', '--remove-file', '--set-file', '--restore'] })],
+  ['tee', operandTargets({ grammar: { longOptional: ['output-error'] }, use: 'write' })],
   ['dd', dd],
   ['sort', withOutput(SORT, ['-o', '--output'], ['--random-source', '--files0-from'], ['-T', '--temporary-directory'])],
   ['shuf', withOutput({ shortValued: 'noi', longValued: ['output', 'head-count', 'input-range', 'random-source'] }, ['-o', '--output'], ['--random-source'])],

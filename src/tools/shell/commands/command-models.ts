@@ -13,11 +13,12 @@ import { jq } from './jq.ts';
 import { npm } from './npm.ts';
 import { rsync, scp } from './remote-copy.ts';
 import { rg } from './rg.ts';
+import { rm, rmdir, unlink } from './rm.ts';
 import { sed } from './sed.ts';
 import { tar } from './tar.ts';
 import { wget } from './wget.ts';
 
-const MODELS: readonly CommandModel[] = [awk, cp, curl, find, grep, install, jq, ln, mv, npm, rg, rsync, scp, sed, tar, wget];
+const MODELS: readonly CommandModel[] = [awk, cp, curl, find, grep, install, jq, ln, mv, npm, rg, rm, rmdir, rsync, scp, sed, tar, unlink, wget];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
