@@ -64,7 +64,7 @@ const KEEPS_LAYOUT = new Set([
 ]);
 
 /** Commands whose written or deleted paths are where the layout changes: links, renames, removals, copies of trees, extractions. */
-const MOVES_ENTRIES = new Set(['unzip', 'shred', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'compress', 'uncompress', 'pigz']);
+const MOVES_ENTRIES = new Set(['unzip', 'shred']);
 
 /**
  * Asks for every path of one command (or redirection) that goes through

@@ -88,7 +88,7 @@ const LIST_OPTIONS: readonly { names: readonly string[]; commands?: ReadonlySet<
   { names: ['--arg-file', '-a'], commands: new Set(['parallel']) },
   { names: ['-@'], commands: new Set(['zip']) },
   // xz --files=list compresses (and by default deletes) the files the list names.
-  { names: ['--files'], commands: new Set(['xz', 'unxz', 'xzcat', 'lzma', 'unlzma', 'lzcat']) },
+  { names: ['--files'], commands: new Set(['xzcat', 'lzcat']) },
   { names: ['--list-file'], commands: new Set(['cloc']) },
   // file -f list reports on the files the list names.
   { names: ['-f'], commands: new Set(['file']) },

@@ -165,35 +165,6 @@ function zip(words: readonly ShellWord[]): CommandPaths {
   return { paths, unsure: recursive && !hasOption(scanned, ['-y', '--symlinks']) ? [`zip -r ${FOLLOWS_SYMLINKS} (without -y)`] : [] };
 }
 
-const COMPRESSOR: ArgumentGrammar = {
-  shortValued: 'SoTbDM',
-  longValued: ['suffix', 'output', 'threads', 'memlimit', 'format', 'block-size', 'files', 'files0'],
-  longFlags: ['keep', 'stdout', 'to-stdout', 'test', 'list', 'recursive', 'rm'],
-};
-/** Compressors that remove each file once it is (de)compressed, unless told to keep it; the others keep it unless `--rm`. */
-const REMOVES_BY_DEFAULT = new Set(['gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'compress', 'uncompress', 'pigz', 'unpigz']);
-
-/**
- * gzip, xz, zstd...: each file is written (its compressed or decompressed
- * form lands beside it) unless the output goes to stdout. gzip, bzip2, xz,
- * lzma, compress and pigz then delete the file unless `-k` / `--keep`;
- * zstd and lz4 keep it unless `--rm` (which lz4 honours even with `-c`).
- */
-function compressor(name: string): PathHandler {
-  return (words) => {
-    const scanned = scanArguments({ words, grammar: COMPRESSOR });
-    // lz4's -l is its legacy format, not a listing.
-    const listing = name === 'lz4' || name === 'unlz4' ? ['--list'] : ['-l', '--list'];
-    const readOnly = hasOption(scanned, ['-c', '--stdout', '--to-stdout', '-t', '--test', ...listing]);
-    // compress has no way to keep its files but -c.
-    const keeps = hasOption(scanned, name === 'compress' || name === 'uncompress' ? ['-c'] : ['-k', '--keep']);
-    const deletes = REMOVES_BY_DEFAULT.has(name) ? !readOnly && !keeps : hasOption(scanned, ['--rm']) && (name === 'lz4' || name === 'unlz4' || !readOnly);
-    const into = hasOption(scanned, ['-r', '--recursive']);
-    const paths: PathArgument[] = [...pathUses(scanned.operands, readOnly ? 'read' : 'write')];
-    if (deletes) paths.push(...scanned.operands.map((word): PathArgument => ({ word, use: 'delete', ...(into ? { into: true } : {}) })));
-    return { paths: [...paths, ...pathUses(optionValues(scanned, ['-o', '--output']), 'write'), ...unknownOptionReads(words, scanned)], unsure: [] };
-  };
-}
 
 const GIT_MESSAGE = new Set(['commit', 'tag', 'merge', 'stash', 'notes', 'revert', 'cherry-pick']);
 const CLONE: ArgumentGrammar = { shortValued: 'objuc', longValued: ['origin', 'branch', 'upload-pack', 'reference', 'reference-if-able', 'separate-git-dir', 'depth', 'shallow-since', 'shallow-exclude', 'config', 'template', 'jobs', 'filter', 'server-option', 'bundle-uri', 'ref-format', 'recurse-submodules'] };
@@ -408,5 +379,4 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['zip', zip],
   ['git', git],
   ['socat', socat],
-  ...['gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'unlz4', 'compress', 'uncompress', 'pigz', 'unpigz'].map((name): [string, PathHandler] => [name, compressor(name)]),
 ]);

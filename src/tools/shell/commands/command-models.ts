@@ -5,6 +5,7 @@
  */
 import { awk } from './awk.ts';
 import type { CommandModel } from './command-model.ts';
+import { COMPRESSORS } from './compressors.ts';
 import { cp, install, ln, mv } from './copy.ts';
 import { curl } from './curl.ts';
 import { find } from './find.ts';
@@ -18,7 +19,7 @@ import { sed } from './sed.ts';
 import { tar } from './tar.ts';
 import { wget } from './wget.ts';
 
-const MODELS: readonly CommandModel[] = [awk, cp, curl, find, grep, install, jq, ln, mv, npm, rg, rm, rmdir, rsync, scp, sed, tar, unlink, wget];
+const MODELS: readonly CommandModel[] = [...COMPRESSORS, awk, cp, curl, find, grep, install, jq, ln, mv, npm, rg, rm, rmdir, rsync, scp, sed, tar, unlink, wget];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
