@@ -46,7 +46,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['split', { rules: [exec('runs a shell command for every piece', { long: ['filter'] })] }],
   ['sdiff', { rules: [exec('runs another diff program', { long: ['diff-program'] })] }],
   ['uniq', { rules: [], custom: (words) => secondOperandWrites(words, 'uniq') }],
-  ['zip', { rules: [exec('runs a program to test the archive', { single: ['TT'], long: ['unzip-command'] })] }],
   ['less', LESS],
   ['more', LESS],
   ['most', LESS],

@@ -82,11 +82,10 @@ export function knownReaders(): readonly string[] {
 /** Options that name a file holding the list of files to work on, by command (`*` for any command). */
 const LIST_OPTIONS: readonly { names: readonly string[]; commands?: ReadonlySet<string> }[] = [
   { names: ['--files0-from', '-files0-from'] },
-  { names: ['--files-from', '-T'], commands: new Set(['cpio', 'zip']) },
+  { names: ['--files-from', '-T'], commands: new Set(['cpio']) },
   { names: ['--files-from'] },
   { names: ['--pathspec-from-file'] },
   { names: ['--arg-file', '-a'], commands: new Set(['parallel']) },
-  { names: ['-@'], commands: new Set(['zip']) },
   // xz --files=list compresses (and by default deletes) the files the list names.
   { names: ['--files'], commands: new Set(['xzcat', 'lzcat']) },
   { names: ['--list-file'], commands: new Set(['cloc']) },

@@ -123,49 +123,6 @@ function patch(words: readonly ShellWord[]): CommandPaths {
 }
 
 
-/** unzip ARCHIVE [MEMBERS] [-x MEMBERS] [-d DIR]: options may follow the archive. */
-function unzip(words: readonly ShellWord[]): CommandPaths {
-  const paths: PathArgument[] = [];
-  let archive: ShellWord | undefined;
-  let directory: ShellWord | undefined;
-  let listing = false;
-  for (let index = 1; index < words.length; index++) {
-    const word = words[index]!;
-    const value = word.value;
-    if (word.kind !== 'dynamic' && value.startsWith('-') && value !== '-') {
-      if (/^-[a-zA-Z]*d$/.test(value)) directory = words[++index];
-      else if (/^-d./.test(value)) directory = { ...word, text: value.slice(2), value: value.slice(2), tilde: false };
-      else if (/^-[a-zA-Z]*P$/.test(value)) index++;
-      if (/^-[a-zA-Z]*[pcltvzZ]/.test(value)) listing = true;
-      continue;
-    }
-    // Members (and -x exclusions) are names inside the archive, not paths here; a word known only at run time could be an option.
-    if (archive === undefined) archive = word;
-    else if (word.kind === 'dynamic') paths.push({ word, use: 'read' });
-  }
-  if (archive !== undefined) paths.push({ word: archive, use: 'read' });
-  if (!listing) paths.push({ word: directory ?? CURRENT_DIRECTORY, use: 'write', into: true });
-  else if (directory !== undefined) paths.push({ word: directory, use: 'read' });
-  // `-:` keeps "../" in member names, which unzip otherwise strips.
-  const escapes = words.some((word) => word.kind !== 'dynamic' && /^-[^-]*:/.test(word.value));
-  return { paths, unsure: escapes && !listing ? ['unzip -: extracts members with ".." in their names, which can land anywhere'] : [] };
-}
-
-/** zip ARCHIVE FILES...: the archive is written, the files read; `-r` follows symlinks unless `-y`. */
-function zip(words: readonly ShellWord[]): CommandPaths {
-  const scanned = scanArguments({ words, grammar: { shortValued: 'bnOPstZ', longValued: ['temp-path', 'suffixes', 'output-file', 'password', 'from-date', 'compression-method', 'split-size', 'unzip-command'] } });
-  const [archive, ...files] = scanned.operands;
-  // `-m` / `--move` deletes the files once they are in the archive.
-  const moves = scanned.options.some((option) => option.name === '-m' || (option.name.length > 3 && '--move'.startsWith(option.name)));
-  const recursive = hasOption(scanned, ['-r', '-R', '--recurse-paths', '--recurse-patterns']);
-  // -r puts every file below a directory in the archive, the hidden ones too.
-  const read = pathUses(files, moves ? 'delete' : 'read').map((entry) => (recursive ? { ...entry, tree: 'always' as const } : entry));
-  const paths: PathArgument[] = [...read, ...pathUses(optionValues(scanned, ['-O', '--output-file']), 'write'), ...unknownOptionReads(words, scanned)];
-  if (archive !== undefined) paths.push({ word: archive, use: 'write' });
-  return { paths, unsure: recursive && !hasOption(scanned, ['-y', '--symlinks']) ? [`zip -r ${FOLLOWS_SYMLINKS} (without -y)`] : [] };
-}
-
-
 const GIT_MESSAGE = new Set(['commit', 'tag', 'merge', 'stash', 'notes', 'revert', 'cherry-pick']);
 const CLONE: ArgumentGrammar = { shortValued: 'objuc', longValued: ['origin', 'branch', 'upload-pack', 'reference', 'reference-if-able', 'separate-git-dir', 'depth', 'shallow-since', 'shallow-exclude', 'config', 'template', 'jobs', 'filter', 'server-option', 'bundle-uri', 'ref-format', 'recurse-submodules'] };
 /** Options whose value git writes, by subcommand (`-o` elsewhere is a flag: `ls-files -o`, `commit -o`). */
@@ -375,8 +332,6 @@ const WRITERS: ReadonlyMap<string, PathHandler> = new Map<string, PathHandler>([
   ['shuf', withOutput({ shortValued: 'noi', longValued: ['output', 'head-count', 'input-range', 'random-source'] }, ['-o', '--output'], ['--random-source'])],
   ['uniq', uniq],
   ['patch', patch],
-  ['unzip', unzip],
-  ['zip', zip],
   ['git', git],
   ['socat', socat],
 ]);

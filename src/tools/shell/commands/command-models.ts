@@ -18,8 +18,9 @@ import { rm, rmdir, unlink } from './rm.ts';
 import { sed } from './sed.ts';
 import { tar } from './tar.ts';
 import { wget } from './wget.ts';
+import { unzip, zip } from './zip.ts';
 
-const MODELS: readonly CommandModel[] = [...COMPRESSORS, awk, cp, curl, find, grep, install, jq, ln, mv, npm, rg, rm, rmdir, rsync, scp, sed, tar, unlink, wget];
+const MODELS: readonly CommandModel[] = [...COMPRESSORS, awk, cp, curl, find, grep, install, jq, ln, mv, npm, rg, rm, rmdir, rsync, scp, sed, tar, unlink, unzip, wget, zip];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
