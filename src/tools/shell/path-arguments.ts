@@ -8,8 +8,8 @@
  * Commands that write their arguments come from `write-arguments.ts`.
  * Pure: words in, path uses out; the filesystem is judged elsewhere.
  */
-import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
-import { derivedWords, FOLLOWS_SYMLINKS, genericReads, none, patternFirst, reads, searchedTrees, subcommandReads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
+import { optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
+import { derivedWords, genericReads, none, reads, subcommandReads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 import { isWrapper, unwrap } from './wrapper-commands.ts';
 import { commandModel } from './commands/command-models.ts';

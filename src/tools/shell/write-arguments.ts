@@ -1,13 +1,14 @@
 /**
- * The commands known to write or delete the files their arguments name:
- * `cp`/`mv`/`install`/`ln` destinations, `rm`/`touch`/`mkdir`/`chmod`...
- * targets, `tee` files, `dd of=`, `sort -o`, `patch`, `rsync`, `tar -x -C`,
- * `unzip -d`, `git clone DIR`, `curl -o`, `wget -O`, compressors. Each
- * returns what it reads and writes; undefined for any other command.
+ * The commands known to write or delete the files their arguments name
+ * that have no model of their own yet: `touch`/`mkdir`/`chmod`... targets,
+ * `tee` files, `dd of=`, `sort -o`, `patch`, `git clone DIR`, `socat`
+ * addresses. Each returns what it reads and writes; undefined for any other
+ * command. A command with a model (commands/: cp, rm, tar, curl, the
+ * compressors...) declares its paths there.
  */
-import { attachedWord, hasOption, optionValues, scanArguments, type ArgumentGrammar, type ScannedArguments } from './argument-scan.ts';
+import { attachedWord, hasOption, optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
 import { GIT_GLOBAL_VALUED, gitSubcommand } from './git-subcommands.ts';
-import { CURRENT_DIRECTORY, derivedWords, FOLLOWS_SYMLINKS, genericReads, isRemotePath, operandTargets, pathUses, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler, type PathUse } from './path-argument.ts';
+import { CURRENT_DIRECTORY, derivedWords, FOLLOWS_SYMLINKS, genericReads, isRemotePath, operandTargets, pathUses, reads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 
 
