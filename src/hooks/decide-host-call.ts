@@ -21,32 +21,22 @@ import { CURSOR_MCP_PREFIX } from './hosts/cursor.ts';
 import { opencodeRepositoryCode } from './opencode-settings-layers.ts';
 import { geminiRepositoryHooks } from './gemini-settings-layers.ts';
 import { createBuiltinTools, hostCommandSandbox } from '../runtime/create-builtin-tools.ts';
-import { detectSandbox, type SandboxDetection } from '../sandbox/detect-sandbox.ts';
 import { SANDBOX_PATH } from '../sandbox/bwrap-sandbox.ts';
 import { findExecutable } from '../sandbox/find-executable.ts';
-import type { CallAuthority } from '../sandbox/sandbox-zone.ts';
-import { analyzeCommandOnce } from '../tools/shell/analyze-command.ts';
 import type { ShellTool } from '../tools/shell/create-shell-tool.ts';
-import { quoteShellWord } from '../core/quote-shell-word.ts';
-import { onPath, takesChangedInputFor } from './host-dialect.ts';
-import { HOST_DIALECTS } from './hosts/host-dialects.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
-import { resolveInZones } from '../tools/fs/zones.ts';
 import { searchConcern } from '../tools/fs/zone-hidden.ts';
 import { callIdentity, callScope } from './call-identity.ts';
-import { claudeOtherPreToolUseHooks, claudeRepositoryHooks, claudeRepositorySettings, codexRepositoryHooks, repositoryCommandEnvironment, type RepositorySettings } from './host-settings-layers.ts';
+import { claudeRepositoryHooks, claudeRepositorySettings, codexRepositoryHooks, repositoryCommandEnvironment, type RepositorySettings } from './host-settings-layers.ts';
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
 import { HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SANDBOX_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, ownToolName, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
-import { readRegularFile } from './host-transcript.ts';
+import { createHostCommandWrapper, type WrappedCommand } from './host-command-wrap.ts';
+import { createHostFileTexts } from './host-file-texts.ts';
 
-/** The largest file read to show an edit as a diff (host-call.ts turns a larger one into an edit). */
-const MAX_READ_FOR_DIFF = 4 * 1024 * 1024;
-/** How much of the files' text a replay's judge keeps for the edits that follow (the first read is the first let go); a replay has a judge per directory. */
-const REPLAY_TEXT_CHARACTERS_KEPT = 1024 * 1024;
 
 
 /** What the host is told: run it, refuse it, or ask its own user (where it can). */
@@ -168,91 +158,10 @@ export async function createHostJudge(options: {
     ...(options.observer === undefined ? {} : { observer: options.observer }),
     ...(options.replay === true ? { simulate: true } : {}),
   });
-  // Replay reads a directory's repository settings and hooks once (a month of history asks about the same few folders again and
-  // again, and nothing changes them meanwhile); a hook or the server reads them for every call.
-  const readOnce = new Map<string, unknown>();
-  const once = <Value>(key: string, read: () => Value): Value => {
-    if (options.replay !== true) return read();
-    if (!readOnce.has(key)) readOnce.set(key, read());
-    return readOnce.get(key) as Value;
-  };
-  // An edit is judged as the write it makes, and the diff needs the file: read only where a read needs nobody's approval
-  // (the diff is shown in the inbox, and to the token that sent the call: a file whose reads ask is not shown).
-  const readTextFor = (cwd: string) => (file: string): string | undefined => {
-    const resolved = resolveInZones({ zones, path: file, cwd, operation: 'read' });
-    if (!resolved.ok || !resolved.exists || resolved.zone.approval.read !== 'allow') return undefined;
-    // A regular file only (a named pipe would block the read, and the hook with it, past the host's timeout), and not a huge one.
-    const text = options.replay === true ? replayedText(resolved.absolute) : readRegularFile(resolved.absolute, MAX_READ_FOR_DIFF);
-    return text === 'too large' ? undefined : text;
-  };
-  // Replay reads a file an edit changes once for the edits that follow it (a month's edits go to the same files), keeping the
-  // texts last read up to a budget.
-  const textsRead = new Map<string, string | 'too large' | undefined>();
-  let textsKept = 0;
-  const replayedText = (file: string) => {
-    if (textsRead.has(file)) return textsRead.get(file);
-    const text = readRegularFile(file, MAX_READ_FOR_DIFF);
-    // What no text was read for counts too: a history naming many missing or huge files is not kept for nothing.
-    const size = (value: string | undefined) => Math.max(64, value === undefined || value === 'too large' ? 0 : value.length);
-    textsRead.set(file, text);
-    textsKept += size(text);
-    for (const [kept, keptText] of textsRead) {
-      if (textsKept <= REPLAY_TEXT_CHARACTERS_KEPT) break;
-      textsRead.delete(kept);
-      textsKept -= size(keptText);
-    }
-    return text;
-  };
+  const { once, readTextFor } = createHostFileTexts({ zones, replay: options.replay === true });
   // The OS sandbox is looked for once per judge (a decider's judge answers many calls).
   const shellTool = tools.find((candidate): candidate is ShellTool => candidate.name === 'shell' && 'sandboxedCommand' in candidate);
-  let detection: Promise<SandboxDetection> | undefined;
-  /** Why there is no bubblewrap to wrap commands in here; undefined where there is. */
-  async function missingSandbox(): Promise<string | undefined> {
-    detection ??= detectSandbox({ environment: { PATH: SANDBOX_PATH } });
-    const found = await detection;
-    return found.available && found.kind === 'bwrap' ? undefined : (found.reason ?? found.kind);
-  }
-  /** The host's input with the command run inside the OS sandbox; or why it cannot be, and whether a person may run it as it is instead. */
-  async function wrapHostCommand(call: { input: HostInput; command: string; cwd: string; authority: CallAuthority }): Promise<{ updatedInput: Record<string, unknown>; note: string; asks?: string } | { why: string }> {
-    const { input } = call;
-    const fallback = loaded.policy.document.sandbox?.fallback ?? 'refuse_tools';
-    const dialect = HOST_DIALECTS[input.host];
-    if (dialect === undefined || !takesChangedInputFor(dialect, input)) {
-      return { why: `sandbox.hosts is wrap, but ${input.host}'s ${input.event === undefined ? 'hook' : `${input.event} hook`} cannot hand back a changed command, so it would run outside toolgate's OS sandbox (sandbox.fallback ${fallback})` };
-    }
-    // A replay runs nothing and writes nothing: the command is judged as one the sandbox would hold, without looking for bubblewrap or building it.
-    if (options_.replay === true) {
-      return shellTool === undefined ? { why: 'sandbox.hosts is wrap, but the policy has no shell section, whose zones the sandbox is made from' } : { updatedInput: input.toolInput, note: `${dialect.title} would run it inside toolgate's OS sandbox (sandbox.hosts: wrap; a replay builds none)` };
-    }
-    const missing = await missingSandbox();
-    if (missing !== undefined) return { why: `sandbox.hosts is wrap, but there is no OS sandbox here (${missing}), so the command would run unconfined (sandbox.fallback ${fallback})` };
-    if (shellTool === undefined || commandSandbox === undefined) return { why: 'sandbox.hosts is wrap, but the policy has no shell section, whose zones the sandbox is made from' };
-    if (input.host === 'claude-code') {
-      const others = claudeOtherPreToolUseHooks({ cwd: input.cwd, env: options_.env, tool: input.hostTool });
-      if (others.length > 0) {
-        const where = others.map((entry) => `${entry.file} (${entry.hooks.join('; ')})`).join(', ');
-        return { why: `sandbox.hosts is wrap, but another PreToolUse hook can hand Claude Code a command of its own, which it would run instead of the wrapped one: ${where}` };
-      }
-    }
-    const shell = onPath('bash', SANDBOX_PATH);
-    if (shell === undefined) return { why: `sandbox.hosts is wrap, but there is no bash in ${SANDBOX_PATH} to run the command with inside the sandbox` };
-    // Claude Code keeps the directory a command moved to for its next one: inside the sandbox that move is lost, which a person
-    // is asked about. Approved, it still runs inside (running it as it is would make "cd . &&" a way out; found on review).
-    const moves = input.host === 'claude-code' && analyzeCommandOnce(call.command).commands.some((command) => command.via === undefined && ['cd', 'pushd', 'popd'].includes(command.name ?? ''));
-    const asks = moves ? "it changes the directory Claude Code keeps for its later commands, which it cannot from inside toolgate's OS sandbox (sandbox.hosts: wrap): approved, it runs inside, and Claude Code's next command starts where this one started" : undefined;
-    let wrapped: { command: string; args: string[] };
-    try {
-      wrapped = await shellTool.sandboxedCommand({ command: call.command, cwd: call.cwd, shell, authority: call.authority, sandbox: commandSandbox });
-    } catch (error) {
-      return { why: `sandbox.hosts is wrap, but the command cannot run inside the sandbox: ${error instanceof Error ? error.message : String(error)}` };
-    }
-    const network = loaded.policy.document.shell?.network === true ? 'the network open' : 'no network';
-    return {
-      updatedInput: { ...input.toolInput, command: [wrapped.command, ...wrapped.args].map(quoteShellWord).join(' ') },
-      note: `${dialect.title} runs it inside toolgate's OS sandbox (sandbox.hosts: wrap; bubblewrap): writes only in the zones${call.authority === 'policy' ? ' that allow them without asking' : ''}, .git read-only, toolgate's own files hidden, ${network}`,
-      ...(asks === undefined ? {} : { asks }),
-    };
-  }
+  const { missingSandbox, wrapHostCommand } = createHostCommandWrapper({ loaded, env: options.env, replay: options.replay === true, shellTool, commandSandbox });
   return {
     async decide(input, asks) {
       const call: HostCall = {
@@ -334,7 +243,7 @@ export async function createHostJudge(options: {
         if (why !== undefined) authorization = await gate.authorize({ tool: HOST_SEARCH_TOOL, args: { path: searched, pattern: input.toolInput.pattern, why }, callId }, context, options);
       }
       // sandbox.hosts: wrap — a shell command that may run runs inside toolgate's OS sandbox, made for this decision.
-      let wrapped: { updatedInput: Record<string, unknown>; note: string; asks?: string } | undefined;
+      let wrapped: Exclude<WrappedCommand, { why: string }> | undefined;
       if (wrapsHostCommands && tool === 'shell' && (authorization.decision === 'allow' || authorization.decision === 'approved' || authorization.decision === 'ask')) {
         // A command that asks runs only once a person approved it: its sandbox is an approved command's.
         const asked = authorization.decision !== 'allow';
