@@ -7,22 +7,9 @@ import type { PostgresConnection } from './postgres-connection.ts';
 import { stagedEvents } from './postgres-event-commit.ts';
 import { drivesRun, fencedError } from './postgres-fence.ts';
 import type { PostgresGroupCommit } from './postgres-group-commit.ts';
-import {
-  callFromRow,
-  type CallRow,
-  checkAfterId,
-  checkCallEnd,
-  checkLimit,
-  checkStep,
-  eventFromRow,
-  type EventRow,
-  eventTexts,
-  stepFromRow,
-  type StepRow,
-  storedEvents,
-} from './sqlite-rows.ts';
+import { callFromRow, type CallRow, checkAfterId, checkCallEnd, checkLimit, checkStep, eventFromRow, type EventRow, eventTexts, stepFromRow, type StepRow, storedEvents } from './sqlite-rows.ts';
 import { StoreError } from './sqlite-store-error.ts';
-import { sqlFilter } from './sql-filter.ts';
+import { eventsQuery } from './sql-filter.ts';
 import { STORE_SCHEMA_VERSION } from './store.ts';
 import type { ToolgateStore } from './store.ts';
 
@@ -49,11 +36,8 @@ export function postgresCallRecords(db: PostgresConnection, commits: PostgresGro
     async readEvents(request) {
       const limit = checkLimit(request.limit, 'readEvents limit');
       checkAfterId(request.afterId);
-      const filter = sqlFilter('postgres');
-      filter.add('id > ?', request.afterId);
-      if (request.runId !== undefined) filter.add('run_id = ?', request.runId);
-      if (request.owner !== undefined) filter.add('owner = ?', request.owner);
-      const rows = (await query<EventRow>(`SELECT id, run_id, owner, type, data, at FROM events ${filter.where()} ORDER BY id LIMIT ${filter.value(limit)}`, filter.values)).rows;
+      const { sql, values } = eventsQuery('postgres', request, limit);
+      const rows = (await query<EventRow>(sql, values)).rows;
       return rows.map(eventFromRow);
     },
 

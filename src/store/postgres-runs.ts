@@ -10,23 +10,8 @@ import type { PostgresConnection } from './postgres-connection.ts';
 import { stagedEvents } from './postgres-event-commit.ts';
 import { leaseAlive } from './postgres-fence.ts';
 import type { PostgresGroupCommit } from './postgres-group-commit.ts';
-import {
-  APPROVAL_DECISION_COLUMNS,
-  approvalDecisionFromRow,
-  approvalFromRow,
-  type ApprovalRow,
-  approvalTextFromRow,
-  checkLimit,
-  checkNewRun,
-  decodeRunCursor,
-  eventTexts,
-  jsonObjectText,
-  pageOf,
-  runFromRow,
-  type RunRow,
-  storedEvents,
-} from './sqlite-rows.ts';
-import { sqlFilter } from './sql-filter.ts';
+import { APPROVAL_DECISION_COLUMNS, approvalDecisionFromRow, approvalFromRow, type ApprovalRow, approvalTextFromRow, checkLimit, checkNewRun, decodeRunCursor, eventTexts, jsonObjectText, pageOf, runFromRow, type RunRow, storedEvents } from './sqlite-rows.ts';
+import { runsPageQuery, sqlFilter } from './sql-filter.ts';
 import { RUN_STATUSES, STORE_SCHEMA_VERSION } from './store.ts';
 import type { PendingApprovalsQuery, RunChange, RunStatus, ToolgateStore } from './store.ts';
 
@@ -87,11 +72,8 @@ export function postgresRunRecords(db: PostgresConnection, commits: PostgresGrou
 
     async listRuns(request) {
       const limit = checkLimit(request.limit, 'listRuns limit');
-      const filter = sqlFilter('postgres');
-      if (request.owner !== undefined) filter.add('owner = ?', request.owner);
-      if (request.status !== undefined) filter.add('status = ?', request.status);
-      if (request.before !== undefined) filter.add('seq < ?', decodeRunCursor(request.before));
-      const rows = (await query<RunRow>(`SELECT * FROM runs ${filter.where()} ORDER BY seq DESC LIMIT ${filter.value(limit + 1)}`, filter.values)).rows;
+      const { sql, values } = runsPageQuery('postgres', { ...request, before: request.before === undefined ? undefined : decodeRunCursor(request.before) }, limit);
+      const rows = (await query<RunRow>(sql, values)).rows;
       const { items, next } = pageOf({ rows, limit, map: runFromRow });
       return { runs: items, next };
     },

@@ -5,7 +5,7 @@
  */
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { type CallRow, type EventRow, type StepRow, callFromRow, checkAfterId, checkCallEnd, checkLimit, checkStep, eventFromRow, eventTexts, stepFromRow, storedEvents } from './sqlite-rows.ts';
-import { sqlFilter } from './sql-filter.ts';
+import { eventsQuery } from './sql-filter.ts';
 import type { ToolgateStore } from './store.ts';
 
 /** The store's methods for events, calls and steps. */
@@ -29,11 +29,8 @@ export function sqliteCallRecords(db: SqliteConnection): CallRecords {
     async readEvents(query) {
       const limit = checkLimit(query.limit, 'readEvents limit');
       checkAfterId(query.afterId);
-      const filter = sqlFilter('sqlite');
-      filter.add('id > ?', query.afterId);
-      if (query.runId !== undefined) filter.add('run_id = ?', query.runId);
-      if (query.owner !== undefined) filter.add('owner = ?', query.owner);
-      const rows = statement(`SELECT id, run_id, owner, type, data, at FROM events ${filter.where()} ORDER BY id LIMIT ${filter.value(limit)}`).all(...filter.values) as EventRow[];
+      const { sql, values } = eventsQuery('sqlite', query, limit);
+      const rows = statement(sql).all(...values) as EventRow[];
       // Streamed events must be on disk: an event lost with the power would give its id to another, and a client resuming from it would miss that one.
       await durable();
       return rows.map(eventFromRow);

@@ -4,24 +4,8 @@
  * deciding approvals (the last decider claims the run).
  */
 import type { SqliteConnection } from './sqlite-connection.ts';
-import {
-  type ApprovalRow,
-  type RunRow,
-  approvalDecisionFromRow,
-  approvalFromRow,
-  APPROVAL_DECISION_COLUMNS,
-  approvalTextFromRow,
-  checkLimit,
-  checkNewRun,
-  decidedCalls,
-  decodeRunCursor,
-  eventTexts,
-  jsonObjectText,
-  pageOf,
-  runFromRow,
-  storedEvents,
-} from './sqlite-rows.ts';
-import { sqlFilter } from './sql-filter.ts';
+import { type ApprovalRow, type RunRow, approvalDecisionFromRow, approvalFromRow, APPROVAL_DECISION_COLUMNS, approvalTextFromRow, checkLimit, checkNewRun, decidedCalls, decodeRunCursor, eventTexts, jsonObjectText, pageOf, runFromRow, storedEvents } from './sqlite-rows.ts';
+import { runsPageQuery, sqlFilter } from './sql-filter.ts';
 import { RUN_STATUSES } from './store.ts';
 import type { DecideResult, PendingApprovalsQuery, RunStatus, ToolgateStore } from './store.ts';
 
@@ -66,11 +50,8 @@ export function sqliteRunRecords(db: SqliteConnection): RunRecords {
 
     async listRuns(query) {
       const limit = checkLimit(query.limit, 'listRuns limit');
-      const filter = sqlFilter('sqlite');
-      if (query.owner !== undefined) filter.add('owner = ?', query.owner);
-      if (query.status !== undefined) filter.add('status = ?', query.status);
-      if (query.before !== undefined) filter.add('seq < ?', decodeRunCursor(query.before));
-      const rows = statement(`SELECT * FROM runs ${filter.where()} ORDER BY seq DESC LIMIT ${filter.value(limit + 1)}`).all(...filter.values) as RunRow[];
+      const { sql, values } = runsPageQuery('sqlite', { ...query, before: query.before === undefined ? undefined : decodeRunCursor(query.before) }, limit);
+      const rows = statement(sql).all(...values) as RunRow[];
       const { items, next } = pageOf({ rows, limit, map: runFromRow });
       return { runs: items, next };
     },
