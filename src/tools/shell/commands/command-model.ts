@@ -42,7 +42,6 @@ export interface InnerCommand {
   changesDirectory: boolean;
 }
 
-
 /** The commands one runs from its own words, found by its model. */
 export interface RunCommands {
   inner: InnerCommand[];
