@@ -16,7 +16,8 @@ import { builtInPolicy, loadPolicyOrExplain } from '../cli-support.ts';
 import type { LoadedPolicy } from '../../config/load-policy-file.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
 import type { HostName } from '../../hooks/host-call.ts';
-import { checkHostHook, hostConfigFile, type HostHookCheck, type InstallScope } from '../../hooks/host-install.ts';
+import { checkHostHook, type HostHookCheck } from '../../hooks/host-hook-check.ts';
+import { hostConfigFile, type InstallScope } from '../../hooks/host-install.ts';
 
 export const DOCTOR_HELP = `Usage: toolgate doctor [--policy FILE] [--json]
 
