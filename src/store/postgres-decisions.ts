@@ -8,7 +8,8 @@ import type { PostgresConnection } from './postgres-connection.ts';
 import { stagedEvents } from './postgres-event-commit.ts';
 import type { PostgresGroupCommit } from './postgres-group-commit.ts';
 import { moveRun } from './postgres-runs.ts';
-import { decidedCalls, eventTexts, jsonObjectText, runFromRow, storedEvents } from './sqlite-rows.ts';
+import { runFromRow } from './sqlite-rows.ts';
+import { decidedCalls, eventTexts, jsonObjectText, storedEvents } from './store-records.ts';
 import type { DecideResult, ToolgateStore } from './store.ts';
 
 /**

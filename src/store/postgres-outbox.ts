@@ -4,7 +4,8 @@
  * deliver the same one at once.
  */
 import type { PostgresConnection } from './postgres-connection.ts';
-import { checkLimit, type DeliveryRow, deliveryFromRow } from './sqlite-rows.ts';
+import { type DeliveryRow, deliveryFromRow } from './sqlite-rows.ts';
+import { checkLimit } from './store-records.ts';
 import { STORE_SCHEMA_VERSION } from './store.ts';
 import type { DeliveryStatus, StoreOutbox } from './store.ts';
 

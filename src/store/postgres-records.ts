@@ -7,7 +7,8 @@
 import type pg from 'pg';
 import type { PostgresConnection } from './postgres-connection.ts';
 import { ALWAYS_CHANNEL, MEMORY_CHANNEL } from './postgres-schema.ts';
-import { type RunRow, type TokenRow, checkLimit, rememberedFromText, rememberedText, runFromRow, tokenFromRow } from './sqlite-rows.ts';
+import { type RunRow, type TokenRow, rememberedFromText, rememberedText, runFromRow, tokenFromRow } from './sqlite-rows.ts';
+import { checkLimit } from './store-records.ts';
 import { StoreError } from './sqlite-store-error.ts';
 import { STORE_SCHEMA_VERSION } from './store.ts';
 import type { SharedRecords, StoredAlwaysApproval, StoreInstances, ToolgateStore } from './store.ts';

@@ -4,7 +4,8 @@
  * calls they record.
  */
 import type { SqliteConnection } from './sqlite-connection.ts';
-import { type CallRow, type EventRow, type StepRow, callFromRow, checkAfterId, checkCallEnd, checkLimit, checkStep, eventFromRow, eventTexts, stepFromRow, storedEvents } from './sqlite-rows.ts';
+import { type CallRow, type EventRow, type StepRow, callFromRow, eventFromRow, stepFromRow } from './sqlite-rows.ts';
+import { checkAfterId, checkCallEnd, checkLimit, checkStep, eventTexts, storedEvents } from './store-records.ts';
 import { eventsQuery } from './sql-filter.ts';
 import type { ToolgateStore } from './store.ts';
 

@@ -3,7 +3,8 @@
  * tokens, and the outbox of notifications waiting to be delivered.
  */
 import type { SqliteConnection } from './sqlite-connection.ts';
-import { type DeliveryRow, type TokenRow, checkLimit, deliveryFromRow, rememberedFromText, rememberedText, tokenFromRow } from './sqlite-rows.ts';
+import { type DeliveryRow, type TokenRow, deliveryFromRow, rememberedFromText, rememberedText, tokenFromRow } from './sqlite-rows.ts';
+import { checkLimit } from './store-records.ts';
 import type { DeliveryStatus, StoreOutbox, ToolgateStore } from './store.ts';
 
 /** The store's methods for remembered session decisions and tokens. */

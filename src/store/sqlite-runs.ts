@@ -4,7 +4,8 @@
  * deciding approvals (the last decider claims the run).
  */
 import type { SqliteConnection } from './sqlite-connection.ts';
-import { type ApprovalRow, type RunRow, approvalDecisionFromRow, approvalFromRow, APPROVAL_DECISION_COLUMNS, approvalTextFromRow, checkLimit, checkNewRun, decidedCalls, decodeRunCursor, eventTexts, jsonObjectText, pageOf, runFromRow, storedEvents } from './sqlite-rows.ts';
+import { type ApprovalRow, type RunRow, approvalDecisionFromRow, approvalFromRow, APPROVAL_DECISION_COLUMNS, approvalTextFromRow, runFromRow } from './sqlite-rows.ts';
+import { checkLimit, checkNewRun, decidedCalls, decodeRunCursor, eventTexts, jsonObjectText, pageOf, storedEvents } from './store-records.ts';
 import { runsPageQuery, sqlFilter } from './sql-filter.ts';
 import { RUN_STATUSES } from './store.ts';
 import type { DecideResult, PendingApprovalsQuery, RunStatus, ToolgateStore } from './store.ts';
