@@ -12,7 +12,8 @@ import { normalizePolicy } from '../src/core/policy/normalize-policy.ts';
 import type { Policy } from '../src/core/policy/policy.ts';
 import type { Decision } from '../src/core/types.ts';
 import { zonesFromPolicy, type Zone } from '../src/tools/fs/zones.ts';
-import { analyzeCommand, analyzeCommandOnce } from '../src/tools/shell/analyze-command.ts';
+import { analyzeCommand } from '../src/tools/shell/analyze-command.ts';
+import { analyzeCommandOnce } from '../src/tools/shell/analysis-cache.ts';
 import { createShellTool, type ShellTool } from '../src/tools/shell/create-shell-tool.ts';
 
 export interface ShellFixture {

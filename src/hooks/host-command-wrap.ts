@@ -12,7 +12,7 @@ import { quoteShellWord } from '../core/quote-shell-word.ts';
 import { SANDBOX_PATH } from '../sandbox/bwrap-sandbox.ts';
 import { detectSandbox, type SandboxDetection } from '../sandbox/detect-sandbox.ts';
 import type { CallAuthority } from '../sandbox/sandbox-zone.ts';
-import { analyzeCommandOnce } from '../tools/shell/analyze-command.ts';
+import { analyzeCommandOnce } from '../tools/shell/analysis-cache.ts';
 import type { ShellTool } from '../tools/shell/create-shell-tool.ts';
 import { onPath, takesChangedInputFor, type HostInput } from './host-dialect.ts';
 import { claudeOtherPreToolUseHooks } from './host-settings-layers.ts';

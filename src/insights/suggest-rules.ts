@@ -22,7 +22,7 @@ import { callSummary } from '../audit/call-summary.ts';
 import type { AlwaysScope } from '../core/types.ts';
 import { createBuiltinTools } from '../runtime/create-builtin-tools.ts';
 import { createRuntimeGate } from '../runtime/create-runtime-gate.ts';
-import { analyzeCommandOnce } from '../tools/shell/analyze-command.ts';
+import { analyzeCommandOnce } from '../tools/shell/analysis-cache.ts';
 import { workspaceCode } from '../tools/shell/workspace-code-commands.ts';
 
 /** Approvals of one command (in one zone) before a rule for it is suggested. */

@@ -13,7 +13,7 @@ import type { Authorization } from '../core/types.ts';
 import { redact } from '../core/redact.ts';
 import { HeldLookups, holdingFilesStill } from '../filesystem/file-lookups.ts';
 import { createHostJudge, type HostJudge } from '../hooks/decide-host-call.ts';
-import { analyzeCommandOnce } from '../tools/shell/analyze-command.ts';
+import { analyzeCommandOnce } from '../tools/shell/analysis-cache.ts';
 import { callSummary } from '../audit/call-summary.ts';
 import type { HistoryItem, Where } from './history-calls.ts';
 

@@ -3,7 +3,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeCommand, analyzeCommandOnce } from './analyze-command.ts';
+import { analyzeCommand } from './analyze-command.ts';
+import { analyzeCommandOnce } from './analysis-cache.ts';
 import { awkProgramHazard } from './awk-program-hazard.ts';
 import { sedScriptHazard } from './sed-script-hazard.ts';
 

@@ -9,84 +9,19 @@
  */
 import path from 'node:path';
 import { forEachChild, parse, type Assignment, type Command, type ParsedScript, type Redirection, type SyntaxNode } from 'unbash';
-import { commandSemantics, type CommandRole } from './command-semantics.ts';
+import { commandSemantics } from './command-semantics.ts';
 import type { AppendedNames } from './commands/command-model.ts';
 import { commandModel } from './commands/command-models.ts';
-import { hazardAt, type Hazard } from './hazard.ts';
+import { hazardAt } from './hazard.ts';
 import { hasOptionHazards } from './option-hazards.ts';
 import { isSensitiveVariable } from './sensitive-variables.ts';
 import { shellWord, type ShellWord } from './shell-word.ts';
 import { isWrapper } from './wrapper-commands.ts';
 
-/** The working directory a command runs in, relative to where the command line starts. */
-export type CwdState = { kind: 'initial' } | { kind: 'changed'; path: string } | { kind: 'unknown' };
+import type { AnalysisConcern, AnalyzedCommand, AnalyzedRedirection, CommandAnalysis, CwdState } from './command-analysis.ts';
 
-export interface AnalyzedCommand {
-  /** As written, or the words a wrapper runs. */
-  text: string;
-  /** The basename of the name after quote removal (`/usr/bin/../bin/rm`, `\rm`, `r''m` → `rm`); undefined when computed at run time. */
-  name: string | undefined;
-  /** The name after quote removal, path kept; undefined when computed at run time. */
-  written: string | undefined;
-  /** All words, the name first. */
-  words: ShellWord[];
-  role: CommandRole;
-  roleReason: string | undefined;
-  hazards: Hazard[];
-  /** Where it sits, when not at the top level: `inside $(…)`, `run by sudo`, `in the bash -c code`. */
-  via: string | undefined;
-  /** Inside a substitution: the default decision does not apply, only a rule can allow it. */
-  explicitOnly: boolean;
-  /** It receives arguments not written in the command line (xargs, find -exec). */
-  appendsArguments: boolean;
-  /**
-   * Where those arguments come from, when the analysis can tell: the `find`
-   * whose matches `-exec` appends, the simple command piped into `xargs`, or
-   * `empty-input` for an `xargs` reading the tool's own (empty) standard input.
-   */
-  appendedFrom: AnalyzedCommand | 'empty-input' | undefined;
-  /** How those arguments arrive: whole, cut at NUL bytes, or split, and whether after the written words. */
-  appendedNames: AppendedNames | undefined;
-  /** Targets of its `<` redirections, which count as its paths for `paths_in`. */
-  inputs: ShellWord[];
-  /**
-   * Its standard input is the pipe from a simple command (`git log | rg x`),
-   * not the tool's own (empty) input and not replaced by a redirection: `rg x`
-   * then searches it, not the directory.
-   */
-  piped: boolean;
-  /** The name of the simple command piped into it (`curl` in `curl … | sh`), when there is one. */
-  pipedFrom: string | undefined;
-  cwd: CwdState;
-}
+export type { AnalysisConcern, AnalyzedCommand, AnalyzedRedirection, CommandAnalysis, CwdState } from './command-analysis.ts';
 
-export interface AnalyzedRedirection {
-  /** The redirection as written: `> /etc/passwd`. */
-  text: string;
-  /** The command it belongs to. */
-  command: string;
-  operation: 'read' | 'write';
-  target: ShellWord;
-  cwd: CwdState;
-  via: string | undefined;
-}
-
-/** Something that asks whatever the rules say: a parse error, a function definition, arithmetic on variables. */
-export interface AnalysisConcern {
-  subject: string;
-  reason: string;
-  via: string | undefined;
-}
-
-export interface CommandAnalysis {
-  /** Top-level statements: zero for a blank or comment-only line. */
-  statements: number;
-  commands: AnalyzedCommand[];
-  redirections: AnalyzedRedirection[];
-  concerns: AnalysisConcern[];
-}
-
-/** How deep `bash -c "bash -c '...'"` payloads are followed. */
 export const MAX_PAYLOAD_DEPTH = 4;
 /** Beyond this many simple commands the analysis stops and asks. */
 export const MAX_COMMANDS = 2000;
@@ -129,87 +64,6 @@ export function analyzeCommand(source: string): CommandAnalysis {
     analyzer.concern({ subject: source, reason: `the command line could not be analysed (${error instanceof Error ? error.message : String(error)})`, via: undefined });
   }
   return analyzer.finish();
-}
-
-/**
- * How many analyses are kept, the longest command line kept, and the most
- * parts (commands, their words and hazards, redirections, concerns) a kept
- * analysis may have: together they bound what the cache holds whatever
- * lines an agent sends (measured: 11 MB for the heaviest lines found, such
- * as 240 redirections after nested substitutions; without the last two
- * bounds, 256 lines of `a;a;a;...` at 4 KB each took 241 MB).
- */
-const CACHED_ANALYSES = 256;
-const MAX_CACHED_LENGTH = 1024;
-const MAX_CACHED_PARTS = 256;
-const analyses = new Map<string, CommandAnalysis>();
-
-/**
- * `analyzeCommand`, remembered for the command lines seen last. The analysis
- * is a pure function of the text (no filesystem, no policy), and the same
- * lines come back: an agent repeats `git status` and `npm test`, and every
- * command that runs is decided twice (by the gate, then again by `execute`).
- * What is kept is shared by every decision of that line, so none may change
- * it: every object in it is frozen. Its arrays are not, because V8 runs
- * `slice`, `filter`, `find` and `some` 10–15× slower on a non-extensible
- * array (measured: frozen arrays cost the shell decision more than the
- * analysis saved); no decision writes to them, which a test checks by
- * deciding a corpus of lines and comparing what is kept with a fresh analysis.
- *
- * @example
- * analyzeCommandOnce('git status') === analyzeCommandOnce('git status') // true
- */
-export function analyzeCommandOnce(source: string): CommandAnalysis {
-  if (source.length > MAX_CACHED_LENGTH) return analyzeCommand(source);
-  const kept = analyses.get(source);
-  if (kept !== undefined) {
-    // Most recently used last: the first key is the one to drop.
-    analyses.delete(source);
-    analyses.set(source, kept);
-    return kept;
-  }
-  const fresh = analyzeCommand(source);
-  if (partsOf(fresh) > MAX_CACHED_PARTS) return fresh;
-  const analysis = freezeAnalysis(fresh);
-  if (analyses.size >= CACHED_ANALYSES) analyses.delete(analyses.keys().next().value!);
-  analyses.set(source, analysis);
-  return analysis;
-}
-
-function partsOf(analysis: CommandAnalysis): number {
-  let parts = analysis.redirections.length + analysis.concerns.length;
-  for (const command of analysis.commands) parts += 1 + command.words.length + command.hazards.length + command.inputs.length;
-  return parts;
-}
-
-/**
- * Freezes every object of an analysis, field by field: a generic walk (a
- * `Set` of objects seen, `Reflect.ownKeys` of each) tripled the cost of a
- * line seen for the first time. Its arrays stay extensible (see above). A
- * test walks the analyses of many lines and finds every object frozen, so a
- * field added later cannot be missed here unnoticed.
- */
-function freezeAnalysis(analysis: CommandAnalysis): CommandAnalysis {
-  for (const command of analysis.commands) {
-    freezeEach(command.words);
-    freezeEach(command.hazards);
-    freezeEach(command.inputs);
-    Object.freeze(command.cwd);
-    if (command.appendedNames !== undefined) Object.freeze(command.appendedNames);
-    // appendedFrom is another command of this analysis (frozen by this loop) or a string.
-    Object.freeze(command);
-  }
-  for (const redirection of analysis.redirections) {
-    Object.freeze(redirection.target);
-    Object.freeze(redirection.cwd);
-    Object.freeze(redirection);
-  }
-  freezeEach(analysis.concerns);
-  return Object.freeze(analysis);
-}
-
-function freezeEach(objects: readonly object[]): void {
-  for (const object of objects) Object.freeze(object);
 }
 
 class Analyzer {

@@ -21,7 +21,7 @@ import type { CallAuthority } from '../../sandbox/sandbox-zone.ts';
 import type { BuiltinTool, ToolExecutionOptions } from '../builtin-tool.ts';
 import { quotePath } from '../fs/resolve-zone-path.ts';
 import { resolveInZones, type Zone } from '../fs/zones.ts';
-import { analyzeCommandOnce } from './analyze-command.ts';
+import { analyzeCommandOnce } from './analysis-cache.ts';
 import { decideShellCommand, MAX_COMMAND_LENGTH, type ShellVerdict } from './decide-shell-command.ts';
 import { profileAccess } from './profile-access.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_SHELL_TIMEOUT_MS, runShellCommand, type ShellCommandResult, type WrapCommand } from './run-shell-command.ts';

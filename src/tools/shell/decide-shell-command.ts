@@ -12,7 +12,8 @@ import type { SandboxNetwork, SandboxProfile } from '../../sandbox/sandbox-profi
 import { resolveInZones, type Zone } from '../fs/zones.ts';
 import type { Decision } from '../../core/types.ts';
 import { codeLoadingFile } from '../fs/code-loading-files.ts';
-import { analyzeCommandOnce, type AnalyzedCommand, type AnalyzedRedirection } from './analyze-command.ts';
+import type { AnalyzedCommand, AnalyzedRedirection } from './analyze-command.ts';
+import { analyzeCommandOnce } from './analysis-cache.ts';
 import { decideCommandPaths } from './decide-command-paths.ts';
 import type { Hazard } from './hazard.ts';
 import { entryConcernReason, judgePath } from './judge-path.ts';
