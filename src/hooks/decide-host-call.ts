@@ -31,7 +31,8 @@ import { claudeRepositoryHooks, claudeRepositorySettings, codexRepositoryHooks, 
 import { resolveSkill } from './host-skills.ts';
 import { programReadingInput } from './input-readers.ts';
 import { describePatch, parsePatch, readPatchCommand, type PatchCommand } from './codex-patch.ts';
-import { HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SANDBOX_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, otherShellHazard, ownToolName, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
+import { otherShellHazard } from './host-shells.ts';
+import { HOST_PATCH_TOOL, HOST_REWRITTEN_TOOL, HOST_SANDBOX_TOOL, HOST_SEARCH_TOOL, HOST_SHELL_TOOL, HOST_SKILL_TOOL, HOSTS_WITHOUT_INPUT_GATE, ownToolName, toolgateCallOf, type HostCall, type ToolgateCall } from './host-call.ts';
 import type { HostInput } from './host-dialect.ts';
 import { hostTools } from './host-tools.ts';
 import { createHostCommandWrapper, type WrappedCommand } from './host-command-wrap.ts';
