@@ -1,30 +1,22 @@
+/**
+ * The MCP server one client talks to, and the session that is that client
+ * to the gateway. Its phases live beside it: the requests each upstream
+ * server is serving for the client (requests-in-flight.ts), its tools
+ * (downstream-tools.ts), and its prompts, resources and completions
+ * (downstream-resources.ts).
+ */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  RootsListChangedNotificationSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type Implementation,
-  type CallToolRequest,
-  type LoggingLevel,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import { RootsListChangedNotificationSchema, SetLevelRequestSchema, type Implementation, type LoggingLevel, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Approver } from '../core/approver.ts';
+import { servePromptsAndResources } from './downstream-resources.ts';
+import { serveTools } from './downstream-tools.ts';
 import type { McpToolEntry } from './mcp-tool-declaration.ts';
 import { resolveResource, type GatewayRoutes } from './gateway-routes.ts';
-import { handleToolCall, type ToolCallCore } from './gateway-tool-call.ts';
-import { interceptToolCalls, type InterceptedCall, type ToolCallInterception } from './intercept-tool-calls.ts';
-import { forwardedRequestError, notFoundError } from './mcp-results.ts';
+import type { ToolCallCore } from './gateway-tool-call.ts';
+import { interceptToolCalls, type ToolCallInterception } from './intercept-tool-calls.ts';
 import type { AccessRequest } from './mcp-access.ts';
+import { createRequestsInFlight } from './requests-in-flight.ts';
 import type { UpstreamConnection } from './upstream-connection.ts';
 
 /** One client connected to the gateway. */
@@ -96,6 +88,7 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
     if (server.getClientCapabilities()?.roots !== undefined) core.rootsChanged();
   };
   server.setNotificationHandler(RootsListChangedNotificationSchema, () => core.rootsChanged());
+  const inFlight = createRequestsInFlight();
   const session: GatewaySession = {
     id: options.sessionId,
     server,
@@ -111,126 +104,10 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
       interception = interceptToolCalls({ transport, handle: callTool });
     },
     abortCalls: (reason) => interception?.abortAll(reason),
-    requestTo: (upstream) => {
-      const ids = inFlight.get(upstream);
-      return ids === undefined ? undefined : [...ids].at(-1);
-    },
+    requestTo: (upstream) => inFlight.latest(upstream),
   };
-
-  /** This client's requests each server is serving now, oldest first. */
-  const inFlight = new Map<string, Set<RequestId>>();
-  /** Runs `work` with `requestId` counted as being served by `upstream`. */
-  async function serving<Value>(upstream: string | undefined, requestId: RequestId, work: () => Promise<Value>): Promise<Value> {
-    if (upstream === undefined) return work();
-    const ids = inFlight.get(upstream) ?? new Set<RequestId>();
-    inFlight.set(upstream, ids);
-    ids.add(requestId);
-    try {
-      return await work();
-    } finally {
-      ids.delete(requestId);
-      if (ids.size === 0) inFlight.delete(upstream);
-    }
-  }
-
-  function callTool(request: CallToolRequest, call: InterceptedCall) {
-    return serving(core.toolEntry(request.params.name)?.server.name, call.requestId, () => handleToolCall({
-      core,
-      request,
-      call: {
-        context: { sessionId: session.id, ...callerOf(server) },
-        requestId: call.requestId,
-        signal: call.signal,
-        // Built only when a person has to be asked: most calls never need it.
-        approver: { ask: (presented, askOptions) => core.approverFor(session, call.requestId).ask(presented, askOptions) },
-        sendNotification: call.sendNotification,
-      },
-    }));
-  }
-
-  const forward = async (server: string, method: Parameters<UpstreamConnection['request']>[0], params: Record<string, unknown>, extra: { requestId: RequestId; signal: AbortSignal }) => {
-    const connection = core.connection(server);
-    if (connection === undefined) throw notFoundError(`MCP server ${JSON.stringify(server)}`);
-    return serving(server, extra.requestId, async () => {
-      try {
-        return await connection.request(method, params, extra.signal);
-      } catch (error) {
-        throw forwardedRequestError(error);
-      }
-    });
-  };
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    // Re-reading on every list is how a server that changes a definition without saying so is still caught.
-    await core.refreshTools();
-    return { tools: core.tools().map((entry) => ({ ...entry.tool, name: entry.clientName })) };
-  });
-
-  // Tool calls are taken off the transport before they get here (attach); this handler serves one that
-  // is not, e.g. a call sent before the interception was installed.
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callTool(request, { requestId: extra.requestId, signal: extra.signal, sendNotification: extra.sendNotification }),
-  );
-
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({
-    prompts: [...core.routes().prompts.values()].map((route) => ({ ...route.prompt, name: route.clientName })),
-  }));
-
-  /** The policy's word on a resource or prompt before it is forwarded. */
-  const permit = async (server: string, method: AccessRequest['method'], target: string, extra: { requestId: RequestId; signal: AbortSignal }, args?: Record<string, unknown>) => {
-    const config = core.connection(server)?.config;
-    if (config === undefined) throw notFoundError(`MCP server ${JSON.stringify(server)}`);
-    await core.access(session, extra.requestId, { server: config, method, target, ...(args === undefined ? {} : { args }) }, extra.signal);
-  };
-
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-    const route = core.routes().prompts.get(request.params.name);
-    if (route === undefined) throw notFoundError(`Prompt ${request.params.name}`);
-    await permit(route.server, 'prompts/get', route.prompt.name, extra, request.params.arguments);
-    return forward(route.server, 'prompts/get', { ...request.params, name: route.prompt.name }, extra);
-  });
-
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
-    resources: [...core.routes().resources.values()].map((route) => ({ ...route.resource, uri: route.clientUri })),
-  }));
-
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: core.routes().templates.map((route) => route.template),
-  }));
-
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const target = resolveResource(core.routes(), request.params.uri);
-    if (target === undefined) throw notFoundError(`Resource ${request.params.uri}`);
-    await permit(target.server, 'resources/read', target.uri, extra);
-    const result = await forward(target.server, 'resources/read', { ...request.params, uri: target.uri }, extra);
-    if (target.uri === request.params.uri || !Array.isArray(result.contents)) return result;
-    // A collided URI is read under the client's name for it, and answered under that name too.
-    const contents = (result.contents as { uri?: unknown }[]).map((content) => (content.uri === target.uri ? { ...content, uri: request.params.uri } : content));
-    return { ...result, contents };
-  });
-
-  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-    const target = resolveResource(core.routes(), request.params.uri);
-    if (target === undefined) throw notFoundError(`Resource ${request.params.uri}`);
-    if (session.subscriptions.has(request.params.uri)) return {};
-    await permit(target.server, 'resources/subscribe', target.uri, extra);
-    try {
-      await core.subscribe(target.server, target.uri);
-    } catch (error) {
-      throw forwardedRequestError(error);
-    }
-    session.subscriptions.add(request.params.uri);
-    return {};
-  });
-
-  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
-    try {
-      await session.release(request.params.uri);
-    } catch (error) {
-      throw forwardedRequestError(error);
-    }
-    return {};
-  });
+  const callTool = serveTools({ server, core, session, inFlight });
+  servePromptsAndResources({ server, core, session, inFlight });
 
   server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
     session.logLevel = request.params.level;
@@ -244,27 +121,5 @@ export function createDownstreamServer(options: { core: GatewayCore; serverInfo:
     return {};
   });
 
-  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
-    const { ref } = request.params;
-    const routes = core.routes();
-    if (ref.type === 'ref/prompt') {
-      const route = routes.prompts.get(ref.name);
-      if (route === undefined) throw notFoundError(`Prompt ${ref.name}`);
-      const config = core.connection(route.server)?.config;
-      if (config === undefined || !core.completable({ server: config, method: 'prompts/get', target: route.prompt.name })) return { completion: { values: [] } };
-      return forward(route.server, 'completion/complete', { ...request.params, ref: { ...ref, name: route.prompt.name } }, extra);
-    }
-    const owner = routes.templates.find((route) => route.template.uriTemplate === ref.uri)?.server ?? resolveResource(routes, ref.uri)?.server;
-    if (owner === undefined) return { completion: { values: [] } };
-    const config = core.connection(owner)?.config;
-    if (config === undefined || !core.completable({ server: config, method: 'resources/read', target: ref.uri })) return { completion: { values: [] } };
-    return forward(owner, 'completion/complete', request.params, extra);
-  });
-
   return session;
-}
-
-function callerOf(server: Server): { caller?: string } {
-  const client = server.getClientVersion();
-  return client === undefined ? {} : { caller: `mcp:${client.name}` };
 }
