@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { errorMessage } from '../core/run-tool-check.ts';
 import { attachSideChannel, type SideChannel } from './json-rpc-side-channel.ts';
 import { upstreamClient } from './upstream-client.ts';
+import { createRestartBackoff } from './upstream-restart.ts';
 import { ProcessGroupStdioTransport } from './process-group-stdio-transport.ts';
 import { readPromptList, readResourceLists, readToolList } from './upstream-lists.ts';
 import { UpstreamError } from './upstream-error.ts';
@@ -114,9 +115,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
   const { config, events, log } = options;
   const name = config.name;
   const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
-  const initialDelayMs = options.restart?.initialDelayMs ?? 500;
-  const maxDelayMs = options.restart?.maxDelayMs ?? 30_000;
-  const stableAfterMs = options.restart?.stableAfterMs ?? 30_000;
+  const backoff = createRestartBackoff(options.restart);
   const createTransport = options.createTransport ?? defaultTransport;
 
   let state: UpstreamState = 'starting';
@@ -126,10 +125,6 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
   /** The transport of the connection attempt under way: `close` must stop it too, not wait for its timeout. */
   let attempting: Transport | undefined;
   const results = createToolResultCheck({ server: name });
-  let readyAt = 0;
-  let failures = 0;
-  let restartTimer: NodeJS.Timeout | undefined;
-  let nextAttemptAt = 0;
   let lastStop = '';
   let refreshChain: Promise<void> = Promise.resolve();
   const isClosed = () => state === 'closed';
@@ -202,7 +197,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
     // close() may have run while the lists were read.
     if (isClosed()) return false;
     state = 'ready';
-    readyAt = Date.now();
+    backoff.ready();
     relayLog.ready();
     log(`server ${JSON.stringify(name)} is ready (${snapshot.tools.length} tools)`);
     events.toolsChanged(name);
@@ -217,26 +212,20 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
     transport = undefined;
     channel = undefined;
     if (state === 'closed') return;
-    if (readyAt > 0 && Date.now() - readyAt >= stableAfterMs) failures = 0;
+    backoff.stopped();
     lastStop = describeStop(closedTransport, undefined);
     log(`server ${JSON.stringify(name)} stopped (${lastStop}); restarting it`);
     scheduleRestart();
   }
 
   function scheduleRestart(): void {
-    if (state === 'closed' || restartTimer !== undefined) return;
-    state = 'restarting';
-    const delay = Math.min(initialDelayMs * 2 ** failures, maxDelayMs);
-    failures += 1;
-    nextAttemptAt = Date.now() + delay;
-    restartTimer = setTimeout(() => {
-      restartTimer = undefined;
+    if (state === 'closed') return;
+    const scheduled = backoff.schedule(() => {
       void connect().then((connected) => {
         if (!connected) scheduleRestart();
       });
-    }, delay);
-    // A pending restart must not keep a finished process alive.
-    restartTimer.unref();
+    });
+    if (scheduled) state = 'restarting';
   }
 
   /** Runs list refreshes one at a time, so an older list never overwrites a newer one. */
@@ -276,7 +265,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
 
   function ready(): Client {
     if (state === 'ready' && client !== undefined && channel !== undefined) return client;
-    const when = state === 'restarting' ? `; the next start is in ${Math.max(0, Math.ceil((nextAttemptAt - Date.now()) / 1000))} s` : '';
+    const when = state === 'restarting' ? `; the next start is in ${backoff.secondsToNext()} s` : '';
     const why = lastStop === '' ? '' : ` (it stopped: ${lastStop})`;
     const what = state === 'closed' ? 'has been shut down' : state === 'starting' ? 'is still starting' : 'is not running';
     throw new UpstreamError({
@@ -360,8 +349,7 @@ export function createUpstreamConnection(options: UpstreamConnectionOptions) {
     },
     async close(): Promise<void> {
       state = 'closed';
-      if (restartTimer !== undefined) clearTimeout(restartTimer);
-      restartTimer = undefined;
+      backoff.cancel();
       const closing = client;
       client = undefined;
       const starting = attempting;
