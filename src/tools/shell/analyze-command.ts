@@ -292,7 +292,7 @@ class Analyzer {
     const own = semantics.inner.length === 0 ? words : words.slice(0, words.length - semantics.inner[0]!.words.length);
     const readsFile = options.inputs.length > 0 || own.some((word) => /^-[^-]*a/.test(word.value) || word.value.startsWith('--a'));
     const stdin = frame.stdinFrom ?? 'empty-input';
-    const source = commandModel(name)?.lists !== undefined || name === 'fd' || name === 'fdfind' ? analyzed : name === 'xargs' && !readsFile && stdin !== 'unknown' ? stdin : undefined;
+    const source = commandModel(name)?.lists !== undefined ? analyzed : name === 'xargs' && !readsFile && stdin !== 'unknown' ? stdin : undefined;
     for (const defined of semantics.defines) this.defined.add(defined);
     if (semantics.cwd !== undefined && frame.cwdOverride === undefined) this.cwd = nextCwd(this.cwd, semantics.cwd);
     for (const inner of semantics.inner) {

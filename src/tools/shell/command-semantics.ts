@@ -189,14 +189,6 @@ export function commandSemantics(options: { name: string; words: readonly ShellW
     case 'popd':
       semantics.cwd = { kind: 'unknown' };
       return semantics;
-    case 'fd':
-    case 'fdfind': {
-      fdExec(words, semantics);
-      // fd's own options end where the command it runs begins (`fd -L -x cat`: -L is fd's, `fd -x sort -L`'s is sort's).
-      const exec = words.findIndex((word, index) => index > 0 && FD_EXEC.test(word.value));
-      semantics.hazards.push(...optionHazards({ name, words, end: exec === -1 ? undefined : exec + 1 }));
-      return semantics;
-    }
     case 'parallel':
       parallel(words, semantics);
       return semantics;
@@ -315,33 +307,6 @@ function cdTarget(words: readonly ShellWord[]): CommandSemantics['cwd'] {
   const target = words.slice(1).find((word) => !/^-[LPe@]+$/.test(word.value));
   if (target === undefined || target.kind !== 'static' || target.tilde || target.value === '-' || target.value === '') return { kind: 'unknown' };
   return { kind: 'changed', path: target.value };
-}
-
-/** fd's options that run a command on what it finds: `-x`, `-X`, their long forms, and clusters ending in one (`-Hx`). */
-const FD_EXEC = /^(-x|-X|--exec|--exec-batch)$|^-[HIusigFalLp01q]*[xX]$/;
-
-/**
- * `fd ... -x cmd args` (and `-X`, `--exec`, `--exec-batch`): the command
- * takes every word up to a `;` (or the end), and fd runs it once per file
- * (or once for all), appending the path unless a `{}` placeholder says where.
- */
-function fdExec(words: readonly ShellWord[], semantics: CommandSemantics): void {
-  // `--base-directory` moves fd, and the commands it runs, into another directory.
-  const moves = words.some((word) => word.kind !== 'static' || /^--base-directory(=|$)/.test(word.value));
-  for (let index = 1; index < words.length; index++) {
-    const word = words[index]!;
-    if (word.value === '--') break;
-    const exec = /^(-x|-X|--exec|--exec-batch)$/.test(word.value) ? word.value : FD_EXEC.test(word.value) && word.kind === 'static' ? word.value : undefined;
-    if (exec === undefined) continue;
-    let end = index + 1;
-    while (end < words.length && !(words[end]!.kind === 'static' && words[end]!.value === ';')) end++;
-    const inner = words.slice(index + 1, end);
-    if (inner.length === 0) semantics.hazards.push(hazardAt({ index: undefined, kind: 'unknown', reason: `${words[0]!.value} ${exec}: no command follows it` }));
-    else semantics.inner.push({ words: inner, via: `run by ${words[0]!.value} ${exec}`, appendsArguments: true, appendedNames: { cut: 'whole', atEnd: false }, changesDirectory: moves });
-    semantics.role = 'wrapper';
-    semantics.roleReason = `${words[0]!.value} ${exec} runs another command`;
-    index = end;
-  }
 }
 
 const PARALLEL_VALUED = new Set(['-j', '-P', '-N', '-n', '-a', '-d', '-S', '-E', '-I', '-L', '-l', '--jobs', '--arg-file', '--delimiter', '--sshlogin', '--max-args', '--max-lines', '--colsep', '-C', '--results', '--joblog', '--tmpdir', '--workdir', '--timeout', '--delay']);

@@ -297,36 +297,13 @@ function followedLinks(name: string, lister: AnalyzedCommand): string {
 }
 
 /**
- * Whether a lister can print a symlink's name. rg and grep -r skip the
- * symlinks they meet (their -L and -R ask of their own); find and fd list
- * them unless limited to regular files or directories (`-type f`, `fd -t f`);
- * ls and git ls-files list them.
+ * Whether a lister can print a symlink's name, as its model says (rg and
+ * grep -r skip the symlinks they meet; find and fd list them unless limited
+ * to regular files or directories); ls and git ls-files list them.
  */
 function maySymlink(lister: AnalyzedCommand): boolean {
   const model = commandModel(lister.name)?.lists;
-  if (model !== undefined) return model.maySymlink(lister.words);
-  const values = lister.words.slice(1).map((word) => word.value);
-  switch (lister.name) {
-    case 'fd':
-    case 'fdfind': {
-      const types = fdTypes(values);
-      return types.length === 0 || types.some((type) => !['f', 'file', 'd', 'dir', 'directory'].includes(type));
-    }
-    default:
-      return true;
-  }
-}
-
-/** The values of fd's `-t`/`--type` options (`-t f`, `-tf`, `--type=file`); several mean any of them. */
-function fdTypes(values: readonly string[]): string[] {
-  const types: string[] = [];
-  for (let index = 0; index < values.length; index++) {
-    const value = values[index]!;
-    if (value === '-t' || value === '--type') types.push(values[++index] ?? '');
-    else if (value.startsWith('--type=')) types.push(value.slice('--type='.length));
-    else if (/^-t./.test(value)) types.push(value.slice(2));
-  }
-  return types;
+  return model === undefined ? true : model.maySymlink(lister.words);
 }
 
 /** Why names that xargs cuts are not the names the lister printed, and how to pass them whole. */
@@ -342,16 +319,13 @@ function cutNames(name: string, producer: AnalyzedCommand, names: AppendedNames 
 }
 
 /**
- * Whether a lister can print a name that starts with `-`. find's names start
- * with its start points; fd puts `./` before relative names when it prints
- * them with NULs or runs a command on them (`-0`, `-x`, `-X`), unless told
- * not to. ls, git ls-files, rg and grep print names as they are.
+ * Whether a lister can print a name that starts with `-`, as its model says
+ * (find's names start with its start points, fd's with `./` when whole);
+ * ls and git ls-files print names as they are.
  */
 function mayPrintOptions(lister: AnalyzedCommand): boolean {
   const model = commandModel(lister.name)?.lists;
-  if (model !== undefined) return model.mayPrintOptions(lister.words);
-  if (lister.name === 'fd' || lister.name === 'fdfind') return lister.words.some((word) => word.value.startsWith('--strip-cwd-prefix') && word.value !== '--strip-cwd-prefix=never');
-  return true;
+  return model === undefined ? true : model.mayPrintOptions(lister.words);
 }
 
 /**
@@ -367,9 +341,6 @@ function listing(producer: AnalyzedCommand | undefined): 'nul' | 'lines' | undef
   const values = producer.words.slice(1).map((word) => word.value);
   const nul = (test: (value: string) => boolean) => (values.some(test) ? 'nul' : 'lines');
   switch (producer.name) {
-    case 'fd':
-    case 'fdfind':
-      return nul((value) => value === '-0' || value === '--print0');
     case 'ls':
       return nul((value) => value === '--zero');
     case 'git':

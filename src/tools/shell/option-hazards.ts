@@ -4,6 +4,7 @@
  * `awk 'BEGIN{system(...)}'`, `less +!cmd`... A rule that allows `git` does
  * not allow these; a rule must name the option itself (`git -c`).
  */
+import { followingWalk } from './following-walk.ts';
 import { gitHazards } from './git-hazards.ts';
 import { hazardAt, programTextHazards, type Hazard } from './hazard.ts';
 import { scanOptions } from './option-scan.ts';
@@ -135,31 +136,9 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   // GNU diff -r follows symlinks it meets (unless --no-dereference); ls -L with -R lists where they lead.
   ['diff', { rules: [], customOnly: true, custom: (words) => followingWalk(words, { recursive: ['r', 'recursive'], follows: undefined, unless: 'no-dereference' }) }],
   ['ls', { rules: [], customOnly: true, custom: (words) => followingWalk(words, { recursive: ['R', 'recursive'], follows: ['L', 'dereference'], unless: undefined }) }],
-  // fd and tree always walk; -L (fd) and -l (tree) make them follow the links they meet. (fd's -x and -X run commands, judged as commands of their own.)
-  ['fd', { rules: [], customOnly: true, custom: (words) => followingWalk(words, { recursive: undefined, follows: ['L', 'follow'], unless: undefined }) }],
-  ['fdfind', { rules: [], customOnly: true, custom: (words) => followingWalk(words, { recursive: undefined, follows: ['L', 'follow'], unless: undefined }) }],
+  // tree always walks; -l makes it follow the links it meets.
   ['tree', { rules: [write('writes its listing to a file (or an HTML file in each directory)', { short: 'oR' })], custom: (words) => followingWalk(words, { recursive: undefined, follows: ['l', undefined], unless: undefined }) }],
 ]);
-
-/**
- * A walk of directories that follows the symlinks it meets, any of which can
- * lead out of the zones: `diff -r` (GNU diff dereferences unless told not
- * to), `ls -RL`. Options are found as the scanner finds them (clusters,
- * abbreviations).
- */
-function followingWalk(
-  words: readonly ShellWord[],
-  options: { recursive: [string, string] | undefined; follows: [string, string | undefined] | undefined; unless: string | undefined },
-): Hazard[] {
-  const has = ([short, long]: [string, string | undefined]) =>
-    scanOptions({ command: '', words, rules: [{ short, long: long === undefined ? [] : [long], kind: 'read', what: '' }] }).some((hazard) => hazard.index !== undefined);
-  if (options.recursive !== undefined && !has(options.recursive)) return [];
-  if (options.follows !== undefined && !has(options.follows)) return [];
-  if (options.unless !== undefined && scanOptions({ command: '', words, rules: [{ long: [options.unless], kind: 'read', what: '' }] }).some((hazard) => hazard.index !== undefined)) return [];
-  const name = words[0]!.value;
-  const flags = `${options.recursive === undefined ? '' : options.recursive[0]}${options.follows === undefined ? '' : options.follows[0]}`;
-  return [hazardAt({ index: undefined, kind: 'read', reason: `${name} -${flags} follows symlinks while walking directories, and any of them can lead out of the zones` })];
-}
 
 /**
  * Every known reader (unknown-command-paths.ts) has been looked at for

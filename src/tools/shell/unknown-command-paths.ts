@@ -19,7 +19,7 @@ const KNOWN_READERS = new Set([
   'cat', 'tac', 'nl', 'head', 'tail', 'less', 'more', 'most', 'wc', 'ls', 'dir', 'vdir', 'tree', 'stat', 'file', 'du', 'df', 'diff', 'diff3', 'cmp', 'comm', 'md5sum',
   'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr',
   'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate',
-  'whereis', 'which', 'type', 'bat', 'batcat', 'glow', 'yq', 'xq', 'tomlq', 'ag', 'ack', 'fd', 'fdfind',
+  'whereis', 'which', 'type', 'bat', 'batcat', 'glow', 'yq', 'xq', 'tomlq', 'ag', 'ack',
   'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'zdiff', 'test', '[', 'date', 'cal', 'env', 'printenv',
   'id', 'groups', 'lsof', 'ps', 'pgrep', 'top', 'free', 'uptime', 'w', 'who', 'last', 'dmesg', 'lsblk', 'findmnt', 'ldd', 'nm', 'objdump', 'readelf', 'size',
   'identify', 'mediainfo', 'ffprobe', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'jsonlint', 'markdownlint', 'cloc', 'tokei', 'scc',

@@ -8,6 +8,7 @@ import type { CommandModel } from './command-model.ts';
 import { COMPRESSORS } from './compressors.ts';
 import { cp, install, ln, mv } from './copy.ts';
 import { curl } from './curl.ts';
+import { fd } from './fd.ts';
 import { find } from './find.ts';
 import { grep } from './grep.ts';
 import { jq } from './jq.ts';
@@ -20,7 +21,7 @@ import { tar } from './tar.ts';
 import { wget } from './wget.ts';
 import { unzip, zip } from './zip.ts';
 
-const MODELS: readonly CommandModel[] = [...COMPRESSORS, awk, cp, curl, find, grep, install, jq, ln, mv, npm, rg, rm, rmdir, rsync, scp, sed, tar, unlink, unzip, wget, zip];
+const MODELS: readonly CommandModel[] = [...COMPRESSORS, awk, cp, curl, fd, find, grep, install, jq, ln, mv, npm, rg, rm, rmdir, rsync, scp, sed, tar, unlink, unzip, wget, zip];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
