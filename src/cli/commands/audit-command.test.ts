@@ -5,7 +5,8 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AUDIT_SCHEMA_VERSION, type AuditEntry } from '../../core/audit-entry.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
-import { escapeControlCharacters, parseAuditTime, runAuditCommand } from './audit-command.ts';
+import { parseAuditTime, runAuditCommand } from './audit-command.ts';
+import { escapeControlCharacters } from './audit-format.ts';
 
 let directory: string;
 

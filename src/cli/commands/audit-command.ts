@@ -1,15 +1,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { auditEntryPredicate, readAuditLog, readStoredAudit, shownSession, type AuditEvent, type AuditFilter, type AuditLogItem } from '../../audit/read-audit-log.ts';
+import { auditEntryPredicate, readAuditLog, readStoredAudit, type AuditEvent, type AuditFilter, type AuditLogItem } from '../../audit/read-audit-log.ts';
 import { loadPolicyFile, auditLogPath } from '../../config/load-policy-file.ts';
 import type { AuditEntry } from '../../core/audit-entry.ts';
-import { callSummary } from '../../audit/call-summary.ts';
 import { PolicyError } from '../../core/errors/policy-error.ts';
 import { ToolgateError } from '../../core/errors/toolgate-error.ts';
 import { errorMessage } from '../../core/run-tool-check.ts';
 import type { DecisionSource } from '../../core/types.ts';
 import { sanitizeTerminalText } from '../../core/sanitize-terminal-text.ts';
-import { terminalSafeJson } from '../../core/terminal-safe-json.ts';
+import { createTableFormatter, escapeControlCharacters, formatEvent, formatJson, tableHeader } from './audit-format.ts';
 import { EXIT, type CliIo } from '../cli-io.ts';
 import { policyForState, UsageError } from '../cli-support.ts';
 import { userPolicyFile } from '../../config/find-host-policy.ts';
@@ -294,97 +293,6 @@ function eventMatches(event: AuditEvent, filter: AuditFilter): boolean {
   if (filter.since !== undefined && !(time >= filter.since)) return false;
   if (filter.until !== undefined && !(time <= filter.until)) return false;
   return true;
-}
-
-function formatEvent(event: AuditEvent, json: boolean): string {
-  if (json) return formatJson(event as unknown as AuditEntry);
-  const server = typeof event.server === 'string' ? `${event.server}/` : '';
-  return `${escapeControlCharacters(event.time)}  definition changed: ${escapeControlCharacters(server + event.tool)}${typeof event.reason === 'string' ? ` — ${escapeControlCharacters(event.reason)}` : ''}\n`;
-}
-
-/** The record as stored, with every character the sanitiser would escape written as a JSON `\\u` escape (still the same JSON value). */
-function formatJson(entry: AuditEntry): string {
-  return `${terminalSafeJson(entry)}\n`;
-}
-
-/**
- * Makes text safe to print: control characters (escape sequences, carriage
- * returns, C1 controls) and bidirectional overrides become visible escapes,
- * so a tool name or reason from a log cannot clear the screen or disguise itself.
- *
- * @example
- * escapeControlCharacters('rm\u001b[2J') // 'rm\\x1b[2J'
- */
-export function escapeControlCharacters(text: string): string {
-  return sanitizeTerminalText(text);
-}
-
-/** The session is not a column: an agent host's (`claude-code:` and a UUID) is 48 characters, shown whole on a line of its own above its rows. */
-const COLUMNS = { time: 20, tool: 16, outcome: 16, source: 7, approver: 10, rule: 20, call: 20 } as const;
-const SEPARATOR = '  ';
-/** Where the reason stops when the output is not a terminal of known width. */
-const REASON_WIDTH_UNBOUNDED = 200;
-const REASON_WIDTH_MINIMUM = 16;
-
-function reasonWidth(io: CliIo): number {
-  const fixed = Object.values(COLUMNS).reduce((sum, width) => sum + width + SEPARATOR.length, 0);
-  const columns = io.stdout.isTTY === true ? io.stdout.columns : undefined;
-  return columns === undefined || columns <= 0 ? REASON_WIDTH_UNBOUNDED : Math.max(REASON_WIDTH_MINIMUM, columns - fixed);
-}
-
-function tableHeader(io: CliIo): string {
-  return tableRow(['TIME', 'TOOL', 'VERDICT→DECISION', 'SOURCE', 'APPROVER', 'RULE', 'CALL', 'REASON'], reasonWidth(io));
-}
-
-function createTableFormatter(io: CliIo): (entry: AuditEntry) => string {
-  const width = reasonWidth(io);
-  let session: string | undefined;
-  return (entry) => {
-    const shown = shownSession(entry.session) || '-';
-    const heading = shown === session ? '' : `session ${escapeControlCharacters(shown)}\n`;
-    session = shown;
-    return heading + tableRow(
-      [
-        shortTime(entry.time),
-        entry.tool,
-        `${entry.verdict}→${entry.decision}`,
-        entry.source,
-        entry.approver ?? (entry.reported_by === undefined ? '-' : `hook:${entry.reported_by}`),
-        // Where the rule is written, when the entry says: the line a person edits.
-        entry.rule_at === undefined ? (entry.rule ?? '-') : `${entry.rule ?? '-'} (${entry.rule_at})`,
-        callSummary(entry.args),
-        entry.reason,
-      ],
-      width,
-    );
-  };
-}
-
-/** UTC to the second: the milliseconds stay in --json. */
-function shortTime(time: string): string {
-  const parsed = Date.parse(time);
-  return Number.isFinite(parsed) ? new Date(parsed).toISOString().replace(/\.\d{3}Z$/, 'Z') : time;
-}
-
-function tableRow(cells: readonly string[], reasonCellWidth: number): string {
-  const widths = [...Object.values(COLUMNS), reasonCellWidth];
-  const parts = cells.map((cell, index) => {
-    const width = widths[index]!;
-    const fitted = fit(escapeControlCharacters(String(cell)), width);
-    return index === cells.length - 1 ? fitted : padEnd(fitted, width);
-  });
-  return `${parts.join(SEPARATOR)}\n`;
-}
-
-/** Cuts by code point, never through a surrogate pair, and marks the cut. */
-function fit(text: string, width: number): string {
-  const characters = Array.from(text);
-  return characters.length <= width ? text : `${characters.slice(0, width - 1).join('')}…`;
-}
-
-function padEnd(text: string, width: number): string {
-  const length = Array.from(text).length;
-  return length >= width ? text : text + ' '.repeat(width - length);
 }
 
 function displayPath(file: string, cwd: string): string {
