@@ -59,7 +59,7 @@ const KEEPS_LAYOUT = new Set([
   'sort', 'uniq', 'cut', 'paste', 'join', 'column', 'tr', 'diff', 'cmp', 'comm', 'stat', 'file', 'du', 'df', 'tree',
   'realpath', 'readlink', 'basename', 'dirname', 'date', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'b2sum', 'cksum', 'base64', 'xxd', 'od', 'hexdump',
   'strings', 'nl', 'fold', 'fmt', 'rev', 'tac', 'expand', 'unexpand', 'seq', 'yes', 'sleep', 'printenv', 'whoami', 'id', 'uname', 'hostname', 'which',
-  'type', 'nproc', 'less', 'more', 'numfmt', 'tee', 'touch', 'mkdir', 'chmod', 'truncate', 'shuf', 'split', 'csplit', 'env', 'nice', 'nohup', 'time',
+  'type', 'nproc', 'numfmt', 'tee', 'touch', 'mkdir', 'chmod', 'truncate', 'shuf', 'split', 'csplit', 'env', 'nice', 'nohup', 'time',
   'timeout', 'command', 'xargs', 'stdbuf', 'cd', 'pushd', 'popd', 'exit', 'wait', 'dd',
 ]);
 

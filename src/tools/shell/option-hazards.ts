@@ -4,6 +4,7 @@
  * `awk 'BEGIN{system(...)}'`, `less +!cmd`... A rule that allows `git` does
  * not allow these; a rule must name the option itself (`git -c`).
  */
+import { bangs, indexesOf, initialCommands } from './argument-hazards.ts';
 import { followingWalk } from './following-walk.ts';
 import { gitHazards } from './git-hazards.ts';
 import { hazardAt, programTextHazards, type Hazard } from './hazard.ts';
@@ -17,13 +18,6 @@ import type { ShellWord } from './shell-word.ts';
 
 type CommandOptions = OptionHazards;
 
-const LESS: CommandOptions = {
-  rules: [
-    write('writes a log file', { short: 'oO', long: ['log-file', 'LOG-FILE'] }),
-    exec('reads key bindings that can run commands', { short: 'k', long: ['lesskey-file', 'lesskey-src', 'lesskey-content'] }),
-  ],
-  custom: (words) => [...initialCommands(words), ...bangs(words)],
-};
 const SSH: CommandOptions = { rules: [SSH_CONFIG], custom: sshOptionHazards };
 const VIM: CommandOptions = { rules: [exec('runs editor commands (which can run programs)', { short: 'cSs', long: ['cmd'] })], custom: (words) => initialCommands(words) };
 const COMPILER: CommandOptions = { rules: [exec('runs or loads another program', { single: ['wrapper', 'fplugin', 'specs'] })] };
@@ -47,9 +41,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['split', { rules: [exec('runs a shell command for every piece', { long: ['filter'] })] }],
   ['sdiff', { rules: [exec('runs another diff program', { long: ['diff-program'] })] }],
   ['uniq', { rules: [], custom: (words) => secondOperandWrites(words, 'uniq') }],
-  ['less', LESS],
-  ['more', LESS],
-  ['most', LESS],
   [
     'man',
     {
@@ -99,8 +90,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['tomlq', { rules: [write('rewrites files in place', { short: 'i', long: ['in-place'] })], custom: (words) => yqHazards(words) }],
   ['ag', { rules: [exec('runs a pager', { long: ['pager'] })] }],
   ['ack', { rules: [exec('runs a pager or Perl code', { long: ['pager', 'output'] })] }],
-  ['zless', LESS],
-  ['zmore', LESS],
   ['date', { rules: [write('sets the system clock', { short: 's', long: ['set'] })] }],
   ['dmesg', { rules: [write('clears or reconfigures the kernel log', { short: 'cCDEn', long: ['clear', 'read-clear', 'console-off', 'console-on', 'console-level'] })] }],
   ['ldd', { rules: [], custom: (words) => lddHazards(words) }],
@@ -263,30 +252,6 @@ export function optionHazards(options: { name: string; words: readonly ShellWord
   if (entry.custom !== undefined) hazards.push(...entry.custom(words));
   return hazards;
 }
-
-/** `less +!cmd`, `vim +cmd`: initial commands. */
-function initialCommands(words: readonly ShellWord[]): Hazard[] {
-  return indexesOf(words, (value) => value.startsWith('+') && value !== '+').map((index) =>
-    hazardAt({ index, kind: 'exec', reason: `${words[0]!.value} ${words[index]!.value}: runs a command at start (which can run programs)` }),
-  );
-}
-
-/** `!` runs a shell command in less and man. */
-function bangs(words: readonly ShellWord[]): Hazard[] {
-  return indexesOf(words, (value) => value.includes('!')).map((index) =>
-    hazardAt({ index, kind: 'exec', reason: `${words[0]!.value}: the argument ${words[index]!.value} contains "!", which can run a shell command` }),
-  );
-}
-
-function indexesOf(words: readonly ShellWord[], test: (value: string) => boolean): number[] {
-  const indexes: number[] = [];
-  for (let index = 1; index < words.length; index++) {
-    const word = words[index]!;
-    if (word.kind !== 'dynamic' && test(word.value)) indexes.push(index);
-  }
-  return indexes;
-}
-
 
 /** `uniq input output` writes its second operand. */
 function secondOperandWrites(words: readonly ShellWord[], name: string): Hazard[] {

@@ -16,11 +16,11 @@ import type { ShellWord } from './shell-word.ts';
 
 /** Programs that only read the files their words name (options that write are hazards of their own, in option-hazards.ts), besides the models that say so (`reader`). */
 const KNOWN_READERS = new Set([
-  'cat', 'tac', 'nl', 'head', 'tail', 'less', 'more', 'most', 'wc', 'ls', 'dir', 'vdir', 'tree', 'stat', 'file', 'du', 'df', 'diff', 'diff3', 'cmp', 'comm', 'md5sum',
+  'cat', 'tac', 'nl', 'head', 'tail', 'wc', 'ls', 'dir', 'vdir', 'tree', 'stat', 'file', 'du', 'df', 'diff', 'diff3', 'cmp', 'comm', 'md5sum',
   'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'od', 'hexdump', 'hd', 'strings', 'realpath', 'readlink', 'fold', 'fmt', 'pr',
   'expand', 'unexpand', 'rev', 'look', 'lsattr', 'getfacl', 'namei', 'base32', 'basenc', 'cut', 'paste', 'join', 'column', 'numfmt', 'tsort', 'ptx', 'factor', 'locate',
   'whereis', 'which', 'type', 'bat', 'batcat', 'glow', 'yq', 'xq', 'tomlq', 'ag', 'ack',
-  'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'zdiff', 'test', '[', 'date', 'cal', 'env', 'printenv',
+  'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zdiff', 'test', '[', 'date', 'cal', 'env', 'printenv',
   'id', 'groups', 'lsof', 'ps', 'pgrep', 'top', 'free', 'uptime', 'w', 'who', 'last', 'dmesg', 'lsblk', 'findmnt', 'ldd', 'nm', 'objdump', 'readelf', 'size',
   'identify', 'mediainfo', 'ffprobe', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'jsonlint', 'markdownlint', 'cloc', 'tokei', 'scc',
   'colordiff', 'delta', 'difft', 'icdiff', 'man', 'info', 'apropos', 'whatis', 'help', 'tldr', 'nproc', 'lscpu', 'lspci', 'lsusb',
