@@ -184,7 +184,13 @@ export function createSqliteWrites(database: Database.Database): SqliteWrites {
           .changes === 1
       );
     },
+    ...keptWrites(statement),
+  };
+}
 
+/** The writes of remembered decisions, tokens and the outbox: single statements, no run moved. */
+function keptWrites(statement: ReturnType<typeof preparedStatements>): Pick<SqliteWrites, 'remember' | 'forgetChat' | 'forgetRemembered' | 'createToken' | 'revokeToken' | 'enqueueDeliveries' | 'claimDeliveries' | 'finishDelivery'> {
+  return {
     remember({ key, sessionId, chatId, decision, at }) {
       statement(
         `INSERT INTO memory (key, session_id, chat_id, decision, updated_at, schema_version) VALUES (?, ?, ?, ?, ?, ?)
