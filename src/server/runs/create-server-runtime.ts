@@ -101,35 +101,7 @@ export async function createServerRuntime(options: {
         })();
   const memory = await loadStoreMemory(store, { key, onRefused: (memoryKey) => logger.error('refused a remembered session decision that does not verify', { key: memoryKey }) });
   const metrics = createGateMetrics();
-  // Each read from the store when /metrics is scraped (prom-client collects them concurrently), never kept up to date by hand.
-  new Gauge({
-    name: 'toolgate_runs',
-    help: 'Runs in the store, by status (paused_checkpoint: waiting for a person).',
-    labelNames: ['status'],
-    registers: [metrics.registry],
-    async collect() {
-      const counts = await store.countRuns();
-      for (const status of RUN_STATUSES) this.set({ status }, counts[status]);
-    },
-  });
-  new Gauge({
-    name: 'toolgate_paused_runs',
-    help: 'Runs waiting for approval.',
-    registers: [metrics.registry],
-    async collect() {
-      this.set((await store.countRuns()).paused_checkpoint);
-    },
-  });
-  new Gauge({
-    name: 'toolgate_notifications',
-    help: 'Notifications of pending approvals in the outbox, by status (dead: given up on after every retry).',
-    labelNames: ['status'],
-    registers: [metrics.registry],
-    async collect() {
-      const counts = await store.outbox.countDeliveries();
-      for (const status of ['pending', 'delivered', 'dead'] as const) this.set({ status }, counts[status]);
-    },
-  });
+  storeGauges(store, metrics.registry);
   const gates = new Map<string, RuntimeGate>();
   const gateFor = (mode: ServerRunMode): RuntimeGate => {
     const gateMode = gateModeOf(mode);
@@ -213,4 +185,36 @@ function withoutMac(record: Omit<StoredAlwaysApproval, 'mac'> & { mac?: string }
   // A scope (issue 38) is listed as the rule it amounts to, when its kept record is intact.
   const rule = scopeOfRecord(record)?.rule;
   return rule === undefined ? shown : { ...shown, rule };
+}
+
+/** The store's gauges on the /metrics page: each read from the store when it is scraped (prom-client collects them concurrently), never kept up to date by hand. */
+function storeGauges(store: ToolgateStore, registry: Registry): void {
+  new Gauge({
+    name: 'toolgate_runs',
+    help: 'Runs in the store, by status (paused_checkpoint: waiting for a person).',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      const counts = await store.countRuns();
+      for (const status of RUN_STATUSES) this.set({ status }, counts[status]);
+    },
+  });
+  new Gauge({
+    name: 'toolgate_paused_runs',
+    help: 'Runs waiting for approval.',
+    registers: [registry],
+    async collect() {
+      this.set((await store.countRuns()).paused_checkpoint);
+    },
+  });
+  new Gauge({
+    name: 'toolgate_notifications',
+    help: 'Notifications of pending approvals in the outbox, by status (dead: given up on after every retry).',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      const counts = await store.outbox.countDeliveries();
+      for (const status of ['pending', 'delivered', 'dead'] as const) this.set({ status }, counts[status]);
+    },
+  });
 }
