@@ -2,7 +2,7 @@
  * Hazards an argument carries in its text, whatever option it follows:
  * `less +!cmd` and `vim +cmd` run a command at start, `!` runs a shell
  * command in less and man. Read by option-hazards.ts and by the command
- * models (commands/pagers.ts).
+ * models (commands/pagers.ts, commands/man.ts).
  */
 import { hazardAt, type Hazard } from './hazard.ts';
 import type { ShellWord } from './shell-word.ts';

@@ -4,7 +4,7 @@
  * `awk 'BEGIN{system(...)}'`, `less +!cmd`... A rule that allows `git` does
  * not allow these; a rule must name the option itself (`git -c`).
  */
-import { bangs, indexesOf, initialCommands } from './argument-hazards.ts';
+import { indexesOf, initialCommands } from './argument-hazards.ts';
 import { followingWalk } from './following-walk.ts';
 import { gitHazards } from './git-hazards.ts';
 import { hazardAt, programTextHazards, type Hazard } from './hazard.ts';
@@ -41,17 +41,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['split', { rules: [exec('runs a shell command for every piece', { long: ['filter'] })] }],
   ['sdiff', { rules: [exec('runs another diff program', { long: ['diff-program'] })] }],
   ['uniq', { rules: [], custom: (words) => secondOperandWrites(words, 'uniq') }],
-  [
-    'man',
-    {
-      rules: [
-        exec('runs a pager, browser or configured program', { short: 'PHC', long: ['pager', 'html', 'config-file', 'browser'] }),
-        // A page's troff requests include other files (`.so /etc/shadow` prints it) and preprocessors read databases.
-        { kind: 'read', what: 'renders pages from a file or directory it names, whose troff requests (.so) can include any file', short: 'lMp', long: ['local-file', 'manpath', 'preprocessor'] },
-      ],
-      custom: (words) => [...bangs(words), ...manPageFiles(words)],
-    },
-  ],
   ['ssh', SSH],
   ['slogin', SSH],
   ['sftp', SCP_OPTIONS],
@@ -174,13 +163,6 @@ function lddHazards(words: readonly ShellWord[]): Hazard[] {
 function hostnameHazards(words: readonly ShellWord[]): Hazard[] {
   return indexesOf(words, (value) => !value.startsWith('-') || /^-[a-zA-Z]*[Fb]|^--(file|boot)/.test(value)).map((index) =>
     hazardAt({ index, kind: 'write', reason: `hostname ${words[index]!.value}: sets the host name` }),
-  );
-}
-
-/** `man ./page.1`: an operand with a slash is a page file, rendered like `man -l`. */
-function manPageFiles(words: readonly ShellWord[]): Hazard[] {
-  return indexesOf(words, (value) => !value.startsWith('-') && value.includes('/')).map((index) =>
-    hazardAt({ index, kind: 'read', reason: `man ${words[index]!.value}: renders that file as a page, whose troff requests (.so) can include any file` }),
   );
 }
 

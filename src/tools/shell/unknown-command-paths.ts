@@ -23,7 +23,7 @@ const KNOWN_READERS = new Set([
   'zcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zdiff', 'test', '[', 'date', 'cal', 'env', 'printenv',
   'id', 'groups', 'lsof', 'ps', 'pgrep', 'top', 'free', 'uptime', 'w', 'who', 'last', 'dmesg', 'lsblk', 'findmnt', 'ldd', 'nm', 'objdump', 'readelf', 'size',
   'identify', 'mediainfo', 'ffprobe', 'pdfinfo', 'shellcheck', 'hadolint', 'yamllint', 'jsonlint', 'markdownlint', 'cloc', 'tokei', 'scc',
-  'colordiff', 'delta', 'difft', 'icdiff', 'man', 'info', 'apropos', 'whatis', 'help', 'tldr', 'nproc', 'lscpu', 'lspci', 'lsusb',
+  'colordiff', 'delta', 'difft', 'icdiff', 'info', 'apropos', 'whatis', 'help', 'tldr', 'nproc', 'lscpu', 'lspci', 'lsusb',
   'uname', 'hostname', 'pwd', 'echo', 'printf', 'true', 'false', 'sleep', 'seq', 'yes', 'expr', 'basename', 'dirname', 'tr', 'cd', 'pushd', 'popd',
 ]);
 

@@ -12,6 +12,7 @@ import { fd } from './fd.ts';
 import { find } from './find.ts';
 import { grep } from './grep.ts';
 import { jq } from './jq.ts';
+import { man } from './man.ts';
 import { npm } from './npm.ts';
 import { PAGERS } from './pagers.ts';
 import { rsync, scp } from './remote-copy.ts';
@@ -22,7 +23,7 @@ import { tar } from './tar.ts';
 import { wget } from './wget.ts';
 import { unzip, zip } from './zip.ts';
 
-const MODELS: readonly CommandModel[] = [...COMPRESSORS, ...PAGERS, awk, cp, curl, fd, find, grep, install, jq, ln, mv, npm, rg, rm, rmdir, rsync, scp, sed, tar, unlink, unzip, wget, zip];
+const MODELS: readonly CommandModel[] = [...COMPRESSORS, ...PAGERS, awk, cp, curl, fd, find, grep, install, jq, ln, man, mv, npm, rg, rm, rmdir, rsync, scp, sed, tar, unlink, unzip, wget, zip];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 
