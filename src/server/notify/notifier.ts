@@ -130,38 +130,8 @@ export function startNotifier(options: {
       const longest = Math.max(1_000, ...[...channels.values()].map((channel) => channel.timeoutMs));
       const claimed = await runtime.store.outbox.claimDeliveries({ now: new Date(now).toISOString(), leaseUntil: new Date(now + 2 * longest + 1_000).toISOString(), limit: CLAIM_BATCH });
       if (claimed.length === 0) return;
-      await Promise.all(claimed.map((delivery) => deliver(delivery)));
+      await Promise.all(claimed.map((delivery) => deliver(delivery, { runtime, channels, signal: stopping.signal, clock, publicUrl: options.publicUrl })));
     }
-  }
-
-  async function deliver(delivery: StoredDelivery): Promise<void> {
-    // Written by this server (or one with its secret), or never sent: a row from anyone else could have it sign and send their text.
-    if (!macMatches(delivery.mac, deliveryMac(runtime.recordKey, delivery))) {
-      runtime.logger.error('notifications: refused an outbox row that does not verify', { delivery: delivery.id });
-      await runtime.store.outbox.finishDelivery(delivery.id, { status: 'dead', error: 'the outbox row does not verify (not written by a server holding the secret); it was not sent' });
-      return;
-    }
-    const channel = channels.get(delivery.channel);
-    if (channel === undefined) {
-      await runtime.store.outbox.finishDelivery(delivery.id, { status: 'dead', error: `the channel ${JSON.stringify(delivery.channel)} is no longer in the policy (server.channels)` });
-      return;
-    }
-    const receiptOf = async (id: string) => (await runtime.store.outbox.findDelivery(id))?.receipt ?? null;
-    const outcome = await channel.send(delivery, stopping.signal, { publicUrl: options.publicUrl, now: clock(), receiptOf });
-    if (outcome.ok) {
-      await runtime.store.outbox.finishDelivery(delivery.id, { status: 'delivered', at: new Date(clock()).toISOString(), ...(outcome.receipt === undefined ? {} : { receipt: outcome.receipt }) });
-      return;
-    }
-    // A try cut short by the server stopping is no try: the lease ends, and the next server sends it.
-    if (stopping.signal.aborted) return;
-    if (delivery.attempts >= channel.maxAttempts) {
-      runtime.logger.error('notifications: gave up on a delivery', { delivery: delivery.id, attempts: delivery.attempts, error: outcome.error });
-      await runtime.store.outbox.finishDelivery(delivery.id, { status: 'dead', error: `gave up after ${delivery.attempts} ${delivery.attempts === 1 ? 'try' : 'tries'}: ${outcome.error}` });
-      return;
-    }
-    const wait = Math.min(MAX_RETRY_WAIT_MS, channel.retryAfterMs * 2 ** (delivery.attempts - 1));
-    runtime.logger.warn('notifications: a delivery failed; it is retried', { delivery: delivery.id, attempt: delivery.attempts, retry_in_ms: wait, error: outcome.error });
-    await runtime.store.outbox.finishDelivery(delivery.id, { status: 'pending', retryAt: new Date(clock() + wait).toISOString(), error: outcome.error });
   }
 
   const timer = setInterval(() => void cycle(), options.pollMs ?? DEFAULT_POLL_MS);
@@ -241,4 +211,44 @@ function deliveryMac(key: Buffer, delivery: Pick<StoredDelivery, 'id' | 'channel
 
 function approvalKey(channel: string, approval: Pick<StoredApproval, 'runId' | 'toolCallId'>, stage: number): string {
   return JSON.stringify([channel, approval.runId, approval.toolCallId, stage]);
+}
+
+/**
+ * Sends one claimed delivery, once: a row that does not verify or whose
+ * channel is gone is given up on; a failed try is retried later (waits
+ * doubling up to the longest) until the channel's tries run out; a try cut
+ * short by the server stopping is no try.
+ *
+ * @example
+ * await deliver(delivery, { runtime, channels, signal, clock, publicUrl });
+ */
+async function deliver(delivery: StoredDelivery, context: { runtime: ServerRuntime; channels: ReadonlyMap<string, NotificationChannel>; signal: AbortSignal; clock: () => number; publicUrl: string }): Promise<void> {
+  const { runtime, channels, clock } = context;
+  // Written by this server (or one with its secret), or never sent: a row from anyone else could have it sign and send their text.
+  if (!macMatches(delivery.mac, deliveryMac(runtime.recordKey, delivery))) {
+    runtime.logger.error('notifications: refused an outbox row that does not verify', { delivery: delivery.id });
+    await runtime.store.outbox.finishDelivery(delivery.id, { status: 'dead', error: 'the outbox row does not verify (not written by a server holding the secret); it was not sent' });
+    return;
+  }
+  const channel = channels.get(delivery.channel);
+  if (channel === undefined) {
+    await runtime.store.outbox.finishDelivery(delivery.id, { status: 'dead', error: `the channel ${JSON.stringify(delivery.channel)} is no longer in the policy (server.channels)` });
+    return;
+  }
+  const receiptOf = async (id: string) => (await runtime.store.outbox.findDelivery(id))?.receipt ?? null;
+  const outcome = await channel.send(delivery, context.signal, { publicUrl: context.publicUrl, now: clock(), receiptOf });
+  if (outcome.ok) {
+    await runtime.store.outbox.finishDelivery(delivery.id, { status: 'delivered', at: new Date(clock()).toISOString(), ...(outcome.receipt === undefined ? {} : { receipt: outcome.receipt }) });
+    return;
+  }
+  // A try cut short by the server stopping is no try: the lease ends, and the next server sends it.
+  if (context.signal.aborted) return;
+  if (delivery.attempts >= channel.maxAttempts) {
+    runtime.logger.error('notifications: gave up on a delivery', { delivery: delivery.id, attempts: delivery.attempts, error: outcome.error });
+    await runtime.store.outbox.finishDelivery(delivery.id, { status: 'dead', error: `gave up after ${delivery.attempts} ${delivery.attempts === 1 ? 'try' : 'tries'}: ${outcome.error}` });
+    return;
+  }
+  const wait = Math.min(MAX_RETRY_WAIT_MS, channel.retryAfterMs * 2 ** (delivery.attempts - 1));
+  runtime.logger.warn('notifications: a delivery failed; it is retried', { delivery: delivery.id, attempt: delivery.attempts, retry_in_ms: wait, error: outcome.error });
+  await runtime.store.outbox.finishDelivery(delivery.id, { status: 'pending', retryAt: new Date(clock() + wait).toISOString(), error: outcome.error });
 }
