@@ -29,7 +29,7 @@ const MAX_SCOPE_WORDS = 3;
  * zone" says nothing about what they change, so they get no wider scope
  * (and the models that say so: `remoteState`).
  */
-const OUTSIDE_STATE = new Set(['kubectl', 'helm', 'terraform', 'tofu', 'aws', 'gcloud', 'az', 'docker', 'podman', 'gh', 'glab', 'heroku', 'fly', 'flyctl', 'vercel', 'netlify', 'ssh']);
+const OUTSIDE_STATE = new Set(['kubectl', 'helm', 'terraform', 'tofu', 'aws', 'gcloud', 'az', 'docker', 'podman', 'gh', 'glab', 'heroku', 'fly', 'flyctl', 'vercel', 'netlify']);
 const ZONE_NAME = /^[^\u0000-\u001f\u007f]{1,128}$/;
 
 /** What a command scope keeps. */

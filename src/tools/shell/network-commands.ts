@@ -13,7 +13,7 @@ import { knownFlags, subcommandCandidates } from './subcommand-candidates.ts';
 
 /** Programs whose whole purpose is talking to other machines (or that fetch what they run). */
 const CLIENTS = new Set([
-  'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ssh', 'slogin', 'sftp', 'ftp', 'lftp', 'tftp', 'ping', 'ping6', 'dig', 'nslookup', 'host',
+  'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ftp', 'lftp', 'tftp', 'ping', 'ping6', 'dig', 'nslookup', 'host',
   'whois', 'traceroute', 'tracepath', 'mtr', 'nmap', 'http', 'https', 'xh', 'aria2c', 'mosh', 'smbclient', 'rsh', 'rlogin', 'npx', 'bunx', 'pnpx', 'uvx',
 ]);
 

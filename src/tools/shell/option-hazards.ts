@@ -12,13 +12,11 @@ import { scanOptions } from './option-scan.ts';
 import { exec, write, type OptionHazards } from './commands/command-model.ts';
 import { commandModel } from './commands/command-models.ts';
 import { namesProgramFile } from './commands/jq.ts';
-import { SCP_OPTIONS, SSH_CONFIG, sshOptionHazards } from './commands/ssh-options.ts';
 import { processEnvironmentHazards } from './process-environment-hazard.ts';
 import type { ShellWord } from './shell-word.ts';
 
 type CommandOptions = OptionHazards;
 
-const SSH: CommandOptions = { rules: [SSH_CONFIG], custom: sshOptionHazards };
 const VIM: CommandOptions = { rules: [exec('runs editor commands (which can run programs)', { short: 'cSs', long: ['cmd'] })], custom: (words) => initialCommands(words) };
 const COMPILER: CommandOptions = { rules: [exec('runs or loads another program', { single: ['wrapper', 'fplugin', 'specs'] })] };
 
@@ -41,9 +39,6 @@ const TABLE: ReadonlyMap<string, CommandOptions> = new Map<string, CommandOption
   ['split', { rules: [exec('runs a shell command for every piece', { long: ['filter'] })] }],
   ['sdiff', { rules: [exec('runs another diff program', { long: ['diff-program'] })] }],
   ['uniq', { rules: [], custom: (words) => secondOperandWrites(words, 'uniq') }],
-  ['ssh', SSH],
-  ['slogin', SSH],
-  ['sftp', SCP_OPTIONS],
   ['time', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],
   ['strace', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],
   ['ltrace', { rules: [write('writes a file', { short: 'o', long: ['output'] })] }],

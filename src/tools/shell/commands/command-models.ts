@@ -19,11 +19,12 @@ import { rsync, scp } from './remote-copy.ts';
 import { rg } from './rg.ts';
 import { rm, rmdir, unlink } from './rm.ts';
 import { sed } from './sed.ts';
+import { sftp, slogin, ssh } from './ssh.ts';
 import { tar } from './tar.ts';
 import { wget } from './wget.ts';
 import { unzip, zip } from './zip.ts';
 
-const MODELS: readonly CommandModel[] = [...COMPRESSORS, ...PAGERS, awk, cp, curl, fd, find, grep, install, jq, ln, man, mv, npm, rg, rm, rmdir, rsync, scp, sed, tar, unlink, unzip, wget, zip];
+const MODELS: readonly CommandModel[] = [...COMPRESSORS, ...PAGERS, awk, cp, curl, fd, find, grep, install, jq, ln, man, mv, npm, rg, rm, rmdir, rsync, scp, sed, sftp, slogin, ssh, tar, unlink, unzip, wget, zip];
 
 const BY_NAME: ReadonlyMap<string, CommandModel> = byName(MODELS);
 

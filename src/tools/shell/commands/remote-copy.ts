@@ -13,7 +13,7 @@ import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from '..
 import { FOLLOWS_SYMLINKS, isRemotePath, pathUses, reads, unknownOptionReads, unlessHelp, type PathArgument, type PathHandler } from '../path-argument.ts';
 import type { ShellWord } from '../shell-word.ts';
 import { exec, type CommandModel } from './command-model.ts';
-import { SCP_OPTIONS } from './ssh-options.ts';
+import { SCP_OPTIONS } from './ssh.ts';
 
 const RSYNC_GRAMMAR: ArgumentGrammar = {
   shortValued: 'efBMT',

@@ -1,19 +1,38 @@
 /**
- * The options ssh's family shares (ssh, slogin, scp, sftp): `-F` and `-I`
- * read a configuration or a provider that can run programs, and `-o`
- * values that name a program to run (ProxyCommand, LocalCommand, Match
- * exec...). scp and sftp also run a program as their transport (`-S`,
- * `-D`). Read by scp's model and by option-hazards.ts for the others.
+ * ssh's family: ssh (and slogin, its old name), and sftp, clients whose
+ * whole purpose is talking to other machines. The options they share with
+ * scp: `-F` and `-I` read a configuration or a provider that can run
+ * programs, and `-o` values that name a program to run (ProxyCommand,
+ * LocalCommand, Match exec...); sftp and scp also run a program as their
+ * transport (`-S`, `-D`). What ssh changes lives on the remote host. scp's
+ * model (remote-copy.ts) reads the shared options from here.
  */
 import { hazardAt, type Hazard } from '../hazard.ts';
 import type { ShellWord } from '../shell-word.ts';
-import { exec, type OptionHazards } from './command-model.ts';
+import { exec, type CommandModel, type OptionHazards } from './command-model.ts';
 
 /** `-F FILE` and `-I PROVIDER`. */
 export const SSH_CONFIG = exec('reads a configuration or provider that can run programs', { short: 'FI' });
 
 /** scp's and sftp's options. */
 export const SCP_OPTIONS: OptionHazards = { rules: [SSH_CONFIG, exec('runs a program as the transport', { short: 'SD' })], custom: (words) => sshOptionHazards(words) };
+
+export const ssh = sshModel('ssh');
+
+/** ssh under its old name. */
+export const slogin = sshModel('slogin');
+
+/** Not `remoteState`, as before the models: whether a scope is offered for it is a decision of its own. */
+export const sftp: CommandModel = {
+  names: ['sftp'],
+  connects: () => 'sftp uses the network',
+  options: SCP_OPTIONS,
+};
+
+/** One model per name, so that each says it uses the network under its own name. */
+function sshModel(name: string): CommandModel {
+  return { names: [name], connects: () => `${name} uses the network`, remoteState: true, options: { rules: [SSH_CONFIG], custom: sshOptionHazards } };
+}
 
 /**
  * `-o` values naming ssh options that run programs (ProxyCommand, LocalCommand, providers, Match exec).
