@@ -85,7 +85,6 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
   const everyServersKeys: ReadonlySet<string> = new Set(configs.flatMap((config) => [...config.redactKeys]));
   const stats = createGatewayStats();
   const sessions = new Set<GatewaySession>();
-  const subscriptions = new Map<string, number>();
 
   const ownAuditLog: AuditLog | undefined =
     options.audit === undefined && policy.document.audit?.enabled !== false
@@ -168,20 +167,7 @@ export function createMcpGateway(options: McpGatewayOptions): McpGateway {
     },
     completable: (request) => judgeAccess(accessPolicyFor(request.server, request.method), request.target).decision === 'allow',
     approverFor,
-    async subscribe(server, uri) {
-      const key = pairKey(server, uri);
-      const count = subscriptions.get(key) ?? 0;
-      if (count === 0) await byName.get(server)?.request('resources/subscribe', { uri });
-      subscriptions.set(key, count + 1);
-    },
-    async unsubscribe(server, uri) {
-      const key = pairKey(server, uri);
-      const count = subscriptions.get(key) ?? 0;
-      if (count <= 1) {
-        subscriptions.delete(key);
-        if (count === 1) await byName.get(server)?.request('resources/unsubscribe', { uri });
-      } else subscriptions.set(key, count - 1);
-    },
+    ...upstreamSubscriptions((name) => byName.get(name)),
   };
 
   async function refreshTools(): Promise<void> {
@@ -260,4 +246,29 @@ function packageVersion(): string {
   } catch {
     return '0.0.0';
   }
+}
+
+/**
+ * Resource subscriptions counted across clients: the upstream is
+ * subscribed when the first client subscribes and unsubscribed when the
+ * last one leaves.
+ */
+function upstreamSubscriptions(connection: (name: string) => UpstreamConnection | undefined): Pick<GatewayCore, 'subscribe' | 'unsubscribe'> {
+  const subscriptions = new Map<string, number>();
+  return {
+    async subscribe(server, uri) {
+      const key = pairKey(server, uri);
+      const count = subscriptions.get(key) ?? 0;
+      if (count === 0) await connection(server)?.request('resources/subscribe', { uri });
+      subscriptions.set(key, count + 1);
+    },
+    async unsubscribe(server, uri) {
+      const key = pairKey(server, uri);
+      const count = subscriptions.get(key) ?? 0;
+      if (count <= 1) {
+        subscriptions.delete(key);
+        if (count === 1) await connection(server)?.request('resources/unsubscribe', { uri });
+      } else subscriptions.set(key, count - 1);
+    },
+  };
 }
