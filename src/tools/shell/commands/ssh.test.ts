@@ -24,9 +24,11 @@ describe("ssh's family", () => {
     expect(hazards('ssh -S ./socket host')).toEqual([]);
   });
 
-  it('ssh and slogin change state on the remote host: no command scope is offered for them', () => {
+  it('ssh, slogin and sftp change state on the remote host: no command scope is offered for them', () => {
     expect(commandScopeOf({ analysis: analyzeCommand('ssh host uptime'), zone: 'workspace' })).toBeUndefined();
     expect(commandScopeOf({ analysis: analyzeCommand('slogin host uptime'), zone: 'workspace' })).toBeUndefined();
-    expect(commandModel('sftp')?.remoteState).toBeUndefined();
+    expect(commandScopeOf({ analysis: analyzeCommand('sftp -b batch.txt host'), zone: 'workspace' })).toBeUndefined();
+    // A local command's scope is still offered: the refusal is the model's, not every command's.
+    expect(commandScopeOf({ analysis: analyzeCommand('git log -n 3'), zone: 'workspace' })).toBeDefined();
   });
 });

@@ -22,10 +22,11 @@ export const ssh = sshModel('ssh');
 /** ssh under its old name. */
 export const slogin = sshModel('slogin');
 
-/** Not `remoteState`, as before the models: whether a scope is offered for it is a decision of its own. */
+/** What it changes lives on the remote host, like scp's writes there: no "approve always" scope covers `sftp host`, whose commands come from its input. */
 export const sftp: CommandModel = {
   names: ['sftp'],
   connects: () => 'sftp uses the network',
+  remoteState: true,
   options: SCP_OPTIONS,
 };
 
