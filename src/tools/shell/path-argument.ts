@@ -99,14 +99,14 @@ export function operandTargets(options: { grammar: ArgumentGrammar; use: PathUse
 }
 
 /**
- * A writer's handler that finds no paths in `NAME --help` or `NAME
- * --version` alone, which print and stop (`split --help`).
+ * Whether the words are `NAME --help` or `NAME --version` alone, which print
+ * and stop (`split --help` writes no file).
  *
  * @example
- * unlessHelp(curlPaths)([curl, --help]) // { paths: [], unsure: [] }
+ * asksForHelpOnly([curl, --help]) // true
  */
-export function unlessHelp(handler: PathHandler): PathHandler {
-  return (words) => (words.length === 2 && words[1]!.kind === 'static' && /^--(help|version)$/.test(words[1]!.value) ? { paths: [], unsure: [] } : handler(words));
+export function asksForHelpOnly(words: readonly ShellWord[]): boolean {
+  return words.length === 2 && words[1]!.kind === 'static' && /^--(help|version)$/.test(words[1]!.value);
 }
 
 /**

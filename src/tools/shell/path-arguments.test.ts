@@ -217,3 +217,20 @@ describe('networkUse', () => {
     expect(network(line)).toBeUndefined();
   });
 });
+
+describe('NAME --help alone', () => {
+  const pathsOf = (line: string) => {
+    const [command] = analyzeCommand(line).commands;
+    return commandPaths({ name: command!.name!, words: command!.words }).paths.map((entry) => `${entry.use} ${entry.word.value}`);
+  };
+  it.each(['split', 'cp', 'tar', 'find', 'curl', 'gzip', 'rm', 'zip', 'wget', 'rsync'])('%s --help and --version name no file, whether a writer or a modelled command', (name) => {
+    expect(pathsOf(`${name} --help`)).toEqual([]);
+    expect(pathsOf(`${name} --version`)).toEqual([]);
+  });
+  it('is only the word alone: with more words, they are judged', () => {
+    expect(pathsOf('rm --help x')).toEqual(['delete x']);
+    expect(pathsOf('cp --version a b')).toContain('write b');
+    expect(pathsOf('split "--help"')).toEqual([]);
+    expect(pathsOf('gzip --helpx f.txt').length).toBeGreaterThan(0);
+  });
+});

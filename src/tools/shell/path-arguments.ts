@@ -9,12 +9,12 @@
  * Pure: words in, path uses out; the filesystem is judged elsewhere.
  */
 import { optionValues, scanArguments, type ArgumentGrammar } from './argument-scan.ts';
-import { derivedWords, genericReads, none, reads, subcommandReads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
+import { asksForHelpOnly, derivedWords, genericReads, none, reads, subcommandReads, unknownOptionReads, type CommandPaths, type PathArgument, type PathHandler } from './path-argument.ts';
 import type { ShellWord } from './shell-word.ts';
 import { isWrapper, unwrap } from './wrapper-commands.ts';
 import { commandModel } from './commands/command-models.ts';
 import { indirectFileLists, unknownCommandPaths } from './unknown-command-paths.ts';
-import { writeArguments } from './write-arguments.ts';
+import { writerPaths } from './write-arguments.ts';
 
 /** Commands whose arguments are never files: strings, numbers, names. */
 const NO_PATHS = new Set([
@@ -53,10 +53,9 @@ export function commandPaths(options: { name: string; words: readonly ShellWord[
 function grammarPaths(options: { name: string; words: readonly ShellWord[] }): CommandPaths {
   const { name, words } = options;
   if (NO_PATHS.has(name)) return none();
-  const modelled = commandModel(name)?.paths;
-  if (modelled !== undefined) return modelled(words);
-  const writer = writeArguments({ name, words });
-  if (writer !== undefined) return writer;
+  const handler = commandModel(name)?.paths ?? writerPaths(name);
+  // `split --help` prints and stops: a modelled command's or a writer's words then name no file.
+  if (handler !== undefined) return asksForHelpOnly(words) ? none() : handler(words);
   const reader = READERS.get(name);
   if (reader !== undefined) return reader(words);
   if (SHELLS.has(name)) return shellScript(words);

@@ -13,17 +13,14 @@ import type { ShellWord } from './shell-word.ts';
 
 
 /**
- * The paths a writing command touches, or undefined when `name` is not one.
+ * What a writing command's words read, write and delete, or undefined when
+ * `name` is not one toolgate knows here.
  *
  * @example
- * writeArguments({ name: 'tee', words: [tee, -a, log.txt] }) // { paths: [{ word: log.txt, use: 'write' }], unsure: [] }
+ * writerPaths('tee')?.([tee, -a, log.txt]) // { paths: [{ word: log.txt, use: 'write' }], unsure: [] }
  */
-export function writeArguments(options: { name: string; words: readonly ShellWord[] }): CommandPaths | undefined {
-  const { words } = options;
-  const handler = WRITERS.get(options.name);
-  // `split --help` prints and stops.
-  if (handler !== undefined && words.length === 2 && words[1]!.kind === 'static' && /^--(help|version)$/.test(words[1]!.value)) return { paths: [], unsure: [] };
-  return handler?.(words);
+export function writerPaths(name: string): PathHandler | undefined {
+  return WRITERS.get(name);
 }
 
 /** Each word written, and deleted too when the command removes it afterwards (`shred -u`, `gzip`). */

@@ -7,7 +7,7 @@
  * there for a later command of the line.
  */
 import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from '../argument-scan.ts';
-import { pathUses, unknownOptionReads, unlessHelp, type PathArgument, type PathHandler } from '../path-argument.ts';
+import { pathUses, unknownOptionReads, type PathArgument, type PathHandler } from '../path-argument.ts';
 import type { CommandModel } from './command-model.ts';
 
 const GRAMMAR: ArgumentGrammar = {
@@ -26,7 +26,7 @@ const UNMODELLED_ENTRIES = new Set(['unlz4', 'unpigz']);
 export const COMPRESSORS: readonly CommandModel[] = ['gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'unlz4', 'compress', 'uncompress', 'pigz', 'unpigz'].map(
   (name): CommandModel => ({
     names: [name],
-    paths: unlessHelp(compressor(name)),
+    paths: compressor(name),
     ...(FILE_LISTS.has(name) ? { fileLists: { options: ['--files'] } } : {}),
     ...(UNMODELLED_ENTRIES.has(name) ? {} : { entries: 'moves' as const }),
   }),

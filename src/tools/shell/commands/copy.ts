@@ -8,7 +8,7 @@
  * moved lands as a plain file), install writes regular files only.
  */
 import { hasOption, optionValues, scanArguments, type ArgumentGrammar, type ScannedArguments } from '../argument-scan.ts';
-import { CURRENT_DIRECTORY, FOLLOWS_SYMLINKS, pathUses, reads, unknownOptionReads, unlessHelp, type PathArgument, type PathHandler, type PathUse } from '../path-argument.ts';
+import { CURRENT_DIRECTORY, FOLLOWS_SYMLINKS, pathUses, reads, unknownOptionReads, type PathArgument, type PathHandler, type PathUse } from '../path-argument.ts';
 import type { ShellWord } from '../shell-word.ts';
 import type { CommandModel } from './command-model.ts';
 
@@ -17,10 +17,10 @@ type CopyName = 'cp' | 'mv' | 'install' | 'ln';
 const COPY: ArgumentGrammar = { shortValued: 'St', longValued: ['suffix', 'target-directory', 'sparse', 'no-preserve'], longOptional: ['backup', 'preserve', 'reflink', 'context', 'update'] };
 const INSTALL: ArgumentGrammar = { shortValued: 'Stmog', longValued: ['suffix', 'target-directory', 'mode', 'owner', 'group', 'strip-program'], longOptional: ['backup', 'preserve-context', 'context'] };
 
-export const cp: CommandModel = { names: ['cp'], paths: unlessHelp(copyLike('cp')), entries: (words) => (copiesContentOnly(words) ? 'keeps' : 'replaces') };
-export const mv: CommandModel = { names: ['mv'], paths: unlessHelp(copyLike('mv')), entries: 'renames' };
-export const install: CommandModel = { names: ['install'], paths: unlessHelp(copyLike('install')), entries: 'keeps' };
-export const ln: CommandModel = { names: ['ln'], paths: unlessHelp(copyLike('ln')), entries: 'replaces' };
+export const cp: CommandModel = { names: ['cp'], paths: copyLike('cp'), entries: (words) => (copiesContentOnly(words) ? 'keeps' : 'replaces') };
+export const mv: CommandModel = { names: ['mv'], paths: copyLike('mv'), entries: 'renames' };
+export const install: CommandModel = { names: ['install'], paths: copyLike('install'), entries: 'keeps' };
+export const ln: CommandModel = { names: ['ln'], paths: copyLike('ln'), entries: 'replaces' };
 
 /**
  * The last operand (or `-t DIR`) is written, and when it is a directory

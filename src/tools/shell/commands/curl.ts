@@ -7,7 +7,7 @@
  * writes only the contents of regular files.
  */
 import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from '../argument-scan.ts';
-import { CURRENT_DIRECTORY, derivedWords, pathUses, reads, unknownOptionReads, unlessHelp, type CommandPaths, type PathArgument } from '../path-argument.ts';
+import { CURRENT_DIRECTORY, derivedWords, pathUses, reads, unknownOptionReads, type CommandPaths, type PathArgument } from '../path-argument.ts';
 import type { ShellWord } from '../shell-word.ts';
 import { write, type CommandModel } from './command-model.ts';
 
@@ -35,7 +35,7 @@ export const curl: CommandModel = {
       }),
     ],
   },
-  paths: unlessHelp(curlPaths),
+  paths: curlPaths,
   entries: 'keeps',
 };
 

@@ -10,7 +10,7 @@
  * they change on other machines lies outside every zone.
  */
 import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from '../argument-scan.ts';
-import { FOLLOWS_SYMLINKS, isRemotePath, pathUses, reads, unknownOptionReads, unlessHelp, type PathArgument, type PathHandler } from '../path-argument.ts';
+import { FOLLOWS_SYMLINKS, isRemotePath, pathUses, reads, unknownOptionReads, type PathArgument, type PathHandler } from '../path-argument.ts';
 import type { ShellWord } from '../shell-word.ts';
 import { exec, type CommandModel } from './command-model.ts';
 import { SCP_OPTIONS } from './ssh.ts';
@@ -30,7 +30,7 @@ export const rsync: CommandModel = {
   connects: rsyncNetwork,
   remoteState: true,
   options: { rules: [exec('runs a program as the remote shell', { short: 'e', long: ['rsh', 'rsync-path'] })] },
-  paths: unlessHelp(remoteCopy('rsync')),
+  paths: remoteCopy('rsync'),
   fileLists: { options: ['--files-from', '-T', '--include-from'] },
   entries: 'replaces',
 };
@@ -40,7 +40,7 @@ export const scp: CommandModel = {
   connects: () => 'scp uses the network',
   remoteState: true,
   options: SCP_OPTIONS,
-  paths: unlessHelp(remoteCopy('scp')),
+  paths: remoteCopy('scp'),
   entries: 'replaces',
 };
 

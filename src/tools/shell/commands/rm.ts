@@ -4,7 +4,7 @@
  * later command of the line. rm's grammar (its options, short and long)
  * lets a rule on `rm -r` match `rm --recursive` and `rm -rf`.
  */
-import { operandTargets, unlessHelp } from '../path-argument.ts';
+import { operandTargets } from '../path-argument.ts';
 import type { CommandModel } from './command-model.ts';
 import { level, options, program } from './grammar.ts';
 
@@ -18,10 +18,10 @@ export const rm: CommandModel = {
       }),
     }),
   ),
-  paths: unlessHelp(operandTargets({ grammar: { longOptional: ['interactive', 'preserve-root'] }, use: 'delete' })),
+  paths: operandTargets({ grammar: { longOptional: ['interactive', 'preserve-root'] }, use: 'delete' }),
   entries: 'moves',
 };
 
-export const rmdir: CommandModel = { names: ['rmdir'], paths: unlessHelp(operandTargets({ grammar: {}, use: 'delete' })), entries: 'moves' };
+export const rmdir: CommandModel = { names: ['rmdir'], paths: operandTargets({ grammar: {}, use: 'delete' }), entries: 'moves' };
 
-export const unlink: CommandModel = { names: ['unlink'], paths: unlessHelp(operandTargets({ grammar: {}, use: 'delete' })), entries: 'moves' };
+export const unlink: CommandModel = { names: ['unlink'], paths: operandTargets({ grammar: {}, use: 'delete' }), entries: 'moves' };

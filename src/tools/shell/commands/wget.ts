@@ -7,7 +7,7 @@
  * names. It writes only the contents of regular files.
  */
 import { optionValues, scanArguments, type ArgumentGrammar } from '../argument-scan.ts';
-import { CURRENT_DIRECTORY, pathUses, reads, unknownOptionReads, unlessHelp, type CommandPaths, type PathArgument } from '../path-argument.ts';
+import { CURRENT_DIRECTORY, pathUses, reads, unknownOptionReads, type CommandPaths, type PathArgument } from '../path-argument.ts';
 import type { ShellWord } from '../shell-word.ts';
 import { exec, write, type CommandModel } from './command-model.ts';
 
@@ -27,7 +27,7 @@ export const wget: CommandModel = {
       write('writes a file', { short: 'oOaP', long: ['output-document', 'output-file', 'append-output', 'directory-prefix'] }),
     ],
   },
-  paths: unlessHelp(wgetPaths),
+  paths: wgetPaths,
   entries: 'keeps',
 };
 

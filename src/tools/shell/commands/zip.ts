@@ -9,21 +9,21 @@
  * entries where it extracts.
  */
 import { hasOption, optionValues, scanArguments } from '../argument-scan.ts';
-import { CURRENT_DIRECTORY, FOLLOWS_SYMLINKS, pathUses, unknownOptionReads, unlessHelp, type CommandPaths, type PathArgument } from '../path-argument.ts';
+import { CURRENT_DIRECTORY, FOLLOWS_SYMLINKS, pathUses, unknownOptionReads, type CommandPaths, type PathArgument } from '../path-argument.ts';
 import type { ShellWord } from '../shell-word.ts';
 import { exec, type CommandModel } from './command-model.ts';
 
 export const zip: CommandModel = {
   names: ['zip'],
   options: { rules: [exec('runs a program to test the archive', { single: ['TT'], long: ['unzip-command'] })] },
-  paths: unlessHelp(zipPaths),
+  paths: zipPaths,
   fileLists: { options: ['--files-from', '-T', '-@'] },
   entries: 'keeps',
 };
 
 export const unzip: CommandModel = {
   names: ['unzip'],
-  paths: unlessHelp(unzipPaths),
+  paths: unzipPaths,
   entries: 'moves',
 };
 
