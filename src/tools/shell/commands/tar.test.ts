@@ -16,6 +16,8 @@ describe('the tar model, under each of its names', () => {
     expect(uses(`${name} -czf b.tgz src`)).toEqual(['write b.tgz', 'read src']);
     expect(uses(`${name} -tf a.tar`)).toEqual(['read a.tar']);
     expect(uses(`${name} -cf b.tar --remove-files src`)).toEqual(['write b.tar', 'delete src']);
+    // bsdtar's `@archive` copies another archive's entries in: that archive is read, wherever it is.
+    expect(uses(`${name} -cf out.tar @/elsewhere/secrets.tar`)).toEqual(['write out.tar', 'read @/elsewhere/secrets.tar', 'read /elsewhere/secrets.tar']);
   });
 
   it.each(['tar', 'gtar', 'bsdtar'])('%s: options that run a program, and archive names a remote shell opens', (name) => {

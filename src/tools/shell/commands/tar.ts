@@ -6,7 +6,7 @@
  */
 import { hasOption, optionValues, scanArguments, type ArgumentGrammar } from '../argument-scan.ts';
 import { hazardAt, type Hazard } from '../hazard.ts';
-import { CURRENT_DIRECTORY, FOLLOWS_SYMLINKS, reads, unknownOptionReads, type CommandPaths, type PathArgument } from '../path-argument.ts';
+import { CURRENT_DIRECTORY, derivedWords, FOLLOWS_SYMLINKS, reads, unknownOptionReads, type CommandPaths, type PathArgument } from '../path-argument.ts';
 import type { ShellWord } from '../shell-word.ts';
 import { exec, type CommandModel } from './command-model.ts';
 
@@ -78,7 +78,10 @@ function tarPaths(words: readonly ShellWord[]): CommandPaths {
     const removes = scanned.options.some((option) => option.name.length > 4 && option.name.startsWith('--rem') && '--remove-files'.startsWith(option.name));
     // A member that is a directory goes in whole (unless --no-recursion): every file below it is read, the hidden ones too.
     const tree = scanned.options.some((option) => option.name === '--no-recursion') ? {} : { tree: 'always' as const };
-    for (const member of scanned.operands) paths.push({ word: member, use: removes ? 'delete' : 'read', ...tree, ...(base === undefined ? {} : { base }) });
+    // `@archive` (bsdtar) adds the entries of that archive: the file after the `@` is read too, wherever it is.
+    for (const member of scanned.operands) {
+      for (const word of derivedWords(member, false)) paths.push({ word, use: removes ? 'delete' : 'read', ...tree, ...(base === undefined ? {} : { base }) });
+    }
     if (removes) paths.push(...optionValues(scanned, ['-T', '--files-from']).map((): PathArgument => ({ word: base ?? CURRENT_DIRECTORY, use: 'delete', into: true })));
     paths.push(...reads(directories));
     if (has('h', 'dereference')) unsure.push(`tar -h ${FOLLOWS_SYMLINKS}`);
